@@ -1,0 +1,48 @@
+import { createServer } from 'node:net';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../scripts/embedded-postgres';
+import { racingToday } from '../scripts/racing-today';
+import { loadRacing } from '../scripts/racing/load';
+import { startRelay } from '../scripts/relay';
+
+/**
+ * One racing database and one relay for the whole run: embedded PGlite in memory with `tiny`
+ * data, or the real server named by DATABASE_URL (its racing tables are replaced with `tiny`).
+ */
+export default async function setup(project: TestProject) {
+  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres();
+  const databaseUrl = process.env.DATABASE_URL ?? embedded!.url;
+  const today = racingToday();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await loadRacing(client, { size: 'tiny', today });
+  } finally {
+    await client.end();
+  }
+  const relay = await startRelay();
+  // A port that accepts connections and never answers: what a hung database looks like.
+  const silent = createServer(() => {}).listen(0, '127.0.0.1');
+  await new Promise((resolve) => silent.once('listening', resolve));
+  const silentAddress = silent.address();
+  if (!silentAddress || typeof silentAddress === 'string') throw new Error('no silent port');
+  project.provide('racingDatabaseUrl', databaseUrl);
+  project.provide('pgRelay', relay.address);
+  project.provide('racingToday', today);
+  project.provide('silentPort', silentAddress.port);
+  return async () => {
+    silent.close();
+    await relay.close();
+    await embedded?.close();
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    racingDatabaseUrl: string;
+    pgRelay: string;
+    racingToday: string;
+    silentPort: number;
+  }
+}

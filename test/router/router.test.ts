@@ -1,0 +1,45 @@
+import { exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+
+const router = exports.default;
+
+describe('router', () => {
+  it('forwards by the first label of the host name, path and query intact', async () => {
+    const res = await router.fetch('https://stats.racing.example/trainerStats?date=2026-11-23', {
+      headers: { 'x-request-id': 'trace-1' },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      service: 'stats',
+      url: 'https://stats.racing.example/trainerStats?date=2026-11-23',
+      requestId: 'trace-1',
+    });
+  });
+
+  it('passes the service response status through', async () => {
+    const res = await router.fetch('https://AUTH.racing.example/api/login/', { method: 'POST', body: '{}' });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ service: 'auth' });
+  });
+
+  it('gives every forwarded request an id when the caller sent none', async () => {
+    const res = await router.fetch('https://stats.racing.example/health');
+    const body = await res.json<{ requestId: string }>();
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers 404 with a clear body for an unknown host', async () => {
+    const res = await router.fetch('https://www.racing.example/');
+    expect(res.status).toBe(404);
+    const body = await res.json<{ error: string; message: string }>();
+    expect(body.error).toBe('unknown_host');
+    expect(body.message).toContain('www.racing.example');
+    expect(body.message).toContain('stats.');
+  });
+
+  it('answers 404 for a known service that is not bound behind this router', async () => {
+    const res = await router.fetch('https://mail.racing.example/');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: 'service_not_deployed' });
+  });
+});

@@ -1,0 +1,22 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { defineProject } from 'vitest/config';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+// The router with stand-in services bound under the names the real ones use.
+export default defineProject({
+  plugins: [
+    cloudflareTest({
+      main: `${root}workers/router/src/index.ts`,
+      wrangler: { configPath: `${root}wrangler.toml` },
+      miniflare: {
+        serviceBindings: {
+          STATS: (request: Request) =>
+            Response.json({ service: 'stats', url: request.url, requestId: request.headers.get('x-request-id') }),
+          AUTH: (request: Request) => Response.json({ service: 'auth', url: request.url }, { status: 201 }),
+        },
+      },
+    }),
+  ],
+  test: { name: 'router', include: ['test/router/**/*.test.ts'], root },
+});

@@ -1,0 +1,30 @@
+import { HttpError } from './http-error';
+
+/** The racing database cannot be reached (down, refusing, timing out): a 503, never a 500 or a hang. */
+export class DatabaseUnavailableError extends HttpError {
+  constructor(options?: { cause?: unknown }) {
+    super(503, 'database_unavailable', 'The racing database is unreachable right now; try again shortly');
+    this.name = 'DatabaseUnavailableError';
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+// SQLSTATE classes that mean "no usable connection", not "bad query":
+// 08xxx connection exception, 57P01-57P03 shutdown / cannot connect now, 53300 too many connections.
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
+const UNAVAILABLE_MESSAGE =
+  /timeout exceeded when trying to connect|connection terminated|connection refused|econnrefused|websocket|socket hang up|network connection lost|query read timeout|connection timeout|client has encountered a connection error|cannot connect/i;
+
+/** Recognises a driver error (possibly wrapped by drizzle) that means the database is unreachable. */
+export function asDatabaseUnavailable(err: unknown): DatabaseUnavailableError | undefined {
+  if (err instanceof DatabaseUnavailableError) return err;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = 'code' in e && typeof e.code === 'string' ? e.code : undefined;
+    if (code && /^[0-9A-Z]{5}$/.test(code)) {
+      if (UNAVAILABLE_SQLSTATE.test(code)) return new DatabaseUnavailableError({ cause: err });
+      return undefined; // the server answered: a query error, not an outage
+    }
+    if (UNAVAILABLE_MESSAGE.test(e.message)) return new DatabaseUnavailableError({ cause: err });
+  }
+  return undefined;
+}
