@@ -1,0 +1,99 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import pg from 'pg';
+import { unstable_startWorker } from 'wrangler';
+import { racingToday } from '../scripts/racing-today';
+import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
+import { startRelay } from '../scripts/relay';
+import { ROOT } from '../scripts/workers';
+import { benchDatabaseUrl } from './postgres';
+import { median, ms, percentile, sample } from './stats';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+
+async function ensureBenchData(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const info = await racingDatasetInfo(client);
+    if (info?.size === 'bench' && !process.argv.includes('--reload')) {
+      console.log(`• bench data anchored on ${info.today} already loaded (--reload to load again)`);
+      return;
+    }
+    const today = racingToday();
+    console.log(`• loading bench data anchored on ${today} (once; a few minutes)…`);
+    const started = Date.now();
+    let last = '';
+    await loadRacing(client, { size: 'bench', today }, (p) => {
+      if (p.table !== last) console.log(`  ${p.table}…`);
+      last = p.table;
+    });
+    console.log(`• bench data loaded in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `psql -c 'select 1'`, a fresh process and connection each time, as the Worker has per request. */
+function psqlColdRoundTrips(url: string, runs: number): number[] {
+  const times: number[] = [];
+  for (let i = 0; i < runs + 5; i++) {
+    const started = performance.now();
+    const run = spawnSync('psql', ['-X', '-q', '-tA', '-c', 'select 1', url], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
+    if (i >= 5) times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** `select 1` repeated in one psql session with \timing: the server round trip on a warm connection. */
+function psqlWarmRoundTrips(url: string, runs: number): number[] {
+  const script = `\\timing on\n${'select 1;\n'.repeat(runs)}`;
+  const run = spawnSync('psql', ['-X', '-q', '-tA', url], { input: script, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
+  return [...run.stdout.matchAll(/Time: ([\d.]+) ms/g)].map((m) => Number(m[1]));
+}
+
+async function main() {
+  const url = await benchDatabaseUrl();
+  await ensureBenchData(url);
+  const relay = await startRelay();
+  const worker = await unstable_startWorker({
+    entrypoint: join(ROOT, 'bench/worker/index.ts'),
+    compatibilityDate: '2026-04-20',
+    bindings: {
+      DATABASE_URL: { type: 'plain_text', value: url },
+      PG_WS_PROXY: { type: 'plain_text', value: relay.address },
+    },
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'warn' },
+  });
+  await worker.ready;
+  const call = async (path: string) => {
+    const res = await worker.fetch(`http://bench${path}`);
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+
+  try {
+    console.log(`\nPostgres round trip (${RUNS} runs each, medians)`);
+    const workerCold = await sample(RUNS, () => call('/pg/select1'));
+    const psqlCold = psqlColdRoundTrips(url, Math.min(RUNS, 100));
+    const { times: workerWarm } = (await call(`/pg/select1-warm?runs=${RUNS}`)) as { times: number[] };
+    const psqlWarm = psqlWarmRoundTrips(url, RUNS);
+    const rows = [
+      ['request: new connection + select 1', median(workerCold), median(psqlCold), percentile(workerCold, 95)],
+      ['select 1 on a warm connection', median(workerWarm), median(psqlWarm), percentile(workerWarm, 95)],
+    ] as const;
+    for (const [label, w, p, p95] of rows) {
+      console.log(`  ${label.padEnd(38)} Worker→relay→PG ${ms(w)} (p95 ${ms(p95)})   psql ${ms(p)}   ratio ${(w / p).toFixed(2)}×`);
+    }
+  } finally {
+    await worker.dispose();
+    await relay.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

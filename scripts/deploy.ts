@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { unstable_readConfig } from 'wrangler';
+import { ROOT, landedWorkers, wranglerBin, type WorkerInfo } from './workers';
+
+// Deploys every landed service, then the router (its service bindings need the services first).
+// D1 databases named in a wrangler.toml are created by wrangler on first deploy (automatic
+// provisioning); migrations are applied before the new code goes out whenever the database exists.
+const dryRun = process.argv.includes('--dry-run');
+
+function wrangler(args: string[], capture = false) {
+  const run = spawnSync(wranglerBin(), args, { cwd: ROOT, encoding: 'utf8', stdio: capture ? 'pipe' : 'inherit' });
+  if (run.status !== 0) throw new Error(`wrangler ${args.join(' ')} failed${capture ? `:\n${run.stdout}${run.stderr}` : ''}`);
+  return run.stdout ?? '';
+}
+
+function existingD1Names(): Set<string> {
+  const list = JSON.parse(wrangler(['d1', 'list', '--json'], true)) as { name: string }[];
+  return new Set(list.map((database) => database.name));
+}
+
+function deploy(worker: WorkerInfo, existing: Set<string>) {
+  const config = unstable_readConfig({ config: join(ROOT, worker.config) });
+  const migrate = (binding: string) => wrangler(['d1', 'migrations', 'apply', binding, '--remote', '-c', worker.config]);
+  const databases = config.d1_databases;
+  const ready = databases.filter((db) => db.database_name && existing.has(db.database_name));
+  for (const db of ready) migrate(db.binding);
+  wrangler(['deploy', '-c', worker.config]);
+  for (const db of databases.filter((d) => !ready.includes(d))) migrate(db.binding);
+  const required = config.secrets?.required ?? [];
+  if (required.length) console.log(`  ${worker.name}: requires secrets ${required.join(', ')} (wrangler secret put NAME -c ${worker.config})`);
+}
+
+const workers = landedWorkers();
+if (dryRun) {
+  for (const worker of workers) wrangler(['deploy', '--dry-run', '--outdir', join(ROOT, '.deploy', worker.name), '-c', worker.config]);
+} else {
+  const existing = existingD1Names();
+  for (const worker of workers) deploy(worker, existing);
+}
+console.log(`${dryRun ? 'Built' : 'Deployed'}: ${workers.map((w) => w.name).join(', ')}`);

@@ -1,0 +1,134 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import pg from 'pg';
+import { unstable_readConfig } from 'wrangler';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { racingToday } from './racing-today';
+import { loadRacing, racingDatasetInfo } from './racing/load';
+import { startRelay } from './relay';
+import { ROOT, landedWorkers, wranglerBin, type WorkerInfo } from './workers';
+
+// Fixed local addresses, so `.dev.vars.example` can name them.
+export const DEV_PG_PORT = 54329;
+export const DEV_RELAY_PORT = 8790;
+const PERSIST = join(ROOT, '.wrangler', 'state');
+const STALE_AFTER_DAYS = 3;
+
+const children: ChildProcess[] = [];
+let embedded: EmbeddedPostgres | undefined;
+let closeRelay: (() => Promise<void>) | undefined;
+
+async function main() {
+  const forceReload = process.argv.includes('--reload-data');
+  const workers = landedWorkers();
+  for (const worker of workers) createDevVars(worker);
+
+  const databaseUrl = process.env.DATABASE_URL ?? (await startEmbedded());
+  await ensureDemoData(databaseUrl, forceReload);
+  const relay = await startRelay({ port: DEV_RELAY_PORT });
+  closeRelay = relay.close;
+  step(`relay      ${relay.address}/v1?address=host:port`);
+
+  for (const worker of workers) applyD1Migrations(worker);
+  const vars = process.env.DATABASE_URL ? ['--var', `DATABASE_URL:${databaseUrl}`] : [];
+  await Promise.all(workers.map((worker) => startWorker(worker, vars)));
+
+  console.log('\nServing:');
+  for (const worker of workers) console.log(`  ${worker.title.padEnd(42)} http://localhost:${worker.port}`);
+  console.log(`  ${'Racing Postgres'.padEnd(42)} ${redact(databaseUrl)}`);
+  console.log('\nCtrl-C stops everything.');
+}
+
+function createDevVars(worker: WorkerInfo) {
+  const dir = dirname(join(ROOT, worker.config));
+  const example = join(dir, '.dev.vars.example');
+  const target = join(dir, '.dev.vars');
+  if (existsSync(example) && !existsSync(target)) {
+    copyFileSync(example, target);
+    step(`created ${target.slice(ROOT.length + 1)} from .dev.vars.example`);
+  }
+}
+
+async function startEmbedded(): Promise<string> {
+  embedded = await startEmbeddedPostgres({ dataDir: join(ROOT, '.data', 'pglite'), port: DEV_PG_PORT });
+  step(`postgres   embedded PGlite at ${embedded.url} (data in .data/pglite)`);
+  return embedded.url;
+}
+
+async function ensureDemoData(databaseUrl: string, force: boolean) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const today = racingToday();
+    const info = await racingDatasetInfo(client);
+    const ageDays = info ? (Date.parse(today) - Date.parse(info.today)) / 86_400_000 : Infinity;
+    if (!force && info && ageDays <= STALE_AFTER_DAYS) {
+      step(`racing     ${info.size} data anchored on ${info.today} already loaded`);
+      return;
+    }
+    step(`racing     loading demo data anchored on ${today} (first run takes up to a minute)…`);
+    const started = Date.now();
+    await loadRacing(client, { size: 'demo', today }, (p) => {
+      if (process.stdout.isTTY) process.stdout.write(`\r           ${p.table}: ${p.rows}${p.total ? `/${p.total}` : ''}   `);
+    });
+    if (process.stdout.isTTY) process.stdout.write('\n');
+    step(`racing     demo data loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    await client.end();
+  }
+}
+
+function applyD1Migrations(worker: WorkerInfo) {
+  const config = unstable_readConfig({ config: join(ROOT, worker.config) });
+  for (const database of config.d1_databases) {
+    const run = spawnSync(
+      wranglerBin(),
+      ['d1', 'migrations', 'apply', database.binding, '--local', '--persist-to', PERSIST, '-c', worker.config],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true' } },
+    );
+    if (run.status !== 0) throw new Error(`D1 migrations for ${worker.name}/${database.binding} failed:\n${run.stdout}${run.stderr}`);
+    step(`d1         ${worker.name}/${database.binding} migrations applied`);
+  }
+}
+
+function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
+  const args = ['dev', '-c', worker.config, '--port', String(worker.port), '--ip', '127.0.0.1'];
+  args.push('--inspector-port', String(worker.port + 1000), '--persist-to', PERSIST, '--show-interactive-dev-session=false', ...vars);
+  const child = spawn(wranglerBin(), args, { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const prefix = `[${worker.name}]`.padEnd(10);
+    const onLine = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        if (line.trim()) console.log(`${prefix} ${line}`);
+        if (line.includes('Ready on')) resolve();
+      }
+    };
+    child.stdout.on('data', onLine);
+    child.stderr.on('data', onLine);
+    child.on('exit', (code) => reject(new Error(`${worker.name} exited with ${code}`)));
+  });
+}
+
+function step(message: string) {
+  console.log(`• ${message}`);
+}
+
+function redact(url: string) {
+  return url.replace(/:\/\/([^:@/]+):[^@/]+@/, '://$1:***@');
+}
+
+async function shutdown(code: number) {
+  for (const child of children) child.kill('SIGINT');
+  await closeRelay?.();
+  await embedded?.close();
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+main().catch(async (err) => {
+  console.error(`\n✗ ${err instanceof Error ? err.message : String(err)}`);
+  await shutdown(1);
+});

@@ -1,0 +1,69 @@
+import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
+import { WebSocketServer, createWebSocketStream } from 'ws';
+
+export type Relay = { port: number; /** what Workers get as PG_WS_PROXY */ address: string; close(): Promise<void> };
+
+/**
+ * A WebSocket → TCP relay speaking Neon's wsproxy convention (`/v1?address=host:port`), so the
+ * serverless driver inside workerd reaches any TCP Postgres, embedded or real. Binds loopback only.
+ */
+export async function startRelay(options: { port?: number; host?: string } = {}): Promise<Relay> {
+  const host = options.host ?? '127.0.0.1';
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required: /v1?address=host:port\n');
+  });
+  const wss = new WebSocketServer({ noServer: true });
+
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://relay');
+    const target = parseAddress(url.pathname, url.searchParams.get('address'));
+    if (!target) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\nexpected /v1?address=host:port\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const tcp = connect(target.port, target.host);
+      const stream = createWebSocketStream(ws);
+      tcp.setNoDelay(true);
+      const closeBoth = () => {
+        tcp.destroy();
+        stream.destroy();
+        if (ws.readyState === ws.OPEN) ws.close(1011, 'upstream closed');
+      };
+      tcp.on('error', closeBoth);
+      tcp.on('close', closeBoth);
+      stream.on('error', closeBoth);
+      stream.on('close', closeBoth);
+      stream.pipe(tcp);
+      tcp.pipe(stream);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('relay: no TCP address');
+  return {
+    port: address.port,
+    address: `ws://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function parseAddress(pathname: string, address: string | null): { host: string; port: number } | undefined {
+  if (!/^\/v[12]\/?$/.test(pathname) || !address) return undefined;
+  const match = /^(\[[0-9a-fA-F:]+\]|[\w.-]+):(\d{1,5})$/.exec(address);
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port < 1 || port > 65535) return undefined;
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+}

@@ -1,0 +1,41 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ROUTER_PORT, SERVICES, type ServiceName } from '../workers/shared/services';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export type WorkerInfo = {
+  name: ServiceName | 'router';
+  /** wrangler config, relative to the repository root */
+  config: string;
+  /** where `wrangler types` writes the Env declaration */
+  typesFile: string;
+  port: number;
+  title: string;
+};
+
+/** The router plus every service that has landed (has its own wrangler.toml). */
+export function landedWorkers(): WorkerInfo[] {
+  const services = (Object.keys(SERVICES) as ServiceName[])
+    .filter((name) => existsSync(join(ROOT, 'workers', name, 'wrangler.toml')))
+    .map((name) => ({
+      name,
+      config: `workers/${name}/wrangler.toml`,
+      typesFile: `workers/${name}/worker-configuration.d.ts`,
+      port: SERVICES[name].port,
+      title: SERVICES[name].title,
+    }));
+  const router: WorkerInfo = {
+    name: 'router',
+    config: 'wrangler.toml',
+    typesFile: 'workers/router/worker-configuration.d.ts',
+    port: ROUTER_PORT,
+    title: 'Router (picks the service by host name)',
+  };
+  return [...services, router];
+}
+
+export function wranglerBin(): string {
+  return join(ROOT, 'node_modules', '.bin', 'wrangler');
+}
