@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { unstable_readConfig } from 'wrangler';
-import { ROOT, landedWorkers, wranglerBin, type WorkerInfo } from './workers';
+import { ROOT, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
 
 // Deploys every landed service, then the router (its service bindings need the services first).
 // D1 databases named in a wrangler.toml are created by wrangler on first deploy (automatic
@@ -20,14 +19,12 @@ function existingD1Names(): Set<string> {
 }
 
 function deploy(worker: WorkerInfo, existing: Set<string>) {
-  const config = unstable_readConfig({ config: join(ROOT, worker.config) });
+  const { d1: databases, requiredSecrets: required } = workerBindings(worker);
   const migrate = (binding: string) => wrangler(['d1', 'migrations', 'apply', binding, '--remote', '-c', worker.config]);
-  const databases = config.d1_databases;
-  const ready = databases.filter((db) => db.database_name && existing.has(db.database_name));
+  const ready = databases.filter((db) => db.databaseName && existing.has(db.databaseName));
   for (const db of ready) migrate(db.binding);
   wrangler(['deploy', '-c', worker.config]);
   for (const db of databases.filter((d) => !ready.includes(d))) migrate(db.binding);
-  const required = config.secrets?.required ?? [];
   if (required.length) console.log(`  ${worker.name}: requires secrets ${required.join(', ')} (wrangler secret put NAME -c ${worker.config})`);
 }
 

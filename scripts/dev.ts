@@ -2,12 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import { unstable_readConfig } from 'wrangler';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { racingToday } from './racing-today';
 import { loadRacing, racingDatasetInfo } from './racing/load';
 import { startRelay } from './relay';
-import { ROOT, landedWorkers, wranglerBin, type WorkerInfo } from './workers';
+import { ROOT, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
 
 // Fixed local addresses, so `.dev.vars.example` can name them.
 export const DEV_PG_PORT = 54329;
@@ -18,6 +17,7 @@ const STALE_AFTER_DAYS = 3;
 const children: ChildProcess[] = [];
 let embedded: EmbeddedPostgres | undefined;
 let closeRelay: (() => Promise<void>) | undefined;
+let shuttingDown = false;
 
 async function main() {
   const forceReload = process.argv.includes('--reload-data');
@@ -70,7 +70,7 @@ async function ensureDemoData(databaseUrl: string, force: boolean) {
     step(`racing     loading demo data anchored on ${today} (first run takes up to a minute)…`);
     const started = Date.now();
     await loadRacing(client, { size: 'demo', today }, (p) => {
-      if (process.stdout.isTTY) process.stdout.write(`\r           ${p.table}: ${p.rows}${p.total ? `/${p.total}` : ''}   `);
+      if (process.stdout.isTTY) process.stdout.write(`\r           ${p.table}: ${p.rows} rows   `);
     });
     if (process.stdout.isTTY) process.stdout.write('\n');
     step(`racing     demo data loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -80,8 +80,7 @@ async function ensureDemoData(databaseUrl: string, force: boolean) {
 }
 
 function applyD1Migrations(worker: WorkerInfo) {
-  const config = unstable_readConfig({ config: join(ROOT, worker.config) });
-  for (const database of config.d1_databases) {
+  for (const database of workerBindings(worker).d1) {
     const run = spawnSync(
       wranglerBin(),
       ['d1', 'migrations', 'apply', database.binding, '--local', '--persist-to', PERSIST, '-c', worker.config],
@@ -107,7 +106,15 @@ function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
     };
     child.stdout.on('data', onLine);
     child.stderr.on('data', onLine);
-    child.on('exit', (code) => reject(new Error(`${worker.name} exited with ${code}`)));
+    child.on('exit', (code) => {
+      const error = new Error(`${worker.name} (wrangler dev) exited with code ${code}`);
+      reject(error);
+      // After start-up too: one service dying takes the whole dev session down, loudly.
+      if (!shuttingDown) {
+        console.error(`\n✗ ${error.message}`);
+        void shutdown(1);
+      }
+    });
   });
 }
 
@@ -120,6 +127,8 @@ function redact(url: string) {
 }
 
 async function shutdown(code: number) {
+  if (shuttingDown) return;
+  shuttingDown = true;
   for (const child of children) child.kill('SIGINT');
   await closeRelay?.();
   await embedded?.close();

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { unstable_readConfig } from 'wrangler';
 import { ROUTER_PORT, SERVICES, type ServiceName } from '../workers/shared/services';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,4 +39,14 @@ export function landedWorkers(): WorkerInfo[] {
 
 export function wranglerBin(): string {
   return join(ROOT, 'node_modules', '.bin', 'wrangler');
+}
+
+export type WorkerBindings = { d1: { binding: string; databaseName?: string }[]; requiredSecrets: string[] };
+
+/** What the dev runner and deploy need from a Worker's wrangler.toml. */
+export function workerBindings(worker: WorkerInfo): WorkerBindings {
+  const config = unstable_readConfig({ config: join(ROOT, worker.config) });
+  const d1: { binding: string; database_name?: string }[] = config.d1_databases;
+  const required: string[] = config.secrets?.required ?? [];
+  return { d1: d1.map((db) => ({ binding: db.binding, databaseName: db.database_name })), requiredSecrets: required };
 }

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { type Socket, createServer } from 'node:net';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../scripts/embedded-postgres';
@@ -23,7 +23,11 @@ export default async function setup(project: TestProject) {
   }
   const relay = await startRelay();
   // A port that accepts connections and never answers: what a hung database looks like.
-  const silent = createServer(() => {}).listen(0, '127.0.0.1');
+  const held = new Set<Socket>();
+  const silent = createServer((socket) => {
+    held.add(socket);
+    socket.on('close', () => held.delete(socket));
+  }).listen(0, '127.0.0.1');
   await new Promise((resolve) => silent.once('listening', resolve));
   const silentAddress = silent.address();
   if (!silentAddress || typeof silentAddress === 'string') throw new Error('no silent port');
@@ -32,6 +36,7 @@ export default async function setup(project: TestProject) {
   project.provide('racingToday', today);
   project.provide('silentPort', silentAddress.port);
   return async () => {
+    for (const socket of held) socket.destroy();
     silent.close();
     await relay.close();
     await embedded?.close();

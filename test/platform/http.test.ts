@@ -41,7 +41,7 @@ describe('shared HTTP pieces', () => {
   });
 
   it('answers 400 naming every offending field', async () => {
-    const res = await testApp().request('/meetings/abc?date=23/11/2026', json({ note: 'ok' }));
+    const res = await testApp().request('/meetings/abc?date=2026-11-23', json({ note: 'ok' }));
     expect(res.status).toBe(400);
     const body = await res.json<{ error: string; issues: { field: string; message: string }[] }>();
     expect(body.error).toBe('invalid_request');

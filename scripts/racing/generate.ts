@@ -1,0 +1,500 @@
+import { type Day, isoDate, parseIsoDate, seasonYear, utcTimestamp, weekday } from './calendar';
+import { COURSE_PROFILES, REGIONS, type Region } from './courses';
+import { type Horse, HorseRegistry, type NewHorse } from './horses';
+import { runRace, startingPrices } from './market';
+import { type People, type RegionRoster, licensePeople } from './people';
+import { RegionPopulation } from './population';
+import {
+  type RaceClass,
+  allottedWeight,
+  chooseClass,
+  chooseDistance,
+  classLabel,
+  isStakes,
+  jumpsRace,
+  raceName,
+  recruitProfile,
+  suitability,
+} from './programme';
+import { Random } from './random';
+import { type CourseEntry, Schedule, type ScheduledMeeting } from './schedule';
+import { ACCEPTANCE_DAYS, DEFAULT_SEED, type RacingSize, SIZE_PROFILES } from './sizes';
+import {
+  RACING_TABLE_NAMES,
+  perTable,
+  type CourseRow,
+  type RacingBatch,
+  type RacingRows,
+  type RacingTableName,
+  type RunnerRow,
+} from './tables';
+import { TRACK_CONDITIONS } from './words';
+
+export interface GenerateOptions {
+  size: RacingSize;
+  seed?: number;
+  /** YYYY-MM-DD: meetings before it have results, it and the next three days have acceptances. */
+  today: string;
+  /** Days of results before today, instead of the size's own (for tests). */
+  historyDays?: number;
+}
+
+/** Days at the start of the data set whose fields are filled by horses with a past record. */
+const WARM_UP_DAYS = 42;
+/** Divides ability differences into the log-strengths of the market model. */
+const ABILITY_PER_STRENGTH = 9;
+/** Race-day form: how far a horse runs above or below its ability. */
+const FORM_NOISE = 0.5;
+const SCRATCHING_RATE = 0.205;
+/** Scratchings already in on acceptance days: today, tomorrow, then the two days after. */
+const EARLY_SCRATCHING_RATES = [0.12, 0.06, 0.03, 0.03];
+const RIDER_TBA_RATES = [0, 0.05, 0.15, 0.15];
+const TRAINER_CHANGE_RATE = 0.01;
+
+interface Starter {
+  horse: Horse;
+  row: RunnerRow;
+}
+
+class Output {
+  private pending: RacingRows = Output.empty();
+
+  static empty(): RacingRows {
+    return perTable(() => []);
+  }
+
+  get rows(): RacingRows {
+    return this.pending;
+  }
+
+  *drain(): Generator<RacingBatch> {
+    const rows = this.pending;
+    this.pending = Output.empty();
+    for (const table of RACING_TABLE_NAMES) {
+      const batch = batchOf(rows, table);
+      if (batch.rows.length > 0) yield batch;
+    }
+  }
+}
+
+function batchOf(rows: RacingRows, table: RacingTableName): RacingBatch {
+  switch (table) {
+    case 'courses': return { table, rows: rows[table] };
+    case 'trainers': return { table, rows: rows[table] };
+    case 'jockeys': return { table, rows: rows[table] };
+    case 'horses': return { table, rows: rows[table] };
+    case 'sales': return { table, rows: rows[table] };
+    case 'meetings': return { table, rows: rows[table] };
+    case 'races': return { table, rows: rows[table] };
+    case 'runners': return { table, rows: rows[table] };
+    case 'sectional_times': return { table, rows: rows[table] };
+    case 'trial_runs': return { table, rows: rows[table] };
+  }
+}
+
+function trackConditionLabel(rating: number): string {
+  const word = rating <= 2 ? 'Firm' : rating <= 4 ? 'Good' : rating <= 7 ? 'Soft' : 'Heavy';
+  return `${word} ${rating}`;
+}
+
+/** Winning time in seconds for a distance on a track rating. */
+function winningTime(distance: number, trackRating: number, random: Random): number {
+  const metresPerSecond = 17.4 - Math.max(0, distance - 1000) / 1000 * 0.55 - (trackRating - 4) * 0.18;
+  return distance / metresPerSecond + random.normal(0, 0.5);
+}
+
+const hundredths = (value: number) => Math.round(value * 100) / 100;
+
+/** Efraimidis–Spirakis: `count` distinct indices drawn in proportion to weights. */
+function weightedSample(weights: readonly number[], count: number, random: Random): number[] {
+  return weights
+    .map((w, index) => ({ index, key: -Math.log(1 - random.next()) / w }))
+    .sort((a, b) => a.key - b.key)
+    .slice(0, count)
+    .map((k) => k.index);
+}
+
+class RacingSimulation {
+  private readonly output = new Output();
+  private readonly people: People;
+  private readonly registry: HorseRegistry;
+  private readonly populations = new Map<Region, RegionPopulation>();
+  private readonly courses: CourseEntry[];
+  private readonly schedule: Schedule;
+  private readonly fields: Random;
+  private readonly market: Random;
+  private readonly trials: Random;
+  private readonly clock: Random;
+  private readonly firstDay: Day;
+  private readonly today: Day;
+  private readonly ids = { meeting: 0, race: 0, runner: 0, sectional: 0, trialRun: 0 };
+  /** Jockeys already riding at a meeting on the day being simulated. */
+  private bookedJockeys = new Set<number>();
+
+  constructor(options: GenerateOptions) {
+    const seed = options.seed ?? DEFAULT_SEED;
+    const profile = SIZE_PROFILES[options.size];
+    this.today = parseIsoDate(options.today);
+    this.firstDay = this.today - (options.historyDays ?? profile.historyDays);
+    this.people = licensePeople(seed, profile.scale);
+    this.registry = new HorseRegistry(seed, this.people, this.today);
+    for (const region of REGIONS) this.populations.set(region, new RegionPopulation());
+    this.courses = COURSE_PROFILES.map((course, index) => ({ id: index + 1, profile: course }));
+    this.schedule = new Schedule(this.courses, profile.scale, new Random(seed, 'schedule'));
+    this.fields = new Random(seed, 'fields');
+    this.market = new Random(seed, 'market');
+    this.trials = new Random(seed, 'trials');
+    this.clock = new Random(seed, 'clock');
+  }
+
+  *run(): Generator<RacingBatch> {
+    const rows = this.output.rows;
+    rows.courses.push(...this.courses.map(({ id, profile }): CourseRow => ({
+      id, name: profile.name, state: profile.state, country: profile.country, category: profile.category,
+    })));
+    rows.trainers.push(...this.people.trainers);
+    rows.jockeys.push(...this.people.jockeys);
+    yield* this.output.drain();
+    const lastDay = this.today + ACCEPTANCE_DAYS - 1;
+    for (let day = this.firstDay; day <= lastDay; day++) {
+      this.simulateDay(day);
+      yield* this.output.drain();
+    }
+  }
+
+  private population(region: Region): RegionPopulation {
+    const population = this.populations.get(region);
+    if (!population) throw new Error(`no population for ${region}`);
+    return population;
+  }
+
+  private simulateDay(day: Day): void {
+    for (const population of this.populations.values()) population.advanceTo(day);
+    this.bookedJockeys = new Set();
+    const acceptances = day >= this.today;
+    const meetings = this.schedule.raceMeetings(day, acceptances);
+    if (!acceptances) {
+      const racing = new Set(meetings.map((m) => m.course.id));
+      for (const course of this.schedule.trialMeetings(day, racing, weekday(day) === 2)) this.trialMeeting(course, day);
+    }
+    for (const meeting of meetings) this.raceMeeting(meeting, day);
+  }
+
+  private addHorse(created: NewHorse): Horse {
+    this.output.rows.horses.push(created.row);
+    this.output.rows.sales.push(...created.sales);
+    return created.horse;
+  }
+
+  private debutant(region: Region, day: Day): Horse {
+    const age = this.fields.weighted([[2, 35], [3, 50], [4, 15]] as const);
+    const ability = this.fields.normal(56, 11);
+    return this.addHorse(this.registry.foal(region, day, { age, starts: 0, wins: 0, ability }));
+  }
+
+  /** A horse from outside the simulated field (before the data set began, or from elsewhere). */
+  private recruit(region: Region, day: Day, raceClass: RaceClass): Horse {
+    const random = this.fields;
+    if (raceClass.kind === 'maiden' && day >= this.firstDay + WARM_UP_DAYS) return this.debutant(region, day);
+    const { ability, wins } = recruitProfile(raceClass, random);
+    const starts = wins === 0 ? random.int(0, 6) : wins + random.int(wins, wins * 4 + 4);
+    const age = Math.min(9, 2 + Math.ceil(starts / 9) + random.int(0, 1));
+    return this.addHorse(this.registry.foal(region, day, { age, starts, wins, ability }));
+  }
+
+  private isPastRacingAge(horse: Horse, day: Day): boolean {
+    return seasonYear(day) - horse.foalingYear >= 10;
+  }
+
+  private enter(region: Region, day: Day, raceClass: RaceClass): Horse {
+    const population = this.population(region);
+    const fits = suitability(raceClass);
+    const probes = isStakes(raceClass) ? 40 : 12;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const horse = population.take(fits, probes, this.fields);
+      if (!horse) break;
+      if (!this.isPastRacingAge(horse, day)) return horse;
+    }
+    return this.recruit(region, day, raceClass);
+  }
+
+  private trackRating(): number {
+    const [, rating] = TRACK_CONDITIONS[this.fields.weightedIndex(TRACK_CONDITIONS.map(([, , w]) => w))] ?? ['Good 4', 4];
+    return rating;
+  }
+
+  private addMeeting(course: CourseEntry, day: Day, trackRating: number, isTrial: boolean): number {
+    const id = ++this.ids.meeting;
+    this.output.rows.meetings.push({
+      id, date: isoDate(day), courseId: course.id, trackCondition: trackConditionLabel(trackRating), trackRating, isTrial,
+    });
+    return id;
+  }
+
+  private raceCount(meeting: ScheduledMeeting, day: Day): number {
+    const random = this.fields;
+    switch (meeting.course.profile.category) {
+      case 'Metropolitan':
+        return weekday(day) === 6 ? random.weighted([[9, 45], [10, 45], [8, 10]] as const) : random.weighted([[8, 60], [9, 25], [7, 15]] as const);
+      case 'Provincial':
+        return random.weighted([[7, 35], [8, 45], [9, 15], [6, 5]] as const);
+      case 'Country':
+        return random.weighted([[5, 10], [6, 30], [7, 35], [8, 25]] as const);
+    }
+  }
+
+  /** Picks riders for a meeting: those not booked elsewhere today, the best in most demand. */
+  private jockeyRoster(region: Region, size: number, metropolitan: boolean): { ids: number[]; weights: number[] } {
+    const roster: RegionRoster = this.people.jockeysByRegion[region];
+    const free = roster.ids.map((_, i) => i).filter((i) => !this.bookedJockeys.has(roster.ids[i] ?? 0));
+    const pool = free.length >= size ? free : roster.ids.map((_, i) => i);
+    const exponent = metropolitan ? 1.5 : 0.6;
+    const chosen = weightedSample(pool.map((i) => Math.pow(roster.weights[i] ?? 0, exponent)), size, this.fields).map((k) => pool[k] ?? 0);
+    const ids = chosen.map((i) => roster.ids[i] ?? 0);
+    for (const id of ids) this.bookedJockeys.add(id);
+    return { ids, weights: chosen.map((i) => roster.weights[i] ?? 0) };
+  }
+
+  private raceMeeting(meeting: ScheduledMeeting, day: Day): void {
+    const random = this.fields;
+    const { profile } = meeting.course;
+    const region = profile.region;
+    let trackRating = this.trackRating();
+    const meetingId = this.addMeeting(meeting.course, day, trackRating, false);
+    const raceCount = this.raceCount(meeting, day);
+    const fieldSizes = Array.from({ length: raceCount }, () => {
+      const cap = profile.category === 'Country' ? 14 : 16;
+      return Math.min(cap, Math.max(4, Math.round(random.normal(9.5, 3))));
+    });
+    const roster = this.jockeyRoster(region, Math.max(...fieldSizes) + 4, profile.category === 'Metropolitan');
+    const firstRace = meeting.night ? 17 * 60 + 30 + 15 * random.int(0, 3) : 12 * 60 + 5 * random.int(0, 18);
+    const interval = random.pick([30, 35, 35, 40]);
+    let changeAfter = random.chance(0.1) ? random.int(2, raceCount - 1) : Infinity;
+    const jumpsSeason = (region === 'VIC' || region === 'SA') && profile.category !== 'Metropolitan';
+    for (let raceNumber = 1; raceNumber <= raceCount; raceNumber++) {
+      if (raceNumber > changeAfter) {
+        trackRating = Math.min(10, Math.max(1, trackRating + (random.chance(0.75) ? 1 : -1)));
+        changeAfter = Infinity;
+      }
+      const raceClass = chooseClass(profile.category, weekday(day) === 6, random);
+      const jumps = jumpsSeason && isJumpsMonth(day) && random.chance(0.04) ? jumpsRace(random) : undefined;
+      const raceType = jumps?.raceType ?? 'Flat';
+      const raceId = ++this.ids.race;
+      this.output.rows.races.push({
+        id: raceId,
+        meetingId,
+        raceNumber,
+        name: raceName(raceClass, raceType, profile.name, random),
+        distance: jumps?.distance ?? chooseDistance(profile.category, raceClass, random),
+        class: classLabel(raceClass),
+        raceType,
+        trackCondition: trackConditionLabel(trackRating),
+        startTime: utcTimestamp(day, firstRace + (raceNumber - 1) * interval, profile.zone),
+      });
+      const starters = this.declareField(raceId, region, day, raceClass, raceType, fieldSizes[raceNumber - 1] ?? 8, roster);
+      if (day < this.today) this.runRaceWithResults(starters, day, profile.category === 'Metropolitan', trackRating);
+      else this.restAcceptances(starters, day);
+    }
+  }
+
+  private declareField(
+    raceId: number, region: Region, day: Day, raceClass: RaceClass, raceType: 'Flat' | 'Hurdle' | 'Steeplechase',
+    size: number, roster: { ids: number[]; weights: number[] },
+  ): Starter[] {
+    const random = this.fields;
+    const horses = Array.from({ length: size }, () => this.enter(region, day, raceClass));
+    const weights = horses.map((horse) => allottedWeight(raceClass, raceType, horse, random));
+    // TAB numbers follow the weights, top weight first; barriers are drawn.
+    const order = horses.map((_, i) => i).sort((a, b) => (weights[b] ?? 0) - (weights[a] ?? 0) || a - b);
+    const barriers = random.shuffle(Array.from({ length: size }, (_, i) => i + 1));
+    // Better-fancied horses get the busier riders.
+    const riders = weightedSample(roster.weights, size, random).map((k) => roster.ids[k] ?? 0);
+    const byMerit = horses.map((h, i) => ({ i, merit: h.ability + random.normal(0, 10) })).sort((a, b) => b.merit - a.merit);
+    const riderOf = new Map<number, number>();
+    byMerit.forEach(({ i }, rank) => riderOf.set(i, riders[rank] ?? 0));
+    const acceptanceDay = day - this.today;
+    const scratchRate = acceptanceDay < 0 ? SCRATCHING_RATE : EARLY_SCRATCHING_RATES[acceptanceDay] ?? 0;
+    const tbaRate = acceptanceDay < 0 ? 0 : RIDER_TBA_RATES[acceptanceDay] ?? 0;
+    const starters = order.map((i, tabIndex): Starter => {
+      const horse = horses[i];
+      if (!horse) throw new Error('field and order disagree');
+      if (random.chance(TRAINER_CHANGE_RATE)) {
+        const trainers = this.people.trainersByRegion[region];
+        horse.trainerId = trainers.ids[random.weightedIndex(trainers.weights)] ?? horse.trainerId;
+      }
+      const scratched = random.chance(scratchRate);
+      const riderKnown = !random.chance(scratched ? 0.15 : tbaRate);
+      return {
+        horse,
+        row: {
+          id: ++this.ids.runner,
+          raceId,
+          horseId: horse.id,
+          jockeyId: riderKnown ? riderOf.get(i) ?? null : null,
+          trainerId: horse.trainerId,
+          tabNumber: tabIndex + 1,
+          barrier: barriers[i] ?? i + 1,
+          weight: weights[i] ?? 57,
+          startingPrice: null,
+          scratched,
+          finishingPosition: null,
+          margin: null,
+        },
+      };
+    });
+    // A race needs a field: reinstate scratchings until at least two (or all) remain.
+    for (const starter of starters) {
+      if (starters.filter((s) => !s.row.scratched).length >= Math.min(2, starters.length)) break;
+      if (starter.row.scratched) {
+        starter.row.scratched = false;
+        starter.row.jockeyId ??= riderOf.get(horses.indexOf(starter.horse)) ?? null;
+      }
+    }
+    this.output.rows.runners.push(...starters.map((s) => s.row));
+    return starters;
+  }
+
+  private runRaceWithResults(field: Starter[], day: Day, timed: boolean, trackRating: number): void {
+    const random = this.market;
+    const starters = field.filter((s) => !s.row.scratched);
+    const meanAbility = starters.reduce((sum, s) => sum + s.horse.ability, 0) / starters.length;
+    const strengths = starters.map((s) => (s.horse.ability - meanAbility) / ABILITY_PER_STRENGTH + random.normal(0, FORM_NOISE));
+    const prices = startingPrices(strengths, random);
+    const placings = runRace(strengths, random);
+    starters.forEach((s, i) => {
+      s.row.startingPrice = prices[i] ?? null;
+    });
+    for (const { starter, position, margin } of placings) {
+      const s = starters[starter];
+      if (!s) continue;
+      s.row.finishingPosition = position;
+      s.row.margin = margin;
+      s.horse.starts += 1;
+      if (position === 1) s.horse.wins += 1;
+    }
+    if (timed) this.sectionals(starters, trackRating);
+    for (const s of field) {
+      if (s.row.scratched) this.population(s.horse.region).rest(s.horse, day + random.int(3, 10));
+      else if (!this.retires(s.horse, day)) this.population(s.horse.region).rest(s.horse, day + this.restDays());
+    }
+  }
+
+  private restAcceptances(field: Starter[], day: Day): void {
+    for (const s of field) this.population(s.horse.region).rest(s.horse, day + this.restDays());
+  }
+
+  private restDays(): number {
+    const random = this.clock;
+    const kind = random.next();
+    if (kind < 0.62) return random.int(14, 28);
+    if (kind < 0.9) return random.int(29, 49);
+    return random.int(70, 180);
+  }
+
+  private retires(horse: Horse, day: Day): boolean {
+    const age = seasonYear(day) - horse.foalingYear;
+    const rate = horse.wins === 0 && horse.starts >= 6 ? 0.12 : age >= 8 ? 0.2 : 0.025;
+    return this.clock.chance(rate);
+  }
+
+  private sectionals(starters: Starter[], trackRating: number): void {
+    const random = this.market;
+    const lastSix = 34 + (trackRating - 4) * 0.45 + random.normal(0, 0.6);
+    for (const s of starters) {
+      const { margin } = s.row;
+      if (margin === null) continue;
+      const l600 = lastSix + margin * 0.17 * (0.3 + random.next() * 0.6) + random.normal(0, 0.15);
+      const l400 = l600 * (0.645 + random.next() * 0.02);
+      const l200 = l400 * (0.495 + random.next() * 0.025);
+      for (const [segment, time] of [['L600', l600], ['L400', l400], ['L200', l200]] as const) {
+        this.output.rows.sectional_times.push({ id: ++this.ids.sectional, runnerId: s.row.id, segment, timeSeconds: hundredths(time) });
+      }
+    }
+  }
+
+  private trialMeeting(course: CourseEntry, day: Day): void {
+    const random = this.trials;
+    const region = course.profile.region;
+    const population = this.population(region);
+    const trackRating = Math.min(this.trackRating(), 6);
+    const meetingId = this.addMeeting(course, day, trackRating, true);
+    const riders = this.people.jockeysByRegion[region];
+    const heats = random.int(5, 9);
+    for (let heatNumber = 1; heatNumber <= heats; heatNumber++) {
+      const distance = random.pick([800, 850, 900, 950, 1000, 1000, 1050, 1100]);
+      const size = random.int(4, 10);
+      const horses: Horse[] = [];
+      for (let i = 0; i < size; i++) {
+        const returning = random.chance(0.45) ? population.takeReturning(day + 21) : undefined;
+        if (returning) {
+          population.rest(returning, Math.max(returning.readyDay, day + random.int(7, 14)));
+          horses.push(returning);
+        } else {
+          const prospect = this.debutant(region, day);
+          population.rest(prospect, day + random.int(14, 35));
+          horses.push(prospect);
+        }
+      }
+      const strengths = horses.map((h) => (h.ability - 60) / ABILITY_PER_STRENGTH + random.normal(0, 0.8));
+      const winnerTime = winningTime(distance, trackRating, random) * 1.02;
+      const barriers = random.shuffle(horses.map((_, i) => i + 1));
+      const jockeyIds = weightedSample(riders.weights, size, random).map((k) => riders.ids[k] ?? 0);
+      for (const { starter, position, margin } of runRace(strengths, random, 2.2)) {
+        const horse = horses[starter];
+        if (!horse) continue;
+        this.output.rows.trial_runs.push({
+          id: ++this.ids.trialRun,
+          meetingId,
+          heatNumber,
+          distance,
+          horseId: horse.id,
+          jockeyId: jockeyIds[starter] ?? null,
+          trainerId: horse.trainerId,
+          barrier: barriers[starter] ?? starter + 1,
+          finishingPosition: position,
+          margin,
+          timeSeconds: hundredths(winnerTime + margin * 0.17),
+        });
+      }
+    }
+  }
+}
+
+function isJumpsMonth(day: Day): boolean {
+  const month = Number(isoDate(day).slice(5, 7));
+  return month >= 5 && month <= 8;
+}
+
+/** Rows of a generated racing data set, table by table, a day at a time. */
+export function* generateRacing(options: GenerateOptions): Generator<RacingBatch> {
+  yield* new RacingSimulation(options).run();
+}
+
+/** The whole data set in memory (fine for tiny and demo). */
+export function collectRacing(options: GenerateOptions): RacingRows {
+  const all = Output.empty();
+  for (const batch of generateRacing(options)) appendBatch(all, batch);
+  return all;
+}
+
+function appendBatch(all: RacingRows, batch: RacingBatch): void {
+  switch (batch.table) {
+    case 'courses': all.courses.push(...batch.rows); break;
+    case 'trainers': all.trainers.push(...batch.rows); break;
+    case 'jockeys': all.jockeys.push(...batch.rows); break;
+    case 'horses': all.horses.push(...batch.rows); break;
+    case 'sales': all.sales.push(...batch.rows); break;
+    case 'meetings': all.meetings.push(...batch.rows); break;
+    case 'races': all.races.push(...batch.rows); break;
+    case 'runners': all.runners.push(...batch.rows); break;
+    case 'sectional_times': all.sectional_times.push(...batch.rows); break;
+    case 'trial_runs': all.trial_runs.push(...batch.rows); break;
+  }
+}
+
+/** Row counts per table, by generating without keeping the rows. */
+export function countRacing(options: GenerateOptions): Record<RacingTableName, number> {
+  const counts = perTable(() => 0);
+  for (const batch of generateRacing(options)) counts[batch.table] += batch.rows.length;
+  return counts;
+}

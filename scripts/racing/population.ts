@@ -1,0 +1,115 @@
+import type { Day } from './calendar';
+import type { Horse } from './horses';
+import type { Random } from './random';
+
+/** How well a horse suits a race: 0 is a proper fit, larger is a poorer one, Infinity never. */
+export type Suitability = (horse: Horse) => number;
+
+/**
+ * The horses of one region: those ready to race, and those resting until a given day. Taking a
+ * horse removes it, so it cannot be entered twice on a day; the caller rests it again afterwards.
+ */
+export class RegionPopulation {
+  private readonly ready: Horse[] = [];
+  private readonly resting: Horse[] = [];
+
+  get size(): number {
+    return this.ready.length + this.resting.length;
+  }
+
+  rest(horse: Horse, untilDay: Day): void {
+    horse.readyDay = untilDay;
+    this.resting.push(horse);
+    this.siftUp(this.resting.length - 1);
+  }
+
+  /** Brings back every horse whose rest ends by `day`. */
+  advanceTo(day: Day): void {
+    while (this.resting.length > 0 && (this.resting[0]?.readyDay ?? Infinity) <= day) {
+      this.ready.push(this.popResting());
+    }
+  }
+
+  /** Probes random ready horses; takes the first proper fit, else the best acceptable one. */
+  take(suitability: Suitability, probes: number, random: Random): Horse | undefined {
+    let bestIndex = -1;
+    let bestScore = Infinity;
+    for (let probe = 0; probe < probes && this.ready.length > 0; probe++) {
+      const index = Math.floor(random.next() * this.ready.length);
+      const horse = this.ready[index];
+      if (!horse) continue;
+      const score = suitability(horse);
+      if (score < bestScore) {
+        bestScore = score;
+        bestIndex = index;
+        if (score === 0) break;
+      }
+    }
+    return bestIndex < 0 ? undefined : this.removeReady(bestIndex);
+  }
+
+  /** Takes the horse whose rest ends soonest, if that is before `day`: a spelled horse trialling. */
+  takeReturning(day: Day): Horse | undefined {
+    const first = this.resting[0];
+    return first && first.readyDay <= day ? this.popResting() : undefined;
+  }
+
+  private removeReady(index: number): Horse | undefined {
+    const horse = this.ready[index];
+    const last = this.ready.pop();
+    if (last && index < this.ready.length) this.ready[index] = last;
+    return horse;
+  }
+
+  private before(a: Horse, b: Horse): boolean {
+    return a.readyDay < b.readyDay || (a.readyDay === b.readyDay && a.id < b.id);
+  }
+
+  private popResting(): Horse {
+    const heap = this.resting;
+    const top = heap[0];
+    const last = heap.pop();
+    if (!top || !last) throw new Error('no resting horse');
+    if (heap.length > 0) {
+      heap[0] = last;
+      this.siftDown(0);
+    }
+    return top;
+  }
+
+  private siftUp(index: number): void {
+    const heap = this.resting;
+    let child = index;
+    while (child > 0) {
+      const parent = (child - 1) >> 1;
+      const c = heap[child];
+      const p = heap[parent];
+      if (!c || !p || !this.before(c, p)) return;
+      heap[child] = p;
+      heap[parent] = c;
+      child = parent;
+    }
+  }
+
+  private siftDown(index: number): void {
+    const heap = this.resting;
+    let parent = index;
+    for (;;) {
+      const left = parent * 2 + 1;
+      const right = left + 1;
+      let smallest = parent;
+      const l = heap[left];
+      const r = heap[right];
+      const s = heap[smallest];
+      if (!s) return;
+      if (l && this.before(l, heap[smallest] ?? s)) smallest = left;
+      if (r && this.before(r, heap[smallest] ?? s)) smallest = right;
+      if (smallest === parent) return;
+      const child = heap[smallest];
+      if (!child) return;
+      heap[smallest] = s;
+      heap[parent] = child;
+      parent = smallest;
+    }
+  }
+}

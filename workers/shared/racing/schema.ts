@@ -1,0 +1,214 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  date,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+// The racing database (PostgreSQL). The one definition of its schema: Workers query it with
+// drizzle, drizzle-kit derives the SQL migration from it, and the data generator fills it.
+
+export type CourseCountry = 'AUS' | 'NZ';
+export type AustralianState = 'NSW' | 'VIC' | 'QLD' | 'SA' | 'WA' | 'TAS' | 'NT' | 'ACT';
+export type CourseCategory = 'Metropolitan' | 'Provincial' | 'Country';
+export type HorseCountry = 'AUS' | 'NZ' | 'IRE' | 'GB' | 'USA' | 'JPN' | 'FR';
+export type HorseSex = 'colt' | 'filly' | 'gelding' | 'mare' | 'horse';
+export type RaceType = 'Flat' | 'Hurdle' | 'Steeplechase';
+export type SectionalSegment = 'L600' | 'L400' | 'L200';
+
+export const courses = pgTable('courses', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  name: text('name').notNull(),
+  /** Australian state or territory; null for New Zealand courses. */
+  state: text('state').$type<AustralianState>(),
+  country: text('country').$type<CourseCountry>().notNull(),
+  category: text('category').$type<CourseCategory>().notNull(),
+});
+
+export const meetings = pgTable(
+  'meetings',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    date: date('date', { mode: 'string' }).notNull(),
+    courseId: integer('course_id')
+      .notNull()
+      .references(() => courses.id),
+    /** e.g. "Good 4", "Soft 6", "Heavy 8". */
+    trackCondition: text('track_condition').notNull(),
+    /** 1 (firm) to 10 (heaviest). */
+    trackRating: smallint('track_rating').notNull(),
+    /** A barrier-trial meeting: its runs are in trial_runs, never in races or runners. */
+    isTrial: boolean('is_trial').notNull().default(false),
+  },
+  (t) => [
+    index('meetings_date_idx').on(t.date),
+    index('meetings_course_id_date_idx').on(t.courseId, t.date),
+  ],
+);
+
+export const races = pgTable(
+  'races',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    meetingId: integer('meeting_id')
+      .notNull()
+      .references(() => meetings.id),
+    raceNumber: smallint('race_number').notNull(),
+    name: text('name').notNull(),
+    /** Metres. */
+    distance: integer('distance').notNull(),
+    /** e.g. "Maiden", "Class 1", "BM64", "Listed", "Group 1". */
+    class: text('class').notNull(),
+    raceType: text('race_type').$type<RaceType>().notNull(),
+    trackCondition: text('track_condition').notNull(),
+    startTime: timestamp('start_time', { withTimezone: true, mode: 'string' }),
+  },
+  (t) => [uniqueIndex('races_meeting_id_race_number_key').on(t.meetingId, t.raceNumber)],
+);
+
+export const trainers = pgTable(
+  'trainers',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    name: text('name').notNull(),
+    /** Home state, or "NZ". */
+    state: text('state').notNull(),
+  },
+  (t) => [index('trainers_name_lower_idx').on(sql`lower(${t.name}) text_pattern_ops`)],
+);
+
+export const jockeys = pgTable(
+  'jockeys',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    name: text('name').notNull(),
+    /** Home state, or "NZ". */
+    state: text('state').notNull(),
+    apprentice: boolean('apprentice').notNull().default(false),
+  },
+  (t) => [index('jockeys_name_lower_idx').on(sql`lower(${t.name}) text_pattern_ops`)],
+);
+
+export const horses = pgTable(
+  'horses',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    name: text('name').notNull(),
+    /** Country of birth. */
+    country: text('country').$type<HorseCountry>().notNull(),
+    foalingYear: smallint('foaling_year').notNull(),
+    sex: text('sex').$type<HorseSex>().notNull(),
+    sire: text('sire').notNull(),
+    dam: text('dam').notNull(),
+  },
+  (t) => [index('horses_name_lower_idx').on(sql`lower(${t.name}) text_pattern_ops`)],
+);
+
+export const runners = pgTable(
+  'runners',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    raceId: integer('race_id')
+      .notNull()
+      .references(() => races.id),
+    horseId: integer('horse_id')
+      .notNull()
+      .references(() => horses.id),
+    /** Null while the rider is still to be declared. */
+    jockeyId: integer('jockey_id').references(() => jockeys.id),
+    trainerId: integer('trainer_id')
+      .notNull()
+      .references(() => trainers.id),
+    tabNumber: smallint('tab_number').notNull(),
+    barrier: smallint('barrier').notNull(),
+    /** Kilograms. */
+    weight: numeric('weight', { precision: 4, scale: 1, mode: 'number' }).notNull(),
+    /** Decimal odds; null when scratched or before the race is run. */
+    startingPrice: numeric('starting_price', { precision: 7, scale: 2, mode: 'number' }),
+    scratched: boolean('scratched').notNull().default(false),
+    /** Null when scratched or before the race is run; two winners share 1 in a dead heat. */
+    finishingPosition: smallint('finishing_position'),
+    /** Lengths behind the winner (0 for the winner); null when there is no position. */
+    margin: numeric('margin', { precision: 6, scale: 2, mode: 'number' }),
+  },
+  (t) => [
+    uniqueIndex('runners_race_id_tab_number_key').on(t.raceId, t.tabNumber),
+    index('runners_horse_id_idx').on(t.horseId),
+    index('runners_jockey_id_idx').on(t.jockeyId),
+    index('runners_trainer_id_idx').on(t.trainerId),
+  ],
+);
+
+export const trialRuns = pgTable(
+  'trial_runs',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    meetingId: integer('meeting_id')
+      .notNull()
+      .references(() => meetings.id),
+    heatNumber: smallint('heat_number').notNull(),
+    distance: integer('distance').notNull(),
+    horseId: integer('horse_id')
+      .notNull()
+      .references(() => horses.id),
+    jockeyId: integer('jockey_id').references(() => jockeys.id),
+    trainerId: integer('trainer_id')
+      .notNull()
+      .references(() => trainers.id),
+    barrier: smallint('barrier').notNull(),
+    finishingPosition: smallint('finishing_position').notNull(),
+    margin: numeric('margin', { precision: 6, scale: 2, mode: 'number' }).notNull(),
+    timeSeconds: numeric('time_seconds', { precision: 6, scale: 2, mode: 'number' }).notNull(),
+  },
+  (t) => [
+    index('trial_runs_horse_id_idx').on(t.horseId),
+    index('trial_runs_meeting_id_idx').on(t.meetingId),
+  ],
+);
+
+export const sales = pgTable(
+  'sales',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    horseId: integer('horse_id')
+      .notNull()
+      .references(() => horses.id),
+    saleName: text('sale_name').notNull(),
+    lot: integer('lot').notNull(),
+    saleDate: date('sale_date', { mode: 'string' }).notNull(),
+    /** Hammer price in AUD. */
+    price: integer('price').notNull(),
+    vendor: text('vendor').notNull(),
+    purchaser: text('purchaser').notNull(),
+  },
+  (t) => [index('sales_horse_id_idx').on(t.horseId)],
+);
+
+export const sectionalTimes = pgTable(
+  'sectional_times',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    runnerId: integer('runner_id')
+      .notNull()
+      .references(() => runners.id),
+    /** Time over the last 600, 400 or 200 metres of the race. */
+    segment: text('segment').$type<SectionalSegment>().notNull(),
+    timeSeconds: numeric('time_seconds', { precision: 5, scale: 2, mode: 'number' }).notNull(),
+  },
+  (t) => [index('sectional_times_runner_id_idx').on(t.runnerId)],
+);
+
+/** Which generated data set is loaded; absent (no table) when the database holds none. */
+export const racingDataset = pgTable('racing_dataset', {
+  size: text('size').notNull(),
+  seed: integer('seed').notNull(),
+  today: date('today', { mode: 'string' }).notNull(),
+  loadedAt: timestamp('loaded_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+});
