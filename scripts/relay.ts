@@ -26,9 +26,9 @@ export async function startRelay(options: { port?: number; host?: string } = {})
       const tcp = connect(target.port, target.host);
       const stream = createWebSocketStream(ws);
       tcp.setNoDelay(true);
+      // Close the WebSocket with a reason (1011) rather than dropping it, so the driver reports it.
       const closeBoth = () => {
         tcp.destroy();
-        stream.destroy();
         if (ws.readyState === ws.OPEN) ws.close(1011, 'upstream closed');
       };
       tcp.on('error', closeBoth);

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type Relay, startRelay } from '../../scripts/relay';
+
+let relay: Relay;
+beforeAll(async () => {
+  relay = await startRelay();
+});
+afterAll(() => relay.close());
+
+function open(path: string): Promise<{ opened: boolean; status?: number }> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`${relay.address}${path}`);
+    ws.on('open', () => {
+      ws.close();
+      resolve({ opened: true });
+    });
+    ws.on('unexpected-response', (_req, res) => resolve({ opened: false, status: res.statusCode }));
+    ws.on('error', () => resolve({ opened: false }));
+  });
+}
+
+describe('WebSocket relay', () => {
+  it('refuses a plain HTTP request with 426', async () => {
+    const res = await fetch(relay.address.replace('ws:', 'http:') + '/v1');
+    expect(res.status).toBe(426);
+  });
+
+  it.each(['/v1', '/v1?address=nohost', '/v1?address=host:99999', '/other?address=127.0.0.1:5432', '/v1?address=a b:1'])(
+    'refuses a malformed target %s',
+    async (path) => {
+      expect(await open(path)).toEqual({ opened: false, status: 400 });
+    },
+  );
+
+  it('accepts the wsproxy form and closes when the target refuses', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${relay.address}/v1?address=127.0.0.1:1`);
+      ws.on('close', (code) => resolve(code));
+      ws.on('error', () => {});
+    });
+    expect(closed).toBe(1011);
+  });
+});
