@@ -94,7 +94,8 @@ function applyD1Migrations(worker: WorkerInfo) {
 function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
   const args = ['dev', '-c', worker.config, '--port', String(worker.port), '--ip', '127.0.0.1'];
   args.push('--inspector-port', String(worker.port + 1000), '--persist-to', PERSIST, '--show-interactive-dev-session=false', ...vars);
-  const child = spawn(wranglerBin(), args, { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
+  // Its own process group, so stopping it reaches wrangler's inner process and workerd too.
+  const child = spawn(wranglerBin(), args, { cwd: ROOT, detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
   children.push(child);
   return new Promise((resolve, reject) => {
     const prefix = `[${worker.name}]`.padEnd(10);
@@ -118,6 +119,26 @@ function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
   });
 }
 
+function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return Promise.resolve();
+  const pid = child.pid;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  return new Promise((resolve) => {
+    const force = setTimeout(() => signal('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    signal('SIGINT');
+  });
+}
+
 function step(message: string) {
   console.log(`• ${message}`);
 }
@@ -129,7 +150,7 @@ function redact(url: string) {
 async function shutdown(code: number) {
   if (shuttingDown) return;
   shuttingDown = true;
-  for (const child of children) child.kill('SIGINT');
+  await Promise.all(children.map(stopGroup));
   await closeRelay?.();
   await embedded?.close();
   process.exit(code);

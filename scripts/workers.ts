@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { unstable_readConfig } from 'wrangler';
+import { parse } from 'smol-toml';
 import { ROUTER_PORT, SERVICES, type ServiceName } from '../workers/shared/services';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,10 +43,21 @@ export function wranglerBin(): string {
 
 export type WorkerBindings = { d1: { binding: string; databaseName?: string }[]; requiredSecrets: string[] };
 
-/** What the dev runner and deploy need from a Worker's wrangler.toml. */
+/**
+ * What the dev runner and deploy need from a Worker's wrangler.toml. Read as plain TOML:
+ * importing wrangler's own reader installs a SIGINT handler that exits the process at once.
+ */
 export function workerBindings(worker: WorkerInfo): WorkerBindings {
-  const config = unstable_readConfig({ config: join(ROOT, worker.config) });
-  const d1: { binding: string; database_name?: string }[] = config.d1_databases;
-  const required: string[] = config.secrets?.required ?? [];
-  return { d1: d1.map((db) => ({ binding: db.binding, databaseName: db.database_name })), requiredSecrets: required };
+  const config = parse(readFileSync(join(ROOT, worker.config), 'utf8'));
+  const d1 = Array.isArray(config.d1_databases) ? config.d1_databases : [];
+  const secrets = config.secrets;
+  const required = typeof secrets === 'object' && secrets !== null && 'required' in secrets ? secrets.required : [];
+  return {
+    d1: d1.flatMap((db) =>
+      typeof db === 'object' && db !== null && 'binding' in db && typeof db.binding === 'string'
+        ? [{ binding: db.binding, databaseName: 'database_name' in db && typeof db.database_name === 'string' ? db.database_name : undefined }]
+        : [],
+    ),
+    requiredSecrets: Array.isArray(required) ? required.filter((name): name is string => typeof name === 'string') : [],
+  };
 }

@@ -1,122 +1,181 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { getTableColumns, getTableName } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
-import type pg from 'pg';
+import pg from 'pg';
 import { racingDataset } from '../../workers/shared/racing/schema';
-import { ROOT } from '../workers';
-import { type GenerateOptions, generateRacing } from './generate';
-import { DEFAULT_SEED } from './sizes';
-import { RACING_TABLES, type RacingBatch, type RacingTableName } from './tables';
+import { type GenerateOptions, countRacing, generateRacing } from './generate';
+import { readRacingMigration } from './migration';
+import { DEFAULT_SEED, type RacingSize } from './sizes';
+import { RACING_TABLES, RACING_TABLE_NAMES, type RacingTableName, perTable } from './tables';
 
-const MIGRATIONS = join(ROOT, 'workers', 'shared', 'racing', 'migrations');
-const BATCH_ROWS = 5_000;
+// Bulk loading with INSERT … SELECT FROM unnest(arrays): one statement per few thousand rows,
+// and it works over the plain extended protocol, so against PostgreSQL and PGlite alike (COPY
+// does not go through pglite-socket).
 
-export type LoadProgress = { table: RacingTableName; rows: number };
-export type RacingDatasetInfo = { size: string; seed: number; today: string };
+const BATCH_ROWS = 8_000;
+
+export type LoadOptions = GenerateOptions;
 
 /**
- * Replaces the racing tables with a generated data set: tables first, rows in bulk (one
- * `INSERT … SELECT * FROM unnest(…)` per few thousand rows, which works on PostgreSQL and on
- * PGlite alike), then indexes and foreign keys, then ANALYZE. All in one transaction.
+ * Rows inserted so far into a table; once the rows are in, `table` is "indexes" (rows counts
+ * index and constraint statements done) and then "analyze".
+ */
+export interface LoadProgress {
+  table: RacingTableName | 'indexes' | 'analyze';
+  rows: number;
+  total?: number;
+}
+
+export interface LoadReport {
+  rows: Record<RacingTableName, number>;
+  elapsedMs: number;
+}
+
+export interface RacingDatasetInfo {
+  size: RacingSize | string;
+  seed: number;
+  today: string;
+  loadedAt: string;
+}
+
+type Queryable = pg.ClientBase;
+type Row = Record<string, unknown>;
+
+interface ColumnPlan {
+  key: string;
+  name: string;
+  /** Array element type for the unnest cast, without precision (numeric, not numeric(4, 1)). */
+  type: string;
+}
+
+interface TablePlan {
+  insert: string;
+  columns: ColumnPlan[];
+}
+
+const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
+
+function planTable(table: RacingTableName): TablePlan {
+  const columns = Object.entries(getTableColumns(RACING_TABLES[table])).map(([key, column]): ColumnPlan => ({
+    key,
+    name: column.name,
+    type: column.getSQLType().replace(/\(.*\)/, ''),
+  }));
+  const names = columns.map((c) => quote(c.name)).join(', ');
+  const arrays = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
+  return { columns, insert: `INSERT INTO ${quote(table)} (${names}) SELECT * FROM unnest(${arrays})` };
+}
+
+/** Inserts batches while the generator produces the next: one statement in flight at a time. */
+class BulkInserter {
+  private readonly plans = perTable(planTable);
+  private readonly buffers = perTable((): Row[] => []);
+  readonly inserted = perTable(() => 0);
+  private inFlight: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly client: Queryable,
+    private readonly onInserted: (table: RacingTableName, rows: number) => void,
+  ) {}
+
+  async add(table: RacingTableName, rows: readonly Row[]): Promise<void> {
+    const buffer = this.buffers[table];
+    for (const row of rows) buffer.push(row);
+    if (buffer.length >= BATCH_ROWS) await this.flush(table);
+  }
+
+  async flush(table: RacingTableName): Promise<void> {
+    const rows = this.buffers[table];
+    if (rows.length === 0) return;
+    this.buffers[table] = [];
+    const plan = this.plans[table];
+    const values = plan.columns.map((c) => rows.map((row) => row[c.key]));
+    await this.inFlight;
+    const insert = this.client.query(plan.insert, values).then(() => {
+      this.inserted[table] += rows.length;
+      this.onInserted(table, this.inserted[table]);
+    });
+    // Awaited at the next flush or at finish; until then a failure must not count as unhandled.
+    insert.catch(() => undefined);
+    this.inFlight = insert;
+  }
+
+  async finish(): Promise<void> {
+    for (const table of RACING_TABLE_NAMES) await this.flush(table);
+    await this.inFlight;
+  }
+}
+
+async function withClient<T>(target: Queryable | string, use: (client: Queryable) => Promise<T>): Promise<T> {
+  if (typeof target !== 'string') return use(target);
+  const client = new pg.Client({ connectionString: target });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Replaces the racing tables with a generated data set: drops and recreates them, inserts the
+ * rows, then builds indexes and foreign keys, resets id sequences, records the data set in
+ * racing_dataset and analyzes. Everything before ANALYZE is one transaction.
  */
 export async function loadRacing(
-  client: pg.ClientBase,
-  options: GenerateOptions,
+  target: Queryable | string,
+  options: LoadOptions,
   onProgress?: (progress: LoadProgress) => void,
-): Promise<Record<RacingTableName, number>> {
-  const { tables, afterLoad } = migrationStatements();
-  const inserters = new Map<RacingTableName, BulkInserter>();
-  const pending = new Map<RacingTableName, Record<string, unknown>[]>();
-  const loaded = Object.fromEntries(Object.keys(RACING_TABLES).map((t) => [t, 0])) as Record<RacingTableName, number>;
-
-  const flush = async (table: RacingTableName) => {
-    const rows = pending.get(table);
-    if (!rows?.length) return;
-    let inserter = inserters.get(table);
-    if (!inserter) inserters.set(table, (inserter = new BulkInserter(RACING_TABLES[table])));
-    await inserter.insert(client, rows);
-    loaded[table] += rows.length;
-    pending.set(table, []);
-    onProgress?.({ table, rows: loaded[table] });
-  };
-
-  await client.query('BEGIN');
-  try {
-    const names = [...Object.values(RACING_TABLES), racingDataset].map((t) => `"${getTableName(t)}"`);
-    await client.query(`DROP TABLE IF EXISTS ${names.join(', ')} CASCADE`);
-    for (const statement of tables) await client.query(statement);
-
-    for (const batch of generateRacing(options) as Iterable<RacingBatch>) {
-      const rows = pending.get(batch.table) ?? [];
-      for (const row of batch.rows) rows.push(row);
-      pending.set(batch.table, rows);
-      if (rows.length >= BATCH_ROWS) await flush(batch.table);
+): Promise<LoadReport> {
+  const started = performance.now();
+  const migration = await readRacingMigration();
+  // Exact totals cost a dry run of the generator, so only when someone is watching.
+  const totals = onProgress ? countRacing(options) : undefined;
+  return withClient(target, async (client) => {
+    const inserter = new BulkInserter(client, (table, rows) => onProgress?.({ table, rows, total: totals?.[table] }));
+    await client.query('BEGIN');
+    try {
+      const everyTable = [getTableName(racingDataset), ...RACING_TABLE_NAMES].map(quote).join(', ');
+      await client.query(`DROP TABLE IF EXISTS ${everyTable} CASCADE`);
+      for (const statement of migration.tables) await client.query(statement);
+      for (const batch of generateRacing(options)) await inserter.add(batch.table, batch.rows);
+      await inserter.finish();
+      let done = 0;
+      onProgress?.({ table: 'indexes', rows: done, total: migration.afterLoad.length });
+      for (const statement of migration.afterLoad) {
+        await client.query(statement);
+        onProgress?.({ table: 'indexes', rows: ++done, total: migration.afterLoad.length });
+      }
+      for (const table of RACING_TABLE_NAMES) {
+        await client.query(
+          `SELECT setval(pg_get_serial_sequence('${quote(table)}', 'id'), coalesce(max(id), 0) + 1, false) FROM ${quote(table)}`,
+        );
+      }
+      await client.query(`INSERT INTO ${quote(getTableName(racingDataset))} (size, seed, today) VALUES ($1, $2, $3)`, [
+        options.size,
+        options.seed ?? DEFAULT_SEED,
+        options.today,
+      ]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-    for (const table of Object.keys(RACING_TABLES) as RacingTableName[]) await flush(table);
-
-    for (const statement of afterLoad) await client.query(statement);
-    // Rows came with explicit ids: move each identity sequence past them.
-    for (const table of Object.values(RACING_TABLES)) {
-      const name = getTableName(table);
-      await client.query(
-        `SELECT setval(pg_get_serial_sequence('"${name}"', 'id'), GREATEST((SELECT max(id) FROM "${name}"), 1))`,
-      );
-    }
-    await client.query('INSERT INTO racing_dataset (size, seed, today) VALUES ($1, $2, $3)', [
-      options.size,
-      options.seed ?? DEFAULT_SEED,
-      options.today,
-    ]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  }
-  await client.query('ANALYZE');
-  return loaded;
+    onProgress?.({ table: 'analyze', rows: 0 });
+    await client.query('ANALYZE');
+    return { rows: { ...inserter.inserted }, elapsedMs: performance.now() - started };
+  });
 }
 
-/** Which generated data set the database holds, or null when it holds none. */
-export async function racingDatasetInfo(client: pg.ClientBase): Promise<RacingDatasetInfo | null> {
-  try {
-    const { rows } = await client.query<RacingDatasetInfo>(
-      'SELECT size, seed, to_char(today, \'YYYY-MM-DD\') AS today FROM racing_dataset ORDER BY loaded_at DESC LIMIT 1',
+/** The data set loaded into the database, or null when there is none (no racing_dataset table). */
+export async function racingDatasetInfo(target: Queryable | string): Promise<RacingDatasetInfo | null> {
+  return withClient(target, async (client) => {
+    const table = getTableName(racingDataset);
+    const exists = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
+    if (!exists.rows[0]?.present) return null;
+    const result = await client.query<{ size: string; seed: number; today: string; loaded_at: Date | string }>(
+      `SELECT size, seed, today::text AS today, loaded_at FROM ${quote(table)} ORDER BY loaded_at DESC LIMIT 1`,
     );
-    return rows[0] ?? null;
-  } catch (err) {
-    if (err instanceof Error && 'code' in err && err.code === '42P01') return null; // undefined_table
-    throw err;
-  }
-}
-
-/** The drizzle-kit migration, split into table definitions and what is cheaper after a bulk load. */
-function migrationStatements(): { tables: string[]; afterLoad: string[] } {
-  const statements = readdirSync(MIGRATIONS)
-    .filter((file) => /^\d{4}_.*\.sql$/.test(file))
-    .sort()
-    .flatMap((file) => readFileSync(join(MIGRATIONS, file), 'utf8').split('--> statement-breakpoint'))
-    .map((statement) => statement.trim())
-    .filter(Boolean);
-  const isTable = (s: string) => /^CREATE TABLE/i.test(s);
-  return { tables: statements.filter(isTable), afterLoad: statements.filter((s) => !isTable(s)) };
-}
-
-/** One table's bulk INSERT: a column array per column, typed from the drizzle schema. */
-class BulkInserter {
-  private readonly keys: string[];
-  private readonly sql: string;
-
-  constructor(table: PgTable) {
-    const columns = Object.entries(getTableColumns(table));
-    this.keys = columns.map(([key]) => key);
-    const names = columns.map(([, column]) => `"${column.name}"`).join(', ');
-    const arrays = columns.map(([, column], i) => `$${i + 1}::${column.getSQLType()}[]`).join(', ');
-    this.sql = `INSERT INTO "${getTableName(table)}" (${names}) SELECT * FROM unnest(${arrays})`;
-  }
-
-  async insert(client: pg.ClientBase, rows: Record<string, unknown>[]): Promise<void> {
-    const values = this.keys.map((key) => rows.map((row) => row[key] ?? null));
-    await client.query(this.sql, values);
-  }
+    const row = result.rows[0];
+    if (!row) return null;
+    return { size: row.size, seed: row.seed, today: row.today, loadedAt: new Date(row.loaded_at).toISOString() };
+  });
 }

@@ -6,7 +6,7 @@ import type { Random } from './random';
 // often as it does on Australian tracks (a little over a third of races).
 
 /** Spread of the market's estimate around the true strengths. */
-const MARKET_NOISE = 0.6;
+const MARKET_NOISE = 0.45;
 /** Lengths per unit of performance difference at the finish. */
 const LENGTHS_PER_UNIT = 1.6;
 const DEAD_HEAT_FOR_FIRST = 0.005;
