@@ -70,7 +70,7 @@ async function ensureDemoData(databaseUrl: string, force: boolean) {
     step(`racing     loading demo data anchored on ${today} (first run takes up to a minute)…`);
     const started = Date.now();
     await loadRacing(client, { size: 'demo', today }, (p) => {
-      if (process.stdout.isTTY) process.stdout.write(`\r           ${p.table}: ${p.rows} rows   `);
+      if (process.stdout.isTTY) process.stdout.write(`\r           ${p.table}: ${p.rows}${p.total === undefined ? '' : `/${p.total}`}   `);
     });
     if (process.stdout.isTTY) process.stdout.write('\n');
     step(`racing     demo data loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -1,4 +1,4 @@
-import { type Day, isoDate, parseIsoDate, seasonYear, utcTimestamp, weekday } from './calendar';
+import { type Day, isoDate, monthOf, parseIsoDate, seasonYear, utcTimestamp, weekday } from './calendar';
 import { COURSE_PROFILES, REGIONS, type Region } from './courses';
 import { type Horse, HorseRegistry, type NewHorse } from './horses';
 import { runRace, startingPrices } from './market';
@@ -21,6 +21,8 @@ import { type CourseEntry, Schedule, type ScheduledMeeting } from './schedule';
 import { ACCEPTANCE_DAYS, DEFAULT_SEED, type RacingSize, SIZE_PROFILES } from './sizes';
 import {
   RACING_TABLE_NAMES,
+  appendBatch,
+  batchOf,
   perTable,
   type CourseRow,
   type RacingBatch,
@@ -42,7 +44,7 @@ export interface GenerateOptions {
 /** Days at the start of the data set whose fields are filled by horses with a past record. */
 const WARM_UP_DAYS = 42;
 /** Divides ability differences into the log-strengths of the market model. */
-const ABILITY_PER_STRENGTH = 9;
+const ABILITY_PER_STRENGTH = 11.5;
 /** Race-day form: how far a horse runs above or below its ability. */
 const FORM_NOISE = 0.5;
 const SCRATCHING_RATE = 0.205;
@@ -50,6 +52,15 @@ const SCRATCHING_RATE = 0.205;
 const EARLY_SCRATCHING_RATES = [0.12, 0.06, 0.03, 0.03];
 const RIDER_TBA_RATES = [0, 0.05, 0.15, 0.15];
 const TRAINER_CHANGE_RATE = 0.01;
+const IDLE_RETIREMENT_DAYS = 90;
+/** Share of barrier-trial runners that are raced horses returning from a spell (the rest are unraced). */
+const RETURNING_TRIALLISTS = 0.8;
+
+/** Riders available to a meeting and how much each is in demand. */
+interface RiderPool {
+  ids: number[];
+  weights: number[];
+}
 
 interface Starter {
   horse: Horse;
@@ -74,21 +85,6 @@ class Output {
       const batch = batchOf(rows, table);
       if (batch.rows.length > 0) yield batch;
     }
-  }
-}
-
-function batchOf(rows: RacingRows, table: RacingTableName): RacingBatch {
-  switch (table) {
-    case 'courses': return { table, rows: rows[table] };
-    case 'trainers': return { table, rows: rows[table] };
-    case 'jockeys': return { table, rows: rows[table] };
-    case 'horses': return { table, rows: rows[table] };
-    case 'sales': return { table, rows: rows[table] };
-    case 'meetings': return { table, rows: rows[table] };
-    case 'races': return { table, rows: rows[table] };
-    case 'runners': return { table, rows: rows[table] };
-    case 'sectional_times': return { table, rows: rows[table] };
-    case 'trial_runs': return { table, rows: rows[table] };
   }
 }
 
@@ -202,19 +198,21 @@ class RacingSimulation {
     return this.addHorse(this.registry.foal(region, day, { age, starts, wins, ability }));
   }
 
-  private isPastRacingAge(horse: Horse, day: Day): boolean {
-    return seasonYear(day) - horse.foalingYear >= 10;
+  /** Old horses, and horses left unraced for months (their owners gave up), leave the population. */
+  private hasRetired(horse: Horse, day: Day): boolean {
+    return seasonYear(day) - horse.foalingYear >= 10 || day - horse.readyDay > IDLE_RETIREMENT_DAYS;
   }
 
   private enter(region: Region, day: Day, raceClass: RaceClass): Horse {
     const population = this.population(region);
     const fits = suitability(raceClass);
     const probes = isStakes(raceClass) ? 40 : 12;
-    for (let attempt = 0; attempt < 4; attempt++) {
-      const horse = population.take(fits, probes, this.fields);
-      if (!horse) break;
-      if (!this.isPastRacingAge(horse, day)) return horse;
-    }
+    const ready = population.take(fits, probes, this.fields, (h) => this.hasRetired(h, day));
+    if (ready) return ready;
+    // Short of ready horses, a trainer brings one back a few days early.
+    const early = population.takeReturning(day + 7);
+    if (early && fits(early) < Infinity && !this.hasRetired(early, day)) return early;
+    if (early) population.rest(early, early.readyDay);
     return this.recruit(region, day, raceClass);
   }
 
@@ -243,16 +241,31 @@ class RacingSimulation {
     }
   }
 
-  /** Picks riders for a meeting: those not booked elsewhere today, the best in most demand. */
-  private jockeyRoster(region: Region, size: number, metropolitan: boolean): { ids: number[]; weights: number[] } {
-    const roster: RegionRoster = this.people.jockeysByRegion[region];
-    const free = roster.ids.map((_, i) => i).filter((i) => !this.bookedJockeys.has(roster.ids[i] ?? 0));
-    const pool = free.length >= size ? free : roster.ids.map((_, i) => i);
+  /**
+   * Picks riders for a meeting: local riders not booked elsewhere today, the best in most demand,
+   * and riders from other regions when the locals run short (as in the Northern Territory).
+   */
+  private jockeyRoster(region: Region, size: number, metropolitan: boolean): RiderPool {
     const exponent = metropolitan ? 1.5 : 0.6;
-    const chosen = weightedSample(pool.map((i) => Math.pow(roster.weights[i] ?? 0, exponent)), size, this.fields).map((k) => pool[k] ?? 0);
-    const ids = chosen.map((i) => roster.ids[i] ?? 0);
-    for (const id of ids) this.bookedJockeys.add(id);
-    return { ids, weights: chosen.map((i) => roster.weights[i] ?? 0) };
+    const candidates: RiderPool = { ids: [], weights: [] };
+    const consider = (roster: RegionRoster, visiting: boolean) => {
+      roster.ids.forEach((id, i) => {
+        if (this.bookedJockeys.has(id)) return;
+        candidates.ids.push(id);
+        candidates.weights.push(Math.pow(roster.weights[i] ?? 0, exponent) * (visiting ? 0.2 : 1));
+      });
+    };
+    consider(this.people.jockeysByRegion[region], false);
+    if (candidates.ids.length < size) {
+      for (const other of REGIONS) if (other !== region) consider(this.people.jockeysByRegion[other], true);
+    }
+    const chosen = weightedSample(candidates.weights, size, this.fields);
+    const roster: RiderPool = {
+      ids: chosen.map((k) => candidates.ids[k] ?? 0),
+      weights: chosen.map((k) => candidates.weights[k] ?? 0),
+    };
+    for (const id of roster.ids) this.bookedJockeys.add(id);
+    return roster;
   }
 
   private raceMeeting(meeting: ScheduledMeeting, day: Day): void {
@@ -299,7 +312,7 @@ class RacingSimulation {
 
   private declareField(
     raceId: number, region: Region, day: Day, raceClass: RaceClass, raceType: 'Flat' | 'Hurdle' | 'Steeplechase',
-    size: number, roster: { ids: number[]; weights: number[] },
+    size: number, roster: RiderPool,
   ): Starter[] {
     const random = this.fields;
     const horses = Array.from({ length: size }, () => this.enter(region, day, raceClass));
@@ -386,14 +399,14 @@ class RacingSimulation {
   private restDays(): number {
     const random = this.clock;
     const kind = random.next();
-    if (kind < 0.62) return random.int(14, 28);
-    if (kind < 0.9) return random.int(29, 49);
-    return random.int(70, 180);
+    if (kind < 0.65) return random.int(14, 24);
+    if (kind < 0.92) return random.int(25, 42);
+    return random.int(60, 150);
   }
 
   private retires(horse: Horse, day: Day): boolean {
     const age = seasonYear(day) - horse.foalingYear;
-    const rate = horse.wins === 0 && horse.starts >= 6 ? 0.12 : age >= 8 ? 0.2 : 0.025;
+    const rate = age >= 8 ? 0.2 : horse.wins > 0 ? 0.03 : horse.starts >= 6 ? 0.15 : 0.02;
     return this.clock.chance(rate);
   }
 
@@ -425,7 +438,7 @@ class RacingSimulation {
       const size = random.int(4, 10);
       const horses: Horse[] = [];
       for (let i = 0; i < size; i++) {
-        const returning = random.chance(0.45) ? population.takeReturning(day + 21) : undefined;
+        const returning = random.chance(RETURNING_TRIALLISTS) ? population.takeReturning(day + 21) : undefined;
         if (returning) {
           population.rest(returning, Math.max(returning.readyDay, day + random.int(7, 14)));
           horses.push(returning);
@@ -460,8 +473,9 @@ class RacingSimulation {
   }
 }
 
+/** Jumps racing runs through the southern winter, May to August. */
 function isJumpsMonth(day: Day): boolean {
-  const month = Number(isoDate(day).slice(5, 7));
+  const month = monthOf(day);
   return month >= 5 && month <= 8;
 }
 
@@ -475,21 +489,6 @@ export function collectRacing(options: GenerateOptions): RacingRows {
   const all = Output.empty();
   for (const batch of generateRacing(options)) appendBatch(all, batch);
   return all;
-}
-
-function appendBatch(all: RacingRows, batch: RacingBatch): void {
-  switch (batch.table) {
-    case 'courses': all.courses.push(...batch.rows); break;
-    case 'trainers': all.trainers.push(...batch.rows); break;
-    case 'jockeys': all.jockeys.push(...batch.rows); break;
-    case 'horses': all.horses.push(...batch.rows); break;
-    case 'sales': all.sales.push(...batch.rows); break;
-    case 'meetings': all.meetings.push(...batch.rows); break;
-    case 'races': all.races.push(...batch.rows); break;
-    case 'runners': all.runners.push(...batch.rows); break;
-    case 'sectional_times': all.sectional_times.push(...batch.rows); break;
-    case 'trial_runs': all.trial_runs.push(...batch.rows); break;
-  }
 }
 
 /** Row counts per table, by generating without keeping the rows. */

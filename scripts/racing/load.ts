@@ -3,7 +3,7 @@ import pg from 'pg';
 import { racingDataset } from '../../workers/shared/racing/schema';
 import { type GenerateOptions, countRacing, generateRacing } from './generate';
 import { readRacingMigration } from './migration';
-import { DEFAULT_SEED, type RacingSize } from './sizes';
+import { DEFAULT_SEED } from './sizes';
 import { RACING_TABLES, RACING_TABLE_NAMES, type RacingTableName, perTable } from './tables';
 
 // Bulk loading with INSERT … SELECT FROM unnest(arrays): one statement per few thousand rows,
@@ -30,7 +30,7 @@ export interface LoadReport {
 }
 
 export interface RacingDatasetInfo {
-  size: RacingSize | string;
+  size: string;
   seed: number;
   today: string;
   loadedAt: string;

@@ -30,14 +30,23 @@ export class RegionPopulation {
     }
   }
 
-  /** Probes random ready horses; takes the first proper fit, else the best acceptable one. */
-  take(suitability: Suitability, probes: number, random: Random): Horse | undefined {
+  /**
+   * Probes random ready horses; takes the first proper fit, else the best acceptable one.
+   * Probed horses that `hasRetired` are dropped from the population on the way.
+   */
+  take(suitability: Suitability, probes: number, random: Random, hasRetired: (horse: Horse) => boolean): Horse | undefined {
     let bestIndex = -1;
     let bestScore = Infinity;
     for (let probe = 0; probe < probes && this.ready.length > 0; probe++) {
       const index = Math.floor(random.next() * this.ready.length);
       const horse = this.ready[index];
       if (!horse) continue;
+      if (index !== bestIndex && hasRetired(horse)) {
+        const movedFrom = this.ready.length - 1;
+        this.removeReady(index);
+        if (bestIndex === movedFrom) bestIndex = index;
+        continue;
+      }
       const score = suitability(horse);
       if (score < bestScore) {
         bestScore = score;
@@ -61,10 +70,6 @@ export class RegionPopulation {
     return horse;
   }
 
-  private before(a: Horse, b: Horse): boolean {
-    return a.readyDay < b.readyDay || (a.readyDay === b.readyDay && a.id < b.id);
-  }
-
   private popResting(): Horse {
     const heap = this.resting;
     const top = heap[0];
@@ -77,39 +82,41 @@ export class RegionPopulation {
     return top;
   }
 
-  private siftUp(index: number): void {
+  private swap(i: number, j: number): void {
     const heap = this.resting;
+    const a = heap[i];
+    const b = heap[j];
+    if (!a || !b) return;
+    heap[i] = b;
+    heap[j] = a;
+  }
+
+  private earlier(i: number, j: number): boolean {
+    const a = this.resting[i];
+    const b = this.resting[j];
+    return !!a && !!b && (a.readyDay < b.readyDay || (a.readyDay === b.readyDay && a.id < b.id));
+  }
+
+  private siftUp(index: number): void {
     let child = index;
     while (child > 0) {
       const parent = (child - 1) >> 1;
-      const c = heap[child];
-      const p = heap[parent];
-      if (!c || !p || !this.before(c, p)) return;
-      heap[child] = p;
-      heap[parent] = c;
+      if (!this.earlier(child, parent)) return;
+      this.swap(child, parent);
       child = parent;
     }
   }
 
   private siftDown(index: number): void {
-    const heap = this.resting;
     let parent = index;
     for (;;) {
       const left = parent * 2 + 1;
-      const right = left + 1;
-      let smallest = parent;
-      const l = heap[left];
-      const r = heap[right];
-      const s = heap[smallest];
-      if (!s) return;
-      if (l && this.before(l, heap[smallest] ?? s)) smallest = left;
-      if (r && this.before(r, heap[smallest] ?? s)) smallest = right;
-      if (smallest === parent) return;
-      const child = heap[smallest];
-      if (!child) return;
-      heap[smallest] = s;
-      heap[parent] = child;
-      parent = smallest;
+      let first = parent;
+      if (this.earlier(left, first)) first = left;
+      if (this.earlier(left + 1, first)) first = left + 1;
+      if (first === parent) return;
+      this.swap(first, parent);
+      parent = first;
     }
   }
 }

@@ -101,9 +101,11 @@ export class Random {
   shuffle<T>(items: T[]): T[] {
     for (let i = items.length - 1; i > 0; i--) {
       const j = Math.floor(this.next() * (i + 1));
-      const swapped = items[j] as T;
-      items[j] = items[i] as T;
-      items[i] = swapped;
+      const held = items[i];
+      const other = items[j];
+      if (held === undefined || other === undefined) continue;
+      items[i] = other;
+      items[j] = held;
     }
     return items;
   }

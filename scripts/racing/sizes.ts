@@ -15,7 +15,7 @@ export interface SizeProfile {
 
 export const SIZE_PROFILES: Record<RacingSize, SizeProfile> = {
   tiny: { historyDays: 28, scale: 0.2 },
-  demo: { historyDays: 183, scale: 0.4 },
+  demo: { historyDays: 183, scale: 0.5 },
   bench: { historyDays: 5 * 365 + 2, scale: 1 },
 };
 

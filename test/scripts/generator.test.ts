@@ -1,116 +1,189 @@
 import { createHash } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectRacing } from '../../scripts/racing/generate';
-import { racingDatasetInfo } from '../../scripts/racing/load';
-import type { RacingRows } from '../../scripts/racing/tables';
+import { loadRacing, racingDatasetInfo } from '../../scripts/racing/load';
+import { RACING_TABLE_NAMES, type RacingRows } from '../../scripts/racing/tables';
 
 const TODAY = '2026-11-23';
 const digest = (rows: RacingRows) => createHash('sha256').update(JSON.stringify(rows)).digest('hex');
 
+type Runner = RacingRows['runners'][number];
+
 /** Figures computed straight from the rows, independently of the generator's own bookkeeping. */
 function profile(data: RacingRows, today: string) {
   const meetingById = new Map(data.meetings.map((m) => [m.id, m]));
-  const runnersByRace = new Map<number, RacingRows['runners']>();
-  for (const runner of data.runners) runnersByRace.set(runner.raceId, [...(runnersByRace.get(runner.raceId) ?? []), runner]);
-  let resultRaces = 0;
-  let declared = 0;
-  let scratched = 0;
-  let favouriteWins = 0;
-  let deadHeats = 0;
-  let racesWithoutOneWinner = 0;
-  let futureRunnersWithResults = 0;
+  const fieldByRace = new Map<number, Runner[]>();
+  for (const runner of data.runners) {
+    const field = fieldByRace.get(runner.raceId) ?? [];
+    field.push(runner);
+    fieldByRace.set(runner.raceId, field);
+  }
+  const figures = {
+    resultRaces: 0,
+    declared: 0,
+    scratched: 0,
+    favouriteWins: 0,
+    deadHeats: 0,
+    racesWithoutOneWinner: 0,
+    badResultRows: 0,
+    badFinishingOrders: 0,
+    badNumbering: 0,
+    resultsFromToday: 0,
+  };
   for (const race of data.races) {
-    const field = runnersByRace.get(race.id) ?? [];
-    const meeting = meetingById.get(race.meetingId)!;
-    if (meeting.date >= today) {
-      futureRunnersWithResults += field.filter((r) => r.finishingPosition !== null || r.startingPrice !== null).length;
+    const field = fieldByRace.get(race.id) ?? [];
+    const tabs = field.map((r) => r.tabNumber).sort((a, b) => a - b);
+    const barriers = field.map((r) => r.barrier).sort((a, b) => a - b);
+    if (!tabs.every((tab, i) => tab === i + 1) || !barriers.every((b, i) => b === i + 1)) figures.badNumbering++;
+    const meeting = meetingById.get(race.meetingId);
+    if (!meeting || meeting.date >= today) {
+      figures.resultsFromToday += field.filter((r) => r.finishingPosition !== null || r.startingPrice !== null).length;
       continue;
     }
-    resultRaces++;
-    declared += field.length;
-    scratched += field.filter((r) => r.scratched).length;
-    const starters = field.filter((r) => !r.scratched);
-    const winners = starters.filter((r) => r.finishingPosition === 1);
-    if (winners.length === 2) deadHeats++;
-    else if (winners.length !== 1) racesWithoutOneWinner++;
-    const favouritePrice = Math.min(...starters.map((r) => r.startingPrice ?? Infinity));
-    if (winners.some((w) => w.startingPrice === favouritePrice)) favouriteWins++;
+    figures.resultRaces++;
+    figures.declared += field.length;
+    figures.scratched += field.filter((r) => r.scratched).length;
+    figures.badResultRows += field.filter((r) =>
+      r.scratched
+        ? r.startingPrice !== null || r.finishingPosition !== null || r.margin !== null
+        : r.startingPrice === null || r.finishingPosition === null || r.margin === null,
+    ).length;
+    const placed = field.filter((r) => !r.scratched).sort((a, b) => (a.finishingPosition ?? 0) - (b.finishingPosition ?? 0));
+    const winners = placed.filter((r) => r.finishingPosition === 1);
+    if (winners.length === 2) figures.deadHeats++;
+    else if (winners.length !== 1) figures.racesWithoutOneWinner++;
+    const inOrder = placed.every((r, i) => {
+      const previous = placed[i - 1];
+      const expectedPosition = r.finishingPosition === 1 ? 1 : i + 1;
+      return (
+        r.finishingPosition === expectedPosition &&
+        (r.finishingPosition === 1 ? r.margin === 0 : (r.margin ?? 0) > (previous?.margin ?? 0))
+      );
+    });
+    if (!inOrder) figures.badFinishingOrders++;
+    const favouritePrice = Math.min(...placed.map((r) => r.startingPrice ?? Infinity));
+    if (winners.some((w) => w.startingPrice === favouritePrice)) figures.favouriteWins++;
   }
   return {
-    resultRaces,
-    declared,
-    averageField: declared / resultRaces,
-    scratchedShare: scratched / declared,
-    favouriteStrikeRate: favouriteWins / resultRaces,
-    deadHeatShare: deadHeats / resultRaces,
-    racesWithoutOneWinner,
-    futureRunnersWithResults,
-    trialMeetingsWithRaces: data.races.filter((r) => meetingById.get(r.meetingId)?.isTrial).length,
-    trialRunsAtRaceMeetings: data.trial_runs.filter((t) => !meetingById.get(t.meetingId)?.isTrial).length,
-    meetingsToday: data.meetings.filter((m) => m.date === today && !m.isTrial).length,
+    ...figures,
+    averageField: figures.declared / figures.resultRaces,
+    scratchedShare: figures.scratched / figures.declared,
+    favouriteStrikeRate: figures.favouriteWins / figures.resultRaces,
+    deadHeatShare: figures.deadHeats / figures.resultRaces,
   };
 }
 
 describe('racing data generator', () => {
-  it('gives the same rows for the same seed and anchor, other rows for another seed or anchor', () => {
-    const first = digest(collectRacing({ size: 'tiny', today: TODAY }));
+  const tiny = collectRacing({ size: 'tiny', today: TODAY });
+
+  it('gives the same rows for the same seed and today, other rows for another seed or today', () => {
+    const first = digest(tiny);
     expect(digest(collectRacing({ size: 'tiny', today: TODAY }))).toBe(first);
     expect(digest(collectRacing({ size: 'tiny', today: TODAY, seed: 2 }))).not.toBe(first);
     expect(digest(collectRacing({ size: 'tiny', today: '2026-11-24' }))).not.toBe(first);
   });
 
-  it.each(['tiny', 'demo'] as const)('%s: holds the racing distributions', (size) => {
-    const figures = profile(collectRacing({ size, today: TODAY }), TODAY);
+  it.each(['tiny', 'demo'] as const)('%s: fields, scratchings, favourites and results look like Australian racing', (size) => {
+    const figures = profile(size === 'tiny' ? tiny : collectRacing({ size, today: TODAY }), TODAY);
+    expect(figures.resultRaces).toBeGreaterThan(200);
     expect(figures.averageField).toBeGreaterThan(8);
     expect(figures.averageField).toBeLessThan(11);
     expect(figures.scratchedShare).toBeGreaterThan(0.15);
     expect(figures.scratchedShare).toBeLessThan(0.25);
-    expect(figures.favouriteStrikeRate).toBeGreaterThan(size === 'tiny' ? 0.25 : 0.3);
-    expect(figures.favouriteStrikeRate).toBeLessThan(size === 'tiny' ? 0.45 : 0.4);
+    expect(figures.favouriteStrikeRate).toBeGreaterThan(0.3);
+    expect(figures.favouriteStrikeRate).toBeLessThan(0.4);
     expect(figures.deadHeatShare).toBeLessThan(0.02);
     expect(figures.racesWithoutOneWinner).toBe(0);
+    expect(figures.badResultRows).toBe(0);
+    expect(figures.badFinishingOrders).toBe(0);
+    expect(figures.badNumbering).toBe(0);
   });
 
-  it('keeps results in the past, acceptances from today on, and trials apart from races', () => {
-    const data = collectRacing({ size: 'tiny', today: TODAY });
-    const figures = profile(data, TODAY);
-    expect(figures.meetingsToday).toBeGreaterThan(0);
-    expect(figures.futureRunnersWithResults).toBe(0);
-    expect(figures.trialMeetingsWithRaces).toBe(0);
-    expect(figures.trialRunsAtRaceMeetings).toBe(0);
-    expect(data.trial_runs.length).toBeGreaterThan(0);
-    expect(data.sales.length).toBeGreaterThan(0);
-    expect(data.sectional_times.length).toBeGreaterThan(0);
+  it('has results only before today, acceptances from today, and trials apart from races', () => {
+    const figures = profile(tiny, TODAY);
+    const meetingById = new Map(tiny.meetings.map((m) => [m.id, m]));
+    expect(figures.resultsFromToday).toBe(0);
+    expect(tiny.meetings.filter((m) => m.date === TODAY && !m.isTrial).length).toBeGreaterThan(0);
+    expect(tiny.races.filter((r) => meetingById.get(r.meetingId)?.isTrial !== false)).toEqual([]);
+    expect(tiny.trial_runs.filter((t) => meetingById.get(t.meetingId)?.isTrial !== true)).toEqual([]);
+    expect(tiny.meetings.filter((m) => m.isTrial && m.date >= TODAY)).toEqual([]);
+    expect(tiny.meetings.filter((m) => m.isTrial).length).toBeGreaterThan(0);
+    expect(tiny.trial_runs.length).toBeGreaterThan(0);
+    expect(tiny.sales.every((s) => s.saleDate < TODAY)).toBe(true);
+    expect(tiny.sales.length).toBeGreaterThan(0);
+    expect(tiny.sectional_times.length).toBeGreaterThan(0);
   });
 
-  it('bench: one year is national scale (≈ 2,600 meetings, 19,500 races, 185k declared runners)', () => {
+  it('refers only to rows it generated, with unique horse names', () => {
+    const ids = (rows: readonly { id: number }[]) => new Set(rows.map((r) => r.id));
+    const horses = ids(tiny.horses);
+    const races = ids(tiny.races);
+    const runners = ids(tiny.runners);
+    expect(tiny.runners.every((r) => races.has(r.raceId) && horses.has(r.horseId))).toBe(true);
+    expect(tiny.sales.every((s) => horses.has(s.horseId))).toBe(true);
+    expect(tiny.trial_runs.every((t) => horses.has(t.horseId))).toBe(true);
+    expect(tiny.sectional_times.every((s) => runners.has(s.runnerId))).toBe(true);
+    expect(new Set(tiny.horses.map((h) => h.name)).size).toBe(tiny.horses.length);
+  });
+
+  it('bench: a year is national scale (≈ 2,600 meetings, 19,500 races, 185k declared runners)', () => {
     const year = collectRacing({ size: 'bench', today: TODAY, historyDays: 365 });
     const figures = profile(year, TODAY);
     const raceMeetings = year.meetings.filter((m) => !m.isTrial && m.date < TODAY).length;
-    expect(raceMeetings).toBeGreaterThan(2_300);
-    expect(raceMeetings).toBeLessThan(2_900);
-    expect(figures.resultRaces).toBeGreaterThan(17_500);
-    expect(figures.resultRaces).toBeLessThan(21_500);
-    expect(figures.declared).toBeGreaterThan(165_000);
-    expect(figures.declared).toBeLessThan(215_000);
+    expect(raceMeetings).toBeGreaterThan(2_400);
+    expect(raceMeetings).toBeLessThan(2_800);
+    expect(figures.resultRaces).toBeGreaterThan(18_000);
+    expect(figures.resultRaces).toBeLessThan(21_000);
+    expect(figures.declared).toBeGreaterThan(170_000);
+    expect(figures.declared).toBeLessThan(200_000);
+    expect(figures.favouriteStrikeRate).toBeGreaterThan(0.3);
+    expect(figures.favouriteStrikeRate).toBeLessThan(0.4);
   });
 });
 
-describe('racing data in the test database', () => {
-  it('holds exactly the tiny rows the global setup generated', async () => {
-    const client = new pg.Client({ connectionString: inject('racingDatabaseUrl') });
+describe('loading into PGlite over pglite-socket', () => {
+  let db: PGlite;
+  let server: PGLiteSocketServer;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    db = new PGlite();
+    server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 4 });
+    await server.start();
+    client = new pg.Client({ connectionString: `postgres://postgres:postgres@${server.getServerConn()}/postgres` });
     await client.connect();
-    try {
-      const today = inject('racingToday');
-      const expected = collectRacing({ size: 'tiny', today });
-      for (const table of ['meetings', 'races', 'runners', 'trial_runs', 'sales'] as const) {
-        const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
-        expect(Number(rows[0]?.n), table).toBe(expected[table].length);
-      }
-      expect(await racingDatasetInfo(client)).toEqual({ size: 'tiny', seed: 1, today });
-    } finally {
-      await client.end();
-    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.end();
+    await server?.stop();
+    await db?.close();
   });
+
+  it('loads tiny with the generated row counts and records the data set', async () => {
+    expect(await racingDatasetInfo(client)).toBeNull();
+    const progress: string[] = [];
+    const report = await loadRacing(client, { size: 'tiny', today: TODAY }, (p) => progress.push(p.table));
+    const expected = collectRacing({ size: 'tiny', today: TODAY });
+    for (const table of RACING_TABLE_NAMES) {
+      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+      expect(rows[0]?.n, table).toBe(expected[table].length);
+      expect(report.rows[table], table).toBe(expected[table].length);
+    }
+    expect(progress).toContain('runners');
+    expect(progress.at(-1)).toBe('analyze');
+    expect(await racingDatasetInfo(client)).toMatchObject({ size: 'tiny', seed: 1, today: TODAY });
+    const indexes = await client.query<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE tablename = 'runners' ORDER BY indexname",
+    );
+    expect(indexes.rows.map((r) => r.indexname)).toContain('runners_horse_id_idx');
+    // The id sequences continue after the generated ids.
+    const inserted = await client.query<{ id: number }>(
+      "INSERT INTO courses (name, country, category) VALUES ('Test Park', 'AUS', 'Country') RETURNING id",
+    );
+    expect(inserted.rows[0]?.id).toBe(expected.courses.length + 1);
+  }, 60_000);
 });
