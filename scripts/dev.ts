@@ -63,7 +63,8 @@ async function ensureDemoData(databaseUrl: string, force: boolean) {
     const today = racingToday();
     const info = await racingDatasetInfo(client);
     const ageDays = info ? (Date.parse(today) - Date.parse(info.today)) / 86_400_000 : Infinity;
-    if (!force && info && ageDays <= STALE_AFTER_DAYS) {
+    // `tiny` (left by a test run against the same server) is too small to try pages with.
+    if (!force && info && info.size !== 'tiny' && ageDays <= STALE_AFTER_DAYS) {
       step(`racing     ${info.size} data anchored on ${info.today} already loaded`);
       return;
     }
