@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import pg from 'pg';
 import { unstable_startWorker } from 'wrangler';
 import { racingToday } from '../scripts/racing-today';
 import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
@@ -12,22 +11,15 @@ import { median, ms, percentile, sample } from './stats';
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 
 async function ensureBenchData(url: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const info = await racingDatasetInfo(client);
-    if (info?.size === 'bench' && !process.argv.includes('--reload')) {
-      console.log(`• bench data anchored on ${info.today} already loaded (--reload to load again)`);
-      return;
-    }
-    const today = racingToday();
-    console.log(`• loading bench data anchored on ${today} (once; a few minutes)…`);
-    const started = Date.now();
-    await loadRacing(client, { size: 'bench', today });
-    console.log(`• bench data loaded in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  } finally {
-    await client.end();
+  const info = await racingDatasetInfo(url);
+  if (info?.size === 'bench' && !process.argv.includes('--reload')) {
+    console.log(`• bench data anchored on ${info.today} already loaded (--reload to load again)`);
+    return;
   }
+  const today = racingToday();
+  console.log(`• loading bench data anchored on ${today} (once; a few minutes)…`);
+  const { elapsedMs } = await loadRacing(url, { size: 'bench', today });
+  console.log(`• bench data loaded in ${(elapsedMs / 1000).toFixed(0)} s`);
 }
 
 /** `psql -c 'select 1'`, a fresh process and connection each time, as the Worker has per request. */

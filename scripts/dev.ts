@@ -1,7 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { racingToday } from './racing-today';
 import { loadRacing, racingDatasetInfo } from './racing/load';
@@ -9,8 +8,8 @@ import { startRelay } from './relay';
 import { ROOT, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
 
 // Fixed local addresses, so `.dev.vars.example` can name them.
-export const DEV_PG_PORT = 54329;
-export const DEV_RELAY_PORT = 8790;
+const DEV_PG_PORT = 54329;
+const DEV_RELAY_PORT = 8790;
 const PERSIST = join(ROOT, '.wrangler', 'state');
 const STALE_AFTER_DAYS = 3;
 
@@ -57,27 +56,20 @@ async function startEmbedded(): Promise<string> {
 }
 
 async function ensureDemoData(databaseUrl: string, force: boolean) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const today = racingToday();
-    const info = await racingDatasetInfo(client);
-    const ageDays = info ? (Date.parse(today) - Date.parse(info.today)) / 86_400_000 : Infinity;
-    // `tiny` (left by a test run against the same server) is too small to try pages with.
-    if (!force && info && info.size !== 'tiny' && ageDays <= STALE_AFTER_DAYS) {
-      step(`racing     ${info.size} data anchored on ${info.today} already loaded`);
-      return;
-    }
-    step(`racing     loading demo data anchored on ${today} (first run takes up to a minute)…`);
-    const started = Date.now();
-    await loadRacing(client, { size: 'demo', today }, (p) => {
-      if (process.stdout.isTTY) process.stdout.write(`\r           ${p.table}: ${p.rows}${p.total === undefined ? '' : `/${p.total}`}   `);
-    });
-    if (process.stdout.isTTY) process.stdout.write('\n');
-    step(`racing     demo data loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  } finally {
-    await client.end();
+  const today = racingToday();
+  const info = await racingDatasetInfo(databaseUrl);
+  const ageDays = info ? (Date.parse(today) - Date.parse(info.today)) / 86_400_000 : Infinity;
+  // `tiny` (left by a test run against the same server) is too small to try pages with.
+  if (!force && info && info.size !== 'tiny' && ageDays <= STALE_AFTER_DAYS) {
+    step(`racing     ${info.size} data anchored on ${info.today} already loaded`);
+    return;
   }
+  step(`racing     loading demo data anchored on ${today} (first run takes up to a minute)…`);
+  const { elapsedMs } = await loadRacing(databaseUrl, { size: 'demo', today }, (p) => {
+    if (process.stdout.isTTY) process.stdout.write(`\r           ${p.table}: ${p.rows}${p.total === undefined ? '' : `/${p.total}`}   `);
+  });
+  if (process.stdout.isTTY) process.stdout.write('\n');
+  step(`racing     demo data loaded in ${(elapsedMs / 1000).toFixed(1)} s`);
 }
 
 function applyD1Migrations(worker: WorkerInfo) {

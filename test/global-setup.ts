@@ -1,5 +1,4 @@
 import { type Socket, createServer } from 'node:net';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../scripts/embedded-postgres';
 import { racingToday } from '../scripts/racing-today';
@@ -14,13 +13,7 @@ export default async function setup(project: TestProject) {
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres();
   const databaseUrl = process.env.DATABASE_URL ?? embedded!.url;
   const today = racingToday();
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await loadRacing(client, { size: 'tiny', today });
-  } finally {
-    await client.end();
-  }
+  await loadRacing(databaseUrl, { size: 'tiny', today });
   const relay = await startRelay();
   // A port that accepts connections and never answers: what a hung database looks like.
   const held = new Set<Socket>();
