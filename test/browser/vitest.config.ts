@@ -1,0 +1,17 @@
+import { defineProject } from 'vitest/config';
+
+// Real-browser tests: each service's pages in Debian Chromium, driven by playwright-core,
+// against the service started in local workerd (test/support/browser.ts).
+export default defineProject({
+  test: {
+    name: 'browser',
+    environment: 'node',
+    include: ['test/browser/**/*.test.ts'],
+    root: new URL('../..', import.meta.url).pathname,
+    // One Chromium and one workerd at a time on a 2-core machine.
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    passWithNoTests: true,
+  },
+});

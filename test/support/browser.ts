@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { unstable_startWorker } from 'wrangler';
+import { ROOT } from '../../scripts/workers';
+
+/** Debian's Chromium; `.ci/run` installs it (`apt-get install -y chromium`). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** True where browser tests can run. CI always runs them: a missing browser fails there. */
+export const haveChromium = existsSync(CHROMIUM_PATH) || process.env.CI === 'true';
+
+/** Headless Chromium with the flags this closed network needs (no background look-ups). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+export interface RunningWorker {
+  /** `http://127.0.0.1:PORT`, for a browser. */
+  url: string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts `workers/<service>/wrangler.toml` in local workerd on a free port, with `vars` overriding
+ * its plain-text bindings and storage kept in memory, the way `wrangler dev` would serve it.
+ */
+export async function startServiceWorker(service: string, vars: Record<string, string>): Promise<RunningWorker> {
+  const bindings = Object.fromEntries(
+    Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text' as const, value }]),
+  );
+  const worker = await unstable_startWorker({
+    config: join(ROOT, 'workers', service, 'wrangler.toml'),
+    bindings,
+    dev: {
+      server: { hostname: '127.0.0.1', port: 0 },
+      inspector: false,
+      logLevel: 'warn',
+      persist: false,
+      watch: false,
+      liveReload: false,
+    },
+  });
+  const url = (await worker.url).toString().replace(/\/$/, '');
+  return {
+    url,
+    fetch: (path, init) => fetch(`${url}${path}`, { redirect: 'manual', ...init }),
+    dispose: () => worker.dispose(),
+  };
+}
