@@ -1,86 +1,43 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { unstable_startWorker } from 'wrangler';
 import { racingToday } from '../scripts/racing-today';
 import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
-import { ROOT } from '../scripts/workers';
+import type { BenchContext } from './context';
+import { benchPlatform } from './platform';
 import { benchDatabaseUrl } from './postgres';
-import { median, ms, percentile, sample } from './stats';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 
-async function ensureBenchData(url: string) {
+/** Each section prints its own figures; `npm run bench -- stats form` runs only those named. */
+const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
+  platform: benchPlatform,
+};
+
+async function ensureBenchData(url: string): Promise<string> {
   const info = await racingDatasetInfo(url);
   if (info?.size === 'bench' && !process.argv.includes('--reload')) {
     console.log(`• bench data anchored on ${info.today} already loaded (--reload to load again)`);
-    return;
+    return info.today;
   }
   const today = racingToday();
   console.log(`• loading bench data anchored on ${today} (once; a few minutes)…`);
   const { elapsedMs } = await loadRacing(url, { size: 'bench', today });
   console.log(`• bench data loaded in ${(elapsedMs / 1000).toFixed(0)} s`);
-}
-
-/** `psql -c 'select 1'`, a fresh process and connection each time, as the Worker has per request. */
-function psqlColdRoundTrips(url: string, runs: number): number[] {
-  const times: number[] = [];
-  for (let i = 0; i < runs + 5; i++) {
-    const started = performance.now();
-    const run = spawnSync('psql', ['-X', '-q', '-tA', '-c', 'select 1', url], { encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
-    if (i >= 5) times.push(performance.now() - started);
-  }
-  return times;
-}
-
-/** `select 1` repeated in one psql session with \timing: the server round trip on a warm connection. */
-function psqlWarmRoundTrips(url: string, runs: number): number[] {
-  const script = `\\timing on\n${'select 1;\n'.repeat(runs)}`;
-  const run = spawnSync('psql', ['-X', '-q', '-tA', url], { input: script, encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
-  return [...run.stdout.matchAll(/Time: ([\d.]+) ms/g)].map((m) => Number(m[1]));
+  return today;
 }
 
 async function main() {
+  const named = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+  const unknown = named.filter((name) => !(name in SECTIONS));
+  if (unknown.length) throw new Error(`Unknown bench section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
   const url = await benchDatabaseUrl();
-  await ensureBenchData(url);
+  const today = await ensureBenchData(url);
   const relay = await startRelay();
-  const worker = await unstable_startWorker({
-    entrypoint: join(ROOT, 'bench/worker/index.ts'),
-    compatibilityDate: '2026-04-20',
-    bindings: {
-      DATABASE_URL: { type: 'plain_text', value: url },
-      PG_WS_PROXY: { type: 'plain_text', value: relay.address },
-    },
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'warn' },
-  });
-  await worker.ready;
-  const call = async (path: string) => {
-    const res = await worker.fetch(`http://bench${path}`);
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
-
   try {
-    console.log(`\nPostgres round trip (${RUNS} runs each)`);
-    const workerCold = await sample(RUNS, () => call('/pg/select1'));
-    const psqlCold = psqlColdRoundTrips(url, Math.min(RUNS, 100));
-    console.log(
-      `  request: new connection + select 1   Worker→relay→PG median ${ms(median(workerCold))} (p95 ${ms(percentile(workerCold, 95))})` +
-        `   psql -c median ${ms(median(psqlCold))}   ratio ${(median(workerCold) / median(psqlCold)).toFixed(2)}×`,
-    );
-    // Timers inside workerd only move on I/O, so the warm figure is a mean over many queries.
-    const warm: number[] = [];
-    for (let i = 0; i < 5; i++) warm.push(((await call(`/pg/select1-warm?runs=${RUNS}`)) as { meanMs: number }).meanMs);
-    const psqlWarm = psqlWarmRoundTrips(url, RUNS);
-    const psqlMean = psqlWarm.reduce((a, b) => a + b, 0) / psqlWarm.length;
-    console.log(
-      `  select 1 on a warm connection        Worker→relay→PG mean ${ms(median(warm))} (median of 5 × ${RUNS})` +
-        `   psql \\timing mean ${ms(psqlMean)}   ratio ${(median(warm) / psqlMean).toFixed(2)}×`,
-    );
+    for (const [name, section] of Object.entries(SECTIONS)) {
+      if (named.length && !named.includes(name)) continue;
+      await section({ url, relay: relay.address, runs: RUNS, today });
+    }
   } finally {
-    await worker.dispose();
     await relay.close();
   }
 }
