@@ -1,0 +1,89 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { HttpError } from '../../shared/http-error';
+import { asDatabaseUnavailable } from '../../shared/pg-errors';
+import type { StatsEnv } from './context';
+
+// Existing clients of this API were written against a FastAPI service, so every error body has
+// FastAPI's shape: `{"detail": "message"}`, and validation failures are 422 with
+// `{"detail": [{"type", "loc", "msg"}]}`.
+
+export type ValidationIssue = { type: string; loc: (string | number)[]; msg: string };
+
+export const detailSchema = z
+  .object({ detail: z.string().openapi({ example: 'Not authenticated' }) })
+  .openapi('Error');
+export const validationErrorSchema = z
+  .object({
+    detail: z.array(z.object({ type: z.string(), loc: z.array(z.union([z.string(), z.number()])), msg: z.string() })),
+  })
+  .openapi('ValidationError');
+
+/** An error whose message reaches the client as `{detail}`. */
+export function detailError(status: ContentfulStatusCode, message: string): HttpError {
+  return new HttpError(status, 'detail', message);
+}
+
+/** A 422 in FastAPI's shape, for checks that zod schemas cannot express on their own. */
+export function validationError(issues: ValidationIssue[]): HttpError {
+  return new HttpError(422, 'validation', 'Validation failed', { issues });
+}
+
+export const onDetailError: ErrorHandler<StatsEnv> = (err, c) => {
+  if (err instanceof HttpError) {
+    if (err.status === 422 && Array.isArray(err.details?.issues)) return c.json({ detail: err.details.issues }, 422);
+    if (err.status >= 500) logError(c, err);
+    return c.json({ detail: err.message }, err.status);
+  }
+  const unavailable = asDatabaseUnavailable(err);
+  if (unavailable) {
+    logError(c, err);
+    return c.json({ detail: unavailable.message }, 503);
+  }
+  if (err instanceof HTTPException) {
+    // Hono raises these for a body it cannot parse (FastAPI: 422 json_invalid) or one over the limit.
+    if (err.status === 400) {
+      return c.json({ detail: [{ type: 'json_invalid', loc: ['body'], msg: err.message || 'Malformed JSON in request body' }] }, 422);
+    }
+    return c.json({ detail: err.message || 'Request could not be processed' }, err.status);
+  }
+  logError(c, err);
+  return c.json({ detail: 'Internal Server Error' }, 500);
+};
+
+export const onNotFound: NotFoundHandler<StatsEnv> = (c) => c.json({ detail: 'Not Found' }, 404);
+
+/** An OpenAPIHono whose zod validation failures answer 422 in FastAPI's shape. */
+export function statsRouter() {
+  return new OpenAPIHono<StatsEnv>({
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      const detail: ValidationIssue[] = result.error.issues.map((issue) => {
+        const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+        return {
+          type: missing ? 'missing' : issue.code,
+          loc: [result.target, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+          msg: missing ? 'Field required' : issue.message,
+        };
+      });
+      return c.json({ detail }, 422);
+    },
+  });
+}
+
+function logError(c: Context<StatsEnv>, err: unknown): void {
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      service: 'stats',
+      request_id: c.get('requestId'),
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      error: err instanceof Error ? err.message : String(err),
+      cause: err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined,
+      stack: err instanceof Error ? err.stack : undefined,
+    }),
+  );
+}

@@ -1,0 +1,44 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { requestLog } from '../../shared/request-log';
+import type { StatsEnv } from './context';
+import { onDetailError, onNotFound } from './errors';
+import { localStats } from './routes/local-stats';
+import { login } from './routes/login';
+import { meetingStats } from './routes/meeting-stats';
+import { meetings } from './routes/meetings';
+import { pages } from './routes/pages';
+import { savedStats } from './routes/saved-stats';
+import { userContext } from './routes/user-context';
+
+export { UserContext } from '../../../durable-objects/user-context';
+
+// The meeting statistics API (spec 000 B). Errors are FastAPI-shaped ({detail}) because its
+// existing clients were written against a FastAPI service; see errors.ts and the README.
+const app = new OpenAPIHono<StatsEnv>();
+app.use(requestLog('stats'));
+app.onError(onDetailError);
+app.notFound(onNotFound);
+
+app.get('/health', (c) => c.json({ status: 'ok' }));
+app.route('/', pages);
+app.route('/', login);
+app.route('/', meetings);
+app.route('/', localStats);
+app.route('/', meetingStats);
+app.route('/', userContext);
+app.route('/', savedStats);
+
+app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+app.openAPIRegistry.registerComponent('securitySchemes', 'tokenQuery', { type: 'apiKey', in: 'query', name: 'token' });
+app.openAPIRegistry.registerComponent('securitySchemes', 'ssoTokenQuery', { type: 'apiKey', in: 'query', name: 'sso_token' });
+app.doc31('/openapi.json', {
+  openapi: '3.1.0',
+  info: {
+    title: 'Meeting statistics API',
+    version: '2.0.0',
+    description: 'Trainer and jockey statistics of a race meeting. Calculation rules: /api-docs#rules.',
+  },
+});
+
+
+export default app;

@@ -1,0 +1,77 @@
+import type { RacingDb } from '../../shared/pg';
+import { detailError } from './errors';
+import type { Meeting } from './schemas';
+
+export type CourseRef = { courseId: number } | { courseName: string };
+
+interface MeetingRow {
+  date: string;
+  course: string;
+  course_id: number;
+}
+
+/** The race meeting (not a barrier trial) at a course on a date; 404 in FastAPI's shape when there is none. */
+export async function findMeeting(db: RacingDb, date: string, course: CourseRef): Promise<Meeting> {
+  const byId = 'courseId' in course;
+  const { rows } = await db.$client.query<MeetingRow>(
+    `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id
+       from meetings m join courses c on c.id = m.course_id
+      where m.date = $1::date and not m.is_trial and ${byId ? 'c.id = $2' : 'lower(c.name) = lower($2)'}
+      order by c.id limit 1`,
+    [date, byId ? course.courseId : course.courseName],
+  );
+  const row = rows[0];
+  if (!row) {
+    const which = byId ? `courseId ${course.courseId}` : `course "${course.courseName}"`;
+    throw detailError(404, `No race meeting at ${which} on ${date}`);
+  }
+  return { date: row.date, course: row.course, courseId: row.course_id };
+}
+
+export interface MeetingListItem {
+  date: string;
+  course: string;
+  course_id: number;
+  races: number;
+  runners: number;
+}
+
+/** Race meetings on a date that have runners (scratchings aside), by course name. */
+export async function meetingsOn(db: RacingDb, date: string): Promise<MeetingListItem[]> {
+  const { rows } = await db.$client.query<MeetingListItem>(
+    `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id,
+            count(distinct ra.id)::int as races, count(r.id)::int as runners
+       from meetings m
+       join courses c on c.id = m.course_id
+       join races ra on ra.meeting_id = m.id
+       join runners r on r.race_id = ra.id and not r.scratched
+      where m.date = $1::date and not m.is_trial
+      group by m.id, m.date, c.id, c.name
+      order by c.name, c.id`,
+    [date],
+  );
+  return rows;
+}
+
+export interface Participant {
+  role: 'trainer' | 'jockey';
+  id: number;
+  name: string;
+}
+
+/** Trainers and jockeys of the meeting's non-scratched runners (a rider still to be named is skipped). */
+export async function meetingParticipants(db: RacingDb, meeting: Meeting): Promise<Participant[]> {
+  const { rows } = await db.$client.query<Participant>(
+    `with entered as (
+       select r.trainer_id, r.jockey_id
+         from meetings m join races ra on ra.meeting_id = m.id join runners r on r.race_id = ra.id
+        where m.date = $1::date and m.course_id = $2 and not m.is_trial and not r.scratched
+     )
+     select 'trainer' as role, t.id, t.name from trainers t where t.id in (select trainer_id from entered)
+     union all
+     select 'jockey', j.id, j.name from jockeys j where j.id in (select jockey_id from entered)
+     order by role desc, name, id`,
+    [meeting.date, meeting.courseId],
+  );
+  return rows;
+}

@@ -1,0 +1,37 @@
+import { Layout } from './layout';
+
+export function DashboardPage(props: { today: string }) {
+  return (
+    <Layout title="Dashboard">
+      <h1>Trainer and jockey statistics</h1>
+      <form onsubmit="return false">
+        <label>
+          Date
+          <input id="date" type="date" value={props.today} />
+        </label>
+        <label>
+          Meeting
+          <select id="meeting" aria-label="Meeting">
+            <option value="">Loading…</option>
+          </select>
+        </label>
+      </form>
+      <p id="status" class="muted" role="status"></p>
+      <section id="results" hidden>
+        <h2 id="heading"></h2>
+        <p class="muted">As of the day before the meeting. Click a column to sort, a row to chart that person.</p>
+        <h2 id="chart-title">IV by price band</h2>
+        <div id="chart"></div>
+        <h2>Trainers</h2>
+        <div class="scroll">
+          <table id="trainers" aria-label="Trainers"></table>
+        </div>
+        <h2>Jockeys</h2>
+        <div class="scroll">
+          <table id="jockeys" aria-label="Jockeys"></table>
+        </div>
+      </section>
+      <script type="module" src="/assets/dashboard.js"></script>
+    </Layout>
+  );
+}

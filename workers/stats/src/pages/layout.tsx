@@ -1,0 +1,48 @@
+import type { Child } from 'hono/jsx';
+
+const CSS = `
+*{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1d2330;background:#f6f7f9}
+header{background:#123;color:#fff;padding:.6rem 1rem;display:flex;gap:1rem;flex-wrap:wrap;align-items:center}
+header a{color:#cde;text-decoration:none}header strong{margin-right:auto}
+main{max-width:1200px;margin:0 auto;padding:1rem}
+h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin:1.4rem 0 .5rem}
+label{display:inline-flex;flex-direction:column;font-size:.85rem;gap:.2rem;margin:0 .6rem .6rem 0}
+input,select,button,textarea{font:inherit;padding:.4rem .5rem;border:1px solid #b8c0cc;border-radius:4px;background:#fff;max-width:100%}
+button{background:#1f5fbf;color:#fff;border-color:#1f5fbf;cursor:pointer}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;background:#fff;border:1px solid #dde2e8;border-radius:4px}
+table{border-collapse:collapse;width:100%;font-size:.88rem}th,td{padding:.35rem .5rem;border-bottom:1px solid #eef0f3;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left}th{background:#f0f3f7;position:sticky;top:0;cursor:pointer;user-select:none}
+th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+tr.selected td{background:#e6efff}tbody tr{cursor:pointer}
+.muted{color:#667}.error{color:#a00}pre{background:#fff;border:1px solid #dde2e8;padding:.6rem;overflow:auto;max-height:60vh}
+code{background:#eef1f5;padding:0 .2rem;border-radius:3px}
+.uplot{font-size:12px}.u-legend{margin:.3rem auto;text-align:center}.u-legend .u-marker{display:inline-block;width:1em;height:1em;margin-right:4px;vertical-align:middle}
+.u-legend th,.u-legend td{border:0;padding:0 .4rem;background:none;cursor:default}.u-over,.u-under{position:absolute}.u-wrap{position:relative;user-select:none}
+#chart{background:#fff;border:1px solid #dde2e8;border-radius:4px;padding:.4rem;min-height:120px}
+`;
+
+export function Layout(props: { title: string; children: Child; head?: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{props.title} · Meeting statistics</title>
+        <style dangerouslySetInnerHTML={{ __html: CSS }} />
+        {props.head}
+      </head>
+      <body>
+        <header>
+          <strong>Meeting statistics</strong>
+          <a href="/">Dashboard</a>
+          <a href="/api-test">API tester</a>
+          <a href="/api-docs">Reference</a>
+          <a href="/docs">Swagger UI</a>
+          <a href="/redoc">ReDoc</a>
+          <a href="/login?direct=1">Log in</a>
+        </header>
+        <main>{props.children}</main>
+      </body>
+    </html>
+  );
+}

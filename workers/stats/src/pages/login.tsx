@@ -1,0 +1,28 @@
+import { Layout } from './layout';
+
+const SCRIPT = `
+document.getElementById('login').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const res = await fetch('/login', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: form.get('username'), password: form.get('password') }) });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) { document.getElementById('status').textContent = typeof body.detail === 'string' ? body.detail : 'Login failed'; return; }
+  localStorage.setItem('statsToken', body.access_token);
+  location.href = '/';
+});`;
+
+export function LoginPage() {
+  return (
+    <Layout title="Log in">
+      <h1>Log in</h1>
+      <form id="login">
+        <label>Username<input name="username" autocomplete="username" required /></label>
+        <label>Password<input name="password" type="password" autocomplete="current-password" required /></label>
+        <div><button type="submit">Log in</button></div>
+        <p id="status" class="error" role="alert"></p>
+      </form>
+      <script dangerouslySetInnerHTML={{ __html: SCRIPT }} />
+    </Layout>
+  );
+}

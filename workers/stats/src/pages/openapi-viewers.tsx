@@ -1,0 +1,37 @@
+import { ASSET_VERSION } from '../asset-version';
+
+export function SwaggerUiPage() {
+  const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });`;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>Meeting statistics API · Swagger UI</title>
+        <link rel="stylesheet" href={`/assets/swagger-ui-${ASSET_VERSION.swaggerUi}.css`} />
+      </head>
+      <body>
+        <div id="swagger-ui"></div>
+        <script src={`/assets/swagger-ui-${ASSET_VERSION.swaggerUi}.js`}></script>
+        <script dangerouslySetInnerHTML={{ __html: init }} />
+      </body>
+    </html>
+  );
+}
+
+export function RedocPage() {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>Meeting statistics API · ReDoc</title>
+        <style>{'body{margin:0}'}</style>
+      </head>
+      <body>
+        <redoc spec-url="/openapi.json"></redoc>
+        <script src={`/assets/redoc-${ASSET_VERSION.redoc}.standalone.js`}></script>
+      </body>
+    </html>
+  );
+}

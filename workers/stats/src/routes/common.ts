@@ -1,0 +1,28 @@
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { StatsEnv } from '../context';
+import { detailSchema, validationErrorSchema } from '../errors';
+import { courseIdParam, isoDate } from '../schemas';
+
+export const security: Record<string, string[]>[] = [{ bearer: [] }, { tokenQuery: [] }, { ssoTokenQuery: [] }];
+
+const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
+
+/** The error answers every token-guarded route can give. */
+export const guardedErrors = {
+  401: json(detailSchema, 'Token missing or wrong'),
+  422: json(validationErrorSchema, 'Invalid parameters or body'),
+  503: json(detailSchema, 'The racing database is unreachable'),
+};
+export const notFoundError = { 404: json(detailSchema, 'No race meeting at that course on that date') };
+export const badGatewayError = { 502: json(detailSchema, 'The external statistics API failed, timed out or answered off-contract') };
+export const ok = (schema: z.ZodType, description: string) => ({ 200: json(schema, description) });
+
+export const dateQuery = isoDate.optional().openapi({ description: 'YYYY-MM-DD; default today in the racing timezone' });
+
+export const meetingQuery = z.object({ date: dateQuery, courseId: courseIdParam });
+
+/** The caller's address, which keys the user context (Cloudflare sets CF-Connecting-IP at the edge). */
+export function callerAddress(c: Context<StatsEnv>): string {
+  return c.req.header('cf-connecting-ip')?.trim().slice(0, 64) || 'unknown';
+}

@@ -1,0 +1,46 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { racingDb } from '../../../shared/pg';
+import { requireToken } from '../auth';
+import { racingToday, statsConfig, type StatsEnv } from '../context';
+import { statsRouter, validationError } from '../errors';
+import { findMeeting, type CourseRef } from '../meetings';
+import { courseIdParam, statsRecordSchema } from '../schemas';
+import { meetingStatistics } from '../statistics';
+import { dateQuery, guardedErrors, notFoundError, ok, security } from './common';
+
+// The kebab-case family: always computed from the racing database, bare arrays of records.
+
+const localQuery = z.object({
+  date: dateQuery,
+  courseId: courseIdParam.optional(),
+  courseName: z.string().trim().min(1).max(100).optional().openapi({ description: 'Alternative to courseId (case-insensitive)' }),
+});
+
+function courseOf(query: z.infer<typeof localQuery>): CourseRef {
+  if (query.courseId !== undefined) return { courseId: query.courseId };
+  if (query.courseName !== undefined) return { courseName: query.courseName };
+  throw validationError([{ type: 'missing', loc: ['query', 'courseId'], msg: 'courseId or courseName is required' }]);
+}
+
+async function localRecords(c: Context<StatsEnv>, query: z.infer<typeof localQuery>, who: 'trainer' | 'jockey') {
+  const date = query.date ?? racingToday(statsConfig(c).RACING_TIMEZONE);
+  const meeting = await findMeeting(c.var.racing, date, courseOf(query));
+  const { trainers, jockeys } = await meetingStatistics(c.var.racing, meeting, who);
+  return who === 'trainer' ? trainers : jockeys;
+}
+
+const route = (who: 'trainer' | 'jockey') =>
+  createRoute({
+    method: 'get',
+    path: `/${who}-stats`,
+    summary: `${who === 'trainer' ? 'Trainer' : 'Jockey'} statistics of a meeting, from the racing database`,
+    security,
+    middleware: [requireToken(), racingDb()] as const,
+    request: { query: localQuery },
+    responses: { ...ok(z.array(statsRecordSchema), 'One record per person, by name'), ...guardedErrors, ...notFoundError },
+  });
+
+export const localStats = statsRouter()
+  .openapi(route('trainer'), async (c) => c.json(await localRecords(c, c.req.valid('query'), 'trainer'), 200))
+  .openapi(route('jockey'), async (c) => c.json(await localRecords(c, c.req.valid('query'), 'jockey'), 200));

@@ -1,0 +1,68 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { racingDb } from '../../../shared/pg';
+import { requireToken } from '../auth';
+import { racingToday, statsConfig } from '../context';
+import { statsRouter } from '../errors';
+import { findMeeting, meetingParticipants, meetingsOn } from '../meetings';
+import { meetingSchema, statsRecordSchema, type StatsRecord } from '../schemas';
+import { dateQuery, guardedErrors, meetingQuery, notFoundError, ok, security } from './common';
+
+const meetingItemSchema = z
+  .object({ date: z.string(), course: z.string(), course_id: z.number().int(), races: z.number().int(), runners: z.number().int() })
+  .openapi('MeetingListItem');
+
+const participantsSchema = z
+  .object({ meeting: meetingSchema, trainers: z.array(statsRecordSchema), jockeys: z.array(statsRecordSchema) })
+  .openapi('MeetingParticipants');
+
+export const meetings = statsRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/meetings',
+      summary: 'Race meetings with runners on a date',
+      security,
+      middleware: [requireToken(), racingDb()] as const,
+      request: { query: z.object({ date: dateQuery }) },
+      responses: { ...ok(z.array(meetingItemSchema), 'Meetings by course name'), ...guardedErrors },
+    }),
+    async (c) => {
+      const date = c.req.valid('query').date ?? racingToday(statsConfig(c).RACING_TIMEZONE);
+      return c.json(await meetingsOn(c.var.racing, date), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/meeting-participants',
+      summary: 'Trainers and jockeys entered at a meeting, with zero-valued statistics (nothing is calculated)',
+      security,
+      middleware: [requireToken(), racingDb()] as const,
+      request: { query: meetingQuery },
+      responses: { ...ok(participantsSchema, 'The meeting and its people'), ...guardedErrors, ...notFoundError },
+    }),
+    async (c) => {
+      const { date = racingToday(statsConfig(c).RACING_TIMEZONE), courseId } = c.req.valid('query');
+      const meeting = await findMeeting(c.var.racing, date, { courseId });
+      const people = await meetingParticipants(c.var.racing, meeting);
+      const placeholder = (id: number, name: string): StatsRecord => ({
+        id,
+        name,
+        performance_365d: { wins: 0, starts: 0, win_pct: 0 },
+        wins_30d: 0,
+        avg_per_meeting: 0,
+        last_win_date: null,
+        avg_finishing_pos: 0,
+        top_horses: [],
+        price_band_ivs: [],
+      });
+      return c.json(
+        {
+          meeting,
+          trainers: people.filter((p) => p.role === 'trainer').map((p) => placeholder(p.id, p.name)),
+          jockeys: people.filter((p) => p.role === 'jockey').map((p) => placeholder(p.id, p.name)),
+        },
+        200,
+      );
+    },
+  );

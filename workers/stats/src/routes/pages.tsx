@@ -1,0 +1,34 @@
+import { Hono } from 'hono';
+import { ASSETS } from '../assets';
+import { racingToday, type StatsEnv } from '../context';
+import { ApiDocsPage } from '../pages/api-docs';
+import { ApiTestPage } from '../pages/api-test';
+import { DashboardPage } from '../pages/dashboard';
+import { RedocPage, SwaggerUiPage } from '../pages/openapi-viewers';
+
+// Open pages (no token: the browser code sends the one stored at login) and their assets.
+export const pages = new Hono<StatsEnv>()
+  .get('/', (c) => {
+    // The page works without config; the date box starts on today's racing day.
+    const timeZone = typeof c.env.RACING_TIMEZONE === 'string' && c.env.RACING_TIMEZONE ? c.env.RACING_TIMEZONE : 'Australia/Sydney';
+    let today: string;
+    try {
+      today = racingToday(timeZone);
+    } catch {
+      today = racingToday('Australia/Sydney');
+    }
+    return c.html(<DashboardPage today={today} />);
+  })
+  .get('/api-test', (c) => c.html(<ApiTestPage />))
+  .get('/api-docs', (c) => c.html(<ApiDocsPage />))
+  .get('/docs', (c) => c.html(<SwaggerUiPage />))
+  .get('/redoc', (c) => c.html(<RedocPage />))
+  .get('/assets/:file', (c) => {
+    const asset = ASSETS[new URL(c.req.url).pathname];
+    if (!asset) return c.json({ detail: 'Not Found' }, 404);
+    const immutable = c.req.path !== '/assets/dashboard.js';
+    return c.body(asset.body, 200, {
+      'Content-Type': asset.type,
+      'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+    });
+  });

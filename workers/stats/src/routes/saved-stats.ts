@@ -1,0 +1,54 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { racingDb } from '../../../shared/pg';
+import { requireToken } from '../auth';
+import { racingToday, statsConfig } from '../context';
+import { detailError, statsRouter } from '../errors';
+import { isoDate, notFoundStatusSchema, savedPayloadSchema } from '../schemas';
+import { loadPayload, savePayload } from '../saved-stats';
+import { guardedErrors, meetingQuery, ok, security } from './common';
+
+/** Two meetings' worth of records is well under this; anything larger is not a payload of this API. */
+export const SAVE_STATS_MAX_BYTES = 2 * 1024 * 1024;
+
+const savedSchema = z
+  .object({ status: z.literal('success'), date: isoDate, course_id: z.number().int(), saved_at: z.string() })
+  .openapi('SaveStatsResult');
+
+export const savedStats = statsRouter()
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/save-stats',
+      summary: 'Store a computed payload for a meeting (the latest save wins)',
+      security,
+      middleware: [
+        requireToken(),
+        bodyLimit({ maxSize: SAVE_STATS_MAX_BYTES, onError: () => { throw detailError(413, `Body larger than ${SAVE_STATS_MAX_BYTES} bytes`); } }),
+        racingDb(),
+      ] as const,
+      request: { body: { content: { 'application/json': { schema: savedPayloadSchema } }, required: true } },
+      responses: { ...ok(savedSchema, 'Saved'), ...guardedErrors },
+    }),
+    async (c) => {
+      const payload = c.req.valid('json');
+      const savedAt = await savePayload(c.var.racing, payload);
+      return c.json({ status: 'success' as const, date: payload.date, course_id: payload.course_id, saved_at: savedAt }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/saved-stats',
+      summary: 'The saved payload of a meeting, or {"status": "not_found"}',
+      security,
+      middleware: [requireToken(), racingDb()] as const,
+      request: { query: meetingQuery },
+      responses: { ...ok(z.union([savedPayloadSchema, notFoundStatusSchema]), 'The payload, or not_found'), ...guardedErrors },
+    }),
+    async (c) => {
+      const { date = racingToday(statsConfig(c).RACING_TIMEZONE), courseId } = c.req.valid('query');
+      const payload = await loadPayload(c.var.racing, date, courseId);
+      return c.json(payload ?? { status: 'not_found' as const }, 200);
+    },
+  );
