@@ -68,7 +68,7 @@ top_horses as (
   select hf.role, hf.person_id, json_agg(json_build_array(hf.name, hf.starts, hf.wins) order by hf.rank) as list
   from (
     select hf.*, h.name, row_number() over (
-      partition by hf.role, hf.person_id order by hf.wins::numeric / hf.starts desc, hf.wins desc, h.name, h.id) as rank
+      partition by hf.role, hf.person_id order by hf.wins::numeric / hf.starts desc, hf.wins desc, h.name collate "C", h.id) as rank
     from horse_form hf join horses h on h.id = hf.horse_id
   ) hf
   where hf.rank <= 5
