@@ -1,6 +1,6 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import pg from 'pg';
-import { racingDataset } from '../../workers/shared/racing/schema';
+import { meetingStatsPayloads, racingDataset } from '../../workers/shared/racing/schema';
 import { type GenerateOptions, countRacing, generateRacing } from './generate';
 import { readRacingMigration } from './migration';
 import { DEFAULT_SEED } from './sizes';
@@ -133,7 +133,7 @@ export async function loadRacing(
     const inserter = new BulkInserter(client, (table, rows) => onProgress?.({ table, rows, total: totals?.[table] }));
     await client.query('BEGIN');
     try {
-      const everyTable = [getTableName(racingDataset), ...RACING_TABLE_NAMES].map(quote).join(', ');
+      const everyTable = [getTableName(racingDataset), getTableName(meetingStatsPayloads), ...RACING_TABLE_NAMES].map(quote).join(', ');
       await client.query(`DROP TABLE IF EXISTS ${everyTable} CASCADE`);
       for (const statement of migration.tables) await client.query(statement);
       for (const batch of generateRacing(options)) await inserter.add(batch.table, batch.rows);

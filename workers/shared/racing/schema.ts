@@ -4,8 +4,10 @@ import {
   date,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -143,6 +145,9 @@ export const runners = pgTable(
     index('runners_horse_id_idx').on(t.horseId),
     index('runners_jockey_id_idx').on(t.jockeyId),
     index('runners_trainer_id_idx').on(t.trainerId),
+    // A person's latest win before a date (meeting statistics' last_win_date): wins only.
+    index('runners_trainer_id_wins_idx').on(t.trainerId).where(sql`${t.finishingPosition} = 1`),
+    index('runners_jockey_id_wins_idx').on(t.jockeyId).where(sql`${t.finishingPosition} = 1`),
   ],
 );
 
@@ -203,6 +208,22 @@ export const sectionalTimes = pgTable(
     timeSeconds: numeric('time_seconds', { precision: 5, scale: 2, mode: 'number' }).notNull(),
   },
   (t) => [index('sectional_times_runner_id_idx').on(t.runnerId)],
+);
+
+/**
+ * Statistics payloads saved by the meeting statistics service (POST /save-stats), one per
+ * meeting; the latest save wins. Not generated data: the loader only recreates it empty.
+ */
+export const meetingStatsPayloads = pgTable(
+  'meeting_stats_payloads',
+  {
+    date: date('date', { mode: 'string' }).notNull(),
+    courseId: integer('course_id').notNull(),
+    trainerStats: jsonb('trainer_stats').notNull(),
+    jockeyStats: jsonb('jockey_stats').notNull(),
+    savedAt: timestamp('saved_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.date, t.courseId] })],
 );
 
 /** Which generated data set is loaded; absent (no table) when the database holds none. */

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { secretsEqual } from '../auth';
 import { statsConfig, type StatsEnv } from '../context';
 import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors';
@@ -13,18 +14,20 @@ const tokenSchema = z
   .openapi('LoginToken');
 const logoutSchema = z.object({ sessionId: z.string().min(1).max(512) }).openapi('Logout');
 
+const BODY_LIMIT = 16 * 1024;
+const limitBody = () =>
+  bodyLimit({ maxSize: BODY_LIMIT, onError: () => { throw detailError(413, `Body larger than ${BODY_LIMIT} bytes`); } });
+
 const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
 
 /** A JSON or form body (FastAPI's OAuth2 password form sends username/password form-encoded), checked against `schema`. */
 async function readBody<S extends z.ZodType>(c: Context<StatsEnv>, schema: S): Promise<z.infer<S>> {
-  if (Number(c.req.header('content-length') ?? 0) > 16 * 1024) throw detailError(413, 'Body too large');
   const type = c.req.header('content-type') ?? '';
   let body: unknown;
   if (/application\/x-www-form-urlencoded|multipart\/form-data/i.test(type)) {
     body = Object.fromEntries(Object.entries(await c.req.parseBody()).filter(([, v]) => typeof v === 'string'));
   } else {
     const text = await c.req.text();
-    if (text.length > 16 * 1024) throw detailError(413, 'Body too large');
     try {
       body = JSON.parse(text);
     } catch {
@@ -50,6 +53,7 @@ export const login = statsRouter()
       method: 'post',
       path: '/login',
       summary: 'Exchange the built-in credential pair for the static token',
+      middleware: [limitBody()] as const,
       request: {
         body: {
           content: {
@@ -100,6 +104,7 @@ export const login = statsRouter()
       method: 'post',
       path: '/api/logout',
       summary: 'Forward a logout ({sessionId}) to the external authentication service',
+      middleware: [limitBody()] as const,
       request: { body: { content: { 'application/json': { schema: logoutSchema } } } },
       responses: {
         200: json(z.object({ status: z.literal('success') }), 'The authentication service accepted the logout'),
