@@ -1,0 +1,188 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import pg from 'pg';
+import { unstable_startWorker } from 'wrangler';
+import { ROOT } from '../scripts/workers';
+import { MEETING_STATS_SQL } from '../workers/stats/src/statistics';
+import type { BenchContext } from './context';
+import { median, ms, percentile, sample } from './stats';
+
+// `npm run bench -- stats`: GET /meetingStats for a 10-race meeting end to end through the stats
+// Worker, against (1) the same statement run by psql, and (2) one query per person.
+// (bench/stats.ts holds the shared median/percentile helpers, hence this file's name.)
+
+const TOKEN = 'bench-static-token-0123456789';
+
+/** Indexes of migration 0001 that a bench database loaded before it lacks (the same definitions). */
+const MIGRATION_INDEXES = [
+  `create index if not exists runners_trainer_id_wins_idx on runners (trainer_id) where finishing_position = 1`,
+  `create index if not exists runners_jockey_id_wins_idx on runners (jockey_id) where finishing_position = 1`,
+];
+
+const BAND = `case
+      when r.starting_price is null then null
+      when r.starting_price <= 2.00 then 1 when r.starting_price <= 3.50 then 2 when r.starting_price <= 6.00 then 3
+      when r.starting_price <= 11.00 then 4 when r.starting_price <= 21.00 then 5 else 6
+    end`;
+
+/**
+ * The one-query-per-person way: one statement per trainer or jockey, returning that person's
+ * counts (window totals, bands, top horses, last win), found through the person's runner index.
+ */
+function personSql(column: 'trainer_id' | 'jockey_id'): string {
+  return `
+with mine as (
+  select r.horse_id, m.id as meeting_id, m.date, r.finishing_position as pos, ${BAND} as band,
+    (select count(*) from runners x where x.race_id = r.race_id and not x.scratched and x.finishing_position is not null) as starters
+  from runners r join races ra on ra.id = r.race_id join meetings m on m.id = ra.meeting_id
+  where r.${column} = $2 and m.date between $1::date - 365 and $1::date - 1 and not m.is_trial
+    and not r.scratched and r.finishing_position is not null
+),
+scored as (
+  select *, pos = 1 as won, pos = 1 or pos <= case when starters >= 8 then 3 when starters >= 5 then 2 else 0 end as placed from mine
+)
+select count(*)::int as starts, (count(*) filter (where won))::int as wins,
+  (count(*) filter (where won and date >= $1::date - 30))::int as wins_30d, count(distinct meeting_id)::int as meetings,
+  coalesce(sum(pos), 0)::int as pos_sum,
+  to_char(coalesce(max(date) filter (where won), (select max(m.date) from runners r join races ra on ra.id = r.race_id
+    join meetings m on m.id = ra.meeting_id where r.${column} = $2 and r.finishing_position = 1 and not r.scratched
+    and not m.is_trial and m.date < $1::date - 365)), 'YYYY-MM-DD') as last_win_date,
+  (select json_agg(json_build_array(band, n, w, p) order by band) from (select band, count(*) n, count(*) filter (where won) w,
+    count(*) filter (where placed) p from scored where band is not null group by band) b) as bands,
+  (select json_agg(json_build_array(name, n, w)) from (select h.name, count(*) n, count(*) filter (where s.won) w from scored s
+    join horses h on h.id = s.horse_id group by h.id, h.name having count(*) >= 3
+    order by count(*) filter (where s.won)::numeric / count(*) desc, count(*) filter (where s.won) desc, h.name collate "C", h.id limit 5) t) as top_horses
+from scored`;
+}
+
+/** The baseline of every band over the window, across the database (what each person's IVs divide by). */
+const BASELINE_SQL = `
+select band, count(*)::int as starts, (count(*) filter (where pos = 1))::int as wins,
+  (count(*) filter (where pos = 1 or pos <= case when starters >= 8 then 3 when starters >= 5 then 2 else 0 end))::int as places
+from (
+  select r.finishing_position as pos, ${BAND} as band, count(*) over (partition by r.race_id) as starters
+  from meetings m join races ra on ra.meeting_id = m.id join runners r on r.race_id = ra.id
+  where m.date between $1::date - 365 and $1::date - 1 and not m.is_trial and not r.scratched and r.finishing_position is not null
+) s where band is not null group by band`;
+
+async function pickMeeting(client: pg.Client, today: string) {
+  const { rows } = await client.query<{ date: string; course_id: number; course: string; runners: number }>(
+    `select m.date::text as date, m.course_id, c.name as course, count(r.id) filter (where not r.scratched)::int as runners
+       from meetings m join courses c on c.id = m.course_id join races ra on ra.meeting_id = m.id join runners r on r.race_id = ra.id
+      where m.date < $1::date and m.date >= $1::date - 60 and not m.is_trial
+      group by m.id, c.name having count(distinct ra.id) = 10
+      order by m.date desc, runners desc limit 1`,
+    [today],
+  );
+  if (!rows[0]) throw new Error('no 10-race meeting in the last 60 days of bench data');
+  return rows[0];
+}
+
+function psqlScript(date: string, courseId: number, executions: number): string {
+  return [
+    '\\timing on',
+    'set jit = off;',
+    `prepare meeting_stats(date, int, text) as ${MEETING_STATS_SQL};`,
+    ...Array.from({ length: executions }, () => `execute meeting_stats('${date}', ${courseId}, 'all');`),
+  ].join('\n');
+}
+
+/** A fresh psql process and connection per run (as the Worker opens one per request), timed from outside. */
+function psqlCold(url: string, date: string, courseId: number, runs: number): number[] {
+  const times: number[] = [];
+  const script = psqlScript(date, courseId, 1);
+  for (let i = 0; i < runs + 3; i++) {
+    const started = performance.now();
+    const run = spawnSync('psql', ['-X', '-q', '-o', '/dev/null', url], { input: script, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
+    if (i >= 3) times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** The statement's own execution time on a warm connection (psql \timing). */
+function psqlWarm(url: string, date: string, courseId: number, runs: number): number[] {
+  const run = spawnSync('psql', ['-X', '-q', '-o', '/dev/null', url], { input: psqlScript(date, courseId, runs + 3), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
+  return [...run.stdout.matchAll(/Time: ([\d.]+) ms/g)].map((m) => Number(m[1])).slice(-runs);
+}
+
+export async function benchStats({ url, relay, runs, today }: BenchContext) {
+  const client = new pg.Client(url);
+  await client.connect();
+  for (const statement of MIGRATION_INDEXES) await client.query(statement);
+  const meeting = await pickMeeting(client, today);
+  const path = `/meetingStats?date=${meeting.date}&courseId=${meeting.course_id}`;
+
+  const worker = await unstable_startWorker({
+    config: join(ROOT, 'workers/stats/wrangler.toml'),
+    bindings: {
+      DATABASE_URL: { type: 'plain_text', value: url },
+      PG_WS_PROXY: { type: 'plain_text', value: relay },
+      STATIC_API_TOKEN: { type: 'plain_text', value: TOKEN },
+      ADMIN_USERNAME: { type: 'plain_text', value: 'bench' },
+      ADMIN_PASSWORD: { type: 'plain_text', value: 'bench-password' },
+    },
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'warn', persist: false, watch: false },
+  });
+  await worker.ready;
+  try {
+    const call = async () => {
+      const res = await worker.fetch(`http://stats${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return res.json() as Promise<{ trainers: unknown[]; jockeys: unknown[] }>;
+    };
+    const first = await call();
+    const people = { trainers: first.trainers.length, jockeys: first.jockeys.length };
+    console.log(
+      `\nMeeting statistics: ${meeting.course} ${meeting.date}, 10 races, ${meeting.runners} runners, ` +
+        `${people.trainers} trainers + ${people.jockeys} jockeys (${runs} runs)`,
+    );
+
+    const workerTimes = await sample(runs, call);
+    const psqlRuns = Math.min(runs, 50);
+    const cold = psqlCold(url, meeting.date, meeting.course_id, psqlRuns);
+    const warm = psqlWarm(url, meeting.date, meeting.course_id, psqlRuns);
+    console.log(
+      `  GET /meetingStats through the Worker   p50 ${ms(median(workerTimes))} (p95 ${ms(percentile(workerTimes, 95))})`,
+    );
+    console.log(
+      `  same statement, psql new connection    p50 ${ms(median(cold))}   Worker ÷ psql ${(median(workerTimes) / median(cold)).toFixed(2)}× (target ≤ 1.3×)`,
+    );
+    console.log(
+      `  same statement, psql warm (\\timing)    p50 ${ms(median(warm))}   Worker ÷ psql ${(median(workerTimes) / median(warm)).toFixed(2)}×`,
+    );
+
+    // One query per person on one warm connection (kinder to the baseline than a connection per query).
+    const ids = await client.query<{ role: 'trainer' | 'jockey'; id: number }>(
+      `select distinct 'trainer' as role, r.trainer_id as id from meetings m join races ra on ra.meeting_id = m.id
+         join runners r on r.race_id = ra.id where m.date = $1::date and m.course_id = $2 and not m.is_trial and not r.scratched
+       union select distinct 'jockey', r.jockey_id from meetings m join races ra on ra.meeting_id = m.id
+         join runners r on r.race_id = ra.id where m.date = $1::date and m.course_id = $2 and not m.is_trial and not r.scratched
+         and r.jockey_id is not null`,
+      [meeting.date, meeting.course_id],
+    );
+    await client.query('set jit = off');
+    const perPerson = async (baselineEach: boolean) => {
+      if (!baselineEach) await client.query(BASELINE_SQL, [meeting.date]);
+      for (const person of ids.rows) {
+        await client.query(personSql(person.role === 'trainer' ? 'trainer_id' : 'jockey_id'), [meeting.date, person.id]);
+        if (baselineEach) await client.query(BASELINE_SQL, [meeting.date]);
+      }
+    };
+    const naiveRuns = Math.max(3, Math.min(runs, 5));
+    const naive = await sample(naiveRuns, () => perPerson(true), 1);
+    const shared = await sample(Math.min(runs, 20), () => perPerson(false), 2);
+    console.log(
+      `  one query per person, each with its baseline (${ids.rows.length} × 2 queries)   median ${ms(median(naive))}   ` +
+        `set-based Worker is ${(median(naive) / median(workerTimes)).toFixed(1)}× faster (target ≥ 10×)`,
+    );
+    console.log(
+      `  one query per person, baseline once (${ids.rows.length} + 1 queries)            median ${ms(median(shared))}   ` +
+        `set-based Worker is ${(median(shared) / median(workerTimes)).toFixed(1)}× faster`,
+    );
+  } finally {
+    await worker.dispose();
+    await client.end();
+  }
+}
