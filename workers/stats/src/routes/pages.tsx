@@ -6,6 +6,10 @@ import { ApiTestPage } from '../pages/api-test';
 import { DashboardPage } from '../pages/dashboard';
 import { RedocPage, SwaggerUiPage } from '../pages/openapi-viewers';
 
+// The documentation viewers load nothing from elsewhere (ReDoc would fetch its vendor's logo).
+const DOCS_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'";
+
 // Open pages (no token: the browser code sends the one stored at login) and their assets.
 export const pages = new Hono<StatsEnv>()
   .get('/', (c) => {
@@ -21,8 +25,8 @@ export const pages = new Hono<StatsEnv>()
   })
   .get('/api-test', (c) => c.html(<ApiTestPage />))
   .get('/api-docs', (c) => c.html(<ApiDocsPage />))
-  .get('/docs', (c) => c.html(<SwaggerUiPage />))
-  .get('/redoc', (c) => c.html(<RedocPage />))
+  .get('/docs', (c) => c.html(<SwaggerUiPage />, 200, { 'Content-Security-Policy': DOCS_CSP }))
+  .get('/redoc', (c) => c.html(<RedocPage />, 200, { 'Content-Security-Policy': DOCS_CSP }))
   .get('/assets/:file', (c) => {
     const asset = ASSETS[new URL(c.req.url).pathname];
     if (!asset) return c.json({ detail: 'Not Found' }, 404);
