@@ -4,6 +4,15 @@ import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } 
 
 const TOKEN = 'browser-static-token-0123456789';
 
+// Provided by test/global-setup.ts (this project's tsconfig does not include it).
+declare module 'vitest' {
+  export interface ProvidedContext {
+    racingDatabaseUrl: string;
+    pgRelay: string;
+    racingToday: string;
+  }
+}
+
 describe.skipIf(!haveChromium)('stats dashboard in Chromium', () => {
   let worker: RunningWorker;
   let browser: Browser;

@@ -137,13 +137,13 @@ describe('meetings and participants', () => {
   it('GET /meeting-participants lists the people of non-scratched runners with zero placeholders', async () => {
     const res = await authed(`/meeting-participants?date=${date}&courseId=${courseId}`);
     expect(res.status).toBe(200);
-    const body = await res.json<{ meeting: unknown; trainers: Record<string, unknown>[]; jockeys: Record<string, unknown>[] }>();
+    const body = await res.json<{ meeting: unknown; trainers: { id: number }[]; jockeys: { id: number }[] }>();
     expect(body.meeting).toEqual({ date, course, courseId });
     expect(body.trainers.length).toBeGreaterThan(0);
     expect(body.jockeys.length).toBeGreaterThan(0);
     expect(body.trainers[0]).toMatchObject({ performance_365d: { wins: 0, starts: 0, win_pct: 0 }, wins_30d: 0, top_horses: [], price_band_ivs: [] });
     const stats = await (await authed(`/meetingStats?date=${date}&courseId=${courseId}`)).json<{ trainers: { id: number }[]; jockeys: { id: number }[] }>();
-    const ids = (rows: { id: unknown }[]) => rows.map((r) => r.id).sort();
+    const ids = (rows: { id: number }[]) => rows.map((r) => r.id).sort((a, b) => a - b);
     expect(ids(body.trainers)).toEqual(ids(stats.trainers));
     expect(ids(body.jockeys)).toEqual(ids(stats.jockeys));
   });

@@ -1,6 +1,7 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
-import { FAKE_EXTERNAL_KEY } from './fake-contract.ts';
+import { FAKE_EXTERNAL_KEY } from './fake-contract';
+import './global-setup';
 
 const root = new URL('../..', import.meta.url).pathname;
 
