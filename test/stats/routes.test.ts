@@ -48,7 +48,7 @@ describe('open routes', () => {
   it('serves the OpenAPI document (version 2.0.0) with every route of the contract', async () => {
     const doc = await (await call('/openapi.json')).json<{ info: { version: string }; paths: Record<string, unknown> }>();
     expect(doc.info.version).toBe('2.0.0');
-    for (const path of ['/meetings', '/meeting-participants', '/trainer-stats', '/jockey-stats', '/trainerStats', '/jockeyStats', '/meetingStats', '/api/user-context', '/save-stats', '/saved-stats', '/login', '/api/logout']) {
+    for (const path of ['/health', '/meetings', '/meeting-participants', '/trainer-stats', '/jockey-stats', '/trainerStats', '/jockeyStats', '/meetingStats', '/api/user-context', '/save-stats', '/saved-stats', '/login', '/api/logout']) {
       expect(doc.paths).toHaveProperty([path]);
     }
   });

@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import { HttpError } from '../../shared/http-error';
 import type { StatsConfig } from './context';
 import { detailError } from './errors';
 import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from './schemas';
@@ -45,7 +46,7 @@ export async function fetchExternalStats<E extends Endpoint>(
     }
     body = await res.json();
   } catch (err) {
-    if (err instanceof Error && err.name === 'HttpError') throw err;
+    if (err instanceof HttpError) throw err;
     if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
       throw detailError(502, `The external statistics API did not answer within ${timeout} ms`);
     }

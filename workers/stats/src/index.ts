@@ -1,4 +1,4 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { requestLog } from '../../shared/request-log';
 import type { StatsEnv } from './context';
 import { onDetailError, onNotFound } from './errors';
@@ -19,7 +19,15 @@ app.use(requestLog('stats'));
 app.onError(onDetailError);
 app.notFound(onNotFound);
 
-app.get('/health', (c) => c.json({ status: 'ok' }));
+app.openapi(
+  createRoute({
+    method: 'get',
+    path: '/health',
+    summary: 'Liveness',
+    responses: { 200: { content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } }, description: 'Alive' } },
+  }),
+  (c) => c.json({ status: 'ok' as const }, 200),
+);
 app.route('/', pages);
 app.route('/', login);
 app.route('/', meetings);
