@@ -69,9 +69,12 @@ describe('POST /login, GET /login, POST /api/logout', () => {
   });
 
   it('POST /api/logout forwards {sessionId} to the authentication service', async () => {
-    const res = await call('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ sessionId: 'session-42' }) });
+    const sessionId = `session-${crypto.randomUUID()}`;
+    const res = await call('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ sessionId }) });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'success' });
+    const received = await (await fetch(`${env.FAKE_EXTERNAL_URL}/received-logouts`)).json<string[]>();
+    expect(received).toContain(sessionId);
   });
 
   it('POST /api/logout: upstream failure or silence is 502 {detail} within the timeout; no sessionId is 422', async () => {
