@@ -5,6 +5,9 @@ import { audit } from './audit';
 import type { AuthDeps } from './login';
 import { openRefreshToken, signAccessToken, signRefreshToken } from './tokens';
 
+/** How long after a rotation the replaced token counts as a lost race rather than reuse. */
+export const CONCURRENT_REFRESH_GRACE_MS = 5_000;
+
 export interface IssuedTokens {
   success: true;
   access_token: string;
@@ -63,6 +66,10 @@ export async function rotate(deps: AuthDeps, token: string): Promise<RotateResul
     .limit(1);
   if (!row || row.family.revokedAt !== null || row.family.expiresAt <= now) return { kind: 'invalid' };
   const { family, user } = row;
+  // The token just replaced, seconds after its rotation: a concurrent refresh that lost the race
+  // (two tabs, a retried request), not theft. Refused, but the family is left alone.
+  const justRotated = family.generation === claims.gen + 1 && family.lastRefreshedAt !== null && now - family.lastRefreshedAt < CONCURRENT_REFRESH_GRACE_MS;
+  if (family.generation > claims.gen && justRotated) return { kind: 'invalid' };
   if (family.generation > claims.gen) {
     const revoked = await db
       .update(refreshFamilies)
@@ -90,7 +97,7 @@ export async function rotate(deps: AuthDeps, token: string): Promise<RotateResul
       ),
     )
     .run();
-  // Lost a race with a concurrent refresh of the same token: not theft, so the family stays.
+  // Lost a race with a concurrent refresh of the same token (see justRotated above).
   if (moved.meta.changes !== 1) return { kind: 'invalid' };
   const tokens = await sign(deps, user, family.siteId, family.id, claims.gen + 1, expiresAt);
   await audit(db, 'refresh', { userId: user.id, email: user.email, ip, detail: `family ${family.id} generation ${claims.gen + 1}` });
