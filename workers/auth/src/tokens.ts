@@ -21,7 +21,7 @@ const refreshPayload = z.object({ fam: z.string(), gen: z.number().int().nonnega
 export type AccessClaims = Omit<z.output<typeof accessPayload>, 'n'>;
 export type RefreshClaims = Omit<z.output<typeof refreshPayload>, 'n'>;
 
-async function signingKey(secret: string, kind: Kind): Promise<CryptoKey> {
+async function signingKey(secret: string, kind: Kind) {
   const master = await crypto.subtle.importKey('raw', utf8(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const derived = await crypto.subtle.sign('HMAC', master, utf8(`racing-auth.${kind}.v1`));
   return crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);

@@ -42,7 +42,7 @@ export function otpauthUri(issuer: string, account: string, secretBase32: string
 }
 
 /** TOTP secrets at rest: AES-256-GCM under AUTH_TOTP_ENCRYPTION_KEY, bound to the account id. */
-async function totpKey(keyBase64: string): Promise<CryptoKey> {
+async function totpKey(keyBase64: string) {
   const raw = fromBase64Url(keyBase64);
   if (!raw || raw.length !== 32) throw new Error('AUTH_TOTP_ENCRYPTION_KEY must be 32 bytes, base64');
   return crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
