@@ -12,7 +12,7 @@ const CONFIG = 'workers/auth/wrangler.toml';
 const ISSUER = 'Racing back-office';
 
 /** Runs SQL statements against the auth D1 database through wrangler (local state or the deployed database). */
-function executeSql(statements: string[], target: { remote: boolean; persistTo?: string }) {
+export function executeSql(statements: string[], target: { remote: boolean; persistTo?: string }) {
   const dir = mkdtempSync(join(tmpdir(), 'auth-sql-'));
   const file = join(dir, 'statements.sql');
   writeFileSync(file, statements.map((s) => `${s};`).join('\n'));
