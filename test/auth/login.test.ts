@@ -107,6 +107,20 @@ describe('POST /api/login/', () => {
     expect(statuses[limit]).toBe(429);
     expect((await post('/api/login/', { email: uniqueEmail('other'), password: 'x', site: '' }, { ip: uniqueIp() })).status).toBe(400);
   });
+
+  it('counts a consuming application’s users by the address it forwards in X-Auth-Client-IP', async () => {
+    const server = uniqueIp();
+    const limit = Number(env.AUTH_IP_LIMIT_PER_MINUTE);
+    const user = '198.51.100.7';
+    for (let i = 0; i < limit; i++) {
+      await post('/api/login/', { email: uniqueEmail(`fwd${i}`), password: 'x', site: '' }, { ip: server, headers: { 'x-auth-client-ip': user } });
+    }
+    const blocked = await post('/api/login/', { email: uniqueEmail('fwd'), password: 'x', site: '' }, { ip: server, headers: { 'x-auth-client-ip': user } });
+    expect(blocked.status).toBe(429);
+    // The same server, for another of its users, still gets through.
+    const other = await post('/api/login/', { email: uniqueEmail('fwd'), password: 'x', site: '' }, { ip: server, headers: { 'x-auth-client-ip': '198.51.100.8' } });
+    expect(other.status).toBe(400);
+  });
 });
 
 describe('POST /api/verify-2fa/', () => {

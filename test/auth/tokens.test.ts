@@ -84,6 +84,19 @@ describe('POST /api/token/refresh/', () => {
     expect((await refresh(tokens.refresh_token)).status).toBe(401);
   });
 
+  it('issues tokens nobody else can read: no e-mail, role or ids in them', async () => {
+    const account = await createAccount({ role: 'admin' });
+    const tokens = await signIn(account);
+    for (const token of [tokens.access_token, tokens.refresh_token]) {
+      const decoded = token
+        .split('.')
+        .map((part) => { try { return atob(part.replace(/-/g, '+').replace(/_/g, '/')); } catch { return part; } })
+        .join('.');
+      expect(decoded).not.toContain(account.email);
+      expect(decoded).not.toMatch(/admin|"uid"|"fam"/i);
+    }
+  });
+
   it('answers 401 for forged, tampered, access and garbage tokens', async () => {
     const account = await createAccount({});
     const tokens = await signIn(account);

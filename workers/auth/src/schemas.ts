@@ -39,3 +39,11 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   required: true,
   content: { 'application/json': { schema } },
 });
+
+export const clientIpHeader = {
+  'x-auth-client-ip': z
+    .string()
+    .max(100)
+    .optional()
+    .openapi({ description: 'the end user’s IP address, from a consuming application calling server to server (used for per-IP rate limits)' }),
+};

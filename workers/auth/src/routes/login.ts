@@ -1,10 +1,23 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import { publicUser } from '../accounts';
 import { audit } from '../audit';
+import type { Context } from 'hono';
 import type { AuthEnv } from '../context';
 import { checkCode, checkPassword } from '../login';
 import { startFamily } from '../refresh-families';
-import { clientSecretHeader, failure, jsonBody, TokenPair, User } from '../schemas';
+import { clientIpHeader, clientSecretHeader, failure, jsonBody, TokenPair, User } from '../schemas';
+
+const IP = /^[0-9A-Fa-f:.]{2,45}$/;
+
+/**
+ * The end user's address for rate limits. A consuming application calls server to server, so
+ * CF-Connecting-IP is its own address; it may name its user's in X-Auth-Client-IP, trusted
+ * because these routes already proved the caller holds the client secret.
+ */
+function clientIp(c: Context<AuthEnv>): string {
+  const forwarded = c.req.header('x-auth-client-ip')?.trim();
+  return forwarded && IP.test(forwarded) ? forwarded : c.var.ip;
+}
 
 export const GENERIC_LOGIN_FAILURE = 'Invalid email, password or site.';
 export const THROTTLED = 'Too many attempts. Try again later.';
@@ -14,7 +27,7 @@ export const loginRoute = createRoute({
   path: '/api/login/',
   summary: 'Step one: e-mail, password and site; answers a pending token for the code step',
   request: {
-    headers: clientSecretHeader,
+    headers: clientSecretHeader.extend(clientIpHeader),
     body: jsonBody(
       z.object({
         email: z.string().min(1).max(254),
@@ -40,7 +53,7 @@ export const loginRoute = createRoute({
 });
 
 export const loginHandler: RouteHandler<typeof loginRoute, AuthEnv> = async (c) => {
-  const result = await checkPassword({ env: c.env, config: c.var.config, db: c.var.db, ip: c.var.ip }, c.req.valid('json'));
+  const result = await checkPassword({ env: c.env, config: c.var.config, db: c.var.db, ip: clientIp(c) }, c.req.valid('json'));
   switch (result.kind) {
     case 'pending':
       return c.json({ success: true as const, pending_token: result.pendingToken, enrolled: true as const }, 200);
@@ -59,7 +72,7 @@ export const verifyRoute = createRoute({
   path: '/api/verify-2fa/',
   summary: 'Step two: the pending token and a 6-digit TOTP code (or a backup code); answers the tokens',
   request: {
-    headers: clientSecretHeader,
+    headers: clientSecretHeader.extend(clientIpHeader),
     body: jsonBody(
       z.object({
         pending_token: z.string().min(1).max(256),
@@ -78,12 +91,12 @@ export const verifyRoute = createRoute({
 
 export const verifyHandler: RouteHandler<typeof verifyRoute, AuthEnv> = async (c) => {
   const body = c.req.valid('json');
-  const deps = { env: c.env, config: c.var.config, db: c.var.db, ip: c.var.ip };
+  const deps = { env: c.env, config: c.var.config, db: c.var.db, ip: clientIp(c) };
   const result = await checkCode(deps, { pendingToken: body.pending_token, code: body.code });
   switch (result.kind) {
     case 'verified': {
       const tokens = await startFamily(deps, result.user, result.siteId);
-      await audit(c.var.db, 'login_success', { userId: result.user.id, email: result.user.email, siteName: result.siteName, ip: c.var.ip });
+      await audit(c.var.db, 'login_success', { userId: result.user.id, email: result.user.email, siteName: result.siteName, ip: deps.ip });
       return c.json({ ...tokens, user: publicUser(result.user) }, 200);
     }
     case 'invalid_token':
