@@ -90,3 +90,23 @@ describe('GET /api/whoami/ input', () => {
     expect(withQuery.status).toBe(401);
   });
 });
+
+describe('configuration', () => {
+  it('answers 500 naming a missing or malformed secret, never falling back to a default', async () => {
+    const { env } = await import('cloudflare:workers');
+    const { createAuthApp } = await import('../../workers/auth/src/app');
+    const app = createAuthApp();
+    const missing = await app.request('/api/whoami/', {}, { ...env, AUTH_TOKEN_SECRET: undefined });
+    expect(missing.status).toBe(500);
+    expect(await missing.json()).toEqual({
+      success: false,
+      error: 'The service is misconfigured: AUTH_TOKEN_SECRET is not set',
+      code: 'configuration_error',
+    });
+    const short = await app.request('/api/login/', { method: 'POST' }, { ...env, AUTH_SSO_SHARED_SECRET: 'x' });
+    expect(short.status).toBe(500);
+    expect((await short.json<{ error: string }>()).error).toMatch(/AUTH_SSO_SHARED_SECRET: must be at least 8 characters/);
+    const badNumber = await app.request('/api/whoami/', {}, { ...env, AUTH_ACCESS_TOKEN_MAX_AGE: 'soon' });
+    expect((await badNumber.json<{ error: string }>()).error).toMatch(/AUTH_ACCESS_TOKEN_MAX_AGE: must be a positive integer/);
+  });
+});
