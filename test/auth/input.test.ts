@@ -66,7 +66,7 @@ describe.each(routes)('$path', ({ path, valid, fields }) => {
     const res = await exports.default.fetch(`https://auth.test${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-auth-client-secret': CLIENT_SECRET },
-      body: new URLSearchParams(Object.entries(valid).map(([k, v]) => [k, String(v)])).toString(),
+      body: new URLSearchParams(Object.fromEntries(Object.entries(valid).map(([k, v]) => [k, String(v)]))).toString(),
     });
     expect(res.status).toBe(415);
     expect((await res.json<Failure>()).success).toBe(false);
