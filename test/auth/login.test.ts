@@ -2,7 +2,8 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditLog, credentials, sites } from '../../d1/auth/schema';
+import { auditLog, credentials, sites, totpUsedSteps } from '../../d1/auth/schema';
+import { stepAt } from '../../workers/auth/src/totp';
 import { PENDING_LOGIN_MAX_ATTEMPTS } from '../../workers/auth/src/login';
 import { hashPassword } from '../../workers/auth/src/passwords';
 import { codeFor, createAccount, db, pendingToken, post, signIn, uniqueEmail, uniqueIp, whoami, type Tokens } from './helpers';
@@ -161,6 +162,15 @@ describe('POST /api/verify-2fa/', () => {
     // Another account with the same secret is a different account: its code is its own.
     const twin = await createAccount({});
     expect((await post('/api/verify-2fa/', { pending_token: await pendingToken(twin), code })).status).toBe(200);
+  });
+
+  it('keeps only the recent used steps of an account', async () => {
+    const account = await createAccount({});
+    await db().insert(totpUsedSteps).values([{ userId: account.id, step: 1 }, { userId: account.id, step: 2 }]);
+    await signIn(account);
+    const steps = (await db().select().from(totpUsedSteps).where(eq(totpUsedSteps.userId, account.id))).map((r) => r.step);
+    expect(steps).toHaveLength(1);
+    expect(Math.abs(steps[0]! - stepAt(Date.now()))).toBeLessThanOrEqual(1);
   });
 
   it('answers 400 for a wrong code and keeps the pending token for another attempt', async () => {

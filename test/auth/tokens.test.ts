@@ -164,6 +164,27 @@ describe('GET /api/whoami/', () => {
     }
   });
 
+  it('reads no database: it answers with D1 unreachable', async () => {
+    const account = await createAccount({ role: 'developer' });
+    const tokens = await signIn(account);
+    const { createAuthApp } = await import('../../workers/auth/src/app');
+    const unreachable = new Proxy({} as D1Database, {
+      get() {
+        throw new Error('whoami touched the database');
+      },
+    });
+    const res = await createAuthApp().request('/api/whoami/', { headers: { authorization: `Bearer ${tokens.access_token}` } }, { ...env, DB: unreachable });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ user_name: account.email, user_permissions: 'DEVELOPER' });
+    // The same stand-in does break a route that needs the database, so it would catch a query.
+    const refreshed = await createAuthApp().request(
+      '/api/token/refresh/',
+      { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-client-secret': 'test-client-secret' }, body: JSON.stringify({ refresh_token: tokens.refresh_token }) },
+      { ...env, DB: unreachable },
+    );
+    expect(refreshed.status).toBe(500);
+  });
+
   it('keeps answering for a revoked session until the access token expires (documented trade-off)', async () => {
     const account = await createAccount({});
     const tokens = await signIn(account);

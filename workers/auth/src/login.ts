@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, lt } from 'drizzle-orm';
 import { backupCodes, credentials, totpUsedSteps, users } from '../../../d1/auth/schema';
 import type { PendingLoginState } from '../../../durable-objects/pending-login';
 import { findLoginCredential, normaliseEmail, type User } from './accounts';
@@ -8,7 +8,7 @@ import type { AuthDb } from './context';
 import { randomBytes, toBase64Url } from './encoding';
 import { accountGuard, pendingLogin, recordAccountFailure, takeIpBudget } from './guard';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
-import { decryptTotpSecret, hashBackupCode, matchTotp } from './totp';
+import { decryptTotpSecret, hashBackupCode, matchTotp, TOTP_WINDOW } from './totp';
 
 /** Fixed by the spec, not configurable. */
 export const PENDING_LOGIN_TTL_MS = 5 * 60_000;
@@ -103,6 +103,8 @@ export async function checkCode(
     // A step is good once per account: the unique index makes the second use a no-op insert.
     const used = await db.insert(totpUsedSteps).values({ userId: user.id, step, usedAt: Date.now() }).onConflictDoNothing().run();
     if (used.meta.changes !== 1) return failure('replayed code');
+    // Steps older than the window can never match again: only the last few need keeping.
+    await db.delete(totpUsedSteps).where(and(eq(totpUsedSteps.userId, user.id), lt(totpUsedSteps.step, step - 2 * TOTP_WINDOW)));
   } else {
     const result = await db
       .update(backupCodes)
