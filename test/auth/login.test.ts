@@ -21,6 +21,12 @@ describe('POST /api/login/', () => {
     expect(body).toEqual({ success: true, pending_token: expect.stringMatching(/^[\w-]{43}$/), enrolled: true });
   });
 
+  it('uses the siteless credential when the site is left out', async () => {
+    const account = await createAccount({});
+    const res = await post('/api/login/', { email: account.email, password: account.password });
+    expect(res.status).toBe(200);
+  });
+
   it('answers unknown e-mail, wrong password and wrong site with the same 400 body', async () => {
     const account = await createAccount({});
     const [site] = await db().insert(sites).values({ siteName: `site-${account.id}`, siteUrl: 'https://a.example' }).returning();

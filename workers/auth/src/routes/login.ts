@@ -32,7 +32,11 @@ export const loginRoute = createRoute({
       z.object({
         email: z.string().min(1).max(254),
         password: z.string().min(1).max(1024),
-        site: z.string().max(200).openapi({ description: 'a registered site_name (exact match), else the siteless credential is used' }),
+        site: z
+          .string()
+          .max(200)
+          .default('')
+          .openapi({ description: 'a registered site_name (exact match); otherwise, or when absent, the siteless credential is used' }),
       }),
     ),
   },
