@@ -10,7 +10,7 @@ import { requestLog } from '../../shared/request-log';
 import { authConfig } from './config';
 import type { AuthEnv } from './context';
 import { secretsEqual } from './encoding';
-import { dashboard } from './routes/dashboard';
+import { dashboard } from './routes/dashboard/index';
 import { docs } from './routes/docs';
 import { loginHandler, loginRoute, verifyHandler, verifyRoute } from './routes/login';
 import { refreshHandler, refreshRoute, revokeHandler, revokeRoute } from './routes/tokens';
