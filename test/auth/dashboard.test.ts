@@ -160,4 +160,40 @@ describe('admin dashboard', () => {
     expect((await page(`/admin/accounts/${account.id}/active/`, { cookie, form: { active: 'false' } })).status).toBe(303);
     expect((await post('/api/token/refresh/', { refresh_token: tokens.refresh_token })).status).toBe(403);
   });
+
+  it('sets a per-site password and role, checked against the site’s vocabulary', async () => {
+    const { cookie, admin } = await adminCookie();
+    const name = `Vocab ${admin.id}`;
+    await page('/admin/sites/', { cookie, form: { site_name: name, site_url: 'https://v.example', roles: 'Editor, Senior Editor' } });
+    const [site] = await db().select().from(sites).where(eq(sites.siteName, name));
+    const account = await createAccount({ role: 'user' });
+    const form = { email: account.email, site_id: String(site!.id), password: 'the site password', site_role: 'Senior Editor' };
+    expect((await page('/admin/credentials/', { cookie, form: { ...form, site_role: 'Chief' } })).status).toBe(400);
+    expect((await page('/admin/credentials/', { cookie, form: { ...form, site_id: 'x' } })).status).toBe(400);
+    expect((await page('/admin/credentials/', { cookie, form: { ...form, email: 'nobody@example.com' } })).status).toBe(400);
+    expect((await page('/admin/credentials/', { cookie, form })).status).toBe(303);
+    // Saving again replaces the credential rather than adding a second one.
+    expect((await page('/admin/credentials/', { cookie, form })).status).toBe(303);
+
+    const login = await post('/api/login/', { email: account.email, password: 'the site password', site: name });
+    const { pending_token } = await login.json<{ pending_token: string }>();
+    const tokens = await (await post('/api/verify-2fa/', { pending_token, code: await codeFor(account.secret) })).json<Tokens>();
+    const who = await exports.default.fetch(`${ORIGIN}/api/whoami/`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(await who.json()).toEqual({ user_name: account.email, user_permissions: 'SENIOR EDITOR' });
+  });
+
+  it('re-enrols an account: the old secret and backup codes stop working', async () => {
+    const { cookie } = await adminCookie();
+    const account = await createAccount({});
+    const res = await page(`/admin/accounts/${account.id}/enrol/`, { cookie, form: {} });
+    expect(res.status).toBe(200);
+    const secret = /id="totp-secret">([A-Z2-7]+)</.exec(await res.text())![1]!;
+    expect(secret).not.toBe(account.secret);
+    const pendingOld = (await (await post('/api/login/', { email: account.email, password: account.password })).json<{ pending_token: string }>()).pending_token;
+    const viaOld = await post('/api/verify-2fa/', { pending_token: pendingOld, code: account.backupCodes[0] });
+    expect(viaOld.status).toBe(400);
+    const viaNew = await post('/api/verify-2fa/', { pending_token: pendingOld, code: await codeFor(secret) });
+    expect(viaNew.status).toBe(200);
+    expect((await page('/admin/accounts/abc/enrol/', { cookie, form: {} })).status).toBe(400);
+  });
 });
