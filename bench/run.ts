@@ -1,6 +1,7 @@
 import { racingToday } from '../scripts/racing-today';
 import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
+import { benchAuth } from './auth';
 import type { BenchContext } from './context';
 import { benchStats } from './meeting-stats';
 import { benchPlatform } from './platform';
@@ -11,6 +12,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 /** Each section prints its own figures; `npm run bench -- stats form` runs only those named. */
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   platform: benchPlatform,
+  auth: benchAuth,
   stats: benchStats,
 };
 

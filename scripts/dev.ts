@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { seedAuthDevAccount } from './auth-admin';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { racingToday } from './racing-today';
 import { loadRacing, racingDatasetInfo } from './racing/load';
@@ -30,6 +31,10 @@ async function main() {
   step(`relay      ${relay.address}/v1?address=host:port`);
 
   for (const worker of workers) applyD1Migrations(worker);
+  if (workers.some((worker) => worker.name === 'auth')) {
+    await seedAuthDevAccount(PERSIST);
+    step('d1         auth development account demo@example.com (see workers/auth/README.md)');
+  }
   const vars = process.env.DATABASE_URL ? ['--var', `DATABASE_URL:${databaseUrl}`] : [];
   await Promise.all(workers.map((worker) => startWorker(worker, vars)));
 

@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pbkdf2 } from '@noble/hashes/pbkdf2.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { unstable_startWorker } from 'wrangler';
+import { executeSql } from '../scripts/auth-admin';
+import { ROOT, wranglerBin } from '../scripts/workers';
+import { accountSql } from '../workers/auth/src/account-sql';
+import { hashPassword } from '../workers/auth/src/passwords';
+import type { BenchContext } from './context';
+import { median, ms, percentile, sample } from './stats';
+
+const SECRETS = {
+  AUTH_SSO_SHARED_SECRET: 'bench-client-secret',
+  AUTH_TOKEN_SECRET: 'bench-token-secret-0123456789abcdef0123456789',
+  AUTH_TOTP_ENCRYPTION_KEY: 'YmVuY2gtdG90cC1rZXktMzItYnl0ZXMtbG9uZy0tLS0=',
+  // One client address sends every login here; the per-IP budget is not what is measured.
+  AUTH_IP_LIMIT_PER_MINUTE: '1000',
+};
+const PASSWORD = 'bench password';
+
+function djangoHash(iterations: number): string {
+  const hash = pbkdf2(sha256, new TextEncoder().encode(PASSWORD), new TextEncoder().encode('benchsalt'), { c: iterations, dkLen: 32 });
+  return `pbkdf2_sha256$${iterations}$benchsalt$${Buffer.from(hash).toString('base64')}`;
+}
+
+/** whoami inside the isolate and over HTTP, one password verify, refreshes per second. */
+export async function benchAuth({ runs }: BenchContext) {
+  const persistTo = mkdtempSync(join(tmpdir(), 'auth-bench-'));
+  const migrate = spawnSync(wranglerBin(), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, '-c', 'workers/auth/wrangler.toml'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
+  });
+  if (migrate.status !== 0) throw new Error(migrate.stdout + migrate.stderr);
+  const { statements, enrolment } = await accountSql({
+    email: 'bench@example.com',
+    firstName: 'Bench',
+    lastName: 'Account',
+    role: 'admin',
+    password: PASSWORD,
+    totpEncryptionKey: SECRETS.AUTH_TOTP_ENCRYPTION_KEY,
+    issuer: 'bench',
+    mode: 'replace',
+  });
+  executeSql(statements, { remote: false, persistTo });
+
+  const worker = await unstable_startWorker({
+    config: join(ROOT, 'workers/auth/wrangler.toml'),
+    entrypoint: join(ROOT, 'bench/worker/auth.ts'),
+    bindings: Object.fromEntries(Object.entries(SECRETS).map(([name, value]) => [name, { type: 'plain_text' as const, value }])),
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'error', persist: persistTo, watch: false, liveReload: false },
+  });
+  await worker.ready;
+  const call = async (path: string, init?: RequestInit) => {
+    const res = await worker.fetch(`http://auth${path}`, init as never);
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+  const api = (path: string, body: unknown) =>
+    call(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-client-secret': SECRETS.AUTH_SSO_SHARED_SECRET }, body: JSON.stringify(body) });
+
+  try {
+    console.log(`\nAuthentication service (${runs} runs per figure where it applies)`);
+    const inside = (await call(`/bench/whoami?batches=${runs}&calls=50`)) as { means: number[]; tickMs: number };
+    const login = await api('/api/login/', { email: 'bench@example.com', password: PASSWORD, site: '' });
+    const first = await api('/api/verify-2fa/', { pending_token: login.pending_token, code: enrolment.backupCodes[0] });
+    const access = String(first.access_token);
+    const overHttp = await sample(runs, () => call('/api/whoami/', { headers: { authorization: `Bearer ${access}` } }));
+    console.log(
+      `  whoami inside the isolate          p50 ${ms(median(inside.means))}  p95 ${ms(percentile(inside.means, 95))}  (per-call mean of ${runs} batches × 50; no database)`,
+    );
+    console.log(`  whoami over local HTTP             p50 ${ms(median(overHttp))}  p95 ${ms(percentile(overHttp, 95))}`);
+
+    const scrypt = ((await call('/bench/password?runs=5')) as { times: number[] }).times;
+    const cpuStart = process.cpuUsage();
+    hashPassword(PASSWORD);
+    const nodeCpu = process.cpuUsage(cpuStart);
+    console.log(
+      `  password verify, scrypt N=2^14 r=8 p=5   median ${ms(median(scrypt))} in the isolate (CPU-bound; Node: ${((nodeCpu.user + nodeCpu.system) / 1000).toFixed(0)} ms CPU)`,
+    );
+    for (const iterations of [600_000, 1_000_000]) {
+      const django = ((await call(`/bench/password?runs=3&hash=${encodeURIComponent(djangoHash(iterations))}`)) as { times: number[] }).times;
+      console.log(`  password verify, Django pbkdf2_sha256 ${iterations.toLocaleString('en')}   median ${ms(median(django))} (imported accounts, once: re-hashed on login)`);
+    }
+
+    let refreshToken = String(first.refresh_token);
+    const chain = Math.min(runs, 200);
+    const chainStarted = performance.now();
+    for (let i = 0; i < chain; i++) refreshToken = String((await api('/api/token/refresh/', { refresh_token: refreshToken })).refresh_token);
+    const sequential = chain / ((performance.now() - chainStarted) / 1000);
+
+    const families = await Promise.all(
+      enrolment.backupCodes.slice(1, 9).map(async (code) => {
+        const pending = await api('/api/login/', { email: 'bench@example.com', password: PASSWORD, site: '' });
+        return String((await api('/api/verify-2fa/', { pending_token: pending.pending_token, code })).refresh_token);
+      }),
+    );
+    const perFamily = Math.max(1, Math.floor(chain / families.length));
+    const parallelStarted = performance.now();
+    await Promise.all(
+      families.map(async (token) => {
+        let current = token;
+        for (let i = 0; i < perFamily; i++) current = String((await api('/api/token/refresh/', { refresh_token: current })).refresh_token);
+      }),
+    );
+    const parallel = (perFamily * families.length) / ((performance.now() - parallelStarted) / 1000);
+    console.log(`  refreshes per second               ${sequential.toFixed(0)}/s one client in sequence (${chain}), ${parallel.toFixed(0)}/s with ${families.length} families at once (local D1)`);
+  } finally {
+    await worker.dispose();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+}

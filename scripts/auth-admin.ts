@@ -1,0 +1,109 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { accountSql, devSeedSql, DEV_ACCOUNT } from '../workers/auth/src/account-sql';
+import { qrAscii } from '../workers/auth/src/enrolment';
+import { ROOT, wranglerBin } from './workers';
+
+const CONFIG = 'workers/auth/wrangler.toml';
+const ISSUER = 'Racing back-office';
+
+/** Runs SQL statements against the auth D1 database through wrangler (local state or the deployed database). */
+export function executeSql(statements: string[], target: { remote: boolean; persistTo?: string }) {
+  const dir = mkdtempSync(join(tmpdir(), 'auth-sql-'));
+  const file = join(dir, 'statements.sql');
+  writeFileSync(file, statements.map((s) => `${s};`).join('\n'));
+  const where = target.remote ? ['--remote'] : ['--local', '--persist-to', target.persistTo ?? join(ROOT, '.wrangler', 'state')];
+  try {
+    const run = spawnSync(wranglerBin(), ['d1', 'execute', 'DB', ...where, '-c', CONFIG, '--file', file, '--yes'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
+    });
+    if (run.status !== 0) throw new Error(`wrangler d1 execute failed:\n${run.stdout}${run.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A value from the environment, else from workers/auth/.dev.vars (then .dev.vars.example) for local work. */
+function devVar(name: string, remote: boolean): string {
+  const fromEnv = process.env[name];
+  if (fromEnv) return fromEnv;
+  if (!remote) {
+    for (const file of ['.dev.vars', '.dev.vars.example']) {
+      const path = join(ROOT, 'workers', 'auth', file);
+      if (!existsSync(path)) continue;
+      const line = readFileSync(path, 'utf8').split('\n').find((l) => l.startsWith(`${name}=`));
+      if (line) return line.slice(name.length + 1).trim();
+    }
+  }
+  throw new Error(`${name} is not set${remote ? ' (the production value is needed for --remote)' : ''}`);
+}
+
+/** The development account (idempotent): `npm run dev` calls this after applying migrations. */
+export async function seedAuthDevAccount(persistTo: string): Promise<void> {
+  const { statements } = await devSeedSql(devVar('AUTH_TOTP_ENCRYPTION_KEY', false), ISSUER);
+  executeSql(statements, { remote: false, persistTo });
+}
+
+async function createAdmin(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      email: { type: 'string' },
+      first: { type: 'string', default: '' },
+      last: { type: 'string', default: '' },
+      remote: { type: 'boolean', default: false },
+      'persist-to': { type: 'string' },
+    },
+  });
+  if (!values.email) throw new Error('--email is required');
+  let password = process.env.AUTH_ADMIN_PASSWORD;
+  if (!password) {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    password = await rl.question('Password (at least 12 characters): ');
+    rl.close();
+  }
+  if (password.length < 12) throw new Error('The password needs at least 12 characters');
+  const { statements, enrolment } = await accountSql({
+    email: values.email,
+    firstName: values.first,
+    lastName: values.last,
+    role: 'admin',
+    password,
+    totpEncryptionKey: devVar('AUTH_TOTP_ENCRYPTION_KEY', values.remote),
+    issuer: ISSUER,
+    mode: 'replace',
+  });
+  executeSql(statements, { remote: values.remote, persistTo: values['persist-to'] });
+  console.log(`✓ admin ${values.email.toLowerCase()} ${values.remote ? 'in the deployed database' : 'in local D1'}`);
+  console.log('\nScan with an authenticator app (shown once):\n');
+  console.log(qrAscii(enrolment.otpauthUri));
+  console.log(enrolment.otpauthUri);
+  console.log(`\nBackup codes (each works once):\n  ${enrolment.backupCodes.join('\n  ')}`);
+}
+
+async function main() {
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'create-admin') return createAdmin(rest);
+  if (command === 'seed-dev') {
+    const { values } = parseArgs({ args: rest, options: { 'persist-to': { type: 'string' } } });
+    await seedAuthDevAccount(values['persist-to'] ?? join(ROOT, '.wrangler', 'state'));
+    console.log(`✓ development account ${DEV_ACCOUNT.email} present`);
+    return;
+  }
+  console.error('usage: npx tsx scripts/auth-admin.ts create-admin --email ADDRESS [--first NAME] [--last NAME] [--remote] [--persist-to DIR]');
+  console.error('       npx tsx scripts/auth-admin.ts seed-dev [--persist-to DIR]');
+  process.exit(2);
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/scripts\//, '/scripts/'))) {
+  main().catch((err) => {
+    console.error(`✗ ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

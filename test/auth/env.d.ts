@@ -1,0 +1,6 @@
+// Bindings the auth tests add to the Worker's own (see vitest.config.ts beside this file).
+declare namespace Cloudflare {
+  interface Env {
+    TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+  }
+}

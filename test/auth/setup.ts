@@ -1,0 +1,14 @@
+import { applyD1Migrations, env } from 'cloudflare:test';
+import { WEBCRYPTO_PBKDF2_MAX_ITERATIONS } from '../../workers/auth/src/passwords';
+
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+
+// Production Workers refuse WebCrypto PBKDF2 above 100,000 iterations; local workerd does not.
+// Make local behave like production so code that asks for more fails here first.
+const deriveBits = crypto.subtle.deriveBits.bind(crypto.subtle);
+crypto.subtle.deriveBits = (algorithm, baseKey, length) => {
+  if (typeof algorithm === 'object' && algorithm.name === 'PBKDF2' && 'iterations' in algorithm && Number(algorithm.iterations) > WEBCRYPTO_PBKDF2_MAX_ITERATIONS) {
+    return Promise.reject(new DOMException(`PBKDF2 iterations above ${WEBCRYPTO_PBKDF2_MAX_ITERATIONS} are not supported`, 'NotSupportedError'));
+  }
+  return deriveBits(algorithm, baseKey, length);
+};

@@ -1,0 +1,87 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { drizzle } from 'drizzle-orm/d1';
+import type { ErrorHandler, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import * as schema from '../../../d1/auth/schema';
+import { notFound } from '../../shared/errors';
+import { HttpError } from '../../shared/http-error';
+import { requestLog } from '../../shared/request-log';
+import { authConfig } from './config';
+import type { AuthEnv } from './context';
+import { secretsEqual } from './encoding';
+import { dashboard } from './routes/dashboard/index';
+import { docs } from './routes/docs';
+import { loginHandler, loginRoute, verifyHandler, verifyRoute } from './routes/login';
+import { refreshHandler, refreshRoute, revokeHandler, revokeRoute } from './routes/tokens';
+import { whoamiHandler, whoamiRoute } from './routes/whoami';
+
+export const MAX_BODY_BYTES = 16 * 1024;
+
+const fail = (error: string, extra?: Record<string, unknown>) => ({ success: false as const, error, ...extra });
+
+/** The spec's failure body for everything, including bad input: never a 500 for what a client sent. */
+const onError: ErrorHandler<AuthEnv> = (err, c) => {
+  if (err instanceof HttpError) {
+    if (err.status >= 500) console.error(JSON.stringify({ level: 'error', request_id: c.get('requestId'), error: err.message }));
+    return c.json(fail(err.message, { code: err.code }), err.status);
+  }
+  if (err instanceof HTTPException) return c.json(fail(err.message || 'The request could not be processed.'), err.status);
+  console.error(JSON.stringify({ level: 'error', request_id: c.get('requestId'), error: err.message, stack: err.stack }));
+  return c.json(fail('An unexpected error occurred.'), 500);
+};
+
+/** Every JSON endpoint but whoami (and the docs page, which a browser opens) needs the shared client secret. */
+const clientSecret: MiddlewareHandler<AuthEnv> = async (c, next) => {
+  const given = c.req.header('x-auth-client-secret') ?? '';
+  if (!(await secretsEqual(given, c.var.config.AUTH_SSO_SHARED_SECRET))) {
+    return c.json(fail('The client secret is missing or wrong.'), 401);
+  }
+  await next();
+};
+
+export function createAuthApp() {
+  const app = new OpenAPIHono<AuthEnv>({
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      const issues = result.error.issues.map((issue) => ({
+        field: [result.target, ...issue.path.map(String)].join('.'),
+        message: issue.message,
+      }));
+      return c.json(fail(`Invalid ${issues.map((i) => i.field).join(', ')}`, { issues }), 400);
+    },
+  });
+  app.use(requestLog('auth'));
+  app.onError(onError);
+  app.notFound(notFound);
+  app.use(async (c, next) => {
+    c.set('config', authConfig(c.env));
+    c.set('db', drizzle(c.env.DB, { schema }));
+    c.set('ip', c.req.header('cf-connecting-ip') ?? 'unknown');
+    await next();
+  });
+  app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(fail(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), 413) }));
+  for (const path of [loginRoute.path, verifyRoute.path, refreshRoute.path, revokeRoute.path]) app.use(path, clientSecret);
+
+  app.openapi(loginRoute, loginHandler);
+  app.openapi(verifyRoute, verifyHandler);
+  app.openapi(refreshRoute, refreshHandler);
+  app.openapi(revokeRoute, revokeHandler);
+  app.openapi(whoamiRoute, whoamiHandler);
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'access token' });
+  app.route('/', docs);
+  app.route('/', dashboard);
+  return app;
+}
+
+/** The OpenAPI description generated from the routes; test/auth keeps `workers/auth/openapi.json` equal to it. */
+export function describeApi(app: ReturnType<typeof createAuthApp>) {
+  return app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'Authentication service',
+      version: '1.0.0',
+      description: 'Two-step login (password, then TOTP code), rotating refresh tokens, token check. Every endpoint but whoami needs the X-Auth-Client-Secret header.',
+    },
+  });
+}

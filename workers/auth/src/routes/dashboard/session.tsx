@@ -1,0 +1,98 @@
+import { eq } from 'drizzle-orm';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
+import { users } from '../../../../../d1/auth/schema';
+import { audit } from '../../audit';
+import { checkCode, checkPassword } from '../../login';
+import { deps, form, Page, type DashboardEnv } from './layout';
+
+/** Signing in (password, then code), out, and the check every other dashboard page sits behind. */
+export const session = new Hono<DashboardEnv>();
+
+const SESSION_COOKIE = '__Host-auth_dashboard';
+const SESSION_SECONDS = 3600;
+const sessionSecret = (c: Context<DashboardEnv>) => `${c.var.config.AUTH_TOKEN_SECRET}:dashboard-session`;
+
+const LoginForm = (props: { error?: string }) => (
+  <Page title="Sign in">
+    {props.error ? <p class="error" role="alert">{props.error}</p> : null}
+    <form method="post" action="/admin/login/">
+      <label>
+        E-mail <input name="email" type="email" autocomplete="username" required />
+      </label>
+      <label>
+        Password <input name="password" type="password" autocomplete="current-password" required />
+      </label>
+      <button type="submit">Continue</button>
+    </form>
+  </Page>
+);
+
+const CodeForm = (props: { pendingToken: string; error?: string }) => (
+  <Page title="Authenticator code">
+    {props.error ? <p class="error" role="alert">{props.error}</p> : null}
+    <form method="post" action="/admin/verify/">
+      <input type="hidden" name="pending_token" value={props.pendingToken} />
+      <label>
+        6-digit code (or a backup code) <input name="code" inputmode="numeric" autocomplete="one-time-code" required />
+      </label>
+      <button type="submit">Sign in</button>
+    </form>
+  </Page>
+);
+
+session.get('/admin', (c) => c.redirect('/admin/'));
+session.get('/admin/login/', (c) => c.html(<LoginForm />));
+
+session.post('/admin/login/', async (c) => {
+  const fields = await form(c);
+  const email = (fields.email ?? '').slice(0, 254);
+  const password = (fields.password ?? '').slice(0, 1024);
+  if (!email || !password) return c.html(<LoginForm error="Enter your e-mail and password." />, 400);
+  // The dashboard signs in with the account's siteless credential.
+  const result = await checkPassword(deps(c), { email, password, site: '' }, 'dashboard');
+  if (result.kind === 'pending') return c.html(<CodeForm pendingToken={result.pendingToken} />);
+  if (result.kind === 'throttled') return c.html(<LoginForm error="Too many attempts. Try again later." />, 429);
+  if (result.kind === 'not_enrolled') return c.html(<LoginForm error="This account is not enrolled in two-factor authentication." />, 400);
+  return c.html(<LoginForm error="Invalid e-mail or password." />, 400);
+});
+
+session.post('/admin/verify/', async (c) => {
+  const fields = await form(c);
+  const pendingToken = (fields.pending_token ?? '').slice(0, 256);
+  const code = (fields.code ?? '').slice(0, 32);
+  const result = await checkCode(deps(c), { pendingToken, code }, 'dashboard');
+  if (result.kind === 'invalid_code') return c.html(<CodeForm pendingToken={pendingToken} error="Invalid code." />, 400);
+  if (result.kind === 'throttled') return c.html(<LoginForm error="Too many attempts. Try again later." />, 429);
+  if (result.kind === 'invalid_token') return c.html(<LoginForm error="The sign-in has expired; start again." />, 400);
+  if (result.user.role !== 'admin') return c.html(<LoginForm error="Only administrators can use this session." />, 403);
+  await audit(c.var.db, 'dashboard_login', { userId: result.user.id, email: result.user.email, ip: c.var.ip });
+  const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
+  await setSignedCookie(c, SESSION_COOKIE, `${result.user.id}.${expires}`, sessionSecret(c), {
+    path: '/',
+    secure: true,
+    httpOnly: true,
+    sameSite: 'Strict',
+    maxAge: SESSION_SECONDS,
+  });
+  return c.redirect('/admin/', 303);
+});
+
+session.post('/admin/logout/', (c) => {
+  deleteCookie(c, SESSION_COOKIE, { path: '/', secure: true });
+  return c.redirect('/admin/login/', 303);
+});
+
+/** Everything else needs a signed-in, still active administrator (checked on every request). */
+export const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
+  const value = await getSignedCookie(c, sessionSecret(c), SESSION_COOKIE);
+  const [id, expires] = typeof value === 'string' ? value.split('.').map(Number) : [];
+  if (id && expires && expires * 1000 > Date.now()) {
+    const [admin] = await c.var.db.select().from(users).where(eq(users.id, id)).limit(1);
+    if (admin?.isActive && admin.role === 'admin') {
+      c.set('admin', admin);
+      return next();
+    }
+  }
+  return c.redirect('/admin/login/', 303);
+};

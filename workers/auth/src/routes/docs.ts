@@ -1,0 +1,27 @@
+import { Hono } from 'hono';
+import openapi from '../../openapi.json';
+import type { AuthEnv } from '../context';
+
+/** Swagger UI over the checked-in OpenAPI file; the UI's files come from swagger-ui-dist (static assets). */
+export const docs = new Hono<AuthEnv>();
+
+const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Authentication service API</title>
+<link rel="stylesheet" href="swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui' });</script>
+</body>
+</html>`;
+
+docs.get('/api/docs', (c) => c.redirect('/api/docs/', 301));
+docs.get('/api/docs/', (c) => c.html(page));
+docs.get('/api/docs/openapi.json', (c) => c.json(openapi));
+for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
+  docs.get(`/api/docs/${file}`, (c) => c.env.ASSETS.fetch(new URL(`/${file}`, c.req.url)));
+}

@@ -1,0 +1,51 @@
+import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
+import type { AuthEnv } from '../context';
+import { revoke, rotate } from '../refresh-families';
+import { clientSecretHeader, failure, jsonBody, RefreshTokenBody, TokenPair } from '../schemas';
+
+export const refreshRoute = createRoute({
+  method: 'post',
+  path: '/api/token/refresh/',
+  summary: 'Rotates a refresh token: answers a new access token and a new refresh token that replaces the one sent',
+  request: { headers: clientSecretHeader, body: jsonBody(RefreshTokenBody) },
+  responses: {
+    200: { description: 'rotated', content: { 'application/json': { schema: TokenPair } } },
+    400: failure('invalid input'),
+    401: failure('refresh token invalid, expired, revoked or already rotated (a rotated token also revokes its family); or X-Auth-Client-Secret missing or wrong'),
+    403: failure('the account is deactivated; the token is left as it was'),
+    413: failure('request body too large'),
+  },
+});
+
+export const refreshHandler: RouteHandler<typeof refreshRoute, AuthEnv> = async (c) => {
+  const result = await rotate({ env: c.env, config: c.var.config, db: c.var.db, ip: c.var.ip }, c.req.valid('json').refresh_token);
+  switch (result.kind) {
+    case 'rotated':
+      return c.json(result.tokens, 200);
+    case 'deactivated':
+      return c.json({ success: false as const, error: 'This account is deactivated.' }, 403);
+    case 'invalid':
+      return c.json({ success: false as const, error: 'The refresh token is invalid, expired or already used.' }, 401);
+  }
+};
+
+export const revokeRoute = createRoute({
+  method: 'post',
+  path: '/api/token/revoke/',
+  summary: 'Revokes a refresh token and its family (logout)',
+  request: { headers: clientSecretHeader, body: jsonBody(RefreshTokenBody) },
+  responses: {
+    200: {
+      description: 'success true when the token was live and is now dead; false when it was already dead',
+      content: { 'application/json': { schema: z.object({ success: z.boolean() }) } },
+    },
+    400: failure('invalid input'),
+    401: failure('X-Auth-Client-Secret missing or wrong'),
+    413: failure('request body too large'),
+  },
+});
+
+export const revokeHandler: RouteHandler<typeof revokeRoute, AuthEnv> = async (c) => {
+  const success = await revoke({ env: c.env, config: c.var.config, db: c.var.db, ip: c.var.ip }, c.req.valid('json').refresh_token);
+  return c.json({ success }, 200);
+};
