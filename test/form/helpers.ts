@@ -1,5 +1,7 @@
 import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
+import { parseConfig } from '../../workers/shared/config';
+import { openRacingDb, racingDbConfigSchema } from '../../workers/shared/pg';
 
 export const BASE = 'https://form.racing.example';
 export const USERNAME = env.ADMIN_USERNAME;
@@ -59,4 +61,26 @@ export async function page(path: string, cookie: string): Promise<{ res: Respons
 export async function json<T = Record<string, unknown>>(path: string, cookie?: string): Promise<{ res: Response; body: T }> {
   const res = await fetchForm(path, { cookie });
   return { res, body: await res.json<T>() };
+}
+
+/** Runs SQL against the same racing database, for expectations computed independently of the Worker. */
+export async function query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  const db = openRacingDb(parseConfig(racingDbConfigSchema, env));
+  try {
+    const result = await db.$client.query(text, params);
+    return result.rows as T[];
+  } finally {
+    await db.$client.end();
+  }
+}
+
+/** Fetches until the data cache reports a hit (its writes finish after the response). */
+export async function untilCacheHit(path: string, cookie: string | undefined, kind: string): Promise<Response> {
+  for (let i = 0; i < 20; i++) {
+    const res = await fetchForm(path, { cookie });
+    if ((res.headers.get('x-form-cache') ?? '').includes(`${kind}=hit`)) return res;
+    await res.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no cache hit for ${path}`);
 }

@@ -46,6 +46,8 @@ export function createFormApp(options: FormAppOptions = {}) {
     }
     if (url.pathname === '/' || url.pathname === '/form') return c.redirect('/form/', 301);
     // Every route ends in a slash (as the spec writes them); GETs without one are sent there.
+    // (Static files are served before the Worker runs; one that is missing is a plain 404.)
+    if (url.pathname.startsWith('/form/static/')) return c.text('Not found', 404);
     if ((c.req.method === 'GET' || c.req.method === 'HEAD') && url.pathname.startsWith('/form/') && !url.pathname.endsWith('/')) {
       return c.redirect(`${url.pathname}/${url.search}`, 301);
     }

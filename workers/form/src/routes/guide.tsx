@@ -16,12 +16,11 @@ guide.get('/', async (c) => {
   if (bad.problems.length > 0) return badRequestPage(c, bad.problems);
 
   const { cache, racing } = c.var;
-  const [dates, countries, meetings, card] = await Promise.all([
-    cache.get('date_strip', { date }, () => dateStrip(racing, date)),
-    cache.get('countries', { date }, () => countriesOn(racing, date)),
-    cache.get('guide', { date, country }, () => guideMeetings(racing, date, country)),
-    raceId === undefined ? undefined : cache.get('runners', { race: raceId }, () => raceCard(racing, raceId)),
-  ]);
+  // One after the other: on a cache miss they share the pool's one connection.
+  const dates = await cache.get('date_strip', { date }, () => dateStrip(racing, date));
+  const countries = await cache.get('countries', { date }, () => countriesOn(racing, date));
+  const meetings = await cache.get('guide', { date, country }, () => guideMeetings(racing, date, country));
+  const card = raceId === undefined ? undefined : await cache.get('runners', { race: raceId }, () => raceCard(racing, raceId));
   return c.html(
     <GuidePage
       selected_date={date}

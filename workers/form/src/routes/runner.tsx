@@ -31,13 +31,11 @@ export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
     if (bad.problems.length > 0 || horseId === undefined) return badRequestPage(c, bad.problems);
 
     const { cache, racing } = c.var;
-    // Both on the request's one pool, at the same time.
-    const [data, sales] = await Promise.all([
-      cache.get('runner_page', { horse: horseId, date, meeting: meetingId, race: raceId }, () =>
-        runnerPage(racing, { horseId, date, meetingId, raceId }),
-      ),
-      salesOrNone(c, horseId, options.salesLookup),
-    ]);
+    // One after the other, so that on a miss both run on the pool's one connection.
+    const data = await cache.get('runner_page', { horse: horseId, date, meeting: meetingId, race: raceId }, () =>
+      runnerPage(racing, { horseId, date, meetingId, raceId }),
+    );
+    const sales = data.horse ? await salesOrNone(c, horseId, options.salesLookup) : [];
     const horse = data.horse;
     if (!horse) return notFoundPage(c, 'Horse', horseId);
     return c.html(<RunnerPage data={{ ...data, horse }} stats={computeStats(data.runs)} sales={sales} activeTab={tab} />);
