@@ -2,6 +2,7 @@ import { racingToday } from '../scripts/racing-today';
 import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
 import type { BenchContext } from './context';
+import { benchForm } from './form';
 import { benchPlatform } from './platform';
 import { benchDatabaseUrl } from './postgres';
 
@@ -10,6 +11,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 /** Each section prints its own figures; `npm run bench -- stats form` runs only those named. */
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   platform: benchPlatform,
+  form: benchForm,
 };
 
 async function ensureBenchData(url: string): Promise<string> {

@@ -108,6 +108,28 @@ describe('data cache (Workers Cache API)', () => {
     expect(await cache.get('sales', { horse: 2 }, h.loader(['ok']))).toEqual(['ok']);
   });
 
+  it('getAll: hits and misses of one page together; a fallback answer is not cached', async () => {
+    const h = await harness();
+    const cache = h.make();
+    await cache.get('runner_page', { horse: 3 }, h.loader('page'));
+    await h.settle();
+    const failing = async (): Promise<string[]> => {
+      throw new Error('sales table unavailable');
+    };
+    const [page, sales] = await cache.getAll([
+      { kind: 'runner_page', parts: { horse: 3 }, load: h.loader('page again') },
+      { kind: 'sales', parts: { horse: 3 }, load: failing, onError: () => [] as string[] },
+    ] as const);
+    expect([page, sales]).toEqual(['page', []]);
+    expect(cache.outcomes).toEqual(['runner_page=miss', 'runner_page=hit', 'sales=miss']);
+    await h.settle();
+    const [, salesLater] = await cache.getAll([
+      { kind: 'runner_page', parts: { horse: 3 }, load: h.loader('x') },
+      { kind: 'sales', parts: { horse: 3 }, load: h.loader(['a sale']) },
+    ] as const);
+    expect(salesLater).toEqual(['a sale']);
+  });
+
   it('stores with a max-age of the kind’s time to live, so the edge drops it too', async () => {
     const h = await harness();
     const cache = h.make();

@@ -29,6 +29,16 @@ export interface CacheKindSettings {
 }
 
 export type CacheKind = keyof typeof CACHE_KINDS;
+
+export interface CacheRequest<T> {
+  kind: CacheKind;
+  parts: CacheKeyParts;
+  load: () => Promise<T>;
+  /** The answer when `load` fails; never cached. Without it the failure propagates. */
+  onError?: (err: unknown) => T;
+}
+
+type ValueOf<R> = R extends CacheRequest<infer T> ? T : never;
 export type CacheKeyParts = Record<string, string | number | undefined>;
 
 export interface DataCacheOptions {
@@ -71,19 +81,42 @@ export class DataCache {
 
   /** The cached value of `kind` for `parts`, or `load()`'s result, stored for the kind's time to live. */
   async get<T>(kind: CacheKind, parts: CacheKeyParts, load: () => Promise<T>): Promise<T> {
-    const key = this.key(kind, parts);
-    const cached = await this.read<T>(key);
-    if (cached) {
-      this.outcomes.push(`${kind}=hit`);
-      return cached.value;
-    }
-    this.outcomes.push(`${kind}=miss`);
-    const value = await load();
-    this.defer(this.write(key, value, this.kinds[kind].ttlSeconds));
+    const [value] = await this.getAll([{ kind, parts, load }] as const);
     return value;
   }
 
-  private async read<T>(key: string): Promise<{ value: T } | undefined> {
+  /**
+   * Several entries for one page: all looked up at once, then the misses loaded one after the
+   * other (so that they share the pool's one connection). A failed load with `onError` answers
+   * its fallback, which is not cached.
+   */
+  async getAll<const R extends readonly CacheRequest<unknown>[]>(requests: R): Promise<{ -readonly [K in keyof R]: ValueOf<R[K]> }> {
+    const keys = requests.map((r) => this.key(r.kind, r.parts));
+    const cached = await Promise.all(keys.map((key) => this.read(key)));
+    const values: unknown[] = [];
+    for (const [i, request] of requests.entries()) {
+      const hit = cached[i];
+      if (hit) {
+        this.outcomes.push(`${request.kind}=hit`);
+        values.push(hit.value);
+        continue;
+      }
+      this.outcomes.push(`${request.kind}=miss`);
+      let value: unknown;
+      try {
+        value = await request.load();
+      } catch (err) {
+        if (!request.onError) throw err;
+        values.push(request.onError(err));
+        continue;
+      }
+      this.defer(this.write(keys[i]!, value, this.kinds[request.kind].ttlSeconds));
+      values.push(value);
+    }
+    return values as { -readonly [K in keyof R]: ValueOf<R[K]> };
+  }
+
+  private async read(key: string): Promise<{ value: unknown } | undefined> {
     const response = await this.cache.match(key);
     if (!response) return undefined;
     const expires = Number(response.headers.get(EXPIRES_HEADER));
@@ -93,7 +126,7 @@ export class DataCache {
       this.defer(this.cache.delete(key));
       return undefined;
     }
-    const body = await response.json<{ value: T }>();
+    const body = await response.json<{ value: unknown }>();
     return { value: body.value };
   }
 

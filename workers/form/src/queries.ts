@@ -133,10 +133,24 @@ export interface RunnerPageQuery {
  * and date follow from the race; without a race, the `meeting` asked for or the date's first one.
  */
 export async function runnerPage(db: RacingDb, q: RunnerPageQuery): Promise<RunnerPageData> {
+  const row = await one(db, runnerPageSql(q));
+  return {
+    horse: (row.horse as Horse | null) ?? null,
+    runs: asArray(row.runs).map(normaliseRun),
+    trial_runs: asArray(row.trial_runs) as unknown as TrialRun[],
+    selected_date: (row.selected_date as string | null) ?? null,
+    selected_meeting_id: row.selected_meeting_id === null || row.selected_meeting_id === undefined ? null : Number(row.selected_meeting_id),
+    selected_race_id: row.selected_race_id === null || row.selected_race_id === undefined ? null : Number(row.selected_race_id),
+    date_meetings: asArray(row.date_meetings) as unknown as ToolbarMeeting[],
+    meeting_races: asArray(row.meeting_races) as unknown as ToolbarRace[],
+    selected_race_runners: asArray(row.selected_race_runners) as unknown as RaceCardRunner[],
+  };
+}
+
+/** The runner page's statement (exported for the benchmark, which runs the same SQL in psql). */
+export function runnerPageSql(q: RunnerPageQuery): SQL {
   const date = q.date ?? null;
-  const row = await one(
-    db,
-    sql`with
+  return sql`with
     runs as (${runsOf(sql`ru.horse_id = ${q.horseId}`)}),
     sel_race as (select coalesce(
       (select ra.id from races ra join meetings m on m.id = ra.meeting_id
@@ -171,19 +185,7 @@ export async function runnerPage(db: RacingDb, q: RunnerPageQuery): Promise<Runn
       (select coalesce(json_agg(x order by x.race_number), '[]'::json) from (
         select id as race_id, race_number, name as race_name, distance, class as class_level
         from races where meeting_id = (select id from sel_meeting)) x) as meeting_races,
-      ${raceCardJson(sql`(select id from sel_race)`)} as selected_race_runners`,
-  );
-  return {
-    horse: (row.horse as Horse | null) ?? null,
-    runs: asArray(row.runs).map(normaliseRun),
-    trial_runs: asArray(row.trial_runs) as unknown as TrialRun[],
-    selected_date: (row.selected_date as string | null) ?? null,
-    selected_meeting_id: row.selected_meeting_id === null || row.selected_meeting_id === undefined ? null : Number(row.selected_meeting_id),
-    selected_race_id: row.selected_race_id === null || row.selected_race_id === undefined ? null : Number(row.selected_race_id),
-    date_meetings: asArray(row.date_meetings) as unknown as ToolbarMeeting[],
-    meeting_races: asArray(row.meeting_races) as unknown as ToolbarRace[],
-    selected_race_runners: asArray(row.selected_race_runners) as unknown as RaceCardRunner[],
-  };
+      ${raceCardJson(sql`(select id from sel_race)`)} as selected_race_runners`;
 }
 
 export interface Sale {
@@ -195,12 +197,13 @@ export interface Sale {
   purchaser: string;
 }
 
+export function salesSql(horseId: number): SQL {
+  return sql`select sale_name, lot, sale_date::text as sale_date, price, vendor, purchaser
+        from sales where horse_id = ${horseId} order by sale_date desc, id desc`;
+}
+
 export async function salesOf(db: RacingDb, horseId: number): Promise<Sale[]> {
-  return (await rows(
-    db,
-    sql`select sale_name, lot, sale_date::text as sale_date, price, vendor, purchaser
-        from sales where horse_id = ${horseId} order by sale_date desc, id desc`,
-  )) as unknown as Sale[];
+  return (await rows(db, salesSql(horseId))) as unknown as Sale[];
 }
 
 export type PersonKind = 'jockey' | 'trainer';

@@ -16,10 +16,11 @@ guide.get('/', async (c) => {
   if (bad.problems.length > 0) return badRequestPage(c, bad.problems);
 
   const { cache, racing } = c.var;
-  // One after the other: on a cache miss they share the pool's one connection.
-  const dates = await cache.get('date_strip', { date }, () => dateStrip(racing, date));
-  const countries = await cache.get('countries', { date }, () => countriesOn(racing, date));
-  const meetings = await cache.get('guide', { date, country }, () => guideMeetings(racing, date, country));
+  const [dates, countries, meetings] = await cache.getAll([
+    { kind: 'date_strip', parts: { date }, load: () => dateStrip(racing, date) },
+    { kind: 'countries', parts: { date }, load: () => countriesOn(racing, date) },
+    { kind: 'guide', parts: { date, country }, load: () => guideMeetings(racing, date, country) },
+  ] as const);
   const card = raceId === undefined ? undefined : await cache.get('runners', { race: raceId }, () => raceCard(racing, raceId));
   return c.html(
     <GuidePage

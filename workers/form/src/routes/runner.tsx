@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { FormEnv } from '../context';
 import { racingToday } from '../config';
-import { type SalesLookup, salesOrNone } from '../data';
+import { type SalesLookup, salesRequest } from '../data';
 import { BadParams, parseDate, parseId, parseTab } from '../params';
 import { latestWinner, runnerPage } from '../queries';
 import { computeStats } from '../stats';
@@ -31,11 +31,15 @@ export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
     if (bad.problems.length > 0 || horseId === undefined) return badRequestPage(c, bad.problems);
 
     const { cache, racing } = c.var;
-    // One after the other, so that on a miss both run on the pool's one connection.
-    const data = await cache.get('runner_page', { horse: horseId, date, meeting: meetingId, race: raceId }, () =>
-      runnerPage(racing, { horseId, date, meetingId, raceId }),
-    );
-    const sales = data.horse ? await salesOrNone(c, horseId, options.salesLookup) : [];
+    // Both looked up in the cache at once; on a miss both run on the pool's one connection.
+    const [data, sales] = await cache.getAll([
+      {
+        kind: 'runner_page',
+        parts: { horse: horseId, date, meeting: meetingId, race: raceId },
+        load: () => runnerPage(racing, { horseId, date, meetingId, raceId }),
+      },
+      salesRequest(c, horseId, options.salesLookup),
+    ] as const);
     const horse = data.horse;
     if (!horse) return notFoundPage(c, 'Horse', horseId);
     return c.html(<RunnerPage data={{ ...data, horse }} stats={computeStats(data.runs)} sales={sales} activeTab={tab} />);
