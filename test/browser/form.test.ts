@@ -138,3 +138,11 @@ describe.runIf(haveChromium)('runner form in Chromium', () => {
     await page.close();
   });
 });
+
+declare module 'vitest' {
+  // Provided by test/global-setup.ts.
+  export interface ProvidedContext {
+    racingDatabaseUrl: string;
+    pgRelay: string;
+  }
+}

@@ -12,6 +12,5 @@ export default defineProject({
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    passWithNoTests: true,
   },
 });

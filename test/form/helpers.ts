@@ -13,10 +13,14 @@ export function fetchForm(path: string, init: RequestInit & { cookie?: string } 
   return exports.default.fetch(new Request(`${BASE}${path}`, { ...init, headers, redirect: 'manual' }));
 }
 
+/** Every Set-Cookie line of a response (workerd has getSetCookie; these workers-types omit it). */
+export function setCookies(res: Response): string[] {
+  return (res.headers as Headers & { getSetCookie(): string[] }).getSetCookie();
+}
+
 /** name=value pairs of a response's Set-Cookie headers, as a Cookie header. */
 export function cookiesOf(res: Response): string {
-  return res.headers
-    .getSetCookie()
+  return setCookies(res)
     .map((line) => line.split(';')[0]!)
     .join('; ');
 }
@@ -46,8 +50,7 @@ export async function postLogin(fields: Record<string, string>, form?: { cookie:
 export async function sessionCookie(): Promise<string> {
   const res = await postLogin({ username: USERNAME, password: PASSWORD });
   if (res.status !== 302) throw new Error(`login failed: ${res.status}`);
-  return res.headers
-    .getSetCookie()
+  return setCookies(res)
     .map((line) => line.split(';')[0]!)
     .filter((pair) => pair.startsWith('form_session='))
     .join('; ');

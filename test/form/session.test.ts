@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { encodeSession } from '../../workers/form/src/session';
-import { PASSWORD, USERNAME, cookiesOf, fetchForm, loginForm, page, postLogin, sessionCookie } from './helpers';
+import { PASSWORD, USERNAME, cookiesOf, setCookies, fetchForm, loginForm, page, postLogin, sessionCookie } from './helpers';
 
 const PROTECTED = [
   '/form/logout/',
@@ -30,7 +30,7 @@ describe('login page', () => {
     expect(html).toContain('name="username"');
     expect(html).toContain('name="password"');
     expect(html).toMatch(/name="csrf_token" value="[\w-]{20,}"/);
-    const tokenCookie = res.headers.getSetCookie().find((c) => c.startsWith('form_login='));
+    const tokenCookie = setCookies(res).find((c) => c.startsWith('form_login='));
     expect(tokenCookie).toMatch(/HttpOnly/);
     expect(tokenCookie).toMatch(/Secure/);
     expect(tokenCookie).toMatch(/SameSite=Strict/);
@@ -40,7 +40,7 @@ describe('login page', () => {
     const res = await postLogin({ username: USERNAME, password: PASSWORD });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/form/runner/');
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('form_session='));
+    const cookie = setCookies(res).find((c) => c.startsWith('form_session='));
     expect(cookie).toBeDefined();
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/Secure/);
@@ -63,14 +63,14 @@ describe('login page', () => {
     expect(res.status).toBe(200);
     expect(html).toContain('Invalid username or password.');
     expect(html).toContain('name="csrf_token"');
-    expect(res.headers.getSetCookie().some((c) => c.startsWith('form_session='))).toBe(false);
+    expect(setCookies(res).some((c) => c.startsWith('form_session='))).toBe(false);
   });
 
   it('a post without the form token is refused (403) and logs nobody in', async () => {
     const res = await fetchForm('/form/', { method: 'POST', body: new URLSearchParams({ username: USERNAME, password: PASSWORD }) });
     expect(res.status).toBe(403);
     expect(await res.text()).toContain('expired or came from another site');
-    expect(res.headers.getSetCookie().some((c) => c.startsWith('form_session='))).toBe(false);
+    expect(setCookies(res).some((c) => c.startsWith('form_session='))).toBe(false);
   });
 
   it('a token from another login form (other cookie) is refused', async () => {
@@ -166,7 +166,7 @@ describe('session', () => {
     const res = await fetchForm('/form/logout/', { cookie });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/form/');
-    const cleared = res.headers.getSetCookie().find((c) => c.startsWith('form_session='));
+    const cleared = setCookies(res).find((c) => c.startsWith('form_session='));
     expect(cleared).toMatch(/Max-Age=0/);
     const after = await fetchForm('/form/guide/', { cookie: cookiesOf(res) });
     expect(after.status).toBe(302);
@@ -176,6 +176,6 @@ describe('session', () => {
     const cookie = await sessionCookie();
     const res = await fetchForm('/form/logout/', { cookie, headers: { 'sec-fetch-site': 'cross-site' } });
     expect(res.status).toBe(302);
-    expect(res.headers.getSetCookie().some((c) => c.startsWith('form_session='))).toBe(false);
+    expect(setCookies(res).some((c) => c.startsWith('form_session='))).toBe(false);
   });
 });
