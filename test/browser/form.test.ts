@@ -106,10 +106,22 @@ describe.runIf(haveChromium)('runner form in Chromium', () => {
   it('fits a phone screen', async () => {
     const page = await browser.newPage({ viewport: { width: 375, height: 740 } });
     await logIn(page);
-    for (const path of [page.url(), `${worker.url}/form/guide/`]) {
+    const runnerUrl = page.url();
+    const raceHref = await (async () => {
+      await page.goto(`${worker.url}/form/guide/`);
+      return page.locator('a[data-race-link]').first().getAttribute('href');
+    })();
+    for (const path of [runnerUrl, `${runnerUrl.split('?')[0]}?tab=detailed`, `${worker.url}/form/guide/`, `${worker.url}${raceHref}`]) {
       await page.goto(path);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, path).toBeLessThanOrEqual(1);
+      // Headings and links outside the tables (which scroll in their own box) stay on screen.
+      const clipped = await page.evaluate(() =>
+        [...document.querySelectorAll('h1, h2, h3, nav a, .meeting a, .race-list a')]
+          .filter((el) => !el.closest('.table-wrap') && el.getBoundingClientRect().right > window.innerWidth + 1)
+          .map((el) => el.textContent),
+      );
+      expect(clipped, path).toEqual([]);
     }
     await page.close();
   });
