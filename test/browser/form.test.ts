@@ -63,7 +63,9 @@ describe.runIf(haveChromium)('runner form in Chromium', () => {
     await expect.poll(() => page.locator('#panel-detailed').isVisible()).toBe(true);
     expect(await page.locator('#panel-brief').isVisible()).toBe(false);
     expect(page.url()).toContain('tab=detailed');
-    expect(await page.getByRole('heading', { name: 'Barrier trials' }).isVisible()).toBe(true);
+    // The detailed panel arrives by fetch the first time it is shown.
+    await expect.poll(() => page.getByRole('heading', { name: 'Barrier trials' }).isVisible()).toBe(true);
+    expect(await page.locator('#panel-detailed [data-stat-group="by_sot"]').count()).toBe(1);
     await page.keyboard.press('ArrowLeft');
     await expect.poll(() => page.locator('#panel-brief').isVisible()).toBe(true);
     expect(await page.getByRole('tab', { name: 'Brief' }).getAttribute('aria-selected')).toBe('true');

@@ -69,12 +69,10 @@ describe('GET /form/runner/<horse_id>/', () => {
     expect(html).toContain(`<h1 data-horse-name="true">${horse.name.replace(/'/g, '&#39;')}</h1>`);
     expect(countRows(html, 'id="panel-brief"')).toBe(Math.min(200, horse.runs));
     expect(html).toMatch(/id="tab-brief"[^>]*aria-selected="true"/);
-    expect(html).toMatch(/id="panel-detailed"[^>]*hidden/);
-    for (const group of ['by_country', 'by_jockey', 'by_trainer', 'by_distance', 'by_track', 'by_class', 'by_sot']) {
-      expect(html).toContain(`data-stat-group="${group}"`);
-    }
+    // The detailed panel is left empty, for the script to fetch on first use (or the link to open).
+    expect(html).toMatch(/id="panel-detailed"[^>]*hidden[^>]*data-src="\/form\/runner\/\d+\/\?tab=detailed/);
+    expect(html).toContain('data-stats-summary');
     for (const name of ['career', 'last5', 'preferred_range', 'consecutive_wins', 'by_sot']) expect(html).toContain(`<code>${name}</code>`);
-    expect(html).toContain('Barrier trials');
     expect(html).toContain('data-toolbar');
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
@@ -89,11 +87,19 @@ describe('GET /form/runner/<horse_id>/', () => {
     expect(html).toMatch(new RegExp(`data-stat="career">${n}: ${w}-`));
   });
 
-  it('tab=detailed makes the detailed panel the visible one', async () => {
+  it('tab=detailed: every stats group with definitions, every run field, trials and sales', async () => {
     const { html } = await page(`/form/runner/${horse.id}/?tab=detailed`, cookie);
     expect(html).toMatch(/id="tab-detailed"[^>]*aria-selected="true"/);
     expect(html).toMatch(/id="panel-brief"[^>]*hidden/);
     expect(html).not.toMatch(/id="panel-detailed"[^>]*hidden/);
+    for (const group of ['by_country', 'by_jockey', 'by_trainer', 'by_distance', 'by_track', 'by_class', 'by_sot']) {
+      expect(html).toContain(`data-stat-group="${group}"`);
+    }
+    expect(html).toContain('<code>preferred_range</code>');
+    expect(countRows(html, 'id="panel-detailed"')).toBe(Math.min(200, horse.runs));
+    expect(html).toContain('L600');
+    expect(html).toContain('Barrier trials');
+    expect(html).toContain('<h2 id="sales-head">Sales</h2>');
   });
 
   it('date and race pre-select the toolbar and list that race’s runners', async () => {

@@ -227,11 +227,16 @@ export function Tabs({ active, hrefFor, brief, detailed }: { active: Tab; hrefFo
           </a>
         ))}
       </div>
-      {tabs.map((t) => (
-        <section role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} hidden={t.id !== active} data-panel={t.id}>
-          {t.body}
-        </section>
-      ))}
+      {/* Only the active panel is rendered; the script fetches the other on first use. */}
+      {tabs.map((t) =>
+        t.id === active ? (
+          <section role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} data-panel={t.id}>
+            {t.body}
+          </section>
+        ) : (
+          <section role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} hidden data-panel={t.id} data-src={hrefFor(t.id)}></section>
+        ),
+      )}
     </div>
   );
 }

@@ -6,13 +6,38 @@
   // Brief / detailed tabs: switch panels in place, keep the address in step.
   document.querySelectorAll('[data-tabs]').forEach(function (tabs) {
     var list = Array.prototype.slice.call(tabs.querySelectorAll('[role="tab"]'));
+    // The server renders the active panel only; the other is fetched the first time it is shown.
+    function load(panel) {
+      var src = panel.getAttribute('data-src');
+      if (!src) return;
+      panel.removeAttribute('data-src');
+      panel.setAttribute('aria-busy', 'true');
+      panel.textContent = 'Loading…';
+      fetch(src, { credentials: 'same-origin' })
+        .then(function (res) {
+          if (!res.ok || res.redirected) throw new Error('navigate');
+          return res.text();
+        })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(panel.id);
+          if (!fresh) throw new Error('navigate');
+          panel.replaceChildren.apply(panel, Array.prototype.slice.call(fresh.childNodes));
+          panel.removeAttribute('aria-busy');
+        })
+        .catch(function () {
+          location.assign(src);
+        });
+    }
     function activate(tab, focus) {
       list.forEach(function (t) {
         var on = t === tab;
         t.setAttribute('aria-selected', on ? 'true' : 'false');
         t.tabIndex = on ? 0 : -1;
         var panel = document.getElementById(t.getAttribute('aria-controls'));
-        if (panel) panel.hidden = !on;
+        if (panel) {
+          panel.hidden = !on;
+          if (on) load(panel);
+        }
       });
       if (focus) tab.focus();
       history.replaceState(null, '', tab.href);
