@@ -277,6 +277,19 @@ describe('GET /form/search/ (the search box without script)', () => {
   });
 });
 
+describe('database unreachable', () => {
+  it('a page is a 503 page, a lookup a 503 JSON body, never a 500 or a hang', async () => {
+    const down = { DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing' };
+    const pageRes = await callApp('/form/jockey/2147480000/', down);
+    expect(pageRes.res.status).toBe(503);
+    expect(pageRes.html).toContain('Racing data unavailable');
+    expect(pageRes.html).not.toContain('secret');
+    const api = await callApp('/form/api/runners/?race_id=2147480000', down);
+    expect(api.res.status).toBe(503);
+    expect(JSON.parse(api.html)).toMatchObject({ error: 'database_unavailable' });
+  });
+});
+
 describe('addresses', () => {
   it('/ and /form go to the login page; paths without their slash get it', async () => {
     expect((await fetchForm('/')).headers.get('location')).toBe('/form/');
