@@ -73,6 +73,23 @@ describe.runIf(haveChromium)('runner form in Chromium', () => {
     await page.close();
   });
 
+  it('the toolbar: a date lists its meetings, a meeting its races, a race opens with its field', async () => {
+    const page = await browser.newPage();
+    await logIn(page);
+    await page.locator('[data-toolbar-date]').fill(inject('racingToday'));
+    await page.locator('[data-toolbar-date]').dispatchEvent('change');
+    await expect.poll(() => page.locator('[data-toolbar-meeting] option').count()).toBeGreaterThan(1);
+    const meeting = await page.locator('[data-toolbar-meeting] option').nth(1).getAttribute('value');
+    await page.locator('[data-toolbar-meeting]').selectOption(meeting!);
+    await expect.poll(() => page.locator('[data-toolbar-race] option').count()).toBeGreaterThan(1);
+    const race = await page.locator('[data-toolbar-race] option').nth(1).getAttribute('value');
+    await page.locator('[data-toolbar-race]').selectOption(race!);
+    await page.waitForURL(new RegExp(`race=${race}`));
+    expect(await page.locator(`[data-toolbar-race] option[value="${race}"]`).getAttribute('selected')).not.toBeNull();
+    expect(await page.locator('[data-race-runners] tbody tr').count()).toBeGreaterThan(1);
+    await page.close();
+  });
+
   it('opens the guide and picks a race: its runners appear without a reload', async () => {
     const page = await browser.newPage();
     await logIn(page);
@@ -158,5 +175,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     racingDatabaseUrl: string;
     pgRelay: string;
+    racingToday: string;
   }
 }
