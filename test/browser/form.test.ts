@@ -103,6 +103,14 @@ describe.runIf(haveChromium)('runner form in Chromium', () => {
     expect(await page.locator('[data-race-runners] tbody tr').count()).toBeGreaterThan(1);
     expect(page.url()).toMatch(/race=\d+/);
     expect(await stillSamePage(page)).toBe(true);
+    // Another day from the date strip, in place too.
+    const day = page.locator('.date-strip li a:not([aria-current])').first();
+    const dayDate = new URL((await day.getAttribute('href'))!, worker.url).searchParams.get('date');
+    await day.click();
+    await expect.poll(() => page.locator('#meetings-head').textContent()).toBe(`Meetings on ${dayDate}`);
+    expect(await stillSamePage(page)).toBe(true);
+    await page.goBack();
+    await expect.poll(() => page.locator('[data-race-runners] tbody tr').count()).toBeGreaterThan(1);
     // A runner in the card opens that horse's form.
     await page.locator('[data-race-runners] tbody a[href^="/form/runner/"]').first().click();
     await page.waitForURL(/\/form\/runner\/\d+\//);

@@ -1,7 +1,7 @@
 import type { Child } from 'hono/jsx';
 import type { Tab } from '../params';
 import type { Run } from '../runs';
-import { type FormStats, type GroupRecord, type RunRecord, STAT_DEFINITIONS } from '../stats';
+import { type FormStats, type GroupRecord, PREFERRED_RANGE_MIN_STARTS, type RunRecord, STAT_DEFINITIONS } from '../stats';
 
 const GROUPS: { key: keyof FormStats; title: string }[] = [
   { key: 'by_country', title: 'By country' },
@@ -80,7 +80,7 @@ export function StatsSummary({ stats }: { stats: FormStats }) {
       </div>
       <div>
         <dt>Preferred range</dt>
-        <dd data-stat="preferred_range">{pref ? `${pref.key} (${recordText(pref)}, win ${pref.win_pct.toFixed(1)}%)` : `none yet (needs ${3} starts in a range)`}</dd>
+        <dd data-stat="preferred_range">{pref ? `${pref.key} (${recordText(pref)}, win ${pref.win_pct.toFixed(1)}%)` : `none yet (needs ${PREFERRED_RANGE_MIN_STARTS} starts in a range)`}</dd>
       </div>
       <div>
         <dt>Consecutive wins</dt>

@@ -1,6 +1,6 @@
 import type { Tab } from '../params';
 import type { Person, PersonKind } from '../queries';
-import type { Run } from '../runs';
+import { MAX_RUNS, type Run } from '../runs';
 import type { FormStats } from '../stats';
 import { RunsTable, StatDefinitions, StatsDetail, StatsSummary, Tabs } from './form-parts';
 import { Layout } from './layout';
@@ -12,7 +12,7 @@ export function PersonPage({ kind, person, runs, stats, activeTab }: { kind: Per
       <header class="entity">
         <h1 data-person-name>{person.name}</h1>
         <p>{`${role} · ${person.state}`}</p>
-        <p class="note">Statistics cover the runs listed: the latest {200} at most.</p>
+        <p class="note">Statistics cover the runs listed: the latest {MAX_RUNS} at most.</p>
       </header>
       <Tabs
         active={activeTab}
