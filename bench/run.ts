@@ -3,6 +3,7 @@ import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
 import { benchAuth } from './auth';
 import type { BenchContext } from './context';
+import { benchForm } from './form';
 import { benchStats } from './meeting-stats';
 import { benchPlatform } from './platform';
 import { benchDatabaseUrl } from './postgres';
@@ -14,6 +15,7 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   platform: benchPlatform,
   auth: benchAuth,
   stats: benchStats,
+  form: benchForm,
 };
 
 async function ensureBenchData(url: string): Promise<string> {

@@ -35,6 +35,12 @@ export async function startRelay(options: { port?: number; host?: string } = {})
       tcp.on('close', closeBoth);
       stream.on('error', closeBoth);
       stream.on('close', closeBoth);
+      // PostgreSQL closes a connection after the client's Terminate message; the embedded server
+      // (pglite-socket) does not, and the serverless driver waits for that close, so every
+      // pooled connection it ends would hold a server slot for good. Half-close after Terminate.
+      ws.on('message', (data) => {
+        if (isTerminate(data)) setImmediate(() => tcp.end());
+      });
       stream.pipe(tcp);
       tcp.pipe(stream);
     });
@@ -66,4 +72,9 @@ function parseAddress(pathname: string, address: string | null): { host: string;
   const port = Number(match[2]);
   if (port < 1 || port > 65535) return undefined;
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+/** The frontend Terminate message: 'X' and a length of 4. */
+function isTerminate(data: unknown): boolean {
+  return Buffer.isBuffer(data) && data.length === 5 && data[0] === 0x58 && data.readInt32BE(1) === 4;
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type Relay, startRelay } from '../../scripts/relay';
@@ -40,5 +41,21 @@ describe('WebSocket relay', () => {
       ws.on('error', () => {});
     });
     expect(closed).toBe(1011);
+  });
+
+  it('half-closes the upstream after a Terminate message, as PostgreSQL itself would close', async () => {
+    // A server that, like the embedded one, never closes on Terminate by itself.
+    let upstreamEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (upstreamEnded = resolve));
+    const server = createServer((socket) => socket.on('end', () => upstreamEnded()).on('data', () => {}));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as { port: number };
+    const ws = new WebSocket(`${relay.address}/v1?address=127.0.0.1:${port}`);
+    const closed = new Promise<void>((resolve) => ws.on('close', () => resolve()));
+    await new Promise((resolve) => ws.on('open', resolve));
+    ws.send(Buffer.from([0x58, 0, 0, 0, 4]));
+    await ended;
+    await closed;
+    server.close();
   });
 });

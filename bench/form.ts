@@ -1,0 +1,118 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import { unstable_startWorker } from 'wrangler';
+import { runnerPageSql, salesSql } from '../workers/form/src/queries';
+import { ROOT } from '../scripts/workers';
+import type { BenchContext } from './context';
+import { median, ms, percentile, sample } from './stats';
+
+const USERNAME = 'bench';
+const PASSWORD = 'bench-password';
+
+/** A statement with its parameters written in, for psql. */
+function inlined(query: { sql: string; params: unknown[] }): string {
+  let text = query.sql;
+  for (let i = query.params.length; i >= 1; i--) {
+    const value = query.params[i - 1];
+    const literal = value === null || value === undefined ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
+    text = text.split(`$${i}`).join(literal);
+  }
+  return text;
+}
+
+function psql(url: string, args: string[], input?: string): string {
+  const run = spawnSync('psql', ['-X', '-q', '-tA', ...args, url], { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** The runner page: through the Worker uncached and cached, against its SQL in psql. */
+export async function benchForm({ url, relay, runs }: BenchContext) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  // The horse with the most starts: the heaviest runner page in the data.
+  const { rows } = await client.query<{ id: number; starts: number }>(
+    'select horse_id as id, count(*)::int as starts from runners where not scratched group by 1 order by 2 desc, 1 limit 1',
+  );
+  await client.end();
+  // BENCH_FORM_HORSE picks another horse.
+  const horse = process.env.BENCH_FORM_HORSE ? { id: Number(process.env.BENCH_FORM_HORSE), starts: undefined } : rows[0]!;
+
+  const dialect = new PgDialect();
+  const pageSql = inlined(dialect.sqlToQuery(runnerPageSql({ horseId: horse.id })));
+  const salesText = inlined(dialect.sqlToQuery(salesSql(horse.id)));
+
+  const worker = await unstable_startWorker({
+    config: join(ROOT, 'workers/form/wrangler.toml'),
+    bindings: {
+      DATABASE_URL: { type: 'plain_text', value: url },
+      PG_WS_PROXY: { type: 'plain_text', value: relay },
+      ADMIN_USERNAME: { type: 'plain_text', value: USERNAME },
+      ADMIN_PASSWORD: { type: 'plain_text', value: PASSWORD },
+      SESSION_SECRET: { type: 'plain_text', value: 'bench-only-session-secret-0123456789abcdef' },
+    },
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'warn', persist: false, watch: false, liveReload: false },
+  });
+  await worker.ready;
+  try {
+    const loginPage = await worker.fetch('http://bench/form/');
+    const loginCookie = loginPage.headers.getSetCookie().map((c) => c.split(';')[0] ?? '').join('; ');
+    const token = /name="csrf_token" value="([^"]+)"/.exec(await loginPage.text())![1]!;
+    const login = await worker.fetch('http://bench/form/', {
+      method: 'POST',
+      headers: { cookie: loginCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf_token: token, username: USERNAME, password: PASSWORD }).toString(),
+      redirect: 'manual',
+    });
+    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0] ?? '').filter((c) => c.startsWith('form_session=')).join('; ');
+    if (!cookie) throw new Error(`bench login failed: ${login.status}`);
+
+    const path = `/form/runner/${horse.id}/`;
+    const open = async (host: string, expect: 'hit' | 'miss') => {
+      const res = await worker.fetch(`http://${host}${path}`, { headers: { cookie } });
+      const body = await res.text();
+      if (res.status !== 200 || !body.includes('data-horse-name')) throw new Error(`${path}: ${res.status}`);
+      const outcome = res.headers.get('x-form-cache') ?? '';
+      if (!outcome.includes(`runner_page=${expect}`)) throw new Error(`expected a cache ${expect}, got "${outcome}"`);
+    };
+
+    console.log(
+      `\nRunner form: runner page of horse ${horse.id}${horse.starts === undefined ? '' : ` (${horse.starts} starts, the most in the data)`}, ${runs} runs each`,
+    );
+    // Cache keys are made under the request's origin: a new host name per request is a cold cache.
+    let n = 0;
+    const uncached = await sample(runs, () => open(`uncached-${n++}.bench`, 'miss'));
+    await open('cached.bench', 'miss');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const cached = await sample(runs, () => open('cached.bench', 'hit'));
+    // What any request costs through the local runtime: the login page (no data, no cache).
+    const baseline = await sample(runs, async () => {
+      const res = await worker.fetch('http://bench/form/');
+      await res.text();
+    });
+
+    // The same two statements in psql: warm (one session, \timing) and cold (new connection each).
+    const script = `\\timing on\n${`${pageSql};\n${salesText};\n`.repeat(runs)}`;
+    const timings = [...psql(url, ['-o', '/dev/null'], script).matchAll(/Time: ([\d.]+) ms/g)].map((m) => Number(m[1]));
+    const warm: number[] = [];
+    for (let i = 0; i + 1 < timings.length; i += 2) warm.push(timings[i]! + timings[i + 1]!);
+    const cold: number[] = [];
+    for (let i = 0; i < Math.min(runs, 50) + 3; i++) {
+      const started = performance.now();
+      psql(url, ['-o', '/dev/null', '-c', `${pageSql}; ${salesText}`]);
+      if (i >= 3) cold.push(performance.now() - started);
+    }
+
+    console.log(
+      `  uncached  Worker→relay→PG  p50 ${ms(median(uncached))} (p95 ${ms(percentile(uncached, 95))})` +
+        `   page SQL in psql: warm p50 ${ms(median(warm))} → ratio ${(median(uncached) / median(warm)).toFixed(1)}×;` +
+        ` new connection (psql -c) p50 ${ms(median(cold))} → ratio ${(median(uncached) / median(cold)).toFixed(2)}×`,
+    );
+    console.log(`  cached    Worker (Cache API)  p50 ${ms(median(cached))} (p95 ${ms(percentile(cached, 95))})   target ≤ 10 ms`);
+    console.log(`  baseline  login page, no data p50 ${ms(median(baseline))}   (the local runtime's own cost per request)`);
+  } finally {
+    await worker.dispose();
+  }
+}

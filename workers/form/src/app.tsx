@@ -1,0 +1,99 @@
+import { createApp } from '../../shared/app';
+import { errorBody, onError as jsonOnError } from '../../shared/errors';
+import { racingDb } from '../../shared/pg';
+import { DataCache } from './cache';
+import { formConfig } from './config';
+import type { FormEnv } from './context';
+import type { SalesLookup } from './data';
+import { api } from './routes/api';
+import { guide } from './routes/guide';
+import { login } from './routes/login';
+import { personRoutes } from './routes/people';
+import { runnerRoutes } from './routes/runner';
+import { search } from './routes/search';
+import { readSession } from './session';
+import { ErrorPage } from './views/layout';
+
+/** Routes open without a session: the login page and the horse search (the spec's public pair). */
+const PUBLIC_PATHS = new Set(['/form/', '/form/api/search/']);
+const MAX_URL_LENGTH = 4096;
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'X-Frame-Options': 'DENY',
+};
+
+const isApi = (path: string) => path.startsWith('/form/api/');
+
+export interface FormAppOptions {
+  /** The sales query; replaceable so that its failure can be exercised. */
+  salesLookup?: SalesLookup;
+}
+
+export function createFormApp(options: FormAppOptions = {}) {
+  const app = createApp<FormEnv>('form');
+
+  app.use('*', async (c, next) => {
+    const url = new URL(c.req.url);
+    if (c.req.url.length > MAX_URL_LENGTH) {
+      const message = `The address is longer than ${MAX_URL_LENGTH} characters`;
+      return isApi(url.pathname)
+        ? c.json(errorBody(c, 'uri_too_long', message), 414)
+        : c.html(<ErrorPage title="Address too long" message={message} signedIn={false} />, 414);
+    }
+    if (url.pathname === '/' || url.pathname === '/form') return c.redirect('/form/', 301);
+    // Every route ends in a slash (as the spec writes them); GETs without one are sent there.
+    // (Static files are served before the Worker runs; one that is missing is a plain 404.)
+    if (url.pathname.startsWith('/form/static/')) return c.text('Not found', 404);
+    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && url.pathname.startsWith('/form/') && !url.pathname.endsWith('/')) {
+      return c.redirect(`${url.pathname}/${url.search}`, 301);
+    }
+    await next();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+    // Pages and lookups may be session-bound: never stored by a browser or a shared cache.
+    c.header('Cache-Control', 'no-store');
+    if (c.var.cache?.outcomes.length) c.header('X-Form-Cache', c.var.cache.outcomes.join(', '));
+  });
+
+  app.use('/form/*', async (c, next) => {
+    const config = formConfig(c.env);
+    c.set('config', config);
+    c.set(
+      'cache',
+      new DataCache(caches.default, { defer: (work) => c.executionCtx.waitUntil(work.catch(() => {})), origin: new URL(c.req.url).origin }),
+    );
+    const session = await readSession(c, config.SESSION_SECRET);
+    c.set('session', session);
+    if (!session && !PUBLIC_PATHS.has(c.req.path)) return c.redirect('/form/', 302);
+    await next();
+  });
+  app.use('/form/*', racingDb());
+
+  app.route('/form/', login);
+  app.route('/form/runner/', runnerRoutes({ salesLookup: options.salesLookup }));
+  app.route('/form/jockey/', personRoutes('jockey'));
+  app.route('/form/trainer/', personRoutes('trainer'));
+  app.route('/form/guide/', guide);
+  app.route('/form/search/', search);
+  app.route('/form/api/', api);
+
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    if (isApi(path) || !path.startsWith('/form/')) return c.json(errorBody(c, 'not_found', `No route for ${c.req.method} ${path}`), 404);
+    return c.html(<ErrorPage title="Page not found" message={`There is no page at ${path}.`} />, 404);
+  });
+
+  // The shared handler decides status and wording; pages get them as HTML.
+  app.onError(async (err, c) => {
+    const response = await jsonOnError(err, c);
+    if (isApi(new URL(c.req.url).pathname)) return response;
+    const body = await response.clone().json<{ message?: string }>().catch(() => ({ message: undefined }));
+    const title = response.status === 503 ? 'Racing data unavailable' : response.status >= 500 ? 'Something went wrong' : 'Request not accepted';
+    return c.html(<ErrorPage title={title} message={body.message ?? 'The request could not be completed.'} signedIn={false} />, response.status as 500);
+  });
+
+  return app;
+}

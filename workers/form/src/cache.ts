@@ -1,0 +1,143 @@
+// Data cache on the Workers Cache API (shared by every isolate of a location). Only query
+// results go in, never HTML or anything tied to a session. Each kind of data has its own time
+// to live (the spec's timeouts) and its own version, which is part of every key: bump a kind's
+// version when its query or shape changes and the old entries are simply never read again.
+
+export const CACHE_KINDS = {
+  /** Full runner page data (horse, runs, trials, toolbar). */
+  runner_page: { ttlSeconds: 120, version: 1 },
+  sales: { ttlSeconds: 600, version: 1 },
+  dates: { ttlSeconds: 300, version: 1 },
+  meetings: { ttlSeconds: 300, version: 1 },
+  races: { ttlSeconds: 300, version: 1 },
+  runners: { ttlSeconds: 300, version: 1 },
+  search: { ttlSeconds: 180, version: 1 },
+  /** Form guide meetings and races by date and country. */
+  guide: { ttlSeconds: 120, version: 1 },
+  date_strip: { ttlSeconds: 300, version: 1 },
+  /** The spec leaves this one open; the date strip's timeout fits data that changes as seldom. */
+  countries: { ttlSeconds: 300, version: 1 },
+  /** Not in the spec: jockey and trainer pages, as fresh as the runner page. */
+  person_page: { ttlSeconds: 120, version: 1 },
+  /** Not in the spec: the landing page's horse when none is configured. */
+  default_horse: { ttlSeconds: 300, version: 1 },
+} as const satisfies Record<string, CacheKindSettings>;
+
+export interface CacheKindSettings {
+  ttlSeconds: number;
+  version: number;
+}
+
+export type CacheKind = keyof typeof CACHE_KINDS;
+
+export interface CacheRequest<T> {
+  kind: CacheKind;
+  parts: CacheKeyParts;
+  load: () => Promise<T>;
+  /** The answer when `load` fails; never cached. Without it the failure propagates. */
+  onError?: (err: unknown) => T;
+}
+
+type ValueOf<R> = R extends CacheRequest<infer T> ? T : never;
+export type CacheKeyParts = Record<string, string | number | undefined>;
+
+export interface DataCacheOptions {
+  /** Milliseconds since the epoch; injectable so expiry can be tested without waiting. */
+  now?: () => number;
+  /** Runs a write after the response (ctx.waitUntil in a Worker). */
+  defer?: (work: Promise<unknown>) => void;
+  kinds?: Record<CacheKind, CacheKindSettings>;
+  /** Origin the synthetic keys are made under. */
+  origin?: string;
+}
+
+const EXPIRES_HEADER = 'X-Form-Cache-Expires';
+
+export class DataCache {
+  readonly outcomes: string[] = [];
+  private readonly now: () => number;
+  private readonly defer: (work: Promise<unknown>) => void;
+  private readonly kinds: Record<CacheKind, CacheKindSettings>;
+  private readonly origin: string;
+
+  constructor(
+    private readonly cache: Cache,
+    options: DataCacheOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.defer = options.defer ?? ((work) => void work.catch(() => {}));
+    this.kinds = options.kinds ?? CACHE_KINDS;
+    this.origin = options.origin ?? 'https://form-data.cache.internal';
+  }
+
+  key(kind: CacheKind, parts: CacheKeyParts): string {
+    const params = Object.entries(parts)
+      .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`)
+      .join('&');
+    return `${this.origin}/__form-data/${kind}/v${this.kinds[kind].version}?${params}`;
+  }
+
+  /** The cached value of `kind` for `parts`, or `load()`'s result, stored for the kind's time to live. */
+  async get<T>(kind: CacheKind, parts: CacheKeyParts, load: () => Promise<T>): Promise<T> {
+    const [value] = await this.getAll([{ kind, parts, load }] as const);
+    return value;
+  }
+
+  /**
+   * Several entries for one page: all looked up at once, then the misses loaded one after the
+   * other (so that they share the pool's one connection). A failed load with `onError` answers
+   * its fallback, which is not cached.
+   */
+  async getAll<const R extends readonly CacheRequest<unknown>[]>(requests: R): Promise<{ -readonly [K in keyof R]: ValueOf<R[K]> }> {
+    const keys = requests.map((r) => this.key(r.kind, r.parts));
+    const cached = await Promise.all(keys.map((key) => this.read(key)));
+    const values: unknown[] = [];
+    for (const [i, request] of requests.entries()) {
+      const hit = cached[i];
+      if (hit) {
+        this.outcomes.push(`${request.kind}=hit`);
+        values.push(hit.value);
+        continue;
+      }
+      this.outcomes.push(`${request.kind}=miss`);
+      let value: unknown;
+      try {
+        value = await request.load();
+      } catch (err) {
+        if (!request.onError) throw err;
+        values.push(request.onError(err));
+        continue;
+      }
+      this.defer(this.write(keys[i]!, value, this.kinds[request.kind].ttlSeconds));
+      values.push(value);
+    }
+    return values as { -readonly [K in keyof R]: ValueOf<R[K]> };
+  }
+
+  private async read(key: string): Promise<{ value: unknown } | undefined> {
+    const response = await this.cache.match(key);
+    if (!response) return undefined;
+    const expires = Number(response.headers.get(EXPIRES_HEADER));
+    // The edge honours max-age loosely; the stored expiry is the rule.
+    if (!Number.isFinite(expires) || expires <= this.now()) {
+      await response.body?.cancel();
+      this.defer(this.cache.delete(key));
+      return undefined;
+    }
+    const body = await response.json<{ value: unknown }>();
+    return { value: body.value };
+  }
+
+  private async write(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+    const response = new Response(JSON.stringify({ value }), {
+      headers: {
+        'Content-Type': 'application/json',
+        'Cache-Control': `public, max-age=${ttlSeconds}`,
+        [EXPIRES_HEADER]: String(this.now() + ttlSeconds * 1000),
+      },
+    });
+    await this.cache.put(key, response);
+  }
+}

@@ -1,0 +1,15 @@
+import type { RacingDbVariables } from '../../shared/pg';
+import type { DataCache } from './cache';
+import type { FormConfig } from './config';
+import type { Session } from './session';
+
+/** Bindings and per-request services of the form Worker (read from `c.var`). */
+export type FormEnv = {
+  Bindings: Env;
+  Variables: RacingDbVariables & {
+    requestId: string;
+    config: FormConfig;
+    cache: DataCache;
+    session: Session | undefined;
+  };
+};

@@ -1,0 +1,30 @@
+import type { Context } from 'hono';
+import type { RacingDb } from '../../shared/pg';
+import type { CacheRequest } from './cache';
+import type { FormEnv } from './context';
+import { type Sale, salesOf } from './queries';
+
+export type SalesLookup = (db: RacingDb, horseId: number) => Promise<Sale[]>;
+
+/**
+ * Sales come from their own query so that a failure there (the spec: a database error in the
+ * sales lookup) leaves the page up with no sales. Failures are logged, never cached.
+ */
+export function salesRequest(c: Context<FormEnv>, horseId: number, lookup: SalesLookup = salesOf): CacheRequest<Sale[]> {
+  return {
+    kind: 'sales',
+    parts: { horse: horseId },
+    load: () => lookup(c.var.racing, horseId),
+    onError: (err) => {
+      console.error(
+        JSON.stringify({
+          level: 'warn',
+          request_id: c.var.requestId,
+          message: 'sales lookup failed; page shown without sales',
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
+      return [];
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import { createFormApp } from './app';
+
+export default createFormApp();

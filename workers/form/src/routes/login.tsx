@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { FormEnv } from '../context';
+import { checkLoginToken, credentialMatches, endSession, issueLoginToken, startSession } from '../session';
+import { LoginPage } from '../views/login';
+
+export const login = new Hono<FormEnv>();
+
+login.get('/', async (c) => {
+  const config = c.var.config;
+  if (c.var.session) return c.redirect('/form/runner/', 302);
+  return c.html(<LoginPage token={await issueLoginToken(c, config.SESSION_SECRET)} />);
+});
+
+login.post(
+  '/',
+  bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.text('Login form too large', 413) }),
+  async (c) => {
+    const config = c.var.config;
+    const origin = c.req.header('origin');
+    // Browsers send Origin on form posts: a foreign one is a cross-site post, whatever the token.
+    const sameOrigin = origin === undefined || origin === new URL(c.req.url).origin;
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const username = typeof form.username === 'string' ? form.username : '';
+    const password = typeof form.password === 'string' ? form.password : '';
+    const tokenOk = sameOrigin && (await checkLoginToken(c, config.SESSION_SECRET, form.csrf_token));
+    if (!tokenOk) {
+      const token = await issueLoginToken(c, config.SESSION_SECRET);
+      return c.html(<LoginPage token={token} error="The login form expired or came from another site; please try again." username={username.slice(0, 200)} />, 403);
+    }
+    // Both compared every time, so the answer takes as long whichever is wrong.
+    const [userOk, passwordOk] = await Promise.all([
+      credentialMatches(username, config.ADMIN_USERNAME),
+      credentialMatches(password, config.ADMIN_PASSWORD),
+    ]);
+    if (!userOk || !passwordOk) {
+      const token = await issueLoginToken(c, config.SESSION_SECRET);
+      return c.html(<LoginPage token={token} error="Invalid username or password." username={username.slice(0, 200)} />, 200);
+    }
+    await startSession(c, config.SESSION_SECRET, config.ADMIN_USERNAME, config.SESSION_MAX_AGE_SECONDS);
+    return c.redirect('/form/runner/', 302);
+  },
+);
+
+login.get('/logout/', (c) => {
+  // The spec logs out on GET; a cross-site navigation (a link on another site) is not allowed to.
+  if (c.req.header('sec-fetch-site') === 'cross-site') return c.redirect('/form/runner/', 302);
+  endSession(c);
+  return c.redirect('/form/', 302);
+});

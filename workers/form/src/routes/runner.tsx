@@ -1,0 +1,49 @@
+import { Hono } from 'hono';
+import type { FormEnv } from '../context';
+import { racingToday } from '../config';
+import { type SalesLookup, salesRequest } from '../data';
+import { BadParams, parseDate, parseId, parseTab } from '../params';
+import { latestWinner, runnerPage } from '../queries';
+import { computeStats } from '../stats';
+import { badRequestPage, errorPage, notFoundPage } from '../views/render';
+import { RunnerPage } from '../views/runner';
+
+export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
+  const runner = new Hono<FormEnv>();
+
+  runner.get('/', async (c) => {
+    const { config, cache, racing } = c.var;
+    const today = racingToday(config.RACING_TIMEZONE);
+    const horseId =
+      config.DEFAULT_HORSE_ID ?? (await cache.get('default_horse', { today }, () => latestWinner(racing, today)));
+    if (horseId === null) return errorPage(c, 200, 'No horses yet', 'The racing database holds no horses.');
+    return c.redirect(`/form/runner/${horseId}/?tab=brief`, 302);
+  });
+
+  runner.get('/:id/', async (c) => {
+    const horseId = parseId(c.req.param('id'));
+    const bad = new BadParams();
+    if (horseId === undefined) bad.problems.push(`the horse id must be a whole number from 1 (got “${c.req.param('id').slice(0, 40)}”)`);
+    const tab = bad.optional('tab', c.req.query('tab'), parseTab, 'brief or detailed') ?? 'brief';
+    const date = bad.optional('date', c.req.query('date'), parseDate, 'a real date as YYYY-MM-DD');
+    const raceId = bad.optional('race', c.req.query('race'), parseId, 'a race id (a whole number from 1)');
+    const meetingId = bad.optional('meeting', c.req.query('meeting'), parseId, 'a meeting id (a whole number from 1)');
+    if (bad.problems.length > 0 || horseId === undefined) return badRequestPage(c, bad.problems);
+
+    const { cache, racing } = c.var;
+    // Both looked up in the cache at once; on a miss both run on the pool's one connection.
+    const [data, sales] = await cache.getAll([
+      {
+        kind: 'runner_page',
+        parts: { horse: horseId, date, meeting: meetingId, race: raceId },
+        load: () => runnerPage(racing, { horseId, date, meetingId, raceId }),
+      },
+      salesRequest(c, horseId, options.salesLookup),
+    ] as const);
+    const horse = data.horse;
+    if (!horse) return notFoundPage(c, 'Horse', horseId);
+    return c.html(<RunnerPage data={{ ...data, horse }} stats={computeStats(data.runs)} sales={sales} activeTab={tab} />);
+  });
+
+  return runner;
+}

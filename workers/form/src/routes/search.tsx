@@ -1,0 +1,18 @@
+import { Hono } from 'hono';
+import type { FormEnv } from '../context';
+import { MAX_QUERY_LENGTH } from '../params';
+import { searchHorses } from '../queries';
+import { badRequestPage } from '../views/render';
+import { SearchPage } from '../views/search';
+import { MIN_SEARCH_CHARS } from './api';
+
+/** The search box's page when script is off (with script, results appear as you type). */
+export const search = new Hono<FormEnv>();
+
+search.get('/', async (c) => {
+  const query = (c.req.query('q') ?? '').trim();
+  if (query.length > MAX_QUERY_LENGTH) return badRequestPage(c, [`the search must be at most ${MAX_QUERY_LENGTH} characters`]);
+  const tooShort = [...query].length < MIN_SEARCH_CHARS;
+  const horses = tooShort ? [] : await c.var.cache.get('search', { q: query.toLowerCase() }, () => searchHorses(c.var.racing, query));
+  return c.html(<SearchPage query={query} horses={horses} tooShort={tooShort} />);
+});

@@ -1,0 +1,115 @@
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+
+// The session lives only in a signed cookie: `<payload>.<hmac>`, the payload holding the user
+// name and the expiry, so a copied cookie stops working when it expires even if a browser keeps it.
+
+export const SESSION_COOKIE = 'form_session';
+/** Login-form token cookie (double submit: the page carries its HMAC, the cookie the nonce). */
+export const LOGIN_TOKEN_COOKIE = 'form_login';
+const COOKIE_PATH = '/form/';
+
+export interface Session {
+  username: string;
+  expiresAt: number;
+}
+
+const encoder = new TextEncoder();
+
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64url(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
+  try {
+    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+    return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+async function hmacKey(secret: string, purpose: string): Promise<CryptoKey> {
+  // One secret, separate keys per purpose, so a login token can never pass as a session.
+  return crypto.subtle.importKey('raw', encoder.encode(`${purpose}:${secret}`), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
+}
+
+async function sign(secret: string, purpose: string, value: string): Promise<string> {
+  const key = await hmacKey(secret, purpose);
+  return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(value))));
+}
+
+/** crypto.subtle.verify compares in constant time. */
+async function verify(secret: string, purpose: string, value: string, signature: string): Promise<boolean> {
+  const bytes = fromBase64url(signature);
+  if (!bytes || bytes.length !== 32) return false;
+  const key = await hmacKey(secret, purpose);
+  return crypto.subtle.verify('HMAC', key, bytes, encoder.encode(value));
+}
+
+export async function encodeSession(secret: string, session: Session): Promise<string> {
+  const payload = base64url(encoder.encode(JSON.stringify({ u: session.username, exp: session.expiresAt })));
+  return `${payload}.${await sign(secret, 'session', payload)}`;
+}
+
+export async function decodeSession(secret: string, cookie: string | undefined, nowSeconds: number): Promise<Session | undefined> {
+  if (!cookie || cookie.length > 1024) return undefined;
+  const [payload, signature, extra] = cookie.split('.');
+  if (!payload || !signature || extra !== undefined) return undefined;
+  if (!(await verify(secret, 'session', payload, signature))) return undefined;
+  try {
+    const bytes = fromBase64url(payload);
+    const data: unknown = bytes && JSON.parse(new TextDecoder().decode(bytes));
+    if (typeof data !== 'object' || data === null) return undefined;
+    const username = Reflect.get(data, 'u');
+    const expiresAt = Reflect.get(data, 'exp');
+    if (typeof username !== 'string' || typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
+    return { username, expiresAt };
+  } catch {
+    return undefined;
+  }
+}
+
+const baseCookie = { path: COOKIE_PATH, httpOnly: true, secure: true, sameSite: 'Lax' } as const;
+
+export async function startSession(c: Context, secret: string, username: string, maxAgeSeconds: number): Promise<void> {
+  const expiresAt = Math.floor(Date.now() / 1000) + maxAgeSeconds;
+  setCookie(c, SESSION_COOKIE, await encodeSession(secret, { username, expiresAt }), { ...baseCookie, maxAge: maxAgeSeconds });
+}
+
+export async function readSession(c: Context, secret: string): Promise<Session | undefined> {
+  return decodeSession(secret, getCookie(c, SESSION_COOKIE), Math.floor(Date.now() / 1000));
+}
+
+export function endSession(c: Context): void {
+  deleteCookie(c, SESSION_COOKIE, baseCookie);
+}
+
+/** A fresh login-form token: the nonce goes in a cookie, its HMAC in the form. */
+export async function issueLoginToken(c: Context, secret: string): Promise<string> {
+  const nonce = base64url(crypto.getRandomValues(new Uint8Array(24)));
+  setCookie(c, LOGIN_TOKEN_COOKIE, nonce, { ...baseCookie, sameSite: 'Strict', maxAge: 3600 });
+  return sign(secret, 'login-form', nonce);
+}
+
+export async function checkLoginToken(c: Context, secret: string, submitted: unknown): Promise<boolean> {
+  const nonce = getCookie(c, LOGIN_TOKEN_COOKIE);
+  if (!nonce || nonce.length > 64 || typeof submitted !== 'string' || submitted.length > 64) return false;
+  return verify(secret, 'login-form', nonce, submitted);
+}
+
+/** Equal-time comparison of a submitted credential with the configured one (hashes first, so lengths never leak). */
+export async function credentialMatches(submitted: string, expected: string): Promise<boolean> {
+  const [a, b] = await Promise.all(
+    [submitted, expected].map(async (value) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(value)))),
+  );
+  let diff = 0;
+  for (let i = 0; i < 32; i++) diff |= a![i]! ^ b![i]!;
+  return diff === 0;
+}

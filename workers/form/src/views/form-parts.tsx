@@ -1,0 +1,242 @@
+import type { Child } from 'hono/jsx';
+import type { Tab } from '../params';
+import type { Run } from '../runs';
+import { type FormStats, type GroupRecord, PREFERRED_RANGE_MIN_STARTS, type RunRecord, STAT_DEFINITIONS } from '../stats';
+
+const GROUPS: { key: keyof FormStats; title: string }[] = [
+  { key: 'by_country', title: 'By country' },
+  { key: 'by_jockey', title: 'By jockey' },
+  { key: 'by_trainer', title: 'By trainer' },
+  { key: 'by_distance', title: 'By distance' },
+  { key: 'by_track', title: 'By track' },
+  { key: 'by_class', title: 'By class' },
+  { key: 'by_sot', title: 'By state of track' },
+];
+
+export function recordText(r: RunRecord): string {
+  return `${r.starts}: ${r.wins}-${r.seconds}-${r.thirds}`;
+}
+
+function RecordCells({ r }: { r: RunRecord }) {
+  return (
+    <>
+      <td>{r.starts}</td>
+      <td>{r.wins}</td>
+      <td>{r.seconds}</td>
+      <td>{r.thirds}</td>
+      <td>{r.win_pct.toFixed(1)}</td>
+      <td>{r.place_pct.toFixed(1)}</td>
+    </>
+  );
+}
+
+const RECORD_HEADS = ['Starts', 'Wins', '2nds', '3rds', 'Win %', 'Place %'];
+
+function GroupTable({ title, id, groups }: { title: string; id: string; groups: GroupRecord[] }) {
+  return (
+    <div class="table-wrap" data-stat-group={id}>
+      <table>
+        <caption>{title}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{title.replace(/^By /, '')}</th>
+            {RECORD_HEADS.map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {groups.length === 0 ? (
+            <tr>
+              <td colspan={7}>No runs with a result.</td>
+            </tr>
+          ) : (
+            groups.map((g) => (
+              <tr>
+                <th scope="row">{g.key}</th>
+                <RecordCells r={g} />
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function StatsSummary({ stats }: { stats: FormStats }) {
+  const pref = stats.preferred_range;
+  return (
+    <dl class="summary" data-stats-summary>
+      <div>
+        <dt>Career</dt>
+        <dd data-stat="career">
+          {recordText(stats.career)} · win {stats.career.win_pct.toFixed(1)}% · place {stats.career.place_pct.toFixed(1)}%
+        </dd>
+      </div>
+      <div>
+        <dt>Last 5</dt>
+        <dd data-stat="last5">{stats.last5.figures || '–'}</dd>
+      </div>
+      <div>
+        <dt>Preferred range</dt>
+        <dd data-stat="preferred_range">{pref ? `${pref.key} (${recordText(pref)}, win ${pref.win_pct.toFixed(1)}%)` : `none yet (needs ${PREFERRED_RANGE_MIN_STARTS} starts in a range)`}</dd>
+      </div>
+      <div>
+        <dt>Consecutive wins</dt>
+        <dd data-stat="consecutive_wins">
+          current {stats.consecutive_wins.current}, longest {stats.consecutive_wins.longest}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+export function StatsDetail({ stats }: { stats: FormStats }) {
+  return (
+    <section aria-labelledby="stats-head">
+      <h2 id="stats-head">Statistics</h2>
+      <StatsSummary stats={stats} />
+      {GROUPS.map(({ key, title }) => (
+        <GroupTable title={title} id={key} groups={stats[key] as GroupRecord[]} />
+      ))}
+      <StatDefinitions />
+    </section>
+  );
+}
+
+export function StatDefinitions() {
+  return (
+    <details class="defs">
+      <summary>How these statistics are worked out</summary>
+      <dl>
+        {Object.entries(STAT_DEFINITIONS).map(([name, text]) => (
+          <>
+            <dt>
+              <code>{name}</code>
+            </dt>
+            <dd>{text}</dd>
+          </>
+        ))}
+      </dl>
+    </details>
+  );
+}
+
+function position(run: Run): string {
+  return run.finishing_position === null ? 'Accepted' : `${run.finishing_position}/${run.field_size}`;
+}
+
+const money = (n: number | null) => (n === null ? '–' : `$${n.toFixed(2)}`);
+
+/** Runs as a table: brief shows the essentials, detailed every field. */
+export function RunsTable({ runs, detailed, show }: { runs: Run[]; detailed: boolean; show: 'horse' | 'jockey' | 'trainer' }) {
+  return (
+    <div class="table-wrap">
+      <table class="runs" data-runs>
+        <caption>{`Runs (${runs.length}, latest first)`}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Date</th>
+            <th scope="col">Track</th>
+            <th scope="col">Race</th>
+            <th scope="col">Dist</th>
+            <th scope="col">Class</th>
+            {show !== 'horse' ? <th scope="col">Horse</th> : null}
+            <th scope="col">Pos</th>
+            {show !== 'jockey' ? <th scope="col">Jockey</th> : null}
+            {detailed && show !== 'trainer' ? <th scope="col">Trainer</th> : null}
+            <th scope="col">SP</th>
+            {detailed ? (
+              <>
+                <th scope="col">Barrier</th>
+                <th scope="col">Weight</th>
+                <th scope="col">Margin</th>
+                <th scope="col">Track cond.</th>
+                <th scope="col">L600</th>
+              </>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>
+          {runs.length === 0 ? (
+            <tr>
+              <td colspan={14}>No runs recorded.</td>
+            </tr>
+          ) : (
+            runs.map((run) => (
+              <tr>
+                <td>
+                  <a href={`/form/guide/?date=${run.date}&race=${run.race_id}`}>{run.date}</a>
+                </td>
+                <td>{run.course}</td>
+                <td>{`R${run.race_number}`}</td>
+                <td>{`${run.distance}m`}</td>
+                <td>{run.class_level}</td>
+                {show !== 'horse' ? (
+                  <td>
+                    <a href={`/form/runner/${run.horse_id}/`}>{run.horse}</a>
+                  </td>
+                ) : null}
+                <td>{position(run)}</td>
+                {show !== 'jockey' ? <td>{run.jockey_id ? <a href={`/form/jockey/${run.jockey_id}/`}>{run.jockey}</a> : 'TBA'}</td> : null}
+                {detailed && show !== 'trainer' ? (
+                  <td>
+                    <a href={`/form/trainer/${run.trainer_id}/`}>{run.trainer}</a>
+                  </td>
+                ) : null}
+                <td>{money(run.starting_price)}</td>
+                {detailed ? (
+                  <>
+                    <td>{run.barrier}</td>
+                    <td>{`${run.weight.toFixed(1)} kg`}</td>
+                    <td>{run.margin === null ? '–' : `${run.margin.toFixed(2)} L`}</td>
+                    <td>{run.track_condition}</td>
+                    <td>{run.last_600 === null ? '–' : `${run.last_600.toFixed(2)} s`}</td>
+                  </>
+                ) : null}
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Brief/detailed tabs: links that work without script; the script switches panels in place. */
+export function Tabs({ active, hrefFor, brief, detailed }: { active: Tab; hrefFor: (tab: Tab) => string; brief: Child; detailed: Child }) {
+  const tabs: { id: Tab; label: string; body: Child }[] = [
+    { id: 'brief', label: 'Brief', body: brief },
+    { id: 'detailed', label: 'Detailed', body: detailed },
+  ];
+  return (
+    <div class="tabs" data-tabs>
+      <div role="tablist" aria-label="Form view">
+        {tabs.map((t) => (
+          <a
+            role="tab"
+            id={`tab-${t.id}`}
+            href={hrefFor(t.id)}
+            aria-selected={t.id === active ? 'true' : 'false'}
+            aria-controls={`panel-${t.id}`}
+            tabindex={t.id === active ? 0 : -1}
+            data-tab={t.id}
+          >
+            {t.label}
+          </a>
+        ))}
+      </div>
+      {/* Only the active panel is rendered; the script fetches the other on first use. */}
+      {tabs.map((t) =>
+        t.id === active ? (
+          <section role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} data-panel={t.id}>
+            {t.body}
+          </section>
+        ) : (
+          <section role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} hidden data-panel={t.id} data-src={hrefFor(t.id)}></section>
+        ),
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,24 @@
+import { Layout } from './layout';
+
+export function LoginPage({ token, error, username = '' }: { token: string; error?: string; username?: string }) {
+  return (
+    <Layout title="Log in">
+      <section class="login">
+        <h1>Runner form</h1>
+        {error ? (
+          <p class="alert" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <form method="post" action="/form/">
+          <input type="hidden" name="csrf_token" value={token} />
+          <label for="username">Username</label>
+          <input id="username" name="username" autocomplete="username" required maxlength={200} value={username} autofocus />
+          <label for="password">Password</label>
+          <input id="password" name="password" type="password" autocomplete="current-password" required maxlength={200} />
+          <button type="submit">Log in</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
