@@ -35,7 +35,10 @@ async function main() {
     await seedAuthDevAccount(PERSIST);
     step('d1         auth development account demo@example.com (see workers/auth/README.md)');
   }
-  const vars = process.env.DATABASE_URL ? ['--var', `DATABASE_URL:${databaseUrl}`] : [];
+  // Passed on the command line: a wrangler.toml with `secrets.required` loads only the secrets it
+  // names from .dev.vars, and the relay address is a local-only setting, not a secret.
+  const vars = ['--var', `PG_WS_PROXY:${relay.address}`];
+  if (process.env.DATABASE_URL) vars.push('--var', `DATABASE_URL:${databaseUrl}`);
   await Promise.all(workers.map((worker) => startWorker(worker, vars)));
 
   console.log('\nServing:');
