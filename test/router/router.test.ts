@@ -37,6 +37,11 @@ describe('router', () => {
     expect(body.message).toContain('stats.');
   });
 
+  it('reaches every bound service by its host label', async () => {
+    const res = await router.fetch('https://form.racing.example/form/guide/');
+    expect(await res.json()).toEqual({ service: 'form', path: '/form/guide/' });
+  });
+
   it('answers 404 for a known service that is not bound behind this router', async () => {
     const res = await router.fetch('https://mail.racing.example/');
     expect(res.status).toBe(404);
