@@ -78,10 +78,13 @@ describe.runIf(haveChromium)('runner form in Chromium', () => {
     await logIn(page);
     await page.locator('[data-toolbar-date]').fill(inject('racingToday'));
     await page.locator('[data-toolbar-date]').dispatchEvent('change');
-    await expect.poll(() => page.locator('[data-toolbar-meeting] option').count()).toBeGreaterThan(1);
+    // Wait for the lists of the chosen date and meeting, not the ones the page was rendered with.
+    await page.locator(`[data-toolbar-meeting][data-loaded-for="${inject('racingToday')}"]`).waitFor({ state: 'attached' });
+    expect(await page.locator('[data-toolbar-meeting] option').count()).toBeGreaterThan(1);
     const meeting = await page.locator('[data-toolbar-meeting] option').nth(1).getAttribute('value');
     await page.locator('[data-toolbar-meeting]').selectOption(meeting!);
-    await expect.poll(() => page.locator('[data-toolbar-race] option').count()).toBeGreaterThan(1);
+    await page.locator(`[data-toolbar-race][data-loaded-for="${meeting}"]`).waitFor({ state: 'attached' });
+    expect(await page.locator('[data-toolbar-race] option').count()).toBeGreaterThan(1);
     const race = await page.locator('[data-toolbar-race] option').nth(1).getAttribute('value');
     await page.locator('[data-toolbar-race]').selectOption(race!);
     await page.waitForURL(new RegExp(`race=${race}`));

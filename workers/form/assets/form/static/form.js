@@ -173,18 +173,29 @@
         return res.json();
       });
     }
+    // Only the newest answer fills a list: an older request finishing late must not overwrite it.
+    var meetingsAsked = 0;
+    var racesAsked = 0;
     dateInput.addEventListener('change', function () {
+      var asked = ++meetingsAsked;
+      var date = dateInput.value;
       fill(raceSelect, [], null, null);
-      getJson('/form/api/meetings/?date=' + encodeURIComponent(dateInput.value)).then(function (body) {
+      getJson('/form/api/meetings/?date=' + encodeURIComponent(date)).then(function (body) {
+        if (asked !== meetingsAsked) return;
         fill(meetingSelect, body.meetings || [], function (m) { return m.meeting_id; }, function (m) { return m.meeting_name; });
+        meetingSelect.setAttribute('data-loaded-for', date);
       });
     });
     meetingSelect.addEventListener('change', function () {
-      var url = '/form/api/races/?date=' + encodeURIComponent(dateInput.value) + '&meeting=' + encodeURIComponent(meetingSelect.value);
+      var asked = ++racesAsked;
+      var meeting = meetingSelect.value;
+      var url = '/form/api/races/?date=' + encodeURIComponent(dateInput.value) + '&meeting=' + encodeURIComponent(meeting);
       getJson(url).then(function (body) {
+        if (asked !== racesAsked) return;
         fill(raceSelect, body.races || [], function (r) { return String(r.race_id); }, function (r) {
           return 'R' + r.race_number + ' ' + r.race_name + ' (' + r.distance + ', ' + r.class_level + ')';
         });
+        raceSelect.setAttribute('data-loaded-for', meeting);
       });
     });
     raceSelect.addEventListener('change', function () {
