@@ -28,8 +28,8 @@ function psqlWarmRoundTrips(url: string, runs: number): number[] {
 /** Worker → relay → Postgres against psql on the same server: new connection, warm connection. */
 export async function benchPlatform({ url, relay, runs }: BenchContext) {
   const worker = await unstable_startWorker({
-    entrypoint: join(ROOT, 'bench/worker/index.ts'),
-    compatibilityDate: '2026-04-20',
+    // Its own config: without one, wrangler would read the router's wrangler.toml from the root.
+    config: join(ROOT, 'bench/worker/wrangler.toml'),
     bindings: {
       DATABASE_URL: { type: 'plain_text', value: url },
       PG_WS_PROXY: { type: 'plain_text', value: relay },
