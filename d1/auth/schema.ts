@@ -64,7 +64,11 @@ export const refreshFamilies = sqliteTable(
     /** logout | reuse_detected */
     revokedReason: text('revoked_reason'),
   },
-  (t) => [index('refresh_families_user').on(t.userId)],
+  (t) => [
+    index('refresh_families_user').on(t.userId),
+    // The retention job deletes families past their expiry in batches.
+    index('refresh_families_expires').on(t.expiresAt),
+  ],
 );
 
 export const backupCodes = sqliteTable(
@@ -87,7 +91,11 @@ export const totpUsedSteps = sqliteTable(
     step: integer('step').notNull(),
     usedAt: integer('used_at').notNull().default(now),
   },
-  (t) => [uniqueIndex('totp_used_steps_user_step').on(t.userId, t.step)],
+  (t) => [
+    uniqueIndex('totp_used_steps_user_step').on(t.userId, t.step),
+    // The retention job deletes steps older than the replay window in batches.
+    index('totp_used_steps_step').on(t.step),
+  ],
 );
 
 export const auditLog = sqliteTable(
