@@ -1,6 +1,38 @@
+import { drizzle } from 'drizzle-orm/d1';
+import * as schema from '../../../d1/auth/schema';
 import { createAuthApp } from './app';
+import { retentionConfig } from './config';
+import { runRetention } from './retention';
 
 export { AccountGuard } from '../../../durable-objects/account-guard';
 export { PendingLogin } from '../../../durable-objects/pending-login';
 
-export default createAuthApp();
+const app = createAuthApp();
+
+export default {
+  fetch: app.fetch,
+  /** The Cron Trigger in wrangler.toml: deletes expired and old rows, one JSON log line per run. */
+  async scheduled(controller, env) {
+    const started = performance.now();
+    try {
+      const config = retentionConfig(env);
+      const result = await runRetention(drizzle(env.DB, { schema }), config, Date.now());
+      console.log(
+        JSON.stringify({
+          level: 'info',
+          service: 'auth',
+          job: 'retention',
+          cron: controller.cron,
+          audit_retention_days: config.AUTH_AUDIT_RETENTION_DAYS,
+          ...result,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        }),
+      );
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      console.error(JSON.stringify({ level: 'error', service: 'auth', job: 'retention', cron: controller.cron, error }));
+      // Rethrown so the Cron Trigger's run is recorded as failed.
+      throw err;
+    }
+  },
+} satisfies ExportedHandler<Env>;
