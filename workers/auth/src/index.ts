@@ -11,8 +11,12 @@ const app = createAuthApp();
 
 export default {
   fetch: app.fetch,
-  /** The Cron Trigger in wrangler.toml: deletes expired and old rows, one JSON log line per run. */
-  async scheduled(controller, env) {
+  /**
+   * The Cron Trigger in wrangler.toml: deletes expired and old rows, one JSON log line per run.
+   * The work is awaited here rather than passed to the context's waitUntil, so a failure marks
+   * the run as failed.
+   */
+  async scheduled(controller, env, _ctx) {
     const started = performance.now();
     try {
       const config = retentionConfig(env);
