@@ -1,9 +1,12 @@
 import { type Socket, createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../scripts/embedded-postgres';
-import { racingToday } from '../scripts/racing-today';
+import { msUntilNextRacingDay, racingToday } from '../scripts/racing-today';
 import { loadRacing } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
+
+/** A whole test run takes a few minutes; start none closer than this to midnight. */
+const SAFE_BEFORE_MIDNIGHT_MS = 15 * 60_000;
 
 /**
  * One racing database and one relay for the whole run: embedded PGlite in memory with `tiny`
@@ -12,6 +15,13 @@ import { startRelay } from '../scripts/relay';
 export default async function setup(project: TestProject) {
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres();
   const databaseUrl = process.env.DATABASE_URL ?? embedded!.url;
+  // The services work out "today" themselves: a run must not straddle the racing day's midnight,
+  // or tests anchored on the setup's date would meet a service already on the next day.
+  const untilMidnight = msUntilNextRacingDay();
+  if (untilMidnight < SAFE_BEFORE_MIDNIGHT_MS) {
+    console.log(`• waiting ${Math.ceil(untilMidnight / 1000)} s for the racing day to change before anchoring test data`);
+    await new Promise((resolve) => setTimeout(resolve, untilMidnight + 2_000));
+  }
   const today = racingToday();
   await loadRacing(databaseUrl, { size: 'tiny', today });
   const relay = await startRelay();
