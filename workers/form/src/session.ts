@@ -32,12 +32,18 @@ function fromBase64url(text: string): Uint8Array | undefined {
   }
 }
 
-async function hmacKey(secret: string, purpose: string): Promise<CryptoKey> {
+/** Imported keys, kept for the isolate's life: every request checks a cookie with the same key. */
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey(secret: string, purpose: string): Promise<CryptoKey> {
   // One secret, separate keys per purpose, so a login token can never pass as a session.
-  return crypto.subtle.importKey('raw', encoder.encode(`${purpose}:${secret}`), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+  const material = `${purpose}:${secret}`;
+  let key = hmacKeys.get(material);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', encoder.encode(material), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    hmacKeys.set(material, key);
+  }
+  return key;
 }
 
 async function sign(secret: string, purpose: string, value: string): Promise<string> {
