@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { unstable_startWorker } from 'wrangler';
+import { startLocalWorker } from '../scripts/local-worker';
 import { ROOT } from '../scripts/workers';
 import type { BenchContext } from './context';
 import { median, ms, percentile, sample } from './stats';
@@ -27,16 +27,11 @@ function psqlWarmRoundTrips(url: string, runs: number): number[] {
 
 /** Worker → relay → Postgres against psql on the same server: new connection, warm connection. */
 export async function benchPlatform({ url, relay, runs }: BenchContext) {
-  const worker = await unstable_startWorker({
+  const worker = await startLocalWorker({
     // Its own config: without one, wrangler would read the router's wrangler.toml from the root.
     config: join(ROOT, 'bench/worker/wrangler.toml'),
-    bindings: {
-      DATABASE_URL: { type: 'plain_text', value: url },
-      PG_WS_PROXY: { type: 'plain_text', value: relay },
-    },
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'warn' },
+    vars: { DATABASE_URL: url, PG_WS_PROXY: relay },
   });
-  await worker.ready;
   const call = async (path: string) => {
     const res = await worker.fetch(`http://bench${path}`);
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);

@@ -5,6 +5,7 @@ import { seedAuthDevAccount } from './auth-admin';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { racingToday } from './racing-today';
 import { loadRacing, racingDatasetInfo } from './racing/load';
+import { applyLocalD1Migrations } from './local-worker';
 import { startRelay } from './relay';
 import { ROOT, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
 
@@ -82,12 +83,7 @@ async function ensureDemoData(databaseUrl: string, force: boolean) {
 
 function applyD1Migrations(worker: WorkerInfo) {
   for (const database of workerBindings(worker).d1) {
-    const run = spawnSync(
-      wranglerBin(),
-      ['d1', 'migrations', 'apply', database.binding, '--local', '--persist-to', PERSIST, '-c', worker.config],
-      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true' } },
-    );
-    if (run.status !== 0) throw new Error(`D1 migrations for ${worker.name}/${database.binding} failed:\n${run.stdout}${run.stderr}`);
+    applyLocalD1Migrations(worker.config, database.binding, PERSIST);
     step(`d1         ${worker.name}/${database.binding} migrations applied`);
   }
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
-import { unstable_startWorker } from 'wrangler';
+import { startLocalWorker } from '../../scripts/local-worker';
 import { ROOT } from '../../scripts/workers';
 
 /** Debian's Chromium; `.ci/run` installs it (`apt-get install -y chromium`). */
@@ -37,24 +37,15 @@ export interface RunningWorker {
 
 /**
  * Starts `workers/<service>/wrangler.toml` in local workerd on a free port, with `vars` overriding
- * its plain-text bindings and storage kept in memory, the way `wrangler dev` would serve it.
+ * its plain-text bindings and storage kept in memory (or under `persistTo`), the way `wrangler dev`
+ * would serve it.
  */
-export async function startServiceWorker(service: string, vars: Record<string, string>): Promise<RunningWorker> {
-  const bindings = Object.fromEntries(
-    Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text' as const, value }]),
-  );
-  const worker = await unstable_startWorker({
-    config: join(ROOT, 'workers', service, 'wrangler.toml'),
-    bindings,
-    dev: {
-      server: { hostname: '127.0.0.1', port: 0 },
-      inspector: false,
-      logLevel: 'warn',
-      persist: false,
-      watch: false,
-      liveReload: false,
-    },
-  });
+export async function startServiceWorker(
+  service: string,
+  vars: Record<string, string>,
+  options: { persistTo?: string; logLevel?: 'error' | 'warn' } = {},
+): Promise<RunningWorker> {
+  const worker = await startLocalWorker({ config: join(ROOT, 'workers', service, 'wrangler.toml'), vars, ...options });
   const url = (await worker.url).toString().replace(/\/$/, '');
   return {
     url,
