@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { RacingDb } from '../../shared/pg';
 import type { CacheRequest } from './cache';
 import type { FormEnv } from './context';
-import { type Sale, salesOf } from './queries';
+import { type RaceCard, type Sale, raceCard, salesOf, searchHorses } from './queries';
 
 export type SalesLookup = (db: RacingDb, horseId: number) => Promise<Sale[]>;
 
@@ -27,4 +27,14 @@ export function salesRequest(c: Context<FormEnv>, horseId: number, lookup: Sales
       return [];
     },
   };
+}
+
+/** A race's field, cached under `runners`: the runners lookup and the guide's inline field share it. */
+export function cachedRaceCard(c: Context<FormEnv>, raceId: number): Promise<RaceCard> {
+  return c.var.cache.get('runners', { race: raceId }, () => raceCard(c.var.racing, raceId));
+}
+
+/** Horse search, cached by the lower-cased query: the JSON lookup and the search page share it. */
+export function cachedSearch(c: Context<FormEnv>, query: string): ReturnType<typeof searchHorses> {
+  return c.var.cache.get('search', { q: query.toLowerCase() }, () => searchHorses(c.var.racing, query));
 }

@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import { errorBody } from '../../../shared/errors';
 import type { FormEnv } from '../context';
 import { MAX_QUERY_LENGTH, parseDate, parseId } from '../params';
-import { meetingsOn, raceCard, raceDates, racesOn, searchHorses } from '../queries';
+import { cachedRaceCard, cachedSearch } from '../data';
+import { meetingsOn, raceDates, racesOn } from '../queries';
 
 // JSON lookups. A missing or unusable parameter is not an error here: the spec answers it with
 // an empty array under the response's key.
@@ -33,7 +34,7 @@ api.get('/races/', async (c) => {
 api.get('/runners/', async (c) => {
   const raceId = parseId(c.req.query('race_id'));
   if (raceId === undefined) return c.json({ runners: [] });
-  const card = await c.var.cache.get('runners', { race: raceId }, () => raceCard(c.var.racing, raceId));
+  const card = await cachedRaceCard(c, raceId);
   const runners = card.runners
     .filter((r) => !r.scratched)
     .map((r) => ({
@@ -54,6 +55,6 @@ api.get('/search/', async (c) => {
     return c.json(errorBody(c, 'invalid_request', `q must be at most ${MAX_QUERY_LENGTH} characters`), 400);
   }
   if ([...query].length < MIN_SEARCH_CHARS) return c.json({ horses: [], query, min_chars: MIN_SEARCH_CHARS });
-  const horses = await c.var.cache.get('search', { q: query.toLowerCase() }, () => searchHorses(c.var.racing, query));
+  const horses = await cachedSearch(c, query);
   return c.json({ horses, query, count: horses.length });
 });

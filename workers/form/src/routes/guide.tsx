@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import type { FormEnv } from '../context';
 import { racingToday } from '../config';
 import { BadParams, COUNTRY_PATTERN, parseDate, parseId } from '../params';
-import { countriesOn, dateStrip, guideMeetings, raceCard } from '../queries';
+import { cachedRaceCard } from '../data';
+import { countriesOn, dateStrip, guideMeetings } from '../queries';
 import { GuidePage } from '../views/guide';
 import { badRequestPage } from '../views/render';
 
@@ -21,7 +22,7 @@ guide.get('/', async (c) => {
     { kind: 'countries', parts: { date }, load: () => countriesOn(racing, date) },
     { kind: 'guide', parts: { date, country }, load: () => guideMeetings(racing, date, country) },
   ] as const);
-  const card = raceId === undefined ? undefined : await cache.get('runners', { race: raceId }, () => raceCard(racing, raceId));
+  const card = raceId === undefined ? undefined : await cachedRaceCard(c, raceId);
   return c.html(
     <GuidePage
       selected_date={date}

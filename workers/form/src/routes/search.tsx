@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { FormEnv } from '../context';
+import { cachedSearch } from '../data';
 import { MAX_QUERY_LENGTH } from '../params';
-import { searchHorses } from '../queries';
 import { badRequestPage } from '../views/render';
 import { SearchPage } from '../views/search';
 import { MIN_SEARCH_CHARS } from './api';
@@ -13,6 +13,6 @@ search.get('/', async (c) => {
   const query = (c.req.query('q') ?? '').trim();
   if (query.length > MAX_QUERY_LENGTH) return badRequestPage(c, [`the search must be at most ${MAX_QUERY_LENGTH} characters`]);
   const tooShort = [...query].length < MIN_SEARCH_CHARS;
-  const horses = tooShort ? [] : await c.var.cache.get('search', { q: query.toLowerCase() }, () => searchHorses(c.var.racing, query));
+  const horses = tooShort ? [] : await cachedSearch(c, query);
   return c.html(<SearchPage query={query} horses={horses} tooShort={tooShort} />);
 });
