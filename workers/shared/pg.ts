@@ -39,15 +39,25 @@ function asDriverError(err: unknown): unknown {
 type Callback = (err: unknown, ...rest: unknown[]) => void;
 const withDriverErrors = (callback: Callback): Callback => (err, ...rest) => callback(err ? asDriverError(err) : err, ...rest);
 
+const clientClasses = new Map<string, typeof Client>();
+
+/** One client class per relay setting for the isolate's life, not one per request. */
+function racingClient(config: RacingDbConfig): typeof Client {
+  const key = config.PG_WS_PROXY ?? '';
+  let cls = clientClasses.get(key);
+  if (!cls) clientClasses.set(key, (cls = makeRacingClient(config.PG_WS_PROXY)));
+  return cls;
+}
+
 /**
  * The driver's Client with this pool's WebSocket settings on its own socket (Neon's process-wide
  * `neonConfig` would carry one request's relay into another's), whose connect and query failures
  * are always Errors (see asDriverError).
  */
-function racingClient(config: RacingDbConfig): typeof Client {
-  const relay = config.PG_WS_PROXY?.replace(/^wss?:\/\//, '').replace(/\/+$/, '');
+function makeRacingClient(proxy: string | undefined): typeof Client {
+  const relay = proxy?.replace(/^wss?:\/\//, '').replace(/\/+$/, '');
   const relayPath = relay && (relay.includes('/') ? relay : `${relay}/v1`);
-  const secureRelay = config.PG_WS_PROXY?.startsWith('wss://') ?? false;
+  const secureRelay = proxy?.startsWith('wss://') ?? false;
 
   return class RacingClient extends Client {
     constructor(options?: ConstructorParameters<typeof Client>[0]) {
