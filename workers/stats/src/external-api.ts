@@ -14,9 +14,9 @@ const ENDPOINTS = {
   jockeyStats: jockeysWrapperSchema,
   meetingStats: meetingWrapperSchema,
 } as const;
-type Endpoint = keyof typeof ENDPOINTS;
+export type ExternalEndpoint = keyof typeof ENDPOINTS;
 
-export async function fetchExternalStats<E extends Endpoint>(
+export async function fetchExternalStats<E extends ExternalEndpoint>(
   config: StatsConfig,
   endpoint: E,
   date: string,

@@ -1,12 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { StatsEnv } from '../context';
-import { detailSchema, validationErrorSchema } from '../errors';
+import { bodyLimit } from 'hono/body-limit';
+import { racingToday, statsConfig, type StatsEnv } from '../context';
+import { detailError, detailSchema, validationErrorSchema } from '../errors';
 import { courseIdParam, isoDate } from '../schemas';
 
 export const security: Record<string, string[]>[] = [{ bearer: [] }, { tokenQuery: [] }, { ssoTokenQuery: [] }];
 
-const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
+export const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
 
 /** The error answers every token-guarded route can give. */
 export const guardedErrors = {
@@ -22,7 +23,21 @@ export const dateQuery = isoDate.optional().openapi({ description: 'YYYY-MM-DD; 
 
 export const meetingQuery = z.object({ date: dateQuery, courseId: courseIdParam });
 
+/** The requested date, or today in the racing timezone when the query has none. */
+export function requestedDate(c: Context<StatsEnv>, date: string | undefined): string {
+  return date ?? racingToday(statsConfig(c).RACING_TIMEZONE);
+}
+
+/** A body over `maxSize` bytes is 413 {detail}. */
+export const limitBody = (maxSize: number) =>
+  bodyLimit({ maxSize, onError: () => { throw detailError(413, `Body larger than ${maxSize} bytes`); } });
+
 /** The caller's address, which keys the user context (Cloudflare sets CF-Connecting-IP at the edge). */
-export function callerAddress(c: Context<StatsEnv>): string {
+function callerAddress(c: Context<StatsEnv>): string {
   return c.req.header('cf-connecting-ip')?.trim().slice(0, 64) || 'unknown';
+}
+
+/** The caller's user context (one Durable Object per address). */
+export function callerContext(c: Context<StatsEnv>) {
+  return c.env.USER_CONTEXT.get(c.env.USER_CONTEXT.idFromName(callerAddress(c)));
 }

@@ -2,12 +2,12 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { racingDb } from '../../../shared/pg';
 import { requireToken } from '../auth';
-import { racingToday, statsConfig, type StatsEnv } from '../context';
+import type { StatsEnv } from '../context';
 import { statsRouter, validationError } from '../errors';
 import { findMeeting, type CourseRef } from '../meetings';
 import { courseIdParam, statsRecordSchema } from '../schemas';
 import { meetingStatistics } from '../statistics';
-import { dateQuery, guardedErrors, notFoundError, ok, security } from './common';
+import { dateQuery, guardedErrors, notFoundError, ok, requestedDate, security } from './common';
 
 // The kebab-case family: always computed from the racing database, bare arrays of records.
 
@@ -24,8 +24,7 @@ function courseOf(query: z.infer<typeof localQuery>): CourseRef {
 }
 
 async function localRecords(c: Context<StatsEnv>, query: z.infer<typeof localQuery>, who: 'trainer' | 'jockey') {
-  const date = query.date ?? racingToday(statsConfig(c).RACING_TIMEZONE);
-  const meeting = await findMeeting(c.var.racing, date, courseOf(query));
+  const meeting = await findMeeting(c.var.racing, requestedDate(c, query.date), courseOf(query));
   const { trainers, jockeys } = await meetingStatistics(c.var.racing, meeting, who);
   return who === 'trainer' ? trainers : jockeys;
 }

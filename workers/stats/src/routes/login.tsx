@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { secretsEqual } from '../auth';
 import { statsConfig, type StatsEnv } from '../context';
 import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors';
 import { LoginPage } from '../pages/login';
+import { json, limitBody } from './common';
 
 const credentialsSchema = z
   .object({ username: z.string().min(1).max(200), password: z.string().min(1).max(200) })
@@ -15,10 +15,6 @@ const tokenSchema = z
 const logoutSchema = z.object({ sessionId: z.string().min(1).max(512) }).openapi('Logout');
 
 const BODY_LIMIT = 16 * 1024;
-const limitBody = () =>
-  bodyLimit({ maxSize: BODY_LIMIT, onError: () => { throw detailError(413, `Body larger than ${BODY_LIMIT} bytes`); } });
-
-const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
 
 /** A JSON or form body (FastAPI's OAuth2 password form sends username/password form-encoded), checked against `schema`. */
 async function readBody<S extends z.ZodType>(c: Context<StatsEnv>, schema: S): Promise<z.infer<S>> {
@@ -53,7 +49,7 @@ export const login = statsRouter()
       method: 'post',
       path: '/login',
       summary: 'Exchange the built-in credential pair for the static token',
-      middleware: [limitBody()] as const,
+      middleware: [limitBody(BODY_LIMIT)] as const,
       request: {
         body: {
           content: {
@@ -104,7 +100,7 @@ export const login = statsRouter()
       method: 'post',
       path: '/api/logout',
       summary: 'Forward a logout ({sessionId}) to the external authentication service',
-      middleware: [limitBody()] as const,
+      middleware: [limitBody(BODY_LIMIT)] as const,
       request: { body: { content: { 'application/json': { schema: logoutSchema } } } },
       responses: {
         200: json(z.object({ status: z.literal('success') }), 'The authentication service accepted the logout'),

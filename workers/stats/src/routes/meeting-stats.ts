@@ -2,23 +2,19 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { racingDb } from '../../../shared/pg';
 import { requireToken } from '../auth';
-import { racingToday, statsConfig, type StatsEnv } from '../context';
+import { statsConfig, type StatsEnv } from '../context';
 import { statsRouter } from '../errors';
-import { fetchExternalStats } from '../external-api';
+import { type ExternalEndpoint, fetchExternalStats } from '../external-api';
 import { findMeeting } from '../meetings';
 import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from '../schemas';
 import { meetingStatistics } from '../statistics';
-import { badGatewayError, callerAddress, guardedErrors, meetingQuery, notFoundError, ok, security } from './common';
+import { badGatewayError, callerContext, guardedErrors, meetingQuery, notFoundError, ok, requestedDate, security } from './common';
 
 // The camelCase family, for external integrations: the external statistics API when
 // EXTERNAL_API_ENABLED, the racing database otherwise; each records the caller's meeting.
 
-type Query = z.infer<typeof meetingQuery>;
-
-async function rememberCaller(c: Context<StatsEnv>, date: string, courseId: number) {
-  const stub = c.env.USER_CONTEXT.get(c.env.USER_CONTEXT.idFromName(callerAddress(c)));
-  await stub.remember({ date, course_id: courseId });
-}
+/** Whose records each endpoint computes when it answers from the racing database. */
+const WHO = { trainerStats: 'trainer', jockeyStats: 'jockey', meetingStats: 'all' } as const satisfies Record<ExternalEndpoint, string>;
 
 /** The meeting and its records from the racing database. */
 async function local(c: Context<StatsEnv>, date: string, courseId: number, who: 'all' | 'trainer' | 'jockey') {
@@ -26,15 +22,22 @@ async function local(c: Context<StatsEnv>, date: string, courseId: number, who: 
   return { status: 'success' as const, meeting, ...(await meetingStatistics(c.var.racing, meeting, who)) };
 }
 
-function request(c: Context<StatsEnv>, query: Query) {
+/** The endpoint's answer (external API or racing database); once it is there, the caller's meeting is remembered. */
+async function answer<E extends ExternalEndpoint>(c: Context<StatsEnv>, endpoint: E, query: z.infer<typeof meetingQuery>) {
   const config = statsConfig(c);
-  return { config, date: query.date ?? racingToday(config.RACING_TIMEZONE), courseId: query.courseId };
+  const date = requestedDate(c, query.date);
+  const { courseId } = query;
+  const result = config.EXTERNAL_API_ENABLED
+    ? await fetchExternalStats(config, endpoint, date, courseId)
+    : await local(c, date, courseId, WHO[endpoint]);
+  await callerContext(c).remember({ date, course_id: courseId });
+  return result;
 }
 
-const route = (path: string, summary: string, schema: z.ZodType) =>
+const route = (endpoint: ExternalEndpoint, summary: string, schema: z.ZodType) =>
   createRoute({
     method: 'get',
-    path,
+    path: `/${endpoint}`,
     summary,
     security,
     middleware: [requireToken(), racingDb()] as const,
@@ -43,27 +46,15 @@ const route = (path: string, summary: string, schema: z.ZodType) =>
   });
 
 export const meetingStats = statsRouter()
-  .openapi(route('/trainerStats', 'Trainer statistics of a meeting (external API or local)', trainersWrapperSchema), async (c) => {
-    const { config, date, courseId } = request(c, c.req.valid('query'));
-    const { status, meeting, trainers } = config.EXTERNAL_API_ENABLED
-      ? await fetchExternalStats(config, 'trainerStats', date, courseId)
-      : await local(c, date, courseId, 'trainer');
-    await rememberCaller(c, date, courseId);
+  .openapi(route('trainerStats', 'Trainer statistics of a meeting (external API or local)', trainersWrapperSchema), async (c) => {
+    const { status, meeting, trainers } = await answer(c, 'trainerStats', c.req.valid('query'));
     return c.json({ status, meeting, trainers }, 200);
   })
-  .openapi(route('/jockeyStats', 'Jockey statistics of a meeting (external API or local)', jockeysWrapperSchema), async (c) => {
-    const { config, date, courseId } = request(c, c.req.valid('query'));
-    const { status, meeting, jockeys } = config.EXTERNAL_API_ENABLED
-      ? await fetchExternalStats(config, 'jockeyStats', date, courseId)
-      : await local(c, date, courseId, 'jockey');
-    await rememberCaller(c, date, courseId);
+  .openapi(route('jockeyStats', 'Jockey statistics of a meeting (external API or local)', jockeysWrapperSchema), async (c) => {
+    const { status, meeting, jockeys } = await answer(c, 'jockeyStats', c.req.valid('query'));
     return c.json({ status, meeting, jockeys }, 200);
   })
-  .openapi(route('/meetingStats', 'Trainer and jockey statistics of a meeting (external API or local)', meetingWrapperSchema), async (c) => {
-    const { config, date, courseId } = request(c, c.req.valid('query'));
-    const { status, meeting, trainers, jockeys } = config.EXTERNAL_API_ENABLED
-      ? await fetchExternalStats(config, 'meetingStats', date, courseId)
-      : await local(c, date, courseId, 'all');
-    await rememberCaller(c, date, courseId);
+  .openapi(route('meetingStats', 'Trainer and jockey statistics of a meeting (external API or local)', meetingWrapperSchema), async (c) => {
+    const { status, meeting, trainers, jockeys } = await answer(c, 'meetingStats', c.req.valid('query'));
     return c.json({ status, meeting, trainers, jockeys }, 200);
   });

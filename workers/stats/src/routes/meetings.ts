@@ -1,11 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { racingDb } from '../../../shared/pg';
 import { requireToken } from '../auth';
-import { racingToday, statsConfig } from '../context';
 import { statsRouter } from '../errors';
 import { findMeeting, meetingParticipants, meetingsOn } from '../meetings';
 import { meetingSchema, statsRecordSchema, type StatsRecord } from '../schemas';
-import { dateQuery, guardedErrors, meetingQuery, notFoundError, ok, security } from './common';
+import { dateQuery, guardedErrors, meetingQuery, notFoundError, ok, requestedDate, security } from './common';
 
 const meetingItemSchema = z
   .object({ date: z.string(), course: z.string(), course_id: z.number().int(), races: z.number().int(), runners: z.number().int() })
@@ -27,8 +26,7 @@ export const meetings = statsRouter()
       responses: { ...ok(z.array(meetingItemSchema), 'Meetings by course name'), ...guardedErrors },
     }),
     async (c) => {
-      const date = c.req.valid('query').date ?? racingToday(statsConfig(c).RACING_TIMEZONE);
-      return c.json(await meetingsOn(c.var.racing, date), 200);
+      return c.json(await meetingsOn(c.var.racing, requestedDate(c, c.req.valid('query').date)), 200);
     },
   )
   .openapi(
@@ -42,8 +40,8 @@ export const meetings = statsRouter()
       responses: { ...ok(participantsSchema, 'The meeting and its people'), ...guardedErrors, ...notFoundError },
     }),
     async (c) => {
-      const { date = racingToday(statsConfig(c).RACING_TIMEZONE), courseId } = c.req.valid('query');
-      const meeting = await findMeeting(c.var.racing, date, { courseId });
+      const { date, courseId } = c.req.valid('query');
+      const meeting = await findMeeting(c.var.racing, requestedDate(c, date), { courseId });
       const people = await meetingParticipants(c.var.racing, meeting);
       const placeholder = (id: number, name: string): StatsRecord => ({
         id,

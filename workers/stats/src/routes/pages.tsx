@@ -29,7 +29,7 @@ export const pages = new Hono<StatsEnv>()
   .get('/redoc', (c) => c.html(<RedocPage />, 200, { 'Content-Security-Policy': DOCS_CSP }))
   .get('/assets/:file', (c) => {
     const asset = ASSETS[new URL(c.req.url).pathname];
-    if (!asset) return c.json({ detail: 'Not Found' }, 404);
+    if (!asset) return c.notFound();
     const immutable = c.req.path !== '/assets/dashboard.js';
     return c.body(asset.body, 200, {
       'Content-Type': asset.type,

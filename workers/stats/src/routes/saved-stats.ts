@@ -1,12 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import { racingDb } from '../../../shared/pg';
 import { requireToken } from '../auth';
-import { racingToday, statsConfig } from '../context';
-import { detailError, statsRouter } from '../errors';
+import { statsRouter } from '../errors';
 import { isoDate, notFoundStatusSchema, savedPayloadSchema } from '../schemas';
 import { loadPayload, savePayload } from '../saved-stats';
-import { guardedErrors, meetingQuery, ok, security } from './common';
+import { guardedErrors, limitBody, meetingQuery, ok, requestedDate, security } from './common';
 
 /** Two meetings' worth of records is well under this; anything larger is not a payload of this API. */
 export const SAVE_STATS_MAX_BYTES = 2 * 1024 * 1024;
@@ -22,11 +20,7 @@ export const savedStats = statsRouter()
       path: '/save-stats',
       summary: 'Store a computed payload for a meeting (the latest save wins)',
       security,
-      middleware: [
-        requireToken(),
-        bodyLimit({ maxSize: SAVE_STATS_MAX_BYTES, onError: () => { throw detailError(413, `Body larger than ${SAVE_STATS_MAX_BYTES} bytes`); } }),
-        racingDb(),
-      ] as const,
+      middleware: [requireToken(), limitBody(SAVE_STATS_MAX_BYTES), racingDb()] as const,
       request: { body: { content: { 'application/json': { schema: savedPayloadSchema } }, required: true } },
       responses: { ...ok(savedSchema, 'Saved'), ...guardedErrors },
     }),
@@ -47,8 +41,8 @@ export const savedStats = statsRouter()
       responses: { ...ok(z.union([savedPayloadSchema, notFoundStatusSchema]), 'The payload, or not_found'), ...guardedErrors },
     }),
     async (c) => {
-      const { date = racingToday(statsConfig(c).RACING_TIMEZONE), courseId } = c.req.valid('query');
-      const payload = await loadPayload(c.var.racing, date, courseId);
+      const { date, courseId } = c.req.valid('query');
+      const payload = await loadPayload(c.var.racing, requestedDate(c, date), courseId);
       return c.json(payload ?? { status: 'not_found' as const }, 200);
     },
   );

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { requireToken } from '../auth';
 import { statsRouter } from '../errors';
 import { isoDate } from '../schemas';
-import { callerAddress, guardedErrors, ok, security } from './common';
+import { callerContext, guardedErrors, ok, security } from './common';
 
 const userContextSchema = z
   .union([z.object({ date: isoDate, course_id: z.number().int() }), z.object({})])
@@ -17,8 +17,5 @@ export const userContext = statsRouter().openapi(
     middleware: [requireToken()] as const,
     responses: { ...ok(userContextSchema, '{date, course_id} or {}'), ...guardedErrors },
   }),
-  async (c) => {
-    const stub = c.env.USER_CONTEXT.get(c.env.USER_CONTEXT.idFromName(callerAddress(c)));
-    return c.json((await stub.recall()) ?? {}, 200);
-  },
+  async (c) => c.json((await callerContext(c).recall()) ?? {}, 200),
 );
