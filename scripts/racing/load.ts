@@ -1,10 +1,16 @@
-import { getTableColumns, getTableName } from 'drizzle-orm';
+import { getTableColumns, getTableName, is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { meetingStatsPayloads, racingDataset } from '../../workers/shared/racing/schema';
+import * as racingSchema from '../../workers/shared/racing/schema';
 import { type GenerateOptions, countRacing, generateRacing } from './generate';
 import { readRacingMigration } from './migration';
 import { DEFAULT_SEED } from './sizes';
 import { RACING_TABLES, RACING_TABLE_NAMES, type RacingTableName, perTable } from './tables';
+
+/** Every table the racing schema declares (the migration creates them all; a load replaces them all). */
+const SCHEMA_TABLE_NAMES = Object.values(racingSchema as Record<string, unknown>)
+  .filter((value) => is(value, PgTable))
+  .map((table) => getTableName(table as PgTable));
 
 // Bulk loading with INSERT … SELECT FROM unnest(arrays): one statement per few thousand rows,
 // and it works over the plain extended protocol, so against PostgreSQL and PGlite alike (COPY
@@ -133,7 +139,7 @@ export async function loadRacing(
     const inserter = new BulkInserter(client, (table, rows) => onProgress?.({ table, rows, total: totals?.[table] }));
     await client.query('BEGIN');
     try {
-      const everyTable = [getTableName(racingDataset), getTableName(meetingStatsPayloads), ...RACING_TABLE_NAMES].map(quote).join(', ');
+      const everyTable = SCHEMA_TABLE_NAMES.map(quote).join(', ');
       await client.query(`DROP TABLE IF EXISTS ${everyTable} CASCADE`);
       for (const statement of migration.tables) await client.query(statement);
       for (const batch of generateRacing(options)) await inserter.add(batch.table, batch.rows);
@@ -149,7 +155,7 @@ export async function loadRacing(
           `SELECT setval(pg_get_serial_sequence('${quote(table)}', 'id'), coalesce(max(id), 0) + 1, false) FROM ${quote(table)}`,
         );
       }
-      await client.query(`INSERT INTO ${quote(getTableName(racingDataset))} (size, seed, today) VALUES ($1, $2, $3)`, [
+      await client.query(`INSERT INTO ${quote(getTableName(racingSchema.racingDataset))} (size, seed, today) VALUES ($1, $2, $3)`, [
         options.size,
         options.seed ?? DEFAULT_SEED,
         options.today,
@@ -168,7 +174,7 @@ export async function loadRacing(
 /** The data set loaded into the database, or null when there is none (no racing_dataset table). */
 export async function racingDatasetInfo(target: Queryable | string): Promise<RacingDatasetInfo | null> {
   return withClient(target, async (client) => {
-    const table = getTableName(racingDataset);
+    const table = getTableName(racingSchema.racingDataset);
     const exists = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
     if (!exists.rows[0]?.present) return null;
     const result = await client.query<{ size: string; seed: number; today: string; loaded_at: Date | string }>(
