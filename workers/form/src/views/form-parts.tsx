@@ -129,78 +129,90 @@ function position(run: Run): string {
 
 const money = (n: number | null) => (n === null ? '–' : `$${n.toFixed(2)}`);
 
-/** Runs as a table: brief shows the essentials, detailed every field. */
-export function RunsTable({ runs, detailed, show }: { runs: Run[]; detailed: boolean; show: 'horse' | 'jockey' | 'trainer' }) {
+export interface Column<T> {
+  head: string;
+  cell: (row: T) => Child;
+}
+
+/** A table in its own scrolling box: one header cell and one cell per row for each column. */
+export function DataTable<T>({
+  attrs,
+  caption,
+  columns,
+  rows,
+  rowClass,
+  empty,
+}: {
+  /** The table element's attributes (class, the data-* hooks of the script and tests). */
+  attrs: Record<string, string | boolean>;
+  caption?: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowClass?: (row: T) => string | undefined;
+  /** The body when there are no rows. */
+  empty?: Child;
+}) {
   return (
     <div class="table-wrap">
-      <table class="runs" data-runs>
-        <caption>{`Runs (${runs.length}, latest first)`}</caption>
+      <table {...attrs}>
+        {caption === undefined ? null : <caption>{caption}</caption>}
         <thead>
           <tr>
-            <th scope="col">Date</th>
-            <th scope="col">Track</th>
-            <th scope="col">Race</th>
-            <th scope="col">Dist</th>
-            <th scope="col">Class</th>
-            {show !== 'horse' ? <th scope="col">Horse</th> : null}
-            <th scope="col">Pos</th>
-            {show !== 'jockey' ? <th scope="col">Jockey</th> : null}
-            {detailed && show !== 'trainer' ? <th scope="col">Trainer</th> : null}
-            <th scope="col">SP</th>
-            {detailed ? (
-              <>
-                <th scope="col">Barrier</th>
-                <th scope="col">Weight</th>
-                <th scope="col">Margin</th>
-                <th scope="col">Track cond.</th>
-                <th scope="col">L600</th>
-              </>
-            ) : null}
+            {columns.map((col) => (
+              <th scope="col">{col.head}</th>
+            ))}
           </tr>
         </thead>
         <tbody>
-          {runs.length === 0 ? (
-            <tr>
-              <td colspan={14}>No runs recorded.</td>
-            </tr>
-          ) : (
-            runs.map((run) => (
-              <tr>
-                <td>
-                  <a href={`/form/guide/?date=${run.date}&race=${run.race_id}`}>{run.date}</a>
-                </td>
-                <td>{run.course}</td>
-                <td>{`R${run.race_number}`}</td>
-                <td>{`${run.distance}m`}</td>
-                <td>{run.class_level}</td>
-                {show !== 'horse' ? (
-                  <td>
-                    <a href={`/form/runner/${run.horse_id}/`}>{run.horse}</a>
-                  </td>
-                ) : null}
-                <td>{position(run)}</td>
-                {show !== 'jockey' ? <td>{run.jockey_id ? <a href={`/form/jockey/${run.jockey_id}/`}>{run.jockey}</a> : 'TBA'}</td> : null}
-                {detailed && show !== 'trainer' ? (
-                  <td>
-                    <a href={`/form/trainer/${run.trainer_id}/`}>{run.trainer}</a>
-                  </td>
-                ) : null}
-                <td>{money(run.starting_price)}</td>
-                {detailed ? (
-                  <>
-                    <td>{run.barrier}</td>
-                    <td>{`${run.weight.toFixed(1)} kg`}</td>
-                    <td>{run.margin === null ? '–' : `${run.margin.toFixed(2)} L`}</td>
-                    <td>{run.track_condition}</td>
-                    <td>{run.last_600 === null ? '–' : `${run.last_600.toFixed(2)} s`}</td>
-                  </>
-                ) : null}
-              </tr>
-            ))
-          )}
+          {rows.length === 0 && empty !== undefined
+            ? empty
+            : rows.map((row) => (
+                <tr class={rowClass?.(row)}>
+                  {columns.map((col) => (
+                    <td>{col.cell(row)}</td>
+                  ))}
+                </tr>
+              ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+export const jockeyLink = (id: number | null, name: string | null) => (id ? <a href={`/form/jockey/${id}/`}>{name}</a> : 'TBA');
+export const trainerLink = (id: number, name: string) => <a href={`/form/trainer/${id}/`}>{name}</a>;
+
+/** Runs as a table: brief shows the essentials, detailed every field. */
+export function RunsTable({ runs, detailed, show }: { runs: Run[]; detailed: boolean; show: 'horse' | 'jockey' | 'trainer' }) {
+  const columns: (Column<Run> & { when?: boolean })[] = [
+    { head: 'Date', cell: (run) => <a href={`/form/guide/?date=${run.date}&race=${run.race_id}`}>{run.date}</a> },
+    { head: 'Track', cell: (run) => run.course },
+    { head: 'Race', cell: (run) => `R${run.race_number}` },
+    { head: 'Dist', cell: (run) => `${run.distance}m` },
+    { head: 'Class', cell: (run) => run.class_level },
+    { head: 'Horse', when: show !== 'horse', cell: (run) => <a href={`/form/runner/${run.horse_id}/`}>{run.horse}</a> },
+    { head: 'Pos', cell: position },
+    { head: 'Jockey', when: show !== 'jockey', cell: (run) => jockeyLink(run.jockey_id, run.jockey) },
+    { head: 'Trainer', when: detailed && show !== 'trainer', cell: (run) => trainerLink(run.trainer_id, run.trainer) },
+    { head: 'SP', cell: (run) => money(run.starting_price) },
+    { head: 'Barrier', when: detailed, cell: (run) => run.barrier },
+    { head: 'Weight', when: detailed, cell: (run) => `${run.weight.toFixed(1)} kg` },
+    { head: 'Margin', when: detailed, cell: (run) => (run.margin === null ? '–' : `${run.margin.toFixed(2)} L`) },
+    { head: 'Track cond.', when: detailed, cell: (run) => run.track_condition },
+    { head: 'L600', when: detailed, cell: (run) => (run.last_600 === null ? '–' : `${run.last_600.toFixed(2)} s`) },
+  ];
+  return (
+    <DataTable
+      attrs={{ class: 'runs', 'data-runs': true }}
+      caption={`Runs (${runs.length}, latest first)`}
+      columns={columns.filter((col) => col.when !== false)}
+      rows={runs}
+      empty={
+        <tr>
+          <td colspan={14}>No runs recorded.</td>
+        </tr>
+      }
+    />
   );
 }
 

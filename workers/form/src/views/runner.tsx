@@ -2,7 +2,7 @@ import type { Tab } from '../params';
 import type { RaceCardRunner, RunnerPageData, Sale, TrialRun } from '../queries';
 import type { FormStats } from '../stats';
 import { Layout } from './layout';
-import { RunsTable, StatDefinitions, StatsDetail, StatsSummary, Tabs } from './form-parts';
+import { DataTable, RunsTable, StatDefinitions, StatsDetail, StatsSummary, Tabs, jockeyLink, trainerLink } from './form-parts';
 
 export interface RunnerPageProps {
   data: RunnerPageData & { horse: NonNullable<RunnerPageData['horse']> };
@@ -15,41 +15,29 @@ export function RaceRunners({ runners, linkTab }: { runners: RaceCardRunner[]; l
   const suffix = linkTab && linkTab !== 'brief' ? `?tab=${linkTab}` : '';
   if (runners.length === 0) return <p>No runners.</p>;
   return (
-    <div class="table-wrap">
-      <table data-race-runners>
-        <thead>
-          <tr>
-            <th scope="col">No.</th>
-            <th scope="col">Horse</th>
-            <th scope="col">Barrier</th>
-            <th scope="col">Jockey</th>
-            <th scope="col">Trainer</th>
-            <th scope="col">Weight</th>
-            <th scope="col">SP</th>
-            <th scope="col">Result</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runners.map((r) => (
-            <tr class={r.scratched ? 'scratched' : undefined}>
-              <td>{r.tab_number}</td>
-              <td>
-                <a href={`/form/runner/${r.horse_id}/${suffix}`}>{r.horse_name}</a>
-                {r.scratched ? ' (scratched)' : ''}
-              </td>
-              <td>{r.barrier}</td>
-              <td>{r.jockey_id ? <a href={`/form/jockey/${r.jockey_id}/`}>{r.jockey}</a> : 'TBA'}</td>
-              <td>
-                <a href={`/form/trainer/${r.trainer_id}/`}>{r.trainer}</a>
-              </td>
-              <td>{Number(r.weight).toFixed(1)}</td>
-              <td>{r.starting_price === null ? '–' : `$${Number(r.starting_price).toFixed(2)}`}</td>
-              <td>{r.finishing_position ?? (r.scratched ? 'Scr' : '–')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      attrs={{ 'data-race-runners': true }}
+      rows={runners}
+      rowClass={(r) => (r.scratched ? 'scratched' : undefined)}
+      columns={[
+        { head: 'No.', cell: (r) => r.tab_number },
+        {
+          head: 'Horse',
+          cell: (r) => (
+            <>
+              <a href={`/form/runner/${r.horse_id}/${suffix}`}>{r.horse_name}</a>
+              {r.scratched ? ' (scratched)' : ''}
+            </>
+          ),
+        },
+        { head: 'Barrier', cell: (r) => r.barrier },
+        { head: 'Jockey', cell: (r) => jockeyLink(r.jockey_id, r.jockey) },
+        { head: 'Trainer', cell: (r) => trainerLink(r.trainer_id, r.trainer) },
+        { head: 'Weight', cell: (r) => Number(r.weight).toFixed(1) },
+        { head: 'SP', cell: (r) => (r.starting_price === null ? '–' : `$${Number(r.starting_price).toFixed(2)}`) },
+        { head: 'Result', cell: (r) => r.finishing_position ?? (r.scratched ? 'Scr' : '–') },
+      ]}
+    />
   );
 }
 
@@ -91,70 +79,39 @@ function Toolbar({ data, activeTab }: { data: RunnerPageProps['data']; activeTab
 function TrialsTable({ trials }: { trials: TrialRun[] }) {
   if (trials.length === 0) return <p>No barrier trials.</p>;
   return (
-    <div class="table-wrap">
-      <table data-trials>
-        <thead>
-          <tr>
-            <th scope="col">Date</th>
-            <th scope="col">Track</th>
-            <th scope="col">Heat</th>
-            <th scope="col">Dist</th>
-            <th scope="col">Jockey</th>
-            <th scope="col">Barrier</th>
-            <th scope="col">Pos</th>
-            <th scope="col">Margin</th>
-            <th scope="col">Time</th>
-          </tr>
-        </thead>
-        <tbody>
-          {trials.map((t) => (
-            <tr>
-              <td>{t.date}</td>
-              <td>{t.course}</td>
-              <td>{t.heat_number}</td>
-              <td>{`${t.distance}m`}</td>
-              <td>{t.jockey ?? 'TBA'}</td>
-              <td>{t.barrier}</td>
-              <td>{t.finishing_position}</td>
-              <td>{Number(t.margin).toFixed(2)}</td>
-              <td>{`${Number(t.time_seconds).toFixed(2)} s`}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      attrs={{ 'data-trials': true }}
+      rows={trials}
+      columns={[
+        { head: 'Date', cell: (t) => t.date },
+        { head: 'Track', cell: (t) => t.course },
+        { head: 'Heat', cell: (t) => t.heat_number },
+        { head: 'Dist', cell: (t) => `${t.distance}m` },
+        { head: 'Jockey', cell: (t) => t.jockey ?? 'TBA' },
+        { head: 'Barrier', cell: (t) => t.barrier },
+        { head: 'Pos', cell: (t) => t.finishing_position },
+        { head: 'Margin', cell: (t) => Number(t.margin).toFixed(2) },
+        { head: 'Time', cell: (t) => `${Number(t.time_seconds).toFixed(2)} s` },
+      ]}
+    />
   );
 }
 
 function SalesTable({ sales }: { sales: Sale[] }) {
   if (sales.length === 0) return <p data-sales-empty>No sales records.</p>;
   return (
-    <div class="table-wrap">
-      <table data-sales>
-        <thead>
-          <tr>
-            <th scope="col">Date</th>
-            <th scope="col">Sale</th>
-            <th scope="col">Lot</th>
-            <th scope="col">Price</th>
-            <th scope="col">Vendor</th>
-            <th scope="col">Purchaser</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sales.map((s) => (
-            <tr>
-              <td>{s.sale_date}</td>
-              <td>{s.sale_name}</td>
-              <td>{s.lot}</td>
-              <td>{`$${s.price.toLocaleString('en-AU')}`}</td>
-              <td>{s.vendor}</td>
-              <td>{s.purchaser}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      attrs={{ 'data-sales': true }}
+      rows={sales}
+      columns={[
+        { head: 'Date', cell: (s) => s.sale_date },
+        { head: 'Sale', cell: (s) => s.sale_name },
+        { head: 'Lot', cell: (s) => s.lot },
+        { head: 'Price', cell: (s) => `$${s.price.toLocaleString('en-AU')}` },
+        { head: 'Vendor', cell: (s) => s.vendor },
+        { head: 'Purchaser', cell: (s) => s.purchaser },
+      ]}
+    />
   );
 }
 
