@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { unstable_startWorker } from 'wrangler';
-import { runnerPageSql, salesSql } from '../workers/form/src/queries';
+import { startLocalWorker } from '../scripts/local-worker';
 import { ROOT } from '../scripts/workers';
+import { runnerPageSql, salesSql } from '../workers/form/src/queries';
 import type { BenchContext } from './context';
+import { psqlTimings, psqlWallTimes } from './psql';
 import { median, ms, percentile, sample } from './stats';
 
 const USERNAME = 'bench';
@@ -20,12 +20,6 @@ function inlined(query: { sql: string; params: unknown[] }): string {
     text = text.split(`$${i}`).join(literal);
   }
   return text;
-}
-
-function psql(url: string, args: string[], input?: string): string {
-  const run = spawnSync('psql', ['-X', '-q', '-tA', ...args, url], { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
-  return run.stdout;
 }
 
 /** The runner page: through the Worker uncached and cached, against its SQL in psql. */
@@ -44,18 +38,16 @@ export async function benchForm({ url, relay, runs }: BenchContext) {
   const pageSql = inlined(dialect.sqlToQuery(runnerPageSql({ horseId: horse.id })));
   const salesText = inlined(dialect.sqlToQuery(salesSql(horse.id)));
 
-  const worker = await unstable_startWorker({
+  const worker = await startLocalWorker({
     config: join(ROOT, 'workers/form/wrangler.toml'),
-    bindings: {
-      DATABASE_URL: { type: 'plain_text', value: url },
-      PG_WS_PROXY: { type: 'plain_text', value: relay },
-      ADMIN_USERNAME: { type: 'plain_text', value: USERNAME },
-      ADMIN_PASSWORD: { type: 'plain_text', value: PASSWORD },
-      SESSION_SECRET: { type: 'plain_text', value: 'bench-only-session-secret-0123456789abcdef' },
+    vars: {
+      DATABASE_URL: url,
+      PG_WS_PROXY: relay,
+      ADMIN_USERNAME: USERNAME,
+      ADMIN_PASSWORD: PASSWORD,
+      SESSION_SECRET: 'bench-only-session-secret-0123456789abcdef',
     },
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'warn', persist: false, watch: false, liveReload: false },
   });
-  await worker.ready;
   try {
     const loginPage = await worker.fetch('http://bench/form/');
     const loginCookie = loginPage.headers.getSetCookie().map((c) => c.split(';')[0] ?? '').join('; ');
@@ -94,21 +86,16 @@ export async function benchForm({ url, relay, runs }: BenchContext) {
     });
 
     // The same two statements in psql: warm (one session, \timing) and cold (new connection each).
-    const script = `\\timing on\n${`${pageSql};\n${salesText};\n`.repeat(runs)}`;
-    const timings = [...psql(url, ['-o', '/dev/null'], script).matchAll(/Time: ([\d.]+) ms/g)].map((m) => Number(m[1]));
+    const statements = `${pageSql};\n${salesText};\n`;
+    const timings = psqlTimings(url, statements.repeat(runs));
     const warm: number[] = [];
     for (let i = 0; i + 1 < timings.length; i += 2) warm.push(timings[i]! + timings[i + 1]!);
-    const cold: number[] = [];
-    for (let i = 0; i < Math.min(runs, 50) + 3; i++) {
-      const started = performance.now();
-      psql(url, ['-o', '/dev/null', '-c', `${pageSql}; ${salesText}`]);
-      if (i >= 3) cold.push(performance.now() - started);
-    }
+    const cold = psqlWallTimes(url, statements, Math.min(runs, 50));
 
     console.log(
       `  uncached  Worker→relay→PG  p50 ${ms(median(uncached))} (p95 ${ms(percentile(uncached, 95))})` +
         `   page SQL in psql: warm p50 ${ms(median(warm))} → ratio ${(median(uncached) / median(warm)).toFixed(1)}×;` +
-        ` new connection (psql -c) p50 ${ms(median(cold))} → ratio ${(median(uncached) / median(cold)).toFixed(2)}×`,
+        ` new connection (psql) p50 ${ms(median(cold))} → ratio ${(median(uncached) / median(cold)).toFixed(2)}×`,
     );
     console.log(`  cached    Worker (Cache API)  p50 ${ms(median(cached))} (p95 ${ms(percentile(cached, 95))})   target ≤ 10 ms`);
     console.log(`  baseline  login page, no data p50 ${ms(median(baseline))}   (the local runtime's own cost per request)`);
