@@ -1,16 +1,18 @@
-import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { racingDb } from '../../../shared/pg';
+import { requireToken } from '../auth';
 import { racingToday, statsConfig, type StatsEnv } from '../context';
 import { detailError, detailSchema, validationErrorSchema } from '../errors';
 import { courseIdParam, isoDate } from '../schemas';
 
-export const security: Record<string, string[]>[] = [{ bearer: [] }, { tokenQuery: [] }, { ssoTokenQuery: [] }];
+const security: Record<string, string[]>[] = [{ bearer: [] }, { tokenQuery: [] }, { ssoTokenQuery: [] }];
 
 export const json = (schema: z.ZodType, description: string) => ({ content: { 'application/json': { schema } }, description });
 
 /** The error answers every token-guarded route can give. */
-export const guardedErrors = {
+const guardedErrors = {
   401: json(detailSchema, 'Token missing or wrong'),
   422: json(validationErrorSchema, 'Invalid parameters or body'),
   503: json(detailSchema, 'The racing database is unreachable'),
@@ -18,6 +20,17 @@ export const guardedErrors = {
 export const notFoundError = { 404: json(detailSchema, 'No race meeting at that course on that date') };
 export const badGatewayError = { 502: json(detailSchema, 'The external statistics API failed, timed out or answered off-contract') };
 export const ok = (schema: z.ZodType, description: string) => ({ 200: json(schema, description) });
+
+/**
+ * A route behind the static token: the security schemes, the token check ahead of `middleware`
+ * (by default the racing database), and the error answers every guarded route can give.
+ */
+export function guardedRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'security' | 'middleware'> & { path: P }>(
+  route: R,
+  middleware: MiddlewareHandler[] = [racingDb()],
+) {
+  return createRoute({ ...route, security, middleware: [requireToken(), ...middleware], responses: { ...route.responses, ...guardedErrors } });
+}
 
 export const dateQuery = isoDate.optional().openapi({ description: 'YYYY-MM-DD; default today in the racing timezone' });
 

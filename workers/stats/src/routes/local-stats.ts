@@ -1,13 +1,11 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { racingDb } from '../../../shared/pg';
-import { requireToken } from '../auth';
 import type { StatsEnv } from '../context';
 import { statsRouter, validationError } from '../errors';
 import { findMeeting, type CourseRef } from '../meetings';
 import { courseIdParam, statsRecordSchema } from '../schemas';
 import { meetingStatistics } from '../statistics';
-import { dateQuery, guardedErrors, notFoundError, ok, requestedDate, security } from './common';
+import { dateQuery, guardedRoute, notFoundError, ok, requestedDate } from './common';
 
 // The kebab-case family: always computed from the racing database, bare arrays of records.
 
@@ -30,14 +28,12 @@ async function localRecords(c: Context<StatsEnv>, query: z.infer<typeof localQue
 }
 
 const route = (who: 'trainer' | 'jockey') =>
-  createRoute({
+  guardedRoute({
     method: 'get',
     path: `/${who}-stats`,
     summary: `${who === 'trainer' ? 'Trainer' : 'Jockey'} statistics of a meeting, from the racing database`,
-    security,
-    middleware: [requireToken(), racingDb()] as const,
     request: { query: localQuery },
-    responses: { ...ok(z.array(statsRecordSchema), 'One record per person, by name'), ...guardedErrors, ...notFoundError },
+    responses: { ...ok(z.array(statsRecordSchema), 'One record per person, by name'), ...notFoundError },
   });
 
 export const localStats = statsRouter()

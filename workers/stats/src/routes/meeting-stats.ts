@@ -1,14 +1,12 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { racingDb } from '../../../shared/pg';
-import { requireToken } from '../auth';
 import { statsConfig, type StatsEnv } from '../context';
 import { statsRouter } from '../errors';
 import { type ExternalEndpoint, fetchExternalStats } from '../external-api';
 import { findMeeting } from '../meetings';
 import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from '../schemas';
 import { meetingStatistics } from '../statistics';
-import { badGatewayError, callerContext, guardedErrors, meetingQuery, notFoundError, ok, requestedDate, security } from './common';
+import { badGatewayError, callerContext, guardedRoute, meetingQuery, notFoundError, ok, requestedDate } from './common';
 
 // The camelCase family, for external integrations: the external statistics API when
 // EXTERNAL_API_ENABLED, the racing database otherwise; each records the caller's meeting.
@@ -35,14 +33,12 @@ async function answer<E extends ExternalEndpoint>(c: Context<StatsEnv>, endpoint
 }
 
 const route = (endpoint: ExternalEndpoint, summary: string, schema: z.ZodType) =>
-  createRoute({
+  guardedRoute({
     method: 'get',
     path: `/${endpoint}`,
     summary,
-    security,
-    middleware: [requireToken(), racingDb()] as const,
     request: { query: meetingQuery },
-    responses: { ...ok(schema, '`{status, meeting, …}`'), ...guardedErrors, ...notFoundError, ...badGatewayError },
+    responses: { ...ok(schema, '`{status, meeting, …}`'), ...notFoundError, ...badGatewayError },
   });
 
 export const meetingStats = statsRouter()

@@ -1,10 +1,8 @@
-import { createRoute, z } from '@hono/zod-openapi';
-import { racingDb } from '../../../shared/pg';
-import { requireToken } from '../auth';
+import { z } from '@hono/zod-openapi';
 import { statsRouter } from '../errors';
 import { findMeeting, meetingParticipants, meetingsOn } from '../meetings';
 import { meetingSchema, statsRecordSchema, type StatsRecord } from '../schemas';
-import { dateQuery, guardedErrors, meetingQuery, notFoundError, ok, requestedDate, security } from './common';
+import { dateQuery, guardedRoute, meetingQuery, notFoundError, ok, requestedDate } from './common';
 
 const meetingItemSchema = z
   .object({ date: z.string(), course: z.string(), course_id: z.number().int(), races: z.number().int(), runners: z.number().int() })
@@ -16,28 +14,24 @@ const participantsSchema = z
 
 export const meetings = statsRouter()
   .openapi(
-    createRoute({
+    guardedRoute({
       method: 'get',
       path: '/meetings',
       summary: 'Race meetings with runners on a date',
-      security,
-      middleware: [requireToken(), racingDb()] as const,
       request: { query: z.object({ date: dateQuery }) },
-      responses: { ...ok(z.array(meetingItemSchema), 'Meetings by course name'), ...guardedErrors },
+      responses: ok(z.array(meetingItemSchema), 'Meetings by course name'),
     }),
     async (c) => {
       return c.json(await meetingsOn(c.var.racing, requestedDate(c, c.req.valid('query').date)), 200);
     },
   )
   .openapi(
-    createRoute({
+    guardedRoute({
       method: 'get',
       path: '/meeting-participants',
       summary: 'Trainers and jockeys entered at a meeting, with zero-valued statistics (nothing is calculated)',
-      security,
-      middleware: [requireToken(), racingDb()] as const,
       request: { query: meetingQuery },
-      responses: { ...ok(participantsSchema, 'The meeting and its people'), ...guardedErrors, ...notFoundError },
+      responses: { ...ok(participantsSchema, 'The meeting and its people'), ...notFoundError },
     }),
     async (c) => {
       const { date, courseId } = c.req.valid('query');

@@ -1,10 +1,9 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { racingDb } from '../../../shared/pg';
-import { requireToken } from '../auth';
 import { statsRouter } from '../errors';
 import { isoDate, notFoundStatusSchema, savedPayloadSchema } from '../schemas';
 import { loadPayload, savePayload } from '../saved-stats';
-import { guardedErrors, limitBody, meetingQuery, ok, requestedDate, security } from './common';
+import { guardedRoute, limitBody, meetingQuery, ok, requestedDate } from './common';
 
 /** Two meetings' worth of records is well under this; anything larger is not a payload of this API. */
 export const SAVE_STATS_MAX_BYTES = 2 * 1024 * 1024;
@@ -15,15 +14,13 @@ const savedSchema = z
 
 export const savedStats = statsRouter()
   .openapi(
-    createRoute({
+    guardedRoute({
       method: 'post',
       path: '/save-stats',
       summary: 'Store a computed payload for a meeting (the latest save wins)',
-      security,
-      middleware: [requireToken(), limitBody(SAVE_STATS_MAX_BYTES), racingDb()] as const,
       request: { body: { content: { 'application/json': { schema: savedPayloadSchema } }, required: true } },
-      responses: { ...ok(savedSchema, 'Saved'), ...guardedErrors },
-    }),
+      responses: ok(savedSchema, 'Saved'),
+    }, [limitBody(SAVE_STATS_MAX_BYTES), racingDb()]),
     async (c) => {
       const payload = c.req.valid('json');
       const savedAt = await savePayload(c.var.racing, payload);
@@ -31,14 +28,12 @@ export const savedStats = statsRouter()
     },
   )
   .openapi(
-    createRoute({
+    guardedRoute({
       method: 'get',
       path: '/saved-stats',
       summary: 'The saved payload of a meeting, or {"status": "not_found"}',
-      security,
-      middleware: [requireToken(), racingDb()] as const,
       request: { query: meetingQuery },
-      responses: { ...ok(z.union([savedPayloadSchema, notFoundStatusSchema]), 'The payload, or not_found'), ...guardedErrors },
+      responses: ok(z.union([savedPayloadSchema, notFoundStatusSchema]), 'The payload, or not_found'),
     }),
     async (c) => {
       const { date, courseId } = c.req.valid('query');
