@@ -17,6 +17,7 @@ async function one(db: RacingDb, query: SQL): Promise<Row> {
 }
 
 const asArray = (value: unknown): Row[] => (Array.isArray(value) ? (value as Row[]) : []);
+const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /** The columns of a run, over `ru` (runners) joined as below. */
 const RUN_COLUMNS = sql`
@@ -139,8 +140,8 @@ export async function runnerPage(db: RacingDb, q: RunnerPageQuery): Promise<Runn
     runs: asArray(row.runs).map(normaliseRun),
     trial_runs: asArray(row.trial_runs) as unknown as TrialRun[],
     selected_date: (row.selected_date as string | null) ?? null,
-    selected_meeting_id: row.selected_meeting_id === null || row.selected_meeting_id === undefined ? null : Number(row.selected_meeting_id),
-    selected_race_id: row.selected_race_id === null || row.selected_race_id === undefined ? null : Number(row.selected_race_id),
+    selected_meeting_id: numberOrNull(row.selected_meeting_id),
+    selected_race_id: numberOrNull(row.selected_race_id),
     date_meetings: asArray(row.date_meetings) as unknown as ToolbarMeeting[],
     meeting_races: asArray(row.meeting_races) as unknown as ToolbarRace[],
     selected_race_runners: asArray(row.selected_race_runners) as unknown as RaceCardRunner[],
@@ -355,5 +356,5 @@ export async function latestWinner(db: RacingDb, today: string): Promise<number 
        order by m.date desc, ra.start_time desc nulls last, ra.id desc limit 1),
       (select min(id) from horses)) as horse_id`,
   );
-  return row.horse_id === null || row.horse_id === undefined ? null : Number(row.horse_id);
+  return numberOrNull(row.horse_id);
 }
