@@ -22,7 +22,19 @@ const refreshPayload = z.object({ fam: z.string(), gen: z.number().int().nonnega
 export type AccessClaims = Omit<z.output<typeof accessPayload>, 'n'>;
 export type RefreshClaims = Omit<z.output<typeof refreshPayload>, 'n'>;
 
-async function tokenKeys(secret: string, kind: Kind) {
+type TokenKeys = { signing: CryptoKey; sealing: CryptoKey };
+
+/**
+ * Derived once per isolate for each secret and kind, not per token: the derivation is five
+ * WebCrypto calls, and the secret does not change while an isolate lives. Resolved keys only are
+ * kept, so a request never waits on work started by another.
+ */
+const derivedKeys = new Map<string, TokenKeys>();
+
+async function tokenKeys(secret: string, kind: Kind): Promise<TokenKeys> {
+  const cacheKey = `${kind}:${secret}`;
+  const cached = derivedKeys.get(cacheKey);
+  if (cached) return cached;
   const master = await crypto.subtle.importKey('raw', utf8(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const [mac, enc] = await Promise.all([
     crypto.subtle.sign('HMAC', master, utf8(`racing-auth.${kind}.mac.v1`)),
@@ -32,7 +44,9 @@ async function tokenKeys(secret: string, kind: Kind) {
     crypto.subtle.importKey('raw', mac, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
     crypto.subtle.importKey('raw', enc, 'AES-GCM', false, ['encrypt', 'decrypt']),
   ]);
-  return { signing, sealing };
+  const keys = { signing, sealing };
+  derivedKeys.set(cacheKey, keys);
+  return keys;
 }
 
 async function sign(kind: Kind, claims: object, secret: string): Promise<string> {

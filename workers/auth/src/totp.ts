@@ -41,11 +41,18 @@ export function otpauthUri(issuer: string, account: string, secretBase32: string
   return `otpauth://totp/${label}?${query.toString().replace(/\+/g, '%20')}`;
 }
 
-/** TOTP secrets at rest: AES-256-GCM under AUTH_TOTP_ENCRYPTION_KEY, bound to the account id. */
-async function totpKey(keyBase64: string) {
+/** Imported once per isolate for each key (resolved keys only, so no request waits on another's import). */
+const totpKeys = new Map<string, CryptoKey>();
+
+/** TOTP secrets at rest: AES-256-GCM under AUTH_TOTP_ENCRYPTION_KEY, bound to the account e-mail. */
+async function totpKey(keyBase64: string): Promise<CryptoKey> {
+  const cached = totpKeys.get(keyBase64);
+  if (cached) return cached;
   const raw = fromBase64Url(keyBase64);
   if (!raw || raw.length !== 32) throw new Error('AUTH_TOTP_ENCRYPTION_KEY must be 32 bytes, base64');
-  return crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
+  const key = await crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
+  totpKeys.set(keyBase64, key);
+  return key;
 }
 
 export async function encryptTotpSecret(secretBase32: string, email: string, keyBase64: string): Promise<string> {
