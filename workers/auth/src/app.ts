@@ -15,10 +15,9 @@ import { docs } from './routes/docs';
 import { loginHandler, loginRoute, verifyHandler, verifyRoute } from './routes/login';
 import { refreshHandler, refreshRoute, revokeHandler, revokeRoute } from './routes/tokens';
 import { whoamiHandler, whoamiRoute } from './routes/whoami';
+import { fail } from './schemas';
 
 export const MAX_BODY_BYTES = 16 * 1024;
-
-const fail = (error: string, extra?: Record<string, unknown>) => ({ success: false as const, error, ...extra });
 
 /** The spec's failure body for everything, including bad input: never a 500 for what a client sent. */
 const onError: ErrorHandler<AuthEnv> = (err, c) => {

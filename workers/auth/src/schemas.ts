@@ -9,6 +9,9 @@ export const Failure = z
   })
   .openapi('Failure');
 
+/** A body of that shape; `extra` adds fields such as `issues`. */
+export const fail = <E extends object = {}>(error: string, extra?: E) => ({ success: false as const, error, ...extra });
+
 export const User = z
   .object({
     id: z.number().int(),

@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import type { AuthEnv } from '../context';
 import { checkCode, checkPassword } from '../login';
 import { startFamily } from '../refresh-families';
-import { clientIpHeader, clientSecretHeader, failure, jsonBody, TokenPair, User } from '../schemas';
+import { clientIpHeader, clientSecretHeader, fail, failure, jsonBody, TokenPair, User } from '../schemas';
 
 const IP = /^[0-9A-Fa-f:.]{2,45}$/;
 
@@ -62,12 +62,12 @@ export const loginHandler: RouteHandler<typeof loginRoute, AuthEnv> = async (c) 
     case 'pending':
       return c.json({ success: true as const, pending_token: result.pendingToken, enrolled: true as const }, 200);
     case 'not_enrolled':
-      return c.json({ success: false as const, error: 'This account is not enrolled in two-factor authentication; ask an administrator to enrol it.' }, 400);
+      return c.json(fail('This account is not enrolled in two-factor authentication; ask an administrator to enrol it.'), 400);
     case 'throttled':
       c.header('Retry-After', String(result.retryAfterSeconds));
-      return c.json({ success: false as const, error: THROTTLED }, 429);
+      return c.json(fail(THROTTLED), 429);
     case 'invalid':
-      return c.json({ success: false as const, error: GENERIC_LOGIN_FAILURE }, 400);
+      return c.json(fail(GENERIC_LOGIN_FAILURE), 400);
   }
 };
 
@@ -104,11 +104,11 @@ export const verifyHandler: RouteHandler<typeof verifyRoute, AuthEnv> = async (c
       return c.json({ ...tokens, user: publicUser(result.user) }, 200);
     }
     case 'invalid_token':
-      return c.json({ success: false as const, error: 'The login has expired or is unknown; sign in again.' }, 400);
+      return c.json(fail('The login has expired or is unknown; sign in again.'), 400);
     case 'invalid_code':
-      return c.json({ success: false as const, error: 'Invalid code.' }, 400);
+      return c.json(fail('Invalid code.'), 400);
     case 'throttled':
       c.header('Retry-After', String(result.retryAfterSeconds));
-      return c.json({ success: false as const, error: THROTTLED }, 429);
+      return c.json(fail(THROTTLED), 429);
   }
 };

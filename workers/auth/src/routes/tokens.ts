@@ -1,7 +1,7 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { AuthEnv } from '../context';
 import { revoke, rotate } from '../refresh-families';
-import { clientSecretHeader, failure, jsonBody, RefreshTokenBody, TokenPair } from '../schemas';
+import { clientSecretHeader, fail, failure, jsonBody, RefreshTokenBody, TokenPair } from '../schemas';
 
 export const refreshRoute = createRoute({
   method: 'post',
@@ -23,9 +23,9 @@ export const refreshHandler: RouteHandler<typeof refreshRoute, AuthEnv> = async 
     case 'rotated':
       return c.json(result.tokens, 200);
     case 'deactivated':
-      return c.json({ success: false as const, error: 'This account is deactivated.' }, 403);
+      return c.json(fail('This account is deactivated.'), 403);
     case 'invalid':
-      return c.json({ success: false as const, error: 'The refresh token is invalid, expired or already used.' }, 401);
+      return c.json(fail('The refresh token is invalid, expired or already used.'), 401);
   }
 };
 

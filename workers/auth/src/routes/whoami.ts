@@ -1,6 +1,6 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { AuthEnv } from '../context';
-import { failure } from '../schemas';
+import { fail, failure } from '../schemas';
 import { openAccessToken } from '../tokens';
 
 export const whoamiRoute = createRoute({
@@ -30,7 +30,7 @@ export const whoamiHandler: RouteHandler<typeof whoamiRoute, AuthEnv> = async (c
   const claims = match ? await openAccessToken(match[1]!, c.var.config.AUTH_TOKEN_SECRET) : null;
   if (!claims) {
     c.header('WWW-Authenticate', 'Bearer');
-    return c.json({ success: false as const, error: 'The access token is missing, invalid or expired.' }, 401);
+    return c.json(fail('The access token is missing, invalid or expired.'), 401);
   }
   return c.json({ user_name: claims.name, user_permissions: claims.perm }, 200);
 };
