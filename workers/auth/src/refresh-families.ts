@@ -36,12 +36,17 @@ async function sign({ config, db }: AuthDeps, user: User, siteId: number | null,
   };
 }
 
-const refreshLifetimeMs = (deps: AuthDeps) => deps.config.AUTH_REFRESH_TOKEN_TTL_DAYS * 86_400_000;
+/** A refresh token issued at `now` expires this long after it, on a whole second (its claim is in seconds). */
+const refreshExpiry = (deps: AuthDeps, now: number) => Math.floor((now + deps.config.AUTH_REFRESH_TOKEN_TTL_DAYS * 86_400_000) / 1000) * 1000;
+
+/** The family is live (not revoked, not expired) and `generation` is still its current one. */
+const isCurrent = (familyId: string, generation: number, now: number) =>
+  and(eq(refreshFamilies.id, familyId), eq(refreshFamilies.generation, generation), isNull(refreshFamilies.revokedAt), gt(refreshFamilies.expiresAt, now));
 
 /** A new refresh family for a completed login, and its first pair of tokens. */
 export async function startFamily(deps: AuthDeps, user: User, siteId: number | null): Promise<IssuedTokens> {
   const id = crypto.randomUUID();
-  const expiresAt = Math.floor((Date.now() + refreshLifetimeMs(deps)) / 1000) * 1000;
+  const expiresAt = refreshExpiry(deps, Date.now());
   await deps.db.insert(refreshFamilies).values({ id, userId: user.id, siteId, generation: 0, expiresAt, createdAt: Date.now() });
   return sign(deps, user, siteId, id, 0, expiresAt);
 }
@@ -84,18 +89,11 @@ export async function rotate(deps: AuthDeps, token: string): Promise<RotateResul
   if (family.generation !== claims.gen) return { kind: 'invalid' };
   if (!user.isActive) return { kind: 'deactivated' };
 
-  const expiresAt = Math.floor((now + refreshLifetimeMs(deps)) / 1000) * 1000;
+  const expiresAt = refreshExpiry(deps, now);
   const moved = await db
     .update(refreshFamilies)
     .set({ generation: claims.gen + 1, lastRefreshedAt: now, expiresAt })
-    .where(
-      and(
-        eq(refreshFamilies.id, family.id),
-        eq(refreshFamilies.generation, claims.gen),
-        isNull(refreshFamilies.revokedAt),
-        gt(refreshFamilies.expiresAt, now),
-      ),
-    )
+    .where(isCurrent(family.id, claims.gen, now))
     .run();
   // Lost a race with a concurrent refresh of the same token (see justRotated above).
   if (moved.meta.changes !== 1) return { kind: 'invalid' };
@@ -113,14 +111,7 @@ export async function revoke(deps: AuthDeps, token: string): Promise<boolean> {
   const [family] = await db
     .update(refreshFamilies)
     .set({ revokedAt: now, revokedReason: 'revoked' })
-    .where(
-      and(
-        eq(refreshFamilies.id, claims.fam),
-        eq(refreshFamilies.generation, claims.gen),
-        isNull(refreshFamilies.revokedAt),
-        gt(refreshFamilies.expiresAt, now),
-      ),
-    )
+    .where(isCurrent(claims.fam, claims.gen, now))
     .returning({ userId: refreshFamilies.userId });
   if (!family) return false;
   await audit(db, 'revoke', { userId: family.userId, ip, detail: `family ${claims.fam}` });
