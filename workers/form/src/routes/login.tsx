@@ -1,10 +1,16 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { FormEnv } from '../context';
 import { checkLoginToken, credentialMatches, endSession, issueLoginToken, startSession } from '../session';
 import { LoginPage } from '../views/login';
 
 export const login = new Hono<FormEnv>();
+
+/** The login page again, with a fresh form token and what went wrong. */
+async function loginAgain(c: Context<FormEnv>, status: 200 | 403, error: string, username: string) {
+  const token = await issueLoginToken(c, c.var.config.SESSION_SECRET);
+  return c.html(<LoginPage token={token} error={error} username={username.slice(0, 200)} />, status);
+}
 
 login.get('/', async (c) => {
   const config = c.var.config;
@@ -24,19 +30,13 @@ login.post(
     const username = typeof form.username === 'string' ? form.username : '';
     const password = typeof form.password === 'string' ? form.password : '';
     const tokenOk = sameOrigin && (await checkLoginToken(c, config.SESSION_SECRET, form.csrf_token));
-    if (!tokenOk) {
-      const token = await issueLoginToken(c, config.SESSION_SECRET);
-      return c.html(<LoginPage token={token} error="The login form expired or came from another site; please try again." username={username.slice(0, 200)} />, 403);
-    }
+    if (!tokenOk) return loginAgain(c, 403, 'The login form expired or came from another site; please try again.', username);
     // Both compared every time, so the answer takes as long whichever is wrong.
     const [userOk, passwordOk] = await Promise.all([
       credentialMatches(username, config.ADMIN_USERNAME),
       credentialMatches(password, config.ADMIN_PASSWORD),
     ]);
-    if (!userOk || !passwordOk) {
-      const token = await issueLoginToken(c, config.SESSION_SECRET);
-      return c.html(<LoginPage token={token} error="Invalid username or password." username={username.slice(0, 200)} />, 200);
-    }
+    if (!userOk || !passwordOk) return loginAgain(c, 200, 'Invalid username or password.', username);
     await startSession(c, config.SESSION_SECRET, config.ADMIN_USERNAME, config.SESSION_MAX_AGE_SECONDS);
     return c.redirect('/form/runner/', 302);
   },
