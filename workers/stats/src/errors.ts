@@ -32,15 +32,12 @@ export function validationError(issues: ValidationIssue[]): HttpError {
 }
 
 export const onDetailError: ErrorHandler<StatsEnv> = (err, c) => {
-  if (err instanceof HttpError) {
-    if (err.status === 422 && Array.isArray(err.details?.issues)) return c.json({ detail: err.details.issues }, 422);
-    if (err.status >= 500) logError(c, err);
-    return c.json({ detail: err.message }, err.status);
-  }
-  const unavailable = asDatabaseUnavailable(err);
-  if (unavailable) {
-    logError(c, err);
-    return c.json({ detail: unavailable.message }, 503);
+  // Known errors, a driver error that means the database is unreachable (503) among them.
+  const known = err instanceof HttpError ? err : asDatabaseUnavailable(err);
+  if (known) {
+    if (known.status === 422 && Array.isArray(known.details?.issues)) return c.json({ detail: known.details.issues }, 422);
+    if (known.status >= 500) logError(c, err);
+    return c.json({ detail: known.message }, known.status);
   }
   if (err instanceof HTTPException) {
     // Hono raises these for a body it cannot parse (FastAPI: 422 json_invalid) or one over the limit.
