@@ -1,3 +1,4 @@
+import { normaliseEmail } from './accounts';
 import { enrol, type Enrolment } from './enrolment';
 import { hashPassword } from './passwords';
 
@@ -22,7 +23,7 @@ export interface AccountSqlInput {
 const text = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 export async function accountSql(input: AccountSqlInput): Promise<{ statements: string[]; enrolment: Enrolment }> {
-  const email = input.email.trim().toLowerCase();
+  const email = normaliseEmail(input.email);
   const enrolment = await enrol(email, input.issuer, input.totpEncryptionKey, input.totpSecret);
   const now = Date.now();
   const user = `(SELECT id FROM users WHERE email = ${text(email)})`;

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import { z } from 'zod';
 import { credentials, sites, users } from '../../../../../d1/auth/schema';
-import { siteRoles, type User } from '../../accounts';
+import { normaliseEmail, siteRoles, type User } from '../../accounts';
 import { createAccount, storeEnrolment } from '../../accounts-admin';
 import { audit } from '../../audit';
 import { enrol, qrSvg, type Enrolment } from '../../enrolment';
@@ -149,7 +149,7 @@ accountRoutes.post('/admin/accounts/', async (c) => {
     passwordHash: hashPassword(input.password),
   });
   if (userId === null) return badRequest(c, c.var.admin, 'An account with this e-mail already exists.');
-  const email = input.email.toLowerCase();
+  const email = normaliseEmail(input.email);
   const enrolment = await enrol(email, c.var.config.AUTH_TOTP_ISSUER, c.var.config.AUTH_TOTP_ENCRYPTION_KEY);
   await storeEnrolment(c.var.db, userId, enrolment);
   await audit(c.var.db, 'account_created', { userId, email, ip: c.var.ip, detail: `by ${c.var.admin.email}` });
@@ -189,7 +189,7 @@ accountRoutes.post('/admin/credentials/', async (c) => {
   const parsed = siteCredential.safeParse(await form(c));
   if (!parsed.success) return badRequest(c, c.var.admin, firstIssue(parsed.error));
   const input = parsed.data;
-  const [user] = await c.var.db.select().from(users).where(eq(users.email, input.email.toLowerCase())).limit(1);
+  const [user] = await c.var.db.select().from(users).where(eq(users.email, normaliseEmail(input.email))).limit(1);
   const [site] = await c.var.db.select().from(sites).where(eq(sites.id, input.site_id)).limit(1);
   if (!user || !site) return badRequest(c, c.var.admin, 'No such account or site.');
   const role = input.site_role || null;
