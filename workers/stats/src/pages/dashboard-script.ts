@@ -3,7 +3,7 @@ import { ASSET_VERSION } from '../asset-version';
 // The dashboard's browser module (served as /assets/dashboard.js): picks a meeting, loads
 // /meetingStats, renders sortable tables and the IV-by-price-band chart with uPlot.
 export const DASHBOARD_JS = String.raw`
-import uPlot from '/assets/uplot-` + ASSET_VERSION.uplot + String.raw`.esm.js';
+import uPlot from '/assets/uplot-${ASSET_VERSION.uplot}.esm.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -14,6 +14,7 @@ if (fromUrl) {
   history.replaceState(null, '', location.pathname + (params.size ? '?' + params : ''));
 }
 const token = () => localStorage.getItem('statsToken') || '';
+const esc = (v) => String(v ?? '').replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
 
 async function api(path) {
   const res = await fetch(path, { headers: { Authorization: 'Bearer ' + token() } });
@@ -23,16 +24,17 @@ async function api(path) {
   return body;
 }
 
+// [heading, value, direction of the first click on the heading: 1 ascending, -1 descending]
 const COLUMNS = [
-  ['Name', (r) => r.name],
-  ['Starts', (r) => r.performance_365d.starts],
-  ['Wins', (r) => r.performance_365d.wins],
-  ['Win %', (r) => r.performance_365d.win_pct],
-  ['Wins 30d', (r) => r.wins_30d],
-  ['Wins/meeting', (r) => r.avg_per_meeting],
-  ['Avg pos', (r) => r.avg_finishing_pos],
-  ['Last win', (r) => r.last_win_date],
-  ['Top horse', (r) => (r.top_horses[0] ? r.top_horses[0].name + ' (' + r.top_horses[0].win_pct + '%)' : '')],
+  ['Name', (r) => r.name, 1],
+  ['Starts', (r) => r.performance_365d.starts, -1],
+  ['Wins', (r) => r.performance_365d.wins, -1],
+  ['Win %', (r) => r.performance_365d.win_pct, -1],
+  ['Wins 30d', (r) => r.wins_30d, -1],
+  ['Wins/meeting', (r) => r.avg_per_meeting, -1],
+  ['Avg pos', (r) => r.avg_finishing_pos, -1],
+  ['Last win', (r) => r.last_win_date, 1],
+  ['Top horse', (r) => (r.top_horses[0] ? r.top_horses[0].name + ' (' + r.top_horses[0].win_pct + '%)' : ''), -1],
 ];
 
 const state = { trainers: [], jockeys: [], sort: { trainers: [2, -1], jockeys: [2, -1] }, selected: null };
@@ -50,19 +52,31 @@ function renderTable(kind) {
   });
   const head = '<thead><tr>' + COLUMNS.map((c, i) =>
     '<th scope="col" data-col="' + i + '"' + (i === col ? ' aria-sort="' + (dir > 0 ? 'ascending' : 'descending') + '"' : '') + '>' + c[0] + '</th>').join('') + '</tr></thead>';
-  const esc = (v) => String(v ?? '').replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
   const body = '<tbody>' + rows.map((r) => '<tr data-id="' + r.id + '"' + (state.selected && state.selected.kind === kind && state.selected.id === r.id ? ' class="selected"' : '') + '>' +
     COLUMNS.map((c) => '<td>' + esc(c[1](r)) + '</td>').join('') + '</tr>').join('') + '</tbody>';
   table.innerHTML = head + body;
-  table.querySelectorAll('th').forEach((th) => th.addEventListener('click', () => {
-    const i = Number(th.dataset.col);
-    state.sort[kind] = [i, state.sort[kind][0] === i ? -state.sort[kind][1] : (i === 0 || i === 7 ? 1 : -1)];
-    renderTable(kind);
-  }));
-  table.querySelectorAll('tbody tr').forEach((tr) => tr.addEventListener('click', () => {
-    state.selected = { kind, id: Number(tr.dataset.id) };
-    renderTable('trainers'); renderTable('jockeys'); renderChart();
-  }));
+}
+
+function renderAll() {
+  renderTable('trainers'); renderTable('jockeys'); renderChart();
+}
+
+// One listener per table: a heading click sorts, a row click picks whose IVs the chart shows.
+for (const kind of ['trainers', 'jockeys']) {
+  $(kind).addEventListener('click', (event) => {
+    const th = event.target.closest('th[data-col]');
+    if (th) {
+      const i = Number(th.dataset.col);
+      state.sort[kind] = [i, state.sort[kind][0] === i ? -state.sort[kind][1] : COLUMNS[i][2]];
+      renderTable(kind);
+      return;
+    }
+    const tr = event.target.closest('tbody tr');
+    if (tr) {
+      state.selected = { kind, id: Number(tr.dataset.id) };
+      renderAll();
+    }
+  });
 }
 
 let plot;
@@ -99,7 +113,7 @@ async function loadMeetings() {
   const list = await api('/meetings?date=' + encodeURIComponent(date));
   const select = $('meeting');
   select.innerHTML = '<option value="">' + (list.length ? 'Pick a meeting (' + list.length + ')' : 'No meetings on this date') + '</option>' +
-    list.map((m) => '<option value="' + m.course_id + '">' + m.course.replace(/</g, '&lt;') + ' · ' + m.races + ' races</option>').join('');
+    list.map((m) => '<option value="' + m.course_id + '">' + esc(m.course) + ' · ' + m.races + ' races</option>').join('');
   $('status').textContent = '';
 }
 
@@ -113,7 +127,7 @@ async function loadStats() {
   state.selected = first ? { kind: state.trainers[0] ? 'trainers' : 'jockeys', id: first.id } : null;
   $('heading').textContent = stats.meeting.course + ', ' + stats.meeting.date;
   $('results').hidden = false;
-  renderTable('trainers'); renderTable('jockeys'); renderChart();
+  renderAll();
   $('status').textContent = '';
 }
 
