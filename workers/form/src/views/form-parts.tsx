@@ -13,7 +13,7 @@ const GROUPS: { key: keyof FormStats; title: string }[] = [
   { key: 'by_sot', title: 'By state of track' },
 ];
 
-export function recordText(r: RunRecord): string {
+function recordText(r: RunRecord): string {
   return `${r.starts}: ${r.wins}-${r.seconds}-${r.thirds}`;
 }
 
@@ -64,7 +64,7 @@ function GroupTable({ title, id, groups }: { title: string; id: string; groups: 
   );
 }
 
-export function StatsSummary({ stats }: { stats: FormStats }) {
+function StatsSummary({ stats }: { stats: FormStats }) {
   const pref = stats.preferred_range;
   return (
     <dl class="summary" data-stats-summary>
@@ -92,7 +92,7 @@ export function StatsSummary({ stats }: { stats: FormStats }) {
   );
 }
 
-export function StatsDetail({ stats }: { stats: FormStats }) {
+function StatsDetail({ stats }: { stats: FormStats }) {
   return (
     <section aria-labelledby="stats-head">
       <h2 id="stats-head">Statistics</h2>
@@ -105,7 +105,7 @@ export function StatsDetail({ stats }: { stats: FormStats }) {
   );
 }
 
-export function StatDefinitions() {
+function StatDefinitions() {
   return (
     <details class="defs">
       <summary>How these statistics are worked out</summary>
@@ -129,7 +129,7 @@ function position(run: Run): string {
 
 const money = (n: number | null) => (n === null ? '–' : `$${n.toFixed(2)}`);
 
-export interface Column<T> {
+interface Column<T> {
   head: string;
   cell: (row: T) => Child;
 }
@@ -183,7 +183,7 @@ export const jockeyLink = (id: number | null, name: string | null) => (id ? <a h
 export const trainerLink = (id: number, name: string) => <a href={`/form/trainer/${id}/`}>{name}</a>;
 
 /** Runs as a table: brief shows the essentials, detailed every field. */
-export function RunsTable({ runs, detailed, show }: { runs: Run[]; detailed: boolean; show: 'horse' | 'jockey' | 'trainer' }) {
+function RunsTable({ runs, detailed, show }: { runs: Run[]; detailed: boolean; show: 'horse' | 'jockey' | 'trainer' }) {
   const columns: (Column<Run> & { when?: boolean })[] = [
     { head: 'Date', cell: (run) => <a href={`/form/guide/?date=${run.date}&race=${run.race_id}`}>{run.date}</a> },
     { head: 'Track', cell: (run) => run.course },
@@ -217,7 +217,7 @@ export function RunsTable({ runs, detailed, show }: { runs: Run[]; detailed: boo
 }
 
 /** Brief/detailed tabs: links that work without script; the script switches panels in place. */
-export function Tabs({ active, hrefFor, brief, detailed }: { active: Tab; hrefFor: (tab: Tab) => string; brief: Child; detailed: Child }) {
+function Tabs({ active, hrefFor, brief, detailed }: { active: Tab; hrefFor: (tab: Tab) => string; brief: Child; detailed: Child }) {
   const tabs: { id: Tab; label: string; body: Child }[] = [
     { id: 'brief', label: 'Brief', body: brief },
     { id: 'detailed', label: 'Detailed', body: detailed },
@@ -250,5 +250,43 @@ export function Tabs({ active, hrefFor, brief, detailed }: { active: Tab; hrefFo
         ),
       )}
     </div>
+  );
+}
+
+/** A form page's tabs: brief (summary, runs, definitions) and detailed (runs, every statistic, then `detailedExtra`). */
+export function FormTabs({
+  active,
+  hrefFor,
+  runs,
+  stats,
+  show,
+  detailedExtra,
+}: {
+  active: Tab;
+  hrefFor: (tab: Tab) => string;
+  runs: Run[];
+  stats: FormStats;
+  show: 'horse' | 'jockey' | 'trainer';
+  detailedExtra?: Child;
+}) {
+  return (
+    <Tabs
+      active={active}
+      hrefFor={hrefFor}
+      brief={
+        <>
+          <StatsSummary stats={stats} />
+          <RunsTable runs={runs} detailed={false} show={show} />
+          <StatDefinitions />
+        </>
+      }
+      detailed={
+        <>
+          <RunsTable runs={runs} detailed show={show} />
+          <StatsDetail stats={stats} />
+          {detailedExtra}
+        </>
+      }
+    />
   );
 }

@@ -2,7 +2,7 @@ import type { Tab } from '../params';
 import type { Person, PersonKind } from '../queries';
 import { MAX_RUNS, type Run } from '../runs';
 import type { FormStats } from '../stats';
-import { RunsTable, StatDefinitions, StatsDetail, StatsSummary, Tabs } from './form-parts';
+import { FormTabs } from './form-parts';
 import { Layout } from './layout';
 
 export function PersonPage({ kind, person, runs, stats, activeTab }: { kind: PersonKind; person: Person; runs: Run[]; stats: FormStats; activeTab: Tab }) {
@@ -14,23 +14,7 @@ export function PersonPage({ kind, person, runs, stats, activeTab }: { kind: Per
         <p>{`${role} · ${person.state}`}</p>
         <p class="note">Statistics cover the runs listed: the latest {MAX_RUNS} at most.</p>
       </header>
-      <Tabs
-        active={activeTab}
-        hrefFor={(tab) => `/form/${kind}/${person.id}/?tab=${tab}`}
-        brief={
-          <>
-            <StatsSummary stats={stats} />
-            <RunsTable runs={runs} detailed={false} show={kind} />
-            <StatDefinitions />
-          </>
-        }
-        detailed={
-          <>
-            <RunsTable runs={runs} detailed show={kind} />
-            <StatsDetail stats={stats} />
-          </>
-        }
-      />
+      <FormTabs active={activeTab} hrefFor={(tab) => `/form/${kind}/${person.id}/?tab=${tab}`} runs={runs} stats={stats} show={kind} />
     </Layout>
   );
 }

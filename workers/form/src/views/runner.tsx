@@ -2,7 +2,7 @@ import type { Tab } from '../params';
 import type { RaceCardRunner, RunnerPageData, Sale, TrialRun } from '../queries';
 import type { FormStats } from '../stats';
 import { Layout } from './layout';
-import { DataTable, RunsTable, StatDefinitions, StatsDetail, StatsSummary, Tabs, jockeyLink, trainerLink } from './form-parts';
+import { DataTable, FormTabs, jockeyLink, trainerLink } from './form-parts';
 
 export interface RunnerPageProps {
   data: RunnerPageData & { horse: NonNullable<RunnerPageData['horse']> };
@@ -133,20 +133,14 @@ export function RunnerPage({ data, stats, sales, activeTab }: RunnerPageProps) {
         </p>
       </header>
       <Toolbar data={data} activeTab={activeTab} />
-      <Tabs
+      <FormTabs
         active={activeTab}
         hrefFor={params}
-        brief={
+        runs={data.runs}
+        stats={stats}
+        show="horse"
+        detailedExtra={
           <>
-            <StatsSummary stats={stats} />
-            <RunsTable runs={data.runs} detailed={false} show="horse" />
-            <StatDefinitions />
-          </>
-        }
-        detailed={
-          <>
-            <RunsTable runs={data.runs} detailed show="horse" />
-            <StatsDetail stats={stats} />
             <section aria-labelledby="trials-head">
               <h2 id="trials-head">Barrier trials</h2>
               <TrialsTable trials={data.trial_runs} />
