@@ -1,29 +1,18 @@
 import { runInDurableObject } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import app from '../../workers/stats/src/index';
 import { USER_CONTEXT_TTL_MS } from '../../durable-objects/user-context';
 import { FAKE_COURSE } from './fake-contract';
 import { openRacingDb } from '../../workers/shared/pg';
 import { payloadTableExists } from '../../workers/stats/src/saved-stats';
+import { TOKEN, call, ctx, recentMeeting } from './helpers';
 
-const TOKEN = env.STATIC_API_TOKEN;
-const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} };
-const call = (path: string, init: RequestInit = {}) => exports.default.fetch(`http://stats${path}`, init);
 const headers = (ip: string) => ({ Authorization: `Bearer ${TOKEN}`, 'CF-Connecting-IP': ip });
 
 /** The app with the external statistics API switched on (the fake of ./fake-external.ts). */
 const external = (path: string, overrides: Record<string, string> = {}) =>
   app.request(path, { headers: headers('203.0.113.50') }, { ...env, EXTERNAL_API_ENABLED: 'true', ...overrides }, ctx);
-
-async function aMeeting(): Promise<{ date: string; courseId: number }> {
-  for (let back = 1; back < 10; back++) {
-    const date = new Date(Date.parse(`${env.RACING_TODAY}T00:00:00Z`) - back * 86_400_000).toISOString().slice(0, 10);
-    const list = await (await call(`/meetings?date=${date}`, { headers: headers('198.51.100.1') })).json<{ course_id: number }[]>();
-    if (list[0]) return { date, courseId: list[0].course_id };
-  }
-  throw new Error('no meeting');
-}
 
 describe('POST /login, GET /login, POST /api/logout', () => {
   it('the built-in pair (JSON or form) returns the static token', async () => {
@@ -118,7 +107,7 @@ describe('external statistics API (external_api.enabled)', () => {
   });
 
   it('the kebab-case endpoints stay local even when it is enabled', async () => {
-    const { date, courseId } = await aMeeting();
+    const { date, courseId } = await recentMeeting();
     const local = await (await call(`/trainer-stats?date=${date}&courseId=${courseId}`, { headers: headers('198.51.100.2') })).json();
     const withExternal = await (await external(`/trainer-stats?date=${date}&courseId=${courseId}`)).json();
     expect(withExternal).toEqual(local);
@@ -158,7 +147,7 @@ describe('external statistics API (external_api.enabled)', () => {
 
 describe('user context (Durable Object per caller address)', () => {
   it('records the date and course of camelCase requests only, per address', async () => {
-    const { date, courseId } = await aMeeting();
+    const { date, courseId } = await recentMeeting();
     const ip = '192.0.2.10';
     const context = async (address: string) => (await call('/api/user-context', { headers: headers(address) })).json();
     expect(await context(ip)).toEqual({});
@@ -170,7 +159,7 @@ describe('user context (Durable Object per caller address)', () => {
   });
 
   it('forgets an entry older than five minutes, and the alarm clears it', async () => {
-    const { date, courseId } = await aMeeting();
+    const { date, courseId } = await recentMeeting();
     const ip = '192.0.2.20';
     await call(`/meetingStats?date=${date}&courseId=${courseId}`, { headers: headers(ip) });
     const stub = env.USER_CONTEXT.get(env.USER_CONTEXT.idFromName(ip));
@@ -188,7 +177,7 @@ describe('user context (Durable Object per caller address)', () => {
 
 describe('POST /save-stats and GET /saved-stats', () => {
   it('a saved payload round-trips, the latest save wins, and another meeting is not_found', async () => {
-    const { date, courseId } = await aMeeting();
+    const { date, courseId } = await recentMeeting();
     const saved = (id = courseId) => call(`/saved-stats?date=${date}&courseId=${id}`, { headers: headers('198.51.100.3') });
     const stats = await (await call(`/meetingStats?date=${date}&courseId=${courseId}`, { headers: headers('198.51.100.3') })).json<{ trainers: unknown[]; jockeys: unknown[] }>();
     const payload = { date, course_id: courseId, trainer_stats: stats.trainers, jockey_stats: stats.jockeys };

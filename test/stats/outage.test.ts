@@ -1,12 +1,12 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import app from '../../workers/stats/src/index';
+import { TOKEN } from './helpers';
 
 // Every route that reads or writes the racing database, with the database unreachable over the
 // driver's own WebSocket (no relay, as in production): 503 {detail}, never an exception that
 // escapes the Worker (workerd's "Network connection lost" 500 page).
 
-const TOKEN = env.STATIC_API_TOKEN;
 const UNREACHABLE = { PG_WS_PROXY: '', DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing', PG_CONNECT_TIMEOUT_MS: '2000' };
 const DETAIL = 'The racing database is unreachable right now; try again shortly';
 const payload = { date: '2026-01-10', course_id: 1, trainer_stats: [], jockey_stats: [] };

@@ -1,8 +1,8 @@
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import app from '../../workers/stats/src/index';
+import { TOKEN, call, ctx, recentMeeting } from './helpers';
 
-const TOKEN = env.STATIC_API_TOKEN;
-const call = (path: string, init: RequestInit = {}) => exports.default.fetch(`http://stats${path}`, init);
 const authed = (path: string, init: RequestInit = {}) =>
   call(path, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, ...(init.headers ?? {}) } });
 
@@ -10,18 +10,7 @@ let date: string;
 let courseId: number;
 let course: string;
 beforeAll(async () => {
-  // The nearest earlier day with a meeting that has results.
-  for (let back = 1; back < 10; back++) {
-    const d = new Date(Date.parse(`${env.RACING_TODAY}T00:00:00Z`) - back * 86_400_000).toISOString().slice(0, 10);
-    const list = await (await authed(`/meetings?date=${d}`)).json<{ course_id: number; course: string }[]>();
-    if (list.length) {
-      date = d;
-      courseId = list[0]!.course_id;
-      course = list[0]!.course;
-      return;
-    }
-  }
-  throw new Error('no meeting in the last ten days of tiny data');
+  ({ date, courseId, course } = await recentMeeting());
 });
 
 describe('open routes', () => {
@@ -201,11 +190,10 @@ describe('bad input: a clear 4xx in FastAPI shape, never a 500', () => {
   });
 
   it('a database that cannot be reached → 503 {detail}, not a hang', async () => {
-    const { default: app } = await import('../../workers/stats/src/index');
     const res = await app.request(`/meetings?date=${date}`, { headers: { Authorization: `Bearer ${TOKEN}` } }, {
       ...env,
       DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing',
-    }, { waitUntil: () => {}, passThroughOnException: () => {}, props: {} });
+    }, ctx);
     expect(res.status).toBe(503);
     const body = await res.json<{ detail: string }>();
     expect(body.detail).toMatch(/unreachable/);
@@ -213,7 +201,6 @@ describe('bad input: a clear 4xx in FastAPI shape, never a 500', () => {
   });
 
   it('missing configuration → 500 {detail} naming the variable, never a default credential', async () => {
-    const { default: app } = await import('../../workers/stats/src/index');
     const res = await app.request('/login', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
