@@ -2,7 +2,7 @@ import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 
 /** Bumped with the stylesheet or script, so browsers fetch the new one. */
-export const ASSET_VERSION = '4';
+export const ASSET_VERSION = '5';
 
 export interface LayoutProps {
   title: string;

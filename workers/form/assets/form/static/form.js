@@ -3,6 +3,19 @@
 (function () {
   'use strict';
 
+  // A page of this service, fetched and parsed; an error or a redirect (to the login page) rejects,
+  // and the caller then navigates to it instead.
+  function fetchPage(url) {
+    return fetch(url, { credentials: 'same-origin' })
+      .then(function (res) {
+        if (!res.ok || res.redirected) throw new Error('navigate');
+        return res.text();
+      })
+      .then(function (html) {
+        return new DOMParser().parseFromString(html, 'text/html');
+      });
+  }
+
   // Brief / detailed tabs: switch panels in place, keep the address in step.
   document.querySelectorAll('[data-tabs]').forEach(function (tabs) {
     var list = Array.prototype.slice.call(tabs.querySelectorAll('[role="tab"]'));
@@ -13,13 +26,9 @@
       panel.removeAttribute('data-src');
       panel.setAttribute('aria-busy', 'true');
       panel.textContent = 'Loading…';
-      fetch(src, { credentials: 'same-origin' })
-        .then(function (res) {
-          if (!res.ok || res.redirected) throw new Error('navigate');
-          return res.text();
-        })
-        .then(function (html) {
-          var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(panel.id);
+      fetchPage(src)
+        .then(function (doc) {
+          var fresh = doc.getElementById(panel.id);
           if (!fresh) throw new Error('navigate');
           panel.replaceChildren.apply(panel, Array.prototype.slice.call(fresh.childNodes));
           panel.removeAttribute('aria-busy');
@@ -70,13 +79,8 @@
     var root = document.querySelector('[data-swap-root]');
     if (!root) return Promise.resolve(location.assign(url));
     root.setAttribute('aria-busy', 'true');
-    return fetch(url, { credentials: 'same-origin' })
-      .then(function (res) {
-        if (!res.ok || res.redirected) throw new Error('navigate');
-        return res.text();
-      })
-      .then(function (html) {
-        var doc = new DOMParser().parseFromString(html, 'text/html');
+    return fetchPage(url)
+      .then(function (doc) {
         var fresh = doc.querySelector('[data-swap-root]');
         if (!fresh) throw new Error('navigate');
         root.replaceWith(fresh);
