@@ -4,7 +4,7 @@ import type { PendingLoginState } from '../../../durable-objects/pending-login';
 import { findLoginCredential, normaliseEmail, type User } from './accounts';
 import { audit } from './audit';
 import type { AuthConfig } from './config';
-import type { AuthDb } from './context';
+import type { AuthDb, AuthEnv } from './context';
 import { randomBytes, toBase64Url } from './encoding';
 import { accountGuard, pendingLogin, recordAccountFailure, takeIpBudget } from './guard';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
@@ -21,6 +21,9 @@ export interface AuthDeps {
   db: AuthDb;
   ip: string;
 }
+
+/** A request's AuthDeps; `ip` is the address the rate limits count (the connecting one unless given). */
+export const authDeps = (c: { env: Env; var: AuthEnv['Variables'] }, ip = c.var.ip): AuthDeps => ({ env: c.env, config: c.var.config, db: c.var.db, ip });
 
 export type Throttled = { kind: 'throttled'; retryAfterSeconds: number };
 

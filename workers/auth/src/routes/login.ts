@@ -3,7 +3,7 @@ import { publicUser } from '../accounts';
 import { audit } from '../audit';
 import type { Context } from 'hono';
 import type { AuthEnv } from '../context';
-import { checkCode, checkPassword } from '../login';
+import { authDeps, checkCode, checkPassword } from '../login';
 import { startFamily } from '../refresh-families';
 import { clientIpHeader, clientSecretHeader, fail, failure, jsonBody, TokenPair, User } from '../schemas';
 
@@ -57,7 +57,7 @@ export const loginRoute = createRoute({
 });
 
 export const loginHandler: RouteHandler<typeof loginRoute, AuthEnv> = async (c) => {
-  const result = await checkPassword({ env: c.env, config: c.var.config, db: c.var.db, ip: clientIp(c) }, c.req.valid('json'));
+  const result = await checkPassword(authDeps(c, clientIp(c)), c.req.valid('json'));
   switch (result.kind) {
     case 'pending':
       return c.json({ success: true as const, pending_token: result.pendingToken, enrolled: true as const }, 200);
@@ -95,7 +95,7 @@ export const verifyRoute = createRoute({
 
 export const verifyHandler: RouteHandler<typeof verifyRoute, AuthEnv> = async (c) => {
   const body = c.req.valid('json');
-  const deps = { env: c.env, config: c.var.config, db: c.var.db, ip: clientIp(c) };
+  const deps = authDeps(c, clientIp(c));
   const result = await checkCode(deps, { pendingToken: body.pending_token, code: body.code });
   switch (result.kind) {
     case 'verified': {

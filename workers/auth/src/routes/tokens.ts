@@ -1,5 +1,6 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { AuthEnv } from '../context';
+import { authDeps } from '../login';
 import { revoke, rotate } from '../refresh-families';
 import { clientSecretHeader, fail, failure, jsonBody, RefreshTokenBody, TokenPair } from '../schemas';
 
@@ -18,7 +19,7 @@ export const refreshRoute = createRoute({
 });
 
 export const refreshHandler: RouteHandler<typeof refreshRoute, AuthEnv> = async (c) => {
-  const result = await rotate({ env: c.env, config: c.var.config, db: c.var.db, ip: c.var.ip }, c.req.valid('json').refresh_token);
+  const result = await rotate(authDeps(c), c.req.valid('json').refresh_token);
   switch (result.kind) {
     case 'rotated':
       return c.json(result.tokens, 200);
@@ -46,6 +47,6 @@ export const revokeRoute = createRoute({
 });
 
 export const revokeHandler: RouteHandler<typeof revokeRoute, AuthEnv> = async (c) => {
-  const success = await revoke({ env: c.env, config: c.var.config, db: c.var.db, ip: c.var.ip }, c.req.valid('json').refresh_token);
+  const success = await revoke(authDeps(c), c.req.valid('json').refresh_token);
   return c.json({ success }, 200);
 };

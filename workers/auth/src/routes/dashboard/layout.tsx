@@ -4,12 +4,9 @@ import { raw } from 'hono/html';
 import { z } from 'zod';
 import type { User } from '../../accounts';
 import type { AuthEnv } from '../../context';
-import type { AuthDeps } from '../../login';
 
 /** Sites and accounts for administrators, behind the same two-step login as the API. */
 export type DashboardEnv = { Bindings: AuthEnv['Bindings']; Variables: AuthEnv['Variables'] & { admin: User } };
-
-export const deps = (c: Context<DashboardEnv>): AuthDeps => ({ env: c.env, config: c.var.config, db: c.var.db, ip: c.var.ip });
 
 export function Page(props: { title: string; admin?: User; children: Child }) {
   return (

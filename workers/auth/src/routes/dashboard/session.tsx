@@ -3,8 +3,8 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { users } from '../../../../../d1/auth/schema';
 import { audit } from '../../audit';
-import { checkCode, checkPassword } from '../../login';
-import { deps, form, Page, type DashboardEnv } from './layout';
+import { authDeps, checkCode, checkPassword } from '../../login';
+import { form, Page, type DashboardEnv } from './layout';
 
 /** Signing in (password, then code), out, and the check every other dashboard page sits behind. */
 export const session = new Hono<DashboardEnv>();
@@ -50,7 +50,7 @@ session.post('/admin/login/', async (c) => {
   const password = (fields.password ?? '').slice(0, 1024);
   if (!email || !password) return c.html(<LoginForm error="Enter your e-mail and password." />, 400);
   // The dashboard signs in with the account's siteless credential.
-  const result = await checkPassword(deps(c), { email, password, site: '' }, 'dashboard');
+  const result = await checkPassword(authDeps(c), { email, password, site: '' }, 'dashboard');
   if (result.kind === 'pending') return c.html(<CodeForm pendingToken={result.pendingToken} />);
   if (result.kind === 'throttled') return c.html(<LoginForm error="Too many attempts. Try again later." />, 429);
   if (result.kind === 'not_enrolled') return c.html(<LoginForm error="This account is not enrolled in two-factor authentication." />, 400);
@@ -61,7 +61,7 @@ session.post('/admin/verify/', async (c) => {
   const fields = await form(c);
   const pendingToken = (fields.pending_token ?? '').slice(0, 256);
   const code = (fields.code ?? '').slice(0, 32);
-  const result = await checkCode(deps(c), { pendingToken, code }, 'dashboard');
+  const result = await checkCode(authDeps(c), { pendingToken, code }, 'dashboard');
   if (result.kind === 'invalid_code') return c.html(<CodeForm pendingToken={pendingToken} error="Invalid code." />, 400);
   if (result.kind === 'throttled') return c.html(<LoginForm error="Too many attempts. Try again later." />, 429);
   if (result.kind === 'invalid_token') return c.html(<LoginForm error="The sign-in has expired; start again." />, 400);
