@@ -1,4 +1,4 @@
-import { normaliseEmail } from './accounts';
+import { normaliseEmail } from './email';
 import { enrol, type Enrolment } from './enrolment';
 import { hashPassword } from './passwords';
 

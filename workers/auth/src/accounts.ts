@@ -1,12 +1,13 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { credentials, sites, users } from '../../../d1/auth/schema';
 import type { AuthDb } from './context';
+import { normaliseEmail } from './email';
 
 export type User = typeof users.$inferSelect;
 export type Site = typeof sites.$inferSelect;
 export type Credential = typeof credentials.$inferSelect;
 
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+export { normaliseEmail } from './email';
 
 /**
  * The credential a login uses: the one for the named site when `site` is a registered

@@ -42,10 +42,12 @@ export function otpauthUri(issuer: string, account: string, secretBase32: string
 }
 
 /** Imported once per isolate for each key (resolved keys only, so no request waits on another's import). */
-const totpKeys = new Map<string, CryptoKey>();
+// The key type spelled through the call, so the module also type-checks in Node programs (the CLI).
+type AesKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+const totpKeys = new Map<string, AesKey>();
 
 /** TOTP secrets at rest: AES-256-GCM under AUTH_TOTP_ENCRYPTION_KEY, bound to the account e-mail. */
-async function totpKey(keyBase64: string): Promise<CryptoKey> {
+async function totpKey(keyBase64: string): Promise<AesKey> {
   const cached = totpKeys.get(keyBase64);
   if (cached) return cached;
   const raw = fromBase64Url(keyBase64);
