@@ -34,11 +34,13 @@ export const onError: ErrorHandler = (err, c) => {
 export const notFound: NotFoundHandler = (c) =>
   c.json(errorBody(c, 'not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404);
 
-function logError(c: Context, err: unknown): void {
+/** One JSON line for a failed request; `service` names the Worker where the line alone must tell. */
+export function logError(c: Context, err: unknown, service?: string): void {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined;
   console.error(
     JSON.stringify({
       level: 'error',
+      service,
       request_id: c.get('requestId'),
       method: c.req.method,
       path: new URL(c.req.url).pathname,

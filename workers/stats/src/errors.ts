@@ -3,6 +3,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HttpError } from '../../shared/http-error';
+import { logError } from '../../shared/errors';
 import { asDatabaseUnavailable } from '../../shared/pg-errors';
 import type { StatsEnv } from './context';
 
@@ -36,7 +37,7 @@ export const onDetailError: ErrorHandler<StatsEnv> = (err, c) => {
   const known = err instanceof HttpError ? err : asDatabaseUnavailable(err);
   if (known) {
     if (known.status === 422 && Array.isArray(known.details?.issues)) return c.json({ detail: known.details.issues }, 422);
-    if (known.status >= 500) logError(c, err);
+    if (known.status >= 500) logError(c, err, 'stats');
     return c.json({ detail: known.message }, known.status);
   }
   if (err instanceof HTTPException) {
@@ -46,7 +47,7 @@ export const onDetailError: ErrorHandler<StatsEnv> = (err, c) => {
     }
     return c.json({ detail: err.message || 'Request could not be processed' }, err.status);
   }
-  logError(c, err);
+  logError(c, err, 'stats');
   return c.json({ detail: 'Internal Server Error' }, 500);
 };
 
@@ -70,17 +71,3 @@ export function statsRouter() {
   });
 }
 
-function logError(c: Context<StatsEnv>, err: unknown): void {
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      service: 'stats',
-      request_id: c.get('requestId'),
-      method: c.req.method,
-      path: new URL(c.req.url).pathname,
-      error: err instanceof Error ? err.message : String(err),
-      cause: err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined,
-      stack: err instanceof Error ? err.stack : undefined,
-    }),
-  );
-}
