@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pbkdf2 } from '@noble/hashes/pbkdf2.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { unstable_startWorker } from 'wrangler';
 import { executeSql } from '../scripts/auth-admin';
-import { ROOT, wranglerBin } from '../scripts/workers';
+import { applyLocalD1Migrations, startLocalWorker } from '../scripts/local-worker';
+import { ROOT } from '../scripts/workers';
 import { accountSql } from '../workers/auth/src/account-sql';
 import { hashPassword } from '../workers/auth/src/passwords';
 import type { BenchContext } from './context';
@@ -29,12 +28,8 @@ function djangoHash(iterations: number): string {
 /** whoami inside the isolate and over HTTP, one password verify, refreshes per second. */
 export async function benchAuth({ runs }: BenchContext) {
   const persistTo = mkdtempSync(join(tmpdir(), 'auth-bench-'));
-  const migrate = spawnSync(wranglerBin(), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, '-c', 'workers/auth/wrangler.toml'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-  });
-  if (migrate.status !== 0) throw new Error(migrate.stdout + migrate.stderr);
+  const config = join(ROOT, 'workers/auth/wrangler.toml');
+  applyLocalD1Migrations(config, 'DB', persistTo);
   const { statements, enrolment } = await accountSql({
     email: 'bench@example.com',
     firstName: 'Bench',
@@ -47,13 +42,13 @@ export async function benchAuth({ runs }: BenchContext) {
   });
   executeSql(statements, { remote: false, persistTo });
 
-  const worker = await unstable_startWorker({
-    config: join(ROOT, 'workers/auth/wrangler.toml'),
+  const worker = await startLocalWorker({
+    config,
     entrypoint: join(ROOT, 'bench/worker/auth.ts'),
-    bindings: Object.fromEntries(Object.entries(SECRETS).map(([name, value]) => [name, { type: 'plain_text' as const, value }])),
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'error', persist: persistTo, watch: false, liveReload: false },
+    vars: SECRETS,
+    persistTo,
+    logLevel: 'error',
   });
-  await worker.ready;
   const call = async (path: string, init?: RequestInit) => {
     const res = await worker.fetch(`http://auth${path}`, init as never);
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);

@@ -1,16 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unstable_startWorker } from 'wrangler';
 import { seedAuthDevAccount } from '../../scripts/auth-admin';
-import { ROOT, wranglerBin } from '../../scripts/workers';
+import { applyLocalD1Migrations } from '../../scripts/local-worker';
+import { ROOT } from '../../scripts/workers';
 import { DEV_ACCOUNT } from '../../workers/auth/src/account-sql';
 import { fromBase32 } from '../../workers/auth/src/encoding';
 import { stepAt, totpAt } from '../../workers/auth/src/totp';
-import { haveChromium, launchChromium } from '../support/browser';
+import { haveChromium, launchChromium, startServiceWorker } from '../support/browser';
 
 // The dashboard as `npm run dev` serves it: migrated and seeded local D1, the development secrets.
 const persistTo = mkdtempSync(join(tmpdir(), 'auth-browser-'));
@@ -20,25 +19,16 @@ let dispose: () => Promise<void>;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  const migrate = spawnSync(wranglerBin(), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, '-c', 'workers/auth/wrangler.toml'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-  });
-  expect(migrate.status, migrate.stderr).toBe(0);
+  applyLocalD1Migrations(join(ROOT, 'workers/auth/wrangler.toml'), 'DB', persistTo);
   await seedAuthDevAccount(persistTo);
   const secrets = {
     AUTH_SSO_SHARED_SECRET: 'dev-client-secret',
     AUTH_TOKEN_SECRET: 'dev-token-secret-change-me-in-production-0123456789',
     AUTH_TOTP_ENCRYPTION_KEY: 'ZGV2LXRvdHAta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0=',
   };
-  const worker = await unstable_startWorker({
-    config: join(ROOT, 'workers/auth/wrangler.toml'),
-    bindings: Object.fromEntries(Object.entries(secrets).map(([name, value]) => [name, { type: 'plain_text' as const, value }])),
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'error', persist: persistTo, watch: false, liveReload: false },
-  });
+  const worker = await startServiceWorker('auth', secrets, { persistTo, logLevel: 'error' });
   // localhost is a secure context for Chromium, so the __Host- (Secure) cookie is kept.
-  url = (await worker.url).toString().replace('127.0.0.1', 'localhost').replace(/\/$/, '');
+  url = worker.url.replace('127.0.0.1', 'localhost');
   dispose = () => worker.dispose();
   browser = await launchChromium();
 });
