@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { unstable_startWorker } from 'wrangler';
+import { startLocalWorker } from '../scripts/local-worker';
 import { ROOT } from '../scripts/workers';
 import { MEETING_STATS_SQL } from '../workers/stats/src/statistics';
 import type { BenchContext } from './context';
+import { psqlTimings, psqlWallTimes } from './psql';
 import { median, ms, percentile, sample } from './stats';
 
 // `npm run bench -- stats`: GET /meetingStats for a 10-race meeting end to end through the stats
@@ -78,33 +78,13 @@ async function pickMeeting(client: pg.Client, today: string) {
   return rows[0];
 }
 
+/** The statement as the Worker runs it (JIT off), prepared once and executed `executions` times. */
 function psqlScript(date: string, courseId: number, executions: number): string {
   return [
-    '\\timing on',
     'set jit = off;',
     `prepare meeting_stats(date, int, text) as ${MEETING_STATS_SQL};`,
     ...Array.from({ length: executions }, () => `execute meeting_stats('${date}', ${courseId}, 'all');`),
   ].join('\n');
-}
-
-/** A fresh psql process and connection per run (as the Worker opens one per request), timed from outside. */
-function psqlCold(url: string, date: string, courseId: number, runs: number): number[] {
-  const times: number[] = [];
-  const script = psqlScript(date, courseId, 1);
-  for (let i = 0; i < runs + 3; i++) {
-    const started = performance.now();
-    const run = spawnSync('psql', ['-X', '-q', '-o', '/dev/null', url], { input: script, encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
-    if (i >= 3) times.push(performance.now() - started);
-  }
-  return times;
-}
-
-/** The statement's own execution time on a warm connection (psql \timing). */
-function psqlWarm(url: string, date: string, courseId: number, runs: number): number[] {
-  const run = spawnSync('psql', ['-X', '-q', '-o', '/dev/null', url], { input: psqlScript(date, courseId, runs + 3), encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
-  return [...run.stdout.matchAll(/Time: ([\d.]+) ms/g)].map((m) => Number(m[1])).slice(-runs);
 }
 
 export async function benchStats({ url, relay, runs, today }: BenchContext) {
@@ -114,18 +94,10 @@ export async function benchStats({ url, relay, runs, today }: BenchContext) {
   const meeting = await pickMeeting(client, today);
   const path = `/meetingStats?date=${meeting.date}&courseId=${meeting.course_id}`;
 
-  const worker = await unstable_startWorker({
+  const worker = await startLocalWorker({
     config: join(ROOT, 'workers/stats/wrangler.toml'),
-    bindings: {
-      DATABASE_URL: { type: 'plain_text', value: url },
-      PG_WS_PROXY: { type: 'plain_text', value: relay },
-      STATIC_API_TOKEN: { type: 'plain_text', value: TOKEN },
-      ADMIN_USERNAME: { type: 'plain_text', value: 'bench' },
-      ADMIN_PASSWORD: { type: 'plain_text', value: 'bench-password' },
-    },
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'warn', persist: false, watch: false },
+    vars: { DATABASE_URL: url, PG_WS_PROXY: relay, STATIC_API_TOKEN: TOKEN, ADMIN_USERNAME: 'bench', ADMIN_PASSWORD: 'bench-password' },
   });
-  await worker.ready;
   try {
     const call = async () => {
       const res = await worker.fetch(`http://stats${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
@@ -141,8 +113,10 @@ export async function benchStats({ url, relay, runs, today }: BenchContext) {
 
     const workerTimes = await sample(runs, call);
     const psqlRuns = Math.min(runs, 50);
-    const cold = psqlCold(url, meeting.date, meeting.course_id, psqlRuns);
-    const warm = psqlWarm(url, meeting.date, meeting.course_id, psqlRuns);
+    // A fresh psql process and connection per run (as the Worker opens one per request), and the
+    // statement's own execution time on a warm connection (the set-up statements are timed too).
+    const cold = psqlWallTimes(url, psqlScript(meeting.date, meeting.course_id, 1), psqlRuns);
+    const warm = psqlTimings(url, psqlScript(meeting.date, meeting.course_id, psqlRuns + 3)).slice(-psqlRuns);
     console.log(
       `  GET /meetingStats through the Worker   p50 ${ms(median(workerTimes))} (p95 ${ms(percentile(workerTimes, 95))})`,
     );
