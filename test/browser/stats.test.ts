@@ -52,8 +52,8 @@ describe.skipIf(!haveChromium)('stats dashboard in Chromium', () => {
       const date = new Date(Date.parse(`${today}T00:00:00Z`) - back * 86_400_000).toISOString().slice(0, 10);
       await page.fill('#date', date);
       await page.dispatchEvent('#date', 'change');
-      await page.waitForFunction(() => !document.querySelector('#meeting option')?.textContent?.startsWith('Loading'));
-      await page.waitForTimeout(100);
+      // Wait for the list of this date, not whatever the page showed before.
+      await page.locator(`#meeting[data-loaded-for="${date}"]`).waitFor({ state: 'attached' });
       found = (await options.count()) > 0;
     }
     expect(found).toBe(true);

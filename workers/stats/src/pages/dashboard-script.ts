@@ -107,13 +107,19 @@ function renderChart() {
   }, [xs, ivs, xs.map(() => 1)], box);
 }
 
+// Only the newest answer fills the meeting list: an older request finishing late must not overwrite it.
+let meetingsAsked = 0;
+
 async function loadMeetings() {
   const date = $('date').value;
+  const asked = ++meetingsAsked;
   $('status').textContent = 'Loading meetings…';
   const list = await api('/meetings?date=' + encodeURIComponent(date));
+  if (asked !== meetingsAsked) return;
   const select = $('meeting');
   select.innerHTML = '<option value="">' + (list.length ? 'Pick a meeting (' + list.length + ')' : 'No meetings on this date') + '</option>' +
     list.map((m) => '<option value="' + m.course_id + '">' + esc(m.course) + ' · ' + m.races + ' races</option>').join('');
+  select.setAttribute('data-loaded-for', date);
   $('status').textContent = '';
 }
 
