@@ -40,6 +40,8 @@ describe('router', () => {
   it('reaches every bound service by its host label', async () => {
     const res = await router.fetch('https://form.racing.example/form/guide/');
     expect(await res.json()).toEqual({ service: 'form', path: '/form/guide/' });
+    const cms = await router.fetch('https://cms.racing.example/api/v1/story');
+    expect(await cms.json()).toEqual({ service: 'cms', path: '/api/v1/story' });
   });
 
   it('answers 404 for a known service that is not bound behind this router', async () => {

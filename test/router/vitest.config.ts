@@ -14,6 +14,7 @@ export default defineProject({
           STATS: (request: Request) =>
             Response.json({ service: 'stats', url: request.url, requestId: request.headers.get('x-request-id') }),
           AUTH: (request: Request) => Response.json({ service: 'auth', url: request.url }, { status: 201 }),
+          CMS: (request: Request) => Response.json({ service: 'cms', path: new URL(request.url).pathname }),
           FORM: (request: Request) => Response.json({ service: 'form', path: new URL(request.url).pathname }),
         },
       },

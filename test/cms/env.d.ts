@@ -1,0 +1,9 @@
+// Bindings the CMS tests add to the Worker's own (see vitest.config.ts beside this file).
+declare namespace Cloudflare {
+  interface Env {
+    TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+    TEST_ACCOUNTS: string;
+    PG_WS_PROXY: string;
+    RACING_TODAY: string;
+  }
+}

@@ -1,0 +1,52 @@
+import { env, exports } from 'cloudflare:workers';
+import * as OTPAuth from 'otpauth';
+import type { TestAccountName } from './accounts';
+
+export const BASE = 'https://cms.test';
+
+type Account = { email: string; password: string; totpSecret: string };
+const accounts = JSON.parse(env.TEST_ACCOUNTS) as Record<TestAccountName, Account>;
+export const account = (name: TestAccountName): Account => accounts[name];
+
+/** A request to the CMS Worker as a browser on its own origin would send it. */
+export function api(path: string, init: RequestInit & { cookie?: string; json?: unknown } = {}): Promise<Response> {
+  const { cookie, json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (cookie) headers.set('cookie', cookie);
+  if (json !== undefined) headers.set('content-type', 'application/json');
+  return exports.default.fetch(new Request(`${BASE}${path}`, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) }));
+}
+
+const lastStep = new Map<string, number>();
+
+/**
+ * A TOTP code for the account that the authentication service has not seen yet: each step is
+ * accepted once per account, so a second sign-in within 30 s uses the next step (±1 is allowed).
+ */
+export function freshCode(name: TestAccountName): string {
+  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(account(name).totpSecret) });
+  const now = Math.floor(Date.now() / 30_000);
+  const step = Math.max(now - 1, (lastStep.get(name) ?? -Infinity) + 1);
+  if (step > now + 1) throw new Error(`${name}: no unused TOTP step left in the window; use another account`);
+  lastStep.set(name, step);
+  return totp.generate({ timestamp: step * 30_000 });
+}
+
+/** `name=value` of a Set-Cookie header, for sending back. */
+export function cookieFrom(res: Response, name: string): string | undefined {
+  const line = res.headers.getAll('set-cookie').find((c: string) => c.startsWith(`${name}=`));
+  return line?.split(';')[0];
+}
+
+/** Signs the account in through both steps (the real authentication service) and answers its session cookie. */
+export async function signIn(name: TestAccountName): Promise<string> {
+  const { email, password } = account(name);
+  const login = await api('/api/v1/auth/login', { method: 'POST', json: { email, password } });
+  if (login.status !== 200) throw new Error(`login ${name}: ${login.status} ${await login.text()}`);
+  const { loginToken } = await login.json<{ loginToken: string }>();
+  const verify = await api('/api/v1/auth/totp-verify', { method: 'POST', json: { loginToken, code: freshCode(name) } });
+  if (verify.status !== 200) throw new Error(`totp-verify ${name}: ${verify.status} ${await verify.text()}`);
+  const cookie = cookieFrom(verify, 'app_session');
+  if (!cookie) throw new Error('no app_session cookie');
+  return cookie;
+}

@@ -1,0 +1,47 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { defineProject } from 'vitest/config';
+import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
+import './global-setup';
+
+const root = new URL('../..', import.meta.url).pathname;
+const migrations = await readD1Migrations(`${root}d1/cms/migrations`);
+
+// The CMS Worker inside workerd with its real D1 and R2, over the racing data of the global
+// setup, signing in through the real authentication service of ./global-setup.ts.
+export default defineProject({
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      wrangler: { configPath: `${root}workers/cms/wrangler.toml` },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          TEST_ACCOUNTS: JSON.stringify(TEST_ACCOUNTS),
+          DATABASE_URL: inject('racingDatabaseUrl'),
+          PG_WS_PROXY: inject('pgRelay'),
+          RACING_TODAY: inject('racingToday'),
+          AUTH_CLIENT_SECRET: AUTH_TEST_VARS.AUTH_SSO_SHARED_SECRET,
+          SESSION_SECRET: 'cms-test-session-secret-0123456789abcdef',
+          CMS_EDITOR_ORIGINS: 'https://editor.example',
+        },
+        serviceBindings: {
+          // The real auth Worker, reached over local HTTP as the binding would reach it.
+          AUTH: async (request: Request) => {
+            const url = new URL(request.url);
+            return fetch(new URL(url.pathname + url.search, inject('authUrl')), {
+              method: request.method,
+              headers: request.headers,
+              body: request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer(),
+            });
+          },
+        },
+      },
+    })),
+  ],
+  test: {
+    name: 'cms',
+    include: ['test/cms/**/*.test.ts'],
+    setupFiles: ['test/cms/setup.ts'],
+    globalSetup: ['test/cms/global-setup.ts'],
+    root,
+  },
+});

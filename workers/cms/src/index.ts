@@ -1,0 +1,97 @@
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { createApp } from '../../shared/app';
+import { HttpError } from '../../shared/http-error';
+import { cmsConfigSchema, cmsServices, type CmsEnv } from './context';
+import { auth } from './routes/auth';
+import { docs } from './routes/docs';
+import { health } from './routes/health';
+import { lookups } from './routes/lookups';
+import { media, MEDIA_ANONYMOUS_PREFIX } from './routes/media';
+import { stories } from './routes/stories';
+import { requireEditor, requireSession } from './session';
+
+/** JSON bodies (stories with their content) are capped here; media bytes go straight to R2. */
+export const MAX_JSON_BYTES = 1024 * 1024;
+
+/** The two login steps are the only /api routes without a session (plus signed media uploads). */
+const ANONYMOUS = new Set(['/api/v1/auth/login', '/api/v1/auth/totp-verify']);
+const isAnonymous = (path: string) => ANONYMOUS.has(path) || path.startsWith(MEDIA_ANONYMOUS_PREFIX);
+
+/**
+ * Cookie-authenticated writes must come from this service's own origin or a configured editor
+ * origin. SameSite=Lax already keeps other sites' form posts from carrying the cookie; this also
+ * covers sibling hosts of the same site and the login steps (login CSRF).
+ */
+const sameOriginWrites: MiddlewareHandler<CmsEnv> = async (c, next) => {
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.method !== 'OPTIONS') {
+    const origin = c.req.header('origin');
+    const own = new URL(c.req.url).origin;
+    if (origin && origin !== own && !c.var.config.CMS_EDITOR_ORIGINS.includes(origin)) {
+      throw new HttpError(403, 'forbidden_origin', `Requests from ${origin} may not change anything here.`);
+    }
+    if (!origin && c.req.header('sec-fetch-site') === 'cross-site') {
+      throw new HttpError(403, 'forbidden_origin', 'Cross-site requests may not change anything here.');
+    }
+  }
+  await next();
+};
+
+const app = createApp<CmsEnv>('cms');
+
+// CORS first, so that preflights and error answers carry it too. Origins come from config; an
+// unparsable config allows none (the request itself then fails with the config error).
+app.use(
+  '/api/*',
+  cors({
+    origin: (origin, c) => {
+      const parsed = cmsConfigSchema.safeParse(c.env);
+      return parsed.success && parsed.data.CMS_EDITOR_ORIGINS.includes(origin) ? origin : null;
+    },
+    credentials: true,
+    allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Content-Type', 'X-Request-Id'],
+    exposeHeaders: ['X-Request-Id', 'Retry-After'],
+    maxAge: 600,
+  }),
+);
+
+app.route('/', health);
+app.route('/', docs);
+
+app.use('/api/*', cmsServices(), sameOriginWrites);
+const jsonLimit = bodyLimit({
+  maxSize: MAX_JSON_BYTES,
+  onError: () => {
+    throw new HttpError(413, 'payload_too_large', `The request body is larger than ${MAX_JSON_BYTES} bytes.`);
+  },
+});
+// Signed uploads carry file bytes and enforce their own, per-gallery limit.
+app.use('/api/*', (c, next) => (isAnonymous(c.req.path) && c.req.path.startsWith(MEDIA_ANONYMOUS_PREFIX) ? next() : jsonLimit(c, next)));
+app.use('/api/v1/*', async (c, next) => {
+  if (isAnonymous(c.req.path)) return next();
+  return requireSession()(c, next);
+});
+app.on(['POST', 'PUT', 'DELETE'], ['/api/v1/story', '/api/v1/story/*', '/api/v1/media', '/api/v1/media/*'], async (c, next) => {
+  if (isAnonymous(c.req.path)) return next();
+  return requireEditor()(c, next);
+});
+
+app.route('/api/v1/auth', auth);
+app.route('/api/v1/story', stories);
+app.route('/api/v1/media', media);
+app.route('/api/v1/lookup', lookups);
+
+app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'app_session' });
+app.doc31('/openapi.json', {
+  openapi: '3.1.0',
+  info: {
+    title: 'Content management API',
+    version: '1.0.0',
+    description:
+      'Stories, the media library (photos and videos, uploaded straight to object storage) and lookup lists for the editing forms. Sign in with the two auth steps; the session cookie then goes with every request.',
+  },
+});
+
+export default app;

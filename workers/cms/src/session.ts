@@ -1,0 +1,182 @@
+import { and, eq, lt } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { sessions } from '../../../d1/cms/schema';
+import { HttpError } from '../../shared/http-error';
+import { refreshSession, type VerifiedLogin } from './auth-client';
+import type { CmsContext, CmsEnv, SessionUser } from './context';
+
+export const SESSION_COOKIE = 'app_session';
+export const SESSION_MAX_AGE_SECONDS = 86_400;
+/** Past this many recheck periods without reaching the authentication service, a session is refused. */
+const OUTAGE_GRACE_PERIODS = 3;
+
+const encoder = new TextEncoder();
+
+function base64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const sealingKeys = new Map<string, Promise<CryptoKey>>();
+
+/** AES-256-GCM key for refresh tokens at rest, derived once per isolate from SESSION_SECRET. */
+function sealingKey(secret: string): Promise<CryptoKey> {
+  let key = sealingKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle
+      .importKey('raw', encoder.encode(secret), 'HKDF', false, ['deriveKey'])
+      .then((base) =>
+        crypto.subtle.deriveKey(
+          { name: 'HKDF', hash: 'SHA-256', salt: encoder.encode('cms-session-refresh-token'), info: new Uint8Array() },
+          base,
+          { name: 'AES-GCM', length: 256 },
+          false,
+          ['encrypt', 'decrypt'],
+        ),
+      );
+    sealingKeys.set(secret, key);
+  }
+  return key;
+}
+
+/** The session id is the associated data: a sealed token copied to another row does not open. */
+export async function sealRefreshToken(secret: string, idHash: string, token: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(idHash) }, await sealingKey(secret), encoder.encode(token));
+  return `v1.${base64url(iv)}.${base64url(new Uint8Array(sealed))}`;
+}
+
+async function openRefreshToken(secret: string, idHash: string, sealed: string): Promise<string> {
+  const [version, iv, data] = sealed.split('.');
+  if (version !== 'v1' || !iv || !data) throw new Error('unknown sealed token format');
+  const plain = await crypto.subtle.decrypt(
+    { name: 'AES-GCM', iv: fromBase64url(iv), additionalData: encoder.encode(idHash) },
+    await sealingKey(secret),
+    fromBase64url(data),
+  );
+  return new TextDecoder().decode(plain);
+}
+
+function sessionCookie(c: CmsContext, value: string) {
+  setCookie(c, SESSION_COOKIE, value, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/api', maxAge: SESSION_MAX_AGE_SECONDS });
+}
+
+export function clearSessionCookie(c: CmsContext) {
+  deleteCookie(c, SESSION_COOKIE, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/api' });
+}
+
+/** Stores a new session for a completed login and sets its cookie. */
+export async function startSession(c: CmsContext, login: VerifiedLogin, now = Date.now()): Promise<SessionUser> {
+  const id = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const idHash = await sha256Hex(id);
+  const user: SessionUser = {
+    id: login.user.id,
+    email: login.user.email,
+    firstName: login.user.first_name,
+    lastName: login.user.last_name,
+    role: login.permissions.toUpperCase(),
+  };
+  await c.var.db.insert(sessions).values({
+    idHash,
+    userId: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    role: user.role,
+    refreshTokenSealed: await sealRefreshToken(c.var.config.SESSION_SECRET, idHash, login.refresh_token),
+    checkedAt: now,
+    expiresAt: now + SESSION_MAX_AGE_SECONDS * 1000,
+  });
+  // Expired rows of anyone: a cheap indexed delete keeps the table to a day of sessions.
+  c.executionCtx.waitUntil(c.var.db.delete(sessions).where(lt(sessions.expiresAt, now)).run().catch(() => {}));
+  sessionCookie(c, id);
+  return user;
+}
+
+type SessionRow = typeof sessions.$inferSelect;
+
+function unauthenticated(c: CmsContext, message: string): never {
+  clearSessionCookie(c);
+  throw new HttpError(401, 'unauthenticated', message);
+}
+
+/**
+ * Every route behind it needs a live session: the cookie names a stored, unexpired session, and
+ * the authentication service has confirmed the account within SESSION_RECHECK_SECONDS (a refresh
+ * token rotation; a revoked session or deactivated account ends the session here too).
+ */
+export function requireSession(): MiddlewareHandler<CmsEnv> {
+  return async (c, next) => {
+    const id = getCookie(c, SESSION_COOKIE);
+    if (!id) throw new HttpError(401, 'unauthenticated', 'Sign in first: this route needs the app_session cookie.');
+    if (!/^[A-Za-z0-9_-]{43}$/.test(id)) unauthenticated(c, 'The session cookie is not valid; sign in again.');
+    const idHash = await sha256Hex(id);
+    const row = await c.var.db.select().from(sessions).where(eq(sessions.idHash, idHash)).get();
+    const now = Date.now();
+    if (!row || row.expiresAt <= now) unauthenticated(c, 'The session has ended; sign in again.');
+    if (now - row.checkedAt >= c.var.config.SESSION_RECHECK_SECONDS * 1000) await recheck(c, row, now);
+    c.set('user', { id: row.userId, email: row.email, firstName: row.firstName, lastName: row.lastName, role: row.role });
+    await next();
+  };
+}
+
+async function recheck(c: CmsContext, row: SessionRow, now: number): Promise<void> {
+  const { db, config } = c.var;
+  // Claim the recheck: of concurrent requests only one refreshes (a second refresh of the same
+  // token would be a reuse at the authentication service); the others go on with the session.
+  const claimed = await db
+    .update(sessions)
+    .set({ checkedAt: now })
+    .where(and(eq(sessions.idHash, row.idHash), eq(sessions.checkedAt, row.checkedAt)))
+    .run();
+  if (claimed.meta.changes !== 1) return;
+  let outcome;
+  try {
+    outcome = await refreshSession(c, await openRefreshToken(config.SESSION_SECRET, row.idHash, row.refreshTokenSealed));
+  } catch (err) {
+    // Unreachable: keep the session for a while (the account was confirmed recently), so an auth
+    // outage does not sign every editor out; retry on the next request.
+    await db.update(sessions).set({ checkedAt: row.checkedAt }).where(eq(sessions.idHash, row.idHash)).run();
+    const periods = (now - row.checkedAt) / (config.SESSION_RECHECK_SECONDS * 1000);
+    if (periods > OUTAGE_GRACE_PERIODS) throw err;
+    console.warn(JSON.stringify({ level: 'warn', service: 'cms', request_id: c.var.requestId, event: 'session_recheck_failed', error: err instanceof Error ? err.message : String(err) }));
+    return;
+  }
+  if (outcome.kind === 'ended') {
+    await db.delete(sessions).where(eq(sessions.idHash, row.idHash)).run();
+    unauthenticated(c, outcome.status === 403 ? 'The account has been deactivated.' : 'The session was ended at the authentication service; sign in again.');
+  }
+  const sealed = await sealRefreshToken(config.SESSION_SECRET, row.idHash, outcome.refreshToken);
+  await db.update(sessions).set({ refreshTokenSealed: sealed }).where(eq(sessions.idHash, row.idHash)).run();
+}
+
+/** Removes the caller's session; answers its refresh token so the caller can revoke it upstream. */
+export async function endSession(c: CmsContext): Promise<string | undefined> {
+  const id = getCookie(c, SESSION_COOKIE);
+  clearSessionCookie(c);
+  if (!id) return undefined;
+  const idHash = await sha256Hex(id);
+  const row = await c.var.db.delete(sessions).where(eq(sessions.idHash, idHash)).returning().get();
+  if (!row) return undefined;
+  return openRefreshToken(c.var.config.SESSION_SECRET, idHash, row.refreshTokenSealed).catch(() => undefined);
+}
+
+/** Writes (create, update, delete) need an editing role; reads need only a session. */
+export function requireEditor(): MiddlewareHandler<CmsEnv> {
+  return async (c, next) => {
+    if (!c.var.config.CMS_EDITOR_ROLES.includes(c.var.user.role.toUpperCase())) {
+      throw new HttpError(403, 'forbidden', `The role ${c.var.user.role} may read content but not change it.`);
+    }
+    await next();
+  };
+}
