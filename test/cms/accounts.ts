@@ -15,7 +15,7 @@ export const AUTH_TEST_VARS = {
 export const TEST_ACCOUNTS = {
   auth: { email: 'auth-flow@example.com', password: 'auth-flow-password', totpSecret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', role: 'admin' },
   reader: { email: 'reader@example.com', password: 'reader-password', totpSecret: 'MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U', role: 'user' },
-  deactivated: { email: 'leaver@example.com', password: 'leaver-password', totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF', role: 'admin' },
+  platform: { email: 'platform@example.com', password: 'platform-password', totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF', role: 'admin' },
   stories: { email: 'stories@example.com', password: 'stories-password', totpSecret: 'ONXXI4TJMVZXG5DPOJUWK43TNFXGOZLT', role: 'admin' },
   media: { email: 'media@example.com', password: 'media-password', totpSecret: 'NVSWI2LBNVSWI2LBNVSWI2LBNVSWI2LB', role: 'admin' },
   lookups: { email: 'lookups@example.com', password: 'lookups-password', totpSecret: 'NRXW623VOBZWY33PNN2XA4ZANRXW6ZDT', role: 'developer' },

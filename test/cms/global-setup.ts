@@ -18,9 +18,10 @@ export default async function setup(project: TestProject) {
   const persistTo = mkdtempSync(join(tmpdir(), 'cms-auth-'));
   applyLocalD1Migrations(AUTH_CONFIG, 'DB', persistTo);
   const statements: string[] = [];
+  const backupCodes: Partial<Record<TestAccountName, string[]>> = {};
   for (const name of Object.keys(TEST_ACCOUNTS) as TestAccountName[]) {
     const account = TEST_ACCOUNTS[name];
-    const { statements: sql } = await accountSql({
+    const { statements: sql, enrolment } = await accountSql({
       ...account,
       firstName: name,
       lastName: 'Tester',
@@ -29,10 +30,12 @@ export default async function setup(project: TestProject) {
       mode: 'replace',
     });
     statements.push(...sql);
+    backupCodes[name] = enrolment.backupCodes;
   }
   executeSql(statements, { remote: false, persistTo });
   const worker = await startLocalWorker({ config: AUTH_CONFIG, vars: { ...AUTH_TEST_VARS }, persistTo, logLevel: 'error' });
   project.provide('authUrl', (await worker.url).origin);
+  project.provide('testBackupCodes', JSON.stringify(backupCodes));
   return async () => {
     await worker.dispose();
     rmSync(persistTo, { recursive: true, force: true });
@@ -42,5 +45,7 @@ export default async function setup(project: TestProject) {
 declare module 'vitest' {
   export interface ProvidedContext {
     authUrl: string;
+    /** JSON: each test account's single-use backup codes. */
+    testBackupCodes: string;
   }
 }

@@ -16,6 +16,7 @@ export default defineProject({
         bindings: {
           TEST_MIGRATIONS: migrations,
           TEST_ACCOUNTS: JSON.stringify(TEST_ACCOUNTS),
+          TEST_BACKUP_CODES: inject('testBackupCodes'),
           DATABASE_URL: inject('racingDatabaseUrl'),
           PG_WS_PROXY: inject('pgRelay'),
           RACING_TODAY: inject('racingToday'),

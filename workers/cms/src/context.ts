@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import * as schema from '../../../d1/cms/schema';
 import { parseConfig } from '../../shared/config';
+import { racingTimezone } from '../../shared/racing-day';
 import type { RacingDbVariables } from '../../shared/pg';
 
 const list = (fallback: string) =>
@@ -24,6 +25,7 @@ export const cmsConfigSchema = z.object({
   CMS_EDITOR_ROLES: list('ADMIN,EDITOR').transform((roles) => roles.map((role) => role.toUpperCase())),
   CMS_EDITOR_ORIGINS: list(''),
   SESSION_RECHECK_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+  RACING_TIMEZONE: racingTimezone,
   RESTRICTED_CONTENT_TAGS: list('[members-only],[/members-only]').pipe(z.array(z.string()).min(1, 'must name at least one tag')),
 });
 export type CmsConfig = z.output<typeof cmsConfigSchema>;

@@ -56,7 +56,7 @@ export async function sealRefreshToken(secret: string, idHash: string, token: st
   return `v1.${base64url(iv)}.${base64url(new Uint8Array(sealed))}`;
 }
 
-async function openRefreshToken(secret: string, idHash: string, sealed: string): Promise<string> {
+export async function openRefreshToken(secret: string, idHash: string, sealed: string): Promise<string> {
   const [version, iv, data] = sealed.split('.');
   if (version !== 'v1' || !iv || !data) throw new Error('unknown sealed token format');
   const plain = await crypto.subtle.decrypt(

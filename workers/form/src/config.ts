@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { parseConfig } from '../../shared/config';
+import { racingTimezone } from '../../shared/racing-day';
+
+export { racingToday } from '../../shared/racing-day';
 
 const formConfigSchema = z.object({
   ADMIN_USERNAME: z.string().min(1),
@@ -7,17 +10,7 @@ const formConfigSchema = z.object({
   /** HMAC key of the session cookie and the login form token. */
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
   SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(28_800),
-  RACING_TIMEZONE: z
-    .string()
-    .default('Australia/Sydney')
-    .refine((zone) => {
-      try {
-        new Intl.DateTimeFormat('en-CA', { timeZone: zone });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be an IANA time zone'),
+  RACING_TIMEZONE: racingTimezone,
   /** Empty: the landing page opens the winner of the latest race run. */
   DEFAULT_HORSE_ID: z
     .union([z.literal('').transform(() => undefined), z.coerce.number().int().positive().max(2_147_483_647)])
@@ -28,7 +21,3 @@ export type FormConfig = z.output<typeof formConfigSchema>;
 
 export const formConfig = (env: unknown): FormConfig => parseConfig(formConfigSchema, env);
 
-/** The racing day in the configured time zone (the form guide's "today"). */
-export function racingToday(timeZone: string, now = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-}

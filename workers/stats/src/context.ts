@@ -2,6 +2,9 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { parseConfig } from '../../shared/config';
 import type { RacingDbVariables } from '../../shared/pg';
+import { racingTimezone } from '../../shared/racing-day';
+
+export { racingToday } from '../../shared/racing-day';
 
 const flag = z.enum(['true', 'false', '1', '0', '']).default('false').transform((v) => v === 'true' || v === '1');
 const optionalUrl = z
@@ -18,17 +21,7 @@ export const statsConfigSchema = z
     STATIC_API_TOKEN: z.string().min(16, 'must be at least 16 characters'),
     ADMIN_USERNAME: z.string().min(1),
     ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters'),
-    RACING_TIMEZONE: z
-      .string()
-      .default('Australia/Sydney')
-      .refine((tz) => {
-        try {
-          new Intl.DateTimeFormat('en-CA', { timeZone: tz });
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'must be an IANA timezone'),
+    RACING_TIMEZONE: racingTimezone,
     EXTERNAL_API_ENABLED: flag,
     EXTERNAL_API_BASE_URL: optionalUrl,
     EXTERNAL_API_KEY: z.string().optional(),
@@ -58,7 +51,3 @@ export function statsConfig(c: Context<StatsEnv>): StatsConfig {
   return config;
 }
 
-/** Today's date (YYYY-MM-DD) in the racing timezone. */
-export function racingToday(timeZone: string, now = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-}

@@ -1,4 +1,41 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { Hono } from 'hono';
 import type { CmsEnv } from '../context';
 
-export const docs = new OpenAPIHono<CmsEnv>();
+/** Interactive API docs at the service root: Swagger UI (swagger-ui-dist, static assets) over /openapi.json. */
+export const docs = new Hono<CmsEnv>();
+
+const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Content management API</title>
+<link rel="stylesheet" href="/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/swagger-ui-bundle.js"></script>
+<script src="/docs.js"></script>
+</body>
+</html>`;
+
+// Sent with credentials so "Try it out" carries the session cookie once signed in.
+const script = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  requestInterceptor: (request) => { request.credentials = 'same-origin'; return request; },
+});`;
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+
+docs.get('/', (c) => {
+  c.header('Content-Security-Policy', CSP);
+  return c.html(page);
+});
+docs.get('/docs.js', (c) => c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300' }));
+for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
+  docs.get(`/${file}`, async (c) => {
+    const res = await c.env.ASSETS.fetch(new URL(`/${file}`, c.req.url));
+    return new Response(res.body, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? '', 'cache-control': 'public, max-age=86400' } });
+  });
+}

@@ -1,4 +1,204 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
-import type { CmsEnv } from '../context';
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { asc, inArray } from 'drizzle-orm';
+import { authors, contributors, newsTypes, sites } from '../../../../d1/cms/schema';
+import { racingDb } from '../../../shared/pg';
+import { isoDate, racingToday } from '../../../shared/racing-day';
+import type { CmsContext, CmsEnv } from '../context';
+import { courses, racesOfCourse, searchHorses, searchJockeys, searchTrainers } from '../racing-lookups';
+import { errorResponses, idList } from './openapi';
 
+/** Read-only pick lists for the editing forms. */
 export const lookups = new OpenAPIHono<CmsEnv>();
+
+const Site = z.object({ id: z.number().int(), name: z.string(), url: z.string() }).openapi('Site');
+const Person = z.object({ id: z.number().int(), name: z.string() });
+const Author = Person.openapi('Author');
+const Contributor = Person.openapi('Contributor');
+const NewsType = z.object({ id: z.number().int(), name: z.string(), siteId: z.number().int() }).openapi('NewsType');
+
+const BOOTSTRAP_KEYS = ['sites', 'authors', 'contributors'] as const;
+type BootstrapKey = (typeof BOOTSTRAP_KEYS)[number];
+
+const listSites = (c: CmsContext) => c.var.db.select({ id: sites.id, name: sites.name, url: sites.url }).from(sites).orderBy(asc(sites.name), asc(sites.id));
+const listAuthors = (c: CmsContext) => c.var.db.select({ id: authors.id, name: authors.name }).from(authors).orderBy(asc(authors.name), asc(authors.id));
+const listContributors = (c: CmsContext) =>
+  c.var.db.select({ id: contributors.id, name: contributors.name }).from(contributors).orderBy(asc(contributors.name), asc(contributors.id));
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const tags = ['Lookups'];
+const security = [{ session: [] }];
+
+lookups.openapi(
+  createRoute({
+    method: 'get',
+    path: '/bootstrap',
+    tags,
+    security,
+    summary: 'Several lists in one call',
+    description: 'Comma-separated `keys` from `sites`, `authors`, `contributors`; unknown keys are left out of the answer, not rejected.',
+    request: { query: z.object({ keys: z.string().max(500, 'is too long').default('').openapi({ example: 'sites,authors' }) }) },
+    responses: {
+      200: json(z.object({ sites: z.array(Site).optional(), authors: z.array(Author).optional(), contributors: z.array(Contributor).optional() }), 'The lists asked for'),
+      ...errorResponses(400, 401),
+    },
+  }),
+  async (c) => {
+    const asked = new Set(c.req.valid('query').keys.split(',').map((key) => key.trim()));
+    const keys = BOOTSTRAP_KEYS.filter((key) => asked.has(key));
+    const queries = { sites: listSites(c), authors: listAuthors(c), contributors: listContributors(c) };
+    if (keys.length === 0) return c.json({}, 200);
+    // One D1 round trip for all of them.
+    const [first, ...rest] = keys.map((key) => queries[key]);
+    const results = await c.var.db.batch([first!, ...rest]);
+    const body: Partial<Record<BootstrapKey, unknown[]>> = {};
+    keys.forEach((key, i) => (body[key] = results[i] as unknown[]));
+    return c.json(body, 200);
+  },
+);
+
+lookups.openapi(
+  createRoute({ method: 'get', path: '/sites', tags, security, summary: 'Site dropdown', responses: { 200: json(z.array(Site), 'Sites by name'), ...errorResponses(401) } }),
+  async (c) => c.json(await listSites(c), 200),
+);
+
+lookups.openapi(
+  createRoute({ method: 'get', path: '/authors', tags, security, summary: 'Author dropdown', responses: { 200: json(z.array(Author), 'Authors by name'), ...errorResponses(401) } }),
+  async (c) => c.json(await listAuthors(c), 200),
+);
+
+lookups.openapi(
+  createRoute({
+    method: 'get',
+    path: '/contributors',
+    tags,
+    security,
+    summary: 'Contributor dropdown',
+    responses: { 200: json(z.array(Contributor), 'Contributors by name'), ...errorResponses(401) },
+  }),
+  async (c) => c.json(await listContributors(c), 200),
+);
+
+lookups.openapi(
+  createRoute({
+    method: 'get',
+    path: '/news-types',
+    tags,
+    security,
+    summary: 'News types of the given sites',
+    request: { query: z.object({ siteIds: idList.optional().openapi({ example: '1,2', type: 'string' }) }) },
+    responses: { 200: json(z.array(NewsType), 'News types by name; [] when siteIds is empty or missing'), ...errorResponses(400, 401) },
+  }),
+  async (c) => {
+    const siteIds = c.req.valid('query').siteIds ?? [];
+    if (siteIds.length === 0) return c.json([], 200);
+    const found = await c.var.db
+      .select({ id: newsTypes.id, name: newsTypes.name, siteId: newsTypes.siteId })
+      .from(newsTypes)
+      .where(inArray(newsTypes.siteId, [...new Set(siteIds)]))
+      .orderBy(asc(newsTypes.name), asc(newsTypes.id));
+    return c.json(found, 200);
+  },
+);
+
+// Search-as-you-type over the racing database. An empty query answers [] before any connection
+// is opened: the pool is created lazily by the middleware and connects on its first query.
+const SearchQuery = z.object({
+  query: z.string().max(100, 'must be at most 100 characters').default('').openapi({ example: 'win' }),
+});
+
+function searchRoute(path: string, item: z.ZodType, summary: string) {
+  return createRoute({
+    method: 'get',
+    path,
+    tags,
+    security,
+    summary,
+    description: 'Names starting with the query first, then names containing it; at most 20. An empty query answers [] without a database call.',
+    middleware: [racingDb()] as const,
+    request: { query: SearchQuery },
+    responses: { 200: json(z.array(item), 'Matches'), ...errorResponses(400, 401, 503) },
+  });
+}
+
+const Horse = z
+  .object({ id: z.number().int(), name: z.string(), country: z.string(), foalingYear: z.number().int(), sex: z.string() })
+  .openapi('Horse');
+const Trainer = z.object({ id: z.number().int(), name: z.string(), state: z.string() }).openapi('Trainer');
+const Jockey = z.object({ id: z.number().int(), name: z.string(), state: z.string(), apprentice: z.boolean() }).openapi('Jockey');
+
+lookups.openapi(searchRoute('/horses', Horse, 'Horses by name'), async (c) => {
+  const query = c.req.valid('query').query.trim();
+  return c.json(query ? await searchHorses(c.var.racing, query) : [], 200);
+});
+lookups.openapi(searchRoute('/trainers', Trainer, 'Trainers by name'), async (c) => {
+  const query = c.req.valid('query').query.trim();
+  return c.json(query ? await searchTrainers(c.var.racing, query) : [], 200);
+});
+lookups.openapi(searchRoute('/jockeys', Jockey, 'Jockeys by name'), async (c) => {
+  const query = c.req.valid('query').query.trim();
+  return c.json(query ? await searchJockeys(c.var.racing, query) : [], 200);
+});
+
+const Course = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    state: z.string().nullable(),
+    country: z.string(),
+    meetingId: z.number().int().nullable().openapi({ description: 'The meeting on the date asked for; null without a date' }),
+  })
+  .openapi('Course');
+
+lookups.openapi(
+  createRoute({
+    method: 'get',
+    path: '/courses',
+    tags,
+    security,
+    summary: 'Courses, optionally only those racing on a date',
+    middleware: [racingDb()] as const,
+    request: { query: z.object({ date: isoDate.optional().openapi({ example: '2026-11-23' }) }) },
+    responses: { 200: json(z.array(Course), 'Courses by name'), ...errorResponses(400, 401, 503) },
+  }),
+  async (c) => c.json(await courses(c.var.racing, c.req.valid('query').date), 200),
+);
+
+const Race = z
+  .object({
+    id: z.number().int(),
+    meetingId: z.number().int(),
+    date: z.string(),
+    raceNumber: z.number().int(),
+    name: z.string(),
+    distance: z.number().int(),
+    class: z.string(),
+    startTime: z.string().nullable(),
+  })
+  .openapi('Race');
+
+const RacesQuery = z.object({
+  courseId: z
+    .string({ error: 'is required' })
+    .regex(/^\d{1,9}$/, 'must be a positive whole number')
+    .transform(Number)
+    .openapi({ example: '12', type: 'integer' }),
+  date: isoDate.optional().openapi({ example: '2026-11-23' }),
+});
+
+lookups.openapi(
+  createRoute({
+    method: 'get',
+    path: '/races',
+    tags,
+    security,
+    summary: 'Races of a course',
+    description: 'On `date`, or without it from 30 days ago onwards, latest meeting first (at most 200); [] for a course without races. `courseId` is required.',
+    middleware: [racingDb()] as const,
+    request: { query: RacesQuery },
+    responses: { 200: json(z.array(Race), 'Races'), ...errorResponses(400, 401, 503) },
+  }),
+  async (c) => {
+    const { courseId, date } = c.req.valid('query');
+    return c.json(await racesOfCourse(c.var.racing, courseId, date, racingToday(c.var.config.RACING_TIMEZONE)), 200);
+  },
+);
