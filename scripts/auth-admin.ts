@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { accountSql, devSeedSql, DEV_ACCOUNT } from '../workers/auth/src/account-sql';
 import { qrAscii } from '../workers/auth/src/enrolment';
-import { ROOT, wranglerBin } from './workers';
+import { ROOT, devStateDir, wranglerBin } from './workers';
 
 const CONFIG = 'workers/auth/wrangler.toml';
 const ISSUER = 'Racing back-office';
@@ -16,7 +16,7 @@ export function executeSql(statements: string[], target: { remote: boolean; pers
   const dir = mkdtempSync(join(tmpdir(), 'auth-sql-'));
   const file = join(dir, 'statements.sql');
   writeFileSync(file, statements.map((s) => `${s};`).join('\n'));
-  const where = target.remote ? ['--remote'] : ['--local', '--persist-to', target.persistTo ?? join(ROOT, '.wrangler', 'state')];
+  const where = target.remote ? ['--remote'] : ['--local', '--persist-to', target.persistTo ?? devStateDir('auth')];
   try {
     const run = spawnSync(wranglerBin(), ['d1', 'execute', 'DB', ...where, '-c', CONFIG, '--file', file, '--yes'], {
       cwd: ROOT,
@@ -92,7 +92,7 @@ async function main() {
   if (command === 'create-admin') return createAdmin(rest);
   if (command === 'seed-dev') {
     const { values } = parseArgs({ args: rest, options: { 'persist-to': { type: 'string' } } });
-    await seedAuthDevAccount(values['persist-to'] ?? join(ROOT, '.wrangler', 'state'));
+    await seedAuthDevAccount(values['persist-to'] ?? devStateDir('auth'));
     console.log(`✓ development account ${DEV_ACCOUNT.email} present`);
     return;
   }

@@ -7,12 +7,11 @@ import { racingToday } from './racing-today';
 import { loadRacing, racingDatasetInfo } from './racing/load';
 import { applyLocalD1Migrations } from './local-worker';
 import { startRelay } from './relay';
-import { ROOT, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
+import { ROOT, devStateDir, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
 
 // Fixed local addresses, so `.dev.vars.example` can name them.
 const DEV_PG_PORT = 54329;
 const DEV_RELAY_PORT = 8790;
-const PERSIST = join(ROOT, '.wrangler', 'state');
 const STALE_AFTER_DAYS = 3;
 
 const children: ChildProcess[] = [];
@@ -33,7 +32,7 @@ async function main() {
 
   for (const worker of workers) applyD1Migrations(worker);
   if (workers.some((worker) => worker.name === 'auth')) {
-    await seedAuthDevAccount(PERSIST);
+    await seedAuthDevAccount(devStateDir('auth'));
     step('d1         auth development account demo@example.com (see workers/auth/README.md)');
   }
   // Passed on the command line: a wrangler.toml with `secrets.required` loads only the secrets it
@@ -83,14 +82,14 @@ async function ensureDemoData(databaseUrl: string, force: boolean) {
 
 function applyD1Migrations(worker: WorkerInfo) {
   for (const database of workerBindings(worker).d1) {
-    applyLocalD1Migrations(worker.config, database.binding, PERSIST);
+    applyLocalD1Migrations(worker.config, database.binding, devStateDir(worker.name));
     step(`d1         ${worker.name}/${database.binding} migrations applied`);
   }
 }
 
 function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
   const args = ['dev', '-c', worker.config, '--port', String(worker.port), '--ip', '127.0.0.1'];
-  args.push('--inspector-port', String(worker.port + 1000), '--persist-to', PERSIST, '--show-interactive-dev-session=false', ...vars);
+  args.push('--inspector-port', String(worker.port + 1000), '--persist-to', devStateDir(worker.name), '--show-interactive-dev-session=false', ...vars);
   // Its own process group, so stopping it reaches wrangler's inner process and workerd too.
   const child = spawn(wranglerBin(), args, { cwd: ROOT, detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
   children.push(child);

@@ -37,6 +37,14 @@ export function landedWorkers(): WorkerInfo[] {
   return [...services, router];
 }
 
+/**
+ * Where `npm run dev` keeps a Worker's local D1, R2 and Durable Object state: one folder per Worker,
+ * because local storage is keyed by binding name (every service calls its D1 database `DB`).
+ */
+export function devStateDir(name: WorkerInfo['name']): string {
+  return join(ROOT, '.wrangler', 'state', name);
+}
+
 export function wranglerBin(): string {
   return join(ROOT, 'node_modules', '.bin', 'wrangler');
 }

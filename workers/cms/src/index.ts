@@ -13,7 +13,7 @@ import { stories } from './routes/stories';
 import { requireEditor, requireSession } from './session';
 
 /** JSON bodies (stories with their content) are capped here; media bytes go straight to R2. */
-export const MAX_JSON_BYTES = 1024 * 1024;
+const MAX_JSON_BYTES = 1024 * 1024;
 
 /** The two login steps are the only /api routes without a session (plus signed media uploads). */
 const ANONYMOUS = new Set(['/api/v1/auth/login', '/api/v1/auth/totp-verify']);
