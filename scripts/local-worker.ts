@@ -23,6 +23,8 @@ export interface LocalWorkerOptions {
   /** Where D1, Durable Object and cache state live; in memory when absent. */
   persistTo?: string;
   logLevel?: 'error' | 'warn' | 'info';
+  /** Dev registry folder: Workers started with the same one reach each other by service binding. */
+  registry?: string;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function startLocalWorker(options: LocalWorkerOptions) {
       persist: options.persistTo ?? false,
       watch: false,
       liveReload: false,
+      ...(options.registry ? { registry: options.registry } : {}),
     },
   });
   await worker.ready;

@@ -43,7 +43,7 @@ export interface RunningWorker {
 export async function startServiceWorker(
   service: string,
   vars: Record<string, string>,
-  options: { persistTo?: string; logLevel?: 'error' | 'warn' } = {},
+  options: { persistTo?: string; logLevel?: 'error' | 'warn'; registry?: string } = {},
 ): Promise<RunningWorker> {
   const worker = await startLocalWorker({ config: join(ROOT, 'workers', service, 'wrangler.toml'), vars, ...options });
   const url = (await worker.url).toString().replace(/\/$/, '');

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as OTPAuth from 'otpauth';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { applyLocalD1Migrations } from '../../scripts/local-worker';
+import { type TestAuthService, startTestAuthService } from '../support/auth-service';
+import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    racingDatabaseUrl: string;
+    pgRelay: string;
+  }
+}
+
+const AUTH_VARS = {
+  AUTH_SSO_SHARED_SECRET: 'browser-cms-client-secret',
+  AUTH_TOKEN_SECRET: 'browser-cms-token-secret-0123456789abcdef0123',
+  AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1jbXMtdG90cC1rZXktMzItYnl0ZXMtLS0=',
+};
+const EDITOR = { email: 'browser-editor@example.com', password: 'browser-editor-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
+
+/** The CMS in real workerd, signing in through the real authentication Worker over a service binding. */
+describe.skipIf(!haveChromium)('CMS in Chromium', () => {
+  let registry: string;
+  let state: string;
+  let auth: TestAuthService;
+  let cms: RunningWorker;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    registry = mkdtempSync(join(tmpdir(), 'cms-registry-'));
+    state = mkdtempSync(join(tmpdir(), 'cms-state-'));
+    applyLocalD1Migrations('workers/cms/wrangler.toml', 'DB', state);
+    auth = await startTestAuthService({ editor: EDITOR }, AUTH_VARS, { registry });
+    cms = await startServiceWorker(
+      'cms',
+      {
+        DATABASE_URL: inject('racingDatabaseUrl'),
+        PG_WS_PROXY: inject('pgRelay'),
+        AUTH_CLIENT_SECRET: AUTH_VARS.AUTH_SSO_SHARED_SECRET,
+        SESSION_SECRET: 'browser-cms-session-secret-0123456789abcdef',
+      },
+      { registry, persistTo: state, logLevel: 'error' },
+    );
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await cms?.dispose();
+    await auth?.dispose();
+    for (const dir of [registry, state]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs fetch inside the page, so the browser's own cookie handling is what is tested. */
+  const pageFetch = (page: Page, path: string, init: { method?: string; json?: unknown } = {}) =>
+    page.evaluate(
+      async ({ path, init }) => {
+        const res = await fetch(path, {
+          method: init.method ?? 'GET',
+          headers: init.json === undefined ? {} : { 'content-type': 'application/json' },
+          body: init.json === undefined ? undefined : JSON.stringify(init.json),
+          credentials: 'same-origin',
+        });
+        return { status: res.status, body: await res.json() };
+      },
+      { path, init },
+    );
+
+  it('serves the API docs from its own origin and signs an editor in with the session cookie', async () => {
+    const page = await browser.newPage();
+    const foreign: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(cms.url)) foreign.push(request.url());
+    });
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+
+    await page.goto(`${cms.url}/`);
+    await page.getByText('/api/v1/auth/totp-verify').first().waitFor();
+    expect(await page.locator('.opblock-tag').count()).toBeGreaterThanOrEqual(3);
+
+    const login = await pageFetch(page, '/api/v1/auth/login', { method: 'POST', json: { email: EDITOR.email, password: EDITOR.password } });
+    expect(login).toMatchObject({ status: 200, body: { totpRequired: true } });
+    const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(EDITOR.totpSecret) }).generate();
+    // No loginToken in the body: the browser carries the pending login in its cookie.
+    const verify = await pageFetch(page, '/api/v1/auth/totp-verify', { method: 'POST', json: { code } });
+    expect(verify).toMatchObject({ status: 200, body: { email: EDITOR.email, role: 'ADMIN' } });
+
+    const cookies = await page.context().cookies(`${cms.url}/api/v1/auth/me`);
+    const session = cookies.find((cookie) => cookie.name === 'app_session');
+    expect(session).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/api' });
+    expect(await page.evaluate(() => document.cookie)).not.toContain('app_session');
+
+    expect(await pageFetch(page, '/api/v1/auth/me')).toMatchObject({ status: 200, body: { email: EDITOR.email } });
+    expect(await pageFetch(page, '/api/v1/auth/logout', { method: 'POST' })).toMatchObject({ status: 200, body: { success: true, revoked: true } });
+    expect((await pageFetch(page, '/api/v1/auth/me')).status).toBe(401);
+
+    expect(foreign).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { executeSql } from '../../scripts/auth-admin';
+import { applyLocalD1Migrations, startLocalWorker } from '../../scripts/local-worker';
+import { accountSql } from '../../workers/auth/src/account-sql';
+
+const AUTH_CONFIG = 'workers/auth/wrangler.toml';
+
+export type EnrolledAccount = { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user' };
+
+export interface TestAuthService {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** Each account's single-use backup codes, by the name it was given. */
+  backupCodes: Record<string, string[]>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * The real authentication Worker in local workerd with its own D1 (in a temporary folder) and
+ * the given enrolled accounts, for tests of the services that sign in through it. With
+ * `registry`, Workers started with the same registry folder reach it by service binding.
+ */
+export async function startTestAuthService(
+  accounts: Record<string, EnrolledAccount>,
+  vars: Record<string, string> & { AUTH_TOTP_ENCRYPTION_KEY: string },
+  options: { registry?: string } = {},
+): Promise<TestAuthService> {
+  const persistTo = mkdtempSync(join(tmpdir(), 'auth-service-'));
+  applyLocalD1Migrations(AUTH_CONFIG, 'DB', persistTo);
+  const statements: string[] = [];
+  const backupCodes: Record<string, string[]> = {};
+  for (const [name, account] of Object.entries(accounts)) {
+    const { statements: sql, enrolment } = await accountSql({
+      ...account,
+      firstName: name,
+      lastName: 'Tester',
+      totpEncryptionKey: vars.AUTH_TOTP_ENCRYPTION_KEY,
+      issuer: 'Racing back-office',
+      mode: 'replace',
+    });
+    statements.push(...sql);
+    backupCodes[name] = enrolment.backupCodes;
+  }
+  executeSql(statements, { remote: false, persistTo });
+  const worker = await startLocalWorker({ config: AUTH_CONFIG, vars, persistTo, logLevel: 'error', registry: options.registry });
+  return {
+    url: (await worker.url).origin,
+    backupCodes,
+    dispose: async () => {
+      await worker.dispose();
+      rmSync(persistTo, { recursive: true, force: true });
+    },
+  };
+}
