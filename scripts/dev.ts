@@ -5,9 +5,10 @@ import { seedAuthDevAccount } from './auth-admin';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { racingToday } from './racing-today';
 import { loadRacing, racingDatasetInfo } from './racing/load';
-import { applyLocalD1Migrations } from './local-worker';
 import { startRelay } from './relay';
-import { ROOT, devStateDir, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
+// Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
+// at once, and Ctrl-C would leave every `wrangler dev` running.
+import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
 
 // Fixed local addresses, so `.dev.vars.example` can name them.
 const DEV_PG_PORT = 54329;

@@ -1,17 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { unstable_startWorker } from 'wrangler';
-import { ROOT, wranglerBin } from './workers';
 
-/** Applies a Worker's D1 migrations to local storage under `persistTo` (what `wrangler dev` reads). */
-export function applyLocalD1Migrations(config: string, binding: string, persistTo: string): void {
-  const run = spawnSync(wranglerBin(), ['d1', 'migrations', 'apply', binding, '--local', '--persist-to', persistTo, '-c', config], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    // CI=true: apply without asking.
-    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-  });
-  if (run.status !== 0) throw new Error(`D1 migrations ${binding} (${config}) failed:\n${run.stdout}${run.stderr}`);
-}
+export { applyLocalD1Migrations } from './workers';
 
 export interface LocalWorkerOptions {
   /** Path of the Worker's wrangler.toml. */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,4 +69,15 @@ export function workerBindings(worker: WorkerInfo): WorkerBindings {
     ),
     requiredSecrets: Array.isArray(required) ? required.filter((name): name is string => typeof name === 'string') : [],
   };
+}
+
+/** Applies a Worker's D1 migrations to local storage under `persistTo` (what `wrangler dev` reads). */
+export function applyLocalD1Migrations(config: string, binding: string, persistTo: string): void {
+  const run = spawnSync(wranglerBin(), ['d1', 'migrations', 'apply', binding, '--local', '--persist-to', persistTo, '-c', config], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    // CI=true: apply without asking.
+    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
+  });
+  if (run.status !== 0) throw new Error(`D1 migrations ${binding} (${config}) failed:\n${run.stdout}${run.stderr}`);
 }
