@@ -147,6 +147,41 @@ describe('POST /api/v1/auth/totp-verify', () => {
     expect(right.status).toBe(200);
   });
 
+  it('revokes the new refresh family when the session cannot be stored', async () => {
+    const { default: app } = await import('../../workers/cms/src/index');
+    const { email, password } = account('auth');
+    const login = await api('/api/v1/auth/login', { method: 'POST', json: { email, password } });
+    const { loginToken } = await login.json<{ loginToken: string }>();
+    const calls: { path: string; status: number; body: unknown }[] = [];
+    const recordingAuth = {
+      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await env.AUTH.fetch(input as string, init);
+        calls.push({ path: new URL(String(input)).pathname, status: res.status, body: await res.clone().json() });
+        return res;
+      },
+    };
+    const failingDb = new Proxy(env.DB, {
+      get(target, key) {
+        if (key !== 'prepare') return Reflect.get(target, key);
+        return (query: string) => {
+          if (query.startsWith('insert into "sessions"')) throw new Error('D1 is read-only right now');
+          return target.prepare(query);
+        };
+      },
+    });
+    const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} };
+    const res = await app.request(
+      '/api/v1/auth/totp-verify',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ loginToken, code: freshCode('auth') }) },
+      { ...env, AUTH: recordingAuth, DB: failingDb },
+      ctx,
+    );
+    expect(res.status).toBe(500);
+    expect(res.headers.get('set-cookie') ?? '').not.toContain('app_session=');
+    expect(calls.map((call) => call.path)).toEqual(['/api/verify-2fa/', '/api/whoami/', '/api/token/revoke/']);
+    expect(calls[2]).toMatchObject({ status: 200, body: { success: true } });
+  });
+
   it('answers 400 without a pending login', async () => {
     const res = await api('/api/v1/auth/totp-verify', { method: 'POST', json: { code: '123456' } });
     expect(res.status).toBe(400);

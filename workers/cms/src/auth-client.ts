@@ -89,10 +89,16 @@ export async function finishLogin(c: CmsContext, pendingToken: string, code: str
   const { status, json, retryAfter } = await call(c, 'POST', path, { pending_token: pendingToken, code }, clientIp(c));
   if (status !== 200) throw rejection(status, json, path, retryAfter);
   const verified = parsed(Verified, json, path, status);
-  // The site's own role vocabulary reaches consumers through whoami, not the verify answer.
-  const who = await call(c, 'GET', '/api/whoami/', undefined, { authorization: `Bearer ${verified.access_token}` });
-  const permissions = parsed(WhoAmI, who.json, '/api/whoami/', who.status).user_permissions;
-  return { ...verified, permissions };
+  try {
+    // The site's own role vocabulary reaches consumers through whoami, not the verify answer.
+    const who = await call(c, 'GET', '/api/whoami/', undefined, { authorization: `Bearer ${verified.access_token}` });
+    const permissions = parsed(WhoAmI, who.json, '/api/whoami/', who.status).user_permissions;
+    return { ...verified, permissions };
+  } catch (err) {
+    // No session will hold this refresh family: end it rather than leave it live for 30 days.
+    await revokeSession(c, verified.refresh_token).catch(() => false);
+    throw err;
+  }
 }
 
 /** Rotates the refresh token: proves the account is still active and the session not revoked. */

@@ -89,7 +89,14 @@ auth.openapi(
     if (!pending) throw new HttpError(400, 'no_pending_login', 'No login in progress: post e-mail and password to /api/v1/auth/login first.');
     const login = await finishLogin(c, pending, code);
     deleteCookie(c, LOGIN_COOKIE, { path: LOGIN_COOKIE_PATH, secure: true, httpOnly: true, sameSite: 'Strict' });
-    const user: SessionUser = await startSession(c, login);
+    let user: SessionUser;
+    try {
+      user = await startSession(c, login);
+    } catch (err) {
+      // The session could not be stored: end the refresh family it would have held.
+      await revokeSession(c, login.refresh_token).catch(() => false);
+      throw err;
+    }
     return c.json(user, 200);
   },
 );
