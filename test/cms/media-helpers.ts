@@ -54,7 +54,7 @@ export type UploadAddress = {
 };
 
 export async function uploadUrl(cookie: string, query: Record<string, string | number>): Promise<Response> {
-  const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   return api(`/api/v1/media/upload-url?${search}`, { cookie });
 }
 
