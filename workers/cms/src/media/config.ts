@@ -26,8 +26,8 @@ export const mediaConfigSchema = z.object({
   MEDIA_VIDEO_CONTENT_TYPES: list('video/mp4,video/webm,video/quicktime'),
   MEDIA_PHOTO_MAX_BYTES: bytes(20 * 1024 * 1024),
   MEDIA_VIDEO_MAX_BYTES: bytes(200 * 1024 * 1024),
-  /** Originals with more pixels than this are refused: decoding one must fit the isolate's 128 MB. */
-  MEDIA_PHOTO_MAX_PIXELS: z.coerce.number().int().min(1).max(40_000_000).default(16_000_000),
+  /** Originals with more pixels are refused: decoding one (≈ 13 bytes of WASM memory a pixel) must fit the isolate's 128 MB. */
+  MEDIA_PHOTO_MAX_PIXELS: z.coerce.number().int().min(1).max(40_000_000).default(6_000_000),
   MEDIA_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(600),
   /** Public address the bucket is served from (custom domain); empty → objects are served by this Worker. */
   MEDIA_PUBLIC_BASE_URL: z
