@@ -553,3 +553,15 @@ describe('photo and video ids overlap', () => {
     expect(await json<Video>(await api(`/api/v1/media/${id}?type=video`, { cookie: reader }))).toMatchObject({ title: 'Video renamed' });
   });
 });
+
+describe('API document', () => {
+  it('lists the media routes', async () => {
+    const res = await api('/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = await res.json<{ paths: Record<string, Record<string, unknown>> }>();
+    expect(Object.keys(doc.paths['/api/v1/media']!).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/media/{id}']!).sort()).toEqual(['delete', 'get', 'put']);
+    expect(doc.paths['/api/v1/media/upload-url']?.get).toBeTruthy();
+    expect(doc.paths['/api/v1/media/{id}/file/{slot}']?.get).toBeTruthy();
+  });
+});
