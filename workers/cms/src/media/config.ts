@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { parseConfig } from '../../../shared/config';
-import type { CmsContext } from '../context';
 
 const list = (fallback: string) =>
   z
@@ -44,8 +43,9 @@ export type MediaConfig = z.output<typeof mediaConfigSchema>;
 
 export type R2Credentials = { accountId: string; bucket: string; accessKeyId: string; secretAccessKey: string };
 
-export function mediaConfig(c: CmsContext): MediaConfig {
-  return parseConfig(mediaConfigSchema, c.env);
+/** Validated once per request from the Worker's env (vars and secrets). */
+export function mediaConfig(env: unknown): MediaConfig {
+  return parseConfig(mediaConfigSchema, env);
 }
 
 /** The S3 credentials for presigned PUTs straight to R2, when the deployment has them. */

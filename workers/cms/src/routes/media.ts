@@ -49,7 +49,7 @@ media.openapi(
   }),
   async (c) => {
     const { type, search, photoType, page, pageSize } = c.req.valid('query');
-    const config = mediaConfig(c);
+    const config = mediaConfig(c.env);
     if (type === 'photo') {
       const { rows, total } = await listPhotos(c.var.db, { search, photoType }, { page, pageSize });
       return c.json(paged(rows.map((row) => photoItem(row, config)), total, { page, pageSize }), 200);
@@ -75,7 +75,7 @@ media.openapi(
   }),
   async (c) => {
     const { type, contentType, size, slot = defaultSlot(type) } = c.req.valid('query');
-    const config = mediaConfig(c);
+    const config = mediaConfig(c.env);
     if (!slotsOf(type).includes(slot)) {
       throw new HttpError(400, 'invalid_request', `A ${type} has no ${slot} file; slots: ${slotsOf(type).join(', ')}.`, {
         issues: [{ field: 'query.slot', message: `must be one of ${slotsOf(type).join(', ')} for a ${type}` }],
@@ -115,7 +115,7 @@ media.openapi(
 );
 
 // The Worker's own upload addresses (no S3 credentials): authenticated by their signature alone.
-media.put('/uploads/*', (c) => receiveUpload(c, c.req.path.slice(MEDIA_ANONYMOUS_PREFIX.length), mediaConfig(c)));
+media.put('/uploads/*', (c) => receiveUpload(c, c.req.path.slice(MEDIA_ANONYMOUS_PREFIX.length), mediaConfig(c.env)));
 
 media.openapi(
   createRoute({
@@ -132,7 +132,7 @@ media.openapi(
   }),
   async (c) => {
     const body = c.req.valid('json');
-    const config = mediaConfig(c);
+    const config = mediaConfig(c.env);
     const bucket = c.env.MEDIA;
     const createdBy = c.var.user.id;
     if (body.type === 'photo') {
@@ -212,7 +212,7 @@ media.openapi(
   async (c) => {
     const { id } = c.req.valid('param');
     const { type } = c.req.valid('query');
-    const config = mediaConfig(c);
+    const config = mediaConfig(c.env);
     if (type === 'photo') {
       const row = await c.var.db.query.photos.findFirst({ where: eq(photos.id, id) });
       if (!row) throw notFound(type, id);
@@ -240,7 +240,7 @@ media.openapi(
   async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const config = mediaConfig(c);
+    const config = mediaConfig(c.env);
     const bucket = c.env.MEDIA;
     const db = c.var.db;
     const now = Date.now();
