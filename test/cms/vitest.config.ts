@@ -38,6 +38,9 @@ export default defineProject({
       },
     })),
   ],
+  // node_modules may be a symlink to a shared install: keep its paths under the project root, so
+  // that workerd's module fallback can load @cf-wasm/photon's .wasm as a CompiledWasm module.
+  resolve: { preserveSymlinks: true },
   test: {
     name: 'cms',
     include: ['test/cms/**/*.test.ts'],

@@ -1,0 +1,104 @@
+import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { photos, videos } from '../../../../d1/cms/schema';
+import { offsetOf, type Paging } from '../../../shared/paging';
+import type { CmsDb } from '../context';
+import type { MediaConfig } from './config';
+import type { MediaType } from './keys';
+import type { FileSlot } from './schemas';
+
+export type PhotoRow = typeof photos.$inferSelect;
+export type VideoRow = typeof videos.$inferSelect;
+
+/** Where a client fetches a stored file: the public bucket address when configured, else this Worker. */
+function fileUrl(config: MediaConfig, type: MediaType, id: number, slot: FileSlot, key: string): string;
+function fileUrl(config: MediaConfig, type: MediaType, id: number, slot: FileSlot, key: string | null): string | null;
+function fileUrl(config: MediaConfig, type: MediaType, id: number, slot: FileSlot, key: string | null) {
+  if (!key) return null;
+  return config.MEDIA_PUBLIC_BASE_URL ? `${config.MEDIA_PUBLIC_BASE_URL}/${key}` : `/api/v1/media/${id}/file/${slot}?type=${type}`;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function photoItem(row: PhotoRow, config: MediaConfig) {
+  const at = (slot: FileSlot, key: string | null) => fileUrl(config, 'photo', row.id, slot, key);
+  return {
+    type: 'photo' as const,
+    id: row.id,
+    title: row.title,
+    caption: row.caption,
+    credit: row.credit,
+    photoType: row.photoType,
+    originalKey: row.originalKey,
+    thumbnailKey: row.thumbnailKey,
+    mediumKey: row.mediumKey,
+    largeKey: row.largeKey,
+    contentType: row.contentType,
+    sizeBytes: row.sizeBytes,
+    width: row.width,
+    height: row.height,
+    createdBy: row.createdBy,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    urls: {
+      original: fileUrl(config, 'photo', row.id, 'original', row.originalKey),
+      thumbnail: at('thumbnail', row.thumbnailKey),
+      medium: at('medium', row.mediumKey),
+      large: at('large', row.largeKey),
+    },
+  };
+}
+
+export function videoItem(row: VideoRow, config: MediaConfig) {
+  return {
+    type: 'video' as const,
+    id: row.id,
+    title: row.title,
+    caption: row.caption,
+    credit: row.credit,
+    videoKey: row.videoKey,
+    posterKey: row.posterKey,
+    contentType: row.contentType,
+    sizeBytes: row.sizeBytes,
+    durationSeconds: row.durationSeconds,
+    createdBy: row.createdBy,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    urls: { video: fileUrl(config, 'video', row.id, 'video', row.videoKey), poster: fileUrl(config, 'video', row.id, 'poster', row.posterKey) },
+  };
+}
+
+/** Every object a record holds, for deleting them all. */
+export const photoKeys = (row: PhotoRow) => [row.originalKey, row.thumbnailKey, row.mediumKey, row.largeKey];
+export const videoKeys = (row: VideoRow) => [row.videoKey, row.posterKey];
+
+/** `%text%` for LIKE, with the wildcards in the text taken literally. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+
+function matches(columns: SQL.Aliased[] | unknown[], search: string | undefined): SQL | undefined {
+  if (!search) return undefined;
+  const pattern = containing(search);
+  return sql.join(
+    columns.map((col) => sql`${col} like ${pattern} escape '\\'`),
+    sql` or `,
+  );
+}
+
+export async function listPhotos(db: CmsDb, filter: { search?: string; photoType?: string }, paging: Paging) {
+  const search = matches([photos.title, photos.caption, photos.credit], filter.search);
+  const where = and(search ? sql`(${search})` : undefined, filter.photoType ? eq(photos.photoType, filter.photoType) : undefined);
+  const [rows, [total]] = await db.batch([
+    db.select().from(photos).where(where).orderBy(desc(photos.id)).limit(paging.pageSize).offset(offsetOf(paging)),
+    db.select({ n: count() }).from(photos).where(where),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export async function listVideos(db: CmsDb, filter: { search?: string }, paging: Paging) {
+  const search = matches([videos.title, videos.caption, videos.credit], filter.search);
+  const where = search ? sql`(${search})` : undefined;
+  const [rows, [total]] = await db.batch([
+    db.select().from(videos).where(where).orderBy(desc(videos.id)).limit(paging.pageSize).offset(offsetOf(paging)),
+    db.select({ n: count() }).from(videos).where(where),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
