@@ -70,7 +70,7 @@ describe.skipIf(!haveChromium)('CMS in Chromium', () => {
       { path, init },
     );
 
-  it('serves the API docs from its own origin and signs an editor in with the session cookie', async () => {
+  it('serves the API docs from its own origin, signs an editor in with the session cookie and uploads a photo', async () => {
     const page = await browser.newPage();
     const foreign: string[] = [];
     page.on('request', (request) => {
@@ -96,6 +96,37 @@ describe.skipIf(!haveChromium)('CMS in Chromium', () => {
     expect(await page.evaluate(() => document.cookie)).not.toContain('app_session');
 
     expect(await pageFetch(page, '/api/v1/auth/me')).toMatchObject({ status: 200, body: { email: EDITOR.email } });
+
+    // A photo drawn in the page goes through both upload steps, as an editor's browser sends it:
+    // step 1 asks for an address, the bytes are PUT straight to it, step 2 stores the record.
+    const uploaded = await page.evaluate(async () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = 800;
+      canvas.height = 500;
+      const draw = canvas.getContext('2d')!;
+      draw.fillStyle = '#1a6';
+      draw.fillRect(0, 0, 800, 500);
+      draw.fillStyle = '#fc0';
+      draw.fillRect(100, 100, 300, 200);
+      const blob = await new Promise<Blob>((resolve) => canvas.toBlob((b) => resolve(b!), 'image/jpeg', 0.9));
+      const step1 = await fetch(`/api/v1/media/upload-url?type=photo&contentType=image/jpeg&size=${blob.size}&fileName=finish.jpg`);
+      const grant = (await step1.json()) as { uploadUrl: string; objectKey: string; headers: Record<string, string> };
+      const put = await fetch(grant.uploadUrl, { method: 'PUT', headers: grant.headers, body: blob });
+      const step2 = await fetch('/api/v1/media', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'photo', objectKey: grant.objectKey, title: 'Finish line', credit: 'Staff' }),
+      });
+      const item = (await step2.json()) as { id: number; width: number; height: number; urls: Record<string, string> };
+      const thumbnail = new Image();
+      thumbnail.src = item.urls.thumbnail!;
+      await thumbnail.decode();
+      return { step1: step1.status, put: put.status, step2: step2.status, item, thumbnailWidth: thumbnail.naturalWidth };
+    });
+    expect(uploaded).toMatchObject({ step1: 200, put: 200, step2: 201, item: { width: 800, height: 500 }, thumbnailWidth: 150 });
+    const listed = await pageFetch(page, '/api/v1/media?type=photo&search=finish');
+    expect(listed).toMatchObject({ status: 200, body: { totalCount: 1, items: [{ id: uploaded.item.id, title: 'Finish line' }] } });
+
     expect(await pageFetch(page, '/api/v1/auth/logout', { method: 'POST' })).toMatchObject({ status: 200, body: { success: true, revoked: true } });
     expect((await pageFetch(page, '/api/v1/auth/me')).status).toBe(401);
 
