@@ -252,6 +252,8 @@ describe('photos', () => {
     const file = await api(photo.urls.thumbnail, { cookie: reader });
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('image/jpeg');
+    expect(file.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(file.headers.get('content-security-policy')).toContain('sandbox');
     expect(decodedSize(new Uint8Array(await file.arrayBuffer())).width).toBe(150);
   });
 
