@@ -2,6 +2,7 @@ import { racingToday } from '../scripts/racing-today';
 import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
 import { benchAuth } from './auth';
+import { benchCmsStories } from './cms-stories';
 import type { BenchContext } from './context';
 import { benchForm } from './form';
 import { benchStats } from './meeting-stats';
@@ -16,6 +17,7 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   auth: benchAuth,
   stats: benchStats,
   form: benchForm,
+  'cms-stories': benchCmsStories,
 };
 
 async function ensureBenchData(url: string): Promise<string> {

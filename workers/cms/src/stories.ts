@@ -81,7 +81,10 @@ const ORDER: Record<StorySort, string> = {
   '-updatedAt': 's.updated_at desc, s.id desc',
 };
 
-function listConditions(f: StoryFilters): SQL {
+type Mapping = { table: 'story_sites' | 'story_news_types'; column: 'site_id' | 'news_type_id'; id: number };
+
+/** Conditions on the story row; mapping filters are correlated EXISTS, which an index scan in sort order stops early on. */
+function storyConditions(f: StoryFilters, mappings: Mapping[]): SQL[] {
   const where: SQL[] = [];
   if (f.search) {
     const pattern = containsPattern(f.search);
@@ -92,19 +95,41 @@ function listConditions(f: StoryFilters): SQL {
   if (f.hasStoryImage !== undefined) where.push(f.hasStoryImage ? sql`s.story_image_id is not null` : sql`s.story_image_id is null`);
   if (f.accessScope) where.push(sql`s.access_scope = ${f.accessScope}`);
   if (f.contributor !== undefined) where.push(sql`s.contributor_id = ${f.contributor}`);
-  if (f.siteId !== undefined) where.push(sql`s.id in (select story_id from story_sites where site_id = ${f.siteId})`);
-  if (f.newsType !== undefined) where.push(sql`s.id in (select story_id from story_news_types where news_type_id = ${f.newsType})`);
   if (f.from) where.push(sql`s.published_at >= ${Date.parse(`${f.from}T00:00:00Z`)}`);
   if (f.to) where.push(sql`s.published_at < ${Date.parse(`${f.to}T00:00:00Z`) + DAY_MS}`);
-  return where.length ? sql`where ${sql.join(where, sql` and `)}` : sql``;
+  for (const m of mappings) where.push(sql`exists (select 1 from ${sql.raw(m.table)} where story_id = s.id and ${sql.raw(m.column)} = ${m.id})`);
+  return where;
+}
+
+const whereOf = (conditions: SQL[]) => (conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``);
+
+function mappingFilters(f: StoryFilters): Mapping[] {
+  const mappings: Mapping[] = [];
+  // A news type is the narrower mapping (a site has several), so it leads when both are given.
+  if (f.newsType !== undefined) mappings.push({ table: 'story_news_types', column: 'news_type_id', id: f.newsType });
+  if (f.siteId !== undefined) mappings.push({ table: 'story_sites', column: 'site_id', id: f.siteId });
+  return mappings;
+}
+
+/**
+ * The total: with a mapping filter, counted from that mapping's index (joined to the story only
+ * when other conditions need its row) instead of testing every story.
+ */
+function countQuery(f: StoryFilters): SQL {
+  const [lead, ...rest] = mappingFilters(f);
+  if (!lead) return sql`select count(*) as n from stories s ${whereOf(storyConditions(f, []))}`;
+  const others = storyConditions(f, rest);
+  const byMapping = sql`m.${sql.raw(lead.column)} = ${lead.id}`;
+  if (!others.length) return sql`select count(*) as n from ${sql.raw(lead.table)} m where ${byMapping}`;
+  return sql`select count(*) as n from ${sql.raw(lead.table)} m join stories s on s.id = m.story_id where ${byMapping} and ${sql.join(others, sql` and `)}`;
 }
 
 /** One page and the total, in one D1 batch (one round trip). */
 export async function listStories(d1: D1Database, f: StoryFilters) {
-  const where = listConditions(f);
   const [count, rows] = await batch(d1, [
-    sql`select count(*) as n from stories s ${where}`,
-    sql`select ${SUMMARY_COLUMNS} from stories s ${where} order by ${sql.raw(ORDER[f.sort])} limit ${f.pageSize} offset ${offsetOf(f)}`,
+    countQuery(f),
+    sql`select ${SUMMARY_COLUMNS} from stories s ${whereOf(storyConditions(f, mappingFilters(f)))}
+        order by ${sql.raw(ORDER[f.sort])} limit ${f.pageSize} offset ${offsetOf(f)}`,
   ]);
   return { items: rowsOf<SummaryRow>(rows).map(toSummary), totalCount: Number(count?.results[0]?.n ?? 0) };
 }
@@ -149,7 +174,7 @@ export async function linkSearch(d1: D1Database, siteIds: number[], query: strin
       : sql``;
   const rows = await statement(d1, 
     sql`select ${SUMMARY_COLUMNS} from stories s
-        where s.id in (select story_id from story_sites where site_id in (select value from json_each(${JSON.stringify(siteIds)}))) ${match}
+        where exists (select 1 from story_sites where story_id = s.id and site_id in (select value from json_each(${JSON.stringify(siteIds)}))) ${match}
         order by s.published_at desc, s.id desc limit ${LINK_SEARCH_LIMIT}`,
   ).all<SummaryRow>();
   return rows.results.map(toSummary);
