@@ -320,3 +320,20 @@ describe('story access', () => {
     expect((await (await api(`/api/v1/story/${story.id}`, { cookie: editor })).json<StoryJson>()).title).toBe(story.title);
   });
 });
+
+describe('story routes in the API document', () => {
+  it('lists every story route with its parameters', async () => {
+    const res = await api('/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = await res.json<{ paths: Record<string, Record<string, { parameters?: { name: string }[] }>> }>();
+    expect(Object.keys(doc.paths['/api/v1/story']!).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/story/{id}']!).sort()).toEqual(['delete', 'get', 'put']);
+    expect(doc.paths['/api/v1/story/{id}/parent']!.get).toBeDefined();
+    expect(doc.paths['/api/v1/story/{id}/children']!.get).toBeDefined();
+    expect(doc.paths['/api/v1/story/link-search']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['query', 'siteIds']);
+    const listParams = doc.paths['/api/v1/story']!.get!.parameters!.map((p) => p.name);
+    for (const name of ['search', 'visible', 'newsType', 'contributor', 'accessScope', 'breakout', 'hasStoryImage', 'siteId', 'from', 'to', 'sort', 'page', 'pageSize']) {
+      expect(listParams).toContain(name);
+    }
+  });
+});
