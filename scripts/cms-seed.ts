@@ -152,8 +152,9 @@ export function generateCmsSeed(options: CmsSeedOptions = {}): CmsSeedData {
 const text = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const nullable = (value: number | null) => (value === null ? 'null' : String(value));
 
-/** D1 refuses statements over 100 KB: rows are grouped into multi-row inserts below that. */
+/** D1 refuses statements over 100 KB: rows are grouped into multi-row inserts below that, 500 at most. */
 const MAX_STATEMENT_CHARS = 90_000;
+const MAX_STATEMENT_ROWS = 500;
 
 function inserts(table: string, columns: string, rows: string[]): string[] {
   const head = `insert or ignore into ${table} (${columns}) values\n`;
@@ -161,7 +162,7 @@ function inserts(table: string, columns: string, rows: string[]): string[] {
   let group: string[] = [];
   let size = head.length;
   for (const row of rows) {
-    if (group.length && size + row.length + 2 > MAX_STATEMENT_CHARS) {
+    if (group.length && (size + row.length + 2 > MAX_STATEMENT_CHARS || group.length >= MAX_STATEMENT_ROWS)) {
       out.push(head + group.join(',\n'));
       group = [];
       size = head.length;

@@ -61,9 +61,12 @@ describe('CMS content generator', () => {
     for (const child of children) expect(child.parentId!).toBeLessThan(child.id);
   });
 
-  it('writes SQL statements under the D1 statement size limit', () => {
-    const statements = cmsSeedSql(generateCmsSeed({ stories: 2_000, anchor: '2026-06-30' }));
-    for (const statement of statements) expect(statement.length).toBeLessThan(100_000);
+  it('writes SQL statements under the D1 statement size limit, at most 500 rows each', () => {
+    const statements = cmsSeedSql(generateCmsSeed({ stories: 5_000, anchor: '2026-06-30' }));
+    for (const statement of statements) {
+      expect(statement.length).toBeLessThan(100_000);
+      expect(statement.split('),\n(').length).toBeLessThanOrEqual(500);
+    }
   });
 });
 
