@@ -172,7 +172,8 @@ export async function linkSearch(d1: D1Database, siteIds: number[], query: strin
     : query
       ? sql`and s.title like ${containsPattern(query)} escape '\\'`
       : sql``;
-  const rows = await statement(d1, 
+  const rows = await statement(
+    d1,
     sql`select ${SUMMARY_COLUMNS} from stories s
         where exists (select 1 from story_sites where story_id = s.id and site_id in (select value from json_each(${JSON.stringify(siteIds)}))) ${match}
         order by s.published_at desc, s.id desc limit ${LINK_SEARCH_LIMIT}`,
