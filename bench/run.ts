@@ -3,6 +3,7 @@ import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
 import { benchAuth } from './auth';
 import { benchCmsMedia } from './cms-media';
+import { benchCmsStories } from './cms-stories';
 import type { BenchContext } from './context';
 import { benchForm } from './form';
 import { benchStats } from './meeting-stats';
@@ -17,6 +18,7 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   auth: benchAuth,
   stats: benchStats,
   form: benchForm,
+  'cms-stories': benchCmsStories,
   'cms-media': benchCmsMedia,
 };
 

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin';
+import { seedCmsDevData } from './cms-seed';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { racingToday } from './racing-today';
 import { loadRacing, racingDatasetInfo } from './racing/load';
@@ -35,6 +36,10 @@ async function main() {
   if (workers.some((worker) => worker.name === 'auth')) {
     await seedAuthDevAccount(devStateDir('auth'));
     step('d1         auth development account demo@example.com (see workers/auth/README.md)');
+  }
+  if (workers.some((worker) => worker.name === 'cms')) {
+    const content = seedCmsDevData(devStateDir('cms'));
+    step(`d1         cms development content: ${content.sites.length} sites, ${content.stories.length} stories (see workers/cms/README.md)`);
   }
   // Passed on the command line: a wrangler.toml with `secrets.required` loads only the secrets it
   // names from .dev.vars, and the relay address is a local-only setting, not a secret.

@@ -64,6 +64,9 @@ export const stories = sqliteTable(
   },
   (t) => [
     index('stories_published').on(t.publishedAt),
+    // The list's other sorts (title case-insensitively, last change) read these in order.
+    index('stories_title').on(sql`${t.title} collate nocase`),
+    index('stories_updated').on(t.updatedAt),
     index('stories_parent').on(t.parentId, t.sortOrder),
     index('stories_contributor').on(t.contributorId, t.publishedAt),
   ],

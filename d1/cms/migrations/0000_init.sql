@@ -80,6 +80,8 @@ CREATE TABLE `stories` (
 );
 --> statement-breakpoint
 CREATE INDEX `stories_published` ON `stories` (`published_at`);--> statement-breakpoint
+CREATE INDEX `stories_title` ON `stories` ("title" collate nocase);--> statement-breakpoint
+CREATE INDEX `stories_updated` ON `stories` (`updated_at`);--> statement-breakpoint
 CREATE INDEX `stories_parent` ON `stories` (`parent_id`,`sort_order`);--> statement-breakpoint
 CREATE INDEX `stories_contributor` ON `stories` (`contributor_id`,`published_at`);--> statement-breakpoint
 CREATE TABLE `story_news_types` (

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cmsSeedSql, executeCmsSql, generateCmsSeed } from '../scripts/cms-seed';
+import { unstable_startWorker } from 'wrangler';
+import { applyLocalD1Migrations } from '../scripts/local-worker';
+import { ROOT } from '../scripts/workers';
+import type { BenchContext } from './context';
+import { median, ms, percentile, sample } from './stats';
+
+const STORIES = Number(process.env.BENCH_CMS_STORIES ?? 100_000);
+const ANCHOR = '2026-06-30';
+const SECRETS = { AUTH_CLIENT_SECRET: 'bench-client-secret', SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123' };
+
+/**
+ * A signed-in editor without the authentication service: the session row a sign-in would store
+ * (sha256 of the cookie value as id_hash, the refresh token sealed as src/session.ts seals it),
+ * confirmed "in the future", so no request of the bench triggers a recheck at the auth service.
+ */
+async function sessionSql(): Promise<{ cookie: string; sql: string }> {
+  const { sha256Hex, sealRefreshToken } = (await import(SESSION_MODULE)) as SessionSealing;
+  const id = randomBytes(32).toString('base64url');
+  const idHash = await sha256Hex(id);
+  const sealed = await sealRefreshToken(SECRETS.SESSION_SECRET, idHash, 'bench-refresh-token-never-used');
+  const now = Date.now();
+  return {
+    cookie: `app_session=${id}`,
+    sql: `insert into sessions (id_hash, user_id, email, first_name, last_name, role, refresh_token_sealed, checked_at, expires_at)
+          values ('${idHash}', 1, 'bench@example.com', 'Bench', 'Editor', 'ADMIN', '${sealed}', ${now + 7 * 86_400_000}, ${now + 86_400_000})`,
+  };
+}
+
+type SessionSealing = {
+  sha256Hex(text: string): Promise<string>;
+  sealRefreshToken(secret: string, idHash: string, token: string): Promise<string>;
+};
+// The Worker's own session code, loaded by path: its Workers types are not part of this Node program.
+const SESSION_MODULE = '../workers/cms/src/session.ts';
+
+const daysBefore = (days: number) => new Date(Date.parse(`${ANCHOR}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+
+/** Story list latency (p50/p95) over 100,000 generated stories in local D1, through the whole Worker. */
+export async function benchCmsStories({ url, relay, runs }: BenchContext) {
+  const persistTo = mkdtempSync(join(tmpdir(), 'cms-bench-'));
+  const config = join(ROOT, 'workers/cms/wrangler.toml');
+  try {
+    console.log(`\nContent management API: story list over ${STORIES.toLocaleString('en')} stories in local D1 (${runs} runs per figure)`);
+    let started = performance.now();
+    applyLocalD1Migrations(config, 'DB', persistTo);
+    const data = generateCmsSeed({ stories: STORIES, seed: 7, anchor: ANCHOR, paragraphs: 1 });
+    const session = await sessionSql();
+    executeCmsSql([...cmsSeedSql(data), session.sql, 'analyze'], persistTo);
+    console.log(`  seeded in ${((performance.now() - started) / 1000).toFixed(1)} s (migrations, ${STORIES.toLocaleString('en')} stories and their mappings, analyze)`);
+
+    started = performance.now();
+    const vars = { ...SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay };
+    const worker = await unstable_startWorker({
+      config,
+      entrypoint: join(ROOT, 'bench/worker/cms.ts'),
+      bindings: {
+        ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text' as const, value }])),
+        // Signed in by a stored session, the bench never reaches the authentication service.
+        AUTH: { type: 'fetcher', fetcher: () => new Response('no authentication service in this bench', { status: 503 }) },
+      },
+      dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'error', persist: persistTo, watch: false, liveReload: false },
+    });
+    await worker.ready;
+    try {
+      const base = (await worker.url).origin;
+      const get = async (path: string) => {
+        const res = await fetch(`${base}${path}`, { headers: { cookie: session.cookie } });
+        const body = await res.text();
+        if (!res.ok) throw new Error(`${path}: ${res.status} ${body}`);
+        return JSON.parse(body) as { totalCount?: number } | unknown[];
+      };
+      const cases: [string, string][] = [
+        ['no filter, page 1', '/api/v1/story'],
+        ['no filter, page 500', '/api/v1/story?page=500'],
+        ['search "flemington"', '/api/v1/story?search=flemington'],
+        ['siteId + newsType + visible', '/api/v1/story?siteId=1&newsType=2&visible=true'],
+        ['date range (30 days) + sort by title', `/api/v1/story?from=${daysBefore(90)}&to=${daysBefore(61)}&sort=title`],
+        ['link-search, title text', '/api/v1/story/link-search?siteIds=1,2&query=flemington'],
+        ['link-search, numeric id', `/api/v1/story/link-search?siteIds=1,2,3,4&query=${Math.floor(STORIES / 2)}`],
+      ];
+      console.log(`  ${'request'.padEnd(40)} ${'p50'.padStart(10)} ${'p95'.padStart(10)}  matches`);
+      for (const [name, path] of cases) {
+        const answer = await get(path);
+        const matches = Array.isArray(answer) ? `${answer.length} (capped at 20)` : String(answer.totalCount);
+        const times = await sample(runs, () => get(path));
+        console.log(`  ${name.padEnd(40)} ${ms(median(times)).padStart(10)} ${ms(percentile(times, 95)).padStart(10)}  ${matches}`);
+      }
+    } finally {
+      await worker.dispose();
+    }
+  } finally {
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,103 @@
+import { env } from 'cloudflare:workers';
+import { drizzle } from 'drizzle-orm/d1';
+import * as schema from '../../d1/cms/schema';
+import { sealRefreshToken, sha256Hex } from '../../workers/cms/src/session';
+import { api } from './helpers';
+
+export const db = drizzle(env.DB, { schema });
+
+type Site = typeof schema.sites.$inferSelect;
+
+let counter = 0;
+
+/**
+ * Sites, news types, an author and a contributor of the test's own, so tests never depend on each
+ * other's rows (site names are unique, hence the tag).
+ */
+export async function lookups() {
+  const tag = `${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+  const sites = await db
+    .insert(schema.sites)
+    .values([
+      { name: `Racing Today ${tag}`, url: 'https://racing.example' },
+      { name: `Harness Weekly ${tag}`, url: 'https://harness.example' },
+    ])
+    .returning();
+  const [a, b] = sites as [Site, Site];
+  const types = await db
+    .insert(schema.newsTypes)
+    .values([
+      { siteId: a.id, name: 'News' },
+      { siteId: a.id, name: 'Tips' },
+      { siteId: b.id, name: 'Results' },
+    ])
+    .returning();
+  const [author] = await db.insert(schema.authors).values({ name: `Author ${tag}`, email: 'writer@example.com' }).returning();
+  const [contributor] = await db.insert(schema.contributors).values({ name: `Tipster ${tag}` }).returning();
+  return {
+    tag,
+    siteA: a.id,
+    siteB: b.id,
+    newsA: types[0]!.id,
+    tipsA: types[1]!.id,
+    resultsB: types[2]!.id,
+    authorId: author!.id,
+    contributorId: contributor!.id,
+  };
+}
+export type Lookups = Awaited<ReturnType<typeof lookups>>;
+
+/**
+ * A session row as a completed sign-in stores it (see workers/cms/src/session.ts), for files that
+ * test stories rather than signing in: the real sign-in is proven in auth.test.ts and stories.test.ts.
+ */
+export async function directSession(role: 'ADMIN' | 'USER'): Promise<string> {
+  const id = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+  const idHash = await sha256Hex(id);
+  const now = Date.now();
+  await db.insert(schema.sessions).values({
+    idHash,
+    userId: role === 'ADMIN' ? 9001 : 9002,
+    email: `${role.toLowerCase()}@example.com`,
+    firstName: role,
+    lastName: 'Direct',
+    role,
+    refreshTokenSealed: await sealRefreshToken(env.SESSION_SECRET, idHash, 'not-used-within-the-recheck-period'),
+    // Confirmed "now": no recheck with the authentication service within the test's minutes.
+    checkedAt: now + 3_600_000,
+    expiresAt: now + 86_400_000,
+  });
+  return `app_session=${id}`;
+}
+
+export type StoryJson = {
+  id: number;
+  title: string;
+  summary: string;
+  content: string;
+  accessScope: string;
+  visible: boolean;
+  breakout: boolean;
+  authorId: number | null;
+  contributorId: number | null;
+  storyImageId: number | null;
+  parentId: number | null;
+  sortOrder: number;
+  publishedAt: string;
+  updatedAt: string;
+  createdAt: string;
+  siteIds: number[];
+  newsTypeIds: number[];
+};
+
+export type PageJson = { items: StoryJson[]; page: number; pageSize: number; totalCount: number; totalPages: number };
+
+/** Creates a story through the API and answers it; fails the test on anything but 201. */
+export async function createStory(cookie: string, body: Record<string, unknown>): Promise<StoryJson> {
+  const res = await api('/api/v1/story', { method: 'POST', cookie, json: body });
+  if (res.status !== 201) throw new Error(`create story: ${res.status} ${await res.text()}`);
+  return res.json<StoryJson>();
+}
