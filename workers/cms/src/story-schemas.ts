@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { ACCESS_SCOPES } from '../../../d1/cms/schema';
 import { pageOf, pagingQuery } from '../../shared/paging';
-import { idList } from './routes/openapi';
+import { isoDate } from '../../shared/racing-day';
+import { idList, idText } from './routes/openapi';
 
 /** The list's sort values: a field, descending with a leading `-`; ties break on the id the same way. */
 export const STORY_SORTS = ['publishedAt', '-publishedAt', 'title', '-title', 'id', '-id', 'updatedAt', '-updatedAt'] as const;
@@ -17,20 +18,7 @@ const queryBoolean = z
   .transform((v) => v === 'true' || v === '1')
   .optional();
 
-const queryId = z
-  .string()
-  .regex(/^\d{1,9}$/, 'must be a positive whole number')
-  .transform(Number)
-  .optional();
-
-/** A calendar day `yyyy-MM-dd` that exists (2026-02-30 does not). */
-export const calendarDay = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date yyyy-MM-dd')
-  .refine((v) => {
-    const d = new Date(`${v}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(v);
-  }, 'is not a real date');
+const queryId = idText.optional();
 
 export const StoryListQuery = z
   .object({
@@ -47,8 +35,8 @@ export const StoryListQuery = z
     breakout: queryBoolean.openapi({ description: 'true/false/1/0' }),
     hasStoryImage: queryBoolean.openapi({ description: 'true: only stories with a story image; false: only those without' }),
     siteId: queryId.openapi({ description: 'A site id the story is mapped to', type: 'integer' }),
-    from: calendarDay.optional().openapi({ description: 'Published on or after this day (UTC), yyyy-MM-dd', example: '2026-01-01' }),
-    to: calendarDay.optional().openapi({ description: 'Published on or before this day (UTC), yyyy-MM-dd; not before `from`', example: '2026-01-31' }),
+    from: isoDate.optional().openapi({ description: 'Published on or after this day (UTC), yyyy-MM-dd', example: '2026-01-01' }),
+    to: isoDate.optional().openapi({ description: 'Published on or before this day (UTC), yyyy-MM-dd; not before `from`', example: '2026-01-31' }),
     sort: z
       .enum(STORY_SORTS, { error: `must be one of ${STORY_SORTS.join(', ')}` })
       .default('-publishedAt')

@@ -5,7 +5,7 @@ import { racingDb } from '../../../shared/pg';
 import { isoDate, racingToday } from '../../../shared/racing-day';
 import type { CmsContext, CmsEnv } from '../context';
 import { courses, racesOfCourse, searchHorses, searchJockeys, searchTrainers } from '../racing-lookups';
-import { errorResponses, idList } from './openapi';
+import { errorResponses, idList, idText } from './openapi';
 
 /** Read-only pick lists for the editing forms. */
 export const lookups = new OpenAPIHono<CmsEnv>();
@@ -177,11 +177,7 @@ const Race = z
   .openapi('Race');
 
 const RacesQuery = z.object({
-  courseId: z
-    .string({ error: 'is required' })
-    .regex(/^\d{1,9}$/, 'must be a positive whole number')
-    .transform(Number)
-    .openapi({ example: '12', type: 'integer' }),
+  courseId: idText.openapi({ example: '12', type: 'integer' }),
   date: isoDate.optional().openapi({ example: '2026-11-23' }),
 });
 

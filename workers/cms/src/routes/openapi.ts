@@ -46,11 +46,13 @@ export const idList = z
       .map(Number),
   );
 
+/** An id in a query string or path: digits only, at most 9 of them (fits D1 and Postgres integers). */
+export const idText = z
+  .string({ error: 'is required' })
+  .regex(/^\d{1,9}$/, 'must be a positive whole number')
+  .transform(Number);
+
 /** A numeric path id. */
 export const IdParam = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a positive whole number')
-    .transform(Number)
-    .openapi({ param: { name: 'id', in: 'path' }, example: '42', type: 'integer' }),
+  id: idText.openapi({ param: { name: 'id', in: 'path' }, example: '42', type: 'integer' }),
 });
