@@ -34,7 +34,7 @@ beforeAll(async () => {
         publishedAt: `${s.day}T12:00:00Z`,
         visible: s.visible ?? true,
         breakout: s.breakout ?? false,
-        storyImageId: s.image ? 5 : null,
+        storyImageId: s.image ? l.photoId : null,
         accessScope: s.scope ?? 'Public',
         siteIds: siteIds[s.sites],
         newsTypeIds: (s.types ?? []).map((t) => typeIds[t]),

@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import * as schema from '../../d1/cms/schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, signIn } from './helpers';
 import { createStory, db, lookups, type Lookups, type StoryJson } from './story-fixtures';
@@ -34,7 +35,7 @@ describe('story create, read, update', () => {
         breakout: true,
         authorId: l.authorId,
         contributorId: l.contributorId,
-        storyImageId: 77,
+        storyImageId: l.photoId,
         sortOrder: 3,
         publishedAt: '2026-03-01T10:30:00+10:00',
         siteIds: [l.siteB, l.siteA, l.siteA],
@@ -52,7 +53,7 @@ describe('story create, read, update', () => {
       breakout: true,
       authorId: l.authorId,
       contributorId: l.contributorId,
-      storyImageId: 77,
+      storyImageId: l.photoId,
       parentId: null,
       sortOrder: 3,
       publishedAt: '2026-03-01T00:30:00.000Z',
@@ -125,6 +126,7 @@ describe('story references', () => {
     ['authorId', () => ({ authorId: 999_999_999 })],
     ['contributorId', () => ({ contributorId: 999_999_999 })],
     ['parentId', () => ({ parentId: 999_999_999 })],
+    ['storyImageId', () => ({ storyImageId: 999_999_999 })],
   ])('rejects an unknown or foreign %s with 400 naming the field', async (field, extra) => {
     const l = await lookups();
     const res = await api('/api/v1/story', { method: 'POST', cookie: editor, json: base(l, extra(l)) });
@@ -134,6 +136,19 @@ describe('story references', () => {
     expect(body.issues.map((i) => i.field)).toEqual([`json.${field}`]);
     const [count] = await db.all<{ n: number }>(sql`select count(*) as n from stories where title = ${`Story ${l.tag}`}`);
     expect(count!.n).toBe(0);
+  });
+
+  it('keeps a stored story image whose photo was deleted since, but refuses it as a new image', async () => {
+    const l = await lookups();
+    const story = await createStory(editor, base(l, { storyImageId: l.photoId }));
+    await db.delete(schema.photos).where(eq(schema.photos.id, l.photoId));
+    const kept = await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: editor, json: base(l, { storyImageId: l.photoId, title: 'Still here' }) });
+    expect(kept.status).toBe(200);
+    expect(await kept.json()).toMatchObject({ storyImageId: l.photoId, title: 'Still here' });
+    const other = await createStory(editor, base(l));
+    const refused = await api(`/api/v1/story/${other.id}`, { method: 'PUT', cookie: editor, json: base(l, { storyImageId: l.photoId }) });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ issues: [{ field: 'json.storyImageId' }] });
   });
 
   it('refuses a parent that is the story itself or one of its descendants', async () => {

@@ -34,6 +34,11 @@ export async function lookups() {
     .returning();
   const [author] = await db.insert(schema.authors).values({ name: `Author ${tag}`, email: 'writer@example.com' }).returning();
   const [contributor] = await db.insert(schema.contributors).values({ name: `Tipster ${tag}` }).returning();
+  // A gallery record only (the story tests never read its files).
+  const [photo] = await db
+    .insert(schema.photos)
+    .values({ title: `Finish ${tag}`, originalKey: `photo/${tag}/original.jpg`, contentType: 'image/jpeg', sizeBytes: 1 })
+    .returning();
   return {
     tag,
     siteA: a.id,
@@ -43,6 +48,7 @@ export async function lookups() {
     resultsB: types[2]!.id,
     authorId: author!.id,
     contributorId: contributor!.id,
+    photoId: photo!.id,
   };
 }
 export type Lookups = Awaited<ReturnType<typeof lookups>>;

@@ -20,12 +20,15 @@ type ReferenceCheck = {
   news_types: string;
   author_exists: number;
   contributor_exists: number;
+  image_exists: number;
+  stored_image: number | null;
   ancestors: string;
 };
 
 /**
  * Every reference of the body checked in one statement: sites, news types (and their sites),
- * author, contributor, and the parent's chain of ancestors (a cycle when it reaches the story).
+ * author, contributor, story image (a photo), and the parent's chain of ancestors (a cycle when
+ * it reaches the story).
  */
 async function checkReferences(d1: D1Database, input: StoryInput, storyId: number | null): Promise<boolean> {
   const row = await statement(d1, sql`select
@@ -34,6 +37,8 @@ async function checkReferences(d1: D1Database, input: StoryInput, storyId: numbe
     (select json_group_array(json_array(id, site_id)) from news_types where id in (select value from json_each(${JSON.stringify(input.newsTypeIds)}))) as news_types,
     (select count(*) from authors where id = ${input.authorId}) as author_exists,
     (select count(*) from contributors where id = ${input.contributorId}) as contributor_exists,
+    (select count(*) from photos where id = ${input.storyImageId}) as image_exists,
+    (select story_image_id from stories where id = ${storyId}) as stored_image,
     (with recursive up(id, parent_id) as (
        select id, parent_id from stories where id = ${input.parentId}
        union select s.id, s.parent_id from stories s join up on s.id = up.parent_id
@@ -51,6 +56,11 @@ async function checkReferences(d1: D1Database, input: StoryInput, storyId: numbe
   if (foreign.length) throw invalid('newsTypeIds', `news type id(s) ${foreign.join(', ')} belong to none of the story's sites`);
   if (input.authorId !== null && !row.author_exists) throw invalid('authorId', `unknown author id ${input.authorId}`);
   if (input.contributorId !== null && !row.contributor_exists) throw invalid('contributorId', `unknown contributor id ${input.contributorId}`);
+  // A new story image must be a photo of the library; the one already stored may stay even if
+  // its photo has since been deleted, so such a story can still be saved.
+  if (input.storyImageId !== null && !row.image_exists && input.storyImageId !== row.stored_image) {
+    throw invalid('storyImageId', `unknown photo id ${input.storyImageId}`);
+  }
   if (input.parentId !== null) {
     const ancestors = JSON.parse(row.ancestors) as number[];
     if (!ancestors.length) throw invalid('parentId', `unknown story id ${input.parentId}`);
