@@ -40,8 +40,11 @@ const SESSION_MODULE = '../workers/cms/src/session.ts';
 
 const daysBefore = (days: number) => new Date(Date.parse(`${ANCHOR}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 
-/** Story list latency (p50/p95) over 100,000 generated stories in local D1, through the whole Worker. */
-export async function benchCmsStories({ url, relay, runs }: BenchContext) {
+/**
+ * Story list latency (p50/p95) over 100,000 generated stories in local D1, and the racing lookups
+ * over the bench Postgres, through the whole Worker.
+ */
+export async function benchCmsStories({ url, relay, runs, today }: BenchContext) {
   const persistTo = mkdtempSync(join(tmpdir(), 'cms-bench-'));
   const config = join(ROOT, 'workers/cms/wrangler.toml');
   try {
@@ -89,6 +92,24 @@ export async function benchCmsStories({ url, relay, runs }: BenchContext) {
         const matches = Array.isArray(answer) ? `${answer.length} (capped at 20)` : String(answer.totalCount);
         const times = await sample(runs, () => get(path));
         console.log(`  ${name.padEnd(40)} ${ms(median(times)).padStart(10)} ${ms(percentile(times, 95)).padStart(10)}  ${matches}`);
+      }
+
+      // The same Worker's racing lookups, over the bench Postgres: each request opens its own
+      // connection (through the relay), as every request does in production.
+      const lookups: [string, string][] = [
+        ['horses "sun" (search-as-you-type)', '/api/v1/lookup/horses?query=sun'],
+        ['horses "" (no database call)', '/api/v1/lookup/horses?query='],
+        ['trainers "wal"', '/api/v1/lookup/trainers?query=wal'],
+        ['jockeys "mc"', '/api/v1/lookup/jockeys?query=mc'],
+        ['courses racing today', `/api/v1/lookup/courses?date=${today}`],
+        ['races of a course, last 30 days on', '/api/v1/lookup/races?courseId=1'],
+      ];
+      console.log(`  racing lookups (bench Postgres, a new connection per request)`);
+      for (const [name, path] of lookups) {
+        const answer = await get(path);
+        const times = await sample(runs, () => get(path));
+        const count = Array.isArray(answer) ? answer.length : 0;
+        console.log(`  ${name.padEnd(40)} ${ms(median(times)).padStart(10)} ${ms(percentile(times, 95)).padStart(10)}  ${count}`);
       }
     } finally {
       await worker.dispose();
