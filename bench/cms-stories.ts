@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { cmsSeedSql, executeCmsSql, generateCmsSeed } from '../scripts/cms-seed';
 import { unstable_startWorker } from 'wrangler';
 import { applyLocalD1Migrations } from '../scripts/local-worker';
+import { sha256Hex } from '../workers/shared/encoding';
 import { ROOT } from '../scripts/workers';
 import type { BenchContext } from './context';
 import { median, ms, percentile, sample } from './stats';
@@ -19,7 +20,7 @@ const SECRETS = { AUTH_CLIENT_SECRET: 'bench-client-secret', SESSION_SECRET: 'be
  * confirmed "in the future", so no request of the bench triggers a recheck at the auth service.
  */
 async function sessionSql(): Promise<{ cookie: string; sql: string }> {
-  const { sha256Hex, sealRefreshToken } = (await import(SESSION_MODULE)) as SessionSealing;
+  const { sealRefreshToken } = (await import(SESSION_MODULE)) as SessionSealing;
   const id = randomBytes(32).toString('base64url');
   const idHash = await sha256Hex(id);
   const sealed = await sealRefreshToken(SECRETS.SESSION_SECRET, idHash, 'bench-refresh-token-never-used');
@@ -32,7 +33,6 @@ async function sessionSql(): Promise<{ cookie: string; sql: string }> {
 }
 
 type SessionSealing = {
-  sha256Hex(text: string): Promise<string>;
   sealRefreshToken(secret: string, idHash: string, token: string): Promise<string>;
 };
 // The Worker's own session code, loaded by path: its Workers types are not part of this Node program.

@@ -2,7 +2,7 @@ import { env, exports } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '../../d1/auth/schema';
 import { encryptTotpSecret, hashBackupCode, stepAt, totpAt } from '../../workers/auth/src/totp';
-import { fromBase32 } from '../../workers/auth/src/encoding';
+import { fromBase32 } from '../../workers/shared/encoding';
 import { hashPassword } from '../../workers/auth/src/passwords';
 
 export const CLIENT_SECRET = 'test-client-secret';

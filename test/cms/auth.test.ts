@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../d1/cms/schema';
-import { openRefreshToken, sha256Hex } from '../../workers/cms/src/session';
+import { sha256Hex } from '../../workers/shared/encoding';
+import { openRefreshToken } from '../../workers/cms/src/session';
 import { AUTH_TEST_VARS } from './accounts';
 import { account, api, cookieFrom, freshCode, signIn } from './helpers';
 

@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '../../d1/cms/schema';
-import { sealRefreshToken, sha256Hex } from '../../workers/cms/src/session';
+import { sealRefreshToken } from '../../workers/cms/src/session';
+import { sha256Hex } from '../../workers/shared/encoding';
 import { api } from './helpers';
 
 export const db = drizzle(env.DB, { schema });

@@ -9,7 +9,7 @@ import { HttpError } from '../../shared/http-error';
 import { requestLog } from '../../shared/request-log';
 import { authConfig } from './config';
 import type { AuthEnv } from './context';
-import { secretsEqual } from './encoding';
+import { secretsEqual } from '../../shared/encoding';
 import { dashboard } from './routes/dashboard/index';
 import { docs } from './routes/docs';
 import { loginHandler, loginRoute, verifyHandler, verifyRoute } from './routes/login';

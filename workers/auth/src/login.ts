@@ -5,7 +5,7 @@ import { findLoginCredential, normaliseEmail, type User } from './accounts';
 import { audit } from './audit';
 import type { AuthConfig } from './config';
 import type { AuthDb, AuthEnv } from './context';
-import { randomBytes, toBase64Url } from './encoding';
+import { randomBytes, toBase64Url } from '../../shared/encoding';
 import { accountGuard, pendingLogin, recordAccountFailure, takeIpBudget } from './guard';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
 import { decryptTotpSecret, hashBackupCode, matchTotp, TOTP_WINDOW } from './totp';

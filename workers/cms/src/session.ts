@@ -2,6 +2,8 @@ import { and, eq, lt } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { sessions } from '../../../d1/cms/schema';
+import { derivedKey } from '../../shared/derived-key';
+import { fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from '../../shared/encoding';
 import { HttpError } from '../../shared/http-error';
 import { refreshSession, type VerifiedLogin } from './auth-client';
 import type { CmsContext, CmsEnv, SessionUser } from './context';
@@ -11,59 +13,22 @@ export const SESSION_MAX_AGE_SECONDS = 86_400;
 /** Past this many recheck periods without reaching the authentication service, a session is refused. */
 const OUTAGE_GRACE_PERIODS = 3;
 
-const encoder = new TextEncoder();
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64url(text: string): Uint8Array {
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-}
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-const sealingKeys = new Map<string, Promise<CryptoKey>>();
-
-/** AES-256-GCM key for refresh tokens at rest, derived once per isolate from SESSION_SECRET. */
-function sealingKey(secret: string): Promise<CryptoKey> {
-  let key = sealingKeys.get(secret);
-  if (!key) {
-    key = crypto.subtle
-      .importKey('raw', encoder.encode(secret), 'HKDF', false, ['deriveKey'])
-      .then((base) =>
-        crypto.subtle.deriveKey(
-          { name: 'HKDF', hash: 'SHA-256', salt: encoder.encode('cms-session-refresh-token'), info: new Uint8Array() },
-          base,
-          { name: 'AES-GCM', length: 256 },
-          false,
-          ['encrypt', 'decrypt'],
-        ),
-      );
-    sealingKeys.set(secret, key);
-  }
-  return key;
-}
+/** AES-256-GCM key for refresh tokens at rest, derived from SESSION_SECRET. */
+const sealingKey = (secret: string) => derivedKey(secret, 'cms-session-refresh-token', { name: 'AES-GCM', length: 256 }, ['encrypt', 'decrypt']);
 
 /** The session id is the associated data: a sealed token copied to another row does not open. */
 export async function sealRefreshToken(secret: string, idHash: string, token: string): Promise<string> {
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(idHash) }, await sealingKey(secret), encoder.encode(token));
-  return `v1.${base64url(iv)}.${base64url(new Uint8Array(sealed))}`;
+  const iv = randomBytes(12);
+  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8(idHash) }, await sealingKey(secret), utf8(token));
+  return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
 }
 
 export async function openRefreshToken(secret: string, idHash: string, sealed: string): Promise<string> {
-  const [version, iv, data] = sealed.split('.');
+  const [version, ivText, dataText] = sealed.split('.');
+  const iv = fromBase64Url(ivText ?? '');
+  const data = fromBase64Url(dataText ?? '');
   if (version !== 'v1' || !iv || !data) throw new Error('unknown sealed token format');
-  const plain = await crypto.subtle.decrypt(
-    { name: 'AES-GCM', iv: fromBase64url(iv), additionalData: encoder.encode(idHash) },
-    await sealingKey(secret),
-    fromBase64url(data),
-  );
+  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv, additionalData: utf8(idHash) }, await sealingKey(secret), data);
   return new TextDecoder().decode(plain);
 }
 
@@ -77,7 +42,7 @@ export function clearSessionCookie(c: CmsContext) {
 
 /** Stores a new session for a completed login and sets its cookie. */
 export async function startSession(c: CmsContext, login: VerifiedLogin, now = Date.now()): Promise<SessionUser> {
-  const id = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const id = toBase64Url(randomBytes(32));
   const idHash = await sha256Hex(id);
   const user: SessionUser = {
     id: login.user.id,

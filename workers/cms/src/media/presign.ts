@@ -1,4 +1,6 @@
 import { AwsV4Signer } from 'aws4fetch';
+import { derivedKey } from '../../../shared/derived-key';
+import { toHex, utf8 } from '../../../shared/encoding';
 import type { R2Credentials } from './config';
 
 export type PresignOptions = {
@@ -59,36 +61,12 @@ export function presignR2Put(credentials: R2Credentials, key: string, contentTyp
 
 // --- The Worker's own upload addresses, for deployments without S3 credentials (and locally).
 
-const encoder = new TextEncoder();
-const uploadKeys = new Map<string, Promise<CryptoKey>>();
-
-/** HMAC key for upload addresses, derived from SESSION_SECRET (HKDF, its own label). */
-function uploadKey(secret: string): Promise<CryptoKey> {
-  let key = uploadKeys.get(secret);
-  if (!key) {
-    key = crypto.subtle
-      .importKey('raw', encoder.encode(secret), 'HKDF', false, ['deriveKey'])
-      .then((base) =>
-        crypto.subtle.deriveKey(
-          { name: 'HKDF', hash: 'SHA-256', salt: encoder.encode('cms-media-upload-url'), info: new Uint8Array() },
-          base,
-          { name: 'HMAC', hash: 'SHA-256', length: 256 },
-          false,
-          ['sign', 'verify'],
-        ),
-      );
-    uploadKeys.set(secret, key);
-  }
-  return key;
-}
+/** HMAC key for upload addresses, derived from SESSION_SECRET under its own label. */
+const uploadKey = (secret: string) => derivedKey(secret, 'cms-media-upload-url', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign', 'verify']);
 
 export type UploadGrant = { key: string; contentType: string; maxBytes: number; expires: number };
 
 const grantText = (g: UploadGrant) => ['PUT', g.key, g.contentType, String(g.maxBytes), String(g.expires)].join('\n');
-
-function toHex(bytes: ArrayBuffer): string {
-  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 function fromHex(hex: string): Uint8Array | undefined {
   if (!/^[0-9a-f]{64}$/.test(hex)) return undefined;
@@ -96,11 +74,11 @@ function fromHex(hex: string): Uint8Array | undefined {
 }
 
 export async function signUpload(secret: string, grant: UploadGrant): Promise<string> {
-  return toHex(await crypto.subtle.sign('HMAC', await uploadKey(secret), encoder.encode(grantText(grant))));
+  return toHex(await crypto.subtle.sign('HMAC', await uploadKey(secret), utf8(grantText(grant))));
 }
 
 /** Constant-time check (WebCrypto verify) of an upload address's signature. */
 export async function verifyUpload(secret: string, grant: UploadGrant, signature: string): Promise<boolean> {
   const sig = fromHex(signature);
-  return sig !== undefined && crypto.subtle.verify('HMAC', await uploadKey(secret), sig, encoder.encode(grantText(grant)));
+  return sig !== undefined && crypto.subtle.verify('HMAC', await uploadKey(secret), sig, utf8(grantText(grant)));
 }

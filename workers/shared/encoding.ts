@@ -1,4 +1,4 @@
-/** Byte encodings and comparisons the token, password and TOTP code share (Web APIs only). */
+/** Byte encodings and comparisons shared by the Workers: tokens, password and TOTP codes, sessions, signatures (Web APIs only). */
 
 export function toBase64Url(bytes: Uint8Array): string {
   let binary = '';
