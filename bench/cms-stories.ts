@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cmsSeedSql, executeCmsSql, generateCmsSeed } from '../scripts/cms-seed';
 import { unstable_startWorker } from 'wrangler';
 import { applyLocalD1Migrations } from '../scripts/local-worker';
-import { sha256Hex } from '../workers/shared/encoding';
 import { ROOT } from '../scripts/workers';
 import type { BenchContext } from './context';
 import { median, ms, percentile, sample } from './stats';
@@ -15,25 +13,25 @@ const ANCHOR = '2026-06-30';
 const SECRETS = { AUTH_CLIENT_SECRET: 'bench-client-secret', SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123' };
 
 /**
- * A signed-in editor without the authentication service: the session row a sign-in would store
- * (sha256 of the cookie value as id_hash, the refresh token sealed as src/session.ts seals it),
- * confirmed "in the future", so no request of the bench triggers a recheck at the auth service.
+ * A signed-in editor without the authentication service: the session a sign-in would store
+ * (src/session.ts `newSession`), confirmed "in the future", so no request of the bench triggers
+ * a recheck at the authentication service.
  */
 async function sessionSql(): Promise<{ cookie: string; sql: string }> {
-  const { sealRefreshToken } = (await import(SESSION_MODULE)) as SessionSealing;
-  const id = randomBytes(32).toString('base64url');
-  const idHash = await sha256Hex(id);
-  const sealed = await sealRefreshToken(SECRETS.SESSION_SECRET, idHash, 'bench-refresh-token-never-used');
-  const now = Date.now();
+  const { newSession } = (await import(SESSION_MODULE)) as SessionModule;
+  const user = { id: 1, email: 'bench@example.com', firstName: 'Bench', lastName: 'Editor', role: 'ADMIN' };
+  const { id, row } = await newSession(SECRETS.SESSION_SECRET, user, 'bench-refresh-token-never-used');
   return {
     cookie: `app_session=${id}`,
     sql: `insert into sessions (id_hash, user_id, email, first_name, last_name, role, refresh_token_sealed, checked_at, expires_at)
-          values ('${idHash}', 1, 'bench@example.com', 'Bench', 'Editor', 'ADMIN', '${sealed}', ${now + 7 * 86_400_000}, ${now + 86_400_000})`,
+          values ('${row.idHash}', ${row.userId}, '${row.email}', '${row.firstName}', '${row.lastName}', '${row.role}', '${row.refreshTokenSealed}',
+                  ${row.checkedAt + 7 * 86_400_000}, ${row.expiresAt})`,
   };
 }
 
-type SessionSealing = {
-  sealRefreshToken(secret: string, idHash: string, token: string): Promise<string>;
+type SessionRow = { idHash: string; userId: number; email: string; firstName: string; lastName: string; role: string; refreshTokenSealed: string; checkedAt: number; expiresAt: number };
+type SessionModule = {
+  newSession(secret: string, user: { id: number; email: string; firstName: string; lastName: string; role: string }, refreshToken: string): Promise<{ id: string; row: SessionRow }>;
 };
 // The Worker's own session code, loaded by path: its Workers types are not part of this Node program.
 const SESSION_MODULE = '../workers/cms/src/session.ts';

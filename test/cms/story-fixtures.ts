@@ -1,8 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '../../d1/cms/schema';
-import { sealRefreshToken } from '../../workers/cms/src/session';
-import { sha256Hex } from '../../workers/shared/encoding';
+import { newSession } from '../../workers/cms/src/session';
 import { api } from './helpers';
 
 export const db = drizzle(env.DB, { schema });
@@ -59,24 +58,10 @@ export type Lookups = Awaited<ReturnType<typeof lookups>>;
  * test stories rather than signing in: the real sign-in is proven in auth.test.ts and stories.test.ts.
  */
 export async function directSession(role: 'ADMIN' | 'USER'): Promise<string> {
-  const id = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
-  const idHash = await sha256Hex(id);
-  const now = Date.now();
-  await db.insert(schema.sessions).values({
-    idHash,
-    userId: role === 'ADMIN' ? 9001 : 9002,
-    email: `${role.toLowerCase()}@example.com`,
-    firstName: role,
-    lastName: 'Direct',
-    role,
-    refreshTokenSealed: await sealRefreshToken(env.SESSION_SECRET, idHash, 'not-used-within-the-recheck-period'),
-    // Confirmed "now": no recheck with the authentication service within the test's minutes.
-    checkedAt: now + 3_600_000,
-    expiresAt: now + 86_400_000,
-  });
+  const user = { id: role === 'ADMIN' ? 9001 : 9002, email: `${role.toLowerCase()}@example.com`, firstName: role, lastName: 'Direct', role };
+  const { id, row } = await newSession(env.SESSION_SECRET, user, 'not-used-within-the-recheck-period');
+  // Confirmed "in an hour": no recheck with the authentication service within the test's minutes.
+  await db.insert(schema.sessions).values({ ...row, checkedAt: Date.now() + 3_600_000 });
   return `app_session=${id}`;
 }
 

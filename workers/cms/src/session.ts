@@ -40,10 +40,29 @@ export function clearSessionCookie(c: CmsContext) {
   deleteCookie(c, SESSION_COOKIE, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/api' });
 }
 
-/** Stores a new session for a completed login and sets its cookie. */
-export async function startSession(c: CmsContext, login: VerifiedLogin, now = Date.now()): Promise<SessionUser> {
+/**
+ * A new session: the cookie value (a random 256-bit id) and the row that stores it, keyed by the
+ * id's SHA-256, with the refresh token sealed. Confirmed by the authentication service as of `now`.
+ */
+export async function newSession(secret: string, user: SessionUser, refreshToken: string, now = Date.now()) {
   const id = toBase64Url(randomBytes(32));
   const idHash = await sha256Hex(id);
+  const row: typeof sessions.$inferInsert = {
+    idHash,
+    userId: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    role: user.role,
+    refreshTokenSealed: await sealRefreshToken(secret, idHash, refreshToken),
+    checkedAt: now,
+    expiresAt: now + SESSION_MAX_AGE_SECONDS * 1000,
+  };
+  return { id, row };
+}
+
+/** Stores a new session for a completed login and sets its cookie. */
+export async function startSession(c: CmsContext, login: VerifiedLogin, now = Date.now()): Promise<SessionUser> {
   const user: SessionUser = {
     id: login.user.id,
     email: login.user.email,
@@ -51,17 +70,8 @@ export async function startSession(c: CmsContext, login: VerifiedLogin, now = Da
     lastName: login.user.last_name,
     role: login.permissions.toUpperCase(),
   };
-  await c.var.db.insert(sessions).values({
-    idHash,
-    userId: user.id,
-    email: user.email,
-    firstName: user.firstName,
-    lastName: user.lastName,
-    role: user.role,
-    refreshTokenSealed: await sealRefreshToken(c.var.config.SESSION_SECRET, idHash, login.refresh_token),
-    checkedAt: now,
-    expiresAt: now + SESSION_MAX_AGE_SECONDS * 1000,
-  });
+  const { id, row } = await newSession(c.var.config.SESSION_SECRET, user, login.refresh_token, now);
+  await c.var.db.insert(sessions).values(row);
   // Expired rows of anyone: a cheap indexed delete keeps the table to a day of sessions.
   c.executionCtx.waitUntil(c.var.db.delete(sessions).where(lt(sessions.expiresAt, now)).run().catch(() => {}));
   sessionCookie(c, id);
