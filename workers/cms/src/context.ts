@@ -17,13 +17,16 @@ const list = (fallback: string) =>
         .filter(Boolean),
     );
 
+/** Browser origins of the editing front end: CORS with credentials, and allowed writers. */
+export const editorOrigins = list('');
+
 /** The service's config: vars from wrangler.toml, secrets via `wrangler secret put`. */
 export const cmsConfigSchema = z.object({
   AUTH_CLIENT_SECRET: z.string().min(8, 'must be at least 8 characters'),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
   CMS_AUTH_SITE: z.string().default(''),
   CMS_EDITOR_ROLES: list('ADMIN,EDITOR').transform((roles) => roles.map((role) => role.toUpperCase())),
-  CMS_EDITOR_ORIGINS: list(''),
+  CMS_EDITOR_ORIGINS: editorOrigins,
   SESSION_RECHECK_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   RACING_TIMEZONE: racingTimezone,
   RESTRICTED_CONTENT_TAGS: list('[members-only],[/members-only]').pipe(z.array(z.string()).min(1, 'must name at least one tag')),

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { createApp } from '../../shared/app';
 import { HttpError } from '../../shared/http-error';
-import { cmsConfigSchema, cmsServices, type CmsEnv } from './context';
+import { cmsServices, editorOrigins, type CmsEnv } from './context';
 import { auth } from './routes/auth';
 import { docs } from './routes/docs';
 import { health } from './routes/health';
@@ -40,14 +40,14 @@ const sameOriginWrites: MiddlewareHandler<CmsEnv> = async (c, next) => {
 
 const app = createApp<CmsEnv>('cms');
 
-// CORS first, so that preflights and error answers carry it too. Origins come from config; an
-// unparsable config allows none (the request itself then fails with the config error).
+// CORS first, so that preflights and error answers carry it too. It reads only the editor
+// origins from config (the rest is validated once, below).
 app.use(
   '/api/*',
   cors({
     origin: (origin, c) => {
-      const parsed = cmsConfigSchema.safeParse(c.env);
-      return parsed.success && parsed.data.CMS_EDITOR_ORIGINS.includes(origin) ? origin : null;
+      const origins = editorOrigins.safeParse(c.env.CMS_EDITOR_ORIGINS);
+      return origins.success && origins.data.includes(origin) ? origin : null;
     },
     credentials: true,
     allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
@@ -68,15 +68,13 @@ const jsonLimit = bodyLimit({
   },
 });
 // Signed uploads carry file bytes and enforce their own, per-gallery limit.
-app.use('/api/*', (c, next) => (isAnonymous(c.req.path) && c.req.path.startsWith(MEDIA_ANONYMOUS_PREFIX) ? next() : jsonLimit(c, next)));
-app.use('/api/v1/*', async (c, next) => {
-  if (isAnonymous(c.req.path)) return next();
-  return requireSession()(c, next);
-});
-app.on(['POST', 'PUT', 'DELETE'], ['/api/v1/story', '/api/v1/story/*', '/api/v1/media', '/api/v1/media/*'], async (c, next) => {
-  if (isAnonymous(c.req.path)) return next();
-  return requireEditor()(c, next);
-});
+app.use('/api/*', (c, next) => (c.req.path.startsWith(MEDIA_ANONYMOUS_PREFIX) ? next() : jsonLimit(c, next)));
+const session = requireSession();
+const editor = requireEditor();
+app.use('/api/v1/*', (c, next) => (isAnonymous(c.req.path) ? next() : session(c, next)));
+app.on(['POST', 'PUT', 'DELETE'], ['/api/v1/story', '/api/v1/story/*', '/api/v1/media', '/api/v1/media/*'], (c, next) =>
+  isAnonymous(c.req.path) ? next() : editor(c, next),
+);
 
 app.route('/api/v1/auth', auth);
 app.route('/api/v1/story', stories);

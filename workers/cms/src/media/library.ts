@@ -8,7 +8,7 @@ import { photoItem, photoKeys, videoItem, videoKeys } from './items';
 import { type MediaType, newPendingKey, slotRules, slotsOf, type UploadSlot } from './keys';
 import { presignR2Put, signUpload } from './presign';
 import type { CreateBody, FileSlot, UpdateBody } from './schemas';
-import { checkPending, deleteObjects, promoteFile, promotePhoto } from './store';
+import { checkPending, deleteObjects, promoteFile, promotePhoto, type PromotedPhoto } from './store';
 
 /** What the media library works with: the CMS database, the bucket and the media settings. */
 export type Library = { db: CmsDb; bucket: R2Bucket; config: MediaConfig };
@@ -17,6 +17,18 @@ const notFound = (type: MediaType, id: number) => new HttpError(404, 'not_found'
 
 const badQuery = (field: string, message: string, issue: string, details: Record<string, unknown> = {}) =>
   new HttpError(400, 'invalid_request', message, { issues: [{ field, message: issue }], ...details });
+
+/** The columns of a photo record that describe its stored files. */
+const photoFiles = (photo: PromotedPhoto) => ({
+  originalKey: photo.key,
+  thumbnailKey: photo.variants.thumbnail,
+  mediumKey: photo.variants.medium,
+  largeKey: photo.variants.large,
+  contentType: photo.contentType,
+  sizeBytes: photo.sizeBytes,
+  width: photo.width,
+  height: photo.height,
+});
 
 /**
  * Step 1 of an upload: a fresh pending key and where to PUT it. An R2 presigned PUT when the
@@ -82,14 +94,7 @@ export async function createItem({ db, bucket, config }: Library, body: z.output
           caption: body.caption ?? '',
           credit: body.credit ?? '',
           photoType: body.photoType ?? 'general',
-          originalKey: photo.key,
-          thumbnailKey: photo.variants.thumbnail,
-          mediumKey: photo.variants.medium,
-          largeKey: photo.variants.large,
-          contentType: photo.contentType,
-          sizeBytes: photo.sizeBytes,
-          width: photo.width,
-          height: photo.height,
+          ...photoFiles(photo),
           createdBy,
         })
         .returning();
@@ -167,18 +172,7 @@ export async function updateItem({ db, bucket, config }: Library, id: number, bo
         .set({
           ...meta,
           photoType: body.photoType,
-          ...(photo
-            ? {
-                originalKey: photo.key,
-                thumbnailKey: photo.variants.thumbnail,
-                mediumKey: photo.variants.medium,
-                largeKey: photo.variants.large,
-                contentType: photo.contentType,
-                sizeBytes: photo.sizeBytes,
-                width: photo.width,
-                height: photo.height,
-              }
-            : {}),
+          ...(photo ? photoFiles(photo) : {}),
           updatedAt: now,
         })
         .where(eq(photos.id, id))
