@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { ACCESS_SCOPES } from '../../../d1/cms/schema';
 import { pageOf, pagingQuery } from '../../shared/paging';
-import { isoDate } from '../../shared/racing-day';
+import { isoDate } from '../../shared/dates';
 import { idList, idText } from './routes/openapi';
 
 /** The list's sort values: a field, descending with a leading `-`; ties break on the id the same way. */

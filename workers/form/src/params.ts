@@ -1,6 +1,8 @@
 // Parsing of path and query values. Pages answer a bad value with a 400 page naming it; the
 // JSON lookups treat it as missing (the spec's empty array).
 
+import { isCalendarDate } from '../../shared/dates';
+
 const MAX_ID = 2_147_483_647;
 
 /** A database id (a positive int4), or undefined. */
@@ -12,12 +14,9 @@ export function parseId(value: string | undefined): number | undefined {
 
 /** A real calendar date YYYY-MM-DD between 1900 and 2999, or undefined (2026-02-30 is not one). */
 export function parseDate(value: string | undefined): string | undefined {
-  const match = value === undefined ? null : /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!match) return undefined;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (year < 1900 || year > 2999) return undefined;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? value : undefined;
+  if (value === undefined || !isCalendarDate(value)) return undefined;
+  const year = Number(value.slice(0, 4));
+  return year >= 1900 && year <= 2999 ? value : undefined;
 }
 
 export const TABS = ['brief', 'detailed'] as const;

@@ -1,14 +1,12 @@
 import { z } from '@hono/zod-openapi';
+import { isCalendarDate } from '../../shared/dates';
 
 /** A calendar date YYYY-MM-DD that exists (2026-02-30 does not). */
 export const isoDate = z
   .string()
   .max(10)
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form YYYY-MM-DD')
-  .refine((value) => {
-    const parsed = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
-  }, 'is not a calendar date')
+  .refine(isCalendarDate, 'is not a calendar date')
   .openapi({ example: '2026-11-14', format: 'date' });
 
 /** A course id in the query: digits only, within integer range. */
