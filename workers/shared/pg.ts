@@ -1,4 +1,5 @@
 import { Client, Pool } from '@neondatabase/serverless';
+import type { SQL } from 'drizzle-orm';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
@@ -125,6 +126,11 @@ export function racingDb(): MiddlewareHandler<{ Variables: RacingDbVariables }> 
       c.executionCtx.waitUntil(db.$client.end().catch(() => {}));
     }
   };
+}
+
+/** The rows of one raw SQL statement on the racing database, typed by the caller. */
+export async function queryRows<T = Record<string, unknown>>(db: RacingDb, query: SQL): Promise<T[]> {
+  return (await db.execute(query)).rows as T[];
 }
 
 export { racingSchema };

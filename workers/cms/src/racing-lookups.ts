@@ -1,24 +1,18 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { RacingDb } from '../../shared/pg';
+import { escapeLike } from '../../shared/like';
+import { queryRows, type RacingDb } from '../../shared/pg';
 
 // Search-as-you-type and pick lists over the racing database: one statement per request, on the
 // request's pool. SQL that PostgreSQL 15 and 18 both accept.
 
 export const SEARCH_LIMIT = 20;
 
-async function rows<T>(db: RacingDb, query: SQL): Promise<T[]> {
-  return (await db.execute(query)).rows as T[];
-}
-
-/** `%` and `_` are literal in the user's text. */
-const likeEscaped = (text: string) => text.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`);
-
 /**
  * Names that start with the query first (over the `lower(name) text_pattern_ops` index), then names
  * that contain it elsewhere, e.g. "winx" finds "Winx" before "Lady Winx".
  */
 function nameSearch(table: SQL, columns: SQL, query: string): SQL {
-  const needle = likeEscaped(query);
+  const needle = escapeLike(query.toLowerCase());
   return sql`select * from (
       (select ${columns}, 0 as rank from ${table} where lower(name) like ${`${needle}%`} order by lower(name), id limit ${SEARCH_LIMIT})
       union all
@@ -30,24 +24,24 @@ const strip = <T extends { rank: number }>(found: T[]) => found.map(({ rank: _ra
 
 export type HorseItem = { id: number; name: string; country: string; foalingYear: number; sex: string };
 export const searchHorses = async (db: RacingDb, query: string) =>
-  strip(await rows<HorseItem & { rank: number }>(db, nameSearch(sql`horses`, sql`id, name, country, foaling_year as "foalingYear", sex`, query)));
+  strip(await queryRows<HorseItem & { rank: number }>(db, nameSearch(sql`horses`, sql`id, name, country, foaling_year as "foalingYear", sex`, query)));
 
 export type TrainerItem = { id: number; name: string; state: string };
 export const searchTrainers = async (db: RacingDb, query: string) =>
-  strip(await rows<TrainerItem & { rank: number }>(db, nameSearch(sql`trainers`, sql`id, name, state`, query)));
+  strip(await queryRows<TrainerItem & { rank: number }>(db, nameSearch(sql`trainers`, sql`id, name, state`, query)));
 
 export type JockeyItem = { id: number; name: string; state: string; apprentice: boolean };
 export const searchJockeys = async (db: RacingDb, query: string) =>
-  strip(await rows<JockeyItem & { rank: number }>(db, nameSearch(sql`jockeys`, sql`id, name, state, apprentice`, query)));
+  strip(await queryRows<JockeyItem & { rank: number }>(db, nameSearch(sql`jockeys`, sql`id, name, state, apprentice`, query)));
 
 export type CourseItem = { id: number; name: string; state: string | null; country: string; meetingId: number | null };
 
 /** Every course by name; with a date, only the courses racing that day (barrier trials left out), with the meeting. */
 export function courses(db: RacingDb, date?: string): Promise<CourseItem[]> {
   if (date === undefined) {
-    return rows(db, sql`select id, name, state, country, null::int as "meetingId" from courses order by name, id`);
+    return queryRows(db, sql`select id, name, state, country, null::int as "meetingId" from courses order by name, id`);
   }
-  return rows(
+  return queryRows(
     db,
     sql`select co.id, co.name, co.state, co.country, m.id as "meetingId"
         from meetings m join courses co on co.id = m.course_id
@@ -77,7 +71,7 @@ export const RACES_LIMIT = 200;
  */
 export function racesOfCourse(db: RacingDb, courseId: number, date: string | undefined, today: string): Promise<RaceItem[]> {
   const when = date === undefined ? sql`m.date >= ${today}::date - ${RACES_DAYS_BACK}::int` : sql`m.date = ${date}::date`;
-  return rows(
+  return queryRows(
     db,
     sql`select ra.id, ra.meeting_id as "meetingId", m.date::text as date, ra.race_number as "raceNumber", ra.name,
                ra.distance, ra.class, to_char(ra.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "startTime"

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { AccessScope } from '../../../d1/cms/schema';
+import { escapeLike } from '../../shared/like';
 import { offsetOf } from '../../shared/paging';
 import { batch, statement } from './d1-sql';
 import { LINK_SEARCH_LIMIT, type StoryDetail, type StoryFilters, type StorySort, type StorySummary } from './story-schemas';
@@ -65,7 +66,7 @@ export function toDetail(row: DetailRow): StoryDetail {
 }
 
 /** `LIKE` pattern for a substring, with the wildcards of the text itself matched literally. */
-export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+export const containsPattern = (text: string) => `%${escapeLike(text)}%`;
 
 const DAY_MS = 86_400_000;
 

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { RacingDb } from '../../shared/pg';
+import { escapeLike } from '../../shared/like';
+import { queryRows, type RacingDb } from '../../shared/pg';
 import { MAX_RUNS, type Run, normaliseRun } from './runs';
 
 // Every page's data comes from one set-based statement (JSON built in Postgres), so a page costs
@@ -7,10 +8,7 @@ import { MAX_RUNS, type Run, normaliseRun } from './runs';
 
 type Row = Record<string, unknown>;
 
-async function rows(db: RacingDb, query: SQL): Promise<Row[]> {
-  const result = await db.execute(query);
-  return result.rows as Row[];
-}
+const rows = (db: RacingDb, query: SQL): Promise<Row[]> => queryRows(db, query);
 
 async function one(db: RacingDb, query: SQL): Promise<Row> {
   return (await rows(db, query))[0] ?? {};
@@ -303,7 +301,7 @@ export const SEARCH_LIMIT = 25;
 
 /** Names starting with the query first, then names containing it; `%` and `_` are literal. */
 export async function searchHorses(db: RacingDb, query: string): Promise<{ id: number; runner_name: string; country: string }[]> {
-  const needle = query.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`);
+  const needle = escapeLike(query.toLowerCase());
   return (await rows(
     db,
     sql`select id, name as runner_name, country from horses

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { photos, videos } from '../../../../d1/cms/schema';
+import { escapeLike } from '../../../shared/like';
 import { offsetOf, type Paging } from '../../../shared/paging';
 import type { CmsDb } from '../context';
 import type { MediaConfig } from './config';
@@ -72,7 +73,7 @@ export const photoKeys = (row: PhotoRow) => [row.originalKey, row.thumbnailKey, 
 export const videoKeys = (row: VideoRow) => [row.videoKey, row.posterKey];
 
 /** `%text%` for LIKE, with the wildcards in the text taken literally. */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+const containing = (text: string) => `%${escapeLike(text)}%`;
 
 function matches(columns: SQL.Aliased[] | unknown[], search: string | undefined): SQL | undefined {
   if (!search) return undefined;
