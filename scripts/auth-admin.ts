@@ -1,32 +1,17 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { accountSql, devSeedSql, DEV_ACCOUNT } from '../workers/auth/src/account-sql';
 import { qrAscii } from '../workers/auth/src/enrolment';
-import { ROOT, devStateDir, wranglerBin } from './workers';
+import { ROOT, devStateDir, executeD1 } from './workers';
 
 const CONFIG = 'workers/auth/wrangler.toml';
 const ISSUER = 'Racing back-office';
 
 /** Runs SQL statements against the auth D1 database through wrangler (local state or the deployed database). */
 export function executeSql(statements: string[], target: { remote: boolean; persistTo?: string }) {
-  const dir = mkdtempSync(join(tmpdir(), 'auth-sql-'));
-  const file = join(dir, 'statements.sql');
-  writeFileSync(file, statements.map((s) => `${s};`).join('\n'));
-  const where = target.remote ? ['--remote'] : ['--local', '--persist-to', target.persistTo ?? devStateDir('auth')];
-  try {
-    const run = spawnSync(wranglerBin(), ['d1', 'execute', 'DB', ...where, '-c', CONFIG, '--file', file, '--yes'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-    });
-    if (run.status !== 0) throw new Error(`wrangler d1 execute failed:\n${run.stdout}${run.stderr}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  executeD1(CONFIG, 'DB', statements, target.remote ? { remote: true } : { persistTo: target.persistTo ?? devStateDir('auth') });
 }
 
 /** A value from the environment, else from workers/auth/.dev.vars (then .dev.vars.example) for local work. */

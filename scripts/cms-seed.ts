@@ -1,14 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { COURSE_PROFILES } from './racing/courses';
 import { horseName, personName } from './racing/names';
 import { Random } from './racing/random';
 import { STAKES_NAMES } from './racing/words';
 import { racingToday } from './racing-today';
-import { ROOT, devStateDir, wranglerBin } from './workers';
+import { devStateDir, executeD1 } from './workers';
 
 const CONFIG = 'workers/cms/wrangler.toml';
 const DAY_MS = 86_400_000;
@@ -201,20 +197,7 @@ export function cmsSeedSql(data: CmsSeedData): string[] {
 
 /** Runs statements against the CMS D1 database in local state under `persistTo`. */
 export function executeCmsSql(statements: string[], persistTo: string): void {
-  const dir = mkdtempSync(join(tmpdir(), 'cms-sql-'));
-  const file = join(dir, 'statements.sql');
-  writeFileSync(file, statements.map((s) => `${s};`).join('\n'));
-  try {
-    const run = spawnSync(wranglerBin(), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '-c', CONFIG, '--file', file, '--yes'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (run.status !== 0) throw new Error(`wrangler d1 execute failed:\n${run.stdout}${run.stderr}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  executeD1(CONFIG, 'DB', statements, { persistTo });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
@@ -80,4 +81,27 @@ export function applyLocalD1Migrations(config: string, binding: string, persistT
     env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
   });
   if (run.status !== 0) throw new Error(`D1 migrations ${binding} (${config}) failed:\n${run.stdout}${run.stderr}`);
+}
+
+/**
+ * Runs SQL statements against a Worker's D1 database through `wrangler d1 execute --file`: the
+ * local state under `persistTo`, or with `remote` the deployed database.
+ */
+export function executeD1(config: string, binding: string, statements: string[], target: { remote?: boolean; persistTo?: string }): void {
+  const dir = mkdtempSync(join(tmpdir(), 'd1-sql-'));
+  const file = join(dir, 'statements.sql');
+  writeFileSync(file, statements.map((s) => `${s};`).join('\n'));
+  const where = target.remote ? ['--remote'] : ['--local', ...(target.persistTo ? ['--persist-to', target.persistTo] : [])];
+  try {
+    const run = spawnSync(wranglerBin(), ['d1', 'execute', binding, ...where, '-c', config, '--file', file, '--yes'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      // CI=true: no prompts. Seeds of many rows print a lot.
+      env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (run.status !== 0) throw new Error(`wrangler d1 execute failed:\n${run.stdout}${run.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
