@@ -6,7 +6,7 @@ import * as schema from '../../d1/cms/schema';
 import { sha256Hex } from '../../workers/shared/encoding';
 import { openRefreshToken } from '../../workers/cms/src/session';
 import { AUTH_TEST_VARS } from './accounts';
-import { account, api, cookieFrom, freshCode, signIn } from './helpers';
+import { account, api, cookieFrom, freshCode, signIn, withEnv } from './helpers';
 
 const db = drizzle(env.DB, { schema });
 const SECRET = 'cms-test-session-secret-0123456789abcdef';
@@ -93,14 +93,11 @@ describe('POST /api/v1/auth/login', () => {
   });
 
   it('answers 502 when the authentication service cannot be reached', async () => {
-    const { default: app } = await import('../../workers/cms/src/index');
     const down = { fetch: () => Promise.reject(new Error('connection refused')) };
-    const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} };
-    const res = await app.request(
+    const res = await withEnv(
       '/api/v1/auth/login',
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) },
-      { ...env, AUTH: down },
-      ctx,
+      { AUTH: down },
     );
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ error: 'auth_unavailable' });
@@ -149,7 +146,6 @@ describe('POST /api/v1/auth/totp-verify', () => {
   });
 
   it('revokes the new refresh family when the session cannot be stored', async () => {
-    const { default: app } = await import('../../workers/cms/src/index');
     const { email, password } = account('auth');
     const login = await api('/api/v1/auth/login', { method: 'POST', json: { email, password } });
     const { loginToken } = await login.json<{ loginToken: string }>();
@@ -170,12 +166,10 @@ describe('POST /api/v1/auth/totp-verify', () => {
         };
       },
     });
-    const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} };
-    const res = await app.request(
+    const res = await withEnv(
       '/api/v1/auth/totp-verify',
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ loginToken, code: freshCode('auth') }) },
-      { ...env, AUTH: recordingAuth, DB: failingDb },
-      ctx,
+      { AUTH: recordingAuth, DB: failingDb },
     );
     expect(res.status).toBe(500);
     expect(res.headers.get('set-cookie') ?? '').not.toContain('app_session=');
@@ -270,11 +264,9 @@ describe('the session', () => {
   });
 
   it('stays usable through a short authentication-service outage, not a long one', async () => {
-    const { default: app } = await import('../../workers/cms/src/index');
     const down = { fetch: () => Promise.reject(new Error('connection refused')) };
-    const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} };
     const idHash = await sha256Hex(cookie.split('=')[1]!);
-    const request = () => app.request('/api/v1/auth/me', { headers: { cookie } }, { ...env, AUTH: down }, ctx);
+    const request = () => withEnv('/api/v1/auth/me', { headers: { cookie } }, { AUTH: down });
 
     // Due for a recheck (one period old): served, and the recheck is left due for the next request.
     const oneStale = Date.now() - 301_000;

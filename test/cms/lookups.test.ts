@@ -3,9 +3,8 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../d1/cms/schema';
-import app from '../../workers/cms/src/index';
 import { openRacingDb, racingDbConfigSchema } from '../../workers/shared/pg';
-import { api, signIn } from './helpers';
+import { api, signIn, UNREACHABLE_RACING, withEnv } from './helpers';
 
 const db = drizzle(env.DB, { schema });
 const racing = openRacingDb(racingDbConfigSchema.parse(env));
@@ -131,18 +130,14 @@ describe('racing lookups', () => {
 
   it('an empty query answers [] without touching the database', async () => {
     // With the racing database unreachable, any query would be a 503.
-    const pending: Promise<unknown>[] = [];
-    const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} };
-    const down = { ...env, PG_WS_PROXY: '', DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing', PG_CONNECT_TIMEOUT_MS: '1000' };
     for (const path of ['/api/v1/lookup/horses?query=', '/api/v1/lookup/horses', '/api/v1/lookup/trainers?query=%20%20', '/api/v1/lookup/jockeys?query=']) {
-      const res = await app.request(path, { headers: { cookie } }, down, ctx);
+      const res = await withEnv(path, { headers: { cookie } }, UNREACHABLE_RACING);
       expect(res.status, path).toBe(200);
       expect(await res.json()).toEqual([]);
     }
-    const searched = await app.request('/api/v1/lookup/horses?query=win', { headers: { cookie } }, down, ctx);
+    const searched = await withEnv('/api/v1/lookup/horses?query=win', { headers: { cookie } }, UNREACHABLE_RACING);
     expect(searched.status).toBe(503);
     expect(await searched.json()).toMatchObject({ error: 'database_unavailable' });
-    await Promise.allSettled(pending);
   });
 
   it('answers 400 for an over-long query', async () => {

@@ -1,18 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import app from '../../workers/cms/src/index';
-import { api, signIn } from './helpers';
-
-const UNREACHABLE_RACING = { PG_WS_PROXY: '', DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing', PG_CONNECT_TIMEOUT_MS: '1000' };
-
-/** The app with some bindings replaced, its background work collected. */
-async function withEnv(path: string, init: RequestInit, overrides: Record<string, unknown>) {
-  const pending: Promise<unknown>[] = [];
-  const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} };
-  const res = await app.request(path, init, { ...env, ...overrides }, ctx);
-  await Promise.allSettled(pending);
-  return res;
-}
+import { api, signIn, UNREACHABLE_RACING, withEnv } from './helpers';
 
 type Report = { status: string; totalDuration: string; entries: Record<string, { status: string; tags: string[]; duration: string; description?: string }> };
 
