@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '../../d1/cms/schema';
 import { newSession } from '../../workers/cms/src/session';
+import type { StoryDetail } from '../../workers/cms/src/story-schemas';
 import { api } from './helpers';
 
 export const db = drizzle(env.DB, { schema });
@@ -65,25 +66,8 @@ export async function directSession(role: 'ADMIN' | 'USER'): Promise<string> {
   return `app_session=${id}`;
 }
 
-export type StoryJson = {
-  id: number;
-  title: string;
-  summary: string;
-  content: string;
-  accessScope: string;
-  visible: boolean;
-  breakout: boolean;
-  authorId: number | null;
-  contributorId: number | null;
-  storyImageId: number | null;
-  parentId: number | null;
-  sortOrder: number;
-  publishedAt: string;
-  updatedAt: string;
-  createdAt: string;
-  siteIds: number[];
-  newsTypeIds: number[];
-};
+/** A story as the API answers it (the route's own response type). */
+export type StoryJson = StoryDetail;
 
 export type PageJson = { items: StoryJson[]; page: number; pageSize: number; totalCount: number; totalPages: number };
 
