@@ -16,6 +16,21 @@ const DEV_PG_PORT = 54329;
 const DEV_RELAY_PORT = 8790;
 const STALE_AFTER_DAYS = 3;
 
+/**
+ * Development data a service's local D1 gets after its migrations (idempotent): what it seeded,
+ * for the start-up log. Seeds run from here, so no seeding code is deployed.
+ */
+const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string) => Promise<string> | string>> = {
+  auth: async (persistTo) => {
+    await seedAuthDevAccount(persistTo);
+    return 'development account demo@example.com (see workers/auth/README.md)';
+  },
+  cms: (persistTo) => {
+    const content = seedCmsDevData(persistTo);
+    return `development content: ${content.sites.length} sites, ${content.stories.length} stories (see workers/cms/README.md)`;
+  },
+};
+
 const children: ChildProcess[] = [];
 let embedded: EmbeddedPostgres | undefined;
 let closeRelay: (() => Promise<void>) | undefined;
@@ -33,13 +48,9 @@ async function main() {
   step(`relay      ${relay.address}/v1?address=host:port`);
 
   for (const worker of workers) applyD1Migrations(worker);
-  if (workers.some((worker) => worker.name === 'auth')) {
-    await seedAuthDevAccount(devStateDir('auth'));
-    step('d1         auth development account demo@example.com (see workers/auth/README.md)');
-  }
-  if (workers.some((worker) => worker.name === 'cms')) {
-    const content = seedCmsDevData(devStateDir('cms'));
-    step(`d1         cms development content: ${content.sites.length} sites, ${content.stories.length} stories (see workers/cms/README.md)`);
+  for (const worker of workers) {
+    const seed = DEV_SEEDS[worker.name];
+    if (seed) step(`d1         ${worker.name} ${await seed(devStateDir(worker.name))}`);
   }
   // Passed on the command line: a wrangler.toml with `secrets.required` loads only the secrets it
   // names from .dev.vars, and the relay address is a local-only setting, not a secret.
