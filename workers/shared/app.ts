@@ -1,10 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
+import { drainUnreadBody } from './body';
 import { errorBody, notFound, onError } from './errors';
 import { requestLog } from './request-log';
 
 /**
- * The base every JSON service builds on: request id + one log line per request, the shared
+ * The base every JSON service builds on: an unread request body drained before answering, request id + one log line per request, the shared
  * error and not-found handlers, and zod validation failures as 400 with the offending fields.
  */
 export function createApp<E extends Env>(service: string) {
@@ -21,6 +22,7 @@ export function createApp<E extends Env>(service: string) {
       );
     },
   });
+  app.use(drainUnreadBody());
   app.use(requestLog(service));
   app.onError(onError);
   app.notFound(notFound);

@@ -1,9 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { drizzle } from 'drizzle-orm/d1';
 import type { ErrorHandler, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import * as schema from '../../../d1/auth/schema';
+import { drainUnreadBody, limitBody } from '../../shared/body';
 import { notFound } from '../../shared/errors';
 import { HttpError } from '../../shared/http-error';
 import { requestLog } from '../../shared/request-log';
@@ -50,6 +50,7 @@ export function createAuthApp() {
       return c.json(fail(`Invalid ${issues.map((i) => i.field).join(', ')}`, { issues }), 400);
     },
   });
+  app.use(drainUnreadBody());
   app.use(requestLog('auth'));
   app.onError(onError);
   app.notFound(notFound);
@@ -59,7 +60,7 @@ export function createAuthApp() {
     c.set('ip', c.req.header('cf-connecting-ip') ?? 'unknown');
     await next();
   });
-  app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json(fail(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), 413) }));
+  app.use('/api/*', limitBody<AuthEnv>(MAX_BODY_BYTES, (c) => c.json(fail(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), 413)));
   for (const path of [loginRoute.path, verifyRoute.path, refreshRoute.path, revokeRoute.path]) app.use(path, clientSecret);
 
   app.openapi(loginRoute, loginHandler);

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { text } from '../../shared/text';
 
 /** Every failure of the JSON API: the spec's `{success: false, error}`. */
 export const Failure = z
@@ -30,7 +31,7 @@ export const TokenPair = z.object({
   expires_in: z.number().int().openapi({ description: 'seconds until the access token expires' }),
 });
 
-export const RefreshTokenBody = z.object({ refresh_token: z.string().min(1).max(4096) });
+export const RefreshTokenBody = z.object({ refresh_token: text().min(1).max(4096) });
 
 export const failure = (description: string) => ({ description, content: { 'application/json': { schema: Failure } } });
 

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { createApp } from '../../shared/app';
+import { limitBody } from '../../shared/body';
 import { HttpError } from '../../shared/http-error';
 import { cmsServices, editorOrigins, type CmsEnv } from './context';
 import { auth } from './routes/auth';
@@ -61,11 +61,8 @@ app.route('/', health);
 app.route('/', docs);
 
 app.use('/api/*', cmsServices(), sameOriginWrites);
-const jsonLimit = bodyLimit({
-  maxSize: MAX_JSON_BYTES,
-  onError: () => {
-    throw new HttpError(413, 'payload_too_large', `The request body is larger than ${MAX_JSON_BYTES} bytes.`);
-  },
+const jsonLimit = limitBody<CmsEnv>(MAX_JSON_BYTES, () => {
+  throw new HttpError(413, 'payload_too_large', `The request body is larger than ${MAX_JSON_BYTES} bytes.`);
 });
 // Signed uploads carry file bytes and enforce their own, per-gallery limit.
 app.use('/api/*', (c, next) => (c.req.path.startsWith(MEDIA_ANONYMOUS_PREFIX) ? next() : jsonLimit(c, next)));

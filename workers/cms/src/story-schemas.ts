@@ -3,6 +3,7 @@ import { ACCESS_SCOPES } from '../../../d1/cms/schema';
 import { pageOf, pagingQuery } from '../../shared/paging';
 import { isoDate } from '../../shared/dates';
 import { idList, idText } from './routes/openapi';
+import { text } from '../../shared/text';
 
 /** The list's sort values: a field, descending with a leading `-`; ties break on the id the same way. */
 export const STORY_SORTS = ['publishedAt', '-publishedAt', 'title', '-title', 'id', '-id', 'updatedAt', '-updatedAt'] as const;
@@ -22,8 +23,7 @@ const queryId = idText.optional();
 
 export const StoryListQuery = z
   .object({
-    search: z
-      .string()
+    search: text()
       .trim()
       .max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`)
       .optional()
@@ -51,8 +51,7 @@ export const LinkSearchQuery = z.object({
     .refine((ids) => ids.length > 0, 'is required: comma-separated site ids')
     .refine((ids) => ids.length <= 50, 'must name at most 50 sites')
     .openapi({ description: 'Comma-separated site ids (required); only stories on one of them are found', example: '1,2', type: 'string' }),
-  query: z
-    .string()
+  query: text()
     .trim()
     .max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`)
     .default('')
@@ -65,9 +64,9 @@ const uniqueIds = (ids: number[]) => [...new Set(ids)];
 
 export const StoryBody = z
   .object({
-    title: z.string({ error: 'is required' }).trim().min(1, 'is required').max(MAX_TITLE_LENGTH, `must be at most ${MAX_TITLE_LENGTH} characters`),
-    summary: z.string().max(2_000, 'must be at most 2000 characters').default(''),
-    content: z.string().default('').openapi({ description: 'The body (HTML). A Restricted story must hold every configured access-tier tag.' }),
+    title: text({ error: 'is required' }).trim().min(1, 'is required').max(MAX_TITLE_LENGTH, `must be at most ${MAX_TITLE_LENGTH} characters`),
+    summary: text().max(2_000, 'must be at most 2000 characters').default(''),
+    content: text().default('').openapi({ description: 'The body (HTML). A Restricted story must hold every configured access-tier tag.' }),
     accessScope: z.enum(ACCESS_SCOPES, { error: `must be one of ${ACCESS_SCOPES.join(', ')}` }).default('Public'),
     visible: z.boolean({ error: 'must be true or false' }).default(true),
     breakout: z.boolean({ error: 'must be true or false' }).default(false),

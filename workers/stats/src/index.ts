@@ -1,4 +1,5 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { drainUnreadBody } from '../../shared/body';
 import { requestLog } from '../../shared/request-log';
 import type { StatsEnv } from './context';
 import { onDetailError, onNotFound } from './errors';
@@ -15,6 +16,7 @@ export { UserContext } from '../../../durable-objects/user-context';
 // The meeting statistics API (spec 000 B). Errors are FastAPI-shaped ({detail}) because its
 // existing clients were written against a FastAPI service; see errors.ts and the README.
 const app = new OpenAPIHono<StatsEnv>();
+app.use(drainUnreadBody());
 app.use(requestLog('stats'));
 app.onError(onDetailError);
 app.notFound(onNotFound);

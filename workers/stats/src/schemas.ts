@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { isCalendarDate } from '../../shared/dates';
+import { text } from '../../shared/text';
 
 /** A calendar date YYYY-MM-DD that exists (2026-02-30 does not). */
 export const isoDate = z
@@ -28,7 +29,7 @@ export const PRICE_BANDS = ['1.00-2.00', '2.01-3.50', '3.51-6.00', '6.01-11.00',
 
 export const priceBandIvSchema = z
   .object({
-    band: z.string().max(20).openapi({ example: '3.51-6.00' }),
+    band: text().max(20).openapi({ example: '3.51-6.00' }),
     trainer_wps: wpsSchema.describe("the person's own WPS in the band (jockeys too: see the README)"),
     baseline_wps: wpsSchema.describe('every runner in the band in the same window across the database'),
     iv: z.number().min(0).nullable().describe('win% in the band ÷ baseline win% in the band; null when undefined'),
@@ -38,13 +39,13 @@ export const priceBandIvSchema = z
 export const statsRecordSchema = z
   .object({
     id: z.number().int(),
-    name: z.string().max(200),
+    name: text().max(200),
     performance_365d: z.object({ wins: count, starts: count, win_pct: pct }),
     wins_30d: count,
     avg_per_meeting: z.number().min(0).describe('wins ÷ distinct meetings attended in the 365-day window'),
     last_win_date: isoDate.nullable(),
     avg_finishing_pos: z.number().min(0).nullable(),
-    top_horses: z.array(z.object({ name: z.string().max(200), win_pct: pct })).max(5),
+    top_horses: z.array(z.object({ name: text().max(200), win_pct: pct })).max(5),
     price_band_ivs: z.array(priceBandIvSchema).max(PRICE_BANDS.length),
   })
   .openapi('StatsRecord');

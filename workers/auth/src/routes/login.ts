@@ -6,6 +6,7 @@ import type { AuthEnv } from '../context';
 import { authDeps, checkCode, checkPassword } from '../login';
 import { startFamily } from '../refresh-families';
 import { clientIpHeader, clientSecretHeader, fail, failure, jsonBody, TokenPair, User } from '../schemas';
+import { text } from '../../../shared/text';
 
 const IP = /^[0-9A-Fa-f:.]{2,45}$/;
 
@@ -30,10 +31,9 @@ export const loginRoute = createRoute({
     headers: clientSecretHeader.extend(clientIpHeader),
     body: jsonBody(
       z.object({
-        email: z.string().min(1).max(254),
-        password: z.string().min(1).max(1024),
-        site: z
-          .string()
+        email: text().min(1).max(254),
+        password: text().min(1).max(1024),
+        site: text()
           .max(200)
           .default('')
           .openapi({ description: 'a registered site_name (exact match); otherwise, or when absent, the siteless credential is used' }),
@@ -79,8 +79,8 @@ export const verifyRoute = createRoute({
     headers: clientSecretHeader.extend(clientIpHeader),
     body: jsonBody(
       z.object({
-        pending_token: z.string().min(1).max(256),
-        code: z.string().min(1).max(32).openapi({ description: '6-digit TOTP code, or one of the account’s backup codes' }),
+        pending_token: text().min(1).max(256),
+        code: text().min(1).max(32).openapi({ description: '6-digit TOTP code, or one of the account’s backup codes' }),
       }),
     ),
   },

@@ -1,12 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { pageOf, pagingQuery } from '../../../shared/paging';
 import { MEDIA_TYPES, UPLOAD_SLOTS } from './keys';
+import { text as plainText } from '../../../shared/text';
 
 export const MediaTypeParam = z.enum(MEDIA_TYPES, { error: 'must be photo or video' }).openapi({ description: 'The gallery: photo or video', example: 'photo' });
 
-const text = (max: number) => z.string({ error: 'must be a string' }).trim().max(max, `must be at most ${max} characters`);
+const text = (max: number) => plainText({ error: 'must be a string' }).trim().max(max, `must be at most ${max} characters`);
 const title = text(300).min(1, 'must not be empty');
-const objectKey = z.string({ error: 'must be a string' }).max(1024, 'is too long');
+const objectKey = plainText({ error: 'must be a string' }).max(1024, 'is too long');
 
 export const TypeQuery = z.object({ type: MediaTypeParam });
 

@@ -5,6 +5,7 @@ import { finishLogin, revokeSession, startLogin } from '../auth-client';
 import type { CmsEnv, SessionUser } from '../context';
 import { endSession, startSession } from '../session';
 import { errorResponses, jsonBody } from './openapi';
+import { text } from '../../../shared/text';
 
 /** Holds the pending login between the two steps, for browsers; API clients may send it in the body. */
 const LOGIN_COOKIE = 'app_login';
@@ -23,8 +24,8 @@ export const SessionUserSchema = z
 
 const LoginBody = z
   .object({
-    email: z.string().trim().min(1, 'is required').max(320, 'must be at most 320 characters'),
-    password: z.string().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
+    email: text().trim().min(1, 'is required').max(320, 'must be at most 320 characters'),
+    password: text().min(1, 'is required').max(1024, 'must be at most 1024 characters'),
   })
   .openapi('LoginRequest');
 
@@ -38,11 +39,10 @@ const LoginResult = z
 
 const TotpBody = z
   .object({
-    code: z
-      .string()
+    code: text()
       .trim()
       .regex(/^(\d{6}|[a-z0-9]{4}-[a-z0-9]{4})$/i, 'must be a 6-digit code or a backup code (xxxx-xxxx)'),
-    loginToken: z.string().min(1).max(512).optional().openapi({ description: 'From the login answer; defaults to the app_login cookie' }),
+    loginToken: text().min(1).max(512).optional().openapi({ description: 'From the login answer; defaults to the app_login cookie' }),
   })
   .openapi('TotpVerifyRequest');
 

@@ -7,6 +7,7 @@ import { racingToday } from '../../../shared/racing-day';
 import type { CmsContext, CmsEnv } from '../context';
 import { courses, racesOfCourse, searchHorses, searchJockeys, searchTrainers } from '../racing-lookups';
 import { errorResponses, idList, idText } from './openapi';
+import { text } from '../../../shared/text';
 
 /** Read-only pick lists for the editing forms. */
 export const lookups = new OpenAPIHono<CmsEnv>();
@@ -37,7 +38,7 @@ lookups.openapi(
     security,
     summary: 'Several lists in one call',
     description: 'Comma-separated `keys` from `sites`, `authors`, `contributors`; unknown keys are left out of the answer, not rejected.',
-    request: { query: z.object({ keys: z.string().max(500, 'is too long').default('').openapi({ example: 'sites,authors' }) }) },
+    request: { query: z.object({ keys: text().max(500, 'is too long').default('').openapi({ example: 'sites,authors' }) }) },
     responses: {
       200: json(z.object({ sites: z.array(Site).optional(), authors: z.array(Author).optional(), contributors: z.array(Contributor).optional() }), 'The lists asked for'),
       ...errorResponses(400, 401),
@@ -104,7 +105,7 @@ lookups.openapi(
 // Search-as-you-type over the racing database. An empty query answers [] before any connection
 // is opened: the pool is created lazily by the middleware and connects on its first query.
 const SearchQuery = z.object({
-  query: z.string().max(100, 'must be at most 100 characters').default('').openapi({ example: 'win' }),
+  query: text().max(100, 'must be at most 100 characters').default('').openapi({ example: 'win' }),
 });
 
 function searchRoute(path: string, item: z.ZodType, summary: string) {

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { errorBody } from '../../../shared/errors';
+import { hasNul, NUL_MESSAGE } from '../../../shared/text';
 import type { FormEnv } from '../context';
 import { MAX_QUERY_LENGTH, parseDate, parseId } from '../params';
 import { cachedRaceCard, cachedSearch } from '../data';
@@ -54,6 +55,7 @@ api.get('/search/', async (c) => {
   if (query.length > MAX_QUERY_LENGTH) {
     return c.json(errorBody(c, 'invalid_request', `q must be at most ${MAX_QUERY_LENGTH} characters`), 400);
   }
+  if (hasNul(query)) return c.json(errorBody(c, 'invalid_request', `q ${NUL_MESSAGE}`), 400);
   if ([...query].length < MIN_SEARCH_CHARS) return c.json({ horses: [], query, min_chars: MIN_SEARCH_CHARS });
   const horses = await cachedSearch(c, query);
   return c.json({ horses, query, count: horses.length });

@@ -1,5 +1,5 @@
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { limitBody } from '../../../shared/body';
 import type { FormEnv } from '../context';
 import { checkLoginToken, credentialMatches, endSession, issueLoginToken, startSession } from '../session';
 import { LoginPage } from '../views/login';
@@ -20,7 +20,7 @@ login.get('/', async (c) => {
 
 login.post(
   '/',
-  bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.text('Login form too large', 413) }),
+  limitBody<FormEnv>(16 * 1024, (c) => c.text('Login form too large', 413)),
   async (c) => {
     const config = c.var.config;
     const origin = c.req.header('origin');

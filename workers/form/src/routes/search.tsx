@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { hasNul, NUL_MESSAGE } from '../../../shared/text';
 import type { FormEnv } from '../context';
 import { cachedSearch } from '../data';
 import { MAX_QUERY_LENGTH } from '../params';
@@ -12,6 +13,7 @@ export const search = new Hono<FormEnv>();
 search.get('/', async (c) => {
   const query = (c.req.query('q') ?? '').trim();
   if (query.length > MAX_QUERY_LENGTH) return badRequestPage(c, [`the search must be at most ${MAX_QUERY_LENGTH} characters`]);
+  if (hasNul(query)) return badRequestPage(c, [`the search ${NUL_MESSAGE}`]);
   const tooShort = [...query].length < MIN_SEARCH_CHARS;
   const horses = tooShort ? [] : await cachedSearch(c, query);
   return c.html(<SearchPage query={query} horses={horses} tooShort={tooShort} />);

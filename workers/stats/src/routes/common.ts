@@ -1,6 +1,6 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { limitBody as limitBodyBytes } from '../../../shared/body';
 import { racingDb } from '../../../shared/pg';
 import { requireToken } from '../auth';
 import { racingToday, statsConfig, type StatsEnv } from '../context';
@@ -43,7 +43,9 @@ export function requestedDate(c: Context<StatsEnv>, date: string | undefined): s
 
 /** A body over `maxSize` bytes is 413 {detail}. */
 export const limitBody = (maxSize: number) =>
-  bodyLimit({ maxSize, onError: () => { throw detailError(413, `Body larger than ${maxSize} bytes`); } });
+  limitBodyBytes<StatsEnv>(maxSize, () => {
+    throw detailError(413, `Body larger than ${maxSize} bytes`);
+  });
 
 /** The caller's address, which keys the user context (Cloudflare sets CF-Connecting-IP at the edge). */
 function callerAddress(c: Context<StatsEnv>): string {

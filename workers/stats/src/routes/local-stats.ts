@@ -6,13 +6,14 @@ import { findMeeting, type CourseRef } from '../meetings';
 import { courseIdParam, statsRecordSchema } from '../schemas';
 import { meetingStatistics } from '../statistics';
 import { dateQuery, guardedRoute, notFoundError, ok, requestedDate } from './common';
+import { text } from '../../../shared/text';
 
 // The kebab-case family: always computed from the racing database, bare arrays of records.
 
 const localQuery = z.object({
   date: dateQuery,
   courseId: courseIdParam.optional(),
-  courseName: z.string().trim().min(1).max(100).optional().openapi({ description: 'Alternative to courseId (case-insensitive)' }),
+  courseName: text().trim().min(1).max(100).optional().openapi({ description: 'Alternative to courseId (case-insensitive)' }),
 });
 
 function courseOf(query: z.infer<typeof localQuery>): CourseRef {

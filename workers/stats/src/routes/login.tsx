@@ -5,14 +5,15 @@ import { statsConfig, type StatsEnv } from '../context';
 import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors';
 import { LoginPage } from '../pages/login';
 import { json, limitBody } from './common';
+import { text } from '../../../shared/text';
 
 const credentialsSchema = z
-  .object({ username: z.string().min(1).max(200), password: z.string().min(1).max(200) })
+  .object({ username: text().min(1).max(200), password: text().min(1).max(200) })
   .openapi('Credentials');
 const tokenSchema = z
   .object({ access_token: z.string(), token_type: z.literal('bearer') })
   .openapi('LoginToken');
-const logoutSchema = z.object({ sessionId: z.string().min(1).max(512) }).openapi('Logout');
+const logoutSchema = z.object({ sessionId: text().min(1).max(512) }).openapi('Logout');
 
 const BODY_LIMIT = 16 * 1024;
 

@@ -9,6 +9,7 @@ import { audit } from '../../audit';
 import { enrol, qrSvg, type Enrolment } from '../../enrolment';
 import { hashPassword } from '../../passwords';
 import { badRequest, firstIssue, form, idParam, Page, type DashboardEnv } from './layout';
+import { text } from '../../../../shared/text';
 
 /** Accounts: create and enrol in 2FA, re-enrol, (de)activate, per-site credentials. */
 export const accountRoutes = new Hono<DashboardEnv>();
@@ -131,10 +132,10 @@ const EnrolmentPage = (props: { admin: User; email: string; enrolment: Enrolment
 
 const newAccount = z.object({
   email: z.email('Enter a valid e-mail address.').max(254),
-  first_name: z.string().max(150).default(''),
-  last_name: z.string().max(150).default(''),
+  first_name: text().max(150).default(''),
+  last_name: text().max(150).default(''),
   role: z.enum(['admin', 'developer', 'user']),
-  password: z.string().min(12, 'The password needs at least 12 characters.').max(1024),
+  password: text().min(12, 'The password needs at least 12 characters.').max(1024),
 });
 
 accountRoutes.post('/admin/accounts/', async (c) => {
@@ -181,8 +182,8 @@ accountRoutes.post('/admin/accounts/:id/active/', async (c) => {
 const siteCredential = z.object({
   email: z.email('Enter a valid e-mail address.').max(254),
   site_id: z.coerce.number().int().positive('Choose a site.'),
-  password: z.string().min(12, 'The password needs at least 12 characters.').max(1024),
-  site_role: z.string().trim().max(60).optional(),
+  password: text().min(12, 'The password needs at least 12 characters.').max(1024),
+  site_role: text().trim().max(60).optional(),
 });
 
 accountRoutes.post('/admin/credentials/', async (c) => {

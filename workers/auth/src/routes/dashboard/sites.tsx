@@ -5,6 +5,7 @@ import { sites } from '../../../../../d1/auth/schema';
 import { siteRoles } from '../../accounts';
 import { audit } from '../../audit';
 import { badRequest, firstIssue, form, idParam, Page, type DashboardEnv } from './layout';
+import { text } from '../../../../shared/text';
 
 /** Registering and managing the sites that log their users in here. */
 export const siteRoutes = new Hono<DashboardEnv>();
@@ -62,14 +63,13 @@ siteRoutes.get('/admin/', async (c) => {
 
 const siteFields = z.object({
   site_url: z.url({ protocol: /^https?$/, error: 'The site address must be an http(s) URL.' }).max(500),
-  roles: z
-    .string()
+  roles: text()
     .max(2000)
     .optional()
     .transform((text) => [...new Set((text ?? '').split(',').map((r) => r.trim()).filter(Boolean))])
     .refine((roles) => roles.every((r) => r.length <= 60), 'Each role is at most 60 characters.'),
 });
-const newSite = siteFields.extend({ site_name: z.string().trim().min(1, 'The site name is required.').max(200) });
+const newSite = siteFields.extend({ site_name: text().trim().min(1, 'The site name is required.').max(200) });
 
 siteRoutes.post('/admin/sites/', async (c) => {
   const parsed = newSite.safeParse(await form(c));
