@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { AccessScope } from '../../../d1/cms/schema';
-import { escapeLike } from '../../shared/like';
+import { sqliteContains } from '../../shared/like';
 import { offsetOf } from '../../shared/paging';
 import { batch, statement } from './d1-sql';
 import { LINK_SEARCH_LIMIT, type StoryDetail, type StoryFilters, type StorySort, type StorySummary } from './story-schemas';
@@ -65,9 +65,6 @@ export function toDetail(row: DetailRow): StoryDetail {
   return { ...toSummary(row), content: row.content, createdAt: iso(row.created_at) };
 }
 
-/** `LIKE` pattern for a substring, with the wildcards of the text itself matched literally. */
-export const containsPattern = (text: string) => `%${escapeLike(text)}%`;
-
 const DAY_MS = 86_400_000;
 
 /** Each sort names an index-backed order; the id breaks ties so paging is stable. */
@@ -88,8 +85,7 @@ type Mapping = { table: 'story_sites' | 'story_news_types'; column: 'site_id' | 
 function storyConditions(f: StoryFilters, mappings: Mapping[]): SQL[] {
   const where: SQL[] = [];
   if (f.search) {
-    const pattern = containsPattern(f.search);
-    where.push(sql`(s.title like ${pattern} escape '\\' or s.summary like ${pattern} escape '\\')`);
+    where.push(sql`(${sqliteContains(sql`s.title`, f.search)} or ${sqliteContains(sql`s.summary`, f.search)})`);
   }
   if (f.visible !== undefined) where.push(sql`s.visible = ${f.visible ? 1 : 0}`);
   if (f.breakout !== undefined) where.push(sql`s.breakout = ${f.breakout ? 1 : 0}`);
@@ -171,7 +167,7 @@ export async function linkSearch(d1: D1Database, siteIds: number[], query: strin
   const match = /^\d{1,9}$/.test(query)
     ? sql`and s.id = ${Number(query)}`
     : query
-      ? sql`and s.title like ${containsPattern(query)} escape '\\'`
+      ? sql`and ${sqliteContains(sql`s.title`, query)}`
       : sql``;
   const rows = await statement(
     d1,

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { photos, videos } from '../../../../d1/cms/schema';
-import { escapeLike } from '../../../shared/like';
+import { sqliteContains } from '../../../shared/like';
 import { offsetOf, type Paging } from '../../../shared/paging';
 import type { CmsDb } from '../context';
 import type { MediaConfig } from './config';
@@ -72,14 +72,10 @@ export function videoItem(row: VideoRow, config: MediaConfig) {
 export const photoKeys = (row: PhotoRow) => [row.originalKey, row.thumbnailKey, row.mediumKey, row.largeKey];
 export const videoKeys = (row: VideoRow) => [row.videoKey, row.posterKey];
 
-/** `%text%` for LIKE, with the wildcards in the text taken literally. */
-const containing = (text: string) => `%${escapeLike(text)}%`;
-
 function matches(columns: SQL.Aliased[] | unknown[], search: string | undefined): SQL | undefined {
   if (!search) return undefined;
-  const pattern = containing(search);
   return sql.join(
-    columns.map((col) => sql`${col} like ${pattern} escape '\\'`),
+    columns.map((col) => sqliteContains(col, search)),
     sql` or `,
   );
 }
