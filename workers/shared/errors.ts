@@ -14,6 +14,11 @@ export function errorBody(c: Context, code: string, message: string, details?: R
 export const onError: ErrorHandler = (err, c) => {
   if (err instanceof HttpError) {
     if (err.status >= 500) logError(c, err);
+    // A throttled answer says when to come back (`details.retryAfterSeconds`).
+    const retryAfter = err.details?.retryAfterSeconds;
+    if (err.status === 429 || err.status === 503) {
+      if (typeof retryAfter === 'number' && retryAfter > 0) c.header('Retry-After', String(Math.ceil(retryAfter)));
+    }
     return c.json(errorBody(c, err.code, err.message, err.details), err.status);
   }
   const unavailable = asDatabaseUnavailable(err);

@@ -64,7 +64,8 @@ function rejection(status: number, json: unknown, path: string, retryAfter: stri
   const failure = Failure.safeParse(json);
   const message = failure.success ? failure.data.error : 'The authentication service refused the request.';
   if (status === 400) return new HttpError(400, 'login_failed', message);
-  if (status === 429) return new HttpError(429, 'too_many_attempts', message, retryAfter ? { retryAfterSeconds: Number(retryAfter) || undefined } : undefined);
+  // Retry-After passed on from the authentication service; a minute when it named none.
+  if (status === 429) return new HttpError(429, 'too_many_attempts', message, { retryAfterSeconds: Number(retryAfter) || 60 });
   // 401 here means our client secret is wrong: a configuration fault, not the user's.
   return unavailable(`${path} answered ${status}`);
 }

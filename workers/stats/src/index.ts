@@ -1,6 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { drainUnreadBody } from '../../shared/body';
 import { requestLog } from '../../shared/request-log';
+import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers';
 import type { StatsEnv } from './context';
 import { onDetailError, onNotFound } from './errors';
 import { localStats } from './routes/local-stats';
@@ -11,6 +12,7 @@ import { pages } from './routes/pages';
 import { savedStats } from './routes/saved-stats';
 import { userContext } from './routes/user-context';
 
+export { AccountGuard } from '../../../durable-objects/account-guard';
 export { UserContext } from '../../../durable-objects/user-context';
 
 // The meeting statistics API (spec 000 B). Errors are FastAPI-shaped ({detail}) because its
@@ -18,6 +20,7 @@ export { UserContext } from '../../../durable-objects/user-context';
 const app = new OpenAPIHono<StatsEnv>();
 app.use(drainUnreadBody());
 app.use(requestLog('stats'));
+app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP }));
 app.onError(onDetailError);
 app.notFound(onNotFound);
 

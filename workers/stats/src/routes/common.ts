@@ -2,6 +2,7 @@ import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { limitBody as limitBodyBytes } from '../../../shared/body';
 import { racingDb } from '../../../shared/pg';
+import { clientAddress } from '../../../shared/throttle';
 import { requireToken } from '../auth';
 import { racingToday, statsConfig, type StatsEnv } from '../context';
 import { detailError, detailSchema, validationErrorSchema } from '../errors';
@@ -47,12 +48,7 @@ export const limitBody = (maxSize: number) =>
     throw detailError(413, `Body larger than ${maxSize} bytes`);
   });
 
-/** The caller's address, which keys the user context (Cloudflare sets CF-Connecting-IP at the edge). */
-function callerAddress(c: Context<StatsEnv>): string {
-  return c.req.header('cf-connecting-ip')?.trim().slice(0, 64) || 'unknown';
-}
-
 /** The caller's user context (one Durable Object per address). */
 export function callerContext(c: Context<StatsEnv>) {
-  return c.env.USER_CONTEXT.get(c.env.USER_CONTEXT.idFromName(callerAddress(c)));
+  return c.env.USER_CONTEXT.get(c.env.USER_CONTEXT.idFromName(clientAddress(c)));
 }

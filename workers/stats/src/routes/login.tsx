@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { addressThrottle, clientAddress } from '../../../shared/throttle';
 import { secretsEqual } from '../auth';
 import { statsConfig, type StatsEnv } from '../context';
 import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors';
@@ -44,6 +45,12 @@ async function readBody<S extends z.ZodType>(c: Context<StatsEnv>, schema: S): P
   return parsed.data;
 }
 
+/** 429 {detail} with Retry-After: too many failed logins from this address. */
+function tooManyAttempts(c: Context<StatsEnv>, retryAfterSeconds: number) {
+  c.header('Retry-After', String(retryAfterSeconds));
+  return detailError(429, 'Too many failed logins from this address. Try again later.');
+}
+
 export const login = statsRouter()
   .openapi(
     createRoute({
@@ -62,17 +69,26 @@ export const login = statsRouter()
       responses: {
         200: json(tokenSchema, 'The static token'),
         401: json(detailSchema, 'Wrong username or password'),
+        413: json(detailSchema, 'Body larger than 16 KB'),
         422: json(validationErrorSchema, 'Missing or malformed fields'),
+        429: json(detailSchema, 'Too many failed logins from this address; see Retry-After'),
       },
     }),
     async (c) => {
       const { username, password } = await readBody(c, credentialsSchema);
       const config = statsConfig(c);
+      const throttle = addressThrottle(c.env.LOGIN_GUARD, 'stats-login', clientAddress(c));
+      const locked = await throttle.lockedFor();
+      if (locked !== undefined) throw tooManyAttempts(c, locked);
       const [userOk, passwordOk] = await Promise.all([
         secretsEqual(username, config.ADMIN_USERNAME),
         secretsEqual(password, config.ADMIN_PASSWORD),
       ]);
-      if (!(userOk && passwordOk)) throw detailError(401, 'Incorrect username or password');
+      if (!(userOk && passwordOk)) {
+        const lockedNow = await throttle.failed();
+        throw lockedNow === undefined ? detailError(401, 'Incorrect username or password') : tooManyAttempts(c, lockedNow);
+      }
+      c.header('Cache-Control', 'no-store');
       return c.json({ access_token: config.STATIC_API_TOKEN, token_type: 'bearer' as const }, 200);
     },
   )
