@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { encodeSession } from '../../workers/form/src/session';
+import { decodeSession, encodeSession } from '../../workers/form/src/session';
 import { PASSWORD, USERNAME, cookiesOf, setCookies, fetchForm, loginForm, page, postLogin, sessionCookie } from './helpers';
 
 const PROTECTED = [
@@ -148,9 +148,12 @@ describe('session', () => {
 
   it('a session cookie signed with another secret, tampered with, or expired is no session', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const otherSecret = await encodeSession('another-secret-another-secret-0123456789', { username: USERNAME, expiresAt: now + 3600 });
-    const expired = await encodeSession(env.SESSION_SECRET, { username: USERNAME, expiresAt: now - 1 });
-    const valid = await encodeSession(env.SESSION_SECRET, { username: USERNAME, expiresAt: now + 3600 });
+    // An open session's id and password tag, re-signed with other values.
+    const open = await decodeSession(env.SESSION_SECRET, (await sessionCookie()).replace('form_session=', ''), now);
+    const session = { ...open!, username: USERNAME };
+    const otherSecret = await encodeSession('another-secret-another-secret-0123456789', { ...session, expiresAt: now + 3600 });
+    const expired = await encodeSession(env.SESSION_SECRET, { ...session, expiresAt: now - 1 });
+    const valid = await encodeSession(env.SESSION_SECRET, { ...session, expiresAt: now + 3600 });
     const [payload, signature] = valid.split('.');
     const forged = `${btoa(JSON.stringify({ u: USERNAME, exp: now + 999_999 })).replace(/=+$/, '')}.${signature}`;
     for (const value of [otherSecret, expired, forged, `${payload}.`, 'garbage', `${valid}.extra`, 'a'.repeat(5000)]) {

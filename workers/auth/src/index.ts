@@ -5,6 +5,7 @@ import { retentionConfig } from './config';
 import { runRetention } from './retention';
 
 export { AccountGuard } from '../../../durable-objects/account-guard';
+export { LiveSession } from '../../../durable-objects/live-session';
 export { PendingLogin } from '../../../durable-objects/pending-login';
 
 const app = createAuthApp();

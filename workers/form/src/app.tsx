@@ -1,6 +1,7 @@
 import { createApp } from '../../shared/app';
 import { errorBody, onError as jsonOnError } from '../../shared/errors';
 import { racingDb } from '../../shared/pg';
+import { securityHeaders, STRICT_PAGE_CSP } from '../../shared/security-headers';
 import { DataCache } from './cache';
 import { formConfig } from './config';
 import type { FormEnv } from './context';
@@ -11,20 +12,12 @@ import { login } from './routes/login';
 import { personRoutes } from './routes/people';
 import { runnerRoutes } from './routes/runner';
 import { search } from './routes/search';
-import { readSession } from './session';
+import { readSession, sessionSettings } from './session';
 import { ErrorPage } from './views/layout';
 
 /** Routes open without a session: the login page and the horse search (the spec's public pair). */
 const PUBLIC_PATHS = new Set(['/form/', '/form/api/search/']);
 const MAX_URL_LENGTH = 4096;
-
-const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'same-origin',
-  'X-Frame-Options': 'DENY',
-};
 
 const isApi = (path: string) => path.startsWith('/form/api/');
 
@@ -35,6 +28,7 @@ export interface FormAppOptions {
 
 export function createFormApp(options: FormAppOptions = {}) {
   const app = createApp<FormEnv>('form');
+  app.use(securityHeaders({ csp: STRICT_PAGE_CSP }));
 
   app.use('*', async (c, next) => {
     const url = new URL(c.req.url);
@@ -52,7 +46,6 @@ export function createFormApp(options: FormAppOptions = {}) {
       return c.redirect(`${url.pathname}/${url.search}`, 301);
     }
     await next();
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
     // Pages and lookups may be session-bound: never stored by a browser or a shared cache.
     c.header('Cache-Control', 'no-store');
     if (c.var.cache?.outcomes.length) c.header('X-Form-Cache', c.var.cache.outcomes.join(', '));
@@ -65,7 +58,7 @@ export function createFormApp(options: FormAppOptions = {}) {
       'cache',
       new DataCache(caches.default, { defer: (work) => c.executionCtx.waitUntil(work.catch(() => {})), origin: new URL(c.req.url).origin }),
     );
-    const session = await readSession(c, config.SESSION_SECRET);
+    const session = await readSession(c, sessionSettings(c));
     c.set('session', session);
     if (!session && !PUBLIC_PATHS.has(c.req.path)) return c.redirect('/form/', 302);
     await next();

@@ -1,3 +1,6 @@
 import { createFormApp } from './app';
 
+export { AccountGuard } from '../../../durable-objects/account-guard';
+export { LiveSession } from '../../../durable-objects/live-session';
+
 export default createFormApp();

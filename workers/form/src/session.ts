@@ -1,8 +1,14 @@
 import type { Context } from 'hono';
+import type { LiveSession } from '../../../durable-objects/live-session';
+import type { FormEnv } from './context';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { liveSession, newSessionId, SESSION_ID } from '../../shared/live-session';
 
-// The session lives only in a signed cookie: `<payload>.<hmac>`, the payload holding the user
-// name and the expiry, so a copied cookie stops working when it expires even if a browser keeps it.
+// The session is a signed cookie `<payload>.<hmac>`, the payload holding the user name, the
+// expiry, a random session id and a tag of the password it was opened with. The session id must
+// be open in its LiveSession Durable Object (logout ends it there, at once), and the tag must
+// match the configured password (changing ADMIN_PASSWORD ends every session); the expiry stops a
+// copied cookie even if a browser keeps it.
 
 export const SESSION_COOKIE = 'form_session';
 /** Login-form token cookie (double submit: the page carries its HMAC, the cookie the nonce). */
@@ -12,6 +18,10 @@ const COOKIE_PATH = '/form/';
 export interface Session {
   username: string;
   expiresAt: number;
+  /** Random id of the LiveSession that must still be open. */
+  id: string;
+  /** Tag of the password the session was opened with (see `passwordTag`). */
+  passwordTag: string;
 }
 
 const encoder = new TextEncoder();
@@ -60,7 +70,7 @@ async function verify(secret: string, purpose: string, value: string, signature:
 }
 
 export async function encodeSession(secret: string, session: Session): Promise<string> {
-  const payload = base64url(encoder.encode(JSON.stringify({ u: session.username, exp: session.expiresAt })));
+  const payload = base64url(encoder.encode(JSON.stringify({ u: session.username, exp: session.expiresAt, sid: session.id, pw: session.passwordTag })));
   return `${payload}.${await sign(secret, 'session', payload)}`;
 }
 
@@ -75,8 +85,11 @@ export async function decodeSession(secret: string, cookie: string | undefined, 
     if (typeof data !== 'object' || data === null) return undefined;
     const username = Reflect.get(data, 'u');
     const expiresAt = Reflect.get(data, 'exp');
+    const id = Reflect.get(data, 'sid');
+    const passwordTag = Reflect.get(data, 'pw');
     if (typeof username !== 'string' || typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
-    return { username, expiresAt };
+    if (typeof id !== 'string' || !SESSION_ID.test(id) || typeof passwordTag !== 'string') return undefined;
+    return { username, expiresAt, id, passwordTag };
   } catch {
     return undefined;
   }
@@ -84,16 +97,39 @@ export async function decodeSession(secret: string, cookie: string | undefined, 
 
 const baseCookie = { path: COOKIE_PATH, httpOnly: true, secure: true, sameSite: 'Lax' } as const;
 
-export async function startSession(c: Context, secret: string, username: string, maxAgeSeconds: number): Promise<void> {
+/** Tag of a password, kept in the session: a session opened under another password is no session. */
+export const passwordTag = async (secret: string, password: string) => (await sign(secret, 'session-password', password)).slice(0, 22);
+
+export interface SessionSettings {
+  secret: string;
+  password: string;
+  sessions: DurableObjectNamespace<LiveSession>;
+}
+
+export const sessionSettings = (c: Context<FormEnv>): SessionSettings => ({
+  secret: c.var.config.SESSION_SECRET,
+  password: c.var.config.ADMIN_PASSWORD,
+  sessions: c.env.SESSIONS,
+});
+
+export async function startSession(c: Context, settings: SessionSettings, username: string, maxAgeSeconds: number): Promise<void> {
   const expiresAt = Math.floor(Date.now() / 1000) + maxAgeSeconds;
-  setCookie(c, SESSION_COOKIE, await encodeSession(secret, { username, expiresAt }), { ...baseCookie, maxAge: maxAgeSeconds });
+  const id = newSessionId();
+  await liveSession(settings.sessions, id).open(expiresAt * 1000);
+  const cookie = await encodeSession(settings.secret, { username, expiresAt, id, passwordTag: await passwordTag(settings.secret, settings.password) });
+  setCookie(c, SESSION_COOKIE, cookie, { ...baseCookie, maxAge: maxAgeSeconds });
 }
 
-export async function readSession(c: Context, secret: string): Promise<Session | undefined> {
-  return decodeSession(secret, getCookie(c, SESSION_COOKIE), Math.floor(Date.now() / 1000));
+/** The signed-in session: a valid cookie, opened under the current password, still open server-side. */
+export async function readSession(c: Context, settings: SessionSettings): Promise<Session | undefined> {
+  const session = await decodeSession(settings.secret, getCookie(c, SESSION_COOKIE), Math.floor(Date.now() / 1000));
+  if (!session || session.passwordTag !== (await passwordTag(settings.secret, settings.password))) return undefined;
+  return (await liveSession(settings.sessions, session.id).isLive()) ? session : undefined;
 }
 
-export function endSession(c: Context): void {
+/** Ends the session server-side (its cookie stops working everywhere at once) and deletes the cookie. */
+export async function endSession(c: Context, settings: SessionSettings, session: Session | undefined): Promise<void> {
+  if (session) await liveSession(settings.sessions, session.id).end();
   deleteCookie(c, SESSION_COOKIE, baseCookie);
 }
 

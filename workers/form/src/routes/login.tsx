@@ -1,15 +1,22 @@
 import { type Context, Hono } from 'hono';
 import { limitBody } from '../../../shared/body';
 import type { FormEnv } from '../context';
-import { checkLoginToken, credentialMatches, endSession, issueLoginToken, startSession } from '../session';
+import { addressThrottle, clientAddress } from '../../../shared/throttle';
+import { checkLoginToken, credentialMatches, endSession, issueLoginToken, sessionSettings, startSession } from '../session';
 import { LoginPage } from '../views/login';
 
 export const login = new Hono<FormEnv>();
 
 /** The login page again, with a fresh form token and what went wrong. */
-async function loginAgain(c: Context<FormEnv>, status: 200 | 403, error: string, username: string) {
+async function loginAgain(c: Context<FormEnv>, status: 200 | 403 | 429, error: string, username: string) {
   const token = await issueLoginToken(c, c.var.config.SESSION_SECRET);
   return c.html(<LoginPage token={token} error={error} username={username.slice(0, 200)} />, status);
+}
+
+/** Too many wrong pairs from this address: 429 with Retry-After, the page saying so. */
+function tooManyAttempts(c: Context<FormEnv>, retryAfterSeconds: number, username: string) {
+  c.header('Retry-After', String(retryAfterSeconds));
+  return loginAgain(c, 429, `Too many failed logins from your address. Try again in ${Math.ceil(retryAfterSeconds / 60)} minutes.`, username);
 }
 
 login.get('/', async (c) => {
@@ -31,20 +38,27 @@ login.post(
     const password = typeof form.password === 'string' ? form.password : '';
     const tokenOk = sameOrigin && (await checkLoginToken(c, config.SESSION_SECRET, form.csrf_token));
     if (!tokenOk) return loginAgain(c, 403, 'The login form expired or came from another site; please try again.', username);
+    const throttle = addressThrottle(c.env.LOGIN_GUARD, 'form-login', clientAddress(c));
+    const locked = await throttle.lockedFor();
+    if (locked !== undefined) return tooManyAttempts(c, locked, username);
     // Both compared every time, so the answer takes as long whichever is wrong.
     const [userOk, passwordOk] = await Promise.all([
       credentialMatches(username, config.ADMIN_USERNAME),
       credentialMatches(password, config.ADMIN_PASSWORD),
     ]);
-    if (!userOk || !passwordOk) return loginAgain(c, 200, 'Invalid username or password.', username);
-    await startSession(c, config.SESSION_SECRET, config.ADMIN_USERNAME, config.SESSION_MAX_AGE_SECONDS);
+    if (!userOk || !passwordOk) {
+      const lockedNow = await throttle.failed();
+      if (lockedNow !== undefined) return tooManyAttempts(c, lockedNow, username);
+      return loginAgain(c, 200, 'Invalid username or password.', username);
+    }
+    await startSession(c, sessionSettings(c), config.ADMIN_USERNAME, config.SESSION_MAX_AGE_SECONDS);
     return c.redirect('/form/runner/', 302);
   },
 );
 
-login.get('/logout/', (c) => {
+login.get('/logout/', async (c) => {
   // The spec logs out on GET; a cross-site navigation (a link on another site) is not allowed to.
   if (c.req.header('sec-fetch-site') === 'cross-site') return c.redirect('/form/runner/', 302);
-  endSession(c);
+  await endSession(c, sessionSettings(c), c.var.session);
   return c.redirect('/form/', 302);
 });

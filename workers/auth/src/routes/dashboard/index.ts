@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { csrf } from 'hono/csrf';
+import { limitBody } from '../../../../shared/body';
 import { accountRoutes } from './accounts';
 import type { DashboardEnv } from './layout';
 import { requireAdmin, session } from './session';
@@ -7,7 +8,9 @@ import { siteRoutes } from './sites';
 
 /** `/admin/`: form posts from other origins are refused; all but the sign-in pages need an admin. */
 export const dashboard = new Hono<DashboardEnv>();
+const DASHBOARD_BODY_BYTES = 16 * 1024;
 dashboard.use('/admin/*', csrf());
+dashboard.use('/admin/*', limitBody<DashboardEnv>(DASHBOARD_BODY_BYTES, (c) => c.text(`The form is larger than ${DASHBOARD_BODY_BYTES} bytes.`, 413)));
 dashboard.route('/', session);
 dashboard.use('/admin/*', requireAdmin);
 dashboard.route('/', siteRoutes);

@@ -1,7 +1,9 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
-import { users } from '../../../../../d1/auth/schema';
+import { credentials, users } from '../../../../../d1/auth/schema';
+import { sha256Hex } from '../../../../shared/encoding';
+import { liveSession, newSessionId, SESSION_ID } from '../../../../shared/live-session';
 import { audit } from '../../audit';
 import { authDeps, checkCode, checkPassword } from '../../login';
 import { form, Page, type DashboardEnv } from './layout';
@@ -68,7 +70,10 @@ session.post('/admin/verify/', async (c) => {
   if (result.user.role !== 'admin') return c.html(<LoginForm error="Only administrators can use this session." />, 403);
   await audit(c.var.db, 'dashboard_login', { userId: result.user.id, email: result.user.email, ip: c.var.ip });
   const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
-  await setSignedCookie(c, SESSION_COOKIE, `${result.user.id}.${expires}`, sessionSecret(c), {
+  const sessionId = newSessionId();
+  await liveSession(c.env.SESSIONS, sessionId).open(expires * 1000);
+  const tag = await passwordTag(c, result.user.id);
+  await setSignedCookie(c, SESSION_COOKIE, `${result.user.id}.${expires}.${sessionId}.${tag}`, sessionSecret(c), {
     path: '/',
     secure: true,
     httpOnly: true,
@@ -78,18 +83,48 @@ session.post('/admin/verify/', async (c) => {
   return c.redirect('/admin/', 303);
 });
 
-session.post('/admin/logout/', (c) => {
+session.post('/admin/logout/', async (c) => {
+  const cookie = await sessionCookie(c);
+  // Ended server-side: the cookie stops working at once, even where a copy of it survives.
+  if (cookie) await liveSession(c.env.SESSIONS, cookie.sessionId).end();
   deleteCookie(c, SESSION_COOKIE, { path: '/', secure: true });
   return c.redirect('/admin/login/', 303);
 });
 
-/** Everything else needs a signed-in, still active administrator (checked on every request). */
-export const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
+/**
+ * Tag of the account's siteless password (the one the dashboard signs in with), kept in the
+ * session: setting a new password there ends every dashboard session opened under the old one.
+ */
+async function passwordTag(c: Context<DashboardEnv>, userId: number): Promise<string> {
+  const [credential] = await c.var.db
+    .select({ passwordHash: credentials.passwordHash })
+    .from(credentials)
+    .where(and(eq(credentials.userId, userId), isNull(credentials.siteId)))
+    .limit(1);
+  return credential ? (await sha256Hex(credential.passwordHash)).slice(0, 32) : 'none';
+}
+
+/** The signed session cookie's parts: `<account id>.<expiry>.<session id>.<password tag>`. */
+async function sessionCookie(c: Context<DashboardEnv>) {
   const value = await getSignedCookie(c, sessionSecret(c), SESSION_COOKIE);
-  const [id, expires] = typeof value === 'string' ? value.split('.').map(Number) : [];
-  if (id && expires && expires * 1000 > Date.now()) {
-    const [admin] = await c.var.db.select().from(users).where(eq(users.id, id)).limit(1);
-    if (admin?.isActive && admin.role === 'admin') {
+  const [id, expires, sessionId, tag, extra] = typeof value === 'string' ? value.split('.') : [];
+  const userId = Number(id);
+  const expiresAt = Number(expires) * 1000;
+  if (!Number.isSafeInteger(userId) || userId <= 0 || !(expiresAt > Date.now()) || !sessionId || !SESSION_ID.test(sessionId) || !tag || extra !== undefined) {
+    return undefined;
+  }
+  return { userId, sessionId, tag };
+}
+
+/**
+ * Everything else needs a signed-in, still active administrator, checked on every request: a
+ * session still open (not logged out), opened under the account's current password.
+ */
+export const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
+  const cookie = await sessionCookie(c);
+  if (cookie && (await liveSession(c.env.SESSIONS, cookie.sessionId).isLive())) {
+    const [admin] = await c.var.db.select().from(users).where(eq(users.id, cookie.userId)).limit(1);
+    if (admin?.isActive && admin.role === 'admin' && (await passwordTag(c, admin.id)) === cookie.tag) {
       c.set('admin', admin);
       return next();
     }
