@@ -1,18 +1,20 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { drizzle } from 'drizzle-orm/d1';
-import type { ErrorHandler, MiddlewareHandler } from 'hono';
+import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import * as schema from '../../../d1/auth/schema';
 import { drainUnreadBody, limitBody } from '../../shared/body';
 import { notFound } from '../../shared/errors';
 import { HttpError } from '../../shared/http-error';
 import { requestLog } from '../../shared/request-log';
+import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers';
+import { addressThrottle, clientAddress } from '../../shared/throttle';
 import { authConfig } from './config';
 import type { AuthEnv } from './context';
 import { secretsEqual } from '../../shared/encoding';
 import { dashboard } from './routes/dashboard/index';
 import { docs } from './routes/docs';
-import { loginHandler, loginRoute, verifyHandler, verifyRoute } from './routes/login';
+import { loginHandler, loginRoute, THROTTLED, verifyHandler, verifyRoute } from './routes/login';
 import { refreshHandler, refreshRoute, revokeHandler, revokeRoute } from './routes/tokens';
 import { whoamiHandler, whoamiRoute } from './routes/whoami';
 import { fail } from './schemas';
@@ -30,14 +32,28 @@ const onError: ErrorHandler<AuthEnv> = (err, c) => {
   return c.json(fail('An unexpected error occurred.'), 500);
 };
 
-/** Every JSON endpoint but whoami (and the docs page, which a browser opens) needs the shared client secret. */
+/**
+ * Every JSON endpoint but whoami (and the docs page, which a browser opens) needs the shared client
+ * secret. Wrong values are counted per client address (CF-Connecting-IP: X-Auth-Client-IP is only
+ * trusted once the secret is right); past the limit that address gets 429 with Retry-After.
+ */
 const clientSecret: MiddlewareHandler<AuthEnv> = async (c, next) => {
   const given = c.req.header('x-auth-client-secret') ?? '';
+  const throttle = addressThrottle(c.env.ACCOUNT_GUARD, 'client-secret', c.var.ip);
+  const locked = await throttle.lockedFor();
+  if (locked !== undefined) return throttled(c, locked);
   if (!(await secretsEqual(given, c.var.config.AUTH_SSO_SHARED_SECRET))) {
+    const lockedNow = await throttle.failed();
+    if (lockedNow !== undefined) return throttled(c, lockedNow);
     return c.json(fail('The client secret is missing or wrong.'), 401);
   }
   await next();
 };
+
+function throttled(c: Context<AuthEnv>, retryAfterSeconds: number) {
+  c.header('Retry-After', String(retryAfterSeconds));
+  return c.json(fail(THROTTLED), 429);
+}
 
 export function createAuthApp() {
   const app = new OpenAPIHono<AuthEnv>({
@@ -52,12 +68,14 @@ export function createAuthApp() {
   });
   app.use(drainUnreadBody());
   app.use(requestLog('auth'));
+  // Tokens, codes and the enrolment page's secret: nothing here may be stored by a browser or a cache.
+  app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP, noStore: true }));
   app.onError(onError);
   app.notFound(notFound);
   app.use(async (c, next) => {
     c.set('config', authConfig(c.env));
     c.set('db', drizzle(c.env.DB, { schema }));
-    c.set('ip', c.req.header('cf-connecting-ip') ?? 'unknown');
+    c.set('ip', clientAddress(c));
     await next();
   });
   app.use('/api/*', limitBody<AuthEnv>(MAX_BODY_BYTES, (c) => c.json(fail(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), 413)));

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { createApp } from '../../shared/app';
 import { limitBody } from '../../shared/body';
+import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers';
 import { HttpError } from '../../shared/http-error';
 import { cmsServices, editorOrigins, type CmsEnv } from './context';
 import { auth } from './routes/auth';
@@ -21,8 +22,9 @@ const isAnonymous = (path: string) => ANONYMOUS.has(path) || path.startsWith(MED
 
 /**
  * Cookie-authenticated writes must come from this service's own origin or a configured editor
- * origin. SameSite=Lax already keeps other sites' form posts from carrying the cookie; this also
- * covers sibling hosts of the same site and the login steps (login CSRF).
+ * origin, and never from a request the browser marks `Sec-Fetch-Site: cross-site`, whatever its
+ * Origin says. SameSite=Lax already keeps other sites' form posts from carrying the cookie; this
+ * also covers sibling hosts of the same site and the login steps (login CSRF).
  */
 const sameOriginWrites: MiddlewareHandler<CmsEnv> = async (c, next) => {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.method !== 'OPTIONS') {
@@ -31,7 +33,7 @@ const sameOriginWrites: MiddlewareHandler<CmsEnv> = async (c, next) => {
     if (origin && origin !== own && !c.var.config.CMS_EDITOR_ORIGINS.includes(origin)) {
       throw new HttpError(403, 'forbidden_origin', `Requests from ${origin} may not change anything here.`);
     }
-    if (!origin && c.req.header('sec-fetch-site') === 'cross-site') {
+    if (c.req.header('sec-fetch-site') === 'cross-site') {
       throw new HttpError(403, 'forbidden_origin', 'Cross-site requests may not change anything here.');
     }
   }
@@ -39,6 +41,7 @@ const sameOriginWrites: MiddlewareHandler<CmsEnv> = async (c, next) => {
 };
 
 const app = createApp<CmsEnv>('cms');
+app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP }));
 
 // CORS first, so that preflights and error answers carry it too. It reads only the editor
 // origins from config (the rest is validated once, below).

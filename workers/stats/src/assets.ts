@@ -3,7 +3,9 @@ import swaggerUiCss from 'swagger-ui-dist/swagger-ui.css';
 import swaggerUiBundle from 'swagger-ui-dist/swagger-ui-bundle.js';
 import uplotModule from 'uplot/dist/uPlot.esm.js';
 import { ASSET_VERSION } from './asset-version';
+import { API_TEST_JS } from './pages/api-test';
 import { DASHBOARD_JS } from './pages/dashboard-script';
+import { LOGIN_JS } from './pages/login';
 
 // Browser assets from npm packages, bundled as text (wrangler.toml [[rules]]) and served with a
 // long cache lifetime: their URLs carry the package version, so a new version is a new URL.
@@ -14,4 +16,6 @@ export const ASSETS: Record<string, { body: string; type: string }> = {
   [`/assets/swagger-ui-${ASSET_VERSION.swaggerUi}.css`]: { body: swaggerUiCss, type: 'text/css; charset=utf-8' },
   [`/assets/redoc-${ASSET_VERSION.redoc}.standalone.js`]: { body: redocBundle, type: 'text/javascript; charset=utf-8' },
   '/assets/dashboard.js': { body: DASHBOARD_JS, type: 'text/javascript; charset=utf-8' },
+  '/assets/login.js': { body: LOGIN_JS, type: 'text/javascript; charset=utf-8' },
+  '/assets/api-test.js': { body: API_TEST_JS, type: 'text/javascript; charset=utf-8' },
 };

@@ -119,8 +119,20 @@ export interface PersonRow {
   top_horses: [string, number, number][];
 }
 
-export const round2 = (value: number) => Math.round(value * 100) / 100;
-export const percent = (part: number, whole: number) => (whole > 0 ? round2((100 * part) / whole) : 0);
+/**
+ * numerator ÷ denominator to two decimals, half up, computed on the exact integers: floating
+ * point would round 1.875 (= 2/36 ÷ 204/6885) down, since 1.875 × 100 is 187.49999… in binary.
+ * Every rounded figure of a record goes through this one function.
+ */
+export function ratio2(numerator: number, denominator: number): number {
+  const n = BigInt(numerator);
+  const d = BigInt(denominator);
+  if (d <= 0n || n < 0n) throw new RangeError('ratio2 needs a non-negative numerator and a positive denominator');
+  // floor(100·n/d + 1/2) = floor((200·n + d) / 2d)
+  return Number((200n * n + d) / (2n * d)) / 100;
+}
+
+export const percent = (part: number, whole: number) => (whole > 0 ? ratio2(100 * part, whole) : 0);
 
 function wps(starts: number, wins: number, places: number) {
   return { wins, win_pct: percent(wins, starts), places, place_pct: percent(places, starts), starts };
@@ -134,9 +146,9 @@ export function toRecord(row: PersonRow): StatsRecord {
     name: row.name,
     performance_365d: { wins: row.wins, starts: row.starts, win_pct: percent(row.wins, row.starts) },
     wins_30d: row.wins_30d,
-    avg_per_meeting: row.meetings > 0 ? round2(row.wins / row.meetings) : 0,
+    avg_per_meeting: row.meetings > 0 ? ratio2(row.wins, row.meetings) : 0,
     last_win_date: row.last_win_date,
-    avg_finishing_pos: row.starts > 0 ? round2(row.pos_sum / row.starts) : null,
+    avg_finishing_pos: row.starts > 0 ? ratio2(row.pos_sum, row.starts) : null,
     top_horses: row.top_horses.map(([name, starts, wins]) => ({ name, win_pct: percent(wins, starts) })),
     price_band_ivs: PRICE_BANDS.map((band, index) => {
       const [, starts, wins, places, baseStarts, baseWins, basePlaces] = bands.get(index + 1) ?? [index + 1, 0, 0, 0, 0, 0, 0];
@@ -144,7 +156,8 @@ export function toRecord(row: PersonRow): StatsRecord {
         band,
         trainer_wps: wps(starts, wins, places),
         baseline_wps: wps(baseStarts, baseWins, basePlaces),
-        iv: starts > 0 && baseWins > 0 ? round2(wins / starts / (baseWins / baseStarts)) : null,
+        // (wins / starts) ÷ (baseWins / baseStarts), as one fraction of integers.
+        iv: starts > 0 && baseWins > 0 ? ratio2(wins * baseStarts, starts * baseWins) : null,
       };
     }),
   };

@@ -57,6 +57,12 @@ export function ApiDocsPage() {
           <code>performance_365d</code>: wins, starts and win% over [D−365, D−1]. <code>wins_30d</code>: wins over [D−30, D−1].
           Percentages are 0–100 with two decimals (half up).
         </li>
+        <li>
+          Rounding: every rounded figure (percentages, <code>iv</code>, <code>avg_per_meeting</code>,{' '}
+          <code>avg_finishing_pos</code>) is the exact ratio of the counts it is made of, rounded half up to two decimals,
+          with no rounding on the way: <code>iv</code> = (wins × baseline starts) ÷ (starts × baseline wins), so 1.875 is 1.88
+          and 0.575 is 0.58.
+        </li>
         <li>Dead heats count as wins: every runner placed first is a winner.</li>
         <li>
           <code>last_win_date</code>: the latest date with a win before D (any earlier date, not only the 365-day window);

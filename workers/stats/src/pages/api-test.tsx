@@ -14,7 +14,8 @@ const ENDPOINTS = [
   'GET /health',
 ];
 
-const SCRIPT = `
+/** The tester's browser code, served as /assets/api-test.js (the page policy allows no inline script). */
+export const API_TEST_JS = `
 const $ = (id) => document.getElementById(id);
 $('token').value = localStorage.getItem('statsToken') || '';
 $('preset').addEventListener('change', () => {
@@ -74,7 +75,7 @@ export function ApiTestPage() {
         <button id="send" type="button">Send</button>
       </p>
       <pre id="result" aria-live="polite"></pre>
-      <script dangerouslySetInnerHTML={{ __html: SCRIPT }} />
+      <script src="/assets/api-test.js"></script>
     </Layout>
   );
 }

@@ -7,13 +7,20 @@ import uPlot from '/assets/uplot-${ASSET_VERSION.uplot}.esm.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const fromUrl = params.get('token') || params.get('sso_token');
+// A token in the link (?token= / ?sso_token=) is used for this page only and taken out of the
+// address; it is stored only when the user asks for it. A crafted link cannot plant a token.
+const fromUrl = params.get('token') || params.get('sso_token') || '';
 if (fromUrl) {
-  localStorage.setItem('statsToken', fromUrl);
   params.delete('token'); params.delete('sso_token');
   history.replaceState(null, '', location.pathname + (params.size ? '?' + params : ''));
+  $('link-token').hidden = false;
+  $('keep-token').addEventListener('click', () => {
+    localStorage.setItem('statsToken', fromUrl);
+    $('link-token').hidden = true;
+  });
 }
-const token = () => localStorage.getItem('statsToken') || '';
+$('pick').addEventListener('submit', (event) => event.preventDefault());
+const token = () => fromUrl || localStorage.getItem('statsToken') || '';
 const esc = (v) => String(v ?? '').replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
 
 async function api(path) {

@@ -4,7 +4,11 @@ export function DashboardPage(props: { today: string }) {
   return (
     <Layout title="Dashboard">
       <h1>Trainer and jockey statistics</h1>
-      <form onsubmit="return false">
+      <p id="link-token" hidden>
+        This link carries an API token; it is used for this page only.{' '}
+        <button id="keep-token" type="button">Keep me logged in with it</button>
+      </p>
+      <form id="pick">
         <label>
           Date
           <input id="date" type="date" value={props.today} />

@@ -30,7 +30,8 @@ export const pages = new Hono<StatsEnv>()
   .get('/assets/:file', (c) => {
     const asset = ASSETS[new URL(c.req.url).pathname];
     if (!asset) return c.notFound();
-    const immutable = c.req.path !== '/assets/dashboard.js';
+    // The package files carry their version in the URL; the service's own scripts do not.
+    const immutable = !['/assets/dashboard.js', '/assets/login.js', '/assets/api-test.js'].includes(c.req.path);
     return c.body(asset.body, 200, {
       'Content-Type': asset.type,
       'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
