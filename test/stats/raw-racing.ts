@@ -55,7 +55,14 @@ export async function readRaw(): Promise<Raw> {
 }
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
-const pct = (part: number, whole: number) => (whole > 0 ? Math.round(((100 * part) / whole) * 100) / 100 : 0);
+/** num ÷ den to two decimals, half up, by integer quotient and remainder (the published rule). */
+export function halfUp2(num: number, den: number): number {
+  const scaled = num * 100;
+  const quotient = Math.floor(scaled / den);
+  const remainder = scaled - quotient * den;
+  return (2 * remainder >= den ? quotient + 1 : quotient) / 100;
+}
+const pct = (part: number, whole: number) => (whole > 0 ? halfUp2(100 * part, whole) : 0);
 const BANDS: [string, number][] = [
   ['1.00-2.00', 2],
   ['2.01-3.50', 3.5],
@@ -117,10 +124,10 @@ export function expectedStatistics(raw: Raw, date: string, courseId: number) {
       name,
       performance_365d: { wins: wins.length, starts: year.length, win_pct: pct(wins.length, year.length) },
       wins_30d: wins.filter((r) => day(raceMeeting.get(r.race_id)!.date) >= d - 30).length,
-      avg_per_meeting: meetingsAttended ? Math.round((wins.length / meetingsAttended) * 100) / 100 : 0,
+      avg_per_meeting: meetingsAttended ? halfUp2(wins.length, meetingsAttended) : 0,
       last_win_date: allWins.at(-1) ?? null,
       avg_finishing_pos: year.length
-        ? Math.round((year.reduce((sum, r) => sum + r.finishing_position!, 0) / year.length) * 100) / 100
+        ? halfUp2(year.reduce((sum, r) => sum + r.finishing_position!, 0), year.length)
         : null,
       top_horses: top.map((h) => ({ name: h.name, win_pct: pct(h.wins, h.starts) })),
       price_band_ivs: BANDS.map(([band], index) => {
@@ -131,7 +138,7 @@ export function expectedStatistics(raw: Raw, date: string, courseId: number) {
           trainer_wps: own,
           baseline_wps: baseline,
           iv: own.starts > 0 && baseline.wins > 0
-            ? Math.round((own.wins / own.starts / (baseline.wins / baseline.starts)) * 100) / 100
+            ? halfUp2(own.wins * baseline.starts, own.starts * baseline.wins)
             : null,
         };
       }),
