@@ -96,6 +96,24 @@ describe.skipIf(!haveChromium)('stats dashboard in Chromium', () => {
     await page.close();
   });
 
+  it('a token in a link is used for the page but stored only when the user asks', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(`${worker.url}/?token=${TOKEN}&x=1`);
+    await page.locator('#link-token').waitFor({ state: 'visible' });
+    // Taken out of the address, and not stored: a crafted link plants nothing.
+    expect(new URL(page.url()).searchParams.get('token')).toBeNull();
+    expect(await page.evaluate(() => localStorage.getItem('statsToken'))).toBeNull();
+    // Used for this page: the meetings list loads with it.
+    await page.locator('#meeting[data-loaded-for]').waitFor({ state: 'attached' });
+    expect(await page.textContent('#status')).not.toContain('Not logged in');
+    await page.click('#keep-token');
+    expect(await page.evaluate(() => localStorage.getItem('statsToken'))).toBe(TOKEN);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('Swagger UI and ReDoc render the generated document from the Worker’s own assets', async () => {
     const page = await browser.newPage();
     const external: string[] = [];
