@@ -2,41 +2,7 @@ import { exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, sites, users } from '../../d1/auth/schema';
-import { codeFor, createAccount, db, post, uniqueIp, type TestAccount, type Tokens } from './helpers';
-
-const ORIGIN = 'https://auth.test';
-
-function page(path: string, init: { form?: Record<string, string>; cookie?: string; origin?: string; ip?: string } = {}) {
-  const headers: Record<string, string> = { 'cf-connecting-ip': init.ip ?? uniqueIp() };
-  if (init.cookie) headers.cookie = init.cookie;
-  if (init.form) {
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-    headers.origin = init.origin ?? ORIGIN;
-  }
-  return exports.default.fetch(`${ORIGIN}${path}`, {
-    method: init.form ? 'POST' : 'GET',
-    headers,
-    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
-    redirect: 'manual',
-  });
-}
-
-async function signInToDashboard(account: TestAccount, offsetSteps = 0): Promise<Response> {
-  const first = await page('/admin/login/', { form: { email: account.email, password: account.password } });
-  expect(first.status).toBe(200);
-  const pending = /name="pending_token" value="([\w-]+)"/.exec(await first.text())?.[1];
-  expect(pending).toBeDefined();
-  return page('/admin/verify/', { form: { pending_token: pending!, code: await codeFor(account.secret, offsetSteps) } });
-}
-
-async function adminCookie(): Promise<{ cookie: string; admin: TestAccount }> {
-  const admin = await createAccount({ role: 'admin' });
-  const res = await signInToDashboard(admin);
-  expect(res.status).toBe(303);
-  const cookie = res.headers.get('set-cookie')!;
-  expect(cookie).toMatch(/^__Host-auth_dashboard=.+; Max-Age=3600; Path=\/; HttpOnly; Secure; SameSite=Strict/);
-  return { cookie: cookie.split(';')[0]!, admin };
-}
+import { adminCookie, codeFor, createAccount, db, ORIGIN, page, post, signInToDashboard, type TestAccount, type Tokens } from './helpers';
 
 describe('admin dashboard', () => {
   it('sends the signed-out to the login page', async () => {

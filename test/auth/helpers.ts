@@ -1,5 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
+import { expect } from 'vitest';
 import * as schema from '../../d1/auth/schema';
 import { encryptTotpSecret, hashBackupCode, stepAt, totpAt } from '../../workers/auth/src/totp';
 import { fromBase32 } from '../../workers/shared/encoding';
@@ -103,4 +104,42 @@ export async function signIn(account: TestAccount, options: { site?: string; off
   const body = await res.json<Tokens>();
   if (res.status !== 200) throw new Error(`verify failed: ${res.status} ${JSON.stringify(body)}`);
   return body;
+}
+
+
+
+/** A dashboard page: GET, or a same-origin form POST when `form` is given. */
+export const ORIGIN = 'https://auth.test';
+
+export function page(path: string, init: { form?: Record<string, string>; cookie?: string; origin?: string; ip?: string } = {}) {
+  const headers: Record<string, string> = { 'cf-connecting-ip': init.ip ?? uniqueIp() };
+  if (init.cookie) headers.cookie = init.cookie;
+  if (init.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    headers.origin = init.origin ?? ORIGIN;
+  }
+  return exports.default.fetch(`${ORIGIN}${path}`, {
+    method: init.form ? 'POST' : 'GET',
+    headers,
+    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+    redirect: 'manual',
+  });
+}
+
+export async function signInToDashboard(account: TestAccount, offsetSteps = 0): Promise<Response> {
+  const first = await page('/admin/login/', { form: { email: account.email, password: account.password } });
+  expect(first.status).toBe(200);
+  const pending = /name="pending_token" value="([\w-]+)"/.exec(await first.text())?.[1];
+  expect(pending).toBeDefined();
+  return page('/admin/verify/', { form: { pending_token: pending!, code: await codeFor(account.secret, offsetSteps) } });
+}
+
+/** A signed-in administrator's dashboard session cookie. */
+export async function adminCookie(): Promise<{ cookie: string; admin: TestAccount }> {
+  const admin = await createAccount({ role: 'admin' });
+  const res = await signInToDashboard(admin);
+  expect(res.status).toBe(303);
+  const cookie = res.headers.get('set-cookie')!;
+  expect(cookie).toMatch(/^__Host-auth_dashboard=.+; Max-Age=3600; Path=\/; HttpOnly; Secure; SameSite=Strict/);
+  return { cookie: cookie.split(';')[0]!, admin };
 }

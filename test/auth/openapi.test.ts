@@ -22,7 +22,8 @@ describe('OpenAPI description and /api/docs/', () => {
     const page = await exports.default.fetch('https://auth.test/api/docs/');
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('SwaggerUIBundle');
+    expect(html).toContain('<script src="swagger-init.js"></script>');
+    expect(await (await exports.default.fetch('https://auth.test/api/docs/swagger-init.js')).text()).toContain('SwaggerUIBundle');
     expect(html).not.toMatch(/https?:\/\//);
     const spec = await exports.default.fetch('https://auth.test/api/docs/openapi.json');
     expect(await spec.json()).toEqual(checkedIn);
