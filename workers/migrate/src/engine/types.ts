@@ -35,8 +35,18 @@ export type ColumnInfo = {
 
 export type TableInfo = { name: string; columns: ColumnInfo[]; primaryKey: string[]; estimatedRows: number };
 
-/** A foreign key, always child → parent. `custom` marks one an operator added (AddCustomRelationship). */
-export type ForeignKey = { childTable: string; childColumn: string; parentTable: string; parentColumn: string; custom?: boolean };
+/**
+ * A foreign key, always child → parent. `custom` marks one an operator added (AddCustomRelationship);
+ * `nullable` (from introspection) says whether the child column may be copied empty to break a cycle.
+ */
+export type ForeignKey = {
+  childTable: string;
+  childColumn: string;
+  parentTable: string;
+  parentColumn: string;
+  custom?: boolean;
+  nullable?: boolean;
+};
 
 export type SchemaInfo = { tables: TableInfo[]; foreignKeys: ForeignKey[] };
 
@@ -88,6 +98,8 @@ export type RunPlan = {
   patchMode: boolean;
   /** Source rows per chunk (default 2,000; 1..20,000). */
   chunkSize?: number;
+  /** At most this many chunks per alarm (default: as many as fit in the alarm's time slice). */
+  chunksPerSlice?: number;
 };
 
 export type RunState = 'queued' | 'running' | 'cancelling' | 'cancelled' | 'completed' | 'failed';
