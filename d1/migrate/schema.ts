@@ -113,3 +113,10 @@ export const pendingMappings = sqliteTable(
   },
   (t) => [index('pending_mappings_session').on(t.sessionId, t.state)],
 );
+
+/** Fixed-window counters for actions that check a secret (test-connection): key = action and user. */
+export const rateLimits = sqliteTable('rate_limits', {
+  key: text('key').primaryKey(),
+  windowStart: integer('window_start').notNull(),
+  count: integer('count').notNull(),
+});

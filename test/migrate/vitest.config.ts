@@ -6,15 +6,6 @@ import './global-setup';
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/migrate/migrations`);
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    racingDatabaseUrl: string;
-    pgRelay: string;
-    legacyDatabaseUrl?: string;
-    legacyDatabaseHost?: string;
-  }
-}
-
 // The migration app inside workerd with its real D1 and Durable Objects, over the racing data of
 // the global setup (destination) and the legacy source database, signing in through the real
 // authentication service of ./global-setup.ts.

@@ -70,4 +70,9 @@ CREATE TABLE `pending_mappings` (
 	FOREIGN KEY (`session_id`) REFERENCES `migration_sessions`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `pending_mappings_session` ON `pending_mappings` (`session_id`,`state`);
+CREATE INDEX `pending_mappings_session` ON `pending_mappings` (`session_id`,`state`);--> statement-breakpoint
+CREATE TABLE `rate_limits` (
+	`key` text PRIMARY KEY NOT NULL,
+	`window_start` integer NOT NULL,
+	`count` integer NOT NULL
+);

@@ -13,6 +13,7 @@ import { configuration } from './routes/configuration';
 import { home } from './routes/home';
 import { migration } from './routes/migration';
 import { sessionRoutes } from './routes/session';
+import { wizardJson } from './routes/wizard-json';
 import { errorAnswer } from './views/errors';
 
 /** Forms, JSON bodies and schema files alike are read through this limit (chunked bodies included). */
@@ -57,6 +58,7 @@ export function createMigrateApp() {
   app.route('/', configuration);
   app.route('/', migration);
   app.route('/', sessionRoutes);
+  app.route('/', wizardJson);
   app.route('/', api);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
