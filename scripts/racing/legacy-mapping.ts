@@ -3,7 +3,6 @@ import { LEGACY_CODES, LEGACY_DATE_FORMAT, LEGACY_TIME_FORMAT } from './legacy';
 
 // The schema file for the old system's database (legacy.ts) → the racing database: what an
 // operator uploads at SchemaImport, so a wizard run maps every table, code and text date.
-// `npx tsx scripts/racing/legacy-mapping.ts > legacy-mapping.json` writes it out.
 
 const invert = (codes: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(codes).map(([value, code]) => [code, value]));
@@ -161,4 +160,3 @@ export const LEGACY_MAPPING: MappingDocument = {
   ],
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(LEGACY_MAPPING, null, 2));

@@ -86,7 +86,8 @@ describe('legacy source loader', () => {
   it('the test database holds the legacy tiny set with keys and foreign keys', async () => {
     expect(await legacyDatasetInfo(client)).toMatchObject({ size: 'tiny', seed: 1 });
     const fks = await client.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY' AND table_schema = 'public'",
+      "SELECT count(*)::int AS n FROM information_schema.table_constraints WHERE constraint_type = 'FOREIGN KEY' AND table_schema = 'public' AND table_name = ANY($1)",
+      [LEGACY_TABLE_NAMES],
     );
     expect(fks.rows[0]?.n).toBe(12);
     const runners = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM race_entry');

@@ -24,9 +24,16 @@ export function suggestTablePlan(sourceTable: string, source: SchemaInfo, dest: 
   if (!to) return null;
   const destKey = to.primaryKey.length === 1 ? to.primaryKey[0]! : (to.columns[0]?.ColumnName ?? 'id');
   const columns: ColumnMapping[] = [];
+  const tablePrefix = normaliseName(sourceTable);
   for (const column of from.columns) {
     if (from.primaryKey.includes(column.ColumnName)) continue;
-    const target = to.columns.find((c) => normaliseName(c.ColumnName) === normaliseName(column.ColumnName));
+    // The name itself, then without the table's name in front (horse_name), then without a kind suffix (sire_name).
+    const name = normaliseName(column.ColumnName);
+    const candidates = [name, name.startsWith(tablePrefix) ? name.slice(tablePrefix.length) : '', name.replace(/(code|name|no|flag)$/, '')];
+    const target = candidates
+      .filter(Boolean)
+      .map((candidate) => to.columns.find((c) => normaliseName(c.ColumnName) === candidate))
+      .find(Boolean);
     if (target && target.ColumnName !== destKey && !columns.some((m) => m.dest === target.ColumnName)) {
       columns.push({ source: column.ColumnName, dest: target.ColumnName });
     }
