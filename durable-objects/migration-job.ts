@@ -91,11 +91,8 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
     const stored = this.stored();
     if (!stored) return { message: 'No such migration run' };
     if (TERMINAL.includes(stored.state)) return { message: `The migration has already ${stored.state === 'completed' ? 'completed' : stored.state === 'failed' ? 'failed' : 'been cancelled'}` };
+    // The run's alarm (always scheduled while it is queued or running) sees the flag and ends it.
     this.ctx.storage.kv.put('cancel', true);
-    if (stored.state === 'queued') {
-      this.finish(stored, 'cancelled');
-      return { message: 'Migration cancelled' };
-    }
     this.save({ ...stored, state: 'cancelling' });
     this.log('Warning', 'Cancellation requested: stopping after the current chunk', null);
     return { message: 'Cancellation requested: the migration stops after the current chunk' };
@@ -119,7 +116,8 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
         const tables = await prepareTables(source, dest, plan);
         const cursors = await openCursors(dest, plan);
         const totals = await sourceTotals(source, plan);
-        stored = { ...stored, tables, cursors, totals, state: 'running', startedAt: stored.startedAt ?? new Date().toISOString() };
+        const state = this.cancelRequested() ? 'cancelling' : 'running';
+        stored = { ...stored, tables, cursors, totals, state, startedAt: stored.startedAt ?? new Date().toISOString() };
         this.save(stored);
         this.log('Information', `Copying ${plan.tables.map((t) => `${t.sourceTable} → ${t.destTable}`).join(', ')}`, null);
       } else {
