@@ -7,6 +7,7 @@ import { benchCmsStories } from './cms-stories';
 import type { BenchContext } from './context';
 import { benchForm } from './form';
 import { benchStats } from './meeting-stats';
+import { benchMigrate } from './migrate';
 import { benchPlatform } from './platform';
 import { benchDatabaseUrl } from './postgres';
 
@@ -20,6 +21,7 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   form: benchForm,
   'cms-stories': benchCmsStories,
   'cms-media': benchCmsMedia,
+  migrate: benchMigrate,
 };
 
 async function ensureBenchData(url: string): Promise<string> {
