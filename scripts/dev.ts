@@ -3,6 +3,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin';
 import { seedCmsDevData } from './cms-seed';
+import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { racingToday } from './racing-today';
 import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy } from './racing/legacy-load';
@@ -29,6 +30,11 @@ const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string) => Promi
   cms: (persistTo) => {
     const content = seedCmsDevData(persistTo);
     return `development content: ${content.sites.length} sites, ${content.stories.length} stories (see workers/cms/README.md)`;
+  },
+  migrate: async (persistTo) => {
+    await seedMigrateAuthAccounts();
+    await seedMigrateDevData(DEV_LEGACY_CONNECTION, persistTo);
+    return 'active configuration on the legacy source database; Operator and Viewer accounts (see workers/migrate/README.md)';
   },
 };
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accountSql } from '../workers/auth/src/account-sql';
-import { sealPassword } from '../workers/migrate/src/configurations';
+import { sealPassword } from '../workers/migrate/src/sealing';
 import { ROOT, devStateDir, executeD1 } from './workers';
 
 /**

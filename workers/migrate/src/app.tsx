@@ -6,6 +6,7 @@ import { HttpError } from '../../shared/http-error';
 import { asDatabaseUnavailable } from '../../shared/pg-errors';
 import { ConfigError } from '../../shared/config';
 import { migrateServices, type MigrateEnv } from './context';
+import { FilterError, HostNotAllowedError, PlanError } from './engine';
 import { antiForgeryToken } from './guard';
 import { account } from './routes/account';
 import { api } from './routes/api';
@@ -78,6 +79,11 @@ export function createMigrateApp() {
       if (err.status >= 500 && !(err instanceof ConfigError)) logError(c, err, 'migrate');
       if (err instanceof ConfigError) logError(c, err, 'migrate');
       return errorAnswer(c, err.status, err.code, err.message, err.details);
+    }
+    // The engine's refusals of what the operator asked for: a plan that does not fit the schemas,
+    // a filter that is not one read-only condition, a host off the allowed list.
+    if (err instanceof PlanError || err instanceof FilterError || err instanceof HostNotAllowedError) {
+      return errorAnswer(c, 400, err instanceof FilterError ? 'invalid_filter' : err instanceof HostNotAllowedError ? 'host_not_allowed' : 'invalid_plan', err.message);
     }
     const unavailable = asDatabaseUnavailable(err);
     if (unavailable) {

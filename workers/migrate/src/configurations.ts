@@ -3,7 +3,7 @@ import { configurations } from '../../../d1/migrate/schema';
 import { HttpError } from '../../shared/http-error';
 import type { MigrateContext, MigrateDb } from './context';
 import type { Connection, EngineEnv } from './engine/types';
-import { open, PASSWORD_LABEL, seal } from './sealing';
+import { openPassword, sealPassword } from './sealing';
 
 export type ConfigurationRow = typeof configurations.$inferSelect;
 /** What a page may see of a configuration: never the password. */
@@ -29,12 +29,6 @@ export function assertHostAllowed(c: MigrateContext, host: string, port: number)
   }
 }
 
-// The sealed password is bound to its connection's address and user: copied to another row it does not open.
-const associated = (row: Pick<ConfigurationRow, 'host' | 'port' | 'database' | 'username'>) => `${row.host}:${row.port}/${row.database}/${row.username}`;
-
-/** A configuration's password sealed for storage (also used by the development seed). */
-export const sealPassword = (key: string, row: Pick<ConfigurationRow, 'host' | 'port' | 'database' | 'username'>, password: string) =>
-  seal(key, PASSWORD_LABEL, associated(row), password);
 
 const { passwordSealed: _omit, ...viewColumns } = getTableColumns(configurations);
 
@@ -68,7 +62,7 @@ export async function updateConfiguration(c: MigrateContext, id: number, input: 
   const { db, config } = c.var;
   const existing = await db.select().from(configurations).where(eq(configurations.id, id)).get();
   if (!existing) return false;
-  const password = input.password || (await open(config.CONFIG_ENCRYPTION_KEY, PASSWORD_LABEL, associated(existing), existing.passwordSealed));
+  const password = input.password || (await openPassword(config.CONFIG_ENCRYPTION_KEY, existing, existing.passwordSealed));
   const passwordSealed = await sealPassword(config.CONFIG_ENCRYPTION_KEY, input, password);
   await db
     .update(configurations)
@@ -99,7 +93,7 @@ export async function connectionOf(c: MigrateContext, id: number): Promise<Conne
   const row = await c.var.db.select().from(configurations).where(eq(configurations.id, id)).get();
   if (!row) throw new HttpError(404, 'not_found', `There is no configuration ${id}.`);
   assertHostAllowed(c, row.host, row.port);
-  const password = await open(c.var.config.CONFIG_ENCRYPTION_KEY, PASSWORD_LABEL, associated(row), row.passwordSealed);
+  const password = await openPassword(c.var.config.CONFIG_ENCRYPTION_KEY, row, row.passwordSealed);
   return { host: row.host, port: row.port, database: row.database, username: row.username, password };
 }
 

@@ -25,3 +25,13 @@ export async function open(secret: string, label: string, associated: string, se
 
 export const PASSWORD_LABEL = 'migrate-configuration-password';
 export const REFRESH_TOKEN_LABEL = 'migrate-session-refresh-token';
+
+type ConnectionAddress = { host: string; port: number; database: string; username: string };
+
+// A sealed password is bound to its connection's address and user: copied to another row it does not open.
+const passwordBinding = (row: ConnectionAddress) => `${row.host}:${row.port}/${row.database}/${row.username}`;
+
+/** A configuration's password sealed for storage (also used by the development seed). */
+export const sealPassword = (key: string, row: ConnectionAddress, password: string) => seal(key, PASSWORD_LABEL, passwordBinding(row), password);
+
+export const openPassword = (key: string, row: ConnectionAddress, sealed: string) => open(key, PASSWORD_LABEL, passwordBinding(row), sealed);
