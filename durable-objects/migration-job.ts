@@ -51,7 +51,6 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
   start(plan: RunPlan): RunProgress {
     const existing = this.stored();
     if (existing) return this.progressOf(existing);
-    assertHostAllowed(this.env, plan.source);
     const stored: Stored = {
       state: 'queued',
       tables: null,
@@ -66,6 +65,13 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
     };
     this.ctx.storage.kv.put('plan', plan);
     this.ctx.storage.kv.put('run', stored);
+    try {
+      assertHostAllowed(this.env, plan.source);
+    } catch (error) {
+      // Refused before any connection: the run exists, failed, with the reason.
+      this.finish({ ...stored, errors: [error instanceof Error ? error.message : String(error)] }, 'failed');
+      return this.progressOf(this.stored()!);
+    }
     this.log('Information', `Run ${plan.runId} queued: ${plan.tables.length} tables${plan.patchMode ? ', patch mode' : ''}`, null);
     void this.ctx.storage.setAlarm(Date.now());
     return this.progressOf(stored);
@@ -220,7 +226,9 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
   }
 
   private save(stored: Stored): void {
-    this.ctx.storage.kv.put('run', stored);
+    // A cancel that arrived while a slice was waiting on the database is not overwritten.
+    const state = stored.state === 'running' && this.cancelRequested() ? 'cancelling' : stored.state;
+    this.ctx.storage.kv.put('run', { ...stored, state });
   }
 
   private log(level: LogEntry['level'], message: string, tableName: string | null): void {

@@ -138,7 +138,10 @@ export type LogEntry = { level: 'Information' | 'Warning' | 'Error'; message: st
 
 /** RPC surface of the MigrationJob Durable Object (one per run: `idFromName(runId)`). */
 export interface MigrationJobRpc {
-  /** Stores the plan and schedules the first chunk; a second start of the same run is ignored. */
+  /**
+   * Stores the plan and schedules the first chunk; a second start of the same run is ignored. A
+   * source outside MIGRATE_ALLOWED_HOSTS gives a run that has already failed, with the reason in `errors`.
+   */
   start(plan: RunPlan): RunProgress;
   /** Null when the object never received a plan (unknown run). */
   progress(): RunProgress | null;
