@@ -23,6 +23,8 @@ export function Layout({ title, csrf, user, children }: PageProps) {
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <meta name="request-verification-token" content={csrf} />
           <title>{`${title} · Data migration`}</title>
+          {/* No favicon request (it would be a 404 on every page). */}
+          <link rel="icon" href="data:," />
           <link rel="stylesheet" href={`/static/migrate.css?v=${ASSET_VERSION}`} />
           <script src={`/static/migrate.js?v=${ASSET_VERSION}`} defer />
         </head>
