@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { Client, account, freshCode, signIn } from './helpers';
+import { inRefreshWindow, roleFromPermissions, signSessionJwt, verifySessionJwt } from '../../workers/migrate/src/session';
+import { Client, account, freshCode, signIn, withEnv } from './helpers';
 
 const sessionRows = () => env.DB.prepare('select id_hash, email, role, access_expires_at, refresh_token_sealed from login_sessions').all<{ id_hash: string; email: string; role: string; access_expires_at: number; refresh_token_sealed: string }>();
 
@@ -237,5 +238,63 @@ describe('sign-in: security', () => {
     });
     const res = await client.fetch('/Account/Login', { method: 'POST', body: stream, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(413);
+  });
+});
+
+describe('session rules with a controlled clock', () => {
+  it('refreshes in the last 120 s of the 900 s access token, not before', () => {
+    const issued = Date.UTC(2026, 0, 1, 12, 0, 0);
+    const expires = issued + 900_000;
+    expect(inRefreshWindow(issued, expires, 120)).toBe(false);
+    expect(inRefreshWindow(expires - 120_001, expires, 120)).toBe(false);
+    expect(inRefreshWindow(expires - 120_000, expires, 120)).toBe(true);
+    expect(inRefreshWindow(expires - 1, expires, 120)).toBe(true);
+    expect(inRefreshWindow(expires + 60_000, expires, 120)).toBe(true);
+  });
+
+  it('accepts the JWT until its expiry and refuses it after, or with another key', async () => {
+    const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+    const secret = 'a-test-session-secret-0123456789abcdef';
+    const claims = { sid: 'sid', sub: '7', email: 'x@example.com', name: 'X', role: 'Operator' as const, uexp: now / 1000 + 900 };
+    const jwt = await signSessionJwt(secret, claims, now + 3_600_000, now);
+    expect(await verifySessionJwt(secret, jwt, now + 3_599_000)).toMatchObject({ sid: 'sid', role: 'Operator', uexp: claims.uexp });
+    expect(await verifySessionJwt(secret, jwt, now + 3_601_000)).toBeUndefined();
+    expect(await verifySessionJwt(`${secret}-other`, jwt, now)).toBeUndefined();
+  });
+
+  it('maps the site permissions to roles and nothing else', () => {
+    expect(roleFromPermissions('ADMIN')).toBe('Admin');
+    expect(roleFromPermissions('OPERATOR')).toBe('Operator');
+    expect(roleFromPermissions('VIEWER')).toBe('Viewer');
+    expect(roleFromPermissions('USER')).toBeUndefined();
+    expect(roleFromPermissions('DEVELOPER')).toBeUndefined();
+  });
+});
+
+describe('sign-in: the authentication service throttling or down', () => {
+  const answering = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+    fetch: async () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } }),
+  });
+
+  it('passes a 429 on with Retry-After and the form again', async () => {
+    const client = new Client();
+    await client.page('/Account/Login');
+    const body = new URLSearchParams({ __RequestVerificationToken: client.csrf, email: 'a@example.com', password: 'x' });
+    const res = await withEnv(client, '/Account/Login', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, { AUTH: answering(429, { success: false, error: 'Too many attempts. Try again later.' }, { 'retry-after': '42' }) });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('42');
+    expect(await res.text()).toContain('Too many attempts');
+  });
+
+  it('answers 502 with the form when the service answers off contract or not at all', async () => {
+    const client = new Client();
+    await client.page('/Account/Login');
+    const body = () => new URLSearchParams({ __RequestVerificationToken: client.csrf, email: 'a@example.com', password: 'x' });
+    const init = () => ({ method: 'POST', body: body(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const offContract = await withEnv(client, '/Account/Login', init(), { AUTH: answering(200, { nonsense: true }) });
+    expect(offContract.status).toBe(502);
+    const down = await withEnv(client, '/Account/Login', init(), { AUTH: { fetch: async () => { throw new Error('connection refused'); } } });
+    expect(down.status).toBe(502);
+    expect(await down.text()).toContain('could not be reached');
   });
 });

@@ -211,6 +211,15 @@ describe('the wizard: error cases', () => {
     expect((await operator.get('/api/table/info/no_such_table')).status).toBe(404);
   });
 
+  it('answers CancelMigration for a session without a run with a message', async () => {
+    const sessionId = await newSession(operator);
+    const res = await operator.post('/Migration/CancelMigration', { sessionId });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ message: 'This session has no run to cancel.' });
+    expect((await operator.get(`/api/migration/logs/${sessionId}`)).status).toBe(200);
+    expect((await operator.get(`/api/migration/progress/${sessionId}`)).status).toBe(404);
+  });
+
   it('lets a Viewer read a session but not change it', async () => {
     const sessionId = await newSession(operator);
     await operator.post('/Migration/TableSelection', { sessionId, selectedTables: ['venue'] });
