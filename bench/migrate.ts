@@ -24,10 +24,10 @@ const CHUNK = Number(process.env.BENCH_MIGRATE_CHUNK ?? 10_000);
 const SOURCE_TABLE = `CREATE TABLE bench_entry (
   entry_id integer PRIMARY KEY, race_id integer NOT NULL, horse_id integer NOT NULL, jockey_id integer, trainer_id integer NOT NULL,
   tab_no integer NOT NULL, barrier_no integer NOT NULL, weight_kg numeric(4,1) NOT NULL, sp_odds numeric(7,2), scratched_flag text NOT NULL,
-  placing integer, margin_lengths numeric(6,2), race_date text NOT NULL, gear text, comment text, prize_money integer NOT NULL)`;
+  finish_pos integer, margin_lengths numeric(6,2), race_date text NOT NULL, gear text, comment text, prize_money integer NOT NULL)`;
 
 const FILL = `INSERT INTO bench_entry
-  SELECT n + 5000000, 300000 + n / 10, 100000 + (n * 7919) % 60000, CASE WHEN n % 20 = 0 THEN NULL ELSE 9000 + n % 800 END, 7000 + n % 1200,
+  SELECT n + 5000000, 300000 + n / 10, 100000 + ((n::bigint * 7919) % 60000)::int, CASE WHEN n % 20 = 0 THEN NULL ELSE 9000 + n % 800 END, 7000 + n % 1200,
          1 + n % 14, 1 + (n * 3) % 14, 54 + (n % 80) / 10.0, CASE WHEN n % 5 = 0 THEN NULL ELSE 1.5 + (n % 500) / 10.0 END,
          CASE WHEN n % 5 = 0 THEN 'Y' ELSE 'N' END, CASE WHEN n % 5 = 0 THEN NULL ELSE 1 + n % 14 END,
          CASE WHEN n % 5 = 0 THEN NULL ELSE (n % 300) / 10.0 END, to_char(date '2020-01-01' + n / 500, 'DD/MM/YYYY'),
@@ -42,7 +42,7 @@ const destTable = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
 
 const COLUMNS: [source: string, dest: string][] = [
   ['race_id', 'race_ref'], ['horse_id', 'horse_ref'], ['jockey_id', 'jockey_ref'], ['trainer_id', 'trainer_ref'], ['tab_no', 'tab_number'],
-  ['barrier_no', 'barrier'], ['weight_kg', 'weight'], ['sp_odds', 'starting_price'], ['scratched_flag', 'scratched'], ['placing', 'finishing_position'],
+  ['barrier_no', 'barrier'], ['weight_kg', 'weight'], ['sp_odds', 'starting_price'], ['scratched_flag', 'scratched'], ['finish_pos', 'finishing_position'],
   ['margin_lengths', 'margin'], ['race_date', 'race_date'], ['gear', 'gear'], ['comment', 'comment'], ['prize_money', 'prize_money'],
 ];
 
@@ -78,10 +78,11 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 
 async function prepareSource(url: string): Promise<void> {
   await withClient(url, async (client) => {
-    const present = await client.query<{ n: string | null }>(
-      "SELECT CASE WHEN to_regclass('bench_entry') IS NULL THEN NULL ELSE (SELECT count(*) FROM bench_entry) END AS n",
-    );
-    if (present.rows[0]?.n !== null && Number(present.rows[0]?.n) === ROWS) return;
+    const present = await client.query<{ ok: boolean }>("SELECT to_regclass('bench_entry') IS NOT NULL AS ok");
+    if (present.rows[0]?.ok) {
+      const rows = await client.query<{ n: string }>('SELECT count(*) AS n FROM bench_entry');
+      if (Number(rows.rows[0]?.n) === ROWS) return;
+    }
     console.log(`• filling the source table bench_entry with ${ROWS.toLocaleString('en')} rows…`);
     await client.query('DROP TABLE IF EXISTS bench_entry');
     await client.query(SOURCE_TABLE);
@@ -165,15 +166,11 @@ export async function benchMigrate({ url, relay }: BenchContext) {
 
   // 2. The Worker's Durable Object.
   const worker = await startLocalWorker({
-    config: join(ROOT, 'workers/migrate/wrangler.toml'),
-    entrypoint: join(ROOT, 'bench/worker/migrate.ts'),
+    config: join(ROOT, 'bench/worker/migrate.toml'),
     vars: {
       DATABASE_URL: url,
       PG_WS_PROXY: relay,
       MIGRATE_ALLOWED_HOSTS: `${source.hostname}:${source.port || 5432}`,
-      AUTH_CLIENT_SECRET: 'bench-only',
-      SESSION_SECRET: 'bench-only-session-secret-0123456789abcdef',
-      CONFIG_ENCRYPTION_KEY: 'bench-only-config-key-0123456789abcdef0123',
     },
   });
   try {

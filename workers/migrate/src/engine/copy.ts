@@ -1,4 +1,4 @@
-import { KEY_SEPARATOR, type Sql, ident, literal } from './db';
+import { type Sql, ident, literal } from './db';
 import { canonicalText, checksumAggregate, keyText, valueExpression } from './expressions';
 import { filterCondition, readSource } from './filter';
 import { findColumn, findTable, introspectSql } from './introspect';
@@ -142,15 +142,19 @@ export async function sourceTotals(source: Sql, plan: RunPlan): Promise<Record<s
   return totals;
 }
 
-/** Keyset page of the source: key values and the named columns as text, after `cursor`. */
+/**
+ * Keyset page of the source after `cursor`, aggregated on the source into one row: the row count,
+ * the last key (the next cursor, JSON), and per column one text[] literal (the source ids first).
+ * The literals go to the destination as parameters untouched, so no value is parsed or
+ * re-serialised in the Worker: its work per chunk is a few strings, whatever the row count.
+ */
 async function readSourcePage(
   source: Sql,
   table: PreparedTable,
   columns: string[],
   cursor: string | null,
   limit: number,
-  extraCondition = 'true',
-): Promise<{ keys: string[][]; values: (string | null)[][] }> {
+): Promise<{ rows: number; last: string | null; ids: string; values: string[] }> {
   const plan = table.plan;
   const keys = plan.sourceKey.map(ident);
   const after: unknown[] = cursor ? (JSON.parse(cursor) as unknown[]) : [];
@@ -158,17 +162,23 @@ async function readSourcePage(
   const keyset = cursor
     ? `(${keys.join(', ')}) > (${plan.sourceKey.map((_, i) => `$${i + 1}::${table.sourceKeyTypes[i]}`).join(', ')})`
     : 'true';
-  const select = [...keys.map((k, i) => `${k}::text AS k${i}`), ...columns.map((c, i) => `${ident(c)}::text AS c${i}`)].join(', ');
-  const text = `SELECT ${select} FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${extraCondition} AND ${keyset}
-    ORDER BY ${keys.join(', ')} LIMIT $${params.length}`;
-  const rows = await readSource(source, (tx) => tx.query(text, params));
+  const order = plan.sourceKey.map((_, i) => `k${i}`).join(', ');
+  const inner = [...keys.map((k, i) => `${k} AS k${i}`), ...columns.map((c, i) => `${ident(c)}::text AS c${i}`)].join(', ');
+  const text = `SELECT count(*)::int AS n,
+      (array_agg(json_build_array(${plan.sourceKey.map((_, i) => `k${i}::text`).join(', ')})::text ORDER BY ${plan.sourceKey.map((_, i) => `k${i} DESC`).join(', ')}))[1] AS last,
+      coalesce(array_agg(${keyText(plan.sourceKey.map((_, i) => `k${i}`))} ORDER BY ${order}), '{}')::text AS ids
+      ${columns.map((_, i) => `, coalesce(array_agg(c${i} ORDER BY ${order}), '{}')::text AS c${i}`).join('')}
+    FROM (SELECT ${inner} FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset}
+          ORDER BY ${keys.join(', ')} LIMIT $${params.length}) page`;
+  const [row] = await readSource(source, (tx) => tx.query(text, params));
   return {
-    keys: rows.map((row) => plan.sourceKey.map((_, i) => String(row[`k${i}`]))),
-    values: columns.map((_, i) => rows.map((row) => (row[`c${i}`] ?? null) as string | null)),
+    rows: Number(row?.n ?? 0),
+    last: (row?.last as string | null | undefined) ?? null,
+    ids: String(row?.ids ?? '{}'),
+    values: columns.map((_, i) => String(row?.[`c${i}`] ?? '{}')),
   };
 }
 
-const sourceId = (key: string[]) => key.join(KEY_SEPARATOR);
 
 /** The destination statement of a copy chunk (see the file comment); its parameters are listed in copyChunk. */
 export function copyStatement(table: PreparedTable): string {
@@ -279,8 +289,8 @@ export async function copyChunk(
 ): Promise<ChunkResult> {
   const plan = table.plan;
   const page = await readSourcePage(source, table, plan.columns.map((c) => c.source), cursor, limit);
-  const rows = page.keys.length;
-  const next = rows > 0 ? JSON.stringify(page.keys[rows - 1]) : cursor;
+  const rows = page.rows;
+  const next = page.last ?? cursor;
   const params: unknown[] = [
     run.configId, // $1
     plan.destTable, // $2
@@ -290,7 +300,7 @@ export async function copyChunk(
     rows < limit, // $6 finished
     next, // $7 new cursor
     rows, // $8
-    page.keys.map(sourceId), // $9
+    page.ids, // $9
     ...page.values, // $10…
     cursor, // old cursor
   ];
@@ -341,8 +351,8 @@ export async function backfillChunk(
   const mapping = plan.columns.find((c) => c.dest === fk.childColumn);
   if (!mapping) throw new PlanError(`${fk.childTable}.${fk.childColumn} is deferred but not mapped`);
   const page = await readSourcePage(source, table, [mapping.source], cursor, limit);
-  const rows = page.keys.length;
-  const next = rows > 0 ? JSON.stringify(page.keys[rows - 1]) : cursor;
+  const rows = page.rows;
+  const next = page.last ?? cursor;
   const type = table.destTypes[fk.childColumn]!;
   const keyType = table.destTypes[plan.destKey]!;
   const column = ident(fk.childColumn);
@@ -371,8 +381,8 @@ export async function backfillChunk(
     fk.parentTable,
     run.runId,
     run.patchMode,
-    page.keys.map(sourceId),
-    page.values[0] ?? [],
+    page.ids,
+    page.values[0] ?? '{}',
     next,
     rows,
     rows < limit,
