@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { type CursorRow, PlanError, type PreparedTable, openCursors, prepareTables, readCursors, sourceTotals, validateTable } from '../workers/migrate/src/engine/copy';
 import { type Sql, assertHostAllowed, openDestination, openSource } from '../workers/migrate/src/engine/db';
-import { nextPhase, runStep, tableProgress, withCursor } from '../workers/migrate/src/engine/run';
+import { type Prefetch, nextPhase, runStep, tableProgress, withCursor } from '../workers/migrate/src/engine/run';
 import {
   type EngineEnv,
   HostNotAllowedError,
@@ -133,6 +133,8 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
       const tables = stored.tables!;
       const maxChunks = plan.chunksPerSlice ?? Number.POSITIVE_INFINITY;
       let chunks = 0;
+      // The next source page is read while the current chunk is written.
+      const readAhead: { prefetch?: Prefetch } = {};
       while (Date.now() - sliceStarted < SLICE_MS && chunks < maxChunks) {
         if (this.cancelRequested()) {
           this.finish(stored, 'cancelled');
@@ -144,9 +146,10 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
           return;
         }
         stored = { ...stored, failedTable: phase.table };
-        const step = await runStep(source, dest, plan, tables, stored.cursors);
+        const step = await runStep(source, dest, plan, tables, stored.cursors, readAhead);
         chunks++;
         if (step.kind === 'copied') continue;
+        readAhead.prefetch = step.prefetch;
         if (step.result.status === 'stale') {
           this.log('Warning', 'A chunk was already committed by an earlier attempt: continuing from the committed cursor', step.phase.table);
           stored = { ...stored, cursors: await readCursors(dest, plan.runId) };

@@ -273,6 +273,13 @@ function bindOld(text: string, index: number): string {
   return text.replace('$OLD', `$${index}`);
 }
 
+/** A copy chunk's source page, read ahead of time while the previous chunk is being written. */
+export type SourcePage = { rows: number; last: string | null; ids: string; values: string[] };
+
+export function readCopyPage(source: Sql, table: PreparedTable, cursor: string | null, limit: number): Promise<SourcePage> {
+  return readSourcePage(source, table, table.plan.columns.map((c) => c.source), cursor, limit);
+}
+
 type CopyCounts = { inserted: number; updated: number; unresolved: number; mapped: number; cursor_row: CursorRow | null };
 
 /**
@@ -286,9 +293,11 @@ export async function copyChunk(
   table: PreparedTable,
   cursor: string | null,
   limit: number,
+  options: { page?: Promise<SourcePage>; onRead?: (page: SourcePage) => void } = {},
 ): Promise<ChunkResult> {
   const plan = table.plan;
-  const page = await readSourcePage(source, table, plan.columns.map((c) => c.source), cursor, limit);
+  const page = options.page ? await options.page : await readCopyPage(source, table, cursor, limit);
+  options.onRead?.(page);
   const rows = page.rows;
   const next = page.last ?? cursor;
   const params: unknown[] = [

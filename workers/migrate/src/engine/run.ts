@@ -7,6 +7,8 @@ import {
   chunkSizeOf,
   copyChunk,
   phasesOf,
+  readCopyPage,
+  type SourcePage,
 } from './copy';
 import type { Sql } from './db';
 import type { RunPlan, TableProgress } from './types';
@@ -15,7 +17,10 @@ import type { RunPlan, TableProgress } from './types';
 // the deferred foreign keys' backfills) advances by one chunk. The caller (the MigrationJob
 // Durable Object, or a test) keeps the cursor rows; the destination's copy of them is the truth.
 
-export type StepOutcome = { kind: 'chunk'; phase: Phase; result: ChunkResult } | { kind: 'copied' };
+/** The next copy chunk's source page, being read while the current chunk is written. */
+export type Prefetch = { table: string; cursor: string | null; page: Promise<SourcePage> };
+
+export type StepOutcome = { kind: 'chunk'; phase: Phase; result: ChunkResult; prefetch?: Prefetch } | { kind: 'copied' };
 
 export function cursorOf(cursors: CursorRow[], phase: Phase): CursorRow | undefined {
   return cursors.find((c) => c.dest_table === phase.table && c.phase === phase.phase);
@@ -25,18 +30,42 @@ export function nextPhase(plan: RunPlan, cursors: CursorRow[]): Phase | null {
   return phasesOf(plan).find((phase) => !cursorOf(cursors, phase)?.finished) ?? null;
 }
 
-export async function runStep(source: Sql, dest: Sql, plan: RunPlan, tables: PreparedTable[], cursors: CursorRow[]): Promise<StepOutcome> {
+/**
+ * Advances the first unfinished phase by one chunk. With `readAhead`, a copy chunk starts reading
+ * its successor's source page before writing its own (returned as `prefetch`, to pass to the next
+ * step); a page read for a cursor that is no longer the committed one is never used.
+ */
+export async function runStep(
+  source: Sql,
+  dest: Sql,
+  plan: RunPlan,
+  tables: PreparedTable[],
+  cursors: CursorRow[],
+  readAhead?: { prefetch?: Prefetch },
+): Promise<StepOutcome> {
   const phase = nextPhase(plan, cursors);
   if (!phase) return { kind: 'copied' };
   const table = tables.find((t) => t.plan.destTable === phase.table);
   if (!table) throw new Error(`No prepared table for ${phase.table}`);
   const cursor = cursorOf(cursors, phase)?.cursor ?? null;
   const limit = chunkSizeOf(plan);
-  const result =
-    phase.kind === 'copy'
-      ? await copyChunk(source, dest, plan, table, cursor, limit)
-      : await backfillChunk(source, dest, plan, table, plan.deferred.find((fk) => fk.childTable === phase.table && fk.childColumn === phase.column)!, cursor, limit);
-  return { kind: 'chunk', phase, result };
+  if (phase.kind === 'backfill') {
+    const fk = plan.deferred.find((d) => d.childTable === phase.table && d.childColumn === phase.column)!;
+    return { kind: 'chunk', phase, result: await backfillChunk(source, dest, plan, table, fk, cursor, limit) };
+  }
+  const ready = readAhead?.prefetch;
+  let next: Prefetch | undefined;
+  const result = await copyChunk(source, dest, plan, table, cursor, limit, {
+    page: ready && ready.table === phase.table && ready.cursor === cursor ? ready.page : undefined,
+    onRead: (page) => {
+      if (!readAhead || page.rows < limit || !page.last) return;
+      const ahead = readCopyPage(source, table, page.last, limit);
+      // Awaited by the next step, or dropped with the slice: never an unhandled rejection.
+      ahead.catch(() => undefined);
+      next = { table: phase.table, cursor: page.last, page: ahead };
+    },
+  });
+  return { kind: 'chunk', phase, result, prefetch: result.status === 'advanced' ? next : undefined };
 }
 
 /** Replaces a phase's cursor row with the one a chunk committed. */
