@@ -31,6 +31,19 @@ export async function benchDatabaseUrl(): Promise<string> {
   return url;
 }
 
+/**
+ * A second database on the bench server, owned by the bench role (the migration bench's source):
+ * its URL. Created once; needs the machine's PostgreSQL (not BENCH_DATABASE_URL's server).
+ */
+export async function benchSecondDatabase(name: string): Promise<string> {
+  const url = `postgres://${ROLE}:${PASSWORD}@127.0.0.1:5432/${name}`;
+  if (await canConnect(url)) return url;
+  const exists = asPostgres(['-tAc', `SELECT 1 FROM pg_database WHERE datname = '${name}'`]).trim();
+  if (exists !== '1') asPostgres(['-c', `CREATE DATABASE ${name} OWNER ${ROLE}`]);
+  if (!(await canConnect(url))) throw new Error(`Cannot log in to ${url}`);
+  return url;
+}
+
 function asPostgres(args: string[]): string {
   return execFileSync('su', ['postgres', '-c', ['psql', '-X', '-q', ...args.map(shellQuote)].join(' ')], { encoding: 'utf8' });
 }

@@ -3,8 +3,10 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin';
 import { seedCmsDevData } from './cms-seed';
+import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { racingToday } from './racing-today';
+import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy } from './racing/legacy-load';
 import { loadRacing, racingDatasetInfo } from './racing/load';
 import { startRelay } from './relay';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
@@ -29,10 +31,16 @@ const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string) => Promi
     const content = seedCmsDevData(persistTo);
     return `development content: ${content.sites.length} sites, ${content.stories.length} stories (see workers/cms/README.md)`;
   },
+  migrate: async (persistTo) => {
+    await seedMigrateAuthAccounts();
+    await seedMigrateDevData(DEV_LEGACY_CONNECTION, persistTo);
+    return 'active configuration on the legacy source database; Operator and Viewer accounts (see workers/migrate/README.md)';
+  },
 };
 
 const children: ChildProcess[] = [];
 let embedded: EmbeddedPostgres | undefined;
+let embeddedLegacy: EmbeddedPostgres | undefined;
 let closeRelay: (() => Promise<void>) | undefined;
 let shuttingDown = false;
 
@@ -43,6 +51,8 @@ async function main() {
 
   const databaseUrl = process.env.DATABASE_URL ?? (await startEmbedded());
   await ensureDemoData(databaseUrl, forceReload);
+  const legacyUrl = process.env.LEGACY_DATABASE_URL ?? (await startEmbeddedLegacy());
+  await ensureLegacyData(legacyUrl, (await racingDatasetInfo(databaseUrl))?.today ?? racingToday(), forceReload);
   const relay = await startRelay({ port: DEV_RELAY_PORT });
   closeRelay = relay.close;
   step(`relay      ${relay.address}/v1?address=host:port`);
@@ -56,11 +66,15 @@ async function main() {
   // names from .dev.vars, and the relay address is a local-only setting, not a secret.
   const vars = ['--var', `PG_WS_PROXY:${relay.address}`];
   if (process.env.DATABASE_URL) vars.push('--var', `DATABASE_URL:${databaseUrl}`);
-  await Promise.all(workers.map((worker) => startWorker(worker, vars)));
+  // The migration app may reach the legacy source database, and nothing else.
+  const legacy = new URL(legacyUrl);
+  const migrateVars = ['--var', `MIGRATE_ALLOWED_HOSTS:${legacy.hostname}:${legacy.port || 5432}`];
+  await Promise.all(workers.map((worker) => startWorker(worker, worker.name === 'migrate' ? [...vars, ...migrateVars] : vars)));
 
   console.log('\nServing:');
   for (const worker of workers) console.log(`  ${worker.title.padEnd(42)} http://localhost:${worker.port}`);
   console.log(`  ${'Racing Postgres'.padEnd(42)} ${redact(databaseUrl)}`);
+  console.log(`  ${'Legacy source Postgres (migration app)'.padEnd(42)} ${redact(legacyUrl)}`);
   console.log('\nCtrl-C stops everything.');
 }
 
@@ -78,6 +92,25 @@ async function startEmbedded(): Promise<string> {
   embedded = await startEmbeddedPostgres({ dataDir: join(ROOT, '.data', 'pglite'), port: DEV_PG_PORT });
   step(`postgres   embedded PGlite at ${embedded.url} (data in .data/pglite)`);
   return embedded.url;
+}
+
+/** The migration app's source: a second embedded database on a fixed port (see scripts/racing/legacy.ts). */
+async function startEmbeddedLegacy(): Promise<string> {
+  embeddedLegacy = await startEmbeddedPostgres({ dataDir: join(ROOT, '.data', 'pglite-legacy'), port: DEV_LEGACY_PORT });
+  step(`legacy     embedded PGlite at ${redact(embeddedLegacy.url)} (data in .data/pglite-legacy)`);
+  return embeddedLegacy.url;
+}
+
+/** The same world as the racing data (anchored on its day), in the old system's shape, a few days ahead of it. */
+async function ensureLegacyData(legacyUrl: string, today: string, force: boolean) {
+  const info = await legacyDatasetInfo(legacyUrl);
+  if (!force && info && info.size === 'demo' && info.today === today) {
+    step(`legacy     demo data anchored on ${info.today} already loaded`);
+    return;
+  }
+  step(`legacy     loading the old system's demo data anchored on ${today}…`);
+  const { elapsedMs } = await loadLegacy(legacyUrl, { size: 'demo', today });
+  step(`legacy     loaded in ${(elapsedMs / 1000).toFixed(1)} s (source for the migration app: ${DEV_LEGACY_CONNECTION.host}:${DEV_LEGACY_CONNECTION.port})`);
 }
 
 async function ensureDemoData(databaseUrl: string, force: boolean) {
@@ -166,6 +199,7 @@ async function shutdown(code: number) {
   await Promise.all(children.map(stopGroup));
   await closeRelay?.();
   await embedded?.close();
+  await embeddedLegacy?.close();
   process.exit(code);
 }
 

@@ -2,6 +2,7 @@ import { type Socket, createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../scripts/embedded-postgres';
 import { msUntilNextRacingDay, racingToday } from '../scripts/racing-today';
+import { loadLegacy } from '../scripts/racing/legacy-load';
 import { loadRacing } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
 
@@ -24,6 +25,11 @@ export default async function setup(project: TestProject) {
   }
   const today = racingToday();
   await loadRacing(databaseUrl, { size: 'tiny', today });
+  // The migration app's source: the same world in an old system's shape, a few days ahead. Always
+  // embedded (a second PGlite), or LEGACY_DATABASE_URL (its legacy tables are replaced).
+  const legacy = process.env.LEGACY_DATABASE_URL ? undefined : await startEmbeddedPostgres();
+  const legacyDatabaseUrl = process.env.LEGACY_DATABASE_URL ?? legacy!.url;
+  await loadLegacy(legacyDatabaseUrl, { size: 'tiny', today });
   const relay = await startRelay();
   // A port that accepts connections and never answers: what a hung database looks like.
   const held = new Set<Socket>();
@@ -38,11 +44,14 @@ export default async function setup(project: TestProject) {
   project.provide('pgRelay', relay.address);
   project.provide('racingToday', today);
   project.provide('silentPort', silentAddress.port);
+  project.provide('legacyDatabaseUrl', legacyDatabaseUrl);
+  project.provide('legacyDatabaseHost', new URL(legacyDatabaseUrl).host);
   return async () => {
     for (const socket of held) socket.destroy();
     silent.close();
     await relay.close();
     await embedded?.close();
+    await legacy?.close();
   };
 }
 
@@ -52,5 +61,8 @@ declare module 'vitest' {
     pgRelay: string;
     racingToday: string;
     silentPort: number;
+    /** The migration app's legacy source database (tiny), and its host:port for allow-lists. */
+    legacyDatabaseUrl: string;
+    legacyDatabaseHost: string;
   }
 }

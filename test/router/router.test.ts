@@ -42,6 +42,8 @@ describe('router', () => {
     expect(await res.json()).toEqual({ service: 'form', path: '/form/guide/' });
     const cms = await router.fetch('https://cms.racing.example/api/v1/story');
     expect(await cms.json()).toEqual({ service: 'cms', path: '/api/v1/story' });
+    const migrate = await router.fetch('https://migrate.racing.example/Migration/TableSelection');
+    expect(await migrate.json()).toEqual({ service: 'migrate', path: '/Migration/TableSelection' });
   });
 
   it('answers 404 for a known service that is not bound behind this router', async () => {

@@ -25,7 +25,7 @@ export interface TestAuthService {
 export async function startTestAuthService(
   accounts: Record<string, EnrolledAccount>,
   vars: Record<string, string> & { AUTH_TOTP_ENCRYPTION_KEY: string },
-  options: { registry?: string } = {},
+  options: { registry?: string; /** Further statements after the accounts (sites, site roles). */ sql?: string[] } = {},
 ): Promise<TestAuthService> {
   const persistTo = mkdtempSync(join(tmpdir(), 'auth-service-'));
   applyLocalD1Migrations(AUTH_CONFIG, 'DB', persistTo);
@@ -43,6 +43,7 @@ export async function startTestAuthService(
     statements.push(...sql);
     backupCodes[name] = enrolment.backupCodes;
   }
+  statements.push(...(options.sql ?? []));
   executeSql(statements, { remote: false, persistTo });
   const worker = await startLocalWorker({ config: AUTH_CONFIG, vars, persistTo, logLevel: 'error', registry: options.registry });
   return {

@@ -8,7 +8,7 @@ const keys = new Map<string, Promise<CryptoKey>>();
  * A WebCrypto key derived from a secret with HKDF-SHA256, the label as salt, so one secret gives
  * independent keys for independent uses. Derived once per isolate for each secret and label.
  */
-export function derivedKey(secret: string, label: string, algorithm: KeyAlgorithmParams, usages: string[]): Promise<CryptoKey> {
+export function derivedKey(secret: string, label: string, algorithm: KeyAlgorithmParams, usages: Parameters<SubtleCrypto['deriveKey']>[4]): Promise<CryptoKey> {
   const cacheKey = `${label}\u0000${secret}`;
   let key = keys.get(cacheKey);
   if (!key) {

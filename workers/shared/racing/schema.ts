@@ -233,3 +233,63 @@ export const racingDataset = pgTable('racing_dataset', {
   today: date('today', { mode: 'string' }).notNull(),
   loadedAt: timestamp('loaded_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
 });
+
+// The migration app's bookkeeping in the destination (the racing database). Kept here, beside the
+// rows they describe, so a chunk's rows, its id mappings and its cursor commit in one transaction.
+
+/**
+ * Which destination row each copied or matched source row became, per configuration. Ids are text
+ * so any key type maps; `source_id` is the source key (composite keys joined by U+001F).
+ */
+export const migrationIdMappings = pgTable(
+  'migration_id_mappings',
+  {
+    configId: integer('config_id').notNull(),
+    destTable: text('dest_table').notNull(),
+    sourceId: text('source_id').notNull(),
+    sourceTable: text('source_table').notNull(),
+    destId: text('dest_id').notNull(),
+    /** The run that recorded it; null for mappings an operator confirmed or added by hand. */
+    runId: text('run_id'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.configId, t.destTable, t.sourceId] }),
+    index('migration_id_mappings_dest_idx').on(t.configId, t.destTable, t.destId),
+  ],
+);
+
+/**
+ * A run's committed position per table and phase (`copy`, or `backfill:<column>`): the source key
+ * after the last committed chunk and the counters up to it. Advanced in the chunk's own transaction.
+ */
+export const migrationRunCursors = pgTable(
+  'migration_run_cursors',
+  {
+    runId: text('run_id').notNull(),
+    destTable: text('dest_table').notNull(),
+    phase: text('phase').notNull(),
+    /** JSON array of the last copied row's source key values; null before the first chunk. */
+    cursor: text('cursor'),
+    done: integer('done').notNull().default(0),
+    inserted: integer('inserted').notNull().default(0),
+    updated: integer('updated').notNull().default(0),
+    skipped: integer('skipped').notNull().default(0),
+    finished: boolean('finished').notNull().default(false),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.destTable, t.phase] })],
+);
+
+/** The id mappings as published to the destination (Results → SyncIdMappingsToDestination). */
+export const configIdMappings = pgTable(
+  'config_id_mappings',
+  {
+    configId: integer('config_id').notNull(),
+    tableName: text('table_name').notNull(),
+    sourceId: text('source_id').notNull(),
+    destId: text('dest_id').notNull(),
+    syncedAt: timestamp('synced_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.configId, t.tableName, t.sourceId] })],
+);

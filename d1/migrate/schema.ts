@@ -1,0 +1,122 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Timestamps are Unix milliseconds. */
+const now = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
+
+/** A source database connection. The password is AES-GCM sealed; at most one row is active. */
+export const configurations = sqliteTable(
+  'configurations',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    host: text('host').notNull(),
+    port: integer('port').notNull(),
+    database: text('database').notNull(),
+    username: text('username').notNull(),
+    passwordSealed: text('password_sealed').notNull(),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull().default(now),
+    updatedAt: integer('updated_at').notNull().default(now),
+  },
+  (t) => [index('configurations_active').on(t.isActive)],
+);
+
+/**
+ * A signed-in user's session. The cookie holds a signed JWT naming the session; the upstream
+ * refresh token stays here, sealed, so the browser never holds it; sign-out deletes the row.
+ */
+export const loginSessions = sqliteTable(
+  'login_sessions',
+  {
+    idHash: text('id_hash').primaryKey(),
+    userId: integer('user_id').notNull(),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    role: text('role', { enum: ['Admin', 'Operator', 'Viewer'] }).notNull(),
+    refreshTokenSealed: text('refresh_token_sealed').notNull(),
+    /** When the upstream access token runs out (ms); refreshed in its last 120 s. */
+    accessExpiresAt: integer('access_expires_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    createdAt: integer('created_at').notNull().default(now),
+  },
+  (t) => [index('login_sessions_expires').on(t.expiresAt)],
+);
+
+export const SESSION_STATUSES = ['Created', 'Configuring', 'Running', 'Completed', 'Failed', 'Cancelled'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/** One pass of the wizard: its tables, schema, mappings, filters, order, and the run it started. */
+export const migrationSessions = sqliteTable(
+  'migration_sessions',
+  {
+    id: text('id').primaryKey(),
+    configId: integer('config_id').notNull(),
+    status: text('status', { enum: SESSION_STATUSES }).notNull().default('Created'),
+    /** JSON string[] of source tables. */
+    selectedTables: text('selected_tables').notNull().default('[]'),
+    /** JSON: the uploaded or saved schema file (destination tables and columns). */
+    schemaFile: text('schema_file'),
+    /** JSON TableMapping[]: source → destination table and columns. */
+    mappings: text('mappings').notNull().default('[]'),
+    /** JSON Record<sourceTable, filter>. */
+    filters: text('filters').notNull().default('{}'),
+    /** JSON Record<destTable, string[]>: natural keys. */
+    naturalKeys: text('natural_keys').notNull().default('{}'),
+    /** JSON string[] of source tables in the chosen order. */
+    tableOrder: text('table_order').notNull().default('[]'),
+    patchMode: integer('patch_mode', { mode: 'boolean' }).notNull().default(false),
+    runId: text('run_id'),
+    createdBy: text('created_by').notNull(),
+    createdAt: integer('created_at').notNull().default(now),
+    updatedAt: integer('updated_at').notNull().default(now),
+    startedAt: integer('started_at'),
+    finishedAt: integer('finished_at'),
+  },
+  (t) => [index('migration_sessions_created').on(t.createdAt), index('migration_sessions_status').on(t.status)],
+);
+
+/** A foreign key the operator adds by hand (destination terms), beside the detected ones. */
+export const customRelationships = sqliteTable(
+  'custom_relationships',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => migrationSessions.id, { onDelete: 'cascade' }),
+    parentTable: text('parent_table').notNull(),
+    parentColumn: text('parent_column').notNull(),
+    childTable: text('child_table').notNull(),
+    childColumn: text('child_column').notNull(),
+    createdAt: integer('created_at').notNull().default(now),
+  },
+  (t) => [index('custom_relationships_session').on(t.sessionId)],
+);
+
+export const PENDING_MAPPING_STATES = ['Pending', 'Confirmed', 'Rejected', 'Manual'] as const;
+
+/** A source row matched (or to be matched) to a destination row by natural key, for review. */
+export const pendingMappings = sqliteTable(
+  'pending_mappings',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => migrationSessions.id, { onDelete: 'cascade' }),
+    tableName: text('table_name').notNull(),
+    sourceId: text('source_id').notNull(),
+    destId: text('dest_id').notNull(),
+    /** What matched, e.g. `name=Winx`. */
+    matchedOn: text('matched_on').notNull().default(''),
+    state: text('state', { enum: PENDING_MAPPING_STATES }).notNull().default('Pending'),
+    createdAt: integer('created_at').notNull().default(now),
+  },
+  (t) => [index('pending_mappings_session').on(t.sessionId, t.state)],
+);
+
+/** Fixed-window counters for actions that check a secret (test-connection): key = action and user. */
+export const rateLimits = sqliteTable('rate_limits', {
+  key: text('key').primaryKey(),
+  windowStart: integer('window_start').notNull(),
+  count: integer('count').notNull(),
+});

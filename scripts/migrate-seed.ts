@@ -1,0 +1,90 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { accountSql } from '../workers/auth/src/account-sql';
+import { sealPassword } from '../workers/migrate/src/sealing';
+import { ROOT, devStateDir, executeD1 } from './workers';
+
+/**
+ * Development data of the migration app: its site at the authentication service (role vocabulary
+ * Admin, Operator, Viewer) with an Operator and a Viewer account, and one active configuration
+ * pointing at the legacy source database the dev runner starts. Idempotent.
+ */
+
+export const MIGRATE_SITE = 'migrate';
+export const MIGRATE_ROLES = ['Admin', 'Operator', 'Viewer'] as const;
+const ISSUER = 'Racing back-office';
+
+/** Development values only. */
+export const DEV_MIGRATE_ACCOUNTS = {
+  operator: { email: 'operator@example.com', password: 'operator-password-1', totpSecret: 'KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF', siteRole: 'Operator' },
+  viewer: { email: 'viewer@example.com', password: 'viewer-password-1', totpSecret: 'OZUWK53FOIQHI33UOAQHGZLDOJSXIIDL', siteRole: 'Viewer' },
+} as const;
+
+const text = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/** The migrate site (with its role vocabulary) at the authentication service. */
+export function migrateSiteSql(siteUrl = 'http://localhost:8705'): string[] {
+  return [
+    `INSERT INTO sites (site_name, site_url, roles) VALUES (${text(MIGRATE_SITE)}, ${text(siteUrl)}, ${text(JSON.stringify(MIGRATE_ROLES))}) ON CONFLICT(site_name) DO UPDATE SET roles = excluded.roles`,
+  ];
+}
+
+/** Gives an existing account a role on the migrate site, with its siteless password. */
+export function siteRoleSql(email: string, role: (typeof MIGRATE_ROLES)[number]): string[] {
+  const user = `(SELECT id FROM users WHERE email = ${text(email.toLowerCase())})`;
+  const site = `(SELECT id FROM sites WHERE site_name = ${text(MIGRATE_SITE)})`;
+  return [
+    `DELETE FROM credentials WHERE user_id = ${user} AND site_id = ${site}`,
+    `INSERT INTO credentials (user_id, site_id, password_hash, site_role) SELECT user_id, ${site}, password_hash, ${text(role)} FROM credentials WHERE user_id = ${user} AND site_id IS NULL`,
+  ];
+}
+
+/** The Operator and Viewer development accounts and the site, in the auth service's local D1. */
+export async function seedMigrateAuthAccounts(authPersistTo = devStateDir('auth'), totpEncryptionKey = devVar('auth', 'AUTH_TOTP_ENCRYPTION_KEY')): Promise<void> {
+  const statements = [...migrateSiteSql()];
+  for (const [name, account] of Object.entries(DEV_MIGRATE_ACCOUNTS)) {
+    const { statements: sql } = await accountSql({
+      email: account.email,
+      password: account.password,
+      totpSecret: account.totpSecret,
+      role: 'user',
+      firstName: name[0]!.toUpperCase() + name.slice(1),
+      lastName: 'Demo',
+      totpEncryptionKey,
+      issuer: ISSUER,
+      mode: 'ensure',
+    });
+    statements.push(...sql, ...siteRoleSql(account.email, account.siteRole));
+  }
+  executeD1('workers/auth/wrangler.toml', 'DB', statements, { persistTo: authPersistTo });
+}
+
+export type SourceDatabase = { host: string; port: number; database: string; username: string; password: string };
+
+/** SQL adding the configuration (when no configuration names that database) and making it active when none is. */
+export async function configurationSql(source: SourceDatabase, encryptionKey: string, name = 'Legacy racing system (development)'): Promise<string[]> {
+  const sealed = await sealPassword(encryptionKey, source, source.password);
+  const now = Date.now();
+  return [
+    `INSERT INTO configurations (name, host, port, database, username, password_sealed, is_active, created_at, updated_at) SELECT ${text(name)}, ${text(source.host)}, ${source.port}, ${text(source.database)}, ${text(source.username)}, ${text(sealed)}, 0, ${now}, ${now} WHERE NOT EXISTS (SELECT 1 FROM configurations WHERE host = ${text(source.host)} AND port = ${source.port} AND database = ${text(source.database)})`,
+    `UPDATE configurations SET is_active = 1 WHERE host = ${text(source.host)} AND port = ${source.port} AND database = ${text(source.database)} AND NOT EXISTS (SELECT 1 FROM configurations WHERE is_active = 1)`,
+  ];
+}
+
+/** The active development configuration in the migrate Worker's local D1. */
+export async function seedMigrateDevData(source: SourceDatabase, persistTo = devStateDir('migrate')): Promise<void> {
+  executeD1('workers/migrate/wrangler.toml', 'DB', await configurationSql(source, devVar('migrate', 'CONFIG_ENCRYPTION_KEY')), { persistTo });
+}
+
+/** A value from the environment, else from workers/<service>/.dev.vars (then .dev.vars.example). */
+function devVar(service: string, name: string): string {
+  const fromEnv = process.env[name];
+  if (fromEnv) return fromEnv;
+  for (const file of ['.dev.vars', '.dev.vars.example']) {
+    const path = join(ROOT, 'workers', service, file);
+    if (!existsSync(path)) continue;
+    const line = readFileSync(path, 'utf8').split('\n').find((l) => l.startsWith(`${name}=`));
+    if (line) return line.slice(name.length + 1).trim();
+  }
+  throw new Error(`${name} is not set`);
+}

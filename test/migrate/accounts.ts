@@ -1,0 +1,28 @@
+/** Settings of the authentication service the migrate tests run against (see global-setup.ts). */
+export const AUTH_TEST_VARS = {
+  AUTH_SSO_SHARED_SECRET: 'migrate-test-client-secret',
+  AUTH_TOKEN_SECRET: 'migrate-test-token-secret-0123456789abcdef0123',
+  AUTH_TOTP_ENCRYPTION_KEY: 'bWlncmF0ZS10ZXN0LXRvdHAta2V5LTMyLWJ5dGVzLS0=',
+  // Many logins from one test address, and deliberate wrong codes, must not trip the limits.
+  AUTH_IP_LIMIT_PER_MINUTE: '10000',
+  AUTH_LOCKOUT_THRESHOLD: '10000',
+} as const;
+
+/**
+ * Enrolled accounts, one per test file and role: a TOTP step is accepted once per account, so
+ * files signing in at the same time must not share one. `siteRole` is the role on the migrate
+ * site; without one the account's global role applies (admin → Admin, others have no role here).
+ */
+export const TEST_ACCOUNTS = {
+  accountAdmin: { email: 'account-admin@example.com', password: 'account-admin-password', totpSecret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', role: 'admin' },
+  accountUser: { email: 'account-user@example.com', password: 'account-user-password', totpSecret: 'MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U', role: 'user' },
+  accountOperator: { email: 'account-operator@example.com', password: 'account-operator-password', totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF', role: 'user', siteRole: 'Operator' },
+  accountViewer: { email: 'account-viewer@example.com', password: 'account-viewer-password', totpSecret: 'ONXXI4TJMVZXG5DPOJUWK43TNFXGOZLT', role: 'user', siteRole: 'Viewer' },
+  routesAdmin: { email: 'routes-admin@example.com', password: 'routes-admin-password', totpSecret: 'NVSWI2LBNVSWI2LBNVSWI2LBNVSWI2LB', role: 'admin' },
+  routesOperator: { email: 'routes-operator@example.com', password: 'routes-operator-password', totpSecret: 'NRXW623VOBZWY33PNN2XA4ZANRXW6ZDT', role: 'user', siteRole: 'Operator' },
+  routesViewer: { email: 'routes-viewer@example.com', password: 'routes-viewer-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'user', siteRole: 'Viewer' },
+  wizardOperator: { email: 'wizard-operator@example.com', password: 'wizard-operator-password', totpSecret: 'GAYTEMZUGU3DOOBZGAYTEMZUGU3DOOBZ', role: 'user', siteRole: 'Operator' },
+  wizardViewer: { email: 'wizard-viewer@example.com', password: 'wizard-viewer-password', totpSecret: 'MZXW6YTBOI2TEMZUGU3DOOBZGEZDGNBV', role: 'user', siteRole: 'Viewer' },
+} as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user'; siteRole?: 'Admin' | 'Operator' | 'Viewer' }>;
+
+export type TestAccountName = keyof typeof TEST_ACCOUNTS;

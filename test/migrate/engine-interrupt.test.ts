@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CursorRow, copyChunk, openCursors, prepareTables, readCursors, validateTable } from '../../workers/migrate/src/engine/copy';
+import type { Sql } from '../../workers/migrate/src/engine/db';
+import { runStep } from '../../workers/migrate/src/engine/run';
+import type { RunPlan } from '../../workers/migrate/src/engine/types';
+import {
+  InjectedFault,
+  type TestDestination,
+  copyAll,
+  count,
+  createDestination,
+  faulty,
+  legacyPlans,
+  openLegacy,
+  openRacing,
+  runPlan,
+  one,
+} from './engine-support';
+
+// A run cut off between any two statements — before a statement reaches the database, or after
+// the database ran it but before its answer came back (a COMMIT included) — and then resumed from
+// what the destination committed ends with every source row in the destination exactly once.
+
+const TABLES = ['courses', 'meetings', 'races'];
+let source: Sql;
+let dest: Sql;
+let target: TestDestination;
+let sourceCounts: Record<string, number>;
+
+beforeAll(async () => {
+  source = openLegacy();
+  dest = openRacing();
+  target = await createDestination(dest, 'interrupt', { tables: TABLES });
+  sourceCounts = {};
+  for (const [legacy, racing] of [['venue', 'courses'], ['race_meeting', 'meetings'], ['race_event', 'races']]) {
+    const { n } = await one(source.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${legacy}`));
+    sourceCounts[racing!] = n;
+  }
+}, 60_000);
+afterAll(async () => {
+  await target.drop();
+  await Promise.all([source.end(), dest.end()]);
+});
+
+async function freshPlan(): Promise<RunPlan> {
+  await dest.query(`TRUNCATE ${TABLES.map((t) => `"${target.name(t)}"`).join(', ')} RESTART IDENTITY`);
+  const plans = await legacyPlans(dest, target, ['venue', 'race_meeting', 'race_event']);
+  return runPlan(plans, { chunkSize: 100 });
+}
+
+/** Every source row once: counts, one mapping per source row, no natural-key duplicates, checksums equal. */
+async function expectExactlyOnce(plan: RunPlan) {
+  for (const table of TABLES) {
+    expect(await count(dest, target.name(table)), table).toBe(sourceCounts[table]);
+    const { n } = await one(dest.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM migration_id_mappings WHERE config_id = $1 AND dest_table = $2',
+      [plan.configId, target.name(table)],
+    ));
+    expect(n, `${table} mappings`).toBe(sourceCounts[table]);
+  }
+  const { dupes } = await one(dest.query<{ dupes: number }>(
+    `SELECT count(*)::int AS dupes FROM (SELECT meeting_id, race_number FROM "${target.name('races')}" GROUP BY 1, 2 HAVING count(*) > 1) d`,
+  ));
+  expect(dupes).toBe(0);
+  const tables = await prepareTables(source, dest, plan);
+  for (const table of tables) expect((await validateTable(source, dest, plan.configId, table)).ok, table.plan.destTable).toBe(true);
+  const cursors = await readCursors(dest, plan.runId);
+  for (const cursor of cursors) {
+    expect(cursor.finished).toBe(true);
+    expect(cursor.done, cursor.dest_table).toBe(sourceCounts[cursor.dest_table.slice(target.prefix.length + 1)]);
+    expect(cursor.inserted, cursor.dest_table).toBe(cursor.done);
+  }
+}
+
+describe('interrupted runs resume exactly once', () => {
+  it('an uninterrupted run, counted statement by statement', async () => {
+    const plan = await freshPlan();
+    const counter = faulty(dest, Number.POSITIVE_INFINITY);
+    await copyAll(source, counter.sql, plan);
+    expect(counter.statements()).toBeGreaterThan(15);
+    await expectExactlyOnce(plan);
+  }, 60_000);
+
+  it('a destination connection dropped at every statement, before or after the database ran it', async () => {
+    const reference = await freshPlan();
+    const counter = faulty(dest, Number.POSITIVE_INFINITY);
+    await copyAll(source, counter.sql, reference);
+    const statements = counter.statements();
+    for (const mode of ['before', 'after'] as const) {
+      for (let at = 1; at <= statements; at++) {
+        const plan = await freshPlan();
+        const broken = faulty(dest, at, mode);
+        await expect(copyAll(source, broken.sql, plan), `${mode} statement ${at}`).rejects.toBeInstanceOf(InjectedFault);
+        // The object wakes with nothing but the plan: everything else comes from the destination.
+        await copyAll(source, dest, plan);
+        await expectExactlyOnce(plan);
+      }
+    }
+  }, 600_000);
+
+  it('a source connection dropped at every read', async () => {
+    for (let at = 1; at <= 12; at++) {
+      const plan = await freshPlan();
+      const broken = faulty(source, at, 'before');
+      await expect(copyAll(broken.sql, dest, plan)).rejects.toBeInstanceOf(InjectedFault);
+      await copyAll(source, dest, plan);
+      await expectExactlyOnce(plan);
+    }
+  }, 300_000);
+
+  it('a chunk replayed from an older cursor (a reset object) changes nothing and reports stale', async () => {
+    const plan = await freshPlan();
+    const tables = await prepareTables(source, dest, plan);
+    const cursors: CursorRow[] = await openCursors(dest, plan);
+    const first = await runStep(source, dest, plan, tables, cursors);
+    expect(first.kind === 'chunk' && first.result.status).toBe('advanced');
+    const before = await count(dest, target.name('courses'));
+    // Replay the same chunk from the cursor it started from.
+    const replay = await copyChunk(source, dest, plan, tables[0]!, null, 100);
+    expect(replay).toEqual({ status: 'stale' });
+    expect(await count(dest, target.name('courses'))).toBe(before);
+    await copyAll(source, dest, plan);
+    await expectExactlyOnce(plan);
+  }, 60_000);
+
+  it('two workers racing on the same chunk: one commits, the other is stale', async () => {
+    const plan = await freshPlan();
+    const tables = await prepareTables(source, dest, plan);
+    await openCursors(dest, plan);
+    const other = openRacing();
+    try {
+      const results = await Promise.all([
+        copyChunk(source, dest, plan, tables[0]!, null, 100),
+        copyChunk(source, other, plan, tables[0]!, null, 100),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual(['advanced', 'stale']);
+    } finally {
+      await other.end();
+    }
+    await copyAll(source, dest, plan);
+    await expectExactlyOnce(plan);
+  }, 60_000);
+});

@@ -1,0 +1,177 @@
+import { env } from 'cloudflare:workers';
+import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
+import { type CursorRow, type PreparedTable, openCursors, prepareTables, readCursors } from '../../workers/migrate/src/engine/copy';
+import { type Sql, openDestination, openSource, openUrl } from '../../workers/migrate/src/engine/db';
+import { introspectSql } from '../../workers/migrate/src/engine/introspect';
+import { runStep, withCursor } from '../../workers/migrate/src/engine/run';
+import type { Connection, EngineEnv, RunPlan, TablePlan } from '../../workers/migrate/src/engine/types';
+
+// What the engine tests share: the legacy source (the global setup's second database), and
+// destination tables of their own — copies of the racing tables under a per-file prefix — so a
+// test's copy never changes the racing tables the other services' tests read.
+
+export const engineEnv: EngineEnv = {
+  DATABASE_URL: env.DATABASE_URL,
+  PG_WS_PROXY: env.PG_WS_PROXY,
+  MIGRATE_ALLOWED_HOSTS: env.MIGRATE_ALLOWED_HOSTS,
+};
+
+export function legacyConnection(): Connection {
+  const url = new URL(env.TEST_LEGACY_DATABASE_URL);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    database: decodeURIComponent(url.pathname.slice(1)) || 'postgres',
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+  };
+}
+
+export const openLegacy = (): Sql => openSource(engineEnv, legacyConnection());
+export const openRacing = (): Sql => openDestination(engineEnv);
+export const openLegacyDirect = (): Sql => openUrl(engineEnv, env.TEST_LEGACY_DATABASE_URL);
+
+/** The racing tables the legacy mapping fills, parents first. */
+export const RACING_COPY_TABLES = ['courses', 'trainers', 'jockeys', 'horses', 'sales', 'meetings', 'races', 'runners', 'sectional_times', 'trial_runs'];
+
+export type TestDestination = { prefix: string; name: (racingTable: string) => string; drop(): Promise<void> };
+
+/**
+ * Empty copies of the racing tables (columns, defaults, identities, indexes) named `<prefix>_<table>`,
+ * with the racing foreign keys between them; optionally filled with the racing rows.
+ */
+export async function createDestination(
+  dest: Sql,
+  label: string,
+  options: { withRacingRows?: boolean; tables?: string[] } = {},
+): Promise<TestDestination> {
+  const prefix = `t_${label}_${Math.random().toString(36).slice(2, 8)}`;
+  const name = (table: string) => `${prefix}_${table}`;
+  const schema = await introspectSql(dest);
+  const tables = options.tables ?? RACING_COPY_TABLES;
+  for (const table of tables) {
+    await dest.query(`CREATE TABLE "${name(table)}" (LIKE "${table}" INCLUDING ALL)`);
+    if (options.withRacingRows) {
+      await dest.query(`INSERT INTO "${name(table)}" OVERRIDING SYSTEM VALUE SELECT * FROM "${table}"`);
+      await dest.query(`SELECT setval(pg_get_serial_sequence('"${name(table)}"', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM "${table}"), false)`);
+    }
+  }
+  for (const fk of schema.foreignKeys.filter((f) => tables.includes(f.childTable) && tables.includes(f.parentTable))) {
+    await dest.query(
+      `ALTER TABLE "${name(fk.childTable)}" ADD FOREIGN KEY ("${fk.childColumn}") REFERENCES "${name(fk.parentTable)}" ("${fk.parentColumn}")`,
+    );
+  }
+  return {
+    prefix,
+    name,
+    drop: async () => {
+      await dest.query(`DROP TABLE IF EXISTS ${tables.map((t) => `"${name(t)}"`).join(', ')} CASCADE`);
+      await dest.query(`DELETE FROM migration_id_mappings WHERE dest_table LIKE $1`, [`${prefix}\\_%`]);
+      await dest.query(`DELETE FROM migration_run_cursors WHERE dest_table LIKE $1`, [`${prefix}\\_%`]);
+    },
+  };
+}
+
+/** The legacy mapping's table plans into a test destination, with the destination's foreign keys. */
+export async function legacyPlans(dest: Sql, target: TestDestination, sourceTables?: string[]): Promise<TablePlan[]> {
+  const schema = await introspectSql(dest);
+  return LEGACY_MAPPING.tables
+    .filter((t) => !sourceTables || sourceTables.includes(t.sourceTable))
+    .map((t) => {
+      const destTable = target.name(t.destTable);
+      return {
+        ...t,
+        destTable,
+        foreignKeys: schema.foreignKeys.filter((fk) => fk.childTable === destTable && t.columns.some((c) => c.dest === fk.childColumn)),
+      };
+    });
+}
+
+let configCounter = 0;
+/** A configuration id no other test file uses (the id mappings are per configuration). */
+export function freshConfigId(): number {
+  return 100_000 + Math.floor(Math.random() * 1_000_000) * 10 + (configCounter++ % 10);
+}
+
+export function runPlan(tables: TablePlan[], options: Partial<RunPlan> = {}): RunPlan {
+  return {
+    runId: crypto.randomUUID(),
+    sessionId: crypto.randomUUID(),
+    configId: freshConfigId(),
+    source: legacyConnection(),
+    tables,
+    deferred: [],
+    patchMode: false,
+    chunkSize: 1_000,
+    ...options,
+  };
+}
+
+/** Drives a run to its end the way the Durable Object does, without it: prepare, then chunk after chunk. */
+export async function copyAll(source: Sql, dest: Sql, plan: RunPlan): Promise<{ tables: PreparedTable[]; cursors: CursorRow[]; chunks: number }> {
+  const tables = await prepareTables(source, dest, plan);
+  let cursors = await openCursors(dest, plan);
+  let chunks = 0;
+  for (;;) {
+    const step = await runStep(source, dest, plan, tables, cursors);
+    if (step.kind === 'copied') return { tables, cursors, chunks };
+    chunks++;
+    if (step.result.status === 'stale') cursors = await readCursors(dest, plan.runId);
+    else cursors = withCursor(cursors, step.result.cursor);
+  }
+}
+
+export async function count(sql: Sql, table: string, where = 'true'): Promise<number> {
+  const rows = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${table}" WHERE ${where}`);
+  return rows[0]!.n;
+}
+
+export class InjectedFault extends Error {
+  constructor(at: number) {
+    super(`injected connection drop at statement ${at}`);
+    this.name = 'InjectedFault';
+  }
+}
+
+/**
+ * A database whose `failAt`-th statement (counting BEGIN/COMMIT inside transactions too) fails as
+ * a dropped connection would: before it reaches the server, or — `afterCommit` — once the server
+ * has run it but before its answer arrives.
+ */
+export function faulty(inner: Sql, failAt: number, mode: 'before' | 'after' = 'before'): { sql: Sql; statements: () => number } {
+  let n = 0;
+  const hit = async <T>(run: () => Promise<T>): Promise<T> => {
+    n++;
+    if (n === failAt && mode === 'before') throw new InjectedFault(n);
+    const result = await run();
+    if (n === failAt && mode === 'after') throw new InjectedFault(n);
+    return result;
+  };
+  const wrap = (sql: Sql, inTx: boolean): Sql => ({
+    query: (text, values) => hit(() => sql.query(text, values)),
+    transaction: (work, options) => {
+      if (inTx) return sql.transaction(work, options);
+      // BEGIN and COMMIT count as statements; a fault on COMMIT 'after' means the commit happened.
+      return hit(async () => undefined).then(() =>
+        sql.transaction(async (tx) => {
+          const result = await work(wrap(tx, true));
+          n++;
+          if (n === failAt && mode === 'before') throw new InjectedFault(n);
+          return result;
+        }, options).then((result) => {
+          if (n === failAt && mode === 'after') throw new InjectedFault(n);
+          return result;
+        }),
+      );
+    },
+    end: () => sql.end(),
+  });
+  return { sql: wrap(inner, false), statements: () => n };
+}
+
+/** The one row of a query that always returns one. */
+export async function one<T>(rows: Promise<T[]> | T[]): Promise<T> {
+  const [row] = await rows;
+  if (row === undefined) throw new Error('expected a row');
+  return row;
+}

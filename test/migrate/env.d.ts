@@ -1,0 +1,10 @@
+// Bindings the migrate tests add to the Worker's own (see vitest.config.ts beside this file).
+declare namespace Cloudflare {
+  interface Env {
+    TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+    TEST_ACCOUNTS: string;
+    TEST_BACKUP_CODES: string;
+    TEST_LEGACY_DATABASE_URL: string;
+    PG_WS_PROXY: string;
+  }
+}

@@ -1,0 +1,118 @@
+import { env, exports } from 'cloudflare:workers';
+import * as OTPAuth from 'otpauth';
+import type { TestAccountName } from './accounts';
+
+export const BASE = 'https://migrate.test';
+
+type Account = { email: string; password: string; totpSecret: string };
+const accounts = JSON.parse(env.TEST_ACCOUNTS) as Record<TestAccountName, Account>;
+const backupCodes = JSON.parse(env.TEST_BACKUP_CODES) as Record<TestAccountName, string[]>;
+export const account = (name: TestAccountName): Account => accounts[name];
+
+const lastStep = new Map<string, number>();
+
+/** A TOTP code this test file has not used yet (each step is accepted once per account), else a backup code. */
+export function freshCode(name: TestAccountName): string {
+  const now = Math.floor(Date.now() / 30_000);
+  const step = Math.max(now - 1, (lastStep.get(name) ?? -Infinity) + 1);
+  if (step > now + 1) {
+    const codes = backupCodes[name];
+    const code = codes.splice(Math.floor(Math.random() * codes.length), 1)[0];
+    if (!code) throw new Error(`${name}: no unused TOTP step or backup code left`);
+    return code;
+  }
+  lastStep.set(name, step);
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(account(name).totpSecret) }).generate({ timestamp: step * 30_000 });
+}
+
+export type FormFields = Record<string, string | string[]>;
+
+/** The anti-forgery token a page carries (meta tag or hidden field). */
+export function tokenIn(html: string): string | undefined {
+  return /name="request-verification-token" content="([^"]+)"/.exec(html)?.[1] ?? /name="__RequestVerificationToken" value="([^"]+)"/.exec(html)?.[1];
+}
+
+/**
+ * A browser against the app: keeps cookies, sends the page's anti-forgery token with every POST
+ * (unless told not to), follows no redirects.
+ */
+export class Client {
+  readonly cookies = new Map<string, string>();
+  csrf = '';
+
+  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const res = await exports.default.fetch(new Request(`${BASE}${path}`, { ...init, headers, redirect: 'manual' }));
+    for (const line of res.headers.getAll('set-cookie')) {
+      const [pair, ...attrs] = line.split(';');
+      const [name, ...rest] = pair!.split('=');
+      const value = rest.join('=');
+      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === '';
+      if (expired) this.cookies.delete(name!.trim());
+      else this.cookies.set(name!.trim(), value);
+    }
+    return res;
+  }
+
+  get(path: string, headers: Record<string, string> = {}) {
+    return this.fetch(path, { headers });
+  }
+
+  /** GETs a page and keeps its anti-forgery token. */
+  async page(path: string): Promise<{ res: Response; html: string }> {
+    const res = await this.get(path);
+    const html = await res.text();
+    const token = tokenIn(html);
+    if (token) this.csrf = token;
+    return { res, html };
+  }
+
+  post(path: string, fields: FormFields = {}, options: { csrf?: boolean; headers?: Record<string, string> } = {}) {
+    const body = new URLSearchParams();
+    if (options.csrf !== false) body.append('__RequestVerificationToken', this.csrf);
+    for (const [key, value] of Object.entries(fields)) for (const v of Array.isArray(value) ? value : [value]) body.append(key, v);
+    return this.fetch(path, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers } });
+  }
+
+  postJson(path: string, json: unknown, options: { csrf?: boolean; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+    if (options.csrf !== false) headers.RequestVerificationToken = this.csrf;
+    return this.fetch(path, { method: 'POST', body: JSON.stringify(json), headers });
+  }
+}
+
+/** Signs the account in through both steps (the real authentication service). */
+export async function signIn(name: TestAccountName): Promise<Client> {
+  const client = new Client();
+  await client.page('/Account/Login');
+  const { email, password } = account(name);
+  const login = await client.post('/Account/Login', { email, password });
+  if (login.status !== 302) throw new Error(`login ${name}: ${login.status} ${await login.text()}`);
+  const verifyUrl = new URL(login.headers.get('location')!, BASE);
+  const pendingToken = verifyUrl.searchParams.get('pendingToken')!;
+  let last = '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const verify = await client.post('/Account/Verify', { pendingToken, email, code: freshCode(name) });
+    if (verify.status === 302) {
+      if (!client.cookies.has('AuthToken')) throw new Error('no AuthToken cookie');
+      await client.page('/');
+      return client;
+    }
+    last = `${verify.status} ${await verify.text()}`;
+    if (verify.status !== 200) break;
+  }
+  throw new Error(`verify ${name}: ${last}`);
+}
+
+/** Runs a request against the app with some bindings replaced; its background work is awaited. */
+export async function withEnv(client: Client, path: string, init: RequestInit, overrides: Record<string, unknown>): Promise<Response> {
+  const { default: app } = await import('../../workers/migrate/src/index');
+  const pending: Promise<unknown>[] = [];
+  const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} };
+  const headers = new Headers(init.headers);
+  headers.set('cookie', [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+  const res = await app.request(`${BASE}${path}`, { ...init, headers }, { ...env, ...overrides }, ctx);
+  await Promise.allSettled(pending);
+  return res;
+}

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import app from '../../workers/migrate/src/index';
+import { guardInfo, type Access } from '../../workers/migrate/src/guard';
+import { signIn } from './helpers';
+
+/**
+ * Who may call each route: the spec's table, with Viewer made read-only (anything that changes
+ * data or starts work needs Admin or Operator) and Admin-only kept Admin-only.
+ */
+const EXPECTED: Record<string, Access> = {
+  'GET /Account/Login': 'anonymous',
+  'POST /Account/Login': 'anonymous',
+  'GET /Account/Verify': 'anonymous',
+  'POST /Account/Verify': 'anonymous',
+  'POST /Account/Logout': 'anonymous',
+  'GET /': 'any',
+  'GET /Home': 'any',
+  'GET /Home/Index': 'any',
+  'GET /Home/Error': 'any',
+  'GET /Configuration': 'any',
+  'GET /Configuration/Index': 'any',
+  'GET /Configuration/Create': 'operator',
+  'POST /Configuration/Create': 'operator',
+  'GET /Configuration/Edit/:id': 'operator',
+  'POST /Configuration/Edit': 'operator',
+  'POST /Configuration/Delete': 'admin',
+  'POST /Configuration/SetActive': 'operator',
+  'GET /Migration/TableSelection': 'operator',
+  'POST /Migration/TableSelection': 'operator',
+  'GET /Migration/SchemaImport': 'any',
+  'POST /Migration/SchemaImport': 'operator',
+  'POST /Migration/SchemaImportUseSaved': 'operator',
+  'GET /Migration/ReviewMappings': 'any',
+  'POST /Migration/ReviewMappings': 'operator',
+  'GET /Migration/ValidateSchema': 'any',
+  'GET /Migration/FilterConfig': 'any',
+  'POST /Migration/FilterConfig': 'operator',
+  'GET /Migration/RelationshipConfig': 'any',
+  'POST /Migration/RelationshipConfig': 'operator',
+  'GET /Migration/RunConfig': 'any',
+  'POST /Migration/RunConfig': 'operator',
+  'GET /Migration/Progress': 'any',
+  'GET /Migration/Results': 'any',
+  'POST /Migration/BackfillForeignKeys': 'operator',
+  'POST /Migration/BackfillBooleanColumns': 'operator',
+  'POST /Migration/ClearMigrationHistory': 'operator',
+  'POST /Migration/SyncIdMappingsToDestination': 'operator',
+  'GET /Migration/FieldMapping': 'any',
+  'POST /Migration/FieldMappingPost': 'operator',
+  'POST /Migration/FindNaturalKeyMatches': 'operator',
+  'GET /Migration/PendingMappings': 'any',
+  'POST /Migration/ConfirmMapping': 'operator',
+  'POST /Migration/RejectMapping': 'operator',
+  'POST /Migration/AddManualMapping': 'operator',
+  'GET /Migration/Summary': 'any',
+  'POST /Migration/StartMigration': 'operator',
+  'GET /Migration/FkPatch': 'any',
+  'POST /Migration/FkPatch': 'operator',
+  'GET /Migration/GetDestinationTableColumns': 'any',
+  'POST /Migration/AddCustomRelationship': 'operator',
+  'POST /Migration/DeleteRelationship': 'operator',
+  'POST /Migration/ClearHistoryAjax': 'operator',
+  'POST /Migration/CancelMigration': 'operator',
+  'GET /Session': 'any',
+  'GET /Session/Index': 'any',
+  'POST /Session/Delete': 'operator',
+  'POST /api/configuration/test-connection': 'operator',
+  'GET /api/migration/progress/:sessionId': 'any',
+  'GET /api/migration/logs/:sessionId': 'any',
+  'POST /api/table/test-filter': 'operator',
+  'GET /api/table/info/:tableName': 'any',
+};
+
+/** Every registered route (method + path) with the guards among its handlers. */
+function registeredRoutes() {
+  const routes = new Map<string, ReturnType<typeof guardInfo>[]>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue; // app-wide middleware (headers, config, body limit)
+    const key = `${route.method} ${route.path}`;
+    const guards = routes.get(key) ?? [];
+    const info = guardInfo(route.handler);
+    if (info) guards.push(info);
+    routes.set(key, guards);
+  }
+  return routes;
+}
+
+const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
+const concrete = (path: string) => path.replace(':id', '1').replace(':sessionId', SAMPLE_ID).replace(':tableName', 'horses');
+
+describe('every route declares its guard', () => {
+  it('has exactly one guard on each registered route, with the expected access', () => {
+    const routes = registeredRoutes();
+    // The OpenAPI document is the one unguarded route: it describes, it reveals nothing.
+    routes.delete('GET /openapi.json');
+    expect([...routes.keys()].sort()).toEqual(Object.keys(EXPECTED).sort());
+    for (const [key, guards] of routes) {
+      expect(guards, key).toHaveLength(1);
+      expect(guards[0]!.access, key).toBe(EXPECTED[key]);
+    }
+  });
+
+  it('checks anti-forgery on every POST and on nothing else', () => {
+    for (const [key, guards] of registeredRoutes()) {
+      if (key === 'GET /openapi.json') continue;
+      expect(guards[0]!.antiForgery, key).toBe(key.startsWith('POST '));
+    }
+  });
+});
+
+describe('roles (security)', () => {
+  it('refuses every Admin/Operator route to a Viewer with 403, GETs and POSTs alike', async () => {
+    const viewer = await signIn('routesViewer');
+    for (const [key, access] of Object.entries(EXPECTED)) {
+      if (access !== 'operator' && access !== 'admin') continue;
+      const [method, path] = key.split(' ') as [string, string];
+      const res = method === 'GET' ? await viewer.get(concrete(path)) : await viewer.post(concrete(path), { sessionId: SAMPLE_ID, id: '1' });
+      expect(res.status, key).toBe(403);
+    }
+  });
+
+  it('refuses the Admin-only delete to an Operator', async () => {
+    const operator = await signIn('routesOperator');
+    const res = await operator.post('/Configuration/Delete', { id: '1' });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('Admin');
+  });
+
+  it('answers a role refusal of a JSON route with a JSON body', async () => {
+    const viewer = await signIn('routesViewer');
+    const res = await viewer.postJson('/api/table/test-filter', { TableName: 'horse', Filter: 'true', OriginalCount: 0 });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(await res.json()).toMatchObject({ error: 'forbidden' });
+  });
+});
+
+describe('anti-forgery (security)', () => {
+  it('refuses every POST without the token, or from another origin, before doing anything', async () => {
+    const admin = await signIn('routesAdmin');
+    for (const key of Object.keys(EXPECTED)) {
+      if (!key.startsWith('POST ')) continue;
+      const path = concrete(key.slice(5));
+      const bare = await admin.post(path, { sessionId: SAMPLE_ID, id: '1' }, { csrf: false });
+      expect(bare.status, `${key} without token`).toBe(403);
+      const foreign = await admin.post(path, { sessionId: SAMPLE_ID, id: '1' }, { headers: { origin: 'https://evil.example' } });
+      expect(foreign.status, `${key} cross-origin`).toBe(403);
+      const json = await admin.postJson(path, {}, { csrf: false });
+      expect(json.status, `${key} JSON without token`).toBe(403);
+    }
+    // Still signed in: nothing above ended the session.
+    expect((await admin.get('/')).status).toBe(200);
+  });
+});
+
+describe('not found and bad input (error cases)', () => {
+  it('answers an unknown page with a 404 page and an unknown API path with JSON', async () => {
+    const admin = await signIn('routesAdmin');
+    const page = await admin.get('/Nothing/Here');
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const apiRes = await admin.get('/api/nothing');
+    expect(apiRes.status).toBe(404);
+    expect(await apiRes.json()).toMatchObject({ error: 'not_found' });
+  });
+
+  it('answers 400 for a malformed session id and 404 for an unknown one', async () => {
+    const admin = await signIn('routesAdmin');
+    for (const path of ['/Migration/SchemaImport', '/Migration/ReviewMappings', '/Migration/RunConfig', '/Migration/Progress', '/Migration/Results', '/Migration/Summary']) {
+      expect((await admin.get(`${path}?sessionId=not-a-guid`)).status, path).toBe(400);
+      expect((await admin.get(`${path}`)).status, path).toBe(400);
+      expect((await admin.get(`${path}?sessionId=${SAMPLE_ID}`)).status, path).toBe(404);
+    }
+    expect((await admin.get(`/api/migration/progress/${SAMPLE_ID}`)).status).toBe(404);
+    expect((await admin.get(`/api/migration/logs/${SAMPLE_ID}`)).status).toBe(404);
+    expect((await admin.get('/api/migration/progress/xyz')).status).toBe(400);
+    expect((await admin.get(`/api/migration/logs/${SAMPLE_ID}?count=0`)).status).toBe(400);
+    expect((await admin.get(`/api/migration/logs/${SAMPLE_ID}?count=abc`)).status).toBe(400);
+    expect((await admin.post('/Session/Delete', { sessionId: SAMPLE_ID })).status).toBe(404);
+    expect((await admin.post('/Session/Delete', { sessionId: 'x' })).status).toBe(400);
+    expect((await admin.post('/Migration/CancelMigration', { sessionId: SAMPLE_ID })).status).toBe(404);
+    expect((await admin.post('/Migration/DeleteRelationship', { relationshipId: '999999' })).status).toBe(404);
+    expect((await admin.post('/Migration/DeleteRelationship', { relationshipId: 'abc' })).status).toBe(400);
+  });
+
+  it('answers 400 on a NUL or an overlong identifier', async () => {
+    const admin = await signIn('routesAdmin');
+    expect((await admin.get('/Migration/GetDestinationTableColumns?tableName=hor%00ses')).status).toBe(400);
+    expect((await admin.get(`/Migration/GetDestinationTableColumns?tableName=${'a'.repeat(200)}`)).status).toBe(400);
+    expect((await admin.postJson('/api/table/test-filter', { TableName: 'horse', Filter: 'x\u0000' })).status).toBe(400);
+    expect((await admin.postJson('/api/table/test-filter', { TableName: 'horse; drop', Filter: 'true' })).status).toBe(400);
+  });
+
+  it('lists sessions with defaults and refuses unknown sort and status values', async () => {
+    const admin = await signIn('routesAdmin');
+    const list = await admin.page('/Session');
+    expect(list.res.status).toBe(200);
+    expect(list.html).toContain('data-sessions');
+    expect((await admin.get('/Session?sortBy=nope')).status).toBe(400);
+    expect((await admin.get('/Session?status=Weird')).status).toBe(400);
+    expect((await admin.get('/Session?descending=maybe')).status).toBe(400);
+    expect((await admin.get('/Session?status=Completed&sortBy=status&descending=false')).status).toBe(200);
+  });
+
+  it('serves the OpenAPI document of the JSON routes', async () => {
+    const res = await app.request('https://migrate.test/openapi.json', {}, (await import('cloudflare:workers')).env);
+    expect(res.status).toBe(200);
+    const doc = await res.json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/configuration/test-connection', '/api/migration/progress/{sessionId}', '/api/table/test-filter', '/Migration/AddCustomRelationship']));
+  });
+});

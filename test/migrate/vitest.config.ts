@@ -1,0 +1,51 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { defineProject } from 'vitest/config';
+import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
+import './global-setup';
+
+const root = new URL('../..', import.meta.url).pathname;
+const migrations = await readD1Migrations(`${root}d1/migrate/migrations`);
+
+// The migration app inside workerd with its real D1 and Durable Objects, over the racing data of
+// the global setup (destination) and the legacy source database, signing in through the real
+// authentication service of ./global-setup.ts.
+export default defineProject({
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      wrangler: { configPath: `${root}workers/migrate/wrangler.toml` },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          TEST_ACCOUNTS: JSON.stringify(TEST_ACCOUNTS),
+          TEST_BACKUP_CODES: inject('migrateBackupCodes'),
+          TEST_LEGACY_DATABASE_URL: inject('legacyDatabaseUrl') ?? '',
+          DATABASE_URL: inject('racingDatabaseUrl'),
+          PG_WS_PROXY: inject('pgRelay'),
+          MIGRATE_ALLOWED_HOSTS: inject('legacyDatabaseHost') ?? '',
+          AUTH_CLIENT_SECRET: AUTH_TEST_VARS.AUTH_SSO_SHARED_SECRET,
+          SESSION_SECRET: 'migrate-test-session-secret-0123456789abcdef',
+          CONFIG_ENCRYPTION_KEY: 'migrate-test-config-key-0123456789abcdef01',
+        },
+        serviceBindings: {
+          // The real auth Worker, reached over local HTTP as the binding would reach it.
+          AUTH: async (request: Request) => {
+            const url = new URL(request.url);
+            return fetch(new URL(url.pathname + url.search, inject('migrateAuthUrl')), {
+              method: request.method,
+              headers: request.headers,
+              body: request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer(),
+            });
+          },
+        },
+      },
+    })),
+  ],
+  resolve: { preserveSymlinks: true },
+  test: {
+    name: 'migrate',
+    include: ['test/migrate/**/*.test.ts'],
+    setupFiles: ['test/migrate/setup.ts'],
+    globalSetup: ['test/migrate/global-setup.ts'],
+    root,
+  },
+});

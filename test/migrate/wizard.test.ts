@@ -1,0 +1,266 @@
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
+import { signIn, type Client } from './helpers';
+
+const legacy = new URL(env.TEST_LEGACY_DATABASE_URL);
+const LEGACY = {
+  Name: 'Legacy',
+  Host: legacy.hostname,
+  Port: legacy.port || '5432',
+  Database: legacy.pathname.slice(1) || 'postgres',
+  Username: decodeURIComponent(legacy.username),
+  Password: decodeURIComponent(legacy.password),
+};
+
+/** Tables whose every legacy row already exists in the racing database (matched by natural key), so the run adds nothing other test projects could see. */
+const TABLES = ['venue', 'trainer', 'jockey'];
+
+let operator: Client;
+
+beforeAll(async () => {
+  operator = await signIn('wizardOperator');
+  await operator.page('/Configuration/Create');
+  const created = await operator.post('/Configuration/Create', LEGACY);
+  expect(created.status).toBe(302);
+});
+
+/** A new session through TableSelection: its id. */
+async function newSession(client: Client): Promise<string> {
+  const { res, html } = await client.page('/Migration/TableSelection');
+  expect(res.status).toBe(200);
+  const id = /name="sessionId" value="([0-9a-f-]{36})"/.exec(html)?.[1];
+  expect(id).toBeDefined();
+  for (const table of TABLES) expect(html).toContain(`value="${table}"`);
+  return id!;
+}
+
+async function uploadSchema(client: Client, sessionId: string, content: string) {
+  const form = new FormData();
+  form.append('sessionId', sessionId);
+  form.append('schemaFile', new Blob([content], { type: 'application/json' }), 'mapping.json');
+  return client.fetch('/Migration/SchemaImport', { method: 'POST', body: form, headers: { RequestVerificationToken: client.csrf } });
+}
+
+async function waitForRun(client: Client, sessionId: string) {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const res = await client.get(`/api/migration/progress/${sessionId}`);
+    expect(res.status).toBe(200);
+    const progress = await res.json<{ state: string; tables: { table: string; done: number; total: number }[]; validation: { ok: boolean }[] | null; errors: string[] }>();
+    if (['completed', 'failed', 'cancelled'].includes(progress.state)) return progress;
+    if (Date.now() > deadline) throw new Error(`run still ${progress.state}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+describe('the wizard end to end (happy path)', () => {
+  it('selects tables, imports the schema file, reviews, filters, relates, runs and validates', async () => {
+    const sessionId = await newSession(operator);
+    const selected = await operator.post('/Migration/TableSelection', { sessionId, selectedTables: TABLES });
+    expect(selected.status).toBe(302);
+    expect(selected.headers.get('location')).toBe(`/Migration/SchemaImport?sessionId=${sessionId}`);
+
+    const importPage = await operator.page(`/Migration/SchemaImport?sessionId=${sessionId}`);
+    expect(importPage.res.status).toBe(200);
+    const imported = await uploadSchema(operator, sessionId, JSON.stringify(LEGACY_MAPPING));
+    expect(imported.status).toBe(302);
+    expect(imported.headers.get('location')).toBe(`/Migration/ReviewMappings?sessionId=${sessionId}`);
+
+    const review = await operator.page(`/Migration/ReviewMappings?sessionId=${sessionId}`);
+    expect(review.res.status).toBe(200);
+    expect(review.html).toContain('name="Mappings[0].DestTable"');
+    // Post the page's own choices back (one table spelled out), as the browser would.
+    const reviewed = await operator.post('/Migration/ReviewMappings', {
+      sessionId,
+      'Mappings[0].SourceTable': 'trainer',
+      'Mappings[0].DestTable': 'trainers',
+      'Mappings[0].Columns[0].Source': 'full_name',
+      'Mappings[0].Columns[0].Dest': 'name',
+      'Mappings[0].Columns[1].Source': 'home_state',
+      'Mappings[0].Columns[1].Dest': 'state',
+    });
+    expect(reviewed.status).toBe(302);
+    expect(reviewed.headers.get('location')).toBe(`/Migration/RelationshipConfig?sessionId=${sessionId}`);
+
+    const validate = await operator.page(`/Migration/ValidateSchema?sessionId=${sessionId}`);
+    expect(validate.res.status).toBe(200);
+
+    expect((await operator.page(`/Migration/FilterConfig?sessionId=${sessionId}`)).res.status).toBe(200);
+    const badFilter = await operator.post('/Migration/FilterConfig', { sessionId, 'filters[0].TableName': 'trainer', 'filters[0].Filter': "1=1; delete from trainer" });
+    expect(badFilter.status).toBe(400);
+    expect(await badFilter.text()).toContain('field-error');
+    const goodFilter = await operator.post('/Migration/FilterConfig', { sessionId, 'filters[0].TableName': 'trainer', 'filters[0].Filter': 'trainer_id > 0' });
+    expect(goodFilter.status).toBe(302);
+    expect(goodFilter.headers.get('location')).toBe(`/Migration/RelationshipConfig?sessionId=${sessionId}`);
+
+    const relations = await operator.page(`/Migration/RelationshipConfig?sessionId=${sessionId}`);
+    expect(relations.res.status).toBe(200);
+    const columns = await operator.get('/Migration/GetDestinationTableColumns?tableName=trainers');
+    expect(columns.status).toBe(200);
+    expect(await columns.json()).toEqual(expect.arrayContaining([expect.objectContaining({ ColumnName: 'id', IsPrimaryKey: true })]));
+    expect((await operator.get('/Migration/GetDestinationTableColumns?tableName=no_such_table')).status).toBe(404);
+    const added = await operator.post('/Migration/AddCustomRelationship', { sessionId, parentTable: 'courses', parentColumn: 'id', childTable: 'trainers', childColumn: 'id' });
+    expect(added.status).toBe(200);
+    const addedBody = await added.json<{ success: boolean; id: number; message: string }>();
+    expect(addedBody).toMatchObject({ success: true });
+    const badAdd = await operator.post('/Migration/AddCustomRelationship', { sessionId, parentTable: 'courses', parentColumn: 'nope', childTable: 'trainers', childColumn: 'id' });
+    expect(badAdd.status).toBe(400);
+    const removed = await operator.post('/Migration/DeleteRelationship', { relationshipId: String(addedBody.id) });
+    expect(await removed.json()).toMatchObject({ success: true });
+    const related = await operator.post('/Migration/RelationshipConfig', {
+      sessionId,
+      'columnConfigs[0].Table': 'trainer',
+      'columnConfigs[0].NaturalKey': 'name',
+      'tableOrder[0]': 'jockeys',
+      'tableOrder[1]': 'trainers',
+      'tableOrder[2]': 'courses',
+    });
+    expect(related.status).toBe(302);
+    expect(related.headers.get('location')).toBe(`/Migration/RunConfig?sessionId=${sessionId}`);
+
+    const runConfig = await operator.page(`/Migration/RunConfig?sessionId=${sessionId}`);
+    expect(runConfig.res.status).toBe(200);
+    expect(runConfig.html).toContain('data-run-order');
+    const started = await operator.post('/Migration/RunConfig', { sessionId, 'filters[0].TableName': 'trainer', 'filters[0].Filter': 'trainer_id > 0' });
+    expect(started.status).toBe(302);
+    expect(started.headers.get('location')).toBe(`/Migration/Progress?sessionId=${sessionId}`);
+
+    const progressPage = await operator.page(`/Migration/Progress?sessionId=${sessionId}`);
+    expect(progressPage.res.status).toBe(200);
+    expect(progressPage.html).toContain(`data-progress="${sessionId}"`);
+    const done = await waitForRun(operator, sessionId);
+    expect(done.state, done.errors.join('; ')).toBe('completed');
+    expect(done.validation?.length).toBe(TABLES.length);
+    expect(done.validation!.every((v) => v.ok)).toBe(true);
+
+    const logs = await operator.get(`/api/migration/logs/${sessionId}?count=5`);
+    expect(logs.status).toBe(200);
+    const entries = await logs.json<{ level: string; message: string; tableName: string | null; timestamp: string }[]>();
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.length).toBeLessThanOrEqual(5);
+    expect(Object.keys(entries[0]!).sort()).toEqual(['level', 'message', 'tableName', 'timestamp']);
+
+    const results = await operator.page(`/Migration/Results?sessionId=${sessionId}`);
+    expect(results.html).toContain('data-validated="all"');
+    const synced = await operator.post('/Migration/SyncIdMappingsToDestination', { sessionId });
+    expect(synced.status).toBe(302);
+    expect(synced.headers.get('location')).toMatch(new RegExp(`^/Migration/Results\\?sessionId=${sessionId}&notice=synced&count=\\d+$`));
+    const backfilled = await operator.post('/Migration/BackfillForeignKeys', { sessionId });
+    expect(backfilled.status).toBe(302);
+    const cleared = await operator.postJson(`/Migration/ClearHistoryAjax?sessionId=${sessionId}`, ['jockeys']);
+    expect(cleared.status).toBe(200);
+    expect(await cleared.json()).toMatchObject({ deleted: expect.any(Number) });
+
+    const sessions = await operator.page('/Session?status=Completed');
+    expect(sessions.html).toContain(sessionId);
+    expect(sessions.html).toMatch(/data-status="Completed">[1-9]/);
+  }, 150_000);
+});
+
+describe('the wizard: error cases', () => {
+  it('refuses an empty or unknown table selection with the form again', async () => {
+    const sessionId = await newSession(operator);
+    expect((await operator.post('/Migration/TableSelection', { sessionId })).status).toBe(400);
+    expect((await operator.post('/Migration/TableSelection', { sessionId, selectedTables: 'no_such_table' })).status).toBe(400);
+    expect((await operator.post('/Migration/TableSelection', { sessionId, selectedTables: 'bad name;' })).status).toBe(400);
+  });
+
+  it('refuses a schema file that is not a mapping document (400) and keeps the session as it was', async () => {
+    const sessionId = await newSession(operator);
+    await operator.post('/Migration/TableSelection', { sessionId, selectedTables: ['venue'] });
+    for (const content of ['not json', '{"version": 2}', JSON.stringify({ version: 1, tables: [{ sourceTable: 'x' }] })]) {
+      const res = await uploadSchema(operator, sessionId, content);
+      expect(res.status, content).toBe(400);
+      expect(await res.text()).toContain('not a valid mapping document');
+    }
+    // Without a file the mappings are suggested by name.
+    const suggested = await operator.post('/Migration/SchemaImportUseSaved', { sessionId });
+    expect(suggested.status).toBe(302);
+  });
+
+  it('refuses mapping edits naming tables or columns that do not exist', async () => {
+    const sessionId = await newSession(operator);
+    await operator.post('/Migration/TableSelection', { sessionId, selectedTables: ['venue'] });
+    await uploadSchema(operator, sessionId, JSON.stringify(LEGACY_MAPPING));
+    expect((await operator.post('/Migration/ReviewMappings', { sessionId, 'Mappings[0].SourceTable': 'venue', 'Mappings[0].DestTable': 'no_table' })).status).toBe(400);
+    expect((await operator.post('/Migration/ReviewMappings', { sessionId, 'Mappings[0].SourceTable': 'other', 'Mappings[0].DestTable': 'courses' })).status).toBe(400);
+    expect(
+      (await operator.post('/Migration/ReviewMappings', { sessionId, 'Mappings[0].SourceTable': 'venue', 'Mappings[0].DestTable': 'courses', 'Mappings[0].Columns[0].Source': 'venue_name', 'Mappings[0].Columns[0].Dest': 'nope' })).status,
+    ).toBe(400);
+    expect((await operator.post('/Migration/RelationshipConfig', { sessionId, 'columnConfigs[0].Table': 'venue', 'columnConfigs[0].NaturalKey': 'nope' })).status).toBe(400);
+    expect((await operator.post('/Migration/RelationshipConfig', { sessionId, 'tableOrder[0]': 'horses' })).status).toBe(400);
+  });
+
+  it('answers test-filter with a count, or success false for anything but one read-only condition', async () => {
+    const ok = await operator.postJson('/api/table/test-filter', { TableName: 'trainer', Filter: 'trainer_id > 0', OriginalCount: 7 });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ success: true, count: expect.any(Number), originalCount: 7 });
+    for (const Filter of ['1=1; delete from trainer', 'trainer_id > (select count(*) from pg_sleep(30))', 'no_such_column = 1']) {
+      const res = await operator.postJson('/api/table/test-filter', { TableName: 'trainer', Filter, OriginalCount: 0 });
+      expect(res.status, Filter).toBe(200);
+      expect(await res.json(), Filter).toMatchObject({ success: false, error: expect.any(String) });
+    }
+    expect((await operator.postJson('/api/table/test-filter', { Filter: 'true' })).status).toBe(400);
+  }, 30_000);
+
+  it('answers table info for a source table, 404 for an unknown one', async () => {
+    const info = await operator.get('/api/table/info/trainer');
+    expect(info.status).toBe(200);
+    expect(await info.json()).toMatchObject({ tableName: 'trainer', columns: expect.arrayContaining([expect.objectContaining({ ColumnName: 'trainer_id', IsPrimaryKey: true })]) });
+    expect((await operator.get('/api/table/info/no_such_table')).status).toBe(404);
+  });
+
+  it('answers CancelMigration for a session without a run with a message', async () => {
+    const sessionId = await newSession(operator);
+    const res = await operator.post('/Migration/CancelMigration', { sessionId });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ message: 'This session has no run to cancel.' });
+    expect((await operator.get(`/api/migration/logs/${sessionId}`)).status).toBe(200);
+    expect((await operator.get(`/api/migration/progress/${sessionId}`)).status).toBe(404);
+  });
+
+  it('lets a Viewer read a session but not change it', async () => {
+    const sessionId = await newSession(operator);
+    await operator.post('/Migration/TableSelection', { sessionId, selectedTables: ['venue'] });
+    const viewer = await signIn('wizardViewer');
+    expect((await viewer.page(`/Migration/SchemaImport?sessionId=${sessionId}`)).res.status).toBe(200);
+    expect((await viewer.post('/Migration/SchemaImportUseSaved', { sessionId })).status).toBe(403);
+    expect((await viewer.post('/Session/Delete', { sessionId })).status).toBe(403);
+    const deleted = await operator.post('/Session/Delete', { sessionId });
+    expect(deleted.status).toBe(302);
+    expect((await operator.get(`/Migration/SchemaImport?sessionId=${sessionId}`)).status).toBe(404);
+  });
+});
+
+describe('the field-mapping flow', () => {
+  it('saves natural keys, finds matches, confirms, rejects and adds by hand', async () => {
+    const sessionId = await newSession(operator);
+    await operator.post('/Migration/TableSelection', { sessionId, selectedTables: ['jockey'] });
+    await uploadSchema(operator, sessionId, JSON.stringify(LEGACY_MAPPING));
+    expect((await operator.page(`/Migration/FieldMapping?sessionId=${sessionId}`)).res.status).toBe(200);
+    const saved = await operator.post('/Migration/FieldMappingPost', { sessionId, 'naturalKeys[0].Table': 'jockey', 'naturalKeys[0].Columns': 'name' });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.get('location')).toBe(`/Migration/Summary?sessionId=${sessionId}`);
+    expect((await operator.post('/Migration/FieldMappingPost', { sessionId, 'naturalKeys[0].Table': 'jockey', 'naturalKeys[0].Columns': 'not_mapped' })).status).toBe(400);
+    const found = await operator.post('/Migration/FindNaturalKeyMatches', { sessionId });
+    expect(found.status).toBe(302);
+    expect(found.headers.get('location')).toBe(`/Migration/PendingMappings?sessionId=${sessionId}`);
+    const pending = await operator.page(`/Migration/PendingMappings?sessionId=${sessionId}`);
+    const ids = [...pending.html.matchAll(/data-mapping="(\d+)"/g)].map((m) => m[1]!);
+    expect(ids.length).toBeGreaterThan(1);
+    expect((await operator.post('/Migration/ConfirmMapping', { sessionId, mappingId: ids[0]! })).status).toBe(302);
+    expect((await operator.post('/Migration/RejectMapping', { sessionId, mappingId: ids[1]! })).status).toBe(302);
+    expect((await operator.post('/Migration/ConfirmMapping', { sessionId, mappingId: '99999999' })).status).toBe(404);
+    expect((await operator.post('/Migration/AddManualMapping', { sessionId, tableName: 'jockey', sourceId: '1', destId: '1' })).status).toBe(302);
+    expect((await operator.post('/Migration/AddManualMapping', { sessionId, tableName: 'horse', sourceId: '1', destId: '1' })).status).toBe(400);
+    const summary = await operator.page(`/Migration/Summary?sessionId=${sessionId}`);
+    expect(summary.html).toMatch(/1 confirmed, 1 rejected, 1 added by hand/);
+  }, 60_000);
+
+  it('serves the foreign-key backfill tool and refuses incomplete input', async () => {
+    expect((await operator.page('/Migration/FkPatch')).res.status).toBe(200);
+    const res = await operator.post('/Migration/FkPatch', { childSourceTable: 'race_entry' });
+    expect(res.status).toBe(400);
+  });
+});

@@ -1,0 +1,102 @@
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { createApp } from '../../shared/app';
+import { logError } from '../../shared/errors';
+import { HttpError } from '../../shared/http-error';
+import { asDatabaseUnavailable } from '../../shared/pg-errors';
+import { ConfigError } from '../../shared/config';
+import { migrateServices, type MigrateEnv } from './context';
+import { FilterError, HostNotAllowedError, PlanError } from './engine';
+import { antiForgeryToken } from './guard';
+import { account } from './routes/account';
+import { api } from './routes/api';
+import { configuration } from './routes/configuration';
+import { home } from './routes/home';
+import { migration } from './routes/migration';
+import { sessionRoutes } from './routes/session';
+import { wizardJson } from './routes/wizard-json';
+import { errorAnswer } from './views/errors';
+
+/** Forms, JSON bodies and schema files alike are read through this limit (chunked bodies included). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_URL_LENGTH = 4096;
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+};
+
+export function createMigrateApp() {
+  const app = createApp<MigrateEnv>('migrate');
+
+  app.use('*', async (c, next) => {
+    c.set('answerJson', false);
+    await next();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+    // Every answer is per user (or carries a form token): never stored by a browser or a shared cache.
+    c.header('Cache-Control', 'no-store');
+  });
+  app.use('*', async (c, next) => {
+    if (c.req.url.length > MAX_URL_LENGTH) throw new HttpError(414, 'uri_too_long', `The address is longer than ${MAX_URL_LENGTH} characters.`);
+    await next();
+  });
+  app.use('*', migrateServices(), antiForgeryToken());
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HttpError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+      },
+    }),
+  );
+
+  app.route('/', account);
+  app.route('/', home);
+  app.route('/', configuration);
+  app.route('/', migration);
+  app.route('/', sessionRoutes);
+  app.route('/', wizardJson);
+  app.route('/', api);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Migration web app: JSON routes',
+      version: '1.0.0',
+      description: 'The JSON routes of the migration wizard and its API controllers. Sign in through /Account/Login; the AuthToken cookie then goes with every request, and every POST carries the RequestVerificationToken header from the page.',
+    },
+  });
+
+  app.notFound((c) => errorAnswer(c, 404, 'not_found', `There is nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`));
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) {
+      if (err.status >= 500 && !(err instanceof ConfigError)) logError(c, err, 'migrate');
+      if (err instanceof ConfigError) logError(c, err, 'migrate');
+      return errorAnswer(c, err.status, err.code, err.message, err.details);
+    }
+    // The engine's refusals of what the operator asked for: a plan that does not fit the schemas,
+    // a filter that is not one read-only condition, a host off the allowed list.
+    if (err instanceof PlanError || err instanceof FilterError || err instanceof HostNotAllowedError) {
+      return errorAnswer(c, 400, err instanceof FilterError ? 'invalid_filter' : err instanceof HostNotAllowedError ? 'host_not_allowed' : 'invalid_plan', err.message);
+    }
+    const unavailable = asDatabaseUnavailable(err);
+    if (unavailable) {
+      logError(c, err, 'migrate');
+      return errorAnswer(c, unavailable.status, unavailable.code, unavailable.message);
+    }
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      return errorAnswer(c, status, status === 413 ? 'payload_too_large' : 'bad_request', err.message || 'The request could not be processed.');
+    }
+    logError(c, err, 'migrate');
+    return errorAnswer(c, 500, 'internal_error', 'An unexpected error occurred.');
+  });
+
+  return app;
+}

@@ -1,0 +1,63 @@
+import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
+import type { Context, MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import * as schema from '../../../d1/migrate/schema';
+import { parseConfig } from '../../shared/config';
+
+/** `host` (any port) or `host:port`, lower-cased; hosts a configuration may name. */
+export const allowedHosts = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((item) => item.trim().toLowerCase())
+      .filter(Boolean),
+  );
+
+/** The service's config: vars from wrangler.toml, secrets via `wrangler secret put`. */
+export const migrateConfigSchema = z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+  PG_WS_PROXY: z.string().optional(),
+  AUTH_CLIENT_SECRET: z.string().min(8, 'must be at least 8 characters'),
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  CONFIG_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters'),
+  MIGRATE_AUTH_SITE: z.string().default('migrate'),
+  MIGRATE_ALLOWED_HOSTS: allowedHosts,
+  SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(300).max(7 * 86_400).default(43_200),
+  SESSION_REFRESH_WINDOW_SECONDS: z.coerce.number().int().min(0).max(899).default(120),
+});
+export type MigrateConfig = z.output<typeof migrateConfigSchema>;
+
+export const ROLES = ['Admin', 'Operator', 'Viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The signed-in user, from the session. */
+export type SessionUser = { id: number; email: string; name: string; role: Role; sessionHash: string };
+
+export type MigrateDb = DrizzleD1Database<typeof schema>;
+
+export type MigrateEnv = {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    config: MigrateConfig;
+    db: MigrateDb;
+    user: SessionUser;
+    /** The anti-forgery token every form and script of this response carries. */
+    csrfToken: string;
+    /** Set by the route's guard: errors answer JSON rather than a page. */
+    answerJson: boolean;
+  };
+};
+
+export type MigrateContext = Context<MigrateEnv>;
+
+/** Validated config and the D1 handle on `c.var`, once per request. */
+export function migrateServices(): MiddlewareHandler<MigrateEnv> {
+  return async (c, next) => {
+    c.set('config', parseConfig(migrateConfigSchema, c.env));
+    c.set('db', drizzle(c.env.DB, { schema }));
+    await next();
+  };
+}

@@ -1,0 +1,465 @@
+import { type Sql, ident, literal } from './db';
+import { canonicalText, checksumAggregate, keyText, valueExpression } from './expressions';
+import { filterCondition, readSource } from './filter';
+import { findColumn, findTable, introspectSql } from './introspect';
+import { validatePlan } from './plan';
+import type { ForeignKey, RunPlan, TablePlan, TableValidation } from './types';
+
+// The copy step. A chunk is: keyset-read up to N source rows (read-only transaction), then ONE
+// destination transaction that converts, translates foreign keys through the id mappings, matches
+// existing rows (mapping, then natural key), inserts the new ones with ids drawn from the
+// destination's sequence, updates matched ones in patch mode, records the new mappings, and
+// advances the run's cursor row — guarded by the cursor it started from. A chunk replayed after a
+// lost answer or a reset finds the cursor moved on and changes nothing ("stale"); a chunk cut off
+// mid-way rolls back whole. So a run resumed from any point ends with each source row copied once.
+
+export const DEFAULT_CHUNK_SIZE = 2_000;
+export const MAX_CHUNK_SIZE = 20_000;
+const COPY_PHASE = 'copy';
+
+/** A plan table with what the run looked up about it once, at the start. */
+export type PreparedTable = {
+  plan: TablePlan;
+  sourceKeyTypes: string[];
+  /** format_type() of every destination column the copy writes, and of the key. */
+  destTypes: Record<string, string>;
+  /** The destination key's sequence (identity or serial); null when the key is a mapped column. */
+  sequence: string | null;
+  /** Destination FK column → parent destination table, for the columns translated through id mappings. */
+  translated: Record<string, string>;
+  /** Destination FK columns copied empty to break a cycle, backfilled afterwards. */
+  deferred: string[];
+};
+
+export type Phase = { table: string; phase: string; kind: 'copy' | 'backfill'; column?: string };
+
+export type CursorRow = {
+  dest_table: string;
+  phase: string;
+  cursor: string | null;
+  done: number;
+  inserted: number;
+  updated: number;
+  skipped: number;
+  finished: boolean;
+};
+
+export type ChunkResult =
+  | { status: 'advanced'; rows: number; finished: boolean; cursor: CursorRow; unresolved: number }
+  | { status: 'stale' };
+
+export class PlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanError';
+  }
+}
+
+export function chunkSizeOf(plan: RunPlan): number {
+  return Math.min(MAX_CHUNK_SIZE, Math.max(1, Math.floor(plan.chunkSize ?? DEFAULT_CHUNK_SIZE)));
+}
+
+export function phasesOf(plan: RunPlan): Phase[] {
+  return [
+    ...plan.tables.map((t): Phase => ({ table: t.destTable, phase: COPY_PHASE, kind: 'copy' })),
+    ...plan.deferred.map((fk): Phase => ({ table: fk.childTable, phase: `backfill:${fk.childColumn}`, kind: 'backfill', column: fk.childColumn })),
+  ];
+}
+
+const isDeferred = (deferred: ForeignKey[], table: string, column: string) =>
+  deferred.some((fk) => fk.childTable === table && fk.childColumn === column);
+
+/**
+ * Checks the plan against both schemas and looks up the types and sequences the chunks need.
+ * Throws PlanError listing the plan's errors.
+ */
+export async function prepareTables(source: Sql, dest: Sql, plan: RunPlan, options: { validate?: boolean } = {}): Promise<PreparedTable[]> {
+  const [sourceSchema, destSchema] = [await introspectSql(source), await introspectSql(dest, { hideEngineTables: true })];
+  const errors = validatePlan(plan.tables, sourceSchema, destSchema).filter(
+    (i) => i.level === 'error' && (options.validate !== false || /does not exist/.test(i.message)),
+  );
+  if (errors.length > 0) throw new PlanError(errors.map((e) => `${e.table}${e.column ? `.${e.column}` : ''}: ${e.message}`).join('; '));
+  const prepared: PreparedTable[] = [];
+  for (const table of plan.tables) {
+    const from = findTable(sourceSchema, table.sourceTable)!;
+    const to = findTable(destSchema, table.destTable)!;
+    const destTypes: Record<string, string> = {};
+    for (const column of [table.destKey, ...table.columns.map((c) => c.dest)]) destTypes[column] = findColumn(to, column)!.DataType;
+    let sequence: string | null = null;
+    if (!table.columns.some((c) => c.dest === table.destKey)) {
+      const rows = await dest.query<{ seq: string | null }>('SELECT pg_get_serial_sequence($1, $2) AS seq', [ident(table.destTable), table.destKey]);
+      sequence = rows[0]?.seq ?? null;
+      if (!sequence) throw new PlanError(`${table.destTable}.${table.destKey}: the key has no sequence or identity and is not mapped`);
+    }
+    const translated: Record<string, string> = {};
+    const deferred: string[] = [];
+    for (const fk of table.foreignKeys) {
+      if (!table.columns.some((c) => c.dest === fk.childColumn)) continue;
+      if (isDeferred(plan.deferred, table.destTable, fk.childColumn)) deferred.push(fk.childColumn);
+      else translated[fk.childColumn] = fk.parentTable;
+    }
+    prepared.push({
+      plan: table,
+      sourceKeyTypes: table.sourceKey.map((k) => findColumn(from, k)!.DataType),
+      destTypes,
+      sequence,
+      translated,
+      deferred,
+    });
+  }
+  return prepared;
+}
+
+/** Creates the run's cursor rows (idempotent) and returns every one of them. */
+export async function openCursors(dest: Sql, plan: RunPlan): Promise<CursorRow[]> {
+  const phases = phasesOf(plan);
+  await dest.query(
+    `INSERT INTO migration_run_cursors (run_id, dest_table, phase) SELECT $1, t, p FROM unnest($2::text[], $3::text[]) AS u(t, p)
+     ON CONFLICT DO NOTHING`,
+    [plan.runId, phases.map((p) => p.table), phases.map((p) => p.phase)],
+  );
+  return readCursors(dest, plan.runId);
+}
+
+export async function readCursors(dest: Sql, runId: string): Promise<CursorRow[]> {
+  return dest.query<CursorRow>(
+    `SELECT dest_table, phase, cursor, done, inserted, updated, skipped, finished FROM migration_run_cursors WHERE run_id = $1`,
+    [runId],
+  );
+}
+
+/** Source rows each table will copy (after its filter). */
+export async function sourceTotals(source: Sql, plan: RunPlan): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {};
+  await readSource(source, async (tx) => {
+    for (const table of plan.tables) {
+      const rows = await tx.query<{ n: string }>(
+        `SELECT count(*)::bigint AS n FROM ${ident(table.sourceTable)} WHERE ${filterCondition(table.filter)}`,
+      );
+      totals[table.destTable] = Number(rows[0]?.n ?? 0);
+    }
+  });
+  return totals;
+}
+
+/**
+ * Keyset page of the source after `cursor`, aggregated on the source into one row: the row count,
+ * the last key (the next cursor, JSON), and per column one text[] literal (the source ids first).
+ * The literals go to the destination as parameters untouched, so no value is parsed or
+ * re-serialised in the Worker: its work per chunk is a few strings, whatever the row count.
+ */
+async function readSourcePage(
+  source: Sql,
+  table: PreparedTable,
+  columns: string[],
+  cursor: string | null,
+  limit: number,
+): Promise<{ rows: number; last: string | null; ids: string; values: string[] }> {
+  const plan = table.plan;
+  const keys = plan.sourceKey.map(ident);
+  const after: unknown[] = cursor ? (JSON.parse(cursor) as unknown[]) : [];
+  const params: unknown[] = [...after, limit];
+  const keyset = cursor
+    ? `(${keys.join(', ')}) > (${plan.sourceKey.map((_, i) => `$${i + 1}::${table.sourceKeyTypes[i]}`).join(', ')})`
+    : 'true';
+  const order = plan.sourceKey.map((_, i) => `k${i}`).join(', ');
+  const inner = [...keys.map((k, i) => `${k} AS k${i}`), ...columns.map((c, i) => `${ident(c)}::text AS c${i}`)].join(', ');
+  const text = `SELECT count(*)::int AS n,
+      (array_agg(json_build_array(${plan.sourceKey.map((_, i) => `k${i}::text`).join(', ')})::text ORDER BY ${plan.sourceKey.map((_, i) => `k${i} DESC`).join(', ')}))[1] AS last,
+      coalesce(array_agg(${keyText(plan.sourceKey.map((_, i) => `k${i}`))} ORDER BY ${order}), '{}')::text AS ids
+      ${columns.map((_, i) => `, coalesce(array_agg(c${i} ORDER BY ${order}), '{}')::text AS c${i}`).join('')}
+    FROM (SELECT ${inner} FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset}
+          ORDER BY ${keys.join(', ')} LIMIT $${params.length}) page`;
+  const [row] = await readSource(source, (tx) => tx.query(text, params));
+  return {
+    rows: Number(row?.n ?? 0),
+    last: (row?.last as string | null | undefined) ?? null,
+    ids: String(row?.ids ?? '{}'),
+    values: columns.map((_, i) => String(row?.[`c${i}`] ?? '{}')),
+  };
+}
+
+
+/** The destination statement of a copy chunk (see the file comment); its parameters are listed in copyChunk. */
+export function copyStatement(table: PreparedTable): string {
+  const plan = table.plan;
+  const cols = plan.columns;
+  const dest = ident(plan.destTable);
+  const key = ident(plan.destKey);
+  const keyType = table.destTypes[plan.destKey]!;
+  const inputs = cols.map((_, i) => `c${i}`);
+  const arrays = cols.map((_, i) => `$${i + 10}::text[]`);
+  const joins: string[] = [];
+  const values = cols.map((c, i) => {
+    const type = table.destTypes[c.dest]!;
+    if (table.deferred.includes(c.dest)) return `NULL::${type} AS v${i}`;
+    const parent = table.translated[c.dest];
+    if (parent) {
+      joins.push(`LEFT JOIN migration_id_mappings f${i} ON f${i}.config_id = $1 AND f${i}.dest_table = ${literal(parent)} AND f${i}.source_id = i.c${i}`);
+      return `f${i}.dest_id::${type} AS v${i}`;
+    }
+    return `${valueExpression(`i.c${i}`, type, c.transform)} AS v${i}`;
+  });
+  const unresolved = cols
+    .map((c, i) => (table.translated[c.dest] ? `(i.c${i} IS NOT NULL AND f${i}.dest_id IS NULL)` : null))
+    .filter(Boolean);
+  const natural = plan.naturalKey ?? [];
+  const naturalJoin = natural.length
+    ? `LEFT JOIN ${dest} d ON k.mapped_id IS NULL AND ${natural.map((n) => `d.${ident(n)} = k.v${cols.findIndex((c) => c.dest === n)}`).join(' AND ')}`
+    : '';
+  const matchedId = natural.length ? `coalesce(k.mapped_id, d.${key}::text)` : 'k.mapped_id';
+  const byNatural = natural.length ? `(k.mapped_id IS NULL AND d.${key} IS NOT NULL)` : 'false';
+  const keyMapped = cols.findIndex((c) => c.dest === plan.destKey);
+  const newId = keyMapped >= 0 ? `m.v${keyMapped}::text` : `nextval(${literal(table.sequence!)})::text`;
+  const insertCols = keyMapped >= 0 ? cols.map((c) => ident(c.dest)) : [key, ...cols.map((c) => ident(c.dest))];
+  const insertVals = keyMapped >= 0 ? cols.map((_, i) => `v${i}`) : [`new_id::${keyType}`, ...cols.map((_, i) => `v${i}`)];
+  const updatable = cols.map((c, i) => ({ c, i })).filter(({ c }) => c.dest !== plan.destKey && !table.deferred.includes(c.dest));
+  const update = updatable.length
+    ? `upd AS (
+    UPDATE ${dest} t SET ${updatable.map(({ c, i }) => `${ident(c.dest)} = m.v${i}`).join(', ')}
+    FROM matched m
+    WHERE $5 AND m.dest_id IS NOT NULL AND t.${key} = m.dest_id::${keyType}
+      AND (${updatable.map(({ c }) => `t.${ident(c.dest)}`).join(', ')}, NULL) IS DISTINCT FROM (${updatable.map(({ i }) => `m.v${i}`).join(', ')}, NULL)
+    RETURNING 1
+  ),`
+    : `upd AS (SELECT 1 WHERE false),`;
+  return `WITH input AS (
+    SELECT * FROM unnest($9::text[]${arrays.length ? ', ' : ''}${arrays.join(', ')}) WITH ORDINALITY AS u(src_id${inputs.length ? ', ' : ''}${inputs.join(', ')}, ord)
+  ),
+  conv AS (
+    SELECT i.src_id, i.ord, ${values.length ? values.join(', ') + ',' : ''} ${unresolved.length ? unresolved.join(' OR ') : 'false'} AS unresolved
+    FROM input i ${joins.join(' ')}
+  ),
+  known AS (
+    SELECT c.*, mm.dest_id AS mapped_id FROM conv c
+    LEFT JOIN migration_id_mappings mm ON mm.config_id = $1 AND mm.dest_table = $2 AND mm.source_id = c.src_id
+    WHERE NOT c.unresolved
+  ),
+  matched AS (
+    SELECT DISTINCT ON (k.ord) k.*, ${matchedId} AS dest_id, ${byNatural} AS by_natural
+    FROM known k ${naturalJoin}
+    ORDER BY k.ord${natural.length ? `, d.${key}` : ''}
+  ),
+  fresh AS (
+    SELECT m.*, ${newId} AS new_id FROM matched m WHERE m.dest_id IS NULL
+  ),
+  ins AS (
+    INSERT INTO ${dest} (${insertCols.join(', ')}) SELECT ${insertVals.join(', ')} FROM fresh ORDER BY ord RETURNING 1
+  ),
+  ${update}
+  maps AS (
+    INSERT INTO migration_id_mappings (config_id, dest_table, source_id, source_table, dest_id, run_id)
+    SELECT $1, $2, src_id, $3, new_id, $4 FROM fresh
+    UNION ALL SELECT $1, $2, src_id, $3, dest_id, $4 FROM matched WHERE by_natural
+    ON CONFLICT DO NOTHING RETURNING 1
+  ),
+  counts AS (
+    SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM upd)::int AS updated,
+           (SELECT count(*) FROM conv WHERE unresolved)::int AS unresolved, (SELECT count(*) FROM maps)::int AS mapped
+  ),
+  guard AS (
+    UPDATE migration_run_cursors r
+    SET cursor = $7, done = r.done + $8, inserted = r.inserted + counts.inserted, updated = r.updated + counts.updated,
+        skipped = r.skipped + $8 - counts.inserted - counts.updated, finished = $6::boolean, updated_at = now()
+    FROM counts
+    WHERE r.run_id = $4 AND r.dest_table = $2 AND r.phase = 'copy' AND r.cursor IS NOT DISTINCT FROM $OLD
+    RETURNING r.dest_table, r.phase, r.cursor, r.done, r.inserted, r.updated, r.skipped, r.finished
+  )
+  SELECT counts.*, (SELECT row_to_json(guard) FROM guard) AS cursor_row FROM counts`;
+}
+
+/** The statement's `$OLD` placeholder is the last parameter (the cursor the chunk started from). */
+function bindOld(text: string, index: number): string {
+  return text.replace('$OLD', `$${index}`);
+}
+
+/** A copy chunk's source page, read ahead of time while the previous chunk is being written. */
+export type SourcePage = { rows: number; last: string | null; ids: string; values: string[] };
+
+export function readCopyPage(source: Sql, table: PreparedTable, cursor: string | null, limit: number): Promise<SourcePage> {
+  return readSourcePage(source, table, table.plan.columns.map((c) => c.source), cursor, limit);
+}
+
+type CopyCounts = { inserted: number; updated: number; unresolved: number; mapped: number; cursor_row: CursorRow | null };
+
+/**
+ * One chunk of a table's copy from `cursor` (the run's committed cursor, JSON of the last source
+ * key; null at the start). The destination's writes and the cursor advance are one transaction.
+ */
+export async function copyChunk(
+  source: Sql,
+  dest: Sql,
+  run: { runId: string; configId: number; patchMode: boolean },
+  table: PreparedTable,
+  cursor: string | null,
+  limit: number,
+  options: { page?: Promise<SourcePage>; onRead?: (page: SourcePage) => void } = {},
+): Promise<ChunkResult> {
+  const plan = table.plan;
+  const page = options.page ? await options.page : await readCopyPage(source, table, cursor, limit);
+  options.onRead?.(page);
+  const rows = page.rows;
+  const next = page.last ?? cursor;
+  const params: unknown[] = [
+    run.configId, // $1
+    plan.destTable, // $2
+    plan.sourceTable, // $3
+    run.runId, // $4
+    run.patchMode, // $5
+    rows < limit, // $6 finished
+    next, // $7 new cursor
+    rows, // $8
+    page.ids, // $9
+    ...page.values, // $10…
+    cursor, // old cursor
+  ];
+  const text = bindOld(copyStatement(table), params.length);
+  const result = await dest.transaction(async (tx) => {
+    const [counts] = await tx.query<CopyCounts>(text, params);
+    // Someone else (an earlier attempt whose answer was lost) already committed this chunk.
+    if (!counts?.cursor_row) throw new StaleCursor();
+    return counts;
+  }).catch((error: unknown) => {
+    if (error instanceof StaleCursor) return null;
+    throw error;
+  });
+  if (!result) return { status: 'stale' };
+  return { status: 'advanced', rows, finished: rows < limit, cursor: normaliseCursor(result.cursor_row!), unresolved: result.unresolved };
+}
+
+class StaleCursor extends Error {}
+
+function normaliseCursor(row: CursorRow): CursorRow {
+  return {
+    dest_table: row.dest_table,
+    phase: row.phase,
+    cursor: row.cursor,
+    done: Number(row.done),
+    inserted: Number(row.inserted),
+    updated: Number(row.updated),
+    skipped: Number(row.skipped),
+    finished: Boolean(row.finished),
+  };
+}
+
+/**
+ * One chunk of a deferred foreign key's backfill: source rows with a value in the column, the
+ * child's and the parent's mappings joined in the destination, the column set where it differs
+ * (outside patch mode only where it is still empty). Guarded like a copy chunk.
+ */
+export async function backfillChunk(
+  source: Sql,
+  dest: Sql,
+  run: { runId: string; configId: number; patchMode: boolean },
+  table: PreparedTable,
+  fk: ForeignKey,
+  cursor: string | null,
+  limit: number,
+): Promise<ChunkResult> {
+  const plan = table.plan;
+  const mapping = plan.columns.find((c) => c.dest === fk.childColumn);
+  if (!mapping) throw new PlanError(`${fk.childTable}.${fk.childColumn} is deferred but not mapped`);
+  const page = await readSourcePage(source, table, [mapping.source], cursor, limit);
+  const rows = page.rows;
+  const next = page.last ?? cursor;
+  const type = table.destTypes[fk.childColumn]!;
+  const keyType = table.destTypes[plan.destKey]!;
+  const column = ident(fk.childColumn);
+  const text = `WITH input AS (SELECT * FROM unnest($6::text[], $7::text[]) AS u(src_id, v)),
+  upd AS (
+    UPDATE ${ident(plan.destTable)} t SET ${column} = p.dest_id::${type}
+    FROM input i
+    JOIN migration_id_mappings m ON m.config_id = $1 AND m.dest_table = $2 AND m.source_id = i.src_id
+    JOIN migration_id_mappings p ON p.config_id = $1 AND p.dest_table = $3 AND p.source_id = i.v
+    WHERE t.${ident(plan.destKey)} = m.dest_id::${keyType} AND t.${column} IS DISTINCT FROM p.dest_id::${type}
+      AND ($5 OR t.${column} IS NULL)
+    RETURNING 1
+  ),
+  counts AS (SELECT (SELECT count(*) FROM upd)::int AS updated),
+  guard AS (
+    UPDATE migration_run_cursors r SET cursor = $8, done = r.done + $9, updated = r.updated + counts.updated,
+      skipped = r.skipped + $9 - counts.updated, finished = $10::boolean, updated_at = now()
+    FROM counts
+    WHERE r.run_id = $4 AND r.dest_table = $2 AND r.phase = $11 AND r.cursor IS NOT DISTINCT FROM $12
+    RETURNING r.dest_table, r.phase, r.cursor, r.done, r.inserted, r.updated, r.skipped, r.finished
+  )
+  SELECT counts.*, (SELECT row_to_json(guard) FROM guard) AS cursor_row FROM counts`;
+  const params = [
+    run.configId,
+    plan.destTable,
+    fk.parentTable,
+    run.runId,
+    run.patchMode,
+    page.ids,
+    page.values[0] ?? '{}',
+    next,
+    rows,
+    rows < limit,
+    `backfill:${fk.childColumn}`,
+    cursor,
+  ];
+  const result = await dest
+    .transaction(async (tx) => {
+      const [counts] = await tx.query<{ updated: number; cursor_row: CursorRow | null }>(text, params);
+      if (!counts?.cursor_row) throw new StaleCursor();
+      return counts;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof StaleCursor) return null;
+      throw error;
+    });
+  if (!result) return { status: 'stale' };
+  return { status: 'advanced', rows, finished: rows < limit, cursor: normaliseCursor(result.cursor_row!), unresolved: 0 };
+}
+
+/**
+ * Validation of one table: count and checksum of the mapped columns over the source rows (after
+ * the filter, values transformed and cast as the copy does) and over the destination rows the id
+ * mappings point at (foreign keys turned back into source ids through the parents' mappings).
+ */
+export async function validateTable(source: Sql, dest: Sql, configId: number, table: PreparedTable): Promise<TableValidation> {
+  const plan = table.plan;
+  const fkColumns = new Set([...Object.keys(table.translated), ...table.deferred]);
+  const sourceParts = [
+    keyText(plan.sourceKey.map(ident)),
+    ...plan.columns.map((c) => {
+      const type = table.destTypes[c.dest]!;
+      if (fkColumns.has(c.dest)) return `coalesce(${ident(c.source)}::text, '\\N')`;
+      return canonicalText(valueExpression(`${ident(c.source)}::text`, type, c.transform), type);
+    }),
+  ];
+  const sourceRows = await readSource(source, (tx) =>
+    tx.query<{ n: string; checksum: string }>(
+      `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${sourceParts.join(', ')})`)} AS checksum
+       FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)}`,
+    ),
+  );
+  const joins: string[] = [];
+  const destParts = [
+    'm.source_id',
+    ...plan.columns.map((c, i) => {
+      const type = table.destTypes[c.dest]!;
+      const parent = table.translated[c.dest] ?? (table.deferred.includes(c.dest) ? plan.foreignKeys.find((fk) => fk.childColumn === c.dest)?.parentTable : undefined);
+      if (parent) {
+        joins.push(
+          `LEFT JOIN LATERAL (SELECT min(p.source_id) AS source_id FROM migration_id_mappings p WHERE p.config_id = $1 AND p.dest_table = ${literal(parent)} AND p.dest_id = d.${ident(c.dest)}::text) p${i} ON true`,
+        );
+        return `coalesce(p${i}.source_id, d.${ident(c.dest)}::text, '\\N')`;
+      }
+      return canonicalText(`d.${ident(c.dest)}`, type);
+    }),
+  ];
+  const destRows = await dest.query<{ n: string; checksum: string }>(
+    `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${destParts.join(', ')})`)} AS checksum
+     FROM migration_id_mappings m
+     JOIN ${ident(plan.destTable)} d ON d.${ident(plan.destKey)} = m.dest_id::${table.destTypes[plan.destKey]}
+     ${joins.join(' ')}
+     WHERE m.config_id = $1 AND m.dest_table = $2 AND m.source_table = $3`,
+    [configId, plan.destTable, plan.sourceTable],
+  );
+  const sourceCount = Number(sourceRows[0]?.n ?? 0);
+  const destCount = Number(destRows[0]?.n ?? 0);
+  const sourceChecksum = String(sourceRows[0]?.checksum ?? '0');
+  const destChecksum = String(destRows[0]?.checksum ?? '0');
+  return { table: plan.destTable, sourceCount, destCount, sourceChecksum, destChecksum, ok: sourceCount === destCount && sourceChecksum === destChecksum };
+}

@@ -1,0 +1,354 @@
+import { type CursorRow, type PreparedTable, backfillChunk, chunkSizeOf, openCursors, prepareTables, PlanError } from './copy';
+import { type Sql, ident, literal, openDestination, openSource, openTarget, withSql } from './db';
+import { readSource } from './filter';
+import { filterCondition } from './filter';
+import { findColumn, findTable, introspectSql } from './introspect';
+import { valueExpression } from './expressions';
+import {
+  type ColumnInfo,
+  type Connection,
+  type DbTarget,
+  type EngineEnv,
+  type FkPatchRequest,
+  type FkPatchResult,
+  type ForeignKey,
+  type IdMappingPair,
+  type NaturalKeyMatch,
+  type NaturalKeyMatches,
+  type RunPlan,
+  type SchemaInfo,
+  type TablePlan,
+} from './types';
+
+// The wizard's one-shot operations: each opens what it needs and ends it before returning.
+
+export async function testConnection(env: EngineEnv, conn: Connection): Promise<{ success: boolean; message: string }> {
+  try {
+    return await withSql(
+      () => openSource(env, conn),
+      async (sql) => {
+        const rows = await sql.query<{ version: string }>('SELECT version() AS version');
+        const version = /PostgreSQL [\d.]+/.exec(rows[0]?.version ?? '')?.[0] ?? 'PostgreSQL';
+        return { success: true, message: `Connected to ${conn.database} on ${conn.host}:${conn.port} (${version})` };
+      },
+    );
+  } catch (error) {
+    return { success: false, message: `Connection failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+export function introspect(env: EngineEnv, target: DbTarget): Promise<SchemaInfo> {
+  return withSql(
+    () => openTarget(env, target),
+    (sql) => introspectSql(sql, { hideEngineTables: target === 'destination' }),
+  );
+}
+
+export async function listTables(env: EngineEnv, target: DbTarget): Promise<{ name: string; estimatedRows: number }[]> {
+  const schema = await introspect(env, target);
+  return schema.tables.map((t) => ({ name: t.name, estimatedRows: t.estimatedRows }));
+}
+
+export async function tableColumns(env: EngineEnv, target: DbTarget, table: string): Promise<ColumnInfo[] | null> {
+  return findTable(await introspect(env, target), table)?.columns ?? null;
+}
+
+export async function foreignKeys(env: EngineEnv, target: DbTarget): Promise<ForeignKey[]> {
+  return (await introspect(env, target)).foreignKeys;
+}
+
+function singleTablePlan(configId: number, source: Connection, table: TablePlan): RunPlan {
+  return { runId: '', sessionId: '', configId, source, tables: [table], deferred: [], patchMode: false };
+}
+
+const SCAN_LIMIT = 50_000;
+const SCAN_CHUNK = 5_000;
+
+/**
+ * Source rows of a table paired with existing destination rows of the same natural key (after
+ * transforms and FK translation), for review (PendingMappings); rows already mapped are counted,
+ * not proposed. Reads at most 50,000 source rows, in keyset pages.
+ */
+export async function findNaturalKeyMatches(
+  env: EngineEnv,
+  conn: Connection,
+  configId: number,
+  plan: TablePlan,
+  limit = 200,
+): Promise<NaturalKeyMatches> {
+  const natural = plan.naturalKey ?? [];
+  if (natural.length === 0) throw new PlanError(`${plan.destTable}: no natural key columns chosen`);
+  const columns = natural.map((n) => {
+    const mapping = plan.columns.find((c) => c.dest === n);
+    if (!mapping) throw new PlanError(`${plan.destTable}.${n}: a natural key column must be a mapped column`);
+    return mapping;
+  });
+  const keyPlan: TablePlan = { ...plan, columns, naturalKey: natural };
+  const source = openSource(env, conn);
+  const dest = openDestination(env);
+  try {
+    const [table] = await prepareTables(source, dest, singleTablePlan(configId, conn, keyPlan), { validate: false });
+    const result: NaturalKeyMatches = { sourceTable: plan.sourceTable, destTable: plan.destTable, alreadyMapped: 0, matches: [], unmatched: 0 };
+    let cursor: string | null = null;
+    for (let scanned = 0; scanned < SCAN_LIMIT; scanned += SCAN_CHUNK) {
+      const page = await readSourcePage(source, table!, cursor, SCAN_CHUNK);
+      if (page.keys.length === 0) break;
+      cursor = JSON.stringify(page.keys.at(-1));
+      const rows = await dest.query<{ src_id: string; dest_id: string | null; mapped: boolean; key: Record<string, string | null> }>(
+        matchStatement(table!),
+        [configId, plan.destTable, page.keys.map((k) => k.join('\u001f')), ...page.values],
+      );
+      for (const row of rows) {
+        if (row.mapped) result.alreadyMapped++;
+        else if (row.dest_id === null) result.unmatched++;
+        else if (result.matches.length < limit) result.matches.push({ sourceId: row.src_id, destId: row.dest_id, key: row.key } satisfies NaturalKeyMatch);
+      }
+      if (page.keys.length < SCAN_CHUNK) break;
+    }
+    return result;
+  } finally {
+    await Promise.all([source.end(), dest.end()]);
+  }
+}
+
+function matchStatement(table: PreparedTable): string {
+  const plan = table.plan;
+  const joins: string[] = [];
+  const values = plan.columns.map((c, i) => {
+    const type = table.destTypes[c.dest]!;
+    const parent = table.translated[c.dest];
+    if (parent) {
+      joins.push(`LEFT JOIN migration_id_mappings f${i} ON f${i}.config_id = $1 AND f${i}.dest_table = ${literal(parent)} AND f${i}.source_id = i.c${i}`);
+      return `f${i}.dest_id::${type} AS v${i}`;
+    }
+    return `${valueExpression(`i.c${i}`, type, c.transform)} AS v${i}`;
+  });
+  const arrays = plan.columns.map((_, i) => `$${i + 4}::text[]`).join(', ');
+  const inputs = plan.columns.map((_, i) => `c${i}`).join(', ');
+  const key = ident(plan.destKey);
+  return `WITH input AS (SELECT * FROM unnest($3::text[], ${arrays}) WITH ORDINALITY AS u(src_id, ${inputs}, ord)),
+  conv AS (SELECT i.src_id, i.ord, ${values.join(', ')} FROM input i ${joins.join(' ')}),
+  known AS (SELECT c.*, mm.dest_id AS mapped_id FROM conv c
+            LEFT JOIN migration_id_mappings mm ON mm.config_id = $1 AND mm.dest_table = $2 AND mm.source_id = c.src_id)
+  SELECT DISTINCT ON (k.ord) k.src_id, d.${key}::text AS dest_id, k.mapped_id IS NOT NULL AS mapped,
+         json_build_object(${plan.columns.map((c, i) => `${literal(c.dest)}, k.v${i}::text`).join(', ')}) AS key
+  FROM known k LEFT JOIN ${ident(plan.destTable)} d ON k.mapped_id IS NULL AND ${plan.columns.map((c, i) => `d.${ident(c.dest)} = k.v${i}`).join(' AND ')}
+  ORDER BY k.ord, d.${key}`;
+}
+
+async function readSourcePage(source: Sql, table: PreparedTable, cursor: string | null, limit: number) {
+  const plan = table.plan;
+  const keys = plan.sourceKey.map(ident);
+  const after: unknown[] = cursor ? (JSON.parse(cursor) as unknown[]) : [];
+  const keyset = cursor ? `(${keys.join(', ')}) > (${after.map((_, i) => `$${i + 1}::${table.sourceKeyTypes[i]}`).join(', ')})` : 'true';
+  const select = [...keys.map((k, i) => `${k}::text AS k${i}`), ...plan.columns.map((c, i) => `${ident(c.source)}::text AS c${i}`)];
+  const rows = await readSource(source, (tx) =>
+    tx.query(
+      `SELECT ${select.join(', ')} FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset}
+       ORDER BY ${keys.join(', ')} LIMIT $${after.length + 1}`,
+      [...after, limit],
+    ),
+  );
+  return {
+    keys: rows.map((row) => plan.sourceKey.map((_, i) => String(row[`k${i}`]))),
+    values: plan.columns.map((_, i) => rows.map((row) => (row[`c${i}`] ?? null) as string | null)),
+  };
+}
+
+/** Stores confirmed or manual pairs; a source row already mapped is re-pointed. */
+export async function saveIdMappings(
+  env: EngineEnv,
+  configId: number,
+  sourceTable: string,
+  destTable: string,
+  pairs: IdMappingPair[],
+): Promise<number> {
+  if (pairs.length === 0) return 0;
+  return withSql(
+    () => openDestination(env),
+    async (sql) => {
+      const rows = await sql.query<{ n: number }>(
+        `WITH saved AS (
+           INSERT INTO migration_id_mappings (config_id, dest_table, source_id, source_table, dest_id)
+           SELECT $1, $2, s, $3, d FROM unnest($4::text[], $5::text[]) AS u(s, d)
+           ON CONFLICT (config_id, dest_table, source_id) DO UPDATE SET dest_id = excluded.dest_id, source_table = excluded.source_table, run_id = NULL
+           RETURNING 1)
+         SELECT count(*)::int AS n FROM saved`,
+        [configId, destTable, sourceTable, pairs.map((p) => p.sourceId), pairs.map((p) => p.destId)],
+      );
+      return rows[0]?.n ?? 0;
+    },
+  );
+}
+
+/** Runs backfill chunks of one foreign key to the end under a cursor of its own. */
+async function backfillAll(source: Sql, dest: Sql, plan: RunPlan, table: PreparedTable, fk: ForeignKey): Promise<number> {
+  const runId = `${plan.runId || 'backfill'}/${fk.childTable}.${fk.childColumn}/${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const own: RunPlan = { ...plan, runId, tables: [table.plan], deferred: [fk] };
+  const cursors: CursorRow[] = await openCursors(dest, own);
+  let cursor = cursors.find((c) => c.phase === `backfill:${fk.childColumn}`)?.cursor ?? null;
+  let updated = 0;
+  for (;;) {
+    const result = await backfillChunk(source, dest, own, table, fk, cursor, chunkSizeOf(plan));
+    if (result.status === 'stale') throw new Error('The backfill was advanced by another request');
+    cursor = result.cursor.cursor;
+    updated = result.cursor.updated;
+    if (result.finished) break;
+  }
+  await dest.query('DELETE FROM migration_run_cursors WHERE run_id = $1', [runId]);
+  return updated;
+}
+
+/** Results → BackfillForeignKeys: the run's deferred (cycle-broken) foreign keys, set again from the source. */
+export async function backfillForeignKeys(env: EngineEnv, plan: RunPlan): Promise<{ table: string; column: string; updated: number }[]> {
+  if (plan.deferred.length === 0) return [];
+  const source = openSource(env, plan.source);
+  const dest = openDestination(env);
+  try {
+    const tables = await prepareTables(source, dest, plan, { validate: false });
+    const results: { table: string; column: string; updated: number }[] = [];
+    for (const fk of plan.deferred) {
+      const table = tables.find((t) => t.plan.destTable === fk.childTable);
+      if (!table || !table.plan.columns.some((c) => c.dest === fk.childColumn)) continue;
+      results.push({ table: fk.childTable, column: fk.childColumn, updated: await backfillAll(source, dest, { ...plan, patchMode: true }, table, fk) });
+    }
+    return results;
+  } finally {
+    await Promise.all([source.end(), dest.end()]);
+  }
+}
+
+/** Results → BackfillBooleanColumns: empty boolean columns of the copied rows set to their default, or false. */
+export async function backfillBooleanColumns(env: EngineEnv, plan: RunPlan): Promise<{ table: string; column: string; updated: number }[]> {
+  return withSql(
+    () => openDestination(env),
+    async (dest) => {
+      const schema = await introspectSql(dest, { hideEngineTables: true });
+      const results: { table: string; column: string; updated: number }[] = [];
+      for (const table of plan.tables) {
+        const info = findTable(schema, table.destTable);
+        const key = findColumn(info, table.destKey);
+        if (!info || !key) continue;
+        for (const column of info.columns) {
+          if (column.DataType !== 'boolean' || !column.nullable && !column.hasDefault) continue;
+          if (!table.columns.some((c) => c.dest === column.ColumnName)) continue;
+          const value = column.hasDefault ? 'DEFAULT' : 'false';
+          const rows = await dest.query<{ n: number }>(
+            `WITH upd AS (
+               UPDATE ${ident(table.destTable)} t SET ${ident(column.ColumnName)} = ${value}
+               FROM migration_id_mappings m
+               WHERE m.config_id = $1 AND m.dest_table = $2 AND t.${ident(table.destKey)} = m.dest_id::${key.DataType}
+                 AND t.${ident(column.ColumnName)} IS NULL
+               RETURNING 1)
+             SELECT count(*)::int AS n FROM upd`,
+            [plan.configId, table.destTable],
+          );
+          results.push({ table: table.destTable, column: column.ColumnName, updated: rows[0]?.n ?? 0 });
+        }
+      }
+      return results;
+    },
+  );
+}
+
+/**
+ * FkPatch: sets one foreign key column of already copied rows from the source, in source names.
+ * The destination tables come from the configuration's id mappings, the column from the
+ * destination's foreign key between them.
+ */
+export async function patchForeignKey(env: EngineEnv, conn: Connection, request: FkPatchRequest): Promise<FkPatchResult> {
+  const source = openSource(env, conn);
+  const dest = openDestination(env);
+  try {
+    const destTableOf = async (sourceTable: string) => {
+      const rows = await dest.query<{ dest_table: string }>(
+        'SELECT DISTINCT dest_table FROM migration_id_mappings WHERE config_id = $1 AND source_table = $2 ORDER BY dest_table',
+        [request.configId, sourceTable],
+      );
+      if (rows.length !== 1) {
+        throw new PlanError(rows.length === 0 ? `No rows of ${sourceTable} have been copied for this configuration` : `${sourceTable} was copied into several tables`);
+      }
+      return rows[0]!.dest_table;
+    };
+    const childDest = await destTableOf(request.childSourceTable);
+    const parentDest = await destTableOf(request.parentSourceTable);
+    const [sourceSchema, destSchema] = [await introspectSql(source), await introspectSql(dest, { hideEngineTables: true })];
+    const childSource = findTable(sourceSchema, request.childSourceTable);
+    if (!childSource) throw new PlanError(`Source table ${request.childSourceTable} does not exist`);
+    if (!findColumn(childSource, request.fkSourceColumn)) throw new PlanError(`Source column ${request.fkSourceColumn} does not exist in ${request.childSourceTable}`);
+    const fks = destSchema.foreignKeys.filter((fk) => fk.childTable === childDest && fk.parentTable === parentDest);
+    if (fks.length !== 1) throw new PlanError(`${childDest} has ${fks.length === 0 ? 'no' : 'several'} foreign keys to ${parentDest}`);
+    const fk = fks[0]!;
+    const childInfo = findTable(destSchema, childDest)!;
+    const destKey = childInfo.primaryKey.length === 1 ? childInfo.primaryKey[0]! : 'id';
+    const plan: TablePlan = {
+      sourceTable: request.childSourceTable,
+      destTable: childDest,
+      columns: [{ source: request.fkSourceColumn, dest: fk.childColumn }],
+      sourceKey: childSource.primaryKey,
+      destKey,
+      foreignKeys: [fk],
+    };
+    const table: PreparedTable = {
+      plan,
+      sourceKeyTypes: childSource.primaryKey.map((k) => findColumn(childSource, k)!.DataType),
+      destTypes: { [destKey]: findColumn(childInfo, destKey)!.DataType, [fk.childColumn]: findColumn(childInfo, fk.childColumn)!.DataType },
+      sequence: null,
+      translated: {},
+      deferred: [fk.childColumn],
+    };
+    const run: RunPlan = { ...singleTablePlan(request.configId, conn, plan), runId: 'fkpatch', patchMode: true, deferred: [fk] };
+    const updated = await backfillAll(source, dest, run, table, fk);
+    const unresolved = await dest.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM migration_id_mappings m JOIN ${ident(childDest)} t ON t.${ident(destKey)} = m.dest_id::${table.destTypes[destKey]}
+       WHERE m.config_id = $1 AND m.dest_table = $2 AND t.${ident(fk.childColumn)} IS NULL`,
+      [request.configId, childDest],
+    );
+    return { childDestTable: childDest, destColumn: fk.childColumn, parentDestTable: parentDest, updated, unresolved: unresolved[0]?.n ?? 0 };
+  } finally {
+    await Promise.all([source.end(), dest.end()]);
+  }
+}
+
+/** Deletes the configuration's id mappings: all, or those of the named tables (destination or source names). */
+export async function clearHistory(env: EngineEnv, configId: number, tables?: string[]): Promise<{ deleted: number }> {
+  return withSql(
+    () => openDestination(env),
+    async (sql) => {
+      const rows = await sql.query<{ n: number }>(
+        `WITH gone AS (
+           DELETE FROM migration_id_mappings WHERE config_id = $1
+             AND ($2::text[] IS NULL OR dest_table = ANY($2::text[]) OR source_table = ANY($2::text[]))
+           RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [configId, tables && tables.length > 0 ? tables : null],
+      );
+      return { deleted: rows[0]?.n ?? 0 };
+    },
+  );
+}
+
+/** Publishes the configuration's id mappings to `config_id_mappings` (replacing what it held for the configuration). */
+export async function syncIdMappingsToDestination(env: EngineEnv, configId: number): Promise<{ synced: number }> {
+  return withSql(
+    () => openDestination(env),
+    (sql) =>
+      sql.transaction(async (tx) => {
+        await tx.query(
+          `DELETE FROM config_id_mappings c WHERE c.config_id = $1 AND NOT EXISTS (
+             SELECT 1 FROM migration_id_mappings m WHERE m.config_id = c.config_id AND m.dest_table = c.table_name AND m.source_id = c.source_id)`,
+          [configId],
+        );
+        const rows = await tx.query<{ n: number }>(
+          `WITH synced AS (
+             INSERT INTO config_id_mappings (config_id, table_name, source_id, dest_id)
+             SELECT config_id, dest_table, source_id, dest_id FROM migration_id_mappings WHERE config_id = $1
+             ON CONFLICT (config_id, table_name, source_id) DO UPDATE SET dest_id = excluded.dest_id, synced_at = now()
+             RETURNING 1)
+           SELECT count(*)::int AS n FROM synced`,
+          [configId],
+        );
+        return { synced: rows[0]?.n ?? 0 };
+      }),
+  );
+}

@@ -1,0 +1,232 @@
+// The migration engine's interface: what the wizard pages, the JSON routes and the MigrationJob
+// Durable Object exchange. Plain types plus the signatures of the engine's functions; the
+// functions themselves live beside this file and are re-exported by `./index.ts`.
+//
+// Names: "source" is the configured old system (a Connection), "destination" is the racing
+// database (DATABASE_URL). Table and column names are SQL names as they appear in each database.
+
+/** A configuration's database, with its password already decrypted. */
+export type Connection = { host: string; port: number; database: string; username: string; password: string };
+
+/**
+ * What the engine reads from the Worker's env (the migrate Worker's config, validated by the app).
+ * `MIGRATE_ALLOWED_HOSTS`: comma-separated `host` or `host:port`; a source outside it is refused
+ * before any connection is attempted (the engine checks too).
+ */
+export type EngineEnv = {
+  DATABASE_URL: string;
+  PG_WS_PROXY?: string;
+  MIGRATE_ALLOWED_HOSTS?: string;
+};
+
+/** Which database an introspection reads: a configuration's source, or the destination. */
+export type DbTarget = Connection | 'destination';
+
+/** `GET /Migration/GetDestinationTableColumns`' items; also used for source tables. */
+export type ColumnInfo = {
+  ColumnName: string;
+  /** format_type() of the column, e.g. `integer`, `numeric(4,1)`, `text`, `date`. */
+  DataType: string;
+  IsPrimaryKey: boolean;
+  nullable: boolean;
+  /** True when the column has a default or is an identity column (may be left out of an insert). */
+  hasDefault: boolean;
+};
+
+export type TableInfo = { name: string; columns: ColumnInfo[]; primaryKey: string[]; estimatedRows: number };
+
+/**
+ * A foreign key, always child → parent. `custom` marks one an operator added (AddCustomRelationship);
+ * `nullable` (from introspection) says whether the child column may be copied empty to break a cycle.
+ */
+export type ForeignKey = {
+  childTable: string;
+  childColumn: string;
+  parentTable: string;
+  parentColumn: string;
+  custom?: boolean;
+  nullable?: boolean;
+};
+
+export type SchemaInfo = { tables: TableInfo[]; foreignKeys: ForeignKey[] };
+
+/**
+ * How a source value becomes a destination value. Applied in SQL on the destination (and on the
+ * source for validation checksums), then cast to the destination column's type.
+ * - `date` / `timestamp`: text in a PostgreSQL to_date/to_timestamp `format` (e.g. `DD/MM/YYYY`).
+ * - `map`: a code table (e.g. `{"F": "Flat"}`); a value absent from it becomes `default` (null when unset).
+ */
+export type ValueTransform =
+  | { kind: 'date'; format: string }
+  | { kind: 'timestamp'; format: string }
+  | { kind: 'map'; values: Record<string, string | null>; default?: string | null };
+
+export type ColumnMapping = { source: string; dest: string; transform?: ValueTransform };
+
+export type TablePlan = {
+  sourceTable: string;
+  destTable: string;
+  /** Source column → destination column. A destination FK column maps from the source's FK column. */
+  columns: ColumnMapping[];
+  /** Keyset order on the source, usually its primary key; its values identify a source row in the id mappings. */
+  sourceKey: string[];
+  /**
+   * The destination's single-column key that id mappings point at (usually `id`). When it is not
+   * among `columns`, new rows take it from the column's sequence/identity.
+   */
+  destKey: string;
+  /** Destination columns that identify an already existing row (compared after transforms and FK translation). */
+  naturalKey?: string[];
+  /** Destination FKs of this table (child = destTable) whose values are translated through the parent's id mappings. */
+  foreignKeys: ForeignKey[];
+  /** Operator-typed WHERE condition on the source table (checked with testFilter first). */
+  filter?: string;
+};
+
+export type RunPlan = {
+  runId: string;
+  /** The wizard session (GUID). */
+  sessionId: string;
+  /** The configuration whose id mappings the run reads and extends. */
+  configId: number;
+  source: Connection;
+  /** Already in FK order (see orderTables). */
+  tables: TablePlan[];
+  /** FKs broken out of a cycle: copied empty (null), backfilled after every table is copied. */
+  deferred: ForeignKey[];
+  /** Update matched existing rows instead of skipping them. */
+  patchMode: boolean;
+  /** Source rows per chunk (default 2,000; 1..20,000). */
+  chunkSize?: number;
+  /** At most this many chunks per alarm (default: as many as fit in the alarm's time slice). */
+  chunksPerSlice?: number;
+};
+
+export type RunState = 'queued' | 'running' | 'cancelling' | 'cancelled' | 'completed' | 'failed';
+
+export type TableProgress = {
+  table: string;
+  done: number;
+  total: number;
+  inserted: number;
+  updated: number;
+  skipped: number;
+  state: 'pending' | 'copying' | 'backfilling' | 'validating' | 'done' | 'failed' | 'cancelled';
+};
+
+export type TableValidation = {
+  table: string;
+  sourceCount: number;
+  destCount: number;
+  sourceChecksum: string;
+  destChecksum: string;
+  ok: boolean;
+};
+
+export type RunProgress = {
+  state: RunState;
+  tables: TableProgress[];
+  rowsPerSecond: number;
+  etaSeconds: number | null;
+  errors: string[];
+  startedAt: string | null;
+  finishedAt: string | null;
+  validation: TableValidation[] | null;
+};
+
+export type LogEntry = { level: 'Information' | 'Warning' | 'Error'; message: string; tableName: string | null; timestamp: string };
+
+/** RPC surface of the MigrationJob Durable Object (one per run: `idFromName(runId)`). */
+export interface MigrationJobRpc {
+  /**
+   * Stores the plan and schedules the first chunk; a second start of the same run is ignored. A
+   * source outside MIGRATE_ALLOWED_HOSTS gives a run that has already failed, with the reason in `errors`.
+   */
+  start(plan: RunPlan): RunProgress;
+  /** Null when the object never received a plan (unknown run). */
+  progress(): RunProgress | null;
+  /** The newest `count` entries, oldest first (default 50, at most 500). */
+  logs(count?: number): LogEntry[];
+  /** Asks the run to stop; it stops within one chunk, leaving a consistent, resumable state. */
+  cancel(): { message: string };
+}
+
+/** An operator filter that is not one read-only condition, or that failed/timed out on the source. */
+export class FilterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FilterError';
+  }
+}
+
+/** A source connection refused by MIGRATE_ALLOWED_HOSTS. */
+export class HostNotAllowedError extends Error {
+  constructor(readonly host: string, readonly port: number) {
+    super(`Host ${host}:${port} is not in the allowed hosts list`);
+    this.name = 'HostNotAllowedError';
+  }
+}
+
+/** A proposed pairing of a source row with an existing destination row (PendingMappings). */
+export type NaturalKeyMatch = { sourceId: string; destId: string; key: Record<string, string | null> };
+
+export type NaturalKeyMatches = {
+  sourceTable: string;
+  destTable: string;
+  /** Source rows (after the filter) already in the id mappings. */
+  alreadyMapped: number;
+  matches: NaturalKeyMatch[];
+  /** Source rows with no destination row of the same natural key (they would be inserted). */
+  unmatched: number;
+};
+
+export type IdMappingPair = { sourceId: string; destId: string };
+
+/** A plan problem found before a run (ValidateSchema). */
+export type PlanIssue = { table: string; column: string | null; level: 'error' | 'warning'; message: string };
+
+/** The standalone foreign-key backfill tool (FkPatch), in source names; destinations come from the stored mappings. */
+export type FkPatchRequest = { configId: number; childSourceTable: string; fkSourceColumn: string; parentSourceTable: string };
+export type FkPatchResult = { childDestTable: string; destColumn: string; parentDestTable: string; updated: number; unresolved: number };
+
+/**
+ * A schema file (SchemaImport's `schemaFile`): table plans without the run's own fields.
+ * `parseMappingDocument` validates one (zod) and returns it or throws with the problems.
+ */
+export type MappingDocument = {
+  version: 1;
+  tables: { sourceTable: string; destTable: string; destKey: string; sourceKey: string[]; columns: ColumnMapping[]; naturalKey?: string[] }[];
+};
+
+/** Signatures of the engine's functions (implemented in this folder, exported from ./index.ts). */
+export interface MigrationEngine {
+  testConnection(env: EngineEnv, conn: Connection): Promise<{ success: boolean; message: string }>;
+  /** Tables, columns, primary keys, foreign keys of the public schema. */
+  introspect(env: EngineEnv, target: DbTarget): Promise<SchemaInfo>;
+  listTables(env: EngineEnv, target: DbTarget): Promise<{ name: string; estimatedRows: number }[]>;
+  /** Columns of one table; null when the table does not exist. */
+  tableColumns(env: EngineEnv, target: DbTarget, table: string): Promise<ColumnInfo[] | null>;
+  /** Destination FKs among the tables (plus custom ones); the destination's own foreign keys. */
+  foreignKeys(env: EngineEnv, target: DbTarget): Promise<ForeignKey[]>;
+  /** Parents before children; each cycle broken at a nullable FK (returned in `deferred`). Pure. */
+  orderTables(tables: string[], fks: ForeignKey[]): { order: string[]; deferred: ForeignKey[] };
+  /** A first plan for a source table: destination table and columns by normalised name. Pure. */
+  suggestTablePlan(sourceTable: string, source: SchemaInfo, dest: SchemaInfo): TablePlan | null;
+  /** Problems of a plan against both schemas (missing columns, NOT NULL without a value, no key). Pure. */
+  validatePlan(plans: TablePlan[], source: SchemaInfo, dest: SchemaInfo): PlanIssue[];
+  /** `{count}` of source rows matching the filter; FilterError for anything but one read-only condition. */
+  testFilter(env: EngineEnv, conn: Connection, table: string, filter: string): Promise<{ count: number }>;
+  findNaturalKeyMatches(env: EngineEnv, conn: Connection, configId: number, plan: TablePlan, limit?: number): Promise<NaturalKeyMatches>;
+  /** Stores confirmed/manual pairs as id mappings (existing pairs for the same source row are replaced). */
+  saveIdMappings(env: EngineEnv, configId: number, sourceTable: string, destTable: string, pairs: IdMappingPair[]): Promise<number>;
+  /** Re-runs the deferred FK backfill of a finished run (Results → BackfillForeignKeys). */
+  backfillForeignKeys(env: EngineEnv, plan: RunPlan): Promise<{ table: string; column: string; updated: number }[]>;
+  /** Sets null boolean destination columns of the plan's mapped rows to their default (false without one). */
+  backfillBooleanColumns(env: EngineEnv, plan: RunPlan): Promise<{ table: string; column: string; updated: number }[]>;
+  patchForeignKey(env: EngineEnv, conn: Connection, request: FkPatchRequest): Promise<FkPatchResult>;
+  /** Deletes the configuration's id mappings (all, or those of the given destination tables). */
+  clearHistory(env: EngineEnv, configId: number, destTables?: string[]): Promise<{ deleted: number }>;
+  /** Upserts the configuration's id mappings into the destination's `config_id_mappings`. */
+  syncIdMappingsToDestination(env: EngineEnv, configId: number): Promise<{ synced: number }>;
+  parseMappingDocument(json: unknown): MappingDocument;
+}

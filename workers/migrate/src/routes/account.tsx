@@ -1,0 +1,85 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { finishLogin, revokeSession, startLogin, type StepOutcome } from '../auth-client';
+import type { MigrateContext, MigrateEnv } from '../context';
+import { guard } from '../guard';
+import { formBody, text } from '../input';
+import { endSession, roleFromPermissions, startSession } from '../session';
+import { LoginPage, VerifyPage } from '../views/account';
+
+/** The Account controller: the only anonymous pages (spec 002 A, Authentication 1). */
+export const account = new Hono<MigrateEnv>();
+
+const LoginForm = z.object({ email: text(254).trim().min(1, 'is required'), password: text(1024).min(1, 'is required') });
+const VerifyForm = z.object({
+  pendingToken: text(512).min(1, 'is required'),
+  email: text(254).default(''),
+  code: text(32).trim().min(1, 'is required'),
+});
+const VerifyQuery = z.object({ pendingToken: text(512).min(1), email: text(254).default('') });
+
+const REASONS: Record<string, string> = {
+  expired: 'Your session expired; sign in again.',
+  signedout: 'You are signed out.',
+};
+
+/** A step that did not succeed: the form again, with the status that says why. */
+function failureStatus(outcome: Exclude<StepOutcome<unknown>, { kind: 'ok' }>, c: MigrateContext): 200 | 429 | 502 {
+  if (outcome.kind === 'throttled') {
+    c.header('Retry-After', outcome.retryAfter ?? '60');
+    return 429;
+  }
+  return outcome.kind === 'unavailable' ? 502 : 200;
+}
+
+account.get('/Account/Login', guard.read('anonymous'), (c) => {
+  const reason = c.req.query('reason');
+  return c.html(<LoginPage csrf={c.var.csrfToken} notice={reason ? REASONS[reason] : undefined} />);
+});
+
+account.post('/Account/Login', guard.write('anonymous'), async (c) => {
+  const input = LoginForm.safeParse(await formBody(c));
+  if (!input.success) {
+    return c.html(<LoginPage csrf={c.var.csrfToken} error="Enter your e-mail address and password." />, 400);
+  }
+  const { email, password } = input.data;
+  const outcome = await startLogin(c, email, password);
+  if (outcome.kind === 'ok') {
+    const next = new URLSearchParams({ pendingToken: outcome.value, email });
+    return c.redirect(`/Account/Verify?${next}`, 302);
+  }
+  return c.html(<LoginPage csrf={c.var.csrfToken} error={outcome.message} email={email} />, failureStatus(outcome, c));
+});
+
+account.get('/Account/Verify', guard.read('anonymous'), (c) => {
+  const input = VerifyQuery.safeParse({ pendingToken: c.req.query('pendingToken'), email: c.req.query('email') });
+  if (!input.success) return c.redirect('/Account/Login', 302);
+  return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={input.data.pendingToken} email={input.data.email} />);
+});
+
+account.post('/Account/Verify', guard.write('anonymous'), async (c) => {
+  const input = VerifyForm.safeParse(await formBody(c));
+  if (!input.success) {
+    const body = await formBody(c);
+    const pendingToken = typeof body.pendingToken === 'string' && !body.pendingToken.includes('\u0000') ? body.pendingToken.slice(0, 512) : '';
+    if (!pendingToken) return c.redirect('/Account/Login', 302);
+    return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email="" error="Enter the 6-digit code from your authenticator app." />, 400);
+  }
+  const { pendingToken, email, code } = input.data;
+  const outcome = await finishLogin(c, pendingToken, code);
+  if (outcome.kind !== 'ok') {
+    return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email={email} error={outcome.message} />, failureStatus(outcome, c));
+  }
+  const role = roleFromPermissions(outcome.value.permissions);
+  if (!role) {
+    await revokeSession(c, outcome.value.refresh_token);
+    return c.html(<LoginPage csrf={c.var.csrfToken} error="Your account has no role (Admin, Operator or Viewer) in the migration app." email={email} />, 403);
+  }
+  await startSession(c, outcome.value, role);
+  return c.redirect('/', 302);
+});
+
+account.post('/Account/Logout', guard.write('anonymous'), async (c) => {
+  await endSession(c);
+  return c.redirect('/Account/Login', 302);
+});

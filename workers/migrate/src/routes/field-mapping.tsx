@@ -1,0 +1,167 @@
+import { and, count, eq } from 'drizzle-orm';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { pendingMappings } from '../../../../d1/migrate/schema';
+import { HttpError } from '../../../shared/http-error';
+import { activeConnection, connectionOf, engineEnv } from '../configurations';
+import type { MigrateContext, MigrateEnv } from '../context';
+import * as engine from '../engine';
+import type { NaturalKeyMatches } from '../engine/types';
+import { guard } from '../guard';
+import { formBody, identifier, indexedList, intId, parsed, text } from '../input';
+import { startRun } from '../runs';
+import { FieldMappingPage, FkPatchPage, PendingMappingsPage, SummaryPage } from '../views/wizard';
+import { updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions';
+import { applyMappingEditsFrom } from './mapping-edits';
+
+/** The FieldMapping flow (natural keys, matches to confirm) and the standalone FkPatch tool. */
+export const fieldMapping = new Hono<MigrateEnv>();
+
+const MATCH_LIMIT = 500;
+const pendingUrl = (id: string) => `/Migration/PendingMappings?sessionId=${id}`;
+
+const sessionFromQuery = (c: MigrateContext) => wizardSession(c, c.req.query('sessionId'));
+const sessionFromForm = async (c: MigrateContext) => wizardSession(c, (await formBody(c)).sessionId);
+
+fieldMapping.get('/Migration/FieldMapping', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  return c.html(<FieldMappingPage csrf={c.var.csrfToken} user={c.var.user} session={session} />);
+});
+
+const columnList = text(500).transform((v) => [
+  ...new Set(
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
+]);
+
+fieldMapping.post('/Migration/FieldMappingPost', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const body = await formBody(c);
+  const plans = await applyMappingEditsFrom(c, session, indexedList(body, 'mappings'), 'form.mappings');
+  const keys = parsed(z.array(z.object({ Table: identifier, Columns: columnList.pipe(z.array(identifier)).default([]) })).max(200), indexedList(body, 'naturalKeys'), 'form.naturalKeys');
+  for (const key of keys) {
+    const plan = plans.find((p) => p.sourceTable === key.Table);
+    if (!plan) throw new HttpError(400, 'invalid_request', `The table ${key.Table} is not part of this session.`);
+    const unknown = key.Columns.filter((col) => !plan.columns.some((m) => m.dest === col));
+    if (unknown.length) throw new HttpError(400, 'invalid_request', `A natural key of ${plan.destTable} names unmapped columns: ${unknown.join(', ')}.`);
+    plan.naturalKey = key.Columns.length ? key.Columns : undefined;
+  }
+  await updateWizardSession(c.var.db, session.id, { plans });
+  return c.redirect(`/Migration/Summary?sessionId=${session.id}`, 302);
+});
+
+fieldMapping.post('/Migration/FindNaturalKeyMatches', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const conn = await connectionOf(c, session.configId);
+  const rows: (typeof pendingMappings.$inferInsert)[] = [];
+  for (const plan of session.plans.filter((p) => p.destTable && p.naturalKey?.length)) {
+    const found = await engine.findNaturalKeyMatches(engineEnv(c), conn, session.configId, plan, MATCH_LIMIT);
+    for (const match of found.matches) {
+      const matchedOn = Object.entries(match.key)
+        .map(([k, v]) => `${k}=${v ?? 'null'}`)
+        .join(', ')
+        .slice(0, 500);
+      rows.push({ sessionId: session.id, tableName: plan.sourceTable, sourceId: match.sourceId, destId: match.destId, matchedOn });
+    }
+  }
+  const { db } = c.var;
+  // Fresh matches replace the session's unreviewed ones; D1 runs a batch as one transaction.
+  await db.batch([
+    db.delete(pendingMappings).where(and(eq(pendingMappings.sessionId, session.id), eq(pendingMappings.state, 'Pending'))),
+    ...chunks(rows, 10).map((part) => db.insert(pendingMappings).values(part)),
+  ]);
+  return c.redirect(pendingUrl(session.id), 302);
+});
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+fieldMapping.get('/Migration/PendingMappings', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  const rows = await c.var.db.select().from(pendingMappings).where(eq(pendingMappings.sessionId, session.id)).orderBy(pendingMappings.tableName, pendingMappings.id).limit(2000).all();
+  const summaries: NaturalKeyMatches[] = [];
+  return c.html(<PendingMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} rows={rows} summaries={summaries} />);
+});
+
+async function reviewedMapping(c: MigrateContext, session: WizardSession) {
+  const { mappingId } = parsed(z.object({ mappingId: intId }), await formBody(c), 'form');
+  const row = await c.var.db.select().from(pendingMappings).where(and(eq(pendingMappings.id, mappingId), eq(pendingMappings.sessionId, session.id))).get();
+  if (!row) throw new HttpError(404, 'not_found', `There is no pending mapping ${mappingId} in this session.`);
+  return row;
+}
+
+function planOf(session: WizardSession, sourceTable: string) {
+  const plan = session.plans.find((p) => p.sourceTable === sourceTable && p.destTable);
+  if (!plan) throw new HttpError(400, 'invalid_request', `The table ${sourceTable} is not mapped in this session.`);
+  return plan;
+}
+
+fieldMapping.post('/Migration/ConfirmMapping', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const row = await reviewedMapping(c, session);
+  const plan = planOf(session, row.tableName);
+  await engine.saveIdMappings(engineEnv(c), session.configId, plan.sourceTable, plan.destTable, [{ sourceId: row.sourceId, destId: row.destId }]);
+  await c.var.db.update(pendingMappings).set({ state: 'Confirmed' }).where(eq(pendingMappings.id, row.id)).run();
+  return c.redirect(pendingUrl(session.id), 302);
+});
+
+fieldMapping.post('/Migration/RejectMapping', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const row = await reviewedMapping(c, session);
+  await c.var.db.update(pendingMappings).set({ state: 'Rejected' }).where(eq(pendingMappings.id, row.id)).run();
+  return c.redirect(pendingUrl(session.id), 302);
+});
+
+const idText = text(200).trim().min(1, 'is required');
+
+fieldMapping.post('/Migration/AddManualMapping', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const input = parsed(z.object({ tableName: identifier, sourceId: idText, destId: idText }), await formBody(c), 'form');
+  const plan = planOf(session, input.tableName);
+  await engine.saveIdMappings(engineEnv(c), session.configId, plan.sourceTable, plan.destTable, [{ sourceId: input.sourceId, destId: input.destId }]);
+  await c.var.db.insert(pendingMappings).values({ sessionId: session.id, tableName: plan.sourceTable, sourceId: input.sourceId, destId: input.destId, matchedOn: 'added by hand', state: 'Manual' }).run();
+  return c.redirect(pendingUrl(session.id), 302);
+});
+
+fieldMapping.get('/Migration/Summary', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  const counts = await c.var.db.select({ state: pendingMappings.state, n: count() }).from(pendingMappings).where(eq(pendingMappings.sessionId, session.id)).groupBy(pendingMappings.state).all();
+  const pending = Object.fromEntries(counts.map((r) => [r.state, r.n]));
+  return c.html(<SummaryPage csrf={c.var.csrfToken} user={c.var.user} session={session} pending={pending} />);
+});
+
+fieldMapping.post('/Migration/StartMigration', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  await startRun(c, session);
+  return c.redirect(`/Migration/Progress?sessionId=${session.id}`, 302);
+});
+
+const FkPatchInput = z.object({ childSourceTable: identifier, fkSourceColumn: identifier, parentSourceTable: identifier });
+
+fieldMapping.get('/Migration/FkPatch', guard.read('any'), (c) => {
+  const values = Object.fromEntries(['childSourceTable', 'fkSourceColumn', 'parentSourceTable'].map((k) => [k, (c.req.query(k) ?? '').replace(/\u0000/g, '').slice(0, 128)]));
+  return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} />);
+});
+
+fieldMapping.post('/Migration/FkPatch', guard.write('operator'), async (c) => {
+  const body = await formBody(c);
+  const input = FkPatchInput.safeParse(body);
+  const values = Object.fromEntries(['childSourceTable', 'fkSourceColumn', 'parentSourceTable'].map((k) => [k, typeof body[k] === 'string' ? String(body[k]).replace(/\u0000/g, '').slice(0, 128) : '']));
+  if (!input.success) {
+    return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} error="Name the child source table, its foreign-key column and the parent source table." />, 400);
+  }
+  const { config, conn } = await activeConnection(c);
+  try {
+    const result = await engine.patchForeignKey(engineEnv(c), conn, { configId: config.id, ...input.data });
+    return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} result={result} />);
+  } catch (err) {
+    if (err instanceof HttpError || !(err instanceof Error) || err.name !== 'PlanError') throw err;
+    return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} error={err.message} />, 400);
+  }
+});

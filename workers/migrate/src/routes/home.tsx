@@ -1,0 +1,20 @@
+import { Hono } from 'hono';
+import { activeConfiguration } from '../configurations';
+import type { MigrateEnv } from '../context';
+import { guard } from '../guard';
+import { ErrorPage } from '../views/layout';
+import { HomePage } from '../views/home';
+
+/** Home: the start page, with whether an active configuration exists. */
+export const home = new Hono<MigrateEnv>();
+
+for (const path of ['/', '/Home', '/Home/Index']) {
+  home.get(path, guard.read('any'), async (c) => {
+    const active = await activeConfiguration(c.var.db);
+    return c.html(<HomePage csrf={c.var.csrfToken} user={c.var.user} active={active} />);
+  });
+}
+
+home.get('/Home/Error', guard.read('any'), (c) =>
+  c.html(<ErrorPage title="Error" message="An error occurred while processing your request." csrf={c.var.csrfToken} user={c.var.user} />),
+);

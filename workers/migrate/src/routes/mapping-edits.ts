@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { HttpError } from '../../../shared/http-error';
+import { connectionOf, engineEnv } from '../configurations';
+import type { MigrateContext } from '../context';
+import * as engine from '../engine';
+import type { SchemaInfo, TablePlan } from '../engine/types';
+import { identifier, parsed } from '../input';
+import type { WizardSession } from '../wizard-sessions';
+
+/** The source (the session's configuration) and destination schemas. */
+export async function schemas(c: MigrateContext, session: WizardSession): Promise<{ source: SchemaInfo; dest: SchemaInfo }> {
+  const env = engineEnv(c);
+  const conn = await connectionOf(c, session.configId);
+  const [source, dest] = await Promise.all([engine.introspect(env, conn), engine.introspect(env, 'destination')]);
+  return { source, dest };
+}
+
+export const MappingEdit = z.object({
+  SourceTable: identifier,
+  DestTable: z.union([identifier, z.literal('')]).default(''),
+  Columns: z.array(z.object({ Source: identifier, Dest: z.union([identifier, z.literal('')]).default('') })).max(500).default([]),
+});
+
+/** Applies posted table and column choices to the session's plans (transforms kept), checked against both schemas. */
+export function applyMappingEdits(plans: TablePlan[], edits: z.output<typeof MappingEdit>[], source: SchemaInfo, dest: SchemaInfo): TablePlan[] {
+  const next = plans.map((p) => ({ ...p }));
+  for (const edit of edits) {
+    const plan = next.find((p) => p.sourceTable === edit.SourceTable);
+    if (!plan) throw new HttpError(400, 'invalid_request', `The table ${edit.SourceTable} is not part of this session.`);
+    const destInfo = edit.DestTable ? dest.tables.find((t) => t.name === edit.DestTable) : undefined;
+    if (edit.DestTable && !destInfo) throw new HttpError(400, 'invalid_request', `The destination has no table ${edit.DestTable}.`);
+    const sourceInfo = source.tables.find((t) => t.name === plan.sourceTable);
+    const changedTable = plan.destTable !== edit.DestTable;
+    plan.destTable = edit.DestTable;
+    if (changedTable) plan.naturalKey = undefined;
+    if (edit.Columns.length || changedTable) {
+      plan.columns = edit.Columns.filter((col) => col.Dest).map((col) => {
+        if (sourceInfo && !sourceInfo.columns.some((s) => s.ColumnName === col.Source)) throw new HttpError(400, 'invalid_request', `The source table ${plan.sourceTable} has no column ${col.Source}.`);
+        if (!destInfo?.columns.some((d) => d.ColumnName === col.Dest)) throw new HttpError(400, 'invalid_request', `The destination table ${edit.DestTable || '(none)'} has no column ${col.Dest}.`);
+        const before = plans.find((p) => p.sourceTable === plan.sourceTable)?.columns.find((m) => m.source === col.Source && m.dest === col.Dest);
+        return { source: col.Source, dest: col.Dest, ...(before?.transform && !changedTable ? { transform: before.transform } : {}) };
+      });
+    }
+  }
+  return next;
+}
+
+
+/** Posted mapping edits (`Mappings[i]…` or `mappings[i]…`) applied to the session's plans. */
+export async function applyMappingEditsFrom(c: MigrateContext, session: WizardSession, list: unknown[], target: string): Promise<TablePlan[]> {
+  const edits = parsed(z.array(MappingEdit).max(200), list, target);
+  const { source, dest } = await schemas(c, session);
+  return applyMappingEdits(session.plans, edits, source, dest);
+}

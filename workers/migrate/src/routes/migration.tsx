@@ -1,0 +1,258 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { HttpError } from '../../../shared/http-error';
+import { activeConnection, connectionOf, engineEnv } from '../configurations';
+import type { MigrateContext, MigrateEnv } from '../context';
+import * as engine from '../engine';
+import { FilterError, type MappingDocument, type SchemaInfo, type TablePlan } from '../engine/types';
+import { guard } from '../guard';
+import { checkbox, formBody, identifier, indexedList, many, parsed, text } from '../input';
+import { buildPlans, migrationJob, planForeignKeys, runOrder, runPlanOf, startRun } from '../runs';
+import { RelationshipConfigPage, FilterConfigPage, ProgressPage, ResultsPage, ReviewMappingsPage, RunConfigPage, SchemaImportPage, TableSelectionPage, ValidateSchemaPage } from '../views/wizard';
+import { createWizardSession, customForeignKeys, recordRunState, savedSchemaFile, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions';
+import { fieldMapping } from './field-mapping';
+import { applyMappingEditsFrom, schemas } from './mapping-edits';
+
+/** The Migration controller: the wizard pages and their redirects (spec 002 A, Migration). */
+export const migration = new Hono<MigrateEnv>();
+
+const MAX_TABLES = 200;
+const progressUrl = (id: string) => `/Migration/Progress?sessionId=${id}`;
+const stepUrl = (action: string, id: string) => `/Migration/${action}?sessionId=${id}`;
+
+const sessionFromQuery = (c: MigrateContext) => wizardSession(c, c.req.query('sessionId'));
+const sessionFromForm = async (c: MigrateContext) => wizardSession(c, (await formBody(c)).sessionId);
+
+/** Filters posted as `filters[i].TableName` / `filters[i].Filter`, each checked on the source. */
+async function checkedFilters(c: MigrateContext, session: WizardSession): Promise<{ filters: Record<string, string>; errors: Record<string, string> }> {
+  const items = parsed(z.array(z.object({ TableName: identifier, Filter: text(2000).default('') })).max(MAX_TABLES), indexedList(await formBody(c), 'filters'), 'form.filters');
+  const known = new Set(session.plans.map((p) => p.sourceTable));
+  const filters: Record<string, string> = { ...session.filters };
+  const errors: Record<string, string> = {};
+  const conn = await connectionOf(c, session.configId);
+  for (const item of items) {
+    if (!known.has(item.TableName)) throw new HttpError(400, 'invalid_request', `The table ${item.TableName} is not part of this session.`);
+    const filter = item.Filter.trim();
+    if (!filter) {
+      delete filters[item.TableName];
+      continue;
+    }
+    filters[item.TableName] = filter;
+    try {
+      await engine.testFilter(engineEnv(c), conn, item.TableName, filter);
+    } catch (err) {
+      if (!(err instanceof FilterError)) throw err;
+      errors[item.TableName] = err.message;
+    }
+  }
+  return { filters, errors };
+}
+
+migration.get('/Migration/TableSelection', guard.read('operator'), async (c) => {
+  const { config, conn } = await activeConnection(c);
+  const tables = await engine.listTables(engineEnv(c), conn);
+  const sessionId = await createWizardSession(c.var.db, config.id, c.var.user.email);
+  return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} sessionId={sessionId} tables={tables} />);
+});
+
+migration.post('/Migration/TableSelection', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const { selectedTables } = parsed(z.object({ selectedTables: many(identifier) }), await formBody(c), 'form');
+  const unique = [...new Set(selectedTables)];
+  const conn = await connectionOf(c, session.configId);
+  const tables = await engine.listTables(engineEnv(c), conn);
+  if (unique.length === 0 || unique.length > MAX_TABLES) {
+    return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} sessionId={session.id} tables={tables} error={`Select between 1 and ${MAX_TABLES} tables.`} />, 400);
+  }
+  const missing = unique.filter((t) => !tables.some((s) => s.name === t));
+  if (missing.length) {
+    return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} sessionId={session.id} tables={tables} error={`Not tables of the source: ${missing.join(', ')}.`} />, 400);
+  }
+  await updateWizardSession(c.var.db, session.id, { selectedTables: unique, status: 'Configuring' });
+  return c.redirect(stepUrl('SchemaImport', session.id), 302);
+});
+
+migration.get('/Migration/SchemaImport', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  const saved = await savedSchemaFile(c.var.db, session);
+  return c.html(<SchemaImportPage csrf={c.var.csrfToken} user={c.var.user} session={session} hasSaved={saved !== null} />);
+});
+
+/** Plans for the session from a schema file (or none), stored; then on to ReviewMappings. */
+async function importSchema(c: MigrateContext, session: WizardSession, doc: MappingDocument | null) {
+  const { source, dest } = await schemas(c, session);
+  const plans = buildPlans(session.selectedTables, doc, source, dest);
+  await updateWizardSession(c.var.db, session.id, { plans, ...(doc ? { schemaFile: doc } : {}) });
+  return c.redirect(stepUrl('ReviewMappings', session.id), 302);
+}
+
+migration.post('/Migration/SchemaImport', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const file = (await formBody(c)).schemaFile;
+  if (!(file instanceof File) || file.size === 0) return importSchema(c, session, null);
+  let doc;
+  try {
+    doc = engine.parseMappingDocument(JSON.parse(await file.text()));
+  } catch (err) {
+    const error = `The schema file is not a valid mapping document: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000);
+    const saved = await savedSchemaFile(c.var.db, session);
+    return c.html(<SchemaImportPage csrf={c.var.csrfToken} user={c.var.user} session={session} hasSaved={saved !== null} error={error} />, 400);
+  }
+  return importSchema(c, session, doc);
+});
+
+migration.post('/Migration/SchemaImportUseSaved', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  return importSchema(c, session, await savedSchemaFile(c.var.db, session));
+});
+
+migration.get('/Migration/ReviewMappings', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  const { source, dest } = await schemas(c, session);
+  return c.html(<ReviewMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} source={source} dest={dest} />);
+});
+
+migration.post('/Migration/ReviewMappings', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const plans = await applyMappingEditsFrom(c, session, indexedList(await formBody(c), 'Mappings'), 'form.Mappings');
+  await updateWizardSession(c.var.db, session.id, { plans });
+  return c.redirect(stepUrl('RelationshipConfig', session.id), 302);
+});
+
+migration.get('/Migration/ValidateSchema', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  const { source, dest } = await schemas(c, session);
+  const issues = engine.validatePlan(session.plans, source, dest);
+  return c.html(<ValidateSchemaPage csrf={c.var.csrfToken} user={c.var.user} session={session} issues={issues} />);
+});
+
+migration.get('/Migration/FilterConfig', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  return c.html(<FilterConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} errors={{}} />);
+});
+
+migration.post('/Migration/FilterConfig', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const { filters, errors } = await checkedFilters(c, session);
+  if (Object.keys(errors).length) {
+    return c.html(<FilterConfigPage csrf={c.var.csrfToken} user={c.var.user} session={{ ...session, filters }} errors={errors} />, 400);
+  }
+  await updateWizardSession(c.var.db, session.id, { filters });
+  return c.redirect(stepUrl('RelationshipConfig', session.id), 302);
+});
+
+migration.get('/Migration/RelationshipConfig', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  const dest = await engine.introspect(engineEnv(c), 'destination');
+  const tables = new Set(session.plans.map((p) => p.destTable).filter(Boolean));
+  const detected = dest.foreignKeys.filter((fk) => tables.has(fk.childTable) && tables.has(fk.parentTable));
+  const custom = (await customForeignKeys(c.var.db, session.id)).map((r) => ({ ...r, custom: true }));
+  return c.html(
+    <RelationshipConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} fks={[...detected, ...custom]} destTables={dest.tables.map((t) => t.name)} />,
+  );
+});
+
+const keyList = text(500).transform((v, ctx) => {
+  const names = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const name of names) if (!identifier.safeParse(name).success) ctx.addIssue({ code: 'custom', message: `${name} is not a column name` });
+  return [...new Set(names)];
+});
+
+migration.post('/Migration/RelationshipConfig', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const body = await formBody(c);
+  const configs = parsed(z.array(z.object({ Table: identifier, NaturalKey: keyList.default([]) })).max(MAX_TABLES), indexedList(body, 'columnConfigs'), 'form.columnConfigs');
+  const order = parsed(z.array(identifier).max(MAX_TABLES), indexedList(body, 'tableOrder'), 'form.tableOrder');
+  const dest = await engine.introspect(engineEnv(c), 'destination');
+  const plans = session.plans.map((plan) => {
+    const config = configs.find((cfg) => cfg.Table === plan.sourceTable);
+    if (!config) return plan;
+    const columns = dest.tables.find((t) => t.name === plan.destTable)?.columns ?? [];
+    const unknown = config.NaturalKey.filter((k) => !columns.some((col) => col.ColumnName === k));
+    if (unknown.length) throw new HttpError(400, 'invalid_request', `The destination table ${plan.destTable} has no column ${unknown.join(', ')}.`);
+    return { ...plan, naturalKey: config.NaturalKey.length ? config.NaturalKey : undefined };
+  });
+  const known = new Set(plans.map((p) => p.destTable));
+  const unknownTables = order.filter((t) => !known.has(t));
+  if (unknownTables.length) throw new HttpError(400, 'invalid_request', `Not a destination table of this session: ${unknownTables.join(', ')}.`);
+  await updateWizardSession(c.var.db, session.id, { plans, tableOrder: [...new Set(order)] });
+  return c.redirect(stepUrl('RunConfig', session.id), 302);
+});
+
+async function runConfigView(c: MigrateContext, session: WizardSession, errors: Record<string, string>, status: 200 | 400 = 200) {
+  const { source, dest } = await schemas(c, session);
+  const fks = await planForeignKeys(c, session, dest);
+  const { order, deferred } = runOrder(session, fks);
+  const issues = engine.validatePlan(session.plans.filter((p) => p.destTable), source, dest);
+  return c.html(<RunConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} order={order} deferred={deferred} issues={issues} errors={errors} />, status);
+}
+
+migration.get('/Migration/RunConfig', guard.read('any'), async (c) => runConfigView(c, await sessionFromQuery(c), {}));
+
+migration.post('/Migration/RunConfig', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const { patchMode } = parsed(z.object({ patchMode: checkbox }), await formBody(c), 'form');
+  const { filters, errors } = await checkedFilters(c, session);
+  const updated = { ...session, filters, patchMode };
+  if (Object.keys(errors).length) return runConfigView(c, updated, errors, 400);
+  await updateWizardSession(c.var.db, session.id, { filters, patchMode });
+  await startRun(c, updated);
+  return c.redirect(progressUrl(session.id), 302);
+});
+
+migration.get('/Migration/Progress', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  const job = session.runId ? migrationJob(c, session.runId) : undefined;
+  const [progress, logs] = job ? await Promise.all([job.progress(), job.logs(50)]) : [null, []];
+  if (progress) await recordRunState(c.var.db, session, progress);
+  return c.html(<ProgressPage csrf={c.var.csrfToken} user={c.var.user} session={session} progress={progress} logs={logs} />);
+});
+
+migration.get('/Migration/Results', guard.read('any'), async (c) => {
+  const session = await sessionFromQuery(c);
+  const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
+  if (progress) await recordRunState(c.var.db, session, progress);
+  const notice = c.req.query('notice');
+  const count = c.req.query('count');
+  return c.html(<ResultsPage csrf={c.var.csrfToken} user={c.var.user} session={session} progress={progress} notice={notice} count={count && /^\d{1,12}$/.test(count) ? count : undefined} />);
+});
+
+const resultsUrl = (id: string, notice: string, n: number) => `/Migration/Results?sessionId=${id}&notice=${notice}&count=${n}`;
+
+/** The plan of the session's last run (Results actions work on what was copied). */
+async function lastRunPlan(c: MigrateContext, session: WizardSession) {
+  if (!session.runId) throw new HttpError(409, 'not_started', 'This session has not run yet.');
+  return (await runPlanOf(c, session, session.runId)).plan;
+}
+
+migration.post('/Migration/BackfillForeignKeys', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const done = await engine.backfillForeignKeys(engineEnv(c), await lastRunPlan(c, session));
+  return c.redirect(resultsUrl(session.id, 'fk', done.reduce((n, d) => n + d.updated, 0)), 302);
+});
+
+migration.post('/Migration/BackfillBooleanColumns', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const done = await engine.backfillBooleanColumns(engineEnv(c), await lastRunPlan(c, session));
+  return c.redirect(resultsUrl(session.id, 'bool', done.reduce((n, d) => n + d.updated, 0)), 302);
+});
+
+migration.post('/Migration/ClearMigrationHistory', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const { tableNames } = parsed(z.object({ tableNames: many(identifier) }), await formBody(c), 'form');
+  const tables = tableNames.length ? tableNames : session.plans.map((p) => p.destTable).filter(Boolean);
+  const { deleted } = await engine.clearHistory(engineEnv(c), session.configId, tables);
+  return c.redirect(resultsUrl(session.id, 'cleared', deleted), 302);
+});
+
+migration.post('/Migration/SyncIdMappingsToDestination', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const { synced } = await engine.syncIdMappingsToDestination(engineEnv(c), session.configId);
+  return c.redirect(resultsUrl(session.id, 'synced', synced), 302);
+});
+
+migration.route('/', fieldMapping);
+

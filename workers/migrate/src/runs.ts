@@ -1,0 +1,80 @@
+import { HttpError } from '../../shared/http-error';
+import { connectionOf, engineEnv } from './configurations';
+import type { MigrateContext } from './context';
+import * as engine from './engine';
+import type { ForeignKey, MappingDocument, RunPlan, SchemaInfo, TablePlan } from './engine/types';
+import { asForeignKey, customForeignKeys, updateWizardSession, type WizardSession } from './wizard-sessions';
+
+/** The MigrationJob Durable Object of a run (one per run). */
+export function migrationJob(c: MigrateContext, runId: string) {
+  return c.env.MIGRATION_JOB.get(c.env.MIGRATION_JOB.idFromName(runId));
+}
+
+/** First plans for the selected tables: from the schema file where it names them, else suggested by name. */
+export function buildPlans(selected: string[], doc: MappingDocument | null, source: SchemaInfo, dest: SchemaInfo): TablePlan[] {
+  return selected.map((table) => {
+    const fromDoc = doc?.tables.find((t) => t.sourceTable === table);
+    if (fromDoc) {
+      return {
+        sourceTable: fromDoc.sourceTable,
+        destTable: fromDoc.destTable,
+        columns: fromDoc.columns,
+        sourceKey: fromDoc.sourceKey,
+        destKey: fromDoc.destKey,
+        naturalKey: fromDoc.naturalKey,
+        foreignKeys: [],
+      };
+    }
+    const suggested = engine.suggestTablePlan(table, source, dest);
+    if (suggested) return suggested;
+    const info = source.tables.find((t) => t.name === table);
+    return { sourceTable: table, destTable: '', columns: [], sourceKey: info?.primaryKey ?? [], destKey: 'id', foreignKeys: [] };
+  });
+}
+
+/** Destination FKs among the plans' tables, plus the session's custom ones. */
+export async function planForeignKeys(c: MigrateContext, session: WizardSession, dest: SchemaInfo): Promise<ForeignKey[]> {
+  const tables = new Set(session.plans.map((p) => p.destTable).filter(Boolean));
+  const detected = dest.foreignKeys.filter((fk) => tables.has(fk.childTable) && tables.has(fk.parentTable));
+  const custom = (await customForeignKeys(c.var.db, session.id)).map(asForeignKey);
+  return [...detected, ...custom];
+}
+
+/** The run's table order: the operator's order where the foreign keys allow it, parents first. */
+export function runOrder(session: WizardSession, fks: ForeignKey[]) {
+  const destTables = session.plans.map((p) => p.destTable).filter(Boolean);
+  const preferred = [...session.tableOrder.filter((t) => destTables.includes(t)), ...destTables.filter((t) => !session.tableOrder.includes(t))];
+  return engine.orderTables(preferred, fks);
+}
+
+/** The run plan of a session as it stands: plans in FK order, their FKs and filters. */
+export async function runPlanOf(c: MigrateContext, session: WizardSession, runId: string): Promise<{ plan: RunPlan; dest: SchemaInfo }> {
+  const source = await connectionOf(c, session.configId);
+  const dest = await engine.introspect(engineEnv(c), 'destination');
+  const fks = await planForeignKeys(c, session, dest);
+  const { order, deferred } = runOrder(session, fks);
+  const byDest = new Map(session.plans.filter((p) => p.destTable).map((p) => [p.destTable, p]));
+  const tables: TablePlan[] = order.flatMap((destTable) => {
+    const plan = byDest.get(destTable);
+    if (!plan) return [];
+    const filter = session.filters[plan.sourceTable]?.trim();
+    return [{ ...plan, foreignKeys: fks.filter((fk) => fk.childTable === destTable), ...(filter ? { filter } : {}) }];
+  });
+  return { plan: { runId, sessionId: session.id, configId: session.configId, source, tables, deferred, patchMode: session.patchMode }, dest };
+}
+
+/** Starts a run of the session in a new MigrationJob; 400 when the plan has errors or no table. */
+export async function startRun(c: MigrateContext, session: WizardSession): Promise<string> {
+  if (session.status === 'Running') throw new HttpError(409, 'already_running', 'This session already has a run in progress; cancel it first.');
+  const runId = crypto.randomUUID();
+  const { plan, dest } = await runPlanOf(c, session, runId);
+  if (plan.tables.length === 0) throw new HttpError(400, 'nothing_to_copy', 'No selected table is mapped to a destination table.');
+  const sourceSchema = await engine.introspect(engineEnv(c), plan.source);
+  const errors = engine.validatePlan(plan.tables, sourceSchema, dest).filter((issue) => issue.level === 'error');
+  if (errors.length) {
+    throw new HttpError(400, 'invalid_plan', `The mappings have ${errors.length} problem(s): ${errors.map((e) => `${e.table}${e.column ? `.${e.column}` : ''}: ${e.message}`).join('; ')}`, { issues: errors });
+  }
+  await migrationJob(c, runId).start(plan);
+  await updateWizardSession(c.var.db, session.id, { runId, status: 'Running', startedAt: Date.now(), finishedAt: null });
+  return runId;
+}

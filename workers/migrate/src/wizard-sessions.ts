@@ -1,0 +1,165 @@
+import { and, asc, count, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import { customRelationships, migrationSessions, rateLimits, SESSION_STATUSES, type SessionStatus } from '../../../d1/migrate/schema';
+import { HttpError } from '../../shared/http-error';
+import type { MigrateContext, MigrateDb } from './context';
+import type { ForeignKey, MappingDocument, RunProgress, TablePlan } from './engine/types';
+import { GUID } from './input';
+
+/** One wizard session, its JSON columns parsed. */
+export type WizardSession = {
+  id: string;
+  configId: number;
+  status: SessionStatus;
+  selectedTables: string[];
+  schemaFile: MappingDocument | null;
+  plans: TablePlan[];
+  filters: Record<string, string>;
+  tableOrder: string[];
+  patchMode: boolean;
+  runId: string | null;
+  createdBy: string;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+};
+
+type Row = typeof migrationSessions.$inferSelect;
+
+function json<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+function parse(row: Row): WizardSession {
+  return {
+    id: row.id,
+    configId: row.configId,
+    status: row.status,
+    selectedTables: json<string[]>(row.selectedTables, []),
+    schemaFile: json<MappingDocument | null>(row.schemaFile, null),
+    plans: json<TablePlan[]>(row.mappings, []),
+    filters: json<Record<string, string>>(row.filters, {}),
+    tableOrder: json<string[]>(row.tableOrder, []),
+    patchMode: row.patchMode,
+    runId: row.runId,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+  };
+}
+
+export async function createWizardSession(db: MigrateDb, configId: number, createdBy: string): Promise<string> {
+  const id = crypto.randomUUID();
+  await db.insert(migrationSessions).values({ id, configId, createdBy }).run();
+  return id;
+}
+
+/** The session named by a request: 400 for a malformed id, 404 for an unknown one. */
+export async function wizardSession(c: MigrateContext, id: unknown): Promise<WizardSession> {
+  if (typeof id !== 'string' || !GUID.test(id)) throw new HttpError(400, 'invalid_request', 'sessionId must be a GUID.', { issues: [{ field: 'sessionId', message: 'must be a GUID' }] });
+  const row = await c.var.db.select().from(migrationSessions).where(eq(migrationSessions.id, id.toLowerCase())).get();
+  if (!row) throw new HttpError(404, 'not_found', `There is no migration session ${id}.`);
+  return parse(row);
+}
+
+export type SessionPatch = Partial<Pick<WizardSession, 'status' | 'selectedTables' | 'schemaFile' | 'plans' | 'filters' | 'tableOrder' | 'patchMode' | 'runId' | 'startedAt' | 'finishedAt'>>;
+
+export async function updateWizardSession(db: MigrateDb, id: string, patch: SessionPatch): Promise<void> {
+  const set: Partial<typeof migrationSessions.$inferInsert> = { updatedAt: Date.now() };
+  if (patch.status !== undefined) set.status = patch.status;
+  if (patch.selectedTables !== undefined) set.selectedTables = JSON.stringify(patch.selectedTables);
+  if (patch.schemaFile !== undefined) set.schemaFile = patch.schemaFile === null ? null : JSON.stringify(patch.schemaFile);
+  if (patch.plans !== undefined) set.mappings = JSON.stringify(patch.plans);
+  if (patch.filters !== undefined) set.filters = JSON.stringify(patch.filters);
+  if (patch.tableOrder !== undefined) set.tableOrder = JSON.stringify(patch.tableOrder);
+  if (patch.patchMode !== undefined) set.patchMode = patch.patchMode;
+  if (patch.runId !== undefined) set.runId = patch.runId;
+  if (patch.startedAt !== undefined) set.startedAt = patch.startedAt;
+  if (patch.finishedAt !== undefined) set.finishedAt = patch.finishedAt;
+  await db.update(migrationSessions).set(set).where(eq(migrationSessions.id, id)).run();
+}
+
+export async function deleteWizardSession(db: MigrateDb, id: string): Promise<void> {
+  await db.batch([db.delete(customRelationships).where(eq(customRelationships.sessionId, id)), db.delete(migrationSessions).where(eq(migrationSessions.id, id))]);
+}
+
+/** The schema file saved last for a configuration (SchemaImportUseSaved), if any. */
+export async function savedSchemaFile(db: MigrateDb, session: WizardSession): Promise<MappingDocument | null> {
+  if (session.schemaFile) return session.schemaFile;
+  const row = await db
+    .select({ schemaFile: migrationSessions.schemaFile })
+    .from(migrationSessions)
+    .where(and(eq(migrationSessions.configId, session.configId), isNotNull(migrationSessions.schemaFile)))
+    .orderBy(desc(migrationSessions.updatedAt))
+    .get();
+  return json<MappingDocument | null>(row?.schemaFile ?? null, null);
+}
+
+export const SORTS = { created: migrationSessions.createdAt, updated: migrationSessions.updatedAt, status: migrationSessions.status, started: migrationSessions.startedAt } as const;
+export type SortBy = keyof typeof SORTS;
+
+export async function listWizardSessions(db: MigrateDb, options: { status?: SessionStatus; sortBy: SortBy; descending: boolean }) {
+  const order = options.descending ? desc(SORTS[options.sortBy]) : asc(SORTS[options.sortBy]);
+  const [rows, stats] = await db.batch([
+    db
+      .select()
+      .from(migrationSessions)
+      .where(options.status ? eq(migrationSessions.status, options.status) : undefined)
+      .orderBy(order, options.descending ? desc(migrationSessions.id) : asc(migrationSessions.id))
+      .limit(500),
+    db.select({ status: migrationSessions.status, n: count() }).from(migrationSessions).groupBy(migrationSessions.status),
+  ]);
+  const byStatus = Object.fromEntries(SESSION_STATUSES.map((s) => [s, 0])) as Record<SessionStatus, number>;
+  for (const s of stats) byStatus[s.status] = s.n;
+  return { sessions: rows.map(parse), byStatus, total: stats.reduce((sum, s) => sum + s.n, 0) };
+}
+
+export function customForeignKeys(db: MigrateDb, sessionId: string) {
+  return db.select().from(customRelationships).where(eq(customRelationships.sessionId, sessionId)).orderBy(customRelationships.id).all();
+}
+
+export const asForeignKey = (r: { parentTable: string; parentColumn: string; childTable: string; childColumn: string }): ForeignKey => ({
+  childTable: r.childTable,
+  childColumn: r.childColumn,
+  parentTable: r.parentTable,
+  parentColumn: r.parentColumn,
+  custom: true,
+  nullable: true,
+});
+
+const FINAL: Partial<Record<RunProgress['state'], SessionStatus>> = { completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
+
+/** Records a run's end on its session the first time a progress read sees it. */
+export async function recordRunState(db: MigrateDb, session: WizardSession, progress: RunProgress): Promise<void> {
+  const status = FINAL[progress.state];
+  if (!status || session.status === status) return;
+  await updateWizardSession(db, session.id, { status, finishedAt: progress.finishedAt ? Date.parse(progress.finishedAt) || Date.now() : Date.now() });
+}
+
+/**
+ * A fixed one-minute window per key: false once `limit` calls were made in it. One statement, so
+ * concurrent calls count exactly.
+ */
+export async function withinRateLimit(db: MigrateDb, key: string, limit: number, now = Date.now()): Promise<{ ok: boolean; retryAfter: number }> {
+  const windowStart = now - (now % 60_000);
+  const row = await db
+    .insert(rateLimits)
+    .values({ key, windowStart, count: 1 })
+    .onConflictDoUpdate({
+      target: rateLimits.key,
+      set: {
+        count: sql`case when ${rateLimits.windowStart} = ${windowStart} then ${rateLimits.count} + 1 else 1 end`,
+        windowStart,
+      },
+    })
+    .returning({ count: rateLimits.count })
+    .get();
+  return { ok: row.count <= limit, retryAfter: Math.ceil((windowStart + 60_000 - now) / 1000) };
+}
