@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin';
 import { seedCmsDevData } from './cms-seed';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { type GraphStandin, startGraphStandin } from './graph-standin/server';
 import { racingToday } from './racing-today';
 import { loadRacing, racingDatasetInfo } from './racing/load';
 import { startRelay } from './relay';
@@ -14,6 +15,8 @@ import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, workerBinding
 // Fixed local addresses, so `.dev.vars.example` can name them.
 const DEV_PG_PORT = 54329;
 const DEV_RELAY_PORT = 8790;
+/** The Microsoft Graph and identity platform stand-in the mail assistant talks to locally. */
+const DEV_GRAPH_STANDIN_PORT = 8796;
 const STALE_AFTER_DAYS = 3;
 
 /**
@@ -34,6 +37,7 @@ const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string) => Promi
 const children: ChildProcess[] = [];
 let embedded: EmbeddedPostgres | undefined;
 let closeRelay: (() => Promise<void>) | undefined;
+let graphStandin: GraphStandin | undefined;
 let shuttingDown = false;
 
 async function main() {
@@ -56,11 +60,20 @@ async function main() {
   // names from .dev.vars, and the relay address is a local-only setting, not a secret.
   const vars = ['--var', `PG_WS_PROXY:${relay.address}`];
   if (process.env.DATABASE_URL) vars.push('--var', `DATABASE_URL:${databaseUrl}`);
-  await Promise.all(workers.map((worker) => startWorker(worker, vars)));
+  // The mail assistant reaches Microsoft Graph and the identity platform through these two URLs;
+  // locally they point at the stand-in, whose seeded mailbox the Worker connects by itself.
+  const mailVars: string[] = [];
+  if (workers.some((worker) => worker.name === 'mail')) {
+    graphStandin = await startGraphStandin({ port: DEV_GRAPH_STANDIN_PORT });
+    step(`graph      Microsoft Graph stand-in at ${graphStandin.graphBaseUrl} (see scripts/graph-standin/README.md)`);
+    mailVars.push('--var', `GRAPH_BASE_URL:${graphStandin.graphBaseUrl}`, '--var', `IDENTITY_BASE_URL:${graphStandin.identityBaseUrl}`, '--var', 'MAIL_DEV_AUTO_CONNECT:true');
+  }
+  await Promise.all(workers.map((worker) => startWorker(worker, worker.name === 'mail' ? [...vars, ...mailVars] : vars)));
 
   console.log('\nServing:');
   for (const worker of workers) console.log(`  ${worker.title.padEnd(42)} http://localhost:${worker.port}`);
   console.log(`  ${'Racing Postgres'.padEnd(42)} ${redact(databaseUrl)}`);
+  if (graphStandin) console.log(`  ${'Microsoft Graph stand-in'.padEnd(42)} ${graphStandin.url}/_standin`);
   console.log('\nCtrl-C stops everything.');
 }
 
@@ -165,6 +178,7 @@ async function shutdown(code: number) {
   shuttingDown = true;
   await Promise.all(children.map(stopGroup));
   await closeRelay?.();
+  await graphStandin?.close();
   await embedded?.close();
   process.exit(code);
 }

@@ -1,6 +1,7 @@
 import { type Socket, createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../scripts/embedded-postgres';
+import { startGraphStandin } from '../scripts/graph-standin/server';
 import { msUntilNextRacingDay, racingToday } from '../scripts/racing-today';
 import { loadRacing } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
@@ -25,6 +26,8 @@ export default async function setup(project: TestProject) {
   const today = racingToday();
   await loadRacing(databaseUrl, { size: 'tiny', today });
   const relay = await startRelay();
+  // Microsoft Graph and the identity platform, for the mail assistant (tests create a mailbox each).
+  const graphStandin = await startGraphStandin();
   // A port that accepts connections and never answers: what a hung database looks like.
   const held = new Set<Socket>();
   const silent = createServer((socket) => {
@@ -38,10 +41,12 @@ export default async function setup(project: TestProject) {
   project.provide('pgRelay', relay.address);
   project.provide('racingToday', today);
   project.provide('silentPort', silentAddress.port);
+  project.provide('graphStandin', graphStandin.url);
   return async () => {
     for (const socket of held) socket.destroy();
     silent.close();
     await relay.close();
+    await graphStandin.close();
     await embedded?.close();
   };
 }
@@ -52,5 +57,7 @@ declare module 'vitest' {
     pgRelay: string;
     racingToday: string;
     silentPort: number;
+    /** the Graph stand-in's origin: Graph under `/v1.0`, the identity platform under `/{tenant}/oauth2/v2.0`, control under `/_standin` */
+    graphStandin: string;
   }
 }

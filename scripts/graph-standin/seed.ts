@@ -302,7 +302,8 @@ export function seedMailbox(mailbox: Mailbox, anchorMs = Date.now()): SeedSummar
     let conversationId: string | undefined;
     let previousMessageId: string | null = null;
     let at = start;
-    const inFolder = topic.folder && r.chance(0.45) ? folders[topic.folder]! : r.chance(0.12) ? archive : inbox;
+    const userFolder = topic.folder === 'Bookings' && r.chance(0.4) ? folders['Spring Carnival']! : topic.folder ? folders[topic.folder]! : inbox;
+    const inFolder = r.chance(0.45) ? userFolder : r.chance(0.12) ? archive : inbox;
     const withDisclaimer = r.chance(0.4);
     let lastFromThem = true;
     for (let i = 0; i < length; i++) {
@@ -382,6 +383,34 @@ export function seedMailbox(mailbox: Mailbox, anchorMs = Date.now()): SeedSummar
       },
       { notify: false },
     );
+  }
+  // Invoices, filed away, each with its PDF.
+  for (let i = 0; i < 8; i++) {
+    const at = anchorMs - (i * 9 + r.int(1, 8)) * 86_400_000;
+    const supplier = r.pick(PEOPLE.filter((p) => p.role === 'booking' || p.address.includes('photo')));
+    const amount = r.int(8, 95) * 50;
+    const number = `INV-${2400 + i * 7}`;
+    mailbox.addMessage(
+      {
+        folderId: folders.Invoices!.id,
+        subject: `Invoice ${number} from ${supplier.org}`,
+        body: { contentType: 'html', content: textToHtml(`Dear ${me.givenName},\n\nPlease find attached invoice ${number} for $${amount}.00, due within 30 days.${signature(supplier, 'them', true)}`) },
+        from: recipient(supplier.name, supplier.address),
+        toRecipients: [owner],
+        receivedDateTime: iso(at),
+        sentDateTime: iso(at - 3000),
+        isRead: true,
+        attachments: [
+          {
+            name: `${number}.pdf`,
+            contentType: 'application/pdf',
+            bytes: textPdf(`Tax invoice ${number}`, [`From: ${supplier.org}`, `To: ${ORG}`, `Amount: $${amount}.00 (GST incl.)`, `Issued: ${dayOf(at)}`, 'Terms: 30 days']),
+          },
+        ],
+      },
+      { notify: false },
+    );
+    attachments += 1;
   }
   // Junk.
   const spam = [

@@ -217,23 +217,22 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
         return send(res, graphError(new GraphError(fault.status, faultCode(fault.status), faultMessage(fault.status), { ...common, ...fault.headers })));
       }
       const prefer = parsePrefer(req.headers.prefer);
-      const call: GraphCall = {
-        method,
-        segments: graphSegments(graphPath, account),
-        query: url.searchParams,
-        body,
-        headers: req.headers,
-        account,
-        token,
-        graphBase: urls.graph,
-        path: graphPath,
-        immutableIds: prefer.immutable,
-        bodyType: prefer.bodyType,
-      };
       const applied = [prefer.immutable ? 'IdType="ImmutableId"' : null, prefer.bodyType ? `outlook.body-content-type="${prefer.bodyType}"` : null].filter(Boolean).join(', ');
       let reply: Reply;
       try {
-        reply = await graph.handle(call);
+        reply = await graph.handle({
+          method,
+          segments: graphSegments(graphPath, account),
+          query: url.searchParams,
+          body,
+          headers: req.headers,
+          account,
+          token,
+          graphBase: urls.graph,
+          path: graphPath,
+          immutableIds: prefer.immutable,
+          bodyType: prefer.bodyType,
+        } satisfies GraphCall);
       } catch (err) {
         if (!(err instanceof GraphError)) throw err;
         reply = graphError(err);
