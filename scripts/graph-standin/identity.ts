@@ -192,6 +192,10 @@ export class Identity {
     }
     const requested = form.has('scope') ? parseScopes(form.get('scope')) : grant.scopes;
     if (requested === null) return tokenError(400, 'invalid_scope', 70011, "AADSTS70011: The provided value for the input parameter 'scope' is not valid.");
+    const unconsented = requested.filter((s) => !OIDC_SCOPES.has(s) && !grant.scopes.includes(s));
+    if (unconsented.length > 0) {
+      return tokenError(400, 'invalid_grant', 65001, `AADSTS65001: The user or administrator has not consented to use the application for ${unconsented.join(' ')}. Send an interactive authorization request for this user and resource.`);
+    }
     const scopes = requested.filter((s) => OIDC_SCOPES.has(s) || grant.scopes.includes(s));
     if (!scopes.includes('offline_access') && grant.scopes.includes('offline_access')) scopes.push('offline_access');
     grant.rotated = true;
