@@ -298,7 +298,7 @@ function parseExpiration(account: Account, value: unknown): string {
   const now = account.mailbox.now();
   if (ms <= now) throw new GraphError(400, 'InvalidRequest', 'Subscription expiration must be in the future.');
   if (ms > now + MAX_SUBSCRIPTION_MINUTES * 60_000) throw new GraphError(400, 'InvalidRequest', `Subscription expiration can only be ${MAX_SUBSCRIPTION_MINUTES} minutes in the future.`);
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '.0000000Z');
+  return new Date(ms).toISOString().replace(/Z$/, '0000Z');
 }
 
 /** The folder a resource watches: `me/mailFolders('inbox')/messages`, `me/mailFolders/{id}/messages`, or `me/messages` (all). */
