@@ -413,6 +413,49 @@ describe('Graph stand-in: security', () => {
     expect(basic.status).toBe(401);
   });
 
+  it('refuses every Graph route without a token, before looking at the path or body', async () => {
+    const routes: [string, string][] = [
+      ['GET', '/me'],
+      ['GET', '/me/mailFolders'],
+      ['POST', '/me/mailFolders'],
+      ['GET', '/me/mailFolders/inbox'],
+      ['GET', '/me/mailFolders/inbox/childFolders'],
+      ['GET', '/me/mailFolders/inbox/messages'],
+      ['GET', '/me/messages'],
+      ['POST', '/me/messages'],
+      ['GET', '/me/messages/x'],
+      ['PATCH', '/me/messages/x'],
+      ['DELETE', '/me/messages/x'],
+      ['GET', '/me/messages/x/$value'],
+      ['GET', '/me/messages/x/attachments'],
+      ['POST', '/me/messages/x/move'],
+      ['POST', '/me/messages/x/createReply'],
+      ['POST', '/me/messages/x/send'],
+      ['POST', '/me/sendMail'],
+      ['GET', '/me/people'],
+      ['GET', '/subscriptions'],
+      ['POST', '/subscriptions'],
+      ['PATCH', '/subscriptions/x'],
+      ['DELETE', '/subscriptions/x'],
+      ['GET', '/nosuch'],
+    ];
+    for (const [method, path] of routes) {
+      const res = await fetch(`${standin.graphBaseUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      expect(res.status, `${method} ${path}`).toBe(401);
+    }
+  });
+
+  it('answers unknown segments with 400 and unsupported methods with 405', async () => {
+    const { graph } = await mailbox();
+    expect((await graph('/me/calendar')).status).toBe(400);
+    expect((await graph('/nosuch')).status).toBe(400);
+    expect((await graph('/me', { method: 'DELETE' })).status).toBe(405);
+    expect((await graph('/me/sendMail')).status).toBe(405);
+    const message = (await graph<Page<Message>>('/me/messages?$top=1')).body.value[0]!;
+    expect((await graph(`/me/messages/${message.id}/explode`, { method: 'POST' })).status).toBe(400);
+    expect((await graph(`/me/messages/${message.id}/send`)).status).toBe(405);
+  });
+
   it("keeps each mailbox's token to its own mailbox", async () => {
     const a = await mailbox();
     const b = await mailbox();
