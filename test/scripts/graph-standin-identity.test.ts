@@ -34,9 +34,21 @@ async function codeFor(loginHint: string, extra: Record<string, string> = {}) {
   return { code: code!, verifier };
 }
 
+type TokenAnswer = {
+  token_type: string;
+  scope: string;
+  expires_in: number;
+  access_token: string;
+  refresh_token?: string;
+  id_token?: string;
+  error?: string;
+  error_description?: string;
+  error_codes?: number[];
+};
+
 async function token(form: Record<string, string>, headers: Record<string, string> = {}) {
   const res = await fetch(`${standin.url}/common/oauth2/v2.0/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
-  return { status: res.status, body: (await res.json()) as Record<string, string & number & number[]>, headers: res.headers };
+  return { status: res.status, body: (await res.json()) as TokenAnswer, headers: res.headers };
 }
 
 describe('identity stand-in: authorization code with PKCE', () => {
@@ -63,7 +75,7 @@ describe('identity stand-in: authorization code with PKCE', () => {
     expect(me.body.mail).toBe(box.user.mail);
     // The id token verifies against the published keys and names the user and the nonce.
     const keys = (await (await fetch(`${standin.url}/common/discovery/v2.0/keys`)).json()) as { keys: [] };
-    const { payload } = await jwtVerify(res.body.id_token, createLocalJWKSet(keys), { audience: CLIENT });
+    const { payload } = await jwtVerify(res.body.id_token!, createLocalJWKSet(keys), { audience: CLIENT });
     expect(payload).toMatchObject({ preferred_username: box.user.userPrincipalName, nonce: 'n-123', oid: box.user.id });
     const again = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: CLIENT });
     expect(again.status).toBe(400);
@@ -233,7 +245,7 @@ describe('identity stand-in: discovery', () => {
     const meta = (await (await fetch(`${standin.url}/organizations/v2.0/.well-known/openid-configuration`)).json()) as Record<string, string>;
     expect(meta.issuer).toBe(`${standin.url}/{tenantid}/v2.0`);
     expect(meta.token_endpoint).toBe(`${standin.url}/organizations/oauth2/v2.0/token`);
-    const keys = (await (await fetch(meta.jwks_uri)).json()) as { keys: { kty: string; kid: string }[] };
+    const keys = (await (await fetch(meta.jwks_uri!)).json()) as { keys: { kty: string; kid: string }[] };
     expect(keys.keys[0]).toMatchObject({ kty: 'RSA' });
   });
 });
