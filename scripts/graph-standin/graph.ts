@@ -294,6 +294,25 @@ export class GraphApi {
       need(call, READ);
       return { status: 200, contentType: 'text/plain', bytes: Buffer.from(messageMime(message), 'utf8') };
     }
+    if (action === 'attachments' && rest.length === 2 && call.method === 'POST') {
+      need(call, WRITE);
+      if (!message.isDraft) throw new GraphError(400, 'ErrorInvalidOperation', 'Attachments can only be added to a draft.');
+      const input = parseJsonBody(call.body);
+      const before = message.attachments.length;
+      applyPatch(mailbox, message, { attachments: [input] }, { attachments: true });
+      mailbox.touch(message);
+      const added = message.attachments[before]!;
+      return { status: 201, json: { '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages('${idOf(call, message)}')/attachments/$entity`, ...attachmentJson(message, added, true) } };
+    }
+    if (action === 'attachments' && rest.length === 3 && call.method === 'DELETE') {
+      need(call, WRITE);
+      if (!message.isDraft) throw new GraphError(400, 'ErrorInvalidOperation', 'Attachments can only be removed from a draft.');
+      const index = message.attachments.findIndex((a) => a.id === rest[2]);
+      if (index < 0) throw itemNotFound();
+      message.attachments.splice(index, 1);
+      mailbox.touch(message);
+      return { status: 204 };
+    }
     if (action === 'attachments') {
       if (call.method !== 'GET') throw badMethodOrPath(call);
       need(call, READ);

@@ -55,6 +55,11 @@ export class Identity {
     this.publicJwk = { ...publicKey.export({ format: 'jwk' }), kid: this.keyId, use: 'sig', kty: 'RSA', alg: 'RS256', x5t: this.keyId };
   }
 
+  /** The mailbox an authorize request signs in to: by `login_hint`, else the default one. */
+  accountByHint(hint: string | null): Account | undefined {
+    return this.ctx.accountByHint(hint);
+  }
+
   /** The account a request belongs to, from a code or refresh token in its form (for faults and logs). */
   accountOfGrant(form: URLSearchParams): Account | undefined {
     const code = form.get('code');

@@ -161,7 +161,7 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     }
     const started = Date.now();
     const form = endpoint === 'token' ? new URLSearchParams(body.toString('utf8')) : url.searchParams;
-    const account = endpoint === 'authorize' ? identity['ctx'].accountByHint(url.searchParams.get('login_hint')) : identity.accountOfGrant(form);
+    const account = endpoint === 'authorize' ? identity.accountByHint(url.searchParams.get('login_hint')) : identity.accountOfGrant(form);
     let reply: Reply | 'drop';
     const fault = account ? await applyFault(account, method, url.pathname, [url.pathname, url.pathname.slice(tenant.length + 1)]) : null;
     if (fault === 'drop') reply = 'drop';

@@ -27,6 +27,7 @@ type WebhookAnswer = { status: number | null; contentType: string; body: string;
 export class SubscriptionHub {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly deliveryWaiters = new Set<() => void>();
+  private readonly closing = new AbortController();
   private closed = false;
 
   attach(account: Account): () => void {
@@ -35,6 +36,7 @@ export class SubscriptionHub {
 
   close() {
     this.closed = true;
+    this.closing.abort();
   }
 
   list(call: GraphCall): Reply {
@@ -254,7 +256,7 @@ export class SubscriptionHub {
       });
     }
     try {
-      const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+      const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), this.closing.signal]), redirect: 'manual' });
       const text = await res.text();
       return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: text, durationMs: Date.now() - started, error: null };
     } catch (err) {

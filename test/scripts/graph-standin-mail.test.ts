@@ -333,6 +333,25 @@ describe('Graph stand-in: changing messages', () => {
     expect((await graph(`/me/messages/${draft.body.id}/send`, { method: 'POST' })).status).toBe(400);
   });
 
+  it('creates a draft, attaches a file to it and removes it again; received mail takes no attachments', async () => {
+    const { graph } = await mailbox();
+    const draft = await graph<Message>('/me/messages', { method: 'POST', body: { subject: 'Colours for Saturday', toRecipients: [{ emailAddress: { address: 'kate@harringtonsyndicate.example' } }], body: { contentType: 'Text', content: 'Attached.' } } });
+    expect(draft.status).toBe(201);
+    expect(draft.body).toMatchObject({ isDraft: true, subject: 'Colours for Saturday', hasAttachments: false });
+    const file = { '@odata.type': '#microsoft.graph.fileAttachment', name: 'colours.txt', contentType: 'text/plain', contentBytes: Buffer.from('Green and gold').toString('base64') };
+    const added = await graph(`/me/messages/${draft.body.id}/attachments`, { method: 'POST', body: file });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ name: 'colours.txt', size: 14 });
+    expect((await graph<Message>(`/me/messages/${draft.body.id}`)).body.hasAttachments).toBe(true);
+    const mime = await graph<string>(`/me/messages/${draft.body.id}/$value`);
+    expect(mime.body).toContain('filename="colours.txt"');
+    expect((await graph(`/me/messages/${draft.body.id}/attachments`, { method: 'POST', body: { name: 'x' } })).status).toBe(400);
+    expect((await graph(`/me/messages/${draft.body.id}/attachments/${added.body.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await graph<Message>(`/me/messages/${draft.body.id}`)).body.hasAttachments).toBe(false);
+    const received = (await graph<Page<Message>>('/me/mailFolders/inbox/messages?$top=1')).body.value[0]!;
+    expect((await graph(`/me/messages/${received.id}/attachments`, { method: 'POST', body: file })).status).toBe(400);
+  });
+
   it('reply-all keeps everyone but the owner', async () => {
     const { graph, box } = await mailbox();
     const withCc = (await graph<Page<Message & { ccRecipients: unknown[] }>>('/me/mailFolders/inbox/messages?$top=1000')).body.value.find((m) => m.ccRecipients.length > 0)!;
