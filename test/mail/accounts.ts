@@ -10,7 +10,7 @@ export const AUTH_TEST_VARS = {
 /** Enrolled accounts: one per test file that signs in through the real login form. */
 export const TEST_ACCOUNTS = {
   login: { email: 'mail-login@example.com', password: 'mail-login-password', totpSecret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', role: 'admin' },
-  throttle: { email: 'mail-throttle@example.com', password: 'mail-throttle-password', totpSecret: 'MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U', role: 'user' },
+  redirect: { email: 'mail-redirect@example.com', password: 'mail-redirect-password', totpSecret: 'MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U', role: 'user' },
 } as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user' }>;
 
 export type TestAccountName = keyof typeof TEST_ACCOUNTS;
