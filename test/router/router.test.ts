@@ -42,10 +42,12 @@ describe('router', () => {
     expect(await res.json()).toEqual({ service: 'form', path: '/form/guide/' });
     const cms = await router.fetch('https://cms.racing.example/api/v1/story');
     expect(await cms.json()).toEqual({ service: 'cms', path: '/api/v1/story' });
+    const mail = await router.fetch('https://mail.racing.example/api/folders');
+    expect(await mail.json()).toEqual({ service: 'mail', path: '/api/folders' });
   });
 
   it('answers 404 for a known service that is not bound behind this router', async () => {
-    const res = await router.fetch('https://mail.racing.example/');
+    const res = await router.fetch('https://migrate.racing.example/');
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: 'service_not_deployed' });
   });

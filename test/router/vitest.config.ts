@@ -16,6 +16,7 @@ export default defineProject({
           AUTH: (request: Request) => Response.json({ service: 'auth', url: request.url }, { status: 201 }),
           CMS: (request: Request) => Response.json({ service: 'cms', path: new URL(request.url).pathname }),
           FORM: (request: Request) => Response.json({ service: 'form', path: new URL(request.url).pathname }),
+          MAIL: (request: Request) => Response.json({ service: 'mail', path: new URL(request.url).pathname }),
         },
       },
     }),
