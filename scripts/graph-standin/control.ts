@@ -2,6 +2,7 @@ import type { Account, Fault, Reply } from './account';
 import { GraphError, isRecord, parseJsonBody } from './http';
 import type { Identity } from './identity';
 import { recipient, textToHtml } from './mailbox';
+import { textPdf } from './pdf';
 import { inboundMessage } from './seed';
 import type { SubscriptionHub } from './subscriptions';
 
@@ -240,6 +241,7 @@ function deliver(account: Account, input: Record<string, unknown>): Reply {
   }
   const cc = input.cc;
   if (cc !== undefined && (!Array.isArray(cc) || !cc.every((c) => isRecord(c) && typeof c.address === 'string'))) throw invalid('cc must be [{name?, address}]');
+  const attachments = parseDeliveredAttachments(input.attachments);
   const replyTo = optionalString(input, 'inReplyTo');
   const original = replyTo ? mailbox.findMessage(replyTo) : undefined;
   if (replyTo && !original) throw invalid('inReplyTo: no such message');
@@ -258,11 +260,22 @@ function deliver(account: Account, input: Record<string, unknown>): Reply {
       conversationId: original?.conversationId,
       inReplyTo: original?.internetMessageId ?? null,
       isRead: false,
-      attachments: input.attachment === true ? [{ name: 'note.txt', contentType: 'text/plain', bytes: Buffer.from(text) }] : [],
+      attachments: [...(input.attachment === true ? [{ name: 'Update.pdf', contentType: 'application/pdf', bytes: textPdf(subject, text.split('\n')) }] : []), ...attachments],
     });
     created.push({ id: message.restId, immutableId: message.immutableId, conversationId: message.conversationId, subject: message.subject, receivedDateTime: message.receivedDateTime });
   }
   return { status: 201, json: { value: created } };
+}
+
+function parseDeliveredAttachments(value: unknown): { name: string; contentType: string; bytes: Buffer }[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > 10) throw invalid('attachments must be a list of at most 10 {name, contentType?, contentBytes}');
+  return value.map((a) => {
+    if (!isRecord(a) || typeof a.name !== 'string' || !a.name || typeof a.contentBytes !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(a.contentBytes)) {
+      throw invalid('each attachment needs a name and base64 contentBytes');
+    }
+    return { name: a.name, contentType: typeof a.contentType === 'string' ? a.contentType : 'application/octet-stream', bytes: Buffer.from(a.contentBytes, 'base64') };
+  });
 }
 
 function parseFault(input: Record<string, unknown>): Fault {
@@ -322,7 +335,7 @@ function index(ctx: ControlContext) {
       'POST [scope]/authorize-error {error?, error_description?}',
       'POST [scope]/limits {maxConcurrent}',
       'GET|POST [scope]/clock {offsetMs? | advanceMs? | now?}',
-      'POST [scope]/deliver {count?, subject?, body?, from?, cc?, folder?, inReplyTo?, attachment?}',
+      'POST [scope]/deliver {count?, subject?, body?, from?, cc?, folder?, inReplyTo?, attachment?, attachments?}',
       'GET|DELETE [scope]/log',
       'GET|DELETE [scope]/deliveries [?count=&wait=]',
       'GET [scope]/subscriptions',

@@ -40,7 +40,7 @@ const PEOPLE: Person[] = [
   { name: 'Paul Renner', address: 'paul.renner@racingintegrity.example', org: 'Racing Integrity Stewards', phone: '03 9555 0301', role: 'steward' },
   { name: 'Angela Moss', address: 'angela.moss@racingintegrity.example', org: 'Racing Integrity Stewards', phone: '03 9555 0302', role: 'steward' },
   { name: 'Nick Tran', address: 'nick.tran@trackwire.example', org: 'Trackwire News', phone: '0401 555 401', role: 'media' },
-  { name: 'Sophie Laurent', address: 'sophie@tracktalkradio.example', org: 'Track Talk Radio', phone: '0402 555 402', role: 'media' },
+  { name: 'Renée Laurent', address: 'renee@tracktalkradio.example', org: 'Track Talk Radio', phone: '0402 555 402', role: 'media' },
   { name: 'Ben Ogilvie', address: 'ben@ogilviephoto.example', org: 'Ogilvie Photography', phone: '0403 555 403', role: 'media' },
   { name: 'Riverside Functions', address: 'events@riversidefunctions.example', org: 'Riverside Function Centre', phone: '03 9555 0501', role: 'booking' },
   { name: 'Eastfield Racecourse Events', address: 'bookings@eastfieldracecourse.example', org: 'Eastfield Racecourse', phone: '03 9555 0502', role: 'booking' },

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { control, createMailbox, graphClient, signIn } from '../../scripts/graph-standin/client';
 import { type GraphStandin, startGraphStandin } from '../../scripts/graph-standin/server';
 
@@ -152,9 +152,19 @@ describe('control API: mailbox state', () => {
     expect(newest.from.emailAddress.address).toBe('tom@bradshawracing.example');
   });
 
+  it('delivers attachments: a PDF on request, or the files given', async () => {
+    const { graph, ctl } = await mailbox();
+    const res = await ctl('POST', '/deliver', { subject: 'Form guide', attachment: true, attachments: [{ name: 'fields.csv', contentType: 'text/csv', contentBytes: Buffer.from('horse,barrier\nIron Bark,4\n').toString('base64') }] });
+    const [delivered] = ((await res.json()) as { value: { id: string }[] }).value;
+    const attachments = (await graph(`/me/messages/${delivered!.id}/attachments`)).body.value as { name: string; contentBytes: string }[];
+    expect(attachments.map((a) => a.name)).toEqual(['Update.pdf', 'fields.csv']);
+    expect(Buffer.from(attachments[0]!.contentBytes, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
+    expect(Buffer.from(attachments[1]!.contentBytes, 'base64').toString()).toContain('Iron Bark');
+  });
+
   it('refuses malformed deliveries', async () => {
     const { ctl } = await mailbox();
-    for (const body of [{ count: 0 }, { count: 501 }, { from: 'tom' }, { folder: 'nowhere' }, { inReplyTo: 'nosuch' }, { cc: 'x' }]) {
+    for (const body of [{ count: 0 }, { count: 501 }, { from: 'tom' }, { folder: 'nowhere' }, { inReplyTo: 'nosuch' }, { cc: 'x' }, { attachments: [{ name: 'x' }] }, { attachments: 'x' }]) {
       expect((await ctl('POST', '/deliver', body)).status, JSON.stringify(body)).toBe(400);
     }
   });
@@ -196,6 +206,18 @@ describe('control API: mailbox state', () => {
     expect((await fetch(`${standin.url}/_standin/mailboxes/default`, { method: 'DELETE' })).status).toBe(400);
     expect((await fetch(`${standin.url}/_standin/nosuch`)).status).toBe(404);
     expect((await fetch(`${standin.url}/_standin/reset`)).status).toBe(405);
+  });
+});
+
+describe('the stand-in of the whole test run', () => {
+  it('is provided by the global setup and answers', async () => {
+    const origin = inject('graphStandin');
+    expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const index = (await (await fetch(`${origin}/_standin`)).json()) as { graphBaseUrl: string };
+    expect(index.graphBaseUrl).toBe(`${origin}/v1.0`);
+    const box = await createMailbox(origin, { seed: 'empty' });
+    const tokens = await signIn(origin, { loginHint: box.loginHint });
+    expect((await graphClient(`${origin}/v1.0`, tokens.access_token)('/me')).body.mail).toBe(box.user.mail);
   });
 });
 

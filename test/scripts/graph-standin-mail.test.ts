@@ -225,6 +225,15 @@ describe('Graph stand-in: reading a message', () => {
     expect(mime.body).toContain(`Subject: ${message.subject.replace(/[^\x20-\x7e]/g, '') === message.subject ? message.subject : '=?utf-8?B?'}`);
   });
 
+  it('encodes non-ASCII names and subjects in MIME headers (RFC 2047)', async () => {
+    const { graph } = await mailbox();
+    const fromRenee = (await graph<Page<Message>>('/me/messages?$search="from:renee@tracktalkradio.example"&$top=1')).body.value[0]!;
+    const mime = await graph<string>(`/me/messages/${fromRenee.id}/$value`);
+    const from = /^From: (.*)$/m.exec(mime.body)![1]!;
+    expect(from).toBe(`=?utf-8?B?${Buffer.from('Renée Laurent').toString('base64')}?= <renee@tracktalkradio.example>`);
+    expect(mime.body).not.toMatch(/[^\x00-\x7f]/);
+  });
+
   it('converts bodies to text on request', async () => {
     const { graph } = await mailbox({ prefer: 'outlook.body-content-type="text"' });
     const page = await graph<Page<{ body: { contentType: string; content: string } }>>('/me/messages?$top=1&$select=body');
