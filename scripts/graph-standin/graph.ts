@@ -270,7 +270,7 @@ export class GraphApi {
         need(call, READ);
         const select = parseSelect(call.query, MESSAGE_PROPERTIES, 'message');
         const expand = parseExpand(call.query);
-        const entity = applySelect(messageJson(call, message), select);
+        const entity = withUniqueBody(applySelect(messageJson(call, message), select), message, select);
         if (expand) entity.attachments = message.attachments.map((a) => attachmentJson(message, a, true));
         return ok({ '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`, ...entity });
       }
@@ -409,7 +409,7 @@ export class GraphApi {
     const body: Record<string, unknown> = { '@odata.context': select ? `${context}(${select.join(',')})` : context };
     if (count) body['@odata.count'] = matched.length;
     body.value = page.map((msg) => {
-      const entity = applySelect(messageJson(call, msg), select);
+      const entity = withUniqueBody(applySelect(messageJson(call, msg), select), msg, select);
       if (expand) entity.attachments = msg.attachments.map((a) => attachmentJson(msg, a, true));
       return entity;
     });
@@ -586,6 +586,21 @@ export function messageJson(call: Pick<GraphCall, 'immutableIds' | 'bodyType'>, 
     replyTo: message.replyTo,
     flag: { flagStatus: message.flagStatus },
   };
+}
+
+/** The part of a body that is the message's own, without the quoted original below it (Graph's uniqueBody). */
+function uniqueBody(message: StoredMessage): { contentType: string; content: string } {
+  if (message.body.contentType === 'text') return { ...message.body };
+  const content = message.body.content;
+  const cut = content.search(/<hr[^>]*>\s*<div id="divRplyFwdMsg"/i);
+  const own = cut < 0 ? (/<body[^>]*>([\s\S]*)<\/body>/i.exec(content)?.[1] ?? content) : (/<body[^>]*>([\s\S]*)$/i.exec(content.slice(0, cut))?.[1] ?? content.slice(0, cut));
+  return { contentType: 'html', content: `<html><body>${own}</body></html>` };
+}
+
+/** Graph returns uniqueBody only when $select names it. */
+function withUniqueBody(entity: Record<string, unknown>, message: StoredMessage, select: string[] | null): Record<string, unknown> {
+  if (select?.includes('uniqueBody')) entity.uniqueBody = uniqueBody(message);
+  return entity;
 }
 
 function folderJson(mailbox: Mailbox, folder: StoredFolder): Record<string, unknown> {

@@ -333,6 +333,11 @@ describe('Graph stand-in: changing messages', () => {
     const drafts = await graph<Folder>('/me/mailFolders/drafts');
     expect(draft.body.parentFolderId).toBe(drafts.body.id);
 
+    const unique = await graph<{ uniqueBody: { content: string } }>(`/me/messages/${draft.body.id}?$select=uniqueBody`);
+    expect(unique.body.uniqueBody.content).toContain('Thanks, will do.');
+    expect(unique.body.uniqueBody.content).not.toContain('divRplyFwdMsg');
+    expect(draft.body).not.toHaveProperty('uniqueBody');
+
     const edited = await graph(`/me/messages/${draft.body.id}`, { method: 'PATCH', body: { body: { contentType: 'HTML', content: '<p>Edited reply</p>' }, ccRecipients: [{ emailAddress: { address: 'aisha.khan@southerncross-racing.example', name: 'Aisha Khan' } }] } });
     expect(edited.status).toBe(200);
     expect((await graph(`/me/messages/${draft.body.id}/send`, { method: 'POST' })).status).toBe(202);
