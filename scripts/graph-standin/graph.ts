@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Account, Reply } from './account';
-import { GraphError, escapeHtml, isRecord, parseJsonBody } from './http';
+import { GraphError, escapeHtml, htmlToText, isRecord, parseJsonBody } from './http';
 import type { AccessToken } from './identity';
 import { guid } from './ids';
 import { EMAIL_PATTERN, bodyText, textToHtml, type Mailbox, type Recipient, type StoredFolder, type StoredMessage } from './mailbox';
@@ -270,7 +270,7 @@ export class GraphApi {
         need(call, READ);
         const select = parseSelect(call.query, MESSAGE_PROPERTIES, 'message');
         const expand = parseExpand(call.query);
-        const entity = withUniqueBody(applySelect(messageJson(call, message), select), message, select);
+        const entity = withUniqueBody(applySelect(messageJson(call, message), select), message, select, call.bodyType);
         if (expand) entity.attachments = message.attachments.map((a) => attachmentJson(message, a, true));
         return ok({ '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`, ...entity });
       }
@@ -409,7 +409,7 @@ export class GraphApi {
     const body: Record<string, unknown> = { '@odata.context': select ? `${context}(${select.join(',')})` : context };
     if (count) body['@odata.count'] = matched.length;
     body.value = page.map((msg) => {
-      const entity = withUniqueBody(applySelect(messageJson(call, msg), select), msg, select);
+      const entity = withUniqueBody(applySelect(messageJson(call, msg), select), msg, select, call.bodyType);
       if (expand) entity.attachments = msg.attachments.map((a) => attachmentJson(msg, a, true));
       return entity;
     });
@@ -598,8 +598,10 @@ function uniqueBody(message: StoredMessage): { contentType: string; content: str
 }
 
 /** Graph returns uniqueBody only when $select names it. */
-function withUniqueBody(entity: Record<string, unknown>, message: StoredMessage, select: string[] | null): Record<string, unknown> {
-  if (select?.includes('uniqueBody')) entity.uniqueBody = uniqueBody(message);
+function withUniqueBody(entity: Record<string, unknown>, message: StoredMessage, select: string[] | null, bodyType: GraphCall['bodyType']): Record<string, unknown> {
+  if (!select?.includes('uniqueBody')) return entity;
+  const unique = uniqueBody(message);
+  entity.uniqueBody = bodyType === 'text' && unique.contentType === 'html' ? { contentType: 'text', content: htmlToText(unique.content) } : unique;
   return entity;
 }
 
@@ -617,7 +619,7 @@ function folderJson(mailbox: Mailbox, folder: StoredFolder): Record<string, unkn
   };
 }
 
-function attachmentJson(message: StoredMessage, a: StoredMessage['attachments'][number], withContent: boolean): Record<string, unknown> {
+function attachmentJson(_message: StoredMessage, a: StoredMessage['attachments'][number], withContent: boolean): Record<string, unknown> {
   return {
     '@odata.type': '#microsoft.graph.fileAttachment',
     '@odata.mediaContentType': a.contentType,
@@ -631,7 +633,6 @@ function attachmentJson(message: StoredMessage, a: StoredMessage['attachments'][
     contentLocation: null,
     ...(withContent ? { contentBytes: a.bytes.toString('base64') } : {}),
   };
-  void message;
 }
 
 // ------------------------------------------------------------------ changes

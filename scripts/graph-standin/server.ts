@@ -60,7 +60,7 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       refreshTokenReuse: 'reject',
       maxConcurrent: DEFAULT_MAX_CONCURRENT,
       authorizeError: null,
-      inFlight: { current: 0, highWater: 0, byToken: new Map() },
+      inFlight: { current: 0, highWater: 0, byToken: new Map(), byClient: new Map() },
       refreshGrants: 0,
       detachMailbox: () => {},
     };
@@ -192,14 +192,16 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       return unauthorized('Lifetime validation failed, the token is expired.');
     }
     const graphPath = url.pathname.slice(GRAPH_VERSION.length) || '/';
-    // Graph's per-mailbox concurrency limit (4 for Outlook): one more is throttled at once.
-    if (account.maxConcurrent > 0 && account.inFlight.current >= account.maxConcurrent) {
+    // Graph's concurrency limit per app and mailbox (4 for Outlook): one more is throttled at once.
+    const clientInFlight = account.inFlight.byClient.get(token.clientId) ?? 0;
+    if (account.maxConcurrent > 0 && clientInFlight >= account.maxConcurrent) {
       logRequest(account, method, url, 429, started, token.id, null);
       return send(res, graphError(new GraphError(429, 'ApplicationThrottled', 'Application is over its MailboxConcurrency limit.', { ...common, 'retry-after': '1' })));
     }
     const tokenFlight = account.inFlight.byToken.get(token.id) ?? { current: 0, highWater: 0 };
     account.inFlight.byToken.set(token.id, tokenFlight);
     account.inFlight.current += 1;
+    account.inFlight.byClient.set(token.clientId, clientInFlight + 1);
     tokenFlight.current += 1;
     account.inFlight.highWater = Math.max(account.inFlight.highWater, account.inFlight.current);
     tokenFlight.highWater = Math.max(tokenFlight.highWater, tokenFlight.current);
@@ -242,6 +244,9 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       return send(res, reply);
     } finally {
       account.inFlight.current -= 1;
+      const left = (account.inFlight.byClient.get(token.clientId) ?? 1) - 1;
+      if (left > 0) account.inFlight.byClient.set(token.clientId, left);
+      else account.inFlight.byClient.delete(token.clientId);
       tokenFlight.current -= 1;
       logRequest(account, method, url, status, started, token.id, faultId);
     }

@@ -119,6 +119,15 @@ describe('control API: concurrency and the request log', () => {
     expect(log.requests.filter((r) => r.path === '/v1.0/me/messages')).toHaveLength(6);
   });
 
+  it('counts the limit per app: another client id has its own four', async () => {
+    const { box, graph, ctl } = await mailbox();
+    const otherApp = graphClient(standin.graphBaseUrl, (await signIn(standin.url, { loginHint: box.loginHint, clientId: 'another-app' })).access_token);
+    await ctl('POST', '/faults', { delayMs: 300 });
+    const answers = await Promise.all([...Array.from({ length: 4 }, () => graph('/me')), ...Array.from({ length: 4 }, () => otherApp('/me'))]);
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(((await (await ctl('GET', '/log')).json()) as Log).highWater).toBe(8);
+  });
+
   it('lifts the limit on request and counts high-water marks per token', async () => {
     const { box, graph, ctl } = await mailbox();
     const second = graphClient(standin.graphBaseUrl, (await signIn(standin.url, { loginHint: box.loginHint })).access_token);
