@@ -3,7 +3,7 @@ import type { Child } from 'hono/jsx';
 import type { SessionUser } from '../context';
 
 /** Bumped with the stylesheet or script, so browsers fetch the new one. */
-export const ASSET_VERSION = '1';
+export const ASSET_VERSION = '2';
 
 export interface LayoutProps {
   title: string;
@@ -26,6 +26,7 @@ export function Layout({ title, user, csrfToken, script = false, bodyClass, chil
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           {csrfToken ? <meta name="csrf-token" content={csrfToken} /> : null}
           <title>{`${title} · Mail assistant`}</title>
+          <link rel="icon" href="data:," />
           <link rel="stylesheet" href={`/static/mail/mail.css?v=${ASSET_VERSION}`} />
           {script ? <script src={`/static/mail/outlook.js?v=${ASSET_VERSION}`} defer /> : null}
         </head>

@@ -53,12 +53,20 @@
   const who = (a) => (a ? a.name || a.address : '');
   const whoFull = (a) => (a.name && a.name !== a.address ? `${a.name} <${a.address}>` : a.address);
 
-  /** HTML mail bodies shown as text: parsed inertly (no scripts, no remote images). */
+  /**
+   * HTML mail bodies shown as text: tags dropped, entities decoded by a textarea (which parses
+   * nothing into elements, so no script, style or remote image of a message ever applies).
+   */
+  const decoder = document.createElement('textarea');
   function bodyText(body) {
     if (body.contentType !== 'html') return body.content;
-    const html = body.content.replace(/<br\s*\/?>/gi, '\n').replace(/<\/(p|div|tr|li|h\d|blockquote)>/gi, '\n');
-    const doc = new DOMParser().parseFromString(html, 'text/html');
-    return (doc.body?.textContent ?? '').replace(/\n{3,}/g, '\n\n').trim();
+    const text = body.content
+      .replace(/<(style|script|head)[\s\S]*?<\/\1>/gi, '')
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/(p|div|tr|li|h\d|blockquote)>/gi, '\n')
+      .replace(/<[^>]*>/g, '');
+    decoder.innerHTML = text;
+    return decoder.value.replace(/\n{3,}/g, '\n\n').trim();
   }
 
   // ---- folders ---------------------------------------------------------------------------
@@ -242,7 +250,9 @@
       button.disabled = true;
       try {
         await api(`/api/reply/${encodeURIComponent(message.id)}`, { method: 'POST', body: JSON.stringify({ body: data.get('body'), all, cc: String(data.get('cc') || '') }) });
-        slot.replaceChildren(el('p', { class: 'notice', role: 'status', text: 'Reply sent.' }));
+        slot.replaceChildren();
+        say('Reply sent.');
+        // The thread again, with the reply in it.
         openMessage(message.id).catch(() => {});
       } catch (err) {
         $('[data-reply-error]', form).textContent = err.message;
