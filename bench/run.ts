@@ -6,6 +6,7 @@ import { benchCmsMedia } from './cms-media';
 import { benchCmsStories } from './cms-stories';
 import type { BenchContext } from './context';
 import { benchForm } from './form';
+import { benchMail } from './mail';
 import { benchStats } from './meeting-stats';
 import { benchPlatform } from './platform';
 import { benchDatabaseUrl } from './postgres';
@@ -20,7 +21,11 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   form: benchForm,
   'cms-stories': benchCmsStories,
   'cms-media': benchCmsMedia,
+  mail: benchMail,
 };
+
+/** Sections that need no racing database (they start what they measure themselves). */
+const WITHOUT_DATABASE = new Set(['mail']);
 
 async function ensureBenchData(url: string): Promise<string> {
   const info = await racingDatasetInfo(url);
@@ -39,6 +44,10 @@ async function main() {
   const named = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
   const unknown = named.filter((name) => !(name in SECTIONS));
   if (unknown.length) throw new Error(`Unknown bench section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  if (named.length && named.every((name) => WITHOUT_DATABASE.has(name))) {
+    for (const name of named) await SECTIONS[name]!({ url: '', relay: '', runs: RUNS, today: racingToday() });
+    return;
+  }
   const url = await benchDatabaseUrl();
   const today = await ensureBenchData(url);
   const relay = await startRelay();
