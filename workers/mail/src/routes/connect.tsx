@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { HttpError } from '../../../shared/http-error';
+import { isLoopback } from '../config';
 import { CALLBACK_PATH, completeConnection, redirectUri } from '../connection';
 import { type MailEnv, mailboxStub } from '../context';
 import { csrf, limitBody, pageSession } from '../guards';
@@ -53,7 +54,10 @@ connect.get('/connect', pageSession, async (c) => {
 });
 
 connect.post('/connect', pageSession, limitBody(4096), csrf, async (c) => {
-  const { url, verifier, state } = await startAuthorization(c.var.config, redirectUri(c), c.var.user.email);
+  const config = c.var.config;
+  // The stand-in's default mailbox in development (a login hint names one of its other mailboxes).
+  const loginHint = config.MAIL_DEV_AUTO_CONNECT && isLoopback(config.IDENTITY_BASE_URL) ? undefined : c.var.user.email;
+  const { url, verifier, state } = await startAuthorization(config, redirectUri(c), loginHint);
   const sealed = await seal(c.var.config.MAIL_TOKEN_SECRET, 'oauth-flow', c.var.sessionIdHash, JSON.stringify({ verifier, state, at: Date.now() }));
   setCookie(c, FLOW_COOKIE, sealed, { ...flowCookie, maxAge: FLOW_SECONDS });
   return c.redirect(url.toString(), 302);
