@@ -6,6 +6,7 @@ import { benchCmsMedia } from './cms-media';
 import { benchCmsStories } from './cms-stories';
 import type { BenchContext } from './context';
 import { benchForm } from './form';
+import { benchMail } from './mail';
 import { benchStats } from './meeting-stats';
 import { benchMigrate } from './migrate';
 import { benchPlatform } from './platform';
@@ -22,10 +23,14 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   'cms-stories': benchCmsStories,
   'cms-media': benchCmsMedia,
   migrate: benchMigrate,
+  mail: benchMail,
 };
 
 /** Sections that fill their own tables and need no racing `bench` data. */
 const OWN_DATA = new Set(['migrate']);
+
+/** Sections that need no racing database (they start what they measure themselves). */
+const WITHOUT_DATABASE = new Set(['mail']);
 
 async function ensureBenchData(url: string): Promise<string> {
   const info = await racingDatasetInfo(url);
@@ -44,6 +49,10 @@ async function main() {
   const named = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
   const unknown = named.filter((name) => !(name in SECTIONS));
   if (unknown.length) throw new Error(`Unknown bench section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  if (named.length && named.every((name) => WITHOUT_DATABASE.has(name))) {
+    for (const name of named) await SECTIONS[name]!({ url: '', relay: '', runs: RUNS, today: racingToday() });
+    return;
+  }
   const url = await benchDatabaseUrl();
   // The migration bench brings its own tables: alone, it needs no racing bench data.
   const today = named.length > 0 && named.every((name) => OWN_DATA.has(name)) ? racingToday() : await ensureBenchData(url);

@@ -5,6 +5,7 @@ import { seedAuthDevAccount } from './auth-admin';
 import { seedCmsDevData } from './cms-seed';
 import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { type GraphStandin, startGraphStandin } from './graph-standin/server';
 import { racingToday } from './racing-today';
 import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy } from './racing/legacy-load';
 import { loadRacing, racingDatasetInfo } from './racing/load';
@@ -16,6 +17,8 @@ import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, workerBinding
 // Fixed local addresses, so `.dev.vars.example` can name them.
 const DEV_PG_PORT = 54329;
 const DEV_RELAY_PORT = 8790;
+/** The Microsoft Graph and identity platform stand-in the mail assistant talks to locally. */
+const DEV_GRAPH_STANDIN_PORT = 8796;
 const STALE_AFTER_DAYS = 3;
 
 /**
@@ -42,6 +45,7 @@ const children: ChildProcess[] = [];
 let embedded: EmbeddedPostgres | undefined;
 let embeddedLegacy: EmbeddedPostgres | undefined;
 let closeRelay: (() => Promise<void>) | undefined;
+let graphStandin: GraphStandin | undefined;
 let shuttingDown = false;
 
 async function main() {
@@ -68,13 +72,23 @@ async function main() {
   if (process.env.DATABASE_URL) vars.push('--var', `DATABASE_URL:${databaseUrl}`);
   // The migration app may reach the legacy source database, and nothing else.
   const legacy = new URL(legacyUrl);
-  const migrateVars = ['--var', `MIGRATE_ALLOWED_HOSTS:${legacy.hostname}:${legacy.port || 5432}`];
-  await Promise.all(workers.map((worker) => startWorker(worker, worker.name === 'migrate' ? [...vars, ...migrateVars] : vars)));
+  const serviceVars: Partial<Record<WorkerInfo['name'], string[]>> = {
+    migrate: ['--var', `MIGRATE_ALLOWED_HOSTS:${legacy.hostname}:${legacy.port || 5432}`],
+  };
+  // The mail assistant reaches Microsoft Graph and the identity platform through these two URLs;
+  // locally they point at the stand-in, whose seeded mailbox the Worker connects by itself.
+  if (workers.some((worker) => worker.name === 'mail')) {
+    graphStandin = await startGraphStandin({ port: DEV_GRAPH_STANDIN_PORT });
+    step(`graph      Microsoft Graph stand-in at ${graphStandin.graphBaseUrl} (see scripts/graph-standin/README.md)`);
+    serviceVars.mail = ['--var', `GRAPH_BASE_URL:${graphStandin.graphBaseUrl}`, '--var', `IDENTITY_BASE_URL:${graphStandin.identityBaseUrl}`, '--var', 'MAIL_DEV_AUTO_CONNECT:true'];
+  }
+  await Promise.all(workers.map((worker) => startWorker(worker, [...vars, ...(serviceVars[worker.name] ?? [])])));
 
   console.log('\nServing:');
   for (const worker of workers) console.log(`  ${worker.title.padEnd(42)} http://localhost:${worker.port}`);
   console.log(`  ${'Racing Postgres'.padEnd(42)} ${redact(databaseUrl)}`);
   console.log(`  ${'Legacy source Postgres (migration app)'.padEnd(42)} ${redact(legacyUrl)}`);
+  if (graphStandin) console.log(`  ${'Microsoft Graph stand-in'.padEnd(42)} ${graphStandin.url}/_standin`);
   console.log('\nCtrl-C stops everything.');
 }
 
@@ -198,6 +212,7 @@ async function shutdown(code: number) {
   shuttingDown = true;
   await Promise.all(children.map(stopGroup));
   await closeRelay?.();
+  await graphStandin?.close();
   await embedded?.close();
   await embeddedLegacy?.close();
   process.exit(code);

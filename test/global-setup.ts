@@ -1,6 +1,7 @@
 import { type Socket, createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../scripts/embedded-postgres';
+import { startGraphStandin } from '../scripts/graph-standin/server';
 import { msUntilNextRacingDay, racingToday } from '../scripts/racing-today';
 import { loadLegacy } from '../scripts/racing/legacy-load';
 import { loadRacing } from '../scripts/racing/load';
@@ -31,6 +32,8 @@ export default async function setup(project: TestProject) {
   const legacyDatabaseUrl = process.env.LEGACY_DATABASE_URL ?? legacy!.url;
   await loadLegacy(legacyDatabaseUrl, { size: 'tiny', today });
   const relay = await startRelay();
+  // Microsoft Graph and the identity platform, for the mail assistant (tests create a mailbox each).
+  const graphStandin = await startGraphStandin();
   // A port that accepts connections and never answers: what a hung database looks like.
   const held = new Set<Socket>();
   const silent = createServer((socket) => {
@@ -46,10 +49,12 @@ export default async function setup(project: TestProject) {
   project.provide('silentPort', silentAddress.port);
   project.provide('legacyDatabaseUrl', legacyDatabaseUrl);
   project.provide('legacyDatabaseHost', new URL(legacyDatabaseUrl).host);
+  project.provide('graphStandin', graphStandin.url);
   return async () => {
     for (const socket of held) socket.destroy();
     silent.close();
     await relay.close();
+    await graphStandin.close();
     await embedded?.close();
     await legacy?.close();
   };
@@ -64,5 +69,7 @@ declare module 'vitest' {
     /** The migration app's legacy source database (tiny), and its host:port for allow-lists. */
     legacyDatabaseUrl: string;
     legacyDatabaseHost: string;
+    /** the Graph stand-in's origin: Graph under `/v1.0`, the identity platform under `/{tenant}/oauth2/v2.0`, control under `/_standin` */
+    graphStandin: string;
   }
 }

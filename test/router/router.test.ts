@@ -44,10 +44,12 @@ describe('router', () => {
     expect(await cms.json()).toEqual({ service: 'cms', path: '/api/v1/story' });
     const migrate = await router.fetch('https://migrate.racing.example/Migration/TableSelection');
     expect(await migrate.json()).toEqual({ service: 'migrate', path: '/Migration/TableSelection' });
+    const mail = await router.fetch('https://mail.racing.example/api/folders');
+    expect(await mail.json()).toEqual({ service: 'mail', path: '/api/folders' });
   });
 
   it('answers 404 for a known service that is not bound behind this router', async () => {
-    const res = await router.fetch('https://mail.racing.example/');
+    const res = await router.fetch('https://migrate.racing.example/');
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: 'service_not_deployed' });
   });

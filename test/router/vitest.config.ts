@@ -17,6 +17,7 @@ export default defineProject({
           CMS: (request: Request) => Response.json({ service: 'cms', path: new URL(request.url).pathname }),
           FORM: (request: Request) => Response.json({ service: 'form', path: new URL(request.url).pathname }),
           MIGRATE: (request: Request) => Response.json({ service: 'migrate', path: new URL(request.url).pathname }),
+          MAIL: (request: Request) => Response.json({ service: 'mail', path: new URL(request.url).pathname }),
         },
       },
     }),

@@ -1,0 +1,185 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as OTPAuth from 'otpauth';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GraphStandin, startGraphStandin } from '../../scripts/graph-standin/server';
+import { applyLocalD1Migrations } from '../../scripts/local-worker';
+import { type TestAuthService, startTestAuthService } from '../support/auth-service';
+import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
+
+const AUTH_VARS = {
+  AUTH_SSO_SHARED_SECRET: 'browser-mail-client-secret',
+  AUTH_TOKEN_SECRET: 'browser-mail-token-secret-0123456789abcdef0123',
+  AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=',
+};
+const OWNER = { email: 'racing-office@example.com', password: 'browser-mail-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
+const CLERK = { email: 'racing-clerk@example.com', password: 'browser-clerk-password', totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF', role: 'user' as const };
+type Account = typeof OWNER | typeof CLERK;
+
+/**
+ * The mail assistant in real workerd, signing in through the real authentication Worker (service
+ * binding) and connected to the Graph stand-in over HTTP — the stand-in calls its webhook itself.
+ */
+describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
+  let registry: string;
+  let state: string;
+  let auth: TestAuthService;
+  let standin: GraphStandin;
+  let mail: RunningWorker;
+  let browser: Browser;
+  let control: string;
+
+  beforeAll(async () => {
+    registry = mkdtempSync(join(tmpdir(), 'mail-registry-'));
+    state = mkdtempSync(join(tmpdir(), 'mail-state-'));
+    applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
+    standin = await startGraphStandin({ port: 0 });
+    // The office's mailbox: the identity platform picks it by the signed-in user's e-mail.
+    for (const account of [OWNER, CLERK]) {
+      const created = await fetch(`${standin.url}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail: account.email, seed: 'racing' }) });
+      if (account === OWNER) control = ((await created.json()) as { control: string }).control;
+    }
+    auth = await startTestAuthService({ owner: OWNER, clerk: CLERK }, AUTH_VARS, { registry });
+    mail = await startServiceWorker(
+      'mail',
+      {
+        GRAPH_BASE_URL: standin.graphBaseUrl,
+        IDENTITY_BASE_URL: standin.identityBaseUrl,
+        MS_CLIENT_ID: 'browser-mail-client',
+        AUTH_CLIENT_SECRET: AUTH_VARS.AUTH_SSO_SHARED_SECRET,
+        SESSION_SECRET: 'browser-mail-session-secret-0123456789abcdef',
+        MAIL_TOKEN_SECRET: 'browser-mail-token-secret-0123456789abcdef',
+      },
+      { registry, persistTo: state, logLevel: 'error' },
+    );
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await mail?.dispose();
+    await auth?.dispose();
+    await standin?.close();
+    for (const dir of [registry, state]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function signIn(page: Page, account: Account) {
+    await page.goto(`${mail.url}/login`);
+    await page.getByLabel('E-mail').fill(account.email);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Code').fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(account.totpSecret) }).generate());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  it('signs in, connects the mailbox, reads a thread, replies, composes with CC and moves a message', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+
+    await signIn(page, OWNER);
+    // No mailbox yet: the client sends the browser to the connect page.
+    await page.waitForURL(`${mail.url}/connect`);
+    await page.getByRole('button', { name: 'Connect mailbox' }).click();
+    await page.waitForURL(/\/connect\?connected=1$/);
+    await page.getByText('The mailbox is connected.').waitFor();
+    expect(await page.locator('main').innerText()).toContain(OWNER.email);
+    // The stand-in validated the webhook over HTTP before answering the subscription.
+    const subscriptions = (await (await fetch(`${control}/subscriptions`)).json()) as { value: { notificationUrl: string }[] };
+    expect(subscriptions.value.map((s) => s.notificationUrl)).toEqual([`${mail.url}/graph/webhook`]);
+
+    // Before the connection the client's first call was refused (401): only errors from here on count.
+    errors.length = 0;
+    await page.goto(`${mail.url}/outlook`);
+    const folders = page.locator('[data-folders] a');
+    await folders.first().waitFor();
+    expect(await page.locator('[data-folders] [data-folder="inbox"] .count').innerText()).toMatch(/^\d+$/);
+    const messages = page.locator('[data-messages] li[role="option"]');
+    await messages.first().waitFor();
+    expect(await messages.count()).toBe(25);
+
+    // Read a thread: a message that is a reply ("RE:") has its conversation across folders.
+    const threaded = messages.filter({ hasText: /RE:/i }).first();
+    const subject = (await threaded.locator('.subject').innerText()).replace(/^📎 /, '');
+    await threaded.click();
+    await page.locator('[data-reader] article.message').first().waitFor();
+    expect(await page.locator('[data-reader] h2.subject').innerText()).toBe(subject);
+    expect(await page.locator('[data-reader] article.message').count()).toBeGreaterThan(1);
+
+    // Reply from the reading pane.
+    await page.getByRole('button', { name: 'Reply', exact: true }).click();
+    await page.locator('#reply-body').fill('Thanks — the float is booked for 6am.');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.getByText('Reply sent.').waitFor();
+    await expect.poll(() => page.locator('[data-reader] article.message').filter({ hasText: 'the float is booked for 6am' }).count(), { timeout: 10_000 }).toBe(1);
+
+    // Compose with CC, using the keyboard shortcut; the people typeahead fills suggestions.
+    await page.locator('[data-reader]').press('Escape');
+    await page.keyboard.press('c');
+    const dialog = page.locator('dialog[data-compose]');
+    await dialog.waitFor();
+    await page.locator('#compose-to').pressSequentially('tr', { delay: 30 });
+    await expect.poll(() => page.locator('#people option').count(), { timeout: 5_000 }).toBeGreaterThan(0);
+    await page.locator('#compose-to').fill('trainer@example.com');
+    await page.locator('#compose-cc').fill('owner@example.com, stable@example.com');
+    await page.locator('#compose-subject').fill('Barrier trial times');
+    await page.locator('#compose-body').fill('Heat 3 at 7:40.');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Message sent.').waitFor();
+    const sent = await page.evaluate(async () => {
+      const list = (await (await fetch('/api/emails/sentitems?top=5')).json()) as { items: { id: string; subject: string }[] };
+      const item = list.items.find((m) => m.subject === 'Barrier trial times')!;
+      return (await (await fetch(`/api/email/${item.id}`)).json()) as { cc: { address: string }[] };
+    });
+    expect(sent.cc.map((a) => a.address)).toEqual(['owner@example.com', 'stable@example.com']);
+
+    // Move the first message of the inbox to Archive.
+    await page.goto(`${mail.url}/outlook#folder=inbox`);
+    await messages.first().waitFor();
+    const first = messages.first();
+    const movedId = await first.getAttribute('data-id');
+    await first.click();
+    await page.locator('[data-move-target]').selectOption('archive');
+    await page.getByRole('button', { name: 'Move', exact: true }).click();
+    await page.getByText('Moved.').waitFor();
+    expect(await page.locator(`[data-messages] li[data-id="${movedId}"]`).count()).toBe(0);
+    const moved = await page.evaluate(async (id) => ((await (await fetch(`/api/email/${id}`)).json()) as { folder: string }).folder, movedId);
+    expect(moved).toBe('archive');
+
+    // New mail reaches the webhook over HTTP: answered 202 within Graph's time limit.
+    await fetch(`${control}/deliver`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'Acceptances for Saturday' }) });
+    const deliveries = (await (await fetch(`${control}/deliveries?count=2&wait=10000`)).json()) as { value: { kind: string; status: number | null; durationMs: number }[] };
+    const notification = deliveries.value.find((d) => d.kind === 'notification');
+    expect(notification).toMatchObject({ status: 202 });
+    expect(notification!.durationMs).toBeLessThan(3_000);
+
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('is usable on a phone: the list and the reading pane take the screen in turn', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await signIn(page, CLERK);
+    await page.waitForURL(/\/(outlook|connect)$/);
+    if (page.url().endsWith('/connect')) {
+      await page.getByRole('button', { name: 'Connect mailbox' }).tap();
+      await page.waitForURL(/connected=1$/);
+      await page.goto(`${mail.url}/outlook`);
+    }
+    const messages = page.locator('[data-messages] li[role="option"]');
+    await messages.first().waitFor();
+    expect(await page.locator('[data-reader]').isVisible()).toBe(false);
+    await messages.first().tap();
+    await page.locator('[data-reader] article.message').first().waitFor();
+    expect(await page.locator('[data-messages]').isVisible()).toBe(false);
+    await page.getByRole('button', { name: '← Back' }).tap();
+    expect(await page.locator('[data-messages]').isVisible()).toBe(true);
+    await context.close();
+  });
+});

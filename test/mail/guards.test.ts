@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { createMailApp } from '../../workers/mail/src/app';
+import { apiMailbox, apiSession, csrf, pageMailbox, pageSession } from '../../workers/mail/src/guards';
+import { directSession, send } from './helpers';
+
+/**
+ * Every registered route carries the guards of its gate in its own definition. A new route
+ * fails here until it is given a gate below.
+ */
+type Gate = 'none' | 'page-login' | 'page-login-csrf' | 'page-token' | 'api-token' | 'api-token-csrf';
+
+const GATES: Record<string, Gate> = {
+  'GET /': 'none',
+  'GET /login': 'none',
+  'POST /': 'none',
+  'POST /login': 'none',
+  'GET /api/auth-status': 'none',
+  'GET /graph/webhook': 'none',
+  'POST /graph/webhook': 'none',
+  'GET /openapi.json': 'none',
+  'GET /logout': 'page-login',
+  'POST /logout': 'page-login-csrf',
+  'GET /connect': 'page-login',
+  'POST /connect': 'page-login-csrf',
+  'GET /connect/callback': 'page-login',
+  'POST /disconnect': 'page-login-csrf',
+  'GET /outlook': 'page-login',
+  'GET /admin': 'page-login',
+  'GET /dashboard': 'page-login',
+  'GET /trace/:trace_id': 'page-login',
+  'GET /inbox': 'page-token',
+  'GET /folder/:name': 'page-token',
+  'GET /api/folders': 'api-token',
+  'GET /api/emails/:folder_name': 'api-token',
+  'GET /api/email/:message_id': 'api-token',
+  'GET /api/thread/:message_id': 'api-token',
+  'GET /api/email-download/:message_id': 'api-token',
+  'GET /api/conversation-counts': 'api-token',
+  'GET /api/people': 'api-token',
+  'POST /api/mark-read/:message_id': 'api-token-csrf',
+  'POST /api/move/:message_id': 'api-token-csrf',
+  'POST /api/messages/:message_id/delete': 'api-token-csrf',
+  'POST /api/messages/:message_id/archive': 'api-token-csrf',
+  'POST /api/compose/send': 'api-token-csrf',
+  'POST /api/reply/:message_id': 'api-token-csrf',
+};
+
+const REQUIRED: Record<Gate, unknown[]> = {
+  none: [],
+  'page-login': [pageSession],
+  'page-login-csrf': [pageSession, csrf],
+  'page-token': [pageSession, pageMailbox],
+  'api-token': [apiSession, apiMailbox],
+  'api-token-csrf': [apiSession, csrf, apiMailbox],
+};
+const ALL_GUARDS = [pageSession, apiSession, csrf, pageMailbox, apiMailbox];
+
+describe('route guards', () => {
+  const app = createMailApp();
+  const routes = app.routes.filter((r) => r.method !== 'ALL');
+  const keys = [...new Set(routes.map((r) => `${r.method} ${r.path}`))];
+
+  it('every registered route has a gate here, and every gate here a route', () => {
+    expect(keys.sort()).toEqual(Object.keys(GATES).sort());
+  });
+
+  it.each(keys)('%s carries exactly the guards of its gate, in order', (key) => {
+    const [method, path] = key.split(' ');
+    const handlers = routes.filter((r) => r.method === method && r.path === path).map((r) => r.handler);
+    const guards = handlers.filter((h) => ALL_GUARDS.includes(h));
+    expect(guards).toEqual(REQUIRED[GATES[key]!]);
+  });
+
+  it('every state-changing route outside sign-in and the webhook has anti-forgery', () => {
+    for (const key of keys.filter((k) => !k.startsWith('GET '))) {
+      if (['POST /', 'POST /login', 'POST /graph/webhook'].includes(key)) continue;
+      expect(REQUIRED[GATES[key]!], key).toContain(csrf);
+    }
+  });
+});
+
+describe('gates answer as declared', () => {
+  it('pages without a session go to the login form (and come back after it)', async () => {
+    for (const path of ['/outlook', '/admin', '/dashboard', '/trace/abc', '/inbox', '/folder/inbox', '/connect', '/logout']) {
+      const res = await send(path);
+      expect(res.status, path).toBe(302);
+      expect(res.headers.get('location')).toBe(`/login?next=${encodeURIComponent(path)}`);
+    }
+  });
+
+  it('JSON routes without a session are 401 JSON', async () => {
+    for (const path of ['/api/folders', '/api/emails/inbox', '/api/people?q=ab']) {
+      const res = await send(path);
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ error: 'unauthenticated' });
+    }
+    const post = await send('/api/compose/send', { method: 'POST', json: { to: 'a@example.com' } });
+    expect(post.status).toBe(401);
+  });
+
+  it('an expired session or a forged cookie is no session', async () => {
+    const expired = await directSession('old@example.com', { expiresAt: Date.now() - 1000 });
+    expect((await send('/api/folders', { cookie: expired.cookie })).status).toBe(401);
+    expect((await send('/api/folders', { cookie: 'mail_session=' + 'A'.repeat(43) })).status).toBe(401);
+    expect((await send('/api/folders', { cookie: 'mail_session=short' })).status).toBe(401);
+  });
+
+  it('a write without the anti-forgery token, with a wrong one, or from another origin is 403', async () => {
+    const session = await directSession('writer@example.com');
+    const body = { to: 'a@example.com', body: 'x' };
+    const missing = await send('/api/compose/send', { method: 'POST', cookie: session.cookie, json: body });
+    expect(missing.status).toBe(403);
+    expect(await missing.json()).toMatchObject({ error: 'csrf_failed' });
+    expect((await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: 'x'.repeat(43), json: body })).status).toBe(403);
+    const other = await directSession('other@example.com');
+    expect((await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: other.csrf, json: body })).status).toBe(403);
+    const foreign = await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: session.csrf, json: body, headers: { origin: 'https://evil.example' } });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ error: 'forbidden_origin' });
+    const crossSite = await send('/connect', { method: 'POST', cookie: session.cookie, form: { csrf_token: session.csrf }, headers: { 'sec-fetch-site': 'cross-site' } });
+    expect(crossSite.status).toBe(403);
+  });
+});
+
+describe('headers', () => {
+  it('pages carry a strict CSP, frame denial, nosniff and no-store', async () => {
+    const session = await directSession('pages@example.com');
+    for (const path of ['/outlook', '/admin', '/dashboard', '/trace/t-1', '/connect', '/login']) {
+      const res = await send(path, path === '/login' ? {} : { cookie: session.cookie });
+      expect(res.status, path).toBe(200);
+      const csp = res.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  it('errors carry them too, and JSON errors are no-store', async () => {
+    const res = await send('/api/folders');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const page = await send('/no-such-page');
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
+  it('an overlong address is 414', async () => {
+    expect((await send(`/api/emails/inbox?q=${'x'.repeat(5000)}`)).status).toBe(414);
+  });
+});
+
+describe('pages', () => {
+  it('/outlook is the mail client shell: folders, list, reading pane, compose with To/CC/BCC', async () => {
+    const session = await directSession('client@example.com');
+    const html = await (await send('/outlook', { cookie: session.cookie })).text();
+    for (const part of ['data-folders', 'data-messages', 'data-reader', 'id="compose-to"', 'id="compose-cc"', 'id="compose-bcc"', '/static/mail/outlook.js', `content="${session.csrf}"`]) expect(html).toContain(part);
+  });
+
+  it('/trace/<id> refuses a malformed id with 400', async () => {
+    const session = await directSession('trace@example.com');
+    expect((await send('/trace/bad%20id', { cookie: session.cookie })).status).toBe(400);
+    const ok = await send('/trace/abc-123', { cookie: session.cookie });
+    expect(await ok.text()).toContain('data-trace-id="abc-123"');
+  });
+
+  it('/openapi.json documents the JSON routes', async () => {
+    const doc = (await (await send('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/emails/{folder_name}', '/api/thread/{message_id}', '/api/compose/send', '/api/move/{message_id}']));
+  });
+});

@@ -1,0 +1,57 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { defineProject } from 'vitest/config';
+import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
+import './global-setup';
+
+const root = new URL('../..', import.meta.url).pathname;
+const migrations = await readD1Migrations(`${root}d1/mail/migrations`);
+
+// The mail Worker inside workerd with its real D1 and Durable Object, against the Graph and
+// identity stand-in of the root global setup (each test file works on a mailbox of its own
+// there), signing in through the real authentication service of ./global-setup.ts.
+export default defineProject({
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      wrangler: { configPath: `${root}workers/mail/wrangler.toml` },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          TEST_ACCOUNTS: JSON.stringify(TEST_ACCOUNTS),
+          GRAPH_STANDIN: inject('mailGraphStandin'),
+          GRAPH_BASE_URL: `${inject('mailGraphStandin')}/v1.0`,
+          IDENTITY_BASE_URL: inject('mailGraphStandin'),
+          MS_CLIENT_ID: 'mail-test-client',
+          MS_TENANT: 'common',
+          // The address Graph would call; in the tests the stand-in queues its webhook calls
+          // and helpers.ts hands them to this Worker.
+          MAIL_PUBLIC_URL: 'https://mail.test',
+          AUTH_CLIENT_SECRET: AUTH_TEST_VARS.AUTH_SSO_SHARED_SECRET,
+          SESSION_SECRET: 'mail-test-session-secret-0123456789abcdef',
+          MAIL_TOKEN_SECRET: 'mail-test-token-secret-0123456789abcdef',
+          // Short, so that throttling and timeouts are exercised in seconds.
+          GRAPH_TIMEOUT_MS: '1500',
+          GRAPH_DEADLINE_MS: '6000',
+          GRAPH_MAX_RETRIES: '3',
+          GRAPH_MAX_RETRY_AFTER_SECONDS: '2',
+        },
+        serviceBindings: {
+          AUTH: async (request: Request) => {
+            const url = new URL(request.url);
+            return fetch(new URL(url.pathname + url.search, inject('mailAuthUrl')), {
+              method: request.method,
+              headers: request.headers,
+              body: request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer(),
+            });
+          },
+        },
+      },
+    })),
+  ],
+  test: {
+    name: 'mail',
+    include: ['test/mail/**/*.test.ts'],
+    setupFiles: ['test/mail/setup.ts'],
+    globalSetup: ['test/mail/global-setup.ts'],
+    root,
+  },
+});

@@ -1,0 +1,179 @@
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { drizzle } from 'drizzle-orm/d1';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { notifications, subscriptions } from '../../d1/mail/schema';
+import { sha256Hex } from '../../workers/shared/encoding';
+import worker from '../../workers/mail/src/index';
+import { type StandinMailbox, type TestSession, connectedMailbox, control, pumpWebhooks, send } from './helpers';
+
+const db = () => drizzle(env.DB);
+const DAY = 86_400_000;
+
+type StandinSubscription = { id: string; expirationDateTime: string; notificationUrl: string; resource: string; clientState: string };
+type Delivery = { kind: string; subscriptionId: string | null; status: number | null; durationMs: number; error: string | null };
+
+/** A subscription row the webhook knows, with a clientState the test knows. */
+async function knownSubscription(id = crypto.randomUUID(), clientState = 'state-' + crypto.randomUUID()) {
+  await db()
+    .insert(subscriptions)
+    .values({ id, resource: "me/mailFolders('inbox')/messages", changeType: 'created,updated', notificationUrl: 'https://mail.test/graph/webhook', clientStateHash: await sha256Hex(clientState), expiresAt: Date.now() + DAY, createdAt: Date.now() });
+  return { id, clientState };
+}
+
+const notification = (subscriptionId: string, clientState: string | undefined, messageId = 'AAMkAD' + crypto.randomUUID().replace(/-/g, '')) => ({
+  subscriptionId,
+  subscriptionExpirationDateTime: new Date(Date.now() + DAY).toISOString(),
+  changeType: 'created',
+  resource: `Users/u/Messages/${messageId}`,
+  resourceData: { '@odata.type': '#Microsoft.Graph.Message', '@odata.id': `Users/u/Messages/${messageId}`, id: messageId },
+  clientState,
+  tenantId: 'tenant',
+});
+
+const post = (body: unknown) => send('/graph/webhook', { method: 'POST', json: body });
+
+describe('validation', () => {
+  it('GET and POST with validationToken echo it at once as text/plain', async () => {
+    for (const method of ['GET', 'POST']) {
+      const res = await send('/graph/webhook?validationToken=Validation%3A%20Testing%20client%20application%20reachability%20for%20subscription%20Request-Id%3A%2025b4b2d7', { method });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await res.text()).toBe('Validation: Testing client application reachability for subscription Request-Id: 25b4b2d7');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
+  it('a GET without a token, an oversized token or one holding NUL is 400', async () => {
+    expect((await send('/graph/webhook')).status).toBe(400);
+    expect((await send(`/graph/webhook?validationToken=${'x'.repeat(3000)}`)).status).toBe(400);
+    expect((await send('/graph/webhook?validationToken=a%00b')).status).toBe(400);
+  });
+});
+
+describe('notifications', () => {
+  it('a valid batch is answered 202 and recorded after the answer', async () => {
+    const { id, clientState } = await knownSubscription();
+    const res = await post({ value: [notification(id, clientState, 'AAMkMsg1')] });
+    expect(res.status).toBe(202);
+    await expect.poll(async () => (await db().select().from(notifications).all()).filter((n) => n.subscriptionId === id).map((n) => n.messageId)).toEqual(['AAMkMsg1']);
+  });
+
+  it('a wrong or missing clientState is refused and nothing is recorded', async () => {
+    const { id } = await knownSubscription();
+    expect((await post({ value: [notification(id, 'forged')] })).status).toBe(403);
+    expect((await post({ value: [notification(id, undefined)] })).status).toBe(403);
+    expect(await (await post({ value: [notification(id, 'forged')] })).json()).toMatchObject({ error: 'client_state_mismatch' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await db().select().from(notifications).all()).filter((n) => n.subscriptionId === id)).toHaveLength(0);
+  });
+
+  it('a notification for a subscription not made here is refused', async () => {
+    const res = await post({ value: [notification('7f105c7d-2dc5-4530-97cd-4e7ae6534c07', 'whatever')] });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: 'unknown_subscription' });
+  });
+
+  it('one bad item refuses the whole batch', async () => {
+    const { id, clientState } = await knownSubscription();
+    expect((await post({ value: [notification(id, clientState), notification(id, 'forged')] })).status).toBe(403);
+  });
+
+  it('malformed bodies are 400, oversized ones 413', async () => {
+    expect((await send('/graph/webhook', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"value":' })).status).toBe(400);
+    expect((await post({ value: [] })).status).toBe(400);
+    expect((await post({ nothing: true })).status).toBe(400);
+    expect((await post({ value: 'x'.repeat(1024 * 1024 + 10) })).status).toBe(413);
+  });
+
+  it('a burst of notifications is answered 202 each and every one recorded', async () => {
+    const { id, clientState } = await knownSubscription();
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post({ value: [notification(id, clientState, `AAMkBurst${i}`)] })));
+    expect(answers.map((r) => r.status)).toEqual(Array(40).fill(202));
+    const big = await post({ value: Array.from({ length: 60 }, (_, i) => notification(id, clientState, `AAMkBatch${i}`)) });
+    expect(big.status).toBe(202);
+    await expect.poll(async () => (await db().select().from(notifications).all()).filter((n) => n.subscriptionId === id).length, { timeout: 5_000 }).toBe(100);
+  });
+});
+
+describe('subscriptions with the stand-in', () => {
+  let box: StandinMailbox;
+  let session: TestSession;
+
+  beforeEach(async () => {
+    ({ mailbox: box, session } = await connectedMailbox('webhook'));
+  }, 30_000);
+
+  it('connecting creates the inbox subscription after the validation handshake', async () => {
+    const live = await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions');
+    expect(live.value).toHaveLength(1);
+    const [subscription] = live.value;
+    expect(subscription!.notificationUrl).toBe('https://mail.test/graph/webhook');
+    expect(subscription!.resource).toBe("me/mailFolders('inbox')/messages");
+    const rows = await db().select().from(subscriptions).all();
+    expect(rows.map((r) => r.id)).toEqual([subscription!.id]);
+    expect(rows[0]!.clientStateHash).toBe(await sha256Hex(subscription!.clientState));
+    const deliveries = await control<{ value: Delivery[] }>(box, 'GET', '/deliveries');
+    expect(deliveries.value.find((d) => d.kind === 'validation')).toMatchObject({ status: 200 });
+  });
+
+  it('new mail is notified with the clientState, answered 202 in time and recorded', async () => {
+    await control(box, 'DELETE', '/deliveries');
+    const pump = pumpWebhooks(box);
+    const delivered = await control<{ value: { id: string; immutableId: string }[] }>(box, 'POST', '/deliver', { count: 3, subject: 'Nominations closing' });
+    await control(box, 'GET', '/deliveries?count=3&wait=10000');
+    await pump.stop();
+    const deliveries = await control<{ value: Delivery[] }>(box, 'GET', '/deliveries');
+    const notified = deliveries.value.filter((d) => d.kind === 'notification');
+    expect(notified.length).toBeGreaterThanOrEqual(1);
+    expect(notified.every((d) => d.status === 202 && d.durationMs < 3_000)).toBe(true);
+    const ids = delivered.value.flatMap((m) => [m.id, m.immutableId]);
+    await expect.poll(async () => (await db().select().from(notifications).all()).filter((n) => n.messageId && ids.includes(n.messageId)).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+  });
+
+  it('the cron renews a subscription nearing expiry (controlled clock), and leaves a fresh one alone', async () => {
+    const [before] = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+    const expiresAt = Date.parse(before!.expirationDateTime);
+    const runCron = async (at: number) => {
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ scheduledTime: new Date(at), cron: '*/30 * * * *' }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    // An hour after connecting: nothing due.
+    await runCron(Date.now() + 3_600_000);
+    expect((await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value[0]!.expirationDateTime).toBe(before!.expirationDateTime);
+    // Half a day before expiry: renewed to scheduled time + 3 days.
+    const at = expiresAt - DAY / 2;
+    await runCron(at);
+    const [after] = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+    expect(after!.id).toBe(before!.id);
+    expect(Date.parse(after!.expirationDateTime)).toBeGreaterThan(expiresAt);
+    expect(Math.abs(Date.parse(after!.expirationDateTime) - (at + 3 * DAY))).toBeLessThan(60_000);
+    const row = (await db().select().from(subscriptions).all())[0]!;
+    expect(row.renewedAt).toBe(at);
+    expect(Math.abs(row.expiresAt - (at + 3 * DAY))).toBeLessThan(60_000);
+  });
+
+  it('the cron re-creates a subscription Graph no longer knows', async () => {
+    const [before] = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+    await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${before!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${await accessToken()}` } });
+    const pump = pumpWebhooks(box);
+    try {
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ scheduledTime: new Date(Date.parse(before!.expirationDateTime) - 3_600_000), cron: '*/30 * * * *' }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    } finally {
+      await pump.stop();
+    }
+    const live = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+    expect(live).toHaveLength(1);
+    expect(live[0]!.id).not.toBe(before!.id);
+    expect((await db().select().from(subscriptions).all()).map((r) => r.id)).toEqual([live[0]!.id]);
+    void session;
+  });
+});
+
+async function accessToken(): Promise<string> {
+  const { mailbox } = await import('./helpers');
+  return (await mailbox().accessToken())!;
+}

@@ -1,0 +1,89 @@
+import type { MiddlewareHandler } from 'hono';
+import { createApp } from '../../shared/app';
+import { onError as jsonOnError } from '../../shared/errors';
+import { HttpError } from '../../shared/http-error';
+import { type MailEnv, mailServices } from './context';
+import { api } from './routes/api';
+import { connect } from './routes/connect';
+import { login } from './routes/login';
+import { pages } from './routes/pages';
+import { status } from './routes/status';
+import { webhook } from './routes/webhook';
+import { ErrorPage } from './views/layout';
+
+const MAX_URL_LENGTH = 4096;
+
+const isJson = (path: string) => path.startsWith('/api/') || path === '/openapi.json' || path.startsWith('/graph/');
+
+/** Pages and answers carry these; the identity platform is a form target (the connect redirect). */
+function securityHeaders(env: Env): Record<string, string> {
+  let identity = '';
+  try {
+    identity = ` ${new URL(env.IDENTITY_BASE_URL).origin}`;
+  } catch {
+    // A malformed setting is reported by the config check; the header just omits it.
+  }
+  return {
+    'Content-Security-Policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; child-src 'self'; frame-ancestors 'none'; form-action 'self'${identity}; base-uri 'none'`,
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'same-origin',
+  };
+}
+
+const headers: MiddlewareHandler<MailEnv> = async (c, next) => {
+  if (c.req.url.length > MAX_URL_LENGTH) throw new HttpError(414, 'uri_too_long', `The address is longer than ${MAX_URL_LENGTH} characters.`);
+  await next();
+  for (const [name, value] of Object.entries(securityHeaders(c.env))) c.header(name, value);
+  // Everything here is per-session or carries a credential: never stored by a browser or cache.
+  c.header('Cache-Control', 'no-store');
+};
+
+export function createMailApp() {
+  const app = createApp<MailEnv>('mail');
+  app.use('*', headers, mailServices());
+  app.route('/', login);
+  app.route('/', status);
+  app.route('/', connect);
+  app.route('/', pages);
+  app.route('/', api);
+  app.route('/', webhook);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'mail_session' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Mail assistant',
+      version: '1.0.0',
+      description: 'A mailbox over Microsoft Graph. Sign in at /login; state-changing calls need the session’s X-CSRF-Token (the csrf-token meta tag of every page).',
+    },
+  });
+
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    if (isJson(path)) return c.json({ error: 'not_found', message: `No route for ${c.req.method} ${path}`, request_id: c.var.requestId }, 404);
+    return c.html(<ErrorPage title="Page not found" message={`There is no page at ${path}.`} />, 404);
+  });
+
+  // The shared handler decides status and wording; pages get them as HTML.
+  app.onError(async (err, c) => {
+    if (err instanceof HttpError) {
+      const retryAfter = err.details?.retryAfterSeconds;
+      if (typeof retryAfter === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+    }
+    const response = await jsonOnError(err, c);
+    for (const [name, value] of Object.entries(securityHeaders(c.env))) response.headers.set(name, value);
+    response.headers.set('Cache-Control', 'no-store');
+    if (isJson(new URL(c.req.url).pathname)) return response;
+    const body = await response
+      .clone()
+      .json<{ message?: string }>()
+      .catch(() => ({ message: undefined }));
+    const title = response.status === 502 ? 'The mail service failed' : response.status >= 500 ? 'Something went wrong' : 'Request not accepted';
+    const page = await c.html(<ErrorPage title={title} message={body.message ?? 'The request could not be completed.'} />, response.status as 500);
+    for (const [name, value] of response.headers) if (name !== 'content-type' && name !== 'content-length') page.headers.set(name, value);
+    return page;
+  });
+
+  return app;
+}

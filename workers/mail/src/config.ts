@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { parseConfig } from '../../shared/config';
+
+const baseUrl = z
+  .string()
+  .url()
+  .transform((url) => url.replace(/\/+$/, ''));
+const count = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+/** The mail Worker's config: vars from wrangler.toml, secrets via `wrangler secret put`. */
+export const mailConfigSchema = z.object({
+  AUTH_CLIENT_SECRET: z.string().min(8, 'must be at least 8 characters'),
+  /** Session cookies, CSRF tokens and the login form token. */
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  /** Seals the mailbox's refresh token and the OAuth state cookie. */
+  MAIL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  MS_CLIENT_ID: z.string().min(1),
+  MS_CLIENT_SECRET: z.string().optional(),
+  MS_TENANT: z.string().regex(/^[A-Za-z0-9.-]{1,100}$/, 'must be a tenant id or name').default('common'),
+  MS_SCOPES: z.string().min(1).default('offline_access User.Read Mail.ReadWrite Mail.Send People.Read'),
+  IDENTITY_BASE_URL: baseUrl,
+  GRAPH_BASE_URL: baseUrl,
+  MAIL_PUBLIC_URL: z.union([z.literal(''), baseUrl]).default(''),
+  MAIL_AUTH_SITE: z.string().default(''),
+  SESSION_MAX_AGE_SECONDS: count(60, 30 * 86_400, 28_800),
+  GRAPH_TIMEOUT_MS: count(100, 60_000, 10_000),
+  GRAPH_DEADLINE_MS: count(200, 120_000, 25_000),
+  GRAPH_MAX_RETRIES: count(0, 10, 3),
+  GRAPH_MAX_RETRY_AFTER_SECONDS: count(0, 120, 10),
+  SUBSCRIPTION_MINUTES: count(45, 10_080, 4_320),
+  SUBSCRIPTION_RENEW_BEFORE_MINUTES: count(1, 10_000, 1_440),
+  MAIL_DEV_AUTO_CONNECT: z
+    .enum(['true', 'false', ''])
+    .default('false')
+    .transform((v) => v === 'true'),
+});
+
+export type MailConfig = z.output<typeof mailConfigSchema>;
+
+export const mailConfig = (env: unknown): MailConfig => parseConfig(mailConfigSchema, env);
+
+/** What the Graph transport (inside the mailbox Durable Object) needs of the config. */
+export type GraphSettings = Pick<
+  MailConfig,
+  'GRAPH_BASE_URL' | 'GRAPH_TIMEOUT_MS' | 'GRAPH_DEADLINE_MS' | 'GRAPH_MAX_RETRIES' | 'GRAPH_MAX_RETRY_AFTER_SECONDS'
+>;
+
+/** True for http(s) addresses on this machine: the stand-in, never Microsoft. */
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+}

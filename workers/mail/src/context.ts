@@ -1,0 +1,48 @@
+import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
+import type { Context, MiddlewareHandler } from 'hono';
+import * as schema from '../../../d1/mail/schema';
+import { type MailConfig, mailConfig } from './config';
+import type { GraphClient } from './graph/client';
+
+/** The signed-in back-office user, as the authentication service described them at login. */
+export type SessionUser = { id: number; email: string; name: string };
+
+export type MailDb = DrizzleD1Database<typeof schema>;
+
+export type MailEnv = {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    config: MailConfig;
+    db: MailDb;
+    /** Set by the session guard. */
+    user: SessionUser;
+    /** The session's anti-forgery token, for pages and the client script. */
+    csrfToken: string;
+    /** Hash of the session cookie (the session row's key). */
+    sessionIdHash: string;
+    /** Set by the mailbox guard: Graph calls for the connected mailbox. */
+    graph: GraphClient;
+  };
+};
+
+export type MailContext = Context<MailEnv>;
+
+/** Validated config and the D1 handle on `c.var`, once per request. */
+export function mailServices(): MiddlewareHandler<MailEnv> {
+  return async (c, next) => {
+    c.set('config', mailConfig(c.env));
+    c.set('db', drizzle(c.env.DB, { schema }));
+    await next();
+  };
+}
+
+/** The one mailbox this service works on (see README, "One mailbox"). */
+export function mailboxStub(env: Env) {
+  return env.MAILBOX.get(env.MAILBOX.idFromName('mailbox'));
+}
+
+/** Where this service is reached from outside: MAIL_PUBLIC_URL, or the request's own origin. */
+export function publicOrigin(c: MailContext): string {
+  return c.var.config.MAIL_PUBLIC_URL || new URL(c.req.url).origin;
+}

@@ -1,0 +1,189 @@
+import type { MailFolder, Message, Person, Subscription, User } from '@microsoft/microsoft-graph-types';
+import { HttpError } from '../../../shared/http-error';
+import type { GraphRequest, GraphResult } from './transport';
+
+/** A page of a Graph collection. */
+interface Collection<T> {
+  value: T[];
+  '@odata.nextLink'?: string;
+  '@odata.count'?: number;
+}
+
+/** Where Graph calls go: the mailbox Durable Object (RPC), or anything that answers the same. */
+export interface GraphTransport {
+  graph(request: GraphRequest): Promise<GraphResult>;
+}
+
+export const WELL_KNOWN_FOLDERS = ['inbox', 'sentitems', 'drafts', 'deleteditems', 'archive', 'junkemail'] as const;
+export type WellKnownFolder = (typeof WELL_KNOWN_FOLDERS)[number];
+
+/** Fields of a message in a list: small payloads (no body). */
+export const LIST_FIELDS = [
+  'id', 'conversationId', 'subject', 'bodyPreview', 'from', 'toRecipients', 'receivedDateTime', 'sentDateTime',
+  'isRead', 'isDraft', 'hasAttachments', 'importance', 'parentFolderId',
+] as const;
+/** Fields of a whole message. */
+export const DETAIL_FIELDS = [...LIST_FIELDS, 'body', 'sender', 'ccRecipients', 'bccRecipients', 'replyTo', 'internetMessageId', 'webLink'] as const;
+const FOLDER_FIELDS = ['id', 'displayName', 'parentFolderId', 'childFolderCount', 'unreadItemCount', 'totalItemCount'] as const;
+
+/** Most pages followed for one answer (nextLink paging is bounded, never endless). */
+const MAX_PAGES = 20;
+
+const select = (fields: readonly string[]) => fields.join(',');
+const enc = encodeURIComponent;
+
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const parts = Object.entries(params)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${enc(String(value))}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** Graph's failure as this service's answer: 401 not connected, 404/400 passed on, 502 otherwise. */
+export function graphHttpError(result: Extract<GraphResult, { ok: false }>): HttpError {
+  if (result.kind === 'not_connected') return new HttpError(401, 'mailbox_not_connected', 'No mailbox is connected (or its authorisation was withdrawn): connect it at /connect.');
+  if (result.kind === 'rejected') {
+    if (result.status === 404) return new HttpError(404, 'not_found', `Graph has no such item (${result.message}).`);
+    return new HttpError(400, 'graph_rejected', `Graph refused the request: ${result.message}`, { graph_code: result.code, graph_status: result.status });
+  }
+  return new HttpError(502, 'graph_unavailable', `The mail service failed: ${result.message}`, {
+    graph_code: result.code,
+    graph_status: result.status,
+    ...(result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}),
+  });
+}
+
+/** Typed Microsoft Graph calls for one mailbox (types from @microsoft/microsoft-graph-types). */
+export class GraphClient {
+  constructor(
+    private readonly transport: GraphTransport,
+    /** GRAPH_BASE_URL: nextLinks must start with it. */
+    private readonly baseUrl: string,
+  ) {}
+
+  private async call<T>(request: GraphRequest): Promise<T> {
+    const result = await this.transport.graph(request);
+    if (!result.ok) throw graphHttpError(result);
+    return result.json as T;
+  }
+
+  private get<T>(path: string): Promise<T> {
+    return this.call<T>({ method: 'GET', path });
+  }
+
+  /** A nextLink as a path under the base URL; anything pointing elsewhere is refused. */
+  relativeLink(link: string): string {
+    if (!link.startsWith(`${this.baseUrl}/`)) throw new HttpError(502, 'graph_unavailable', 'Graph answered a next page outside its own address.');
+    return link.slice(this.baseUrl.length);
+  }
+
+  /** Every item of a collection, following @odata.nextLink (at most `limit` items, MAX_PAGES pages). */
+  async all<T>(path: string, limit = 1000): Promise<T[]> {
+    const items: T[] = [];
+    let next: string | undefined = path;
+    for (let page = 0; next && page < MAX_PAGES && items.length < limit; page++) {
+      const answer: Collection<T> = await this.get<Collection<T>>(next);
+      items.push(...answer.value);
+      next = answer['@odata.nextLink'] ? this.relativeLink(answer['@odata.nextLink']) : undefined;
+    }
+    return items.slice(0, limit);
+  }
+
+  page<T>(path: string): Promise<Collection<T>> {
+    return this.get<Collection<T>>(path);
+  }
+
+  me(): Promise<User> {
+    return this.get<User>(`/me${query({ $select: 'id,displayName,mail,userPrincipalName' })}`);
+  }
+
+  /** Top-level folders and their children, with counts. */
+  async folders(): Promise<MailFolder[]> {
+    const top = await this.all<MailFolder>(`/me/mailFolders${query({ $top: 100, $select: select(FOLDER_FIELDS) })}`);
+    const children = await Promise.all(
+      top
+        .filter((folder) => (folder.childFolderCount ?? 0) > 0 && folder.id)
+        .map((folder) => this.all<MailFolder>(`/me/mailFolders/${enc(folder.id!)}/childFolders${query({ $top: 100, $select: select(FOLDER_FIELDS) })}`)),
+    );
+    return [...top, ...children.flat()];
+  }
+
+  folder(id: string): Promise<MailFolder> {
+    return this.get<MailFolder>(`/me/mailFolders/${enc(id)}${query({ $select: select(FOLDER_FIELDS) })}`);
+  }
+
+  /** A folder's messages: newest first, or Graph's relevance order with a search (no $skip, $orderby, $count then). */
+  messagesPath(folderId: string, options: { top: number; skip?: number; search?: string; fields?: readonly string[] }): string {
+    const search = options.search ? `"${options.search.replace(/["\\]/g, ' ')}"` : undefined;
+    return `/me/mailFolders/${enc(folderId)}/messages${query({
+      $top: options.top,
+      $select: select(options.fields ?? LIST_FIELDS),
+      ...(search ? { $search: search } : { $orderby: 'receivedDateTime desc', $skip: options.skip || undefined, $count: 'true' }),
+    })}`;
+  }
+
+  messages(folderId: string, options: { top: number; skip?: number; search?: string; fields?: readonly string[] }): Promise<Collection<Message>> {
+    return this.page<Message>(this.messagesPath(folderId, options));
+  }
+
+  message(id: string, options: { attachments?: boolean } = {}): Promise<Message> {
+    return this.get<Message>(`/me/messages/${enc(id)}${query({ $select: select(DETAIL_FIELDS), $expand: options.attachments ? 'attachments($select=id,name,contentType,size,isInline)' : undefined })}`);
+  }
+
+  /** Every message of a conversation, in every folder. */
+  conversation(conversationId: string, fields: readonly string[] = DETAIL_FIELDS): Promise<Message[]> {
+    return this.all<Message>(`/me/messages${query({ $filter: `conversationId eq '${conversationId.replace(/'/g, "''")}'`, $select: select(fields), $top: 100 })}`, 500);
+  }
+
+  /** conversationId of the newest `limit` messages of the mailbox. */
+  recentConversationIds(limit: number): Promise<Pick<Message, 'id' | 'conversationId'>[]> {
+    return this.all<Message>(`/me/messages${query({ $select: 'id,conversationId', $orderby: 'receivedDateTime desc', $top: Math.min(limit, 1000) })}`, limit);
+  }
+
+  async mime(id: string): Promise<ArrayBuffer> {
+    const result = await this.transport.graph({ method: 'GET', path: `/me/messages/${enc(id)}/$value`, accept: 'bytes' });
+    if (!result.ok) throw graphHttpError(result);
+    return result.bytes ?? new ArrayBuffer(0);
+  }
+
+  update(id: string, changes: Partial<Message>): Promise<Message> {
+    return this.call<Message>({ method: 'PATCH', path: `/me/messages/${enc(id)}`, body: changes });
+  }
+
+  move(id: string, destinationId: string): Promise<Message> {
+    return this.call<Message>({ method: 'POST', path: `/me/messages/${enc(id)}/move`, body: { destinationId } });
+  }
+
+  createReply(id: string, all: boolean): Promise<Message> {
+    return this.call<Message>({ method: 'POST', path: `/me/messages/${enc(id)}/${all ? 'createReplyAll' : 'createReply'}`, body: {} });
+  }
+
+  async send(id: string): Promise<void> {
+    await this.call<unknown>({ method: 'POST', path: `/me/messages/${enc(id)}/send` });
+  }
+
+  async deleteMessage(id: string): Promise<void> {
+    await this.call<unknown>({ method: 'DELETE', path: `/me/messages/${enc(id)}` });
+  }
+
+  async sendMail(message: Message): Promise<void> {
+    await this.call<unknown>({ method: 'POST', path: '/me/sendMail', body: { message, saveToSentItems: true } });
+  }
+
+  async people(search: string, top = 10): Promise<Person[]> {
+    const answer = await this.page<Person>(`/me/people${query({ $search: `"${search.replace(/["\\]/g, ' ')}"`, $top: top })}`);
+    return answer.value;
+  }
+
+  createSubscription(body: Subscription): Promise<Subscription> {
+    return this.call<Subscription>({ method: 'POST', path: '/subscriptions', body });
+  }
+
+  renewSubscription(id: string, expirationDateTime: string): Promise<Subscription> {
+    return this.call<Subscription>({ method: 'PATCH', path: `/subscriptions/${enc(id)}`, body: { expirationDateTime } });
+  }
+
+  async deleteSubscription(id: string): Promise<void> {
+    await this.call<unknown>({ method: 'DELETE', path: `/subscriptions/${enc(id)}` });
+  }
+}

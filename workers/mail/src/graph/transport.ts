@@ -1,0 +1,160 @@
+import type { GraphSettings } from '../config';
+
+/**
+ * One Graph call, as the mailbox Durable Object runs it for the Worker: the path is relative to
+ * GRAPH_BASE_URL (query included), the answer comes back as data, never as an exception, so it
+ * crosses the RPC boundary whole.
+ */
+export interface GraphRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+  /** `bytes` for MIME content and attachments; JSON otherwise. */
+  accept?: 'json' | 'bytes';
+}
+
+export type GraphFailureKind =
+  /** No mailbox connected, or its refresh token was refused. */
+  | 'not_connected'
+  /** Graph answered 4xx for the request itself (not found, bad request, conflict). */
+  | 'rejected'
+  /** 429/503 still after the retries, 5xx, a timeout, or an answer that is not Graph's. */
+  | 'unavailable';
+
+export type GraphResult =
+  | { ok: true; status: number; json?: unknown; bytes?: ArrayBuffer; contentType?: string }
+  | { ok: false; kind: GraphFailureKind; status: number; code: string; message: string; retryAfterSeconds?: number };
+
+/** Waits for the caller to be given a slot; at most `limit` callers hold one at a time. */
+export class Semaphore {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+
+  async acquire(): Promise<() => void> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.queue.push(resolve));
+    this.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.queue.shift()?.();
+    };
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Retry-After in seconds (a number or an HTTP date), or undefined. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+async function graphError(res: Response): Promise<{ code: string; message: string }> {
+  const body: unknown = await res.json().catch(() => undefined);
+  const error = typeof body === 'object' && body !== null ? Reflect.get(body, 'error') : undefined;
+  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  const message = typeof error === 'object' && error !== null ? Reflect.get(error, 'message') : undefined;
+  return { code: typeof code === 'string' ? code : `http_${res.status}`, message: typeof message === 'string' ? message : res.statusText || `HTTP ${res.status}` };
+}
+
+export interface SendOptions {
+  settings: GraphSettings;
+  /** The current access token; `true` asks for a new one (after a 401). */
+  token: (renew: boolean) => Promise<string | undefined>;
+  slots: Semaphore;
+}
+
+/**
+ * Sends one Graph request: a slot from the mailbox's semaphore for each attempt, each attempt
+ * bounded by GRAPH_TIMEOUT_MS and all of them by GRAPH_DEADLINE_MS; 429 and 503 are retried after
+ * their Retry-After (at most GRAPH_MAX_RETRIES times, each wait capped); one 401 renews the token.
+ */
+export async function sendGraph(request: GraphRequest, { settings, token, slots }: SendOptions): Promise<GraphResult> {
+  const deadline = Date.now() + settings.GRAPH_DEADLINE_MS;
+  const url = `${settings.GRAPH_BASE_URL}${request.path}`;
+  let retries = 0;
+  let renewed = false;
+  for (;;) {
+    const accessToken = await tokenOrFailure(token, false);
+    if (typeof accessToken !== 'string') return accessToken;
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return unavailable('graph_timeout', `Graph did not answer within ${settings.GRAPH_DEADLINE_MS} ms`);
+    const release = await slots.acquire();
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: request.method,
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          accept: request.accept === 'bytes' ? '*/*' : 'application/json',
+          // Ids that survive a move, so a message opened before a move can still be found.
+          prefer: 'IdType="ImmutableId"',
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        signal: AbortSignal.timeout(Math.min(settings.GRAPH_TIMEOUT_MS, remaining)),
+      });
+      if (res.ok) {
+        const contentType = res.headers.get('content-type') ?? undefined;
+        if (request.accept === 'bytes') return { ok: true, status: res.status, bytes: await res.arrayBuffer(), contentType };
+        const text = await res.text();
+        if (!text) return { ok: true, status: res.status };
+        try {
+          return { ok: true, status: res.status, json: JSON.parse(text), contentType };
+        } catch {
+          return unavailable('graph_bad_answer', `Graph answered ${res.status} with a body that is not JSON`);
+        }
+      }
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      return unavailable(timedOut ? 'graph_timeout' : 'graph_unreachable', timedOut ? `Graph did not answer within ${settings.GRAPH_TIMEOUT_MS} ms` : `Graph could not be reached: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      release();
+    }
+    if (res.status === 401 && !renewed) {
+      renewed = true;
+      await res.body?.cancel();
+      const renewedToken = await tokenOrFailure(token, true);
+      if (typeof renewedToken !== 'string') return renewedToken;
+      continue;
+    }
+    if (res.status === 429 || res.status === 503) {
+      const wait = retryAfterSeconds(res.headers.get('retry-after')) ?? 1;
+      const waitMs = Math.min(wait, settings.GRAPH_MAX_RETRY_AFTER_SECONDS) * 1000;
+      if (retries < settings.GRAPH_MAX_RETRIES && Date.now() + waitMs < deadline) {
+        retries++;
+        await res.body?.cancel();
+        await sleep(waitMs);
+        continue;
+      }
+      const { code, message } = await graphError(res);
+      return { ok: false, kind: 'unavailable', status: res.status, code, message: `Graph is throttling or unavailable (${message})`, retryAfterSeconds: wait };
+    }
+    const { code, message } = await graphError(res);
+    if (res.status === 401) return notConnected(message);
+    if (res.status >= 500) return { ok: false, kind: 'unavailable', status: res.status, code, message };
+    return { ok: false, kind: 'rejected', status: res.status, code, message };
+  }
+}
+
+/** The token, or the failure to answer: not connected, or the identity platform unreachable. */
+async function tokenOrFailure(token: SendOptions['token'], renew: boolean): Promise<string | GraphResult> {
+  try {
+    return (await token(renew)) ?? notConnected();
+  } catch (err) {
+    return unavailable('identity_unavailable', `The mailbox token could not be refreshed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function notConnected(message = 'No mailbox is connected.'): GraphResult {
+  return { ok: false, kind: 'not_connected', status: 401, code: 'mailbox_not_connected', message };
+}
+
+function unavailable(code: string, message: string): GraphResult {
+  return { ok: false, kind: 'unavailable', status: 502, code, message };
+}

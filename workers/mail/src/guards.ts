@@ -1,0 +1,96 @@
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HttpError } from '../../shared/http-error';
+import { secretsEqual } from '../../shared/encoding';
+import { isLoopback } from './config';
+import { devAutoConnect } from './connection';
+import { type MailEnv, mailboxStub } from './context';
+import { GraphClient } from './graph/client';
+import { readSession } from './session';
+
+/**
+ * The guards a route names in its own definition (never a list of paths elsewhere). The route
+ * test walks `app.routes` and checks each route carries the ones its gate needs.
+ */
+
+/** Gate "login" for JSON routes: 401 JSON without a live session. */
+export const apiSession: MiddlewareHandler<MailEnv> = async (c, next) => {
+  const session = await readSession(c);
+  if (!session) throw new HttpError(401, 'unauthenticated', 'Sign in first at /login.');
+  c.set('user', session.user);
+  c.set('csrfToken', session.csrfToken);
+  c.set('sessionIdHash', session.idHash);
+  await next();
+};
+
+/** Gate "login" for pages: to the login form (and back here after it) without a live session. */
+export const pageSession: MiddlewareHandler<MailEnv> = async (c, next) => {
+  const session = await readSession(c);
+  if (!session) {
+    const url = new URL(c.req.url);
+    return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
+  }
+  c.set('user', session.user);
+  c.set('csrfToken', session.csrfToken);
+  c.set('sessionIdHash', session.idHash);
+  await next();
+};
+
+/** A foreign Origin (or a cross-site fetch without one) may not change anything. */
+export function checkSameOrigin(origin: string | undefined, fetchSite: string | undefined, own: string): void {
+  if (origin !== undefined && origin !== own) throw new HttpError(403, 'forbidden_origin', `Requests from ${origin} may not change anything here.`);
+  if (origin === undefined && fetchSite === 'cross-site') throw new HttpError(403, 'forbidden_origin', 'Cross-site requests may not change anything here.');
+}
+
+/**
+ * Anti-forgery on every state change (after a session guard): the same-origin check, and the
+ * session's token in the `X-CSRF-Token` header (scripts) or the `csrf_token` form field (forms).
+ */
+export const csrf: MiddlewareHandler<MailEnv> = async (c, next) => {
+  checkSameOrigin(c.req.header('origin'), c.req.header('sec-fetch-site'), new URL(c.req.url).origin);
+  let token = c.req.header('x-csrf-token');
+  if (token === undefined && (c.req.header('content-type') ?? '').match(/^(application\/x-www-form-urlencoded|multipart\/form-data)/i)) {
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    token = typeof form.csrf_token === 'string' ? form.csrf_token : undefined;
+  }
+  if (!token || token.length > 100 || !(await secretsEqual(token, c.var.csrfToken))) {
+    throw new HttpError(403, 'csrf_failed', 'The anti-forgery token is missing or wrong: reload the page and try again.');
+  }
+  await next();
+};
+
+/** The mailbox is connected (connecting the stand-in at once in development when so configured). */
+async function mailboxConnected(c: Parameters<MiddlewareHandler<MailEnv>>[0]): Promise<boolean> {
+  const status = await mailboxStub(c.env).status();
+  if (status.connected) return true;
+  const config = c.var.config;
+  if (config.MAIL_DEV_AUTO_CONNECT && isLoopback(config.IDENTITY_BASE_URL)) return devAutoConnect(c);
+  return false;
+}
+
+function useMailbox(c: Parameters<MiddlewareHandler<MailEnv>>[0]) {
+  c.set('graph', new GraphClient(mailboxStub(c.env), c.var.config.GRAPH_BASE_URL));
+}
+
+/** Gate "token" for JSON routes: 401 JSON when no mailbox is connected. */
+export const apiMailbox: MiddlewareHandler<MailEnv> = async (c, next) => {
+  if (!(await mailboxConnected(c))) throw new HttpError(401, 'mailbox_not_connected', 'No mailbox is connected: connect it at /connect.');
+  useMailbox(c);
+  await next();
+};
+
+/** Gate "token" for pages: to the connect page when no mailbox is connected. */
+export const pageMailbox: MiddlewareHandler<MailEnv> = async (c, next) => {
+  if (!(await mailboxConnected(c))) return c.redirect('/connect', 302);
+  useMailbox(c);
+  await next();
+};
+
+/** Bodies read through a byte cap (chunked ones included): 413 beyond it. */
+export const limitBody = (maxSize: number): MiddlewareHandler<MailEnv> =>
+  bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new HttpError(413, 'payload_too_large', `The request body is larger than ${maxSize} bytes.`);
+    },
+  });

@@ -1,0 +1,104 @@
+import type { MailFolder, Message, Recipient } from '@microsoft/microsoft-graph-types';
+import { z } from '@hono/zod-openapi';
+
+/** What the JSON routes answer: Graph's messages and folders in this service's smaller shapes. */
+
+export const AddressSchema = z.object({ name: z.string(), address: z.string() }).openapi('Address');
+export const FolderSchema = z
+  .object({ id: z.string(), name: z.string(), parentId: z.string().nullable(), unread: z.number().int(), total: z.number().int(), children: z.number().int(), wellKnown: z.string().nullable() })
+  .openapi('Folder');
+export const MessageSummarySchema = z
+  .object({
+    id: z.string(),
+    conversationId: z.string().nullable(),
+    subject: z.string(),
+    preview: z.string(),
+    from: AddressSchema.nullable(),
+    to: z.array(AddressSchema),
+    receivedAt: z.string().nullable(),
+    sentAt: z.string().nullable(),
+    isRead: z.boolean(),
+    isDraft: z.boolean(),
+    hasAttachments: z.boolean(),
+    importance: z.string(),
+    folderId: z.string().nullable(),
+    /** inbox, sentitems, drafts, … or null for a folder of the user's own. */
+    folder: z.string().nullable(),
+  })
+  .openapi('MessageSummary');
+export const AttachmentSchema = z.object({ id: z.string(), name: z.string(), contentType: z.string(), size: z.number().int(), isInline: z.boolean() }).openapi('Attachment');
+export const MessageSchema = MessageSummarySchema.extend({
+  cc: z.array(AddressSchema),
+  bcc: z.array(AddressSchema),
+  replyTo: z.array(AddressSchema),
+  body: z.object({ contentType: z.string(), content: z.string() }),
+  attachments: z.array(AttachmentSchema),
+  internetMessageId: z.string().nullable(),
+  webLink: z.string().nullable(),
+}).openapi('Message');
+
+export type Address = z.infer<typeof AddressSchema>;
+export type FolderView = z.infer<typeof FolderSchema>;
+export type MessageSummary = z.infer<typeof MessageSummarySchema>;
+export type MessageView = z.infer<typeof MessageSchema>;
+
+const address = (recipient: Recipient | null | undefined): Address | null =>
+  recipient?.emailAddress ? { name: recipient.emailAddress.name ?? '', address: recipient.emailAddress.address ?? '' } : null;
+const addresses = (list: Recipient[] | null | undefined): Address[] => (list ?? []).map(address).filter((a): a is Address => a !== null);
+
+/** Well-known name of a folder id, given the mailbox's well-known folder ids. */
+export function wellKnownName(folderId: string | null | undefined, wellKnown: Record<string, string>): string | null {
+  if (!folderId) return null;
+  for (const [name, id] of Object.entries(wellKnown)) if (id === folderId) return name;
+  return null;
+}
+
+export function folderView(folder: MailFolder, wellKnown: Record<string, string>): FolderView {
+  return {
+    id: folder.id ?? '',
+    name: folder.displayName ?? '',
+    parentId: folder.parentFolderId ?? null,
+    unread: folder.unreadItemCount ?? 0,
+    total: folder.totalItemCount ?? 0,
+    children: folder.childFolderCount ?? 0,
+    wellKnown: wellKnownName(folder.id, wellKnown),
+  };
+}
+
+export function summaryView(message: Message, wellKnown: Record<string, string>): MessageSummary {
+  return {
+    id: message.id ?? '',
+    conversationId: message.conversationId ?? null,
+    subject: message.subject ?? '',
+    preview: message.bodyPreview ?? '',
+    from: address(message.from),
+    to: addresses(message.toRecipients),
+    receivedAt: message.receivedDateTime ?? null,
+    sentAt: message.sentDateTime ?? null,
+    isRead: message.isRead ?? false,
+    isDraft: message.isDraft ?? false,
+    hasAttachments: message.hasAttachments ?? false,
+    importance: message.importance ?? 'normal',
+    folderId: message.parentFolderId ?? null,
+    folder: wellKnownName(message.parentFolderId, wellKnown),
+  };
+}
+
+export function messageView(message: Message, wellKnown: Record<string, string>): MessageView {
+  return {
+    ...summaryView(message, wellKnown),
+    cc: addresses(message.ccRecipients),
+    bcc: addresses(message.bccRecipients),
+    replyTo: addresses(message.replyTo),
+    body: { contentType: message.body?.contentType ?? 'text', content: message.body?.content ?? '' },
+    attachments: (message.attachments ?? []).map((a) => ({
+      id: a.id ?? '',
+      name: a.name ?? '',
+      contentType: a.contentType ?? 'application/octet-stream',
+      size: a.size ?? 0,
+      isInline: a.isInline ?? false,
+    })),
+    internetMessageId: message.internetMessageId ?? null,
+    webLink: message.webLink ?? null,
+  };
+}

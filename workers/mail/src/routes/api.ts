@@ -1,0 +1,431 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import type { Message } from '@microsoft/microsoft-graph-types';
+import type { Context, MiddlewareHandler } from 'hono';
+import { fromBase64Url, toBase64Url, utf8 } from '../../../shared/encoding';
+import { HttpError } from '../../../shared/http-error';
+import { type MailEnv, mailboxStub } from '../context';
+import { resolveFolder } from '../folders';
+import { apiMailbox, apiSession, csrf, limitBody } from '../guards';
+import { AddressSchema, FolderSchema, MessageSchema, MessageSummarySchema, folderView, messageView, summaryView } from '../mail-views';
+
+/** The mailbox's JSON routes (gate "token": a session and a connected mailbox). */
+
+const noNul = (s: string) => !s.includes('\u0000');
+const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).refine(noNul, 'must not contain NUL characters');
+const messageId = z
+  .string()
+  .regex(/^[A-Za-z0-9=+_.:-]{1,512}$/, 'must be a Graph message id')
+  .openapi({ param: { name: 'message_id', in: 'path' } });
+const folderName = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(noNul, 'must not contain NUL characters')
+  .openapi({ param: { name: 'folder_name', in: 'path' }, example: 'inbox' });
+
+const ErrorSchema = z.object({ error: z.string(), message: z.string(), request_id: z.string().optional() }).passthrough().openapi('Error');
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const errors = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [code, json(ErrorSchema, ERROR_TEXT[code] ?? 'Error')]));
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid input, or Graph refused it',
+  401: 'Not signed in, or no mailbox connected',
+  403: 'Anti-forgery check failed',
+  404: 'No such message or folder',
+  413: 'Body too large',
+  502: 'Graph failed, timed out or kept throttling',
+};
+const readErrors = errors(400, 401, 404, 502);
+const writeErrors = errors(400, 401, 403, 404, 413, 502);
+
+const security = [{ session: [] }];
+/** Gate "token" on a read. */
+const readGuards: MiddlewareHandler<MailEnv>[] = [apiSession, apiMailbox];
+/** Gate "token" on a change: session, body cap, anti-forgery, mailbox. */
+const writeGuards = (maxBody = 64 * 1024): MiddlewareHandler<MailEnv>[] => [apiSession, limitBody(maxBody), csrf, apiMailbox];
+
+export const api = new OpenAPIHono<MailEnv>();
+
+// ---- folders -----------------------------------------------------------------------------
+
+api.openapi(
+  createRoute({
+    method: 'get',
+    path: '/api/folders',
+    tags: ['Mail'],
+    summary: 'Folders with unread and total counts',
+    security,
+    middleware: readGuards,
+    responses: { 200: json(z.object({ folders: z.array(FolderSchema) }), 'Every folder (children after their parents)'), ...readErrors },
+  }),
+  async (c) => {
+    const [folders, wellKnown] = await Promise.all([c.var.graph.folders(), mailboxStub(c.env).wellKnownFolders()]);
+    return c.json({ folders: folders.map((f) => folderView(f, wellKnown)) }, 200);
+  },
+);
+
+// ---- message lists -----------------------------------------------------------------------
+
+const MAX_ALL = 1000;
+const ListQuery = z.object({
+  top: z
+    .union([z.literal('all'), z.coerce.number().int().min(1).max(100)])
+    .optional()
+    .openapi({ description: 'Messages per page, 1–100 (default 25), or `all` (every message, at most 1000)' }),
+  q: text(200).optional().openapi({ description: 'Search (subject, body, sender); relevance order, paged by `next`' }),
+  skip: z.coerce.number().int().min(0).max(100_000).optional().openapi({ description: 'Offset, without `q`' }),
+  next: z.string().max(2048).optional().openapi({ description: 'The `next` of the previous page' }),
+});
+
+const ListAnswer = z.object({
+  folder: FolderSchema,
+  items: z.array(MessageSummarySchema),
+  top: z.number().int(),
+  skip: z.number().int(),
+  count: z.number().int().nullable().openapi({ description: 'Messages in the folder (without `q`)' }),
+  next: z.string().nullable().openapi({ description: 'Cursor of the next page, or null' }),
+});
+
+/** The next page as an opaque cursor: the nextLink's path, kept to the same folder's messages. */
+const encodeCursor = (path: string) => toBase64Url(utf8(path));
+function decodeCursor(cursor: string, folderId: string): string {
+  const bytes = fromBase64Url(cursor);
+  const path = bytes ? new TextDecoder().decode(bytes) : '';
+  if (!path.startsWith(`/me/mailFolders/${encodeURIComponent(folderId)}/messages?`)) throw new HttpError(400, 'invalid_request', 'query.next: not a cursor of this folder', { issues: [{ field: 'query.next', message: 'not a cursor of this folder' }] });
+  return path;
+}
+
+api.openapi(
+  createRoute({
+    method: 'get',
+    path: '/api/emails/{folder_name}',
+    tags: ['Mail'],
+    summary: 'A folder’s messages: paged and searchable',
+    security,
+    middleware: readGuards,
+    request: { params: z.object({ folder_name: folderName }), query: ListQuery },
+    responses: { 200: json(ListAnswer, 'One page of messages, newest first (relevance order with `q`)'), ...readErrors },
+  }),
+  async (c) => {
+    const { folder_name } = c.req.valid('param');
+    const { top = 25, q, skip = 0, next } = c.req.valid('query');
+    if (q !== undefined && skip) throw new HttpError(400, 'invalid_request', 'query.skip: search results are paged with `next`, not `skip`', { issues: [{ field: 'query.skip', message: 'not with q' }] });
+    const graph = c.var.graph;
+    const folderId = await resolveFolder(graph, folder_name);
+    const search = q?.trim() || undefined;
+    const [folder, wellKnown] = await Promise.all([graph.folder(folderId), mailboxStub(c.env).wellKnownFolders()]);
+    let items: Message[];
+    let count: number | null = null;
+    let nextLink: string | undefined;
+    if (top === 'all') {
+      items = await graph.all<Message>(graph.messagesPath(folderId, { top: 100, search }), MAX_ALL);
+      count = search ? null : (folder.totalItemCount ?? null);
+    } else {
+      const page = next ? await graph.page<Message>(decodeCursor(next, folder.id ?? folderId)) : await graph.messages(folder.id ?? folderId, { top, skip, search });
+      items = page.value;
+      count = search ? null : (page['@odata.count'] ?? folder.totalItemCount ?? null);
+      nextLink = page['@odata.nextLink'];
+    }
+    return c.json(
+      {
+        folder: folderView(folder, wellKnown),
+        items: items.map((m) => summaryView(m, wellKnown)),
+        top: top === 'all' ? items.length : top,
+        skip: top === 'all' || search ? 0 : skip,
+        count,
+        next: nextLink ? encodeCursor(graph.relativeLink(nextLink)) : null,
+      },
+      200,
+    );
+  },
+);
+
+// ---- one message, its thread, its MIME ---------------------------------------------------
+
+api.openapi(
+  createRoute({
+    method: 'get',
+    path: '/api/email/{message_id}',
+    tags: ['Mail'],
+    summary: 'A whole message: to, cc, bcc, body, attachments; in which folder (draft, sent, inbox, …)',
+    security,
+    middleware: readGuards,
+    request: { params: z.object({ message_id: messageId }) },
+    responses: { 200: json(MessageSchema, 'The message'), ...readErrors },
+  }),
+  async (c) => {
+    const { message_id } = c.req.valid('param');
+    const [message, wellKnown] = await Promise.all([c.var.graph.message(message_id, { attachments: true }), mailboxStub(c.env).wellKnownFolders()]);
+    return c.json(messageView(message, wellKnown), 200);
+  },
+);
+
+api.openapi(
+  createRoute({
+    method: 'get',
+    path: '/api/thread/{message_id}',
+    tags: ['Mail'],
+    summary: 'The whole conversation of a message, across inbox, sent items and drafts, oldest first',
+    security,
+    middleware: readGuards,
+    request: { params: z.object({ message_id: messageId }) },
+    responses: { 200: json(z.object({ conversationId: z.string(), messages: z.array(MessageSchema) }), 'The thread'), ...readErrors },
+  }),
+  async (c) => {
+    const { message_id } = c.req.valid('param');
+    const graph = c.var.graph;
+    const [first, wellKnown] = await Promise.all([graph.message(message_id), mailboxStub(c.env).wellKnownFolders()]);
+    const conversationId = first.conversationId;
+    const messages = conversationId ? await graph.conversation(conversationId) : [first];
+    const time = (m: Message) => Date.parse(m.receivedDateTime ?? m.sentDateTime ?? '') || 0;
+    messages.sort((a, b) => time(a) - time(b));
+    return c.json({ conversationId: conversationId ?? '', messages: messages.map((m) => messageView(m, wellKnown)) }, 200);
+  },
+);
+
+api.openapi(
+  createRoute({
+    method: 'get',
+    path: '/api/email-download/{message_id}',
+    tags: ['Mail'],
+    summary: 'The message as an .eml file (Graph’s MIME content)',
+    security,
+    middleware: readGuards,
+    request: { params: z.object({ message_id: messageId }) },
+    responses: { 200: { description: 'RFC 822 message', content: { 'message/rfc822': { schema: z.string() } } }, ...readErrors },
+  }),
+  async (c) => {
+    const { message_id } = c.req.valid('param');
+    const graph = c.var.graph;
+    const [mime, message] = await Promise.all([graph.mime(message_id), graph.message(message_id)]);
+    const name = (message.subject ?? 'message').replace(/[^\w .()-]+/g, '_').trim().slice(0, 80) || 'message';
+    return c.body(mime, 200, {
+      'Content-Type': 'message/rfc822',
+      'Content-Disposition': `attachment; filename="${name}.eml"; filename*=UTF-8''${encodeURIComponent(name)}.eml`,
+    });
+  },
+);
+
+api.openapi(
+  createRoute({
+    method: 'get',
+    path: '/api/conversation-counts',
+    tags: ['Mail'],
+    summary: 'Messages per conversation over the newest messages of the mailbox',
+    security,
+    middleware: readGuards,
+    request: { query: z.object({ top: z.coerce.number().int().min(1).max(2000).optional().openapi({ description: 'How many of the newest messages to count (default 500)' }) }) },
+    responses: { 200: json(z.object({ counts: z.record(z.string(), z.number().int()), scanned: z.number().int() }), 'conversationId → count'), ...readErrors },
+  }),
+  async (c) => {
+    const { top = 500 } = c.req.valid('query');
+    const messages = await c.var.graph.recentConversationIds(top);
+    const counts: Record<string, number> = {};
+    for (const m of messages) if (m.conversationId) counts[m.conversationId] = (counts[m.conversationId] ?? 0) + 1;
+    return c.json({ counts, scanned: messages.length }, 200);
+  },
+);
+
+api.openapi(
+  createRoute({
+    method: 'get',
+    path: '/api/people',
+    tags: ['Mail'],
+    summary: 'Contact typeahead for the To, CC and BCC fields',
+    security,
+    middleware: readGuards,
+    request: { query: z.object({ q: text(100).pipe(z.string().trim().min(2, 'must be at least 2 characters')) }) },
+    responses: { 200: json(z.object({ people: z.array(AddressSchema) }), 'Matching correspondents'), ...readErrors },
+  }),
+  async (c) => {
+    const { q } = c.req.valid('query');
+    const people = await c.var.graph.people(q, 10);
+    return c.json(
+      {
+        people: people.flatMap((p) => {
+          const address = p.scoredEmailAddresses?.[0]?.address;
+          return address ? [{ name: p.displayName ?? address, address }] : [];
+        }),
+      },
+      200,
+    );
+  },
+);
+
+// ---- changes -----------------------------------------------------------------------------
+
+const MovedSchema = z.object({ id: z.string(), folderId: z.string().nullable(), folder: z.string().nullable() });
+
+async function moveTo(c: Context<MailEnv>, id: string, destination: string) {
+  const graph = c.var.graph;
+  const destinationId = await resolveFolder(graph, destination);
+  const [moved, wellKnown] = await Promise.all([graph.move(id, destinationId), mailboxStub(c.env).wellKnownFolders()]);
+  const view = summaryView(moved, wellKnown);
+  return { id: view.id, folderId: view.folderId, folder: view.folder };
+}
+
+api.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/mark-read/{message_id}',
+    tags: ['Mail'],
+    summary: 'Marks a message read (or unread with `{"isRead": false}`)',
+    security,
+    middleware: writeGuards(4096),
+    request: {
+      params: z.object({ message_id: messageId }),
+      body: { content: { 'application/json': { schema: z.object({ isRead: z.boolean().default(true) }) } }, required: false },
+    },
+    responses: { 200: json(z.object({ id: z.string(), isRead: z.boolean() }), 'The new state'), ...writeErrors },
+  }),
+  async (c) => {
+    const { message_id } = c.req.valid('param');
+    const body = (c.req.header('content-type') ?? '').startsWith('application/json') ? c.req.valid('json') : { isRead: true };
+    const updated = await c.var.graph.update(message_id, { isRead: body.isRead });
+    return c.json({ id: updated.id ?? message_id, isRead: updated.isRead ?? body.isRead }, 200);
+  },
+);
+
+api.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/move/{message_id}',
+    tags: ['Mail'],
+    summary: 'Moves a message to another folder',
+    security,
+    middleware: writeGuards(4096),
+    request: {
+      params: z.object({ message_id: messageId }),
+      body: { content: { 'application/json': { schema: z.object({ dest_folder_id: text(255).pipe(z.string().min(1, 'is required')) }) } }, required: true },
+    },
+    responses: { 200: json(MovedSchema, 'The moved message (its id stays: immutable ids)'), ...writeErrors },
+  }),
+  async (c) => c.json(await moveTo(c, c.req.valid('param').message_id, c.req.valid('json').dest_folder_id), 200),
+);
+
+api.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/messages/{message_id}/delete',
+    tags: ['Mail'],
+    summary: 'Moves a message to Deleted Items',
+    security,
+    middleware: writeGuards(4096),
+    request: { params: z.object({ message_id: messageId }) },
+    responses: { 200: json(MovedSchema, 'The message in Deleted Items'), ...writeErrors },
+  }),
+  async (c) => c.json(await moveTo(c, c.req.valid('param').message_id, 'deleteditems'), 200),
+);
+
+api.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/messages/{message_id}/archive',
+    tags: ['Mail'],
+    summary: 'Moves a message to Archive',
+    security,
+    middleware: writeGuards(4096),
+    request: { params: z.object({ message_id: messageId }) },
+    responses: { 200: json(MovedSchema, 'The message in Archive'), ...writeErrors },
+  }),
+  async (c) => c.json(await moveTo(c, c.req.valid('param').message_id, 'archive'), 200),
+);
+
+// ---- sending -----------------------------------------------------------------------------
+
+const MAX_BODY_CHARS = 1_000_000;
+const addressList = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((value, ctx) => {
+    const list = (Array.isArray(value) ? value : (value ?? '').split(/[,;]/)).map((a) => a.trim()).filter(Boolean);
+    for (const a of list) {
+      if (a.length > 320 || !z.email().safeParse(a).success) ctx.addIssue({ code: 'custom', message: `"${a.slice(0, 100)}" is not an e-mail address` });
+    }
+    if (list.length > 100) ctx.addIssue({ code: 'custom', message: 'at most 100 addresses' });
+    return list;
+  })
+  .openapi({ description: 'Addresses: an array, or one string separated by commas', type: 'array', items: { type: 'string' } });
+
+const recipients = (list: string[]) => list.map((address) => ({ emailAddress: { address } }));
+const htmlEscape = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+/** Plain text typed in the client, as Graph's HTML body. */
+const asHtml = (s: string) => `<div>${htmlEscape(s).replace(/\r?\n/g, '<br>')}</div>`;
+
+const ComposeBody = z
+  .object({
+    to: addressList,
+    cc: addressList,
+    bcc: addressList,
+    subject: text(255).default(''),
+    body: text(MAX_BODY_CHARS).default(''),
+  })
+  .refine((b) => b.to.length + b.cc.length + b.bcc.length > 0, { message: 'at least one recipient (to, cc or bcc) is required', path: ['to'] })
+  .openapi('Compose');
+
+api.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/compose/send',
+    tags: ['Mail'],
+    summary: 'Sends a new message (To, CC, BCC, Subject, Body); a copy goes to Sent Items',
+    security,
+    middleware: writeGuards(2 * 1024 * 1024),
+    request: { body: { content: { 'application/json': { schema: ComposeBody } }, required: true } },
+    responses: { 202: json(z.object({ sent: z.literal(true), recipients: z.number().int() }), 'Accepted by Graph for delivery'), ...writeErrors },
+  }),
+  async (c) => {
+    const mail = c.req.valid('json');
+    await c.var.graph.sendMail({
+      subject: mail.subject,
+      body: { contentType: 'html', content: asHtml(mail.body) },
+      toRecipients: recipients(mail.to),
+      ccRecipients: recipients(mail.cc),
+      bccRecipients: recipients(mail.bcc),
+    });
+    return c.json({ sent: true as const, recipients: mail.to.length + mail.cc.length + mail.bcc.length }, 202);
+  },
+);
+
+const ReplyBody = z
+  .object({
+    body: text(MAX_BODY_CHARS).pipe(z.string().trim().min(1, 'is required')),
+    all: z.boolean().default(false).openapi({ description: 'Reply to everyone on the message' }),
+    cc: addressList,
+    bcc: addressList,
+  })
+  .openapi('Reply');
+
+api.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/reply/{message_id}',
+    tags: ['Mail'],
+    summary: 'Replies to a message: createReply (quoting the original), the text and extra CC/BCC, then send',
+    security,
+    middleware: writeGuards(2 * 1024 * 1024),
+    request: { params: z.object({ message_id: messageId }), body: { content: { 'application/json': { schema: ReplyBody } }, required: true } },
+    responses: { 202: json(z.object({ sent: z.literal(true), draftId: z.string() }), 'Sent'), ...writeErrors },
+  }),
+  async (c) => {
+    const { message_id } = c.req.valid('param');
+    const reply = c.req.valid('json');
+    const graph = c.var.graph;
+    const draft = await graph.createReply(message_id, reply.all);
+    if (!draft.id) throw new HttpError(502, 'graph_unavailable', 'Graph answered a reply draft without an id.');
+    const quoted = draft.body?.content ?? '';
+    const changes: Message = { body: { contentType: 'html', content: `${asHtml(reply.body)}${quoted}` } };
+    if (reply.cc.length) changes.ccRecipients = [...(draft.ccRecipients ?? []), ...recipients(reply.cc)];
+    if (reply.bcc.length) changes.bccRecipients = recipients(reply.bcc);
+    try {
+      await graph.update(draft.id, changes);
+      await graph.send(draft.id);
+    } catch (err) {
+      // Nothing half-written: the unsent draft goes again.
+      await graph.deleteMessage(draft.id).catch(() => undefined);
+      throw err;
+    }
+    return c.json({ sent: true as const, draftId: draft.id }, 202);
+  },
+);
+

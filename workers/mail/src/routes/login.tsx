@@ -1,0 +1,157 @@
+import { type Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { z } from 'zod';
+import { derivedKey } from '../../../shared/derived-key';
+import { randomBytes, secretsEqual, toBase64Url, utf8 } from '../../../shared/encoding';
+import { HttpError } from '../../../shared/http-error';
+import { finishLogin, revokeLogin, startLogin } from '../auth-client';
+import type { MailEnv } from '../context';
+import { checkSameOrigin, csrf, limitBody, pageSession } from '../guards';
+import { endSession, readSession, startSession } from '../session';
+import { Layout } from '../views/layout';
+
+/**
+ * Sign-in through the authentication service: e-mail and password, then the TOTP code. Both
+ * steps post to /login (or /); the pending login waits in an HttpOnly cookie between them. The
+ * form carries a double-submit token (cookie nonce + its HMAC in the form) against login CSRF.
+ */
+
+const FORM_COOKIE = 'mail_login_form';
+const PENDING_COOKIE = 'mail_login_pending';
+const PENDING_SECONDS = 300;
+const cookieOptions = { path: '/', httpOnly: true, secure: true, sameSite: 'Strict' } as const;
+
+const formKey = (secret: string) => derivedKey(secret, 'mail-login-form', { name: 'HMAC', hash: 'SHA-256' }, ['sign']);
+const formToken = async (secret: string, nonce: string) => toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', await formKey(secret), utf8(nonce))));
+
+async function issueFormToken(c: Context<MailEnv>): Promise<string> {
+  const nonce = toBase64Url(randomBytes(24));
+  setCookie(c, FORM_COOKIE, nonce, { ...cookieOptions, maxAge: 3600 });
+  return formToken(c.var.config.SESSION_SECRET, nonce);
+}
+
+async function formTokenOk(c: Context<MailEnv>, submitted: unknown): Promise<boolean> {
+  const nonce = getCookie(c, FORM_COOKIE);
+  if (!nonce || nonce.length > 64 || typeof submitted !== 'string' || submitted.length > 64) return false;
+  return secretsEqual(submitted, await formToken(c.var.config.SESSION_SECRET, nonce));
+}
+
+/** Only a path of this service: never an open redirect. */
+const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?![/\\])[\x21-\x7e]{0,500}$/.test(next) ? next : '/outlook');
+
+type Step = 'password' | 'code';
+
+function LoginPage(props: { token: string; step: Step; error?: string; email?: string; next: string }) {
+  return (
+    <Layout title="Sign in" bodyClass="login">
+      <section class="panel login-panel">
+        <h1>Mail assistant</h1>
+        <p class="hint">{props.step === 'password' ? 'Sign in with your back-office account.' : 'Enter the 6-digit code from your authenticator app (or a backup code).'}</p>
+        {props.error ? (
+          <p class="error" role="alert">
+            {props.error}
+          </p>
+        ) : null}
+        <form method="post" action="/login">
+          <input type="hidden" name="csrf_token" value={props.token} />
+          <input type="hidden" name="next" value={props.next} />
+          {props.step === 'password' ? (
+            <>
+              <label for="email">E-mail</label>
+              <input id="email" name="email" type="email" autocomplete="username" required maxlength={320} value={props.email ?? ''} autofocus />
+              <label for="password">Password</label>
+              <input id="password" name="password" type="password" autocomplete="current-password" required maxlength={1024} />
+            </>
+          ) : (
+            <>
+              <label for="code">Code</label>
+              <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength={9} pattern="\d{6}|[A-Za-z0-9]{4}-[A-Za-z0-9]{4}" autofocus />
+            </>
+          )}
+          <button type="submit">{props.step === 'password' ? 'Continue' : 'Sign in'}</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+const PasswordStep = z.object({
+  email: z.string().trim().min(1, 'E-mail is required.').max(320, 'E-mail is too long.').refine((v) => !v.includes('\u0000'), 'E-mail holds a NUL character.'),
+  password: z.string().min(1, 'Password is required.').max(1024, 'Password is too long.').refine((v) => !v.includes('\u0000'), 'Password holds a NUL character.'),
+});
+const CodeStep = z.object({ code: z.string().trim().regex(/^(\d{6}|[a-z0-9]{4}-[a-z0-9]{4})$/i, 'The code is 6 digits or a backup code (xxxx-xxxx).') });
+
+export const login = new Hono<MailEnv>();
+
+async function showForm(c: Context<MailEnv>) {
+  const next = safeNext(c.req.query('next'));
+  if (await readSession(c)) return c.redirect(next, 302);
+  const step: Step = getCookie(c, PENDING_COOKIE) && c.req.query('step') === 'code' ? 'code' : 'password';
+  return c.html(<LoginPage token={await issueFormToken(c)} step={step} next={next} />);
+}
+
+async function submit(c: Context<MailEnv>) {
+  const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+  const next = safeNext(form.next);
+  const email = typeof form.email === 'string' ? form.email.slice(0, 320) : '';
+  const again = async (status: 400 | 403 | 429 | 502, step: Step, error: string) =>
+    c.html(<LoginPage token={await issueFormToken(c)} step={step} error={error} email={email} next={next} />, status);
+  try {
+    checkSameOrigin(c.req.header('origin'), c.req.header('sec-fetch-site'), new URL(c.req.url).origin);
+  } catch {
+    return again(403, 'password', 'The login form came from another site.');
+  }
+  if (!(await formTokenOk(c, form.csrf_token))) return again(403, 'password', 'The login form expired; please try again.');
+  try {
+    if ('code' in form) {
+      const pending = getCookie(c, PENDING_COOKIE);
+      if (!pending) return again(400, 'password', 'No sign-in in progress (or it took longer than 5 minutes): start again.');
+      const parsed = CodeStep.safeParse(form);
+      if (!parsed.success) return again(400, 'code', parsed.error.issues[0]!.message);
+      const verified = await finishLogin(c, pending, parsed.data.code);
+      deleteCookie(c, PENDING_COOKIE, cookieOptions);
+      try {
+        await startSession(c, verified);
+      } catch (err) {
+        await revokeLogin(c, verified.refresh_token).catch(() => false);
+        throw err;
+      }
+      return c.redirect(next, 302);
+    }
+    const parsed = PasswordStep.safeParse(form);
+    if (!parsed.success) return again(400, 'password', parsed.error.issues[0]!.message);
+    const pending = await startLogin(c, parsed.data.email, parsed.data.password);
+    setCookie(c, PENDING_COOKIE, pending, { ...cookieOptions, maxAge: PENDING_SECONDS });
+    return c.html(<LoginPage token={await issueFormToken(c)} step="code" email={email} next={next} />, 200);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    const step: Step = 'code' in form && err.status === 400 ? 'code' : 'password';
+    if (err.status === 429) c.header('Retry-After', String(err.details?.retryAfterSeconds ?? 60));
+    return again(err.status === 429 ? 429 : err.status === 400 ? 400 : 502, step, err.message);
+  }
+}
+
+const formLimit = limitBody(16 * 1024);
+login.get('/', showForm);
+login.get('/login', showForm);
+login.post('/', formLimit, submit);
+login.post('/login', formLimit, submit);
+
+async function logout(c: Context<MailEnv>) {
+  const refreshToken = await endSession(c);
+  if (refreshToken) c.executionCtx.waitUntil(revokeLogin(c, refreshToken).catch(() => false));
+  return c.redirect('/login', 302);
+}
+
+// The spec logs out on GET; a navigation from another site is not allowed to. The page's own
+// button posts the form with the session's anti-forgery token.
+login.get(
+  '/logout',
+  pageSession,
+  async (c, next) => {
+    if (c.req.header('sec-fetch-site') === 'cross-site') return c.redirect('/outlook', 302);
+    await next();
+  },
+  logout,
+);
+login.post('/logout', pageSession, formLimit, csrf, logout);

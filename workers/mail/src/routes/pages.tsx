@@ -1,0 +1,149 @@
+import { type Context, Hono } from 'hono';
+import { z } from 'zod';
+import { HttpError } from '../../../shared/http-error';
+import { type MailEnv, mailboxStub } from '../context';
+import { resolveFolder } from '../folders';
+import { pageMailbox, pageSession } from '../guards';
+import { folderView, summaryView } from '../mail-views';
+import { ErrorPage, Layout } from '../views/layout';
+
+/** Server-rendered pages (gate "login"; the folder views also gate "token"). */
+
+export const pages = new Hono<MailEnv>();
+
+/** The mail client: a shell the script fills (folders, list, reading pane, compose). */
+pages.get('/outlook', pageSession, (c) =>
+  c.html(
+    <Layout title="Mail" user={c.var.user} csrfToken={c.var.csrfToken} script bodyClass="outlook">
+      <div class="client" data-client>
+        <nav class="folders" aria-label="Folders">
+          <button type="button" class="compose-button" data-action="compose" aria-keyshortcuts="c">
+            New message
+          </button>
+          <ul data-folders role="list"></ul>
+        </nav>
+        <section class="list" aria-label="Messages">
+          <form class="search" role="search" data-search>
+            <label for="q" class="visually-hidden">
+              Search mail
+            </label>
+            <input id="q" name="q" type="search" maxlength={200} placeholder="Search mail (/)" autocomplete="off" />
+          </form>
+          <p class="status" data-status role="status" aria-live="polite"></p>
+          <ul data-messages role="listbox" aria-label="Messages" tabindex={0}></ul>
+          <div class="pager">
+            <button type="button" data-action="more" hidden>
+              More
+            </button>
+          </div>
+        </section>
+        <section class="reader" aria-label="Reading pane" data-reader tabindex={-1}>
+          <p class="empty">Select a message to read it. Keys: j/k next/previous, Enter open, r reply, c compose, e archive, # delete, u mark read, / search.</p>
+        </section>
+      </div>
+      <dialog class="compose" data-compose aria-labelledby="compose-title">
+        <form method="dialog" data-compose-form>
+          <h2 id="compose-title">New message</h2>
+          <label for="compose-to">To</label>
+          <input id="compose-to" name="to" list="people" autocomplete="off" maxlength={4000} data-people />
+          <label for="compose-cc">CC</label>
+          <input id="compose-cc" name="cc" list="people" autocomplete="off" maxlength={4000} data-people />
+          <label for="compose-bcc">BCC</label>
+          <input id="compose-bcc" name="bcc" list="people" autocomplete="off" maxlength={4000} data-people />
+          <label for="compose-subject">Subject</label>
+          <input id="compose-subject" name="subject" maxlength={255} />
+          <label for="compose-body">Message</label>
+          <textarea id="compose-body" name="body" rows={10}></textarea>
+          <p class="error" data-compose-error role="alert"></p>
+          <div class="actions">
+            <button type="submit" value="send" data-action="send">
+              Send
+            </button>
+            <button type="button" class="secondary" data-action="close-compose">
+              Cancel
+            </button>
+          </div>
+        </form>
+      </dialog>
+      <datalist id="people"></datalist>
+    </Layout>,
+  ),
+);
+
+const shell = (title: string, text: string) =>
+  pages.get(`/${title.toLowerCase()}`, pageSession, (c) =>
+    c.html(
+      <Layout title={title} user={c.var.user} csrfToken={c.var.csrfToken}>
+        <section class="panel" data-shell={title.toLowerCase()}>
+          <h1>{title}</h1>
+          <p>{text}</p>
+        </section>
+      </Layout>,
+    ),
+  );
+shell('Admin', 'Categories, prompts, summaries and admin users are managed here.');
+shell('Dashboard', 'Mail metrics: volumes, drafts and categories over time.');
+
+const traceId = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
+
+pages.get('/trace/:trace_id', pageSession, (c) => {
+  const id = traceId.safeParse(c.req.param('trace_id'));
+  if (!id.success) return c.html(<ErrorPage title="Not a trace id" message="A trace id is 1–100 letters, digits, - or _." user={c.var.user} />, 400);
+  return c.html(
+    <Layout title={`Trace ${id.data}`} user={c.var.user} csrfToken={c.var.csrfToken}>
+      <section class="panel" data-shell="trace" data-trace-id={id.data}>
+        <h1>Trace {id.data}</h1>
+        <ol class="trace-steps" aria-label="Steps in order"></ol>
+        <p>No steps recorded for this trace.</p>
+      </section>
+    </Layout>,
+  );
+});
+
+const PAGE_SIZE = 50;
+
+async function folderPage(c: Context<MailEnv>, name: string) {
+  if (name.length > 255 || name.includes('\u0000')) throw new HttpError(400, 'invalid_folder', 'A folder name is at most 255 characters.');
+  const graph = c.var.graph;
+  const id = await resolveFolder(graph, name);
+  const [folder, page, wellKnown] = await Promise.all([graph.folder(id), graph.messages(id, { top: PAGE_SIZE }), mailboxStub(c.env).wellKnownFolders()]);
+  const view = folderView(folder, wellKnown);
+  const items = page.value.map((m) => summaryView(m, wellKnown));
+  return c.html(
+    <Layout title={view.name} user={c.var.user} csrfToken={c.var.csrfToken}>
+      <section class="panel folder-view">
+        <h1>
+          {view.name} <small>{`${view.unread} unread of ${view.total}`}</small>
+        </h1>
+        {items.length === 0 ? <p>No messages.</p> : null}
+        <table class="messages">
+          <thead>
+            <tr>
+              <th scope="col">From</th>
+              <th scope="col">Subject</th>
+              <th scope="col">Received</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((m) => (
+              <tr class={m.isRead ? 'read' : 'unread'}>
+                <td>{m.from?.name || m.from?.address || '—'}</td>
+                <td>
+                  <a href={`/outlook#message=${encodeURIComponent(m.id)}`}>{m.subject || '(no subject)'}</a>
+                  <div class="preview">{m.preview}</div>
+                </td>
+                <td>
+                  <time datetime={m.receivedAt ?? ''}>{(m.receivedAt ?? '').replace('T', ' ').slice(0, 16)}</time>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {view.total > PAGE_SIZE ? <p>The newest {PAGE_SIZE} are shown; the mail client pages through all of them.</p> : null}
+      </section>
+    </Layout>,
+  );
+}
+
+pages.get('/inbox', pageSession, pageMailbox, (c) => folderPage(c, 'inbox'));
+pages.get('/folder/:name', pageSession, pageMailbox, (c) => folderPage(c, c.req.param('name')));
