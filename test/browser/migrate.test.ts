@@ -47,7 +47,9 @@ describe.skipIf(!haveChromium)('migration app in Chromium', () => {
     applyLocalD1Migrations('workers/migrate/wrangler.toml', 'DB', state);
     const legacy = new URL(inject('legacyDatabaseUrl'));
     const source = { host: legacy.hostname, port: Number(legacy.port || 5432), database: legacy.pathname.slice(1) || 'postgres', username: decodeURIComponent(legacy.username), password: decodeURIComponent(legacy.password) || 'postgres' };
-    executeD1('workers/migrate/wrangler.toml', 'DB', await configurationSql(source, CONFIG_KEY, 'Legacy'), { persistTo: state });
+    // Id mappings in the shared racing database are kept per configuration id: an id of its own keeps
+    // this run apart from the migrate project's runs (configuration 1 there), which clear history.
+    executeD1('workers/migrate/wrangler.toml', 'DB', [...(await configurationSql(source, CONFIG_KEY, 'Legacy')), 'UPDATE configurations SET id = 90001'], { persistTo: state });
     auth = await startTestAuthService({ operator: OPERATOR }, AUTH_VARS, { registry, sql: [...migrateSiteSql(), ...siteRoleSql(OPERATOR.email, 'Operator')] });
     app = await startServiceWorker(
       'migrate',
