@@ -49,6 +49,8 @@ export default defineProject({
   ],
   test: {
     name: 'mail',
+    // Sign-in goes through the real auth service (scrypt) and Graph retries wait out Retry-After.
+    testTimeout: 30_000,
     include: ['test/mail/**/*.test.ts'],
     setupFiles: ['test/mail/setup.ts'],
     globalSetup: ['test/mail/global-setup.ts'],

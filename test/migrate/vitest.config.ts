@@ -43,6 +43,8 @@ export default defineProject({
   resolve: { preserveSymlinks: true },
   test: {
     name: 'migrate',
+    // Sign-in goes through the real auth service (scrypt) and runs copy jobs: seconds, not milliseconds.
+    testTimeout: 30_000,
     include: ['test/migrate/**/*.test.ts'],
     setupFiles: ['test/migrate/setup.ts'],
     globalSetup: ['test/migrate/global-setup.ts'],
