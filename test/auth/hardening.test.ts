@@ -5,19 +5,7 @@ import { credentials } from '../../d1/auth/schema';
 import { hashPassword } from '../../workers/auth/src/passwords';
 import { ADDRESS_FAILURE_LIMIT } from '../../workers/shared/throttle';
 import { adminCookie, CLIENT_SECRET, createAccount, db, ORIGIN, page, pendingToken, post, signIn, codeFor, uniqueIp } from './helpers';
-
-/** A body of `size` bytes sent as a stream, so it goes without Content-Length (chunked). */
-function streamOf(size: number): ReadableStream<Uint8Array> {
-  const chunk = new TextEncoder().encode('a'.repeat(16 * 1024));
-  let sent = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (sent >= size) return controller.close();
-      controller.enqueue(chunk);
-      sent += chunk.byteLength;
-    },
-  });
-}
+import { chunkedBody } from '../support/chunked-body';
 
 describe('wrong client secrets are throttled per address', () => {
   it('429 with Retry-After after repeated wrong secrets; the right secret from another address still works', async () => {
@@ -60,7 +48,7 @@ describe('bodies', () => {
       new Request(`${ORIGIN}/api/login/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-auth-client-secret': CLIENT_SECRET, 'cf-connecting-ip': uniqueIp() },
-        body: streamOf(200 * 1024),
+        body: chunkedBody(200 * 1024),
         duplex: 'half',
       } as RequestInit),
     );
@@ -74,7 +62,7 @@ describe('bodies', () => {
       new Request(`${ORIGIN}/admin/login/`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-        body: streamOf(64 * 1024),
+        body: chunkedBody(64 * 1024),
         duplex: 'half',
       } as RequestInit),
     );

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createFormApp } from '../../workers/form/src/app';
 import { ADDRESS_FAILURE_LIMIT } from '../../workers/shared/throttle';
 import { BASE, PASSWORD, USERNAME, cookiesOf, fetchForm, loginForm, setCookies, sessionCookie } from './helpers';
+import { chunkedBody } from '../support/chunked-body';
 
 /** A login post from one client address. */
 async function loginFrom(address: string, password: string): Promise<Response> {
@@ -12,19 +13,6 @@ async function loginFrom(address: string, password: string): Promise<Response> {
     cookie,
     headers: { 'cf-connecting-ip': address },
     body: new URLSearchParams({ csrf_token: token, username: USERNAME, password }),
-  });
-}
-
-/** A body of `size` bytes sent as a stream, so it goes without Content-Length (chunked). */
-function streamOf(size: number): ReadableStream<Uint8Array> {
-  const chunk = new TextEncoder().encode('a'.repeat(16 * 1024));
-  let sent = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (sent >= size) return controller.close();
-      controller.enqueue(chunk);
-      sent += chunk.byteLength;
-    },
   });
 }
 
@@ -114,7 +102,7 @@ describe('bodies', () => {
       method: 'POST',
       cookie,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: streamOf(200 * 1024),
+      body: chunkedBody(200 * 1024),
       // @ts-expect-error: workerd's RequestInit takes duplex for a streamed body
       duplex: 'half',
     });

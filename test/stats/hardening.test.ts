@@ -4,6 +4,7 @@ import { ADDRESS_FAILURE_LIMIT } from '../../workers/shared/throttle';
 import { ratio2, toRecord, type PersonRow } from '../../workers/stats/src/statistics';
 import { halfUp2 } from './raw-racing';
 import { TOKEN, call, recentMeeting } from './helpers';
+import { chunkedBody } from '../support/chunked-body';
 
 const auth = { Authorization: `Bearer ${TOKEN}` };
 
@@ -13,19 +14,6 @@ const login = (address: string, password: string) =>
     headers: { 'content-type': 'application/json', 'cf-connecting-ip': address },
     body: JSON.stringify({ username: 'admin', password }),
   });
-
-/** A body of `size` bytes sent as a stream, so it goes without Content-Length (chunked). */
-function streamOf(size: number): ReadableStream<Uint8Array> {
-  const chunk = new TextEncoder().encode('a'.repeat(16 * 1024));
-  let sent = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (sent >= size) return controller.close();
-      controller.enqueue(chunk);
-      sent += chunk.byteLength;
-    },
-  });
-}
 
 describe('rounding: exact ratios, half up', () => {
   const row = (bands: PersonRow['bands'], wins = 0, meetings = 0): PersonRow => ({
@@ -139,7 +127,7 @@ describe('bodies', () => {
     ['/api/logout', 2 * 1024 * 1024],
   ])('a chunked %s body of %i bytes is 413 {detail}, and the Worker answers the next request', async (path, size) => {
     const res = await exports.default.fetch(
-      new Request(`http://stats${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamOf(size), duplex: 'half' } as RequestInit),
+      new Request(`http://stats${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunkedBody(size), duplex: 'half' } as RequestInit),
     );
     expect(res.status).toBe(413);
     expect((await res.json<{ detail: string }>()).detail).toMatch(/larger than/);
@@ -148,7 +136,7 @@ describe('bodies', () => {
 
   it('a chunked /save-stats body without a token is 401 and the body is still read to its end', async () => {
     const res = await exports.default.fetch(
-      new Request('http://stats/save-stats', { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamOf(512 * 1024), duplex: 'half' } as RequestInit),
+      new Request('http://stats/save-stats', { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunkedBody(512 * 1024), duplex: 'half' } as RequestInit),
     );
     expect(res.status).toBe(401);
     expect((await call('/health')).status).toBe(200);
