@@ -103,6 +103,16 @@ describe('notifications', () => {
     await expect.poll(async () => (await received(userId)).length, { timeout: 5_000 }).toBe(100);
   });
 
+  it('a batch naming more subscriptions than D1 binds in one statement is looked up in parts', async () => {
+    const userId = newUserId();
+    const known = await Promise.all(Array.from({ length: 95 }, () => knownSubscription(undefined, undefined, userId)));
+    const res = await post({ value: known.map((k, i) => notification(k.id, k.clientState, `AAMkMany${i}`)) });
+    expect(res.status).toBe(202);
+    await expect.poll(async () => (await received(userId)).length, { timeout: 5_000 }).toBe(95);
+    const unknown = await post({ value: Array.from({ length: 150 }, () => notification(crypto.randomUUID(), 'x')) }, '198.51.100.4');
+    expect(unknown.status).toBe(403);
+  });
+
   it('each notification of a batch reaches the mailbox of its subscription’s user, and only that one', async () => {
     const first = await knownSubscription();
     const second = await knownSubscription();
