@@ -31,7 +31,7 @@ export async function benchMail({ runs }: { runs: number }) {
     const id = toBase64Url(randomBytes(32));
     const idHash = await sha256Hex(id);
     const now = Date.now();
-    executeD1(CONFIG, 'DB', [`insert into sessions (id_hash, user_id, email, name, refresh_token_sealed, created_at, expires_at) values ('${idHash}', 1, '${OWNER}', 'Bench', 'v1.none.none', ${now}, ${now + 86_400_000})`], { persistTo: state });
+    executeD1(CONFIG, 'DB', [`insert into sessions (id_hash, user_id, email, name, refresh_token_sealed, created_at, expires_at, checked_at) values ('${idHash}', 1, '${OWNER}', 'Bench', 'v1.none.none', ${now}, ${now + 86_400_000}, ${now})`], { persistTo: state });
     const cookie = `mail_session=${id}`;
     const worker = await startLocalWorker({
       config: join(ROOT, CONFIG),
@@ -48,6 +48,8 @@ export async function benchMail({ runs }: { runs: number }) {
         MAIL_TOKEN_SECRET: 'bench-mail-token-secret-0123456789abcdef',
         // The first request connects the stand-in's mailbox (no consent round trip).
         MAIL_DEV_AUTO_CONNECT: 'true',
+        // No authentication service here: the stored session is not rechecked during the run.
+        SESSION_RECHECK_SECONDS: '86400',
       },
     });
     try {

@@ -31,12 +31,24 @@ interface StoredConnection {
   refreshes: number;
 }
 
+/** A change notification for this mailbox, as the webhook accepted it. */
+export interface MailboxNotification {
+  subscriptionId: string;
+  changeType: string;
+  resource: string;
+  messageId: string | null;
+  receivedAt: number;
+}
+
+/** Notifications kept per mailbox (the newest). */
+export const MAX_KEPT_NOTIFICATIONS = 1000;
+
 /** Graph calls in flight at once for one mailbox (Graph throttles at 4 per app and mailbox). */
 export const MAX_CONCURRENT_GRAPH_REQUESTS = 4;
 const REFRESH_PURPOSE = 'refresh-token';
 
 /**
- * The mailbox connection ("user context"): its access token and its refresh token (sealed with
+ * One back-office user's mailbox connection ("user context", named after the user's id): its access token and its refresh token (sealed with
  * MAIL_TOKEN_SECRET), refreshed by one caller at a time — concurrent callers wait for the same
  * refresh, so a rotating refresh token is never redeemed twice — and every Graph request of the
  * mailbox, so that at most four are in flight whichever isolate asked.
@@ -44,6 +56,20 @@ const REFRESH_PURPOSE = 'refresh-token';
 export class MailUserContext extends DurableObject<Env> {
   private refreshing: Promise<string | undefined> | undefined;
   private readonly slots = new Semaphore(MAX_CONCURRENT_GRAPH_REQUESTS);
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS notifications (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        subscription_id TEXT NOT NULL,
+        change_type TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        message_id TEXT,
+        received_at INTEGER NOT NULL
+      )`,
+    );
+  }
 
   private get config() {
     return mailConfig(this.env);
@@ -74,6 +100,33 @@ export class MailUserContext extends DurableObject<Env> {
   async disconnect(): Promise<void> {
     this.refreshing = undefined;
     await this.ctx.storage.delete(['connection', 'wellKnownFolders']);
+    this.ctx.storage.sql.exec('DELETE FROM notifications');
+  }
+
+  /** Records change notifications the webhook accepted for this mailbox (the newest are kept). */
+  async notified(items: MailboxNotification[]): Promise<void> {
+    for (const item of items) {
+      this.ctx.storage.sql.exec(
+        'INSERT INTO notifications (subscription_id, change_type, resource, message_id, received_at) VALUES (?, ?, ?, ?, ?)',
+        item.subscriptionId,
+        item.changeType,
+        item.resource,
+        item.messageId,
+        item.receivedAt,
+      );
+    }
+    this.ctx.storage.sql.exec('DELETE FROM notifications WHERE id <= (SELECT MAX(id) FROM notifications) - ?', MAX_KEPT_NOTIFICATIONS);
+  }
+
+  /** The newest notifications of this mailbox, oldest first. */
+  async notifications(limit = 100): Promise<MailboxNotification[]> {
+    const rows = this.ctx.storage.sql
+      .exec<{ subscription_id: string; change_type: string; resource: string; message_id: string | null; received_at: number }>(
+        'SELECT subscription_id, change_type, resource, message_id, received_at FROM notifications ORDER BY id DESC LIMIT ?',
+        Math.max(1, Math.min(limit, MAX_KEPT_NOTIFICATIONS)),
+      )
+      .toArray();
+    return rows.reverse().map((r) => ({ subscriptionId: r.subscription_id, changeType: r.change_type, resource: r.resource, messageId: r.message_id, receivedAt: r.received_at }));
   }
 
   /**

@@ -32,15 +32,19 @@ describe('happy path', () => {
     const res = await connectMailbox(session, box);
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/connect?connected=1');
-    expect(await mailbox().status()).toMatchObject({ connected: true, account: { mail: box.mail } });
-    await runInDurableObject(mailbox(), async (_instance, state) => {
+    expect(await mailbox(session).status()).toMatchObject({ connected: true, account: { mail: box.mail } });
+    await runInDurableObject(mailbox(session), async (_instance, state) => {
       const stored = await state.storage.get<Record<string, unknown>>('connection');
       expect(String(stored!.refreshSealed)).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
       expect(Object.keys(stored!)).not.toContain('refreshToken');
     });
     const page = await send('/connect?connected=1', { cookie: session.cookie });
     expect(await page.text()).toContain(box.mail);
-    expect(await (await send('/api/auth-status')).json()).toEqual({ authenticated: true });
+    expect(await (await send('/api/auth-status', { cookie: session.cookie })).json()).toEqual({ authenticated: true });
+    // Open without a session (the spec's route), but then there is no mailbox of the caller's.
+    const anonymous = await send('/api/auth-status');
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toEqual({ authenticated: false });
   });
 
   it('disconnect forgets the tokens', async () => {
@@ -49,13 +53,13 @@ describe('happy path', () => {
     await connectMailbox(session, box);
     const res = await send('/disconnect', { method: 'POST', cookie: session.cookie, form: { csrf_token: session.csrf } });
     expect(res.status).toBe(302);
-    expect(await (await send('/api/auth-status')).json()).toEqual({ authenticated: false });
+    expect(await (await send('/api/auth-status', { cookie: session.cookie })).json()).toEqual({ authenticated: false });
+    expect((await mailbox(session).status()).connected).toBe(false);
   });
 });
 
 describe('error cases', () => {
   it('a callback whose state does not match is refused and nothing is stored', async () => {
-    await mailbox().disconnect();
     const box = await newMailbox('state');
     const { session, flow, location } = await start(box.mail);
     const consent = await fetch(location, { redirect: 'manual' });
@@ -63,11 +67,10 @@ describe('error cases', () => {
     callback.searchParams.set('state', 'forged-state');
     const res = await send(callback.toString(), { cookie: `${session.cookie}; ${flow}` });
     expect(res.status).toBe(400);
-    expect((await mailbox().status()).connected).toBe(false);
+    expect((await mailbox(session).status()).connected).toBe(false);
   });
 
   it('a callback without the flow cookie, or with another session’s, is refused', async () => {
-    await mailbox().disconnect();
     const box = await newMailbox('cookie');
     const { session, flow, location } = await start(box.mail);
     const consent = await fetch(location, { redirect: 'manual' });
@@ -75,11 +78,10 @@ describe('error cases', () => {
     expect((await send(callback, { cookie: session.cookie })).status).toBe(400);
     const other = await directSession(box.mail);
     expect((await send(callback, { cookie: `${other.cookie}; ${flow}` })).status).toBe(400);
-    expect((await mailbox().status()).connected).toBe(false);
+    expect((await mailbox(session).status()).connected).toBe(false);
   });
 
   it('a declined consent is shown as an error page, not a 500', async () => {
-    await mailbox().disconnect();
     const box = await newMailbox('declined');
     await control(box, 'POST', '/authorize-error', { error: 'access_denied' });
     const { session, flow, location } = await start(box.mail);
@@ -87,7 +89,7 @@ describe('error cases', () => {
     const res = await send(consent.headers.get('location')!, { cookie: `${session.cookie}; ${flow}` });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('access_denied');
-    expect((await mailbox().status()).connected).toBe(false);
+    expect((await mailbox(session).status()).connected).toBe(false);
   });
 
   it('a code redeemed twice is refused the second time', async () => {

@@ -13,25 +13,22 @@ describe('dev auto-connect', () => {
   };
 
   it('with MAIL_DEV_AUTO_CONNECT and a loopback identity platform, the first mail request connects', async () => {
-    await mailbox().disconnect();
     const session = await directSession('demo@example.com');
     const res = await request('/api/folders', session.cookie, { MAIL_DEV_AUTO_CONNECT: 'true' });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { folders: unknown[] }).folders.length).toBeGreaterThan(3);
-    expect((await mailbox().status()).connected).toBe(true);
+    expect((await mailbox(session).status()).connected).toBe(true);
   });
 
   it('is off unless configured: 401 without a connection', async () => {
-    await mailbox().disconnect();
     const session = await directSession('demo@example.com');
     expect((await request('/api/folders', session.cookie, { MAIL_DEV_AUTO_CONNECT: 'false' })).status).toBe(401);
   });
 
   it('never against a non-loopback identity platform', async () => {
-    await mailbox().disconnect();
     const session = await directSession('demo@example.com');
     const res = await request('/api/folders', session.cookie, { MAIL_DEV_AUTO_CONNECT: 'true', IDENTITY_BASE_URL: 'https://login.microsoftonline.com' });
     expect(res.status).toBe(401);
-    expect((await mailbox().status()).connected).toBe(false);
+    expect((await mailbox(session).status()).connected).toBe(false);
   });
 });

@@ -104,7 +104,7 @@ describe('the mailbox token', () => {
     const before = (await control<Log>(box, 'GET', '/log')).refreshGrants;
     expect((await inbox()).status).toBe(200);
     expect((await control<Log>(box, 'GET', '/log')).refreshGrants).toBe(before + 1);
-    await runInDurableObject(mailbox(), async (_instance, state) => {
+    await runInDurableObject(mailbox(session), async (_instance, state) => {
       const stored = await state.storage.get<{ refreshSealed: string; refreshes: number }>('connection');
       expect(stored!.refreshSealed).toMatch(/^v1\./);
       expect(stored!.refreshes).toBeGreaterThanOrEqual(1);

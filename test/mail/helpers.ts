@@ -35,17 +35,27 @@ export interface TestSession {
   cookie: string;
   csrf: string;
   email: string;
+  /** The auth service's user id the session is of: whose mailbox it reaches. */
+  userId: number;
+  idHash: string;
 }
 
-/** A signed-in session stored the way a sign-in stores it (no round trip to the auth service). */
-export async function directSession(email: string, options: { expiresAt?: number } = {}): Promise<TestSession> {
+/** A user id no other session of this file has (unless one is given). */
+export const newUserId = () => 1_000_000 + (new Uint32Array(randomBytes(4).buffer)[0]! % 1_000_000_000);
+
+/**
+ * A signed-in session stored the way a sign-in stores it (no round trip to the auth service: it
+ * was confirmed just now, so no recheck falls due during a test). A user of its own unless `userId`.
+ */
+export async function directSession(email: string, options: { expiresAt?: number; userId?: number } = {}): Promise<TestSession> {
   const id = toBase64Url(randomBytes(32));
   const idHash = await sha256Hex(id);
   const now = Date.now();
+  const userId = options.userId ?? newUserId();
   await drizzle(env.DB)
     .insert(sessions)
-    .values({ idHash, userId: 1, email, name: 'Test User', refreshTokenSealed: 'v1.none.none', createdAt: now, expiresAt: options.expiresAt ?? now + 3_600_000 });
-  return { cookie: `mail_session=${id}`, csrf: await csrfTokenFor(env.SESSION_SECRET, idHash), email };
+    .values({ idHash, userId, email, name: 'Test User', refreshTokenSealed: 'v1.none.none', createdAt: now, expiresAt: options.expiresAt ?? now + 3_600_000, checkedAt: now });
+  return { cookie: `mail_session=${id}`, csrf: await csrfTokenFor(env.SESSION_SECRET, idHash), email, userId, idHash };
 }
 
 // ---- the stand-in ------------------------------------------------------------------------
@@ -148,7 +158,8 @@ export async function connectedMailbox(name: string) {
   return { mailbox, session };
 }
 
-export const mailbox = () => mailboxStub(env);
+/** The mailbox object of a session's user. */
+export const mailbox = (session: { userId: number }) => mailboxStub(env, session.userId);
 
 /** `name=value` of a Set-Cookie header, for sending back. */
 export function cookieFrom(res: Response, name: string): string | undefined {

@@ -2,10 +2,12 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { notifications, subscriptions } from '../../d1/mail/schema';
+import { eq } from 'drizzle-orm';
+import { subscriptions } from '../../d1/mail/schema';
 import { sha256Hex } from '../../workers/shared/encoding';
 import worker from '../../workers/mail/src/index';
-import { type StandinMailbox, type TestSession, connectedMailbox, control, pumpWebhooks, send } from './helpers';
+import { mailboxStub } from '../../workers/mail/src/context';
+import { type StandinMailbox, type TestSession, connectedMailbox, control, mailbox, newUserId, pumpWebhooks, send } from './helpers';
 
 const db = () => drizzle(env.DB);
 const DAY = 86_400_000;
@@ -13,13 +15,16 @@ const DAY = 86_400_000;
 type StandinSubscription = { id: string; expirationDateTime: string; notificationUrl: string; resource: string; clientState: string };
 type Delivery = { kind: string; subscriptionId: string | null; status: number | null; durationMs: number; error: string | null };
 
-/** A subscription row the webhook knows, with a clientState the test knows. */
-async function knownSubscription(id = crypto.randomUUID(), clientState = 'state-' + crypto.randomUUID()) {
+/** A subscription row the webhook knows (of a user of its own), with a clientState the test knows. */
+async function knownSubscription(id = crypto.randomUUID(), clientState = 'state-' + crypto.randomUUID(), userId = newUserId()) {
   await db()
     .insert(subscriptions)
-    .values({ id, resource: "me/mailFolders('inbox')/messages", changeType: 'created,updated', notificationUrl: 'https://mail.test/graph/webhook', clientStateHash: await sha256Hex(clientState), expiresAt: Date.now() + DAY, createdAt: Date.now() });
-  return { id, clientState };
+    .values({ id, userId, resource: "me/mailFolders('inbox')/messages", changeType: 'created,updated', notificationUrl: 'https://mail.test/graph/webhook', clientStateHash: await sha256Hex(clientState), expiresAt: Date.now() + DAY, createdAt: Date.now() });
+  return { id, clientState, userId };
 }
+
+/** The notifications a user's mailbox object has received. */
+const received = (userId: number) => mailboxStub(env, userId).notifications(1000);
 
 const notification = (subscriptionId: string, clientState: string | undefined, messageId = 'AAMkAD' + crypto.randomUUID().replace(/-/g, '')) => ({
   subscriptionId,
@@ -31,7 +36,7 @@ const notification = (subscriptionId: string, clientState: string | undefined, m
   tenantId: 'tenant',
 });
 
-const post = (body: unknown) => send('/graph/webhook', { method: 'POST', json: body });
+const post = (body: unknown, address?: string) => send('/graph/webhook', { method: 'POST', json: body, headers: address ? { 'cf-connecting-ip': address } : {} });
 
 describe('validation', () => {
   it('GET and POST with validationToken echo it at once as text/plain', async () => {
@@ -53,30 +58,33 @@ describe('validation', () => {
 
 describe('notifications', () => {
   it('a valid batch is answered 202 and recorded after the answer', async () => {
-    const { id, clientState } = await knownSubscription();
+    const { id, clientState, userId } = await knownSubscription();
     const res = await post({ value: [notification(id, clientState, 'AAMkMsg1')] });
     expect(res.status).toBe(202);
-    await expect.poll(async () => (await db().select().from(notifications).all()).filter((n) => n.subscriptionId === id).map((n) => n.messageId)).toEqual(['AAMkMsg1']);
+    await expect.poll(async () => (await received(userId)).map((n) => [n.subscriptionId, n.messageId])).toEqual([[id, 'AAMkMsg1']]);
   });
 
   it('a wrong or missing clientState is refused and nothing is recorded', async () => {
-    const { id } = await knownSubscription();
-    expect((await post({ value: [notification(id, 'forged')] })).status).toBe(403);
-    expect((await post({ value: [notification(id, undefined)] })).status).toBe(403);
-    expect(await (await post({ value: [notification(id, 'forged')] })).json()).toMatchObject({ error: 'client_state_mismatch' });
+    const { id, userId } = await knownSubscription();
+    const address = '198.51.100.1';
+    expect((await post({ value: [notification(id, 'forged')] }, address)).status).toBe(403);
+    expect((await post({ value: [notification(id, undefined)] }, address)).status).toBe(403);
+    expect(await (await post({ value: [notification(id, 'forged')] }, address)).json()).toMatchObject({ error: 'client_state_mismatch' });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await db().select().from(notifications).all()).filter((n) => n.subscriptionId === id)).toHaveLength(0);
+    expect(await received(userId)).toHaveLength(0);
   });
 
   it('a notification for a subscription not made here is refused', async () => {
-    const res = await post({ value: [notification('7f105c7d-2dc5-4530-97cd-4e7ae6534c07', 'whatever')] });
+    const res = await post({ value: [notification('7f105c7d-2dc5-4530-97cd-4e7ae6534c07', 'whatever')] }, '198.51.100.2');
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ error: 'unknown_subscription' });
   });
 
   it('one bad item refuses the whole batch', async () => {
-    const { id, clientState } = await knownSubscription();
-    expect((await post({ value: [notification(id, clientState), notification(id, 'forged')] })).status).toBe(403);
+    const { id, clientState, userId } = await knownSubscription();
+    expect((await post({ value: [notification(id, clientState), notification(id, 'forged')] }, '198.51.100.3')).status).toBe(403);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await received(userId)).toHaveLength(0);
   });
 
   it('malformed bodies are 400, oversized ones 413', async () => {
@@ -87,12 +95,67 @@ describe('notifications', () => {
   });
 
   it('a burst of notifications is answered 202 each and every one recorded', async () => {
-    const { id, clientState } = await knownSubscription();
+    const { id, clientState, userId } = await knownSubscription();
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post({ value: [notification(id, clientState, `AAMkBurst${i}`)] })));
     expect(answers.map((r) => r.status)).toEqual(Array(40).fill(202));
     const big = await post({ value: Array.from({ length: 60 }, (_, i) => notification(id, clientState, `AAMkBatch${i}`)) });
     expect(big.status).toBe(202);
-    await expect.poll(async () => (await db().select().from(notifications).all()).filter((n) => n.subscriptionId === id).length, { timeout: 5_000 }).toBe(100);
+    await expect.poll(async () => (await received(userId)).length, { timeout: 5_000 }).toBe(100);
+  });
+
+  it('a batch naming more subscriptions than D1 binds in one statement is looked up in parts', async () => {
+    const userId = newUserId();
+    const known = await Promise.all(Array.from({ length: 95 }, () => knownSubscription(undefined, undefined, userId)));
+    const res = await post({ value: known.map((k, i) => notification(k.id, k.clientState, `AAMkMany${i}`)) });
+    expect(res.status).toBe(202);
+    await expect.poll(async () => (await received(userId)).length, { timeout: 5_000 }).toBe(95);
+    const unknown = await post({ value: Array.from({ length: 150 }, () => notification(crypto.randomUUID(), 'x')) }, '198.51.100.4');
+    expect(unknown.status).toBe(403);
+  });
+
+  it('each notification of a batch reaches the mailbox of its subscription’s user, and only that one', async () => {
+    const first = await knownSubscription();
+    const second = await knownSubscription();
+    const bystander = await knownSubscription();
+    const res = await post({ value: [notification(first.id, first.clientState, 'AAMkFirst'), notification(second.id, second.clientState, 'AAMkSecond'), notification(first.id, first.clientState, 'AAMkFirst2')] });
+    expect(res.status).toBe(202);
+    await expect.poll(async () => (await received(first.userId)).map((n) => n.messageId)).toEqual(['AAMkFirst', 'AAMkFirst2']);
+    await expect.poll(async () => (await received(second.userId)).map((n) => n.messageId)).toEqual(['AAMkSecond']);
+    expect(await received(bystander.userId)).toEqual([]);
+  });
+});
+
+describe('throttling refused notifications', () => {
+  it('an address past the limit of refused notifications gets 429 with Retry-After; others and the handshake are unaffected', async () => {
+    const { id, clientState, userId } = await knownSubscription();
+    const attacker = '203.0.113.9';
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await post({ value: [notification(i % 2 ? id : crypto.randomUUID(), 'guess-' + i)] }, attacker)).status);
+    // The tenth refusal locks the address (shared/throttle.ts: 10 within 15 minutes).
+    expect(statuses).toEqual([...Array(9).fill(403), 429]);
+    const locked = await post({ value: [notification(id, 'another-guess')] }, attacker);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
+    expect(await locked.json()).toMatchObject({ error: 'too_many_refusals' });
+    // While locked, the address gets no answer about its guesses: a right one is refused too.
+    expect((await post({ value: [notification(id, clientState, 'AAMkLocked')] }, attacker)).status).toBe(429);
+    // Another address (Graph's) keeps getting its valid notifications accepted at once.
+    const started = Date.now();
+    const valid = await post({ value: [notification(id, clientState, 'AAMkValid')] }, '192.0.2.10');
+    expect(valid.status).toBe(202);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await expect.poll(async () => (await received(userId)).map((n) => n.messageId)).toEqual(['AAMkValid']);
+    // The validation handshake is never throttled.
+    const handshake = await send('/graph/webhook?validationToken=still-here', { method: 'POST', headers: { 'cf-connecting-ip': attacker } });
+    expect(handshake.status).toBe(200);
+    expect(await handshake.text()).toBe('still-here');
+  });
+
+  it('valid notifications do not count against an address', async () => {
+    const { id, clientState } = await knownSubscription();
+    const address = '203.0.113.20';
+    for (let i = 0; i < 12; i++) expect((await post({ value: [notification(id, clientState)] }, address)).status).toBe(202);
+    expect((await post({ value: [notification(id, 'forged')] }, address)).status).toBe(403);
   });
 });
 
@@ -110,7 +173,7 @@ describe('subscriptions with the stand-in', () => {
     const [subscription] = live.value;
     expect(subscription!.notificationUrl).toBe('https://mail.test/graph/webhook');
     expect(subscription!.resource).toBe("me/mailFolders('inbox')/messages");
-    const rows = await db().select().from(subscriptions).all();
+    const rows = await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all();
     expect(rows.map((r) => r.id)).toEqual([subscription!.id]);
     expect(rows[0]!.clientStateHash).toBe(await sha256Hex(subscription!.clientState));
     const deliveries = await control<{ value: Delivery[] }>(box, 'GET', '/deliveries');
@@ -128,7 +191,7 @@ describe('subscriptions with the stand-in', () => {
     expect(notified.length).toBeGreaterThanOrEqual(1);
     expect(notified.every((d) => d.status === 202 && d.durationMs < 3_000)).toBe(true);
     const ids = delivered.value.flatMap((m) => [m.id, m.immutableId]);
-    await expect.poll(async () => (await db().select().from(notifications).all()).filter((n) => n.messageId && ids.includes(n.messageId)).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+    await expect.poll(async () => (await received(session.userId)).filter((n) => n.messageId && ids.includes(n.messageId)).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
   });
 
   it('the cron renews a subscription nearing expiry (controlled clock), and leaves a fresh one alone', async () => {
@@ -149,14 +212,14 @@ describe('subscriptions with the stand-in', () => {
     expect(after!.id).toBe(before!.id);
     expect(Date.parse(after!.expirationDateTime)).toBeGreaterThan(expiresAt);
     expect(Math.abs(Date.parse(after!.expirationDateTime) - (at + 3 * DAY))).toBeLessThan(60_000);
-    const row = (await db().select().from(subscriptions).all())[0]!;
+    const row = (await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all())[0]!;
     expect(row.renewedAt).toBe(at);
     expect(Math.abs(row.expiresAt - (at + 3 * DAY))).toBeLessThan(60_000);
   });
 
   it('the cron re-creates a subscription Graph no longer knows', async () => {
     const [before] = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
-    await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${before!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${await accessToken()}` } });
+    await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${before!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${await mailbox(session).accessToken()}` } });
     const pump = pumpWebhooks(box);
     try {
       const ctx = createExecutionContext();
@@ -168,12 +231,6 @@ describe('subscriptions with the stand-in', () => {
     const live = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
     expect(live).toHaveLength(1);
     expect(live[0]!.id).not.toBe(before!.id);
-    expect((await db().select().from(subscriptions).all()).map((r) => r.id)).toEqual([live[0]!.id]);
-    void session;
+    expect((await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all()).map((r) => r.id)).toEqual([live[0]!.id]);
   });
 });
-
-async function accessToken(): Promise<string> {
-  const { mailbox } = await import('./helpers');
-  return (await mailbox().accessToken())!;
-}

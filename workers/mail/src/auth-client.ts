@@ -19,6 +19,10 @@ const Verified = z.object({
   user: z.object({ id: z.number().int(), email: z.string(), first_name: z.string(), last_name: z.string() }),
 });
 export type VerifiedLogin = z.output<typeof Verified>;
+const Rotated = z.object({ success: z.literal(true), refresh_token: z.string().min(1) });
+
+/** What a session recheck comes back with: a rotated refresh token, or the session is over. */
+export type RefreshOutcome = { kind: 'rotated'; refreshToken: string } | { kind: 'ended'; status: 401 | 403; reason: string };
 
 async function call(c: MailContext, path: string, body: unknown) {
   let res: Response;
@@ -73,6 +77,26 @@ export async function finishLogin(c: MailContext, pendingToken: string, code: st
   const verified = Verified.safeParse(json);
   if (!verified.success) throw unavailable(`${path} answered off contract`);
   return verified.data;
+}
+
+/**
+ * Rotates the refresh token: proves the account is still active and the session not revoked.
+ * A 401 (revoked, expired, reused) or 403 (account deactivated) ends the session; anything else
+ * but a 200 on contract is the service being unavailable (502).
+ */
+export async function refreshSession(c: MailContext, refreshToken: string): Promise<RefreshOutcome> {
+  const path = '/api/token/refresh/';
+  const { status, json } = await call(c, path, { refresh_token: refreshToken });
+  if (status === 200) {
+    const rotated = Rotated.safeParse(json);
+    if (!rotated.success) throw unavailable(`${path} answered off contract`);
+    return { kind: 'rotated', refreshToken: rotated.data.refresh_token };
+  }
+  if (status === 401 || status === 403) {
+    const failure = Failure.safeParse(json);
+    return { kind: 'ended', status, reason: failure.success ? failure.data.error : 'session ended' };
+  }
+  throw unavailable(`${path} answered ${status}`);
 }
 
 /** Ends the refresh family at the authentication service (best effort at logout). */

@@ -23,6 +23,8 @@ export const mailConfigSchema = z.object({
   MAIL_PUBLIC_URL: z.union([z.literal(''), baseUrl]).default(''),
   MAIL_AUTH_SITE: z.string().default(''),
   SESSION_MAX_AGE_SECONDS: count(60, 30 * 86_400, 28_800),
+  /** How often a session is confirmed with the authentication service (a refresh-token rotation). */
+  SESSION_RECHECK_SECONDS: count(1, 86_400, 300),
   GRAPH_TIMEOUT_MS: count(100, 60_000, 10_000),
   GRAPH_DEADLINE_MS: count(200, 120_000, 25_000),
   GRAPH_MAX_RETRIES: count(0, 10, 3),

@@ -4,7 +4,7 @@ import { type MailEnv, mailboxStub, publicOrigin } from './context';
 import { graphHttpError } from './graph/client';
 import { Semaphore, sendGraph } from './graph/transport';
 import { type TokenSet, finishAuthorization, startAuthorization } from './oauth';
-import { resubscribe } from './subscriptions';
+import { resubscribe, unsubscribe } from './subscriptions';
 
 export const CALLBACK_PATH = '/connect/callback';
 export const WEBHOOK_PATH = '/graph/webhook';
@@ -28,12 +28,16 @@ export interface Connected {
   subscriptionError?: string;
 }
 
-/** Stores the tokens in the mailbox Durable Object and subscribes the webhook to the inbox. */
+/**
+ * Stores the tokens in the signed-in user's mailbox Durable Object and subscribes the webhook to
+ * that mailbox's inbox.
+ */
 export async function completeConnection(c: Context<MailEnv>, tokens: TokenSet): Promise<Connected> {
   const account = await readAccount(c, tokens);
-  await mailboxStub(c.env).store(tokens, account);
+  const userId = c.var.user.id;
+  await mailboxStub(c.env, userId).store(tokens, account);
   try {
-    await resubscribe(c.env, c.var.config, `${publicOrigin(c)}${WEBHOOK_PATH}`);
+    await resubscribe(c.env, c.var.config, userId, account.mail, `${publicOrigin(c)}${WEBHOOK_PATH}`);
     return { account };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -62,4 +66,13 @@ export async function devAutoConnect(c: Context<MailEnv>): Promise<boolean> {
     console.warn(JSON.stringify({ level: 'warn', service: 'mail', event: 'dev_auto_connect_failed', error: err instanceof Error ? err.message : String(err) }));
     return false;
   }
+}
+
+/** Ends the signed-in user's connection: its subscriptions first (while the token works), then the tokens. */
+export async function disconnectMailbox(c: Context<MailEnv>): Promise<void> {
+  const userId = c.var.user.id;
+  await unsubscribe(c.env, c.var.config, userId).catch((err) =>
+    console.warn(JSON.stringify({ level: 'warn', service: 'mail', request_id: c.var.requestId, event: 'unsubscribe_failed', error: err instanceof Error ? err.message : String(err) })),
+  );
+  await mailboxStub(c.env, userId).disconnect();
 }

@@ -21,7 +21,9 @@ export type MailEnv = {
     csrfToken: string;
     /** Hash of the session cookie (the session row's key). */
     sessionIdHash: string;
-    /** Set by the mailbox guard: Graph calls for the connected mailbox. */
+    /** Set by the mailbox guard: the signed-in user's mailbox object. */
+    mailbox: MailboxStub;
+    /** Set by the mailbox guard: Graph calls for the signed-in user's connected mailbox. */
     graph: GraphClient;
   };
 };
@@ -37,9 +39,11 @@ export function mailServices(): MiddlewareHandler<MailEnv> {
   };
 }
 
-/** The one mailbox this service works on (see README, "One mailbox"). */
-export function mailboxStub(env: Env) {
-  return env.MAILBOX.get(env.MAILBOX.idFromName('mailbox'));
+export type MailboxStub = ReturnType<typeof mailboxStub>;
+
+/** The mailbox of one back-office user (the authentication service's user id): one object each. */
+export function mailboxStub(env: Env, userId: number) {
+  return env.MAILBOX.get(env.MAILBOX.idFromName(`user:${userId}`));
 }
 
 /** Where this service is reached from outside: MAIL_PUBLIC_URL, or the request's own origin. */

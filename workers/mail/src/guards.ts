@@ -59,30 +59,30 @@ export const csrf: MiddlewareHandler<MailEnv> = async (c, next) => {
   await next();
 };
 
-/** The mailbox is connected (connecting the stand-in at once in development when so configured). */
+/**
+ * The signed-in user's own mailbox is connected (connecting the stand-in at once in development
+ * when so configured); on `c.var` for the route.
+ */
 async function mailboxConnected(c: Parameters<MiddlewareHandler<MailEnv>>[0]): Promise<boolean> {
-  const status = await mailboxStub(c.env).status();
+  const mailbox = mailboxStub(c.env, c.var.user.id);
+  c.set('mailbox', mailbox);
+  c.set('graph', new GraphClient(mailbox, c.var.config.GRAPH_BASE_URL));
+  const status = await mailbox.status();
   if (status.connected) return true;
   const config = c.var.config;
   if (config.MAIL_DEV_AUTO_CONNECT && isLoopback(config.IDENTITY_BASE_URL)) return devAutoConnect(c);
   return false;
 }
 
-function useMailbox(c: Parameters<MiddlewareHandler<MailEnv>>[0]) {
-  c.set('graph', new GraphClient(mailboxStub(c.env), c.var.config.GRAPH_BASE_URL));
-}
-
 /** Gate "token" for JSON routes: 401 JSON when no mailbox is connected. */
 export const apiMailbox: MiddlewareHandler<MailEnv> = async (c, next) => {
   if (!(await mailboxConnected(c))) throw new HttpError(401, 'mailbox_not_connected', 'No mailbox is connected: connect it at /connect.');
-  useMailbox(c);
   await next();
 };
 
 /** Gate "token" for pages: to the connect page when no mailbox is connected. */
 export const pageMailbox: MiddlewareHandler<MailEnv> = async (c, next) => {
   if (!(await mailboxConnected(c))) return c.redirect('/connect', 302);
-  useMailbox(c);
   await next();
 };
 

@@ -2,6 +2,7 @@ import { createMailApp } from './app';
 import { mailConfig } from './config';
 import { renewSubscriptions } from './subscriptions';
 
+export { AccountGuard } from '../../../durable-objects/account-guard';
 export { MailUserContext } from '../../../durable-objects/mail-user-context';
 
 const app = createMailApp();

@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '../../../d1/mail/schema';
-import { subscriptions } from '../../../d1/mail/schema';
+import { mailboxes, subscriptions } from '../../../d1/mail/schema';
 import { randomBytes, sha256Hex, toBase64Url } from '../../shared/encoding';
 import { HttpError } from '../../shared/http-error';
 import type { MailConfig } from './config';
@@ -15,12 +15,13 @@ export const CHANGE_TYPE = 'created,updated';
 type Db = ReturnType<typeof drizzle<typeof schema>>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const graphOf = (env: Env, config: MailConfig, userId: number) => new GraphClient(mailboxStub(env, userId), config.GRAPH_BASE_URL);
 
 /**
- * Creates the inbox subscription: Graph first calls the webhook with a validationToken, then
- * answers the subscription. The clientState is random; only its hash is kept.
+ * Creates the inbox subscription of a user's mailbox: Graph first calls the webhook with a
+ * validationToken, then answers the subscription. The clientState is random; only its hash is kept.
  */
-export async function createSubscription(graph: GraphClient, db: Db, config: MailConfig, notificationUrl: string, now = Date.now()) {
+export async function createSubscription(graph: GraphClient, db: Db, config: MailConfig, userId: number, notificationUrl: string, now = Date.now()) {
   const clientState = toBase64Url(randomBytes(32));
   const created = await graph.createSubscription({
     changeType: CHANGE_TYPE,
@@ -32,6 +33,7 @@ export async function createSubscription(graph: GraphClient, db: Db, config: Mai
   if (!created.id || !created.expirationDateTime) throw new HttpError(502, 'graph_unavailable', 'Graph answered a subscription without an id or expiry.');
   const row = {
     id: created.id,
+    userId,
     resource: created.resource ?? INBOX_RESOURCE,
     changeType: created.changeType ?? CHANGE_TYPE,
     notificationUrl,
@@ -43,55 +45,107 @@ export async function createSubscription(graph: GraphClient, db: Db, config: Mai
   return row;
 }
 
-/** Replaces every subscription of an earlier connection with one for the mailbox now connected. */
-export async function resubscribe(env: Env, config: MailConfig, notificationUrl: string) {
-  const db = drizzle(env.DB, { schema });
-  const graph = new GraphClient(mailboxStub(env), config.GRAPH_BASE_URL);
-  for (const old of await db.select().from(subscriptions).all()) {
-    await graph.deleteSubscription(old.id).catch(() => undefined);
-    await db.delete(subscriptions).where(eq(subscriptions.id, old.id)).run();
+/** Deletes a user's subscriptions, at Graph (best effort: they lapse there anyway) and here. */
+async function dropSubscriptions(graph: GraphClient | undefined, db: Db, userId: number) {
+  for (const old of await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).all()) {
+    if (graph) await graph.deleteSubscription(old.id).catch(() => undefined);
+    await db.delete(subscriptions).where(and(eq(subscriptions.id, old.id), eq(subscriptions.userId, userId))).run();
   }
-  return createSubscription(graph, db, config, notificationUrl);
-}
-
-export interface RenewalReport {
-  renewed: string[];
-  recreated: string[];
-  failed: { id: string; error: string }[];
-  skipped: 'not_connected' | null;
 }
 
 /**
- * The cron's work: every subscription expiring within SUBSCRIPTION_RENEW_BEFORE_MINUTES of `now`
- * (the trigger's scheduled time) is extended to now + SUBSCRIPTION_MINUTES; one Graph no longer
- * knows (404) or that already expired is created again at the same address.
+ * A user's mailbox was connected: it is listed for the cron, and the subscriptions of its earlier
+ * connection are replaced with one for the mailbox now connected. Other users' stay as they are.
+ */
+export async function resubscribe(env: Env, config: MailConfig, userId: number, mail: string, notificationUrl: string, now = Date.now()) {
+  const db = drizzle(env.DB, { schema });
+  const graph = graphOf(env, config, userId);
+  await db
+    .insert(mailboxes)
+    .values({ userId, mail, notificationUrl, connectedAt: now })
+    .onConflictDoUpdate({ target: mailboxes.userId, set: { mail, notificationUrl, connectedAt: now } })
+    .run();
+  await dropSubscriptions(graph, db, userId);
+  return createSubscription(graph, db, config, userId, notificationUrl, now);
+}
+
+/** Before a user's mailbox is disconnected (while its token still works): its subscriptions end. */
+export async function unsubscribe(env: Env, config: MailConfig, userId: number) {
+  const db = drizzle(env.DB, { schema });
+  await dropSubscriptions(graphOf(env, config, userId), db, userId);
+  await db.delete(mailboxes).where(eq(mailboxes.userId, userId)).run();
+}
+
+export interface RenewalReport {
+  /** Connected mailboxes looked at. */
+  mailboxes: number;
+  renewed: string[];
+  /** Made again: Graph no longer knew them, or they had expired. */
+  recreated: string[];
+  /** Made for a connected mailbox that had none (its subscription failed when it connected). */
+  created: string[];
+  /** Users whose mailbox is no longer connected (a refused refresh): their rows are removed. */
+  disconnected: number[];
+  failed: { userId: number; id: string | null; error: string }[];
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * The cron's work over every connected mailbox: every subscription expiring within
+ * SUBSCRIPTION_RENEW_BEFORE_MINUTES of `now` (the trigger's scheduled time) is extended to
+ * now + SUBSCRIPTION_MINUTES; one Graph no longer knows (404) or that already expired is created
+ * again at the same address; a mailbox without one gets one. One mailbox failing does not stop
+ * the others.
  */
 export async function renewSubscriptions(env: Env, config: MailConfig, now: number): Promise<RenewalReport> {
-  const report: RenewalReport = { renewed: [], recreated: [], failed: [], skipped: null };
-  const status = await mailboxStub(env).status();
-  if (!status.connected) return { ...report, skipped: 'not_connected' };
+  const report: RenewalReport = { mailboxes: 0, renewed: [], recreated: [], created: [], disconnected: [], failed: [] };
   const db = drizzle(env.DB, { schema });
-  const graph = new GraphClient(mailboxStub(env), config.GRAPH_BASE_URL);
   const due = now + config.SUBSCRIPTION_RENEW_BEFORE_MINUTES * 60_000;
-  for (const row of await db.select().from(subscriptions).all()) {
-    if (row.expiresAt > due) continue;
+  for (const mailbox of await db.select().from(mailboxes).all()) {
+    const userId = mailbox.userId;
     try {
-      if (row.expiresAt > now) {
-        try {
-          const renewed = await graph.renewSubscription(row.id, iso(now + config.SUBSCRIPTION_MINUTES * 60_000));
-          const expiresAt = renewed.expirationDateTime ? Date.parse(renewed.expirationDateTime) : now + config.SUBSCRIPTION_MINUTES * 60_000;
-          await db.update(subscriptions).set({ expiresAt, renewedAt: now }).where(eq(subscriptions.id, row.id)).run();
-          report.renewed.push(row.id);
-          continue;
-        } catch (err) {
-          if (!(err instanceof HttpError && err.status === 404)) throw err;
-        }
+      if (!(await mailboxStub(env, userId).status()).connected) {
+        await dropSubscriptions(undefined, db, userId);
+        await db.delete(mailboxes).where(eq(mailboxes.userId, userId)).run();
+        report.disconnected.push(userId);
+        continue;
       }
-      await db.delete(subscriptions).where(eq(subscriptions.id, row.id)).run();
-      const created = await createSubscription(graph, db, config, row.notificationUrl, now);
-      report.recreated.push(created.id);
     } catch (err) {
-      report.failed.push({ id: row.id, error: err instanceof Error ? err.message : String(err) });
+      report.failed.push({ userId, id: null, error: message(err) });
+      continue;
+    }
+    report.mailboxes += 1;
+    const graph = graphOf(env, config, userId);
+    const rows = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).all();
+    if (rows.length === 0) {
+      try {
+        report.created.push((await createSubscription(graph, db, config, userId, mailbox.notificationUrl, now)).id);
+      } catch (err) {
+        report.failed.push({ userId, id: null, error: message(err) });
+      }
+      continue;
+    }
+    for (const row of rows) {
+      if (row.expiresAt > due) continue;
+      try {
+        if (row.expiresAt > now) {
+          try {
+            const renewed = await graph.renewSubscription(row.id, iso(now + config.SUBSCRIPTION_MINUTES * 60_000));
+            const expiresAt = renewed.expirationDateTime ? Date.parse(renewed.expirationDateTime) : now + config.SUBSCRIPTION_MINUTES * 60_000;
+            await db.update(subscriptions).set({ expiresAt, renewedAt: now }).where(eq(subscriptions.id, row.id)).run();
+            report.renewed.push(row.id);
+            continue;
+          } catch (err) {
+            if (!(err instanceof HttpError && err.status === 404)) throw err;
+          }
+        }
+        await db.delete(subscriptions).where(eq(subscriptions.id, row.id)).run();
+        const created = await createSubscription(graph, db, config, userId, row.notificationUrl, now);
+        report.recreated.push(created.id);
+      } catch (err) {
+        report.failed.push({ userId, id: row.id, error: message(err) });
+      }
     }
   }
   return report;

@@ -3,7 +3,7 @@ import type { Message } from '@microsoft/microsoft-graph-types';
 import type { Context, MiddlewareHandler } from 'hono';
 import { fromBase64Url, toBase64Url, utf8 } from '../../../shared/encoding';
 import { HttpError } from '../../../shared/http-error';
-import { type MailEnv, mailboxStub } from '../context';
+import type { MailEnv } from '../context';
 import { resolveFolder } from '../folders';
 import { apiMailbox, apiSession, csrf, limitBody } from '../guards';
 import { AddressSchema, FolderSchema, MessageSchema, MessageSummarySchema, folderView, messageView, summaryView } from '../mail-views';
@@ -59,7 +59,7 @@ api.openapi(
     responses: { 200: json(z.object({ folders: z.array(FolderSchema) }), 'Every folder (children after their parents)'), ...readErrors },
   }),
   async (c) => {
-    const [folders, wellKnown] = await Promise.all([c.var.graph.folders(), mailboxStub(c.env).wellKnownFolders()]);
+    const [folders, wellKnown] = await Promise.all([c.var.graph.folders(), c.var.mailbox.wellKnownFolders()]);
     return c.json({ folders: folders.map((f) => folderView(f, wellKnown)) }, 200);
   },
 );
@@ -113,7 +113,7 @@ api.openapi(
     const graph = c.var.graph;
     const folderId = await resolveFolder(graph, folder_name);
     const search = q?.trim() || undefined;
-    const [folder, wellKnown] = await Promise.all([graph.folder(folderId), mailboxStub(c.env).wellKnownFolders()]);
+    const [folder, wellKnown] = await Promise.all([graph.folder(folderId), c.var.mailbox.wellKnownFolders()]);
     let items: Message[];
     let count: number | null = null;
     let nextLink: string | undefined;
@@ -155,7 +155,7 @@ api.openapi(
   }),
   async (c) => {
     const { message_id } = c.req.valid('param');
-    const [message, wellKnown] = await Promise.all([c.var.graph.message(message_id, { attachments: true }), mailboxStub(c.env).wellKnownFolders()]);
+    const [message, wellKnown] = await Promise.all([c.var.graph.message(message_id, { attachments: true }), c.var.mailbox.wellKnownFolders()]);
     return c.json(messageView(message, wellKnown), 200);
   },
 );
@@ -174,7 +174,7 @@ api.openapi(
   async (c) => {
     const { message_id } = c.req.valid('param');
     const graph = c.var.graph;
-    const [first, wellKnown] = await Promise.all([graph.message(message_id), mailboxStub(c.env).wellKnownFolders()]);
+    const [first, wellKnown] = await Promise.all([graph.message(message_id), c.var.mailbox.wellKnownFolders()]);
     const conversationId = first.conversationId;
     const messages = conversationId ? await graph.conversation(conversationId) : [first];
     const time = (m: Message) => Date.parse(m.receivedDateTime ?? m.sentDateTime ?? '') || 0;
@@ -259,7 +259,7 @@ const MovedSchema = z.object({ id: z.string(), folderId: z.string().nullable(), 
 async function moveTo(c: Context<MailEnv>, id: string, destination: string) {
   const graph = c.var.graph;
   const destinationId = await resolveFolder(graph, destination);
-  const [moved, wellKnown] = await Promise.all([graph.move(id, destinationId), mailboxStub(c.env).wellKnownFolders()]);
+  const [moved, wellKnown] = await Promise.all([graph.move(id, destinationId), c.var.mailbox.wellKnownFolders()]);
   const view = summaryView(moved, wellKnown);
   return { id: view.id, folderId: view.folderId, folder: view.folder };
 }

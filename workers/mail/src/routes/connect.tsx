@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { HttpError } from '../../../shared/http-error';
 import { isLoopback } from '../config';
-import { CALLBACK_PATH, completeConnection, redirectUri } from '../connection';
+import { CALLBACK_PATH, completeConnection, disconnectMailbox, redirectUri } from '../connection';
 import { type MailEnv, mailboxStub } from '../context';
 import { csrf, limitBody, pageSession } from '../guards';
 import { GrantRefused, finishAuthorization, startAuthorization } from '../oauth';
@@ -22,7 +22,7 @@ const flowCookie = { path: CALLBACK_PATH, httpOnly: true, secure: true, sameSite
 export const connect = new Hono<MailEnv>();
 
 connect.get('/connect', pageSession, async (c) => {
-  const status = await mailboxStub(c.env).status();
+  const status = await mailboxStub(c.env, c.var.user.id).status();
   const flash = c.req.query('connected') === '1' ? 'The mailbox is connected.' : undefined;
   const warning = c.req.query('subscription') === 'failed' ? 'Connected, but Graph refused the change-notification subscription; the cron retries it.' : undefined;
   return c.html(
@@ -36,7 +36,7 @@ connect.get('/connect', pageSession, async (c) => {
             Connected to <strong>{status.account?.displayName}</strong> &lt;{status.account?.mail}&gt;.
           </p>
         ) : (
-          <p>No mailbox is connected. Connecting asks Microsoft for access to read, organise and send this mailbox's mail.</p>
+          <p>Your mailbox is not connected. Connecting asks Microsoft for access to read, organise and send this mailbox's mail.</p>
         )}
         <form method="post" action="/connect">
           <input type="hidden" name="csrf_token" value={c.var.csrfToken} />
@@ -85,6 +85,6 @@ connect.get(CALLBACK_PATH, pageSession, async (c) => {
 });
 
 connect.post('/disconnect', pageSession, limitBody(4096), csrf, async (c) => {
-  await mailboxStub(c.env).disconnect();
+  await disconnectMailbox(c);
   return c.redirect('/connect', 302);
 });

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { HttpError } from '../../../shared/http-error';
-import { type MailEnv, mailboxStub } from '../context';
+import type { MailEnv } from '../context';
 import { resolveFolder } from '../folders';
 import { pageMailbox, pageSession } from '../guards';
 import { folderView, summaryView } from '../mail-views';
@@ -106,7 +106,7 @@ async function folderPage(c: Context<MailEnv>, name: string) {
   if (name.length > 255 || name.includes('\u0000')) throw new HttpError(400, 'invalid_folder', 'A folder name is at most 255 characters.');
   const graph = c.var.graph;
   const id = await resolveFolder(graph, name);
-  const [folder, page, wellKnown] = await Promise.all([graph.folder(id), graph.messages(id, { top: PAGE_SIZE }), mailboxStub(c.env).wellKnownFolders()]);
+  const [folder, page, wellKnown] = await Promise.all([graph.folder(id), graph.messages(id, { top: PAGE_SIZE }), c.var.mailbox.wellKnownFolders()]);
   const view = folderView(folder, wellKnown);
   const items = page.value.map((m) => summaryView(m, wellKnown));
   return c.html(

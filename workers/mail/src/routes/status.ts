@@ -1,10 +1,16 @@
 import { Hono } from 'hono';
 import { type MailEnv, mailboxStub } from '../context';
+import { readSession } from '../session';
 
-/** Gate none: whether a mailbox is connected (the spec's cached provider token). */
+/**
+ * Gate none (the spec leaves it open): whether the caller's own mailbox is connected (the spec's
+ * cached provider token). Without a live session there is no mailbox of the caller's: false.
+ */
 export const status = new Hono<MailEnv>();
 
 status.get('/api/auth-status', async (c) => {
-  const mailbox = await mailboxStub(c.env).status();
+  const session = await readSession(c);
+  if (!session) return c.json({ authenticated: false });
+  const mailbox = await mailboxStub(c.env, session.user.id).status();
   return c.json({ authenticated: mailbox.connected });
 });

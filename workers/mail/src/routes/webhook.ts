@@ -1,15 +1,22 @@
+import { inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { notifications, subscriptions } from '../../../../d1/mail/schema';
+import { subscriptions } from '../../../../d1/mail/schema';
+import type { MailboxNotification } from '../../../../durable-objects/mail-user-context';
 import { secretsEqual, sha256Hex } from '../../../shared/encoding';
 import { HttpError } from '../../../shared/http-error';
-import type { MailEnv } from '../context';
+import { addressThrottle, clientAddress } from '../../../shared/throttle';
+import { type MailEnv, mailboxStub } from '../context';
 import { limitBody } from '../guards';
 
 /**
- * Graph's side of the subscriptions (gate none: Graph calls it). A validation request is echoed
- * at once as text/plain; a notification batch is checked (every item must name a subscription
- * this service made and carry its clientState), answered 202, and recorded after answering.
+ * Graph's side of the subscriptions (gate none: Graph calls it; the clientState is its secret).
+ * A validation request is echoed at once as text/plain; a notification batch is checked (every
+ * item must name a subscription this service made and carry its clientState), answered 202, and
+ * handed after answering to the mailbox object of the user each subscription belongs to.
+ * Refused batches count against the caller's address (shared/throttle.ts): past the limit it
+ * gets 429 with Retry-After until the lockout ends. The lockout check runs beside the
+ * subscription lookup, so a valid notification waits for nothing more.
  */
 
 const MAX_TOKEN_LENGTH = 2048;
@@ -45,27 +52,42 @@ webhook.post('/graph/webhook', limitBody(MAX_BATCH_BYTES), async (c) => {
   const body: unknown = await c.req.json().catch(() => undefined);
   const batch = Batch.safeParse(body);
   if (!batch.success) throw new HttpError(400, 'invalid_notification', 'The body is not a Graph change-notification batch.');
-  const known = new Map((await c.var.db.select().from(subscriptions).all()).map((row) => [row.id, row]));
+  const ids = [...new Set(batch.data.value.map((item) => item.subscriptionId))];
+  const throttle = addressThrottle(c.env.WEBHOOK_GUARD, 'mail-webhook', clientAddress(c));
+  // D1 binds at most 100 parameters a statement.
+  const lookups = [];
+  for (let i = 0; i < ids.length; i += 90) lookups.push(c.var.db.select().from(subscriptions).where(inArray(subscriptions.id, ids.slice(i, i + 90))).all());
+  const [locked, ...found] = await Promise.all([throttle.lockedFor(), ...lookups]);
+  const rows = found.flat();
+  if (locked !== undefined) throw tooManyRefusals(locked);
+  const known = new Map(rows.map((row) => [row.id, row]));
+  const refuse = async (error: HttpError): Promise<never> => {
+    const lockedNow = await throttle.failed();
+    throw lockedNow === undefined ? error : tooManyRefusals(lockedNow);
+  };
+  const byUser = new Map<number, MailboxNotification[]>();
+  const receivedAt = Date.now();
   for (const item of batch.data.value) {
     const subscription = known.get(item.subscriptionId);
-    if (!subscription) throw new HttpError(403, 'unknown_subscription', `No subscription ${item.subscriptionId.slice(0, 100)} was made here.`);
+    if (!subscription) return refuse(new HttpError(403, 'unknown_subscription', `No subscription ${item.subscriptionId.slice(0, 100)} was made here.`));
     if (!item.clientState || !(await secretsEqual(await sha256Hex(item.clientState), subscription.clientStateHash))) {
-      throw new HttpError(403, 'client_state_mismatch', 'The clientState does not match the subscription’s.');
+      return refuse(new HttpError(403, 'client_state_mismatch', 'The clientState does not match the subscription’s.'));
     }
+    const forUser = byUser.get(subscription.userId) ?? [];
+    forUser.push({ subscriptionId: item.subscriptionId, changeType: item.changeType, resource: item.resource, messageId: item.resourceData?.id ?? null, receivedAt });
+    byUser.set(subscription.userId, forUser);
   }
-  const receivedAt = Date.now();
-  const rows = batch.data.value.map((item) => ({
-    subscriptionId: item.subscriptionId,
-    changeType: item.changeType,
-    resource: item.resource,
-    messageId: item.resourceData?.id ?? null,
-    receivedAt,
-  }));
-  // Graph wants the answer within 3 seconds: the recording happens after it.
-  c.executionCtx.waitUntil(
-    (async () => {
-      for (let i = 0; i < rows.length; i += 20) await c.var.db.insert(notifications).values(rows.slice(i, i + 20)).run();
-    })().catch((err) => console.error(JSON.stringify({ level: 'error', service: 'mail', event: 'notification_record_failed', error: String(err) }))),
-  );
+  // Graph wants the answer within 3 seconds: each mailbox object gets its notifications after it.
+  for (const [userId, items] of byUser) {
+    c.executionCtx.waitUntil(
+      mailboxStub(c.env, userId)
+        .notified(items)
+        .catch((err) => console.error(JSON.stringify({ level: 'error', service: 'mail', event: 'notification_record_failed', user_id: userId, error: String(err) }))),
+    );
+  }
   return c.body(null, 202);
 });
+
+function tooManyRefusals(retryAfterSeconds: number): HttpError {
+  return new HttpError(429, 'too_many_refusals', 'Too many refused notifications from this address; try again later.', { retryAfterSeconds });
+}
