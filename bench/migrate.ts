@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startLocalWorker } from '../scripts/local-worker';
@@ -144,6 +145,17 @@ function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
+/** User + system CPU seconds a process has used so far (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 const rate = (rows: number, ms: number) => Math.round((rows / ms) * 1000);
 
@@ -193,6 +205,7 @@ export async function benchMigrate({ url, relay }: BenchContext) {
       patchMode: false,
       chunkSize: CHUNK,
     };
+    const cpuBefore = { workerd: pids.reduce((n, pid) => n + cpuSeconds(pid), 0), relay: process.cpuUsage() };
     const started = performance.now();
     const start = await worker.fetch('http://bench/start', { method: 'POST', body: JSON.stringify(plan), headers: { 'content-type': 'application/json' } });
     if (!start.ok) throw new Error(`start: ${start.status} ${await start.text()}`);
@@ -207,6 +220,8 @@ export async function benchMigrate({ url, relay }: BenchContext) {
       if (['completed', 'failed', 'cancelled'].includes(progress.state)) break;
     }
     const totalMs = performance.now() - started;
+    const workerdCpu = pids.reduce((n, pid) => n + cpuSeconds(pid), 0) - cpuBefore.workerd;
+    const relayCpu = process.cpuUsage(cpuBefore.relay);
     if (progress.state !== 'completed') {
       const logs = await (await worker.fetch(`http://bench/logs?runId=${plan.runId}`)).text();
       throw new Error(`the run ${progress.state}: ${progress.errors.join('; ')}\n${logs}`);
@@ -231,6 +246,10 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     console.log(
       `  validation                         ${validation?.ok ? 'counts and checksums match' : `DIFFERENCE ${JSON.stringify(validation)}`}`,
     );
+    console.log(
+      `  CPU during the run                 workerd ${workerdCpu.toFixed(1)} s, relay and poller (this process) ${((relayCpu.user + relayCpu.system) / 1e6).toFixed(1)} s`,
+    );
+    console.log(`  load average (1 min)               ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     console.log(
       `  workerd memory (hosts the DO)      peak RSS ${mb(Math.max(peakKb, hwmKb))} (sampled ${mb(peakKb)}, before the run ${mb(baselineKb)})`,
     );

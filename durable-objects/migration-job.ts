@@ -34,6 +34,15 @@ type Stored = {
 };
 
 /**
+ * The server refused the login (wrong password, unknown role or database): retrying cannot help,
+ * so the run fails at once. SQLSTATE classes 28 (invalid authorization) and 3D000 (no such database).
+ */
+function isRefusedLogin(error: unknown): boolean {
+  const code = error instanceof Error ? Reflect.get(error, 'code') : undefined;
+  return typeof code === 'string' && (code.startsWith('28') || code === '3D000');
+}
+
+/**
  * One migration run (one object per run id): its plan, state, the cursor and counters of every
  * table, a log tail and a cancel flag. The copy runs in alarm-driven slices of bounded chunks; the
  * destination commits each chunk with its cursor (see the engine's copy.ts), and every slice
@@ -200,8 +209,9 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
   private async failSlice(stored: Stored, error: unknown): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     const attempts = stored.attempts + 1;
-    const fatal = error instanceof PlanError || error instanceof HostNotAllowedError || attempts >= MAX_ATTEMPTS;
-    this.log('Error', fatal ? `Failed: ${message}` : `Attempt ${attempts} failed, retrying: ${message}`, stored.failedTable);
+    const fatal = error instanceof PlanError || error instanceof HostNotAllowedError || isRefusedLogin(error) || attempts >= MAX_ATTEMPTS;
+    const reason = isRefusedLogin(error) ? `the source or destination refused the login: ${message}` : message;
+    this.log('Error', fatal ? `Failed: ${reason}` : `Attempt ${attempts} failed, retrying: ${message}`, stored.failedTable);
     const next = { ...stored, attempts, errors: [...stored.errors, message].slice(-20) };
     if (fatal) {
       this.finish(next, 'failed');

@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgre
 import { type GraphStandin, startGraphStandin } from './graph-standin/server';
 import { racingToday } from './racing-today';
 import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy } from './racing/legacy-load';
+import { type PasswordFront, startPasswordFront } from './racing/legacy-password';
 import { loadRacing, racingDatasetInfo } from './racing/load';
 import { startRelay } from './relay';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
@@ -44,6 +45,7 @@ const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string) => Promi
 const children: ChildProcess[] = [];
 let embedded: EmbeddedPostgres | undefined;
 let embeddedLegacy: EmbeddedPostgres | undefined;
+let legacyFront: PasswordFront | undefined;
 let closeRelay: (() => Promise<void>) | undefined;
 let graphStandin: GraphStandin | undefined;
 let shuttingDown = false;
@@ -108,11 +110,21 @@ async function startEmbedded(): Promise<string> {
   return embedded.url;
 }
 
-/** The migration app's source: a second embedded database on a fixed port (see scripts/racing/legacy.ts). */
+/**
+ * The migration app's source: a second embedded database (see scripts/racing/legacy.ts) behind a
+ * front on the fixed port that checks its password, as a real server would (PGlite takes any).
+ */
 async function startEmbeddedLegacy(): Promise<string> {
-  embeddedLegacy = await startEmbeddedPostgres({ dataDir: join(ROOT, '.data', 'pglite-legacy'), port: DEV_LEGACY_PORT });
-  step(`legacy     embedded PGlite at ${redact(embeddedLegacy.url)} (data in .data/pglite-legacy)`);
-  return embeddedLegacy.url;
+  embeddedLegacy = await startEmbeddedPostgres({ dataDir: join(ROOT, '.data', 'pglite-legacy') });
+  legacyFront = await startPasswordFront({
+    upstream: { host: '127.0.0.1', port: embeddedLegacy.port },
+    user: DEV_LEGACY_CONNECTION.username,
+    password: DEV_LEGACY_CONNECTION.password,
+    database: DEV_LEGACY_CONNECTION.database,
+    port: DEV_LEGACY_PORT,
+  });
+  step(`legacy     embedded PGlite behind a password check at ${redact(legacyFront.url)} (data in .data/pglite-legacy)`);
+  return legacyFront.url;
 }
 
 /** The same world as the racing data (anchored on its day), in the old system's shape, a few days ahead of it. */
@@ -214,6 +226,7 @@ async function shutdown(code: number) {
   await closeRelay?.();
   await graphStandin?.close();
   await embedded?.close();
+  await legacyFront?.close();
   await embeddedLegacy?.close();
   process.exit(code);
 }

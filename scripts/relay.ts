@@ -1,6 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
-import { WebSocketServer, createWebSocketStream } from 'ws';
+import { WebSocketServer } from 'ws';
+
+/** Bytes queued on a WebSocket above which the relay stops reading its upstream socket, and below which it reads again. */
+const WS_HIGH_WATER = 4 * 1024 * 1024;
+const WS_LOW_WATER = 1024 * 1024;
 
 export type Relay = { port: number; /** what Workers get as PG_WS_PROXY */ address: string; close(): Promise<void> };
 
@@ -24,7 +28,6 @@ export async function startRelay(options: { port?: number; host?: string } = {})
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const tcp = connect(target.port, target.host);
-      const stream = createWebSocketStream(ws);
       tcp.setNoDelay(true);
       // Close the WebSocket with a reason (1011) rather than dropping it, so the driver reports it.
       const closeBoth = () => {
@@ -33,16 +36,28 @@ export async function startRelay(options: { port?: number; host?: string } = {})
       };
       tcp.on('error', closeBoth);
       tcp.on('close', closeBoth);
-      stream.on('error', closeBoth);
-      stream.on('close', closeBoth);
-      // PostgreSQL closes a connection after the client's Terminate message; the embedded server
-      // (pglite-socket) does not, and the serverless driver waits for that close, so every
-      // pooled connection it ends would hold a server slot for good. Half-close after Terminate.
-      ws.on('message', (data) => {
+      ws.on('error', closeBoth);
+      ws.on('close', closeBoth);
+      // Each message is written to the socket as it came and each socket read sent as one binary
+      // message, without stream wrappers in between (no re-chunking, no copies); each side pauses
+      // the other while its own buffer is full.
+      ws.on('message', (data: Buffer) => {
+        if (!tcp.write(data)) {
+          ws.pause();
+          tcp.once('drain', () => ws.resume());
+        }
+        // PostgreSQL closes a connection after the client's Terminate message; the embedded server
+        // (pglite-socket) does not, and the serverless driver waits for that close, so every
+        // pooled connection it ends would hold a server slot for good. Half-close after Terminate.
         if (isTerminate(data)) setImmediate(() => tcp.end());
       });
-      stream.pipe(tcp);
-      tcp.pipe(stream);
+      tcp.on('data', (chunk: Buffer) => {
+        if (ws.readyState !== ws.OPEN) return;
+        ws.send(chunk, { binary: true }, () => {
+          if (tcp.isPaused() && ws.bufferedAmount < WS_LOW_WATER) tcp.resume();
+        });
+        if (ws.bufferedAmount > WS_HIGH_WATER) tcp.pause();
+      });
     });
   });
 

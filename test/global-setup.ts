@@ -4,8 +4,12 @@ import { startEmbeddedPostgres } from '../scripts/embedded-postgres';
 import { startGraphStandin } from '../scripts/graph-standin/server';
 import { msUntilNextRacingDay, racingToday } from '../scripts/racing-today';
 import { loadLegacy } from '../scripts/racing/legacy-load';
+import { startPasswordFront } from '../scripts/racing/legacy-password';
 import { loadRacing } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
+
+/** The embedded legacy source database's password (checked by its front; see legacy-password.ts). */
+const LEGACY_TEST_PASSWORD = 'legacy-source-test-password';
 
 /** A whole test run takes a few minutes; start none closer than this to midnight. */
 const SAFE_BEFORE_MIDNIGHT_MS = 15 * 60_000;
@@ -27,10 +31,15 @@ export default async function setup(project: TestProject) {
   const today = racingToday();
   await loadRacing(databaseUrl, { size: 'tiny', today });
   // The migration app's source: the same world in an old system's shape, a few days ahead. Always
-  // embedded (a second PGlite), or LEGACY_DATABASE_URL (its legacy tables are replaced).
+  // embedded (a second PGlite), or LEGACY_DATABASE_URL (its legacy tables are replaced). PGlite
+  // takes any password, so the app reaches it through a front that checks one (MD5), as a real
+  // server would: a configuration with a wrong password fails there.
   const legacy = process.env.LEGACY_DATABASE_URL ? undefined : await startEmbeddedPostgres();
-  const legacyDatabaseUrl = process.env.LEGACY_DATABASE_URL ?? legacy!.url;
-  await loadLegacy(legacyDatabaseUrl, { size: 'tiny', today });
+  await loadLegacy(process.env.LEGACY_DATABASE_URL ?? legacy!.url, { size: 'tiny', today });
+  const legacyFront = legacy
+    ? await startPasswordFront({ upstream: { host: '127.0.0.1', port: legacy.port }, user: 'postgres', password: LEGACY_TEST_PASSWORD })
+    : undefined;
+  const legacyDatabaseUrl = process.env.LEGACY_DATABASE_URL ?? legacyFront!.url;
   const relay = await startRelay();
   // Microsoft Graph and the identity platform, for the mail assistant (tests create a mailbox each).
   const graphStandin = await startGraphStandin();
@@ -56,6 +65,7 @@ export default async function setup(project: TestProject) {
     await relay.close();
     await graphStandin.close();
     await embedded?.close();
+    await legacyFront?.close();
     await legacy?.close();
   };
 }
@@ -66,7 +76,7 @@ declare module 'vitest' {
     pgRelay: string;
     racingToday: string;
     silentPort: number;
-    /** The migration app's legacy source database (tiny), and its host:port for allow-lists. */
+    /** The migration app's legacy source database (tiny; with its password), and its host:port for allow-lists. */
     legacyDatabaseUrl: string;
     legacyDatabaseHost: string;
     /** the Graph stand-in's origin: Graph under `/v1.0`, the identity platform under `/{tenant}/oauth2/v2.0`, control under `/_standin` */

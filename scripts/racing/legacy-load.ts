@@ -122,13 +122,13 @@ export async function legacyDatasetInfo(target: pg.ClientBase | string): Promise
   });
 }
 
-/** The dev runner's legacy source database (embedded PGlite on a fixed port; data in .data/pglite-legacy). */
+/** The dev runner's legacy source database (embedded PGlite behind a password check on a fixed port; data in .data/pglite-legacy). */
 export const DEV_LEGACY_PORT = 54330;
 export const DEV_LEGACY_CONNECTION = {
   host: '127.0.0.1',
   port: DEV_LEGACY_PORT,
   database: 'postgres',
   username: 'postgres',
-  // PGlite accepts any password; a configuration must still carry one.
+  // Checked by the front before the embedded database (scripts/racing/legacy-password.ts).
   password: 'postgres',
 } as const;

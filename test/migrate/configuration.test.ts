@@ -116,9 +116,22 @@ describe('configurations: error cases', () => {
     expect((await admin.post('/Configuration/Edit', { ...LEGACY, Id: '999999' })).status).toBe(404);
   });
 
+  it('answers test-connection with success false and a clear message for a wrong password, never echoing it', async () => {
+    // (An account of its own: test-connection is throttled per user.)
+    const admin = await signIn('routesAdmin');
+    const wrong = 'not-the-legacy-password-3d9a';
+    const res = await admin.postJson('/api/configuration/test-connection', { ...LEGACY, Port: Number(LEGACY.Port), Password: wrong });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const body = await res.json<{ success: boolean; message: string }>();
+    expect(body).toEqual({ success: false, message: expect.stringMatching(/password authentication failed for user "postgres"/) });
+    expect(body.message).not.toContain(wrong);
+    expect(body.message).not.toContain(LEGACY.Password);
+  });
+
   it('answers test-connection with 200 and success false for bad input or an unknown stored configuration', async () => {
     const operator = await signIn('routesOperator');
-    // (The embedded test database accepts any database name and password, so those cannot fail here.)
+    // (The embedded test database accepts any database name, so that cannot fail here; a wrong password can: see above.)
     for (const body of [{}, { Host: 'x' }, 'not json', { ...LEGACY, Port: 'abc' }, { ...LEGACY, Port: 0 }, { ...LEGACY, Id: 999999, Password: '' }]) {
       const res = await operator.postJson('/api/configuration/test-connection', body);
       expect(res.status, JSON.stringify(body)).toBe(200);

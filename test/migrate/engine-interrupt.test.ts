@@ -77,7 +77,8 @@ describe('interrupted runs resume exactly once', () => {
     const plan = await freshPlan();
     const counter = faulty(dest, Number.POSITIVE_INFINITY);
     await copyAll(source, counter.sql, plan);
-    expect(counter.statements()).toBeGreaterThan(15);
+    // Preparation, cursors and totals, then one statement per chunk: every one of them is cut below.
+    expect(counter.statements()).toBeGreaterThan(10);
     await expectExactlyOnce(plan);
   }, 60_000);
 

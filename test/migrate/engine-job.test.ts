@@ -122,6 +122,26 @@ describe('MigrationJob', () => {
     expect(failed.errors.join(' ')).toMatch(/no_such_table does not exist/);
   }, 60_000);
 
+  it('fails a run whose source password is wrong at once, with the reason in its log and no secret', async () => {
+    const wrong = 'not-the-legacy-password-4b1d';
+    const run = await plan(['venue']);
+    const stub = stubFor(run.runId);
+    await stub.start({ ...run, source: { ...run.source, password: wrong } });
+    const failed = await untilFinished(run.runId, 30_000);
+    expect(failed.state).toBe('failed');
+    expect(failed.errors).toEqual([expect.stringMatching(/password authentication failed for user "postgres"/)]);
+    const logs = await stub.logs(20);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'Error', message: expect.stringMatching(/^Failed: the source or destination refused the login: password authentication failed/) }));
+    // Not retried: one failed attempt, and nothing copied.
+    expect(logs.filter((l) => l.level === 'Error' && /Attempt \d+ failed/.test(l.message))).toEqual([]);
+    for (const text of [JSON.stringify(failed), JSON.stringify(logs)]) {
+      expect(text).not.toContain(wrong);
+      expect(text).not.toContain(legacyConnection().password);
+    }
+    const { n } = await one(dest.query<{ n: number }>('SELECT count(*)::int AS n FROM migration_id_mappings WHERE config_id = $1', [run.configId]));
+    expect(n).toBe(0);
+  }, 60_000);
+
   it('refuses a source outside the allowed hosts and knows no unknown run', async () => {
     const run = await plan(['venue']);
     const stub = stubFor(run.runId);

@@ -47,6 +47,14 @@ describe('testConnection', () => {
     expect(await testConnection(engineEnv, legacyConnection())).toEqual({ success: true, message: expect.stringMatching(/^Connected to .*PostgreSQL/) });
   });
 
+  it('reports a wrong password as a failure with the server\'s reason and no secret', async () => {
+    const wrong = 'not-the-legacy-password-8e2c';
+    const result = await testConnection(engineEnv, { ...legacyConnection(), password: wrong });
+    expect(result).toEqual({ success: false, message: expect.stringMatching(/^Connection failed: password authentication failed for user "postgres"$/) });
+    expect(result.message).not.toContain(wrong);
+    expect(result.message).not.toContain(legacyConnection().password);
+  });
+
   it('reports a wrong port or database as a failure, never a throw', async () => {
     const result = await testConnection({ ...engineEnv, MIGRATE_ALLOWED_HOSTS: `${legacyConnection().host}` }, { ...legacyConnection(), port: 1 });
     expect(result.success).toBe(false);
