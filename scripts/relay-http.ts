@@ -186,12 +186,15 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
+    // Past the cap the rest is read and dropped (so the client gets its 413 rather than a reset),
+    // up to a point where the connection is simply cut.
+    if (size > 4 * MAX_BODY_BYTES) {
       req.destroy();
       throw new RequestError(413, `body over ${MAX_BODY_BYTES} bytes`);
     }
-    chunks.push(chunk as Buffer);
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
   }
+  if (size > MAX_BODY_BYTES) throw new RequestError(413, `body over ${MAX_BODY_BYTES} bytes`);
   return Buffer.concat(chunks).toString('utf8');
 }
 
