@@ -59,10 +59,16 @@ entrants as (
   from meeting mt join races ra on ra.meeting_id = mt.id join runners r on r.race_id = ra.id
   where not r.scratched and r.jockey_id is not null and $3::text in ('all', 'jockey')
 ),
+window_races as (
+  select ra.id from meetings m join races ra on ra.meeting_id = m.id
+  where m.date between $1::date - 365 and $1::date - 1 and not m.is_trial
+),
 entrant_races as (
-  select r.race_id from runners r where r.trainer_id in (select person_id from entrants where role = 'trainer')
+  select r.race_id from runners r
+  where r.trainer_id in (select person_id from entrants where role = 'trainer') and r.race_id in (select id from window_races)
   union
-  select r.race_id from runners r where r.jockey_id in (select person_id from entrants where role = 'jockey')
+  select r.race_id from runners r
+  where r.jockey_id in (select person_id from entrants where role = 'jockey') and r.race_id in (select id from window_races)
 ),
 starts as (${startsOf('entrant_races er join races ra on ra.id = er.race_id')}
 ),

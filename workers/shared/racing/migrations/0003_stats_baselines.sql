@@ -50,3 +50,8 @@ CREATE OR REPLACE TRIGGER "meetings_update_forgets_baselines" AFTER UPDATE ON "m
 --> statement-breakpoint
 CREATE OR REPLACE TRIGGER "meetings_delete_forgets_baselines" AFTER DELETE ON "meetings" REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "meeting_stats_baselines_forget_meetings"();
+--> statement-breakpoint
+-- A meeting's statistics find the races of its trainers and jockeys from these alone (index-only).
+CREATE INDEX IF NOT EXISTS "runners_trainer_id_race_id_idx" ON "runners" USING btree ("trainer_id","race_id");
+--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "runners_jockey_id_race_id_idx" ON "runners" USING btree ("jockey_id","race_id");
