@@ -3,7 +3,7 @@ import { escapeLike } from '../../shared/like';
 import { queryRows, type RacingReads } from '../../shared/pg';
 
 // Search-as-you-type and pick lists over the racing database: one statement per request, on the
-// request's pool. SQL that PostgreSQL 15 and 18 both accept.
+// request's one-shot read over HTTP. SQL that PostgreSQL 15 and 18 both accept.
 
 export const SEARCH_LIMIT = 20;
 
@@ -23,12 +23,12 @@ function nameSearch(table: SQL, columns: SQL, query: string): SQL {
 const strip = <T extends { rank: number }>(found: T[]) => found.map(({ rank: _rank, ...rest }) => rest);
 
 export type HorseItem = { id: number; name: string; country: string; foalingYear: number; sex: string };
-export const searchHorses = async (db: RacingReads, query: string) =>
-  strip(await queryRows<HorseItem & { rank: number }>(db, nameSearch(sql`horses`, sql`id, name, country, foaling_year as "foalingYear", sex`, query)));
+export const horseSearchSql = (query: string) => nameSearch(sql`horses`, sql`id, name, country, foaling_year as "foalingYear", sex`, query);
+export const searchHorses = async (db: RacingReads, query: string) => strip(await queryRows<HorseItem & { rank: number }>(db, horseSearchSql(query)));
 
 export type TrainerItem = { id: number; name: string; state: string };
-export const searchTrainers = async (db: RacingReads, query: string) =>
-  strip(await queryRows<TrainerItem & { rank: number }>(db, nameSearch(sql`trainers`, sql`id, name, state`, query)));
+export const trainerSearchSql = (query: string) => nameSearch(sql`trainers`, sql`id, name, state`, query);
+export const searchTrainers = async (db: RacingReads, query: string) => strip(await queryRows<TrainerItem & { rank: number }>(db, trainerSearchSql(query)));
 
 export type JockeyItem = { id: number; name: string; state: string; apprentice: boolean };
 export const searchJockeys = async (db: RacingReads, query: string) =>
