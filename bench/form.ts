@@ -5,22 +5,11 @@ import { startLocalWorker } from '../scripts/local-worker';
 import { ROOT } from '../scripts/workers';
 import { runnerPageSql, salesSql } from '../workers/form/src/queries';
 import type { BenchContext } from './context';
-import { psqlTimings, psqlWallTimes } from './psql';
+import { inlined, psqlTimings, psqlWallTimes } from './psql';
 import { median, ms, percentile, sample } from './stats';
 
 const USERNAME = 'bench';
 const PASSWORD = 'bench-password';
-
-/** A statement with its parameters written in, for psql. */
-function inlined(query: { sql: string; params: unknown[] }): string {
-  let text = query.sql;
-  for (let i = query.params.length; i >= 1; i--) {
-    const value = query.params[i - 1];
-    const literal = value === null || value === undefined ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
-    text = text.split(`$${i}`).join(literal);
-  }
-  return text;
-}
 
 /** The runner page: through the Worker uncached and cached, against its SQL in psql. */
 export async function benchForm({ url, relay, runs }: BenchContext) {

@@ -28,3 +28,14 @@ export function psqlWallTimes(url: string, script: string, runs: number, warmup 
   }
   return times;
 }
+
+/** A statement with its parameters written in, for psql. */
+export function inlined(query: { sql: string; params: unknown[] }): string {
+  let text = query.sql;
+  for (let i = query.params.length; i >= 1; i--) {
+    const value = query.params[i - 1];
+    const literal = value === null || value === undefined ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
+    text = text.split(`$${i}`).join(literal);
+  }
+  return text;
+}

@@ -56,7 +56,8 @@ async function main() {
   const url = await benchDatabaseUrl();
   // The migration bench brings its own tables: alone, it needs no racing bench data.
   const today = named.length > 0 && named.every((name) => OWN_DATA.has(name)) ? racingToday() : await ensureBenchData(url);
-  const relay = await startRelay();
+  // The bench server only (its second database, the migration bench's source, is on the same host:port).
+  const relay = await startRelay({ allow: [url] });
   try {
     for (const [name, section] of Object.entries(SECTIONS)) {
       if (named.length && !named.includes(name)) continue;

@@ -192,6 +192,8 @@ export function cmsSeedSql(data: CmsSeedData): string[] {
     ),
     ...inserts('story_sites', 'story_id, site_id', s.flatMap((r) => r.siteIds.map((site) => `(${r.id}, ${site})`))),
     ...inserts('story_news_types', 'story_id, news_type_id', s.flatMap((r) => r.newsTypeIds.map((type) => `(${r.id}, ${type})`))),
+    // The story search index (an FTS5 table over the stories), rebuilt from the rows now present.
+    "insert into stories_search (stories_search) values ('rebuild')",
   ];
 }
 

@@ -59,7 +59,8 @@ async function main() {
   await ensureDemoData(databaseUrl, forceReload);
   const legacyUrl = process.env.LEGACY_DATABASE_URL ?? (await startEmbeddedLegacy());
   await ensureLegacyData(legacyUrl, (await racingDatasetInfo(databaseUrl))?.today ?? racingToday(), forceReload);
-  const relay = await startRelay({ port: DEV_RELAY_PORT });
+  // The relay reaches the two dev databases only (RELAY_ALLOWED_UPSTREAMS adds more).
+  const relay = await startRelay({ port: DEV_RELAY_PORT, allow: [databaseUrl, legacyUrl] });
   closeRelay = relay.close;
   step(`relay      ${relay.address}/v1?address=host:port`);
 

@@ -1,20 +1,45 @@
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { WebSocketServer } from 'ws';
+import { allowList, type SqlOverHttp, sqlOverHttp } from './relay-http';
 
 /** Bytes queued on a WebSocket above which the relay stops reading its upstream socket, and below which it reads again. */
 const WS_HIGH_WATER = 4 * 1024 * 1024;
 const WS_LOW_WATER = 1024 * 1024;
 
-export type Relay = { port: number; /** what Workers get as PG_WS_PROXY */ address: string; close(): Promise<void> };
+export type Relay = {
+  port: number;
+  /** what Workers get as PG_WS_PROXY (WebSocket at `/v1`, the driver's HTTP queries at `/sql`) */
+  address: string;
+  /** the upstream `host:port` pairs this relay may reach */
+  allowed: readonly string[];
+  close(): Promise<void>;
+};
+
+export type RelayOptions = {
+  port?: number;
+  host?: string;
+  /**
+   * Upstream databases the relay may reach, as `host:port` or postgres:// URLs; added to those in
+   * RELAY_ALLOWED_UPSTREAMS (comma-separated). Nothing else is reachable, on either path.
+   */
+  allow?: readonly string[];
+  /** How long the HTTP path waits for a new upstream connection (default 5 s). */
+  connectTimeoutMs?: number;
+};
 
 /**
- * A WebSocket → TCP relay speaking Neon's wsproxy convention (`/v1?address=host:port`), so the
- * serverless driver inside workerd reaches any TCP Postgres, embedded or real. Binds loopback only.
+ * A relay in front of TCP Postgres servers, embedded or real, for the serverless driver inside
+ * workerd: WebSocket → TCP in Neon's wsproxy convention (`/v1?address=host:port`), and the driver's
+ * HTTP query protocol (`POST /sql`, see relay-http.ts) on warm connections of its own. Binds
+ * loopback only and reaches allow-listed upstreams only.
  */
-export async function startRelay(options: { port?: number; host?: string } = {}): Promise<Relay> {
+export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const host = options.host ?? '127.0.0.1';
-  const server: Server = createServer((_req, res) => {
+  const allowed = allowList([...(options.allow ?? []), ...(process.env.RELAY_ALLOWED_UPSTREAMS ?? '').split(',')]);
+  const http: SqlOverHttp = sqlOverHttp({ allowed, connectTimeoutMs: options.connectTimeoutMs ?? 5_000 });
+  const server: Server = createServer((req, res) => {
+    if (http.handles(req)) return void http.handle(req, res);
     res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required: /v1?address=host:port\n');
   });
   const wss = new WebSocketServer({ noServer: true });
@@ -24,6 +49,10 @@ export async function startRelay(options: { port?: number; host?: string } = {})
     const target = parseAddress(url.pathname, url.searchParams.get('address'));
     if (!target) {
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\nexpected /v1?address=host:port\n');
+      return;
+    }
+    if (!allowed.has(target.host, target.port)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\nupstream not on the relay\'s allow-list\n');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -70,13 +99,16 @@ export async function startRelay(options: { port?: number; host?: string } = {})
   return {
     port: address.port,
     address: `ws://${host}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    allowed: allowed.list,
+    close: async () => {
+      await new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
         wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await http.close();
+    },
   };
 }
 

@@ -40,9 +40,6 @@ export default async function setup(project: TestProject) {
     ? await startPasswordFront({ upstream: { host: '127.0.0.1', port: legacy.port }, user: 'postgres', password: LEGACY_TEST_PASSWORD })
     : undefined;
   const legacyDatabaseUrl = process.env.LEGACY_DATABASE_URL ?? legacyFront!.url;
-  const relay = await startRelay();
-  // Microsoft Graph and the identity platform, for the mail assistant (tests create a mailbox each).
-  const graphStandin = await startGraphStandin();
   // A port that accepts connections and never answers: what a hung database looks like.
   const held = new Set<Socket>();
   const silent = createServer((socket) => {
@@ -52,10 +49,16 @@ export default async function setup(project: TestProject) {
   await new Promise((resolve) => silent.once('listening', resolve));
   const silentAddress = silent.address();
   if (!silentAddress || typeof silentAddress === 'string') throw new Error('no silent port');
+  const silentPort = silentAddress.port;
+  // The relay reaches the two databases and, for outage tests, the silent port (a hung database) and
+  // port 1 (a refused one); nothing else.
+  const relay = await startRelay({ allow: [databaseUrl, legacyDatabaseUrl, `127.0.0.1:${silentPort}`, '127.0.0.1:1'] });
+  // Microsoft Graph and the identity platform, for the mail assistant (tests create a mailbox each).
+  const graphStandin = await startGraphStandin();
   project.provide('racingDatabaseUrl', databaseUrl);
   project.provide('pgRelay', relay.address);
   project.provide('racingToday', today);
-  project.provide('silentPort', silentAddress.port);
+  project.provide('silentPort', silentPort);
   project.provide('legacyDatabaseUrl', legacyDatabaseUrl);
   project.provide('legacyDatabaseHost', new URL(legacyDatabaseUrl).host);
   project.provide('graphStandin', graphStandin.url);

@@ -4,10 +4,20 @@ import WebSocket from 'ws';
 import { type Relay, startRelay } from '../../scripts/relay';
 
 let relay: Relay;
+let upstream: ReturnType<typeof createServer>;
+let upstreamPort: number;
 beforeAll(async () => {
-  relay = await startRelay();
+  // A server that, like the embedded one, never closes on Terminate by itself.
+  upstream = createServer((socket) => socket.on('end', () => upstreamEnded()).on('data', () => {}));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', () => resolve()));
+  upstreamPort = (upstream.address() as { port: number }).port;
+  relay = await startRelay({ allow: ['127.0.0.1:1', `127.0.0.1:${upstreamPort}`] });
 });
-afterAll(() => relay.close());
+let upstreamEnded: () => void = () => {};
+afterAll(async () => {
+  await relay.close();
+  upstream.close();
+});
 
 function open(path: string): Promise<{ opened: boolean; status?: number }> {
   return new Promise((resolve) => {
@@ -44,18 +54,12 @@ describe('WebSocket relay', () => {
   });
 
   it('half-closes the upstream after a Terminate message, as PostgreSQL itself would close', async () => {
-    // A server that, like the embedded one, never closes on Terminate by itself.
-    let upstreamEnded!: () => void;
     const ended = new Promise<void>((resolve) => (upstreamEnded = resolve));
-    const server = createServer((socket) => socket.on('end', () => upstreamEnded()).on('data', () => {}));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const { port } = server.address() as { port: number };
-    const ws = new WebSocket(`${relay.address}/v1?address=127.0.0.1:${port}`);
+    const ws = new WebSocket(`${relay.address}/v1?address=127.0.0.1:${upstreamPort}`);
     const closed = new Promise<void>((resolve) => ws.on('close', () => resolve()));
     await new Promise((resolve) => ws.on('open', resolve));
     ws.send(Buffer.from([0x58, 0, 0, 0, 4]));
     await ended;
     await closed;
-    server.close();
   });
 });

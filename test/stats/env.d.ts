@@ -5,5 +5,6 @@ declare namespace Cloudflare {
     FAKE_EXTERNAL_URL: string;
     PG_WS_PROXY: string;
     EXTERNAL_API_KEY: string;
+    SILENT_PORT: string;
   }
 }

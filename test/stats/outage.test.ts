@@ -43,3 +43,30 @@ describe('racing database unreachable without a relay', () => {
     });
   }
 });
+
+describe('racing database behind the relay (the HTTP query path)', () => {
+  const call = (overrides: Record<string, string>) =>
+    app.request('/meetings?date=2026-01-10', { headers: { Authorization: `Bearer ${TOKEN}` } }, { ...env, ...overrides }, {
+      waitUntil: () => {},
+      passThroughOnException: () => {},
+      props: {},
+    });
+
+  it('a database that accepts but never answers: 503 {detail} once connect + query time is up', async () => {
+    const started = Date.now();
+    const res = await call({
+      DATABASE_URL: `postgres://racing:secret@127.0.0.1:${env.SILENT_PORT}/racing`,
+      PG_CONNECT_TIMEOUT_MS: '500',
+      PG_QUERY_TIMEOUT_MS: '500',
+    });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ detail: DETAIL });
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  it('the relay itself down: 503 {detail}', async () => {
+    const res = await call({ PG_WS_PROXY: 'ws://127.0.0.1:1' });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ detail: DETAIL });
+  });
+});

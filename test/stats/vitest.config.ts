@@ -27,6 +27,7 @@ export default defineProject({
           AUTH_LOGOUT_TIMEOUT_MS: '1000',
           SSO_PORTAL_URL: 'https://sso.racing.example/portal',
           FAKE_EXTERNAL_URL: inject('fakeExternalUrl'),
+          SILENT_PORT: String(inject('silentPort')),
         },
       },
     })),

@@ -13,7 +13,7 @@ export class DatabaseUnavailableError extends HttpError {
 // 08xxx connection exception, 57P01-57P03 shutdown / cannot connect now, 53300 too many connections.
 const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
 const UNAVAILABLE_MESSAGE =
-  /timeout exceeded when trying to connect|connection terminated|connection refused|econnrefused|websocket|socket hang up|network connection lost|query read timeout|connection timeout|client has encountered a connection error|cannot connect/i;
+  /timeout exceeded when trying to connect|connection terminated|connection refused|econnrefused|websocket|socket hang up|network connection lost|query read timeout|connection timeout|client has encountered a connection error|cannot connect|error connecting to database|server error \(http status 50[234]\)/i;
 
 /**
  * Recognises a driver error (possibly wrapped by drizzle) that means the database is unreachable.

@@ -1,5 +1,6 @@
-import { Client, Pool } from '@neondatabase/serverless';
+import { Client, neon, neonConfig, type NeonQueryFunction, Pool } from '@neondatabase/serverless';
 import type { SQL } from 'drizzle-orm';
+import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
@@ -129,8 +130,86 @@ export function racingDb(): MiddlewareHandler<{ Variables: RacingDbVariables }> 
 }
 
 /** The rows of one raw SQL statement on the racing database, typed by the caller. */
-export async function queryRows<T = Record<string, unknown>>(db: RacingDb, query: SQL): Promise<T[]> {
-  return (await db.execute(query)).rows as T[];
+export async function queryRows<T = Record<string, unknown>>(db: RacingDb | RacingReads, query: SQL): Promise<T[]> {
+  const execute = db.execute.bind(db) as (q: SQL) => Promise<{ rows: unknown[] }>;
+  return (await execute(query)).rows as T[];
+}
+
+// ——— One-shot reads over HTTP ———
+//
+// A read that is one statement, or one batch run as a non-interactive transaction, goes over the
+// driver's HTTP query path (`neon()`): one round trip, no WebSocket or authentication per request.
+// Production posts to Neon's `/sql` endpoint (the driver's default for the database's host);
+// locally, with PG_WS_PROXY set, to the same relay's `/sql`, which keeps warm connections to the
+// embedded or real server.
+
+export type RacingReads = NeonHttpDatabase<typeof racingSchema> & { $client: NeonQueryFunction<false, false> };
+export type RacingReadsVariables = { racing: RacingReads };
+
+/**
+ * Per-call settings carried in the driver's `fetchOptions` (whose endpoint and fetch function are
+ * process-wide): where to post and how long to wait. The fetch function below reads and strips them,
+ * so one request's relay or timeout never reaches another's query.
+ */
+const ENDPOINT = 'racingEndpoint';
+const TIMEOUT = 'racingTimeoutMs';
+
+neonConfig.fetchFunction = (url: string, init: RequestInit & Record<string, unknown>) => {
+  const { [ENDPOINT]: endpoint, [TIMEOUT]: timeoutMs, ...rest } = init;
+  const signal = typeof timeoutMs === 'number' ? AbortSignal.timeout(timeoutMs) : undefined;
+  return fetch(typeof endpoint === 'string' ? endpoint : url, signal ? { ...rest, signal } : rest);
+};
+
+/** `ws://host:port` (PG_WS_PROXY) → `http://host:port/sql`, the relay's HTTP query endpoint. */
+export function relaySqlEndpoint(proxy: string): string {
+  const base = /^wss?:\/\//.test(proxy) ? proxy : `ws://${proxy}`;
+  const url = new URL(base.replace(/^ws/, 'http'));
+  return `${url.origin}/sql`;
+}
+
+/**
+ * The connection string with PostgreSQL startup options (`-c name=value`, sent once when the
+ * server-side connection starts, never as a statement per request).
+ */
+export function withStartupOptions(databaseUrl: string, options: string | undefined): string {
+  if (!options) return databaseUrl;
+  const url = new URL(databaseUrl);
+  const existing = url.searchParams.get('options');
+  url.searchParams.set('options', existing ? `${existing} ${options}` : options);
+  return url.toString();
+}
+
+/**
+ * The racing database for one-shot reads over HTTP. No connection is held, so nothing needs ending.
+ * The time limit covers connecting and querying together, as one request does both.
+ */
+export function openRacingReads(config: RacingDbConfig, options: { startupOptions?: string } = {}): RacingReads {
+  const fetchOptions: Record<string, unknown> = { [TIMEOUT]: config.PG_CONNECT_TIMEOUT_MS + config.PG_QUERY_TIMEOUT_MS };
+  if (config.PG_WS_PROXY) fetchOptions[ENDPOINT] = relaySqlEndpoint(config.PG_WS_PROXY);
+  const client = neon(withStartupOptions(config.DATABASE_URL, options.startupOptions), { fetchOptions, disableWarningInBrowsers: true });
+  return drizzleHttp({ client, schema: racingSchema });
+}
+
+/** Puts a racing database handle for one-shot reads (HTTP, see openRacingReads) on `c.var.racing`. */
+export function racingReads(options: { startupOptions?: string } = {}): MiddlewareHandler<{ Variables: RacingReadsVariables }> {
+  return async (c, next) => {
+    c.set('racing', openRacingReads(parseConfig(racingDbConfigSchema, c.env), options));
+    await next();
+  };
+}
+
+/** The rows of one parameterised statement over HTTP, typed by the caller. */
+export async function readRows<T = Record<string, unknown>>(db: RacingReads, text: string, params: unknown[] = []): Promise<T[]> {
+  return (await db.$client.query(text, params)) as T[];
+}
+
+/**
+ * Several parameterised statements as one non-interactive transaction, in one round trip: the
+ * rows of each, in order.
+ */
+export async function readBatch(db: RacingReads, statements: { text: string; params?: unknown[] }[]): Promise<unknown[][]> {
+  const sql = db.$client;
+  return (await sql.transaction(statements.map(({ text, params }) => sql.query(text, params ?? [])))) as unknown[][];
 }
 
 export { racingSchema };

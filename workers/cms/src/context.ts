@@ -4,7 +4,7 @@ import { z } from 'zod';
 import * as schema from '../../../d1/cms/schema';
 import { parseConfig } from '../../shared/config';
 import { racingTimezone } from '../../shared/racing-day';
-import type { RacingDbVariables } from '../../shared/pg';
+import type { RacingReadsVariables } from '../../shared/pg';
 
 const list = (fallback: string) =>
   z
@@ -40,7 +40,7 @@ export type CmsDb = DrizzleD1Database<typeof schema>;
 
 export type CmsEnv = {
   Bindings: Env;
-  Variables: RacingDbVariables & {
+  Variables: RacingReadsVariables & {
     requestId: string;
     config: CmsConfig;
     db: CmsDb;

@@ -1,9 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { escapeLike } from '../../shared/like';
-import { queryRows, type RacingDb } from '../../shared/pg';
+import { queryRows, type RacingReads } from '../../shared/pg';
 
 // Search-as-you-type and pick lists over the racing database: one statement per request, on the
-// request's pool. SQL that PostgreSQL 15 and 18 both accept.
+// request's one-shot read over HTTP. SQL that PostgreSQL 15 and 18 both accept.
 
 export const SEARCH_LIMIT = 20;
 
@@ -23,21 +23,21 @@ function nameSearch(table: SQL, columns: SQL, query: string): SQL {
 const strip = <T extends { rank: number }>(found: T[]) => found.map(({ rank: _rank, ...rest }) => rest);
 
 export type HorseItem = { id: number; name: string; country: string; foalingYear: number; sex: string };
-export const searchHorses = async (db: RacingDb, query: string) =>
-  strip(await queryRows<HorseItem & { rank: number }>(db, nameSearch(sql`horses`, sql`id, name, country, foaling_year as "foalingYear", sex`, query)));
+export const horseSearchSql = (query: string) => nameSearch(sql`horses`, sql`id, name, country, foaling_year as "foalingYear", sex`, query);
+export const searchHorses = async (db: RacingReads, query: string) => strip(await queryRows<HorseItem & { rank: number }>(db, horseSearchSql(query)));
 
 export type TrainerItem = { id: number; name: string; state: string };
-export const searchTrainers = async (db: RacingDb, query: string) =>
-  strip(await queryRows<TrainerItem & { rank: number }>(db, nameSearch(sql`trainers`, sql`id, name, state`, query)));
+export const trainerSearchSql = (query: string) => nameSearch(sql`trainers`, sql`id, name, state`, query);
+export const searchTrainers = async (db: RacingReads, query: string) => strip(await queryRows<TrainerItem & { rank: number }>(db, trainerSearchSql(query)));
 
 export type JockeyItem = { id: number; name: string; state: string; apprentice: boolean };
-export const searchJockeys = async (db: RacingDb, query: string) =>
+export const searchJockeys = async (db: RacingReads, query: string) =>
   strip(await queryRows<JockeyItem & { rank: number }>(db, nameSearch(sql`jockeys`, sql`id, name, state, apprentice`, query)));
 
 export type CourseItem = { id: number; name: string; state: string | null; country: string; meetingId: number | null };
 
 /** Every course by name; with a date, only the courses racing that day (barrier trials left out), with the meeting. */
-export function courses(db: RacingDb, date?: string): Promise<CourseItem[]> {
+export function courses(db: RacingReads, date?: string): Promise<CourseItem[]> {
   if (date === undefined) {
     return queryRows(db, sql`select id, name, state, country, null::int as "meetingId" from courses order by name, id`);
   }
@@ -69,7 +69,7 @@ export const RACES_LIMIT = 200;
  * A course's races on one date, or without a date its races from RACES_DAYS_BACK days before
  * `today` onwards (latest meeting first); barrier trials left out. An unknown course has none.
  */
-export function racesOfCourse(db: RacingDb, courseId: number, date: string | undefined, today: string): Promise<RaceItem[]> {
+export function racesOfCourse(db: RacingReads, courseId: number, date: string | undefined, today: string): Promise<RaceItem[]> {
   const when = date === undefined ? sql`m.date >= ${today}::date - ${RACES_DAYS_BACK}::int` : sql`m.date = ${date}::date`;
   return queryRows(
     db,

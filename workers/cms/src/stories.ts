@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { AccessScope } from '../../../d1/cms/schema';
-import { sqliteContains } from '../../shared/like';
+import { storyTextContains } from './story-search';
 import { offsetOf } from '../../shared/paging';
 import { batch, statement } from './d1-sql';
 import { LINK_SEARCH_LIMIT, type StoryDetail, type StoryFilters, type StorySort, type StorySummary } from './story-schemas';
@@ -85,7 +85,7 @@ type Mapping = { table: 'story_sites' | 'story_news_types'; column: 'site_id' | 
 function storyConditions(f: StoryFilters, mappings: Mapping[]): SQL[] {
   const where: SQL[] = [];
   if (f.search) {
-    where.push(sql`(${sqliteContains(sql`s.title`, f.search)} or ${sqliteContains(sql`s.summary`, f.search)})`);
+    where.push(storyTextContains(['title', 'summary'], f.search));
   }
   if (f.visible !== undefined) where.push(sql`s.visible = ${f.visible ? 1 : 0}`);
   if (f.breakout !== undefined) where.push(sql`s.breakout = ${f.breakout ? 1 : 0}`);
@@ -167,7 +167,7 @@ export async function linkSearch(d1: D1Database, siteIds: number[], query: strin
   const match = /^\d{1,9}$/.test(query)
     ? sql`and s.id = ${Number(query)}`
     : query
-      ? sql`and ${sqliteContains(sql`s.title`, query)}`
+      ? sql`and ${storyTextContains(['title'], query)}`
       : sql``;
   const rows = await statement(
     d1,

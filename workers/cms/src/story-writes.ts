@@ -3,6 +3,7 @@ import { HttpError } from '../../shared/http-error';
 import type { StoryDetail, StoryInput } from './story-schemas';
 import { batch, statement } from './d1-sql';
 import { type DetailRow, detailQuery, rowsOf, toDetail } from './stories';
+import { indexStory, unindexStory } from './story-search';
 
 /** The configured access-tier tags a Restricted story's content lacks (compared case-insensitively). */
 export function missingRestrictedTags(input: Pick<StoryInput, 'accessScope' | 'content'>, tags: string[]): string[] {
@@ -104,6 +105,7 @@ export async function createStory(d1: D1Database, input: StoryInput, now = Date.
                  values (${input.title}, ${input.summary}, ${input.content}, ${input.accessScope}, ${input.visible ? 1 : 0}, ${input.breakout ? 1 : 0},
                    ${input.authorId}, ${input.contributorId}, ${input.storyImageId}, ${input.parentId}, ${input.sortOrder},
                    ${publishedMs(input) ?? now}, ${now}, ${now})`,
+      indexStory(newId),
       ...mappingStatements(newId, input),
       detailQuery(newId),
     ])
@@ -118,12 +120,14 @@ export async function updateStory(d1: D1Database, id: number, input: StoryInput,
   if (!(await checkReferences(d1, input, id))) return undefined;
   const storyId = sql`${id}`;
   const results = await batch(d1, [
+      unindexStory(storyId),
       sql`update stories set title = ${input.title}, summary = ${input.summary}, content = ${input.content},
                    access_scope = ${input.accessScope}, visible = ${input.visible ? 1 : 0}, breakout = ${input.breakout ? 1 : 0},
                    author_id = ${input.authorId}, contributor_id = ${input.contributorId}, story_image_id = ${input.storyImageId},
                    parent_id = ${input.parentId}, sort_order = ${input.sortOrder}, published_at = coalesce(${publishedMs(input)}, published_at),
                    updated_at = ${now}
                  where id = ${id}`,
+      indexStory(storyId),
       ...mappingStatements(storyId, input),
       detailQuery(id),
     ])
@@ -137,10 +141,11 @@ export async function updateStory(d1: D1Database, id: number, input: StoryInput,
  * parent_id set to null) explicitly rather than left to the foreign key. False when nothing was deleted.
  */
 export async function deleteStory(d1: D1Database, id: number): Promise<boolean> {
-  const [, , , deleted] = await batch(d1, [
+  const [, , , , deleted] = await batch(d1, [
     sql`update stories set parent_id = null where parent_id = ${id}`,
     sql`delete from story_news_types where story_id = ${id}`,
     sql`delete from story_sites where story_id = ${id}`,
+    unindexStory(sql`${id}`),
     sql`delete from stories where id = ${id}`,
   ]);
   return (deleted?.meta.changes ?? 0) > 0;

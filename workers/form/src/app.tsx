@@ -1,6 +1,6 @@
 import { createApp } from '../../shared/app';
 import { errorBody, onError as jsonOnError } from '../../shared/errors';
-import { racingDb } from '../../shared/pg';
+import { racingReads } from '../../shared/pg';
 import { securityHeaders, STRICT_PAGE_CSP } from '../../shared/security-headers';
 import { DataCache } from './cache';
 import { formConfig } from './config';
@@ -63,7 +63,7 @@ export function createFormApp(options: FormAppOptions = {}) {
     if (!session && !PUBLIC_PATHS.has(c.req.path)) return c.redirect('/form/', 302);
     await next();
   });
-  app.use('/form/*', racingDb());
+  app.use('/form/*', racingReads());
 
   app.route('/form/', login);
   app.route('/form/runner/', runnerRoutes({ salesLookup: options.salesLookup }));

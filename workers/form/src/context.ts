@@ -1,4 +1,4 @@
-import type { RacingDbVariables } from '../../shared/pg';
+import type { RacingReadsVariables } from '../../shared/pg';
 import type { DataCache } from './cache';
 import type { FormConfig } from './config';
 import type { Session } from './session';
@@ -6,7 +6,7 @@ import type { Session } from './session';
 /** Bindings and per-request services of the form Worker (read from `c.var`). */
 export type FormEnv = {
   Bindings: Env;
-  Variables: RacingDbVariables & {
+  Variables: RacingReadsVariables & {
     requestId: string;
     config: FormConfig;
     cache: DataCache;

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
-import type { RacingDb } from '../../shared/pg';
+import type { RacingReads } from '../../shared/pg';
 import type { CacheRequest } from './cache';
 import type { FormEnv } from './context';
 import { type RaceCard, type Sale, raceCard, salesOf, searchHorses } from './queries';
 
-export type SalesLookup = (db: RacingDb, horseId: number) => Promise<Sale[]>;
+export type SalesLookup = (db: RacingReads, horseId: number) => Promise<Sale[]>;
 
 /**
  * Sales come from their own query so that a failure there (the spec: a database error in the

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { escapeLike } from '../../shared/like';
-import { queryRows, type RacingDb } from '../../shared/pg';
+import { queryRows, type RacingReads } from '../../shared/pg';
 import { MAX_RUNS, type Run, normaliseRun } from './runs';
 
 // Every page's data comes from one set-based statement (JSON built in Postgres), so a page costs
@@ -8,9 +8,9 @@ import { MAX_RUNS, type Run, normaliseRun } from './runs';
 
 type Row = Record<string, unknown>;
 
-const rows = (db: RacingDb, query: SQL): Promise<Row[]> => queryRows(db, query);
+const rows = (db: RacingReads, query: SQL): Promise<Row[]> => queryRows(db, query);
 
-async function one(db: RacingDb, query: SQL): Promise<Row> {
+async function one(db: RacingReads, query: SQL): Promise<Row> {
   return (await rows(db, query))[0] ?? {};
 }
 
@@ -131,7 +131,7 @@ export interface RunnerPageQuery {
  * the `race` asked for; else the horse's run on `date`; else (no date) its latest run. Its meeting
  * and date follow from the race; without a race, the `meeting` asked for or the date's first one.
  */
-export async function runnerPage(db: RacingDb, q: RunnerPageQuery): Promise<RunnerPageData> {
+export async function runnerPage(db: RacingReads, q: RunnerPageQuery): Promise<RunnerPageData> {
   const row = await one(db, runnerPageSql(q));
   return {
     horse: (row.horse as Horse | null) ?? null,
@@ -201,7 +201,7 @@ export function salesSql(horseId: number): SQL {
         from sales where horse_id = ${horseId} order by sale_date desc, id desc`;
 }
 
-export async function salesOf(db: RacingDb, horseId: number): Promise<Sale[]> {
+export async function salesOf(db: RacingReads, horseId: number): Promise<Sale[]> {
   return (await rows(db, salesSql(horseId))) as unknown as Sale[];
 }
 
@@ -214,7 +214,7 @@ export interface Person {
   apprentice?: boolean;
 }
 
-export async function personPage(db: RacingDb, kind: PersonKind, id: number): Promise<{ person: Person | null; runs: Run[] }> {
+export async function personPage(db: RacingReads, kind: PersonKind, id: number): Promise<{ person: Person | null; runs: Run[] }> {
   const profile =
     kind === 'jockey'
       ? sql`select id, name, state, apprentice from jockeys where id = ${id}`
@@ -229,14 +229,14 @@ export async function personPage(db: RacingDb, kind: PersonKind, id: number): Pr
   return { person: (row.person as Person | null) ?? null, runs: asArray(row.runs).map(normaliseRun) };
 }
 
-export async function raceDates(db: RacingDb): Promise<string[]> {
+export async function raceDates(db: RacingReads): Promise<string[]> {
   return (await rows(db, sql`select distinct date::text as date from meetings where not is_trial order by 1 desc`)).map((r) =>
     String(r.date),
   );
 }
 
 /** Race dates around `date`: up to `before` earlier ones, then `date` and later ones, oldest first. */
-export async function dateStrip(db: RacingDb, date: string, before = 3, after = 4): Promise<string[]> {
+export async function dateStrip(db: RacingReads, date: string, before = 3, after = 4): Promise<string[]> {
   return (
     await rows(
       db,
@@ -249,7 +249,7 @@ export async function dateStrip(db: RacingDb, date: string, before = 3, after = 
   ).map((r) => String(r.date));
 }
 
-export async function meetingsOn(db: RacingDb, date: string): Promise<{ meeting_id: string; meeting_name: string }[]> {
+export async function meetingsOn(db: RacingReads, date: string): Promise<{ meeting_id: string; meeting_name: string }[]> {
   return (await rows(
     db,
     sql`select m.id::text as meeting_id, co.name as meeting_name
@@ -267,7 +267,7 @@ export interface ApiRace {
   class_level: string;
 }
 
-export async function racesOn(db: RacingDb, date: string, meetingId?: number): Promise<ApiRace[]> {
+export async function racesOn(db: RacingReads, date: string, meetingId?: number): Promise<ApiRace[]> {
   const meeting = meetingId === undefined ? sql`true` : sql`m.id = ${meetingId}`;
   return (await rows(
     db,
@@ -284,7 +284,7 @@ export interface RaceCard {
   runners: RaceCardRunner[];
 }
 
-export async function raceCard(db: RacingDb, raceId: number): Promise<RaceCard> {
+export async function raceCard(db: RacingReads, raceId: number): Promise<RaceCard> {
   const row = await one(
     db,
     sql`select
@@ -300,7 +300,7 @@ export async function raceCard(db: RacingDb, raceId: number): Promise<RaceCard> 
 export const SEARCH_LIMIT = 25;
 
 /** Names starting with the query first, then names containing it; `%` and `_` are literal. */
-export async function searchHorses(db: RacingDb, query: string): Promise<{ id: number; runner_name: string; country: string }[]> {
+export async function searchHorses(db: RacingReads, query: string): Promise<{ id: number; runner_name: string; country: string }[]> {
   const needle = escapeLike(query.toLowerCase());
   return (await rows(
     db,
@@ -319,7 +319,7 @@ export interface GuideMeeting {
   races: { race_id: number; race_number: number; race_name: string; distance: number; class_level: string; start_time: string | null }[];
 }
 
-export async function guideMeetings(db: RacingDb, date: string, country?: string): Promise<GuideMeeting[]> {
+export async function guideMeetings(db: RacingReads, date: string, country?: string): Promise<GuideMeeting[]> {
   const byCountry = country === undefined ? sql`true` : sql`co.country = ${country}`;
   const row = await one(
     db,
@@ -334,7 +334,7 @@ export async function guideMeetings(db: RacingDb, date: string, country?: string
   return asArray(row.meetings) as unknown as GuideMeeting[];
 }
 
-export async function countriesOn(db: RacingDb, date: string): Promise<string[]> {
+export async function countriesOn(db: RacingReads, date: string): Promise<string[]> {
   return (
     await rows(
       db,
@@ -345,7 +345,7 @@ export async function countriesOn(db: RacingDb, date: string): Promise<string[]>
 }
 
 /** The winner of the latest race run before `today`; else the first horse; null in an empty database. */
-export async function latestWinner(db: RacingDb, today: string): Promise<number | null> {
+export async function latestWinner(db: RacingReads, today: string): Promise<number | null> {
   const row = await one(
     db,
     sql`select coalesce(

@@ -226,6 +226,17 @@ export const meetingStatsPayloads = pgTable(
   (t) => [primaryKey({ columns: [t.date, t.courseId] })],
 );
 
+/**
+ * The statistics' price-band baselines, once per as-of date: every start of the 365 days before it,
+ * by band, as `[[band, starts, wins, places], …]`. Filled by the stats service on first use;
+ * triggers on runners and meetings (in the migration) delete every date whose window a change touches.
+ */
+export const meetingStatsBaselines = pgTable('meeting_stats_baselines', {
+  asOf: date('as_of', { mode: 'string' }).primaryKey(),
+  bands: jsonb('bands').notNull(),
+  computedAt: timestamp('computed_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+});
+
 /** Which generated data set is loaded; absent (no table) when the database holds none. */
 export const racingDataset = pgTable('racing_dataset', {
   size: text('size').notNull(),

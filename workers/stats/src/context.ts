@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { parseConfig } from '../../shared/config';
-import type { RacingDbVariables } from '../../shared/pg';
+import type { RacingReadsVariables } from '../../shared/pg';
 import { racingTimezone } from '../../shared/racing-day';
 
 export { racingToday } from '../../shared/racing-day';
@@ -39,7 +39,7 @@ export type StatsConfig = z.output<typeof statsConfigSchema>;
 
 export type StatsEnv = {
   Bindings: Env & { EXTERNAL_API_KEY?: string };
-  Variables: RacingDbVariables & { requestId: string; config?: StatsConfig };
+  Variables: RacingReadsVariables & { requestId: string; config?: StatsConfig };
 };
 
 /** The validated config, parsed once per request on first use (open pages do not need it). */

@@ -1,4 +1,4 @@
-import type { RacingDb } from '../../shared/pg';
+import { type RacingReads, readRows } from '../../shared/pg';
 import { detailError } from './errors';
 import type { Meeting } from './schemas';
 
@@ -11,9 +11,9 @@ interface MeetingRow {
 }
 
 /** The race meeting (not a barrier trial) at a course on a date; 404 in FastAPI's shape when there is none. */
-export async function findMeeting(db: RacingDb, date: string, course: CourseRef): Promise<Meeting> {
+export async function findMeeting(db: RacingReads, date: string, course: CourseRef): Promise<Meeting> {
   const byId = 'courseId' in course;
-  const { rows } = await db.$client.query<MeetingRow>(
+  const rows = await readRows<MeetingRow>(db, 
     `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id
        from meetings m join courses c on c.id = m.course_id
       where m.date = $1::date and not m.is_trial and ${byId ? 'c.id = $2' : 'lower(c.name) = lower($2)'}
@@ -37,8 +37,8 @@ export interface MeetingListItem {
 }
 
 /** Race meetings on a date that have runners (scratchings aside), by course name. */
-export async function meetingsOn(db: RacingDb, date: string): Promise<MeetingListItem[]> {
-  const { rows } = await db.$client.query<MeetingListItem>(
+export async function meetingsOn(db: RacingReads, date: string): Promise<MeetingListItem[]> {
+  const rows = await readRows<MeetingListItem>(db, 
     `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id,
             count(distinct ra.id)::int as races, count(r.id)::int as runners
        from meetings m
@@ -60,8 +60,8 @@ export interface Participant {
 }
 
 /** Trainers and jockeys of the meeting's non-scratched runners (a rider still to be named is skipped). */
-export async function meetingParticipants(db: RacingDb, meeting: Meeting): Promise<Participant[]> {
-  const { rows } = await db.$client.query<Participant>(
+export async function meetingParticipants(db: RacingReads, meeting: Meeting): Promise<Participant[]> {
+  const rows = await readRows<Participant>(db, 
     `with entered as (
        select r.trainer_id, r.jockey_id
          from meetings m join races ra on ra.meeting_id = m.id join runners r on r.race_id = ra.id

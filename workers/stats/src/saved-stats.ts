@@ -1,4 +1,4 @@
-import type { RacingDb } from '../../shared/pg';
+import { type RacingReads, readBatch, readRows } from '../../shared/pg';
 import type { SavedPayload } from './schemas';
 
 // Saved payloads live beside the racing data in `meeting_stats_payloads`, one per meeting (the
@@ -17,32 +17,37 @@ export const CREATE_PAYLOADS_TABLE = `create table if not exists ${PAYLOADS_TABL
   constraint meeting_stats_payloads_date_course_id_pk primary key (date, course_id)
 )`;
 
-/** Whether the payload table exists (checked instead of provoking an error, which would abort a transaction). */
-export async function payloadTableExists(db: RacingDb, table = PAYLOADS_TABLE): Promise<boolean> {
-  const { rows } = await db.$client.query<{ present: boolean }>(`select to_regclass($1) is not null as present`, [table]);
-  return rows[0]?.present === true;
-}
-
-export async function savePayload(db: RacingDb, payload: SavedPayload): Promise<string> {
-  if (!(await payloadTableExists(db))) await db.$client.query(CREATE_PAYLOADS_TABLE);
-  const { rows } = await db.$client.query<{ saved_at: string }>(
-    `insert into meeting_stats_payloads (date, course_id, trainer_stats, jockey_stats)
+/** A save is one batch (one transaction, one round trip): the table if it is missing, then the upsert. */
+export async function savePayload(db: RacingReads, payload: SavedPayload): Promise<string> {
+  const [, rows] = await readBatch(db, [
+    { text: CREATE_PAYLOADS_TABLE },
+    {
+      text: `insert into meeting_stats_payloads (date, course_id, trainer_stats, jockey_stats)
      values ($1::date, $2, $3::jsonb, $4::jsonb)
      on conflict (date, course_id) do update
        set trainer_stats = excluded.trainer_stats, jockey_stats = excluded.jockey_stats, saved_at = now()
      returning to_char(saved_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as saved_at`,
-    [payload.date, payload.course_id, JSON.stringify(payload.trainer_stats), JSON.stringify(payload.jockey_stats)],
-  );
-  return rows[0]?.saved_at ?? '';
+      params: [payload.date, payload.course_id, JSON.stringify(payload.trainer_stats), JSON.stringify(payload.jockey_stats)],
+    },
+  ]);
+  return String((rows?.[0] as { saved_at?: string } | undefined)?.saved_at ?? '');
 }
 
 /** The saved payload of a meeting, or null when there is none or the table does not exist yet. */
-export async function loadPayload(db: RacingDb, date: string, courseId: number): Promise<SavedPayload | null> {
-  if (!(await payloadTableExists(db))) return null;
-  const { rows } = await db.$client.query<SavedPayload>(
-    `select to_char(date, 'YYYY-MM-DD') as date, course_id, trainer_stats, jockey_stats
-       from meeting_stats_payloads where date = $1::date and course_id = $2`,
-    [date, courseId],
-  );
-  return rows[0] ?? null;
+export async function loadPayload(db: RacingReads, date: string, courseId: number, table = PAYLOADS_TABLE): Promise<SavedPayload | null> {
+  try {
+    const rows = await readRows<SavedPayload>(
+      db,
+      `select to_char(date, 'YYYY-MM-DD') as date, course_id, trainer_stats, jockey_stats
+         from ${table} where date = $1::date and course_id = $2`,
+      [date, courseId],
+    );
+    return rows[0] ?? null;
+  } catch (err) {
+    // One statement, no transaction to spoil: a database from before the table has nothing saved.
+    if (Reflect.get(Object(err), 'code') === UNDEFINED_TABLE) return null;
+    throw err;
+  }
 }
+
+const UNDEFINED_TABLE = '42P01';

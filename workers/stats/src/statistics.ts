@@ -1,4 +1,4 @@
-import type { RacingDb } from '../../shared/pg';
+import { type RacingReads, readBatch } from '../../shared/pg';
 import { PRICE_BANDS, type Meeting, type StatsRecord } from './schemas';
 
 // The statistics of one meeting's trainers and jockeys, as of the day before the meeting, in one
@@ -7,7 +7,44 @@ import { PRICE_BANDS, type Meeting, type StatsRecord } from './schemas';
 // - places on TAB terms by the race's starters: 8+ pay 3 places, 5-7 pay 2, 4 or fewer none (a win is a place);
 // - price bands by starting price, half-open: (-, 2.00], (2.00, 3.50], (3.50, 6.00], (6.00, 11.00], (11.00, 21.00], (21.00, -);
 // - the baseline of a band is every start in that band in the same window across the database.
+// The baseline depends on the date alone: it is computed once per date into meeting_stats_baselines
+// (BASELINE_FILL_SQL, in the same transaction just before), and the migration's triggers delete a
+// date's row when a start in its window changes. The people's own starts come only from the races
+// they ran in, so a meeting no longer scans the whole window.
 // Parameters: $1 the meeting date (YYYY-MM-DD), $2 the course id, $3 'all' | 'trainer' | 'jockey'.
+
+/** A start's price band (1-6) by starting price, and its race's starters, for the starts of `races`. */
+const startsOf = (races: string) => `
+  select r.trainer_id, r.jockey_id, r.horse_id, m.id as meeting_id, m.date, r.finishing_position as pos,
+    case
+      when r.starting_price is null then null
+      when r.starting_price <= 2.00 then 1 when r.starting_price <= 3.50 then 2 when r.starting_price <= 6.00 then 3
+      when r.starting_price <= 11.00 then 4 when r.starting_price <= 21.00 then 5 else 6
+    end as band,
+    count(*) over (partition by r.race_id) as starters
+  from ${races} join meetings m on m.id = ra.meeting_id join runners r on r.race_id = ra.id
+  where m.date between $1::date - 365 and $1::date - 1 and not m.is_trial
+    and not r.scratched and r.finishing_position is not null`;
+
+const PLACED = `s.pos = 1 or s.pos <= case when s.starters >= 8 then 3 when s.starters >= 5 then 2 else 0 end`;
+
+/**
+ * Stores the band baselines as of $1 unless they are there already (the check gates the whole
+ * scan, so a stored date costs one index probe). Concurrent first uses insert once.
+ */
+export const BASELINE_FILL_SQL = `
+insert into meeting_stats_baselines (as_of, bands)
+select $1::date, coalesce(jsonb_agg(jsonb_build_array(b.band, b.starts, b.wins, b.places) order by b.band), '[]'::jsonb)
+from (
+  select s.band, count(*) as starts, count(*) filter (where s.pos = 1) as wins, count(*) filter (where ${PLACED}) as places
+  from (${startsOf('races ra')}) s
+  where s.band is not null
+  group by s.band
+) b
+where not exists (select 1 from meeting_stats_baselines where as_of = $1::date)
+on conflict (as_of) do nothing
+`;
+
 export const MEETING_STATS_SQL = `
 with
 meeting as (
@@ -22,21 +59,21 @@ entrants as (
   from meeting mt join races ra on ra.meeting_id = mt.id join runners r on r.race_id = ra.id
   where not r.scratched and r.jockey_id is not null and $3::text in ('all', 'jockey')
 ),
-starts as (
-  select r.trainer_id, r.jockey_id, r.horse_id, m.id as meeting_id, m.date, r.finishing_position as pos,
-    case
-      when r.starting_price is null then null
-      when r.starting_price <= 2.00 then 1 when r.starting_price <= 3.50 then 2 when r.starting_price <= 6.00 then 3
-      when r.starting_price <= 11.00 then 4 when r.starting_price <= 21.00 then 5 else 6
-    end as band,
-    count(*) over (partition by r.race_id) as starters
-  from meetings m join races ra on ra.meeting_id = m.id join runners r on r.race_id = ra.id
+window_races as (
+  select ra.id from meetings m join races ra on ra.meeting_id = m.id
   where m.date between $1::date - 365 and $1::date - 1 and not m.is_trial
-    and not r.scratched and r.finishing_position is not null
+),
+entrant_races as (
+  select r.race_id from runners r
+  where r.trainer_id in (select person_id from entrants where role = 'trainer') and r.race_id in (select id from window_races)
+  union
+  select r.race_id from runners r
+  where r.jockey_id in (select person_id from entrants where role = 'jockey') and r.race_id in (select id from window_races)
+),
+starts as (${startsOf('entrant_races er join races ra on ra.id = er.race_id')}
 ),
 scored as (
-  select s.*, s.pos = 1 as won,
-    s.pos = 1 or s.pos <= case when s.starters >= 8 then 3 when s.starters >= 5 then 2 else 0 end as placed
+  select s.*, s.pos = 1 as won, ${PLACED} as placed
   from starts s
 ),
 mine as (
@@ -57,8 +94,9 @@ band_counts as (
   from mine where band is not null group by role, person_id, band
 ),
 baseline as (
-  select band, count(*) as starts, count(*) filter (where won) as wins, count(*) filter (where placed) as places
-  from scored where band is not null group by band
+  select (e ->> 0)::int as band, (e ->> 1)::bigint as starts, (e ->> 2)::bigint as wins, (e ->> 3)::bigint as places
+  from meeting_stats_baselines mb cross join jsonb_array_elements(mb.bands) e
+  where mb.as_of = $1::date
 ),
 horse_form as (
   select role, person_id, horse_id, count(*) as starts, count(*) filter (where won) as wins
@@ -165,20 +203,23 @@ export function toRecord(row: PersonRow): StatsRecord {
 
 const byName = (a: StatsRecord, b: StatsRecord) => a.name.localeCompare(b.name) || a.id - b.id;
 
-/** Trainers' and jockeys' records for the meeting, from one statement on one connection. */
+/** Trainers' and jockeys' records for the meeting: the date's baselines if missing, then one statement, in one round trip. */
 export async function meetingStatistics(
-  db: RacingDb,
+  db: RacingReads,
   meeting: Meeting,
   who: 'all' | Role = 'all',
 ): Promise<{ trainers: StatsRecord[]; jockeys: StatsRecord[] }> {
-  const client = await db.$client.connect();
-  try {
-    // The statement is estimated as costly enough for JIT compilation, which costs far more than it saves here.
-    await client.query('set jit = off');
-    const { rows } = await client.query<PersonRow>(MEETING_STATS_SQL, [meeting.date, meeting.courseId, who]);
-    const records = (role: Role) => rows.filter((r) => r.role === role).map(toRecord).sort(byName);
-    return { trainers: records('trainer'), jockeys: records('jockey') };
-  } finally {
-    client.release();
-  }
+  const [, rows] = await readBatch(db, [
+    { text: BASELINE_FILL_SQL, params: [meeting.date] },
+    { text: MEETING_STATS_SQL, params: [meeting.date, meeting.courseId, who] },
+  ]);
+  const people = (rows ?? []) as PersonRow[];
+  const records = (role: Role) => people.filter((r) => r.role === role).map(toRecord).sort(byName);
+  return { trainers: records('trainer'), jockeys: records('jockey') };
 }
+
+/**
+ * The statistics' reads run with JIT compilation off, as a startup option of their connection: the
+ * statement is estimated as costly enough for JIT, which costs far more than it saves here.
+ */
+export const STATS_STARTUP_OPTIONS = '-c jit=off';

@@ -1,7 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { parseConfig } from '../../../shared/config';
-import { openRacingDb, racingDbConfigSchema } from '../../../shared/pg';
+import { openRacingReads, racingDbConfigSchema } from '../../../shared/pg';
 import type { CmsEnv } from '../context';
 
 /** Each check gets this long; a hanging dependency is reported unhealthy, not waited for. */
@@ -29,13 +29,8 @@ const CHECKS: Check[] = [
     // The racing database serves the horse, trainer, jockey, course and race lookups.
     name: 'racing-database',
     tags: ['db', 'racing'],
-    run: async (env, waitUntil) => {
-      const db = openRacingDb(parseConfig(racingDbConfigSchema, env));
-      try {
-        await db.execute(sql`select 1`);
-      } finally {
-        waitUntil(db.$client.end().catch(() => {}));
-      }
+    run: async (env) => {
+      await openRacingReads(parseConfig(racingDbConfigSchema, env)).execute(sql`select 1`);
     },
   },
 ];

@@ -1,7 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { asc, inArray } from 'drizzle-orm';
 import { authors, contributors, newsTypes, sites } from '../../../../d1/cms/schema';
-import { racingDb } from '../../../shared/pg';
+import { racingReads } from '../../../shared/pg';
 import { isoDate } from '../../../shared/dates';
 import { racingToday } from '../../../shared/racing-day';
 import type { CmsContext, CmsEnv } from '../context';
@@ -116,7 +116,7 @@ function searchRoute(path: string, item: z.ZodType, summary: string) {
     security,
     summary,
     description: 'Names starting with the query first, then names containing it; at most 20. An empty query answers [] without a database call.',
-    middleware: [racingDb()] as const,
+    middleware: [racingReads()] as const,
     request: { query: SearchQuery },
     responses: { 200: json(z.array(item), 'Matches'), ...errorResponses(400, 401, 503) },
   });
@@ -158,7 +158,7 @@ lookups.openapi(
     tags,
     security,
     summary: 'Courses, optionally only those racing on a date',
-    middleware: [racingDb()] as const,
+    middleware: [racingReads()] as const,
     request: { query: z.object({ date: isoDate.optional().openapi({ example: '2026-11-23' }) }) },
     responses: { 200: json(z.array(Course), 'Courses by name'), ...errorResponses(400, 401, 503) },
   }),
@@ -191,7 +191,7 @@ lookups.openapi(
     security,
     summary: 'Races of a course',
     description: 'On `date`, or without it from 30 days ago onwards, latest meeting first (at most 200); [] for a course without races. `courseId` is required.',
-    middleware: [racingDb()] as const,
+    middleware: [racingReads()] as const,
     request: { query: RacesQuery },
     responses: { 200: json(z.array(Race), 'Races'), ...errorResponses(400, 401, 503) },
   }),

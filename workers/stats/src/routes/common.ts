@@ -1,12 +1,13 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { limitBody as limitBodyBytes } from '../../../shared/body';
-import { racingDb } from '../../../shared/pg';
+import { racingReads } from '../../../shared/pg';
 import { clientAddress } from '../../../shared/throttle';
 import { requireToken } from '../auth';
 import { racingToday, statsConfig, type StatsEnv } from '../context';
 import { detailError, detailSchema, validationErrorSchema } from '../errors';
 import { courseIdParam, isoDate } from '../schemas';
+import { STATS_STARTUP_OPTIONS } from '../statistics';
 
 const security: Record<string, string[]>[] = [{ bearer: [] }, { tokenQuery: [] }, { ssoTokenQuery: [] }];
 
@@ -24,11 +25,11 @@ export const ok = (schema: z.ZodType, description: string) => ({ 200: json(schem
 
 /**
  * A route behind the static token: the security schemes, the token check ahead of `middleware`
- * (by default the racing database), and the error answers every guarded route can give.
+ * (by default the racing database's one-shot reads over HTTP), and the error answers every guarded route can give.
  */
 export function guardedRoute<P extends string, R extends Omit<RouteConfig, 'path' | 'security' | 'middleware'> & { path: P }>(
   route: R,
-  middleware: MiddlewareHandler[] = [racingDb()],
+  middleware: MiddlewareHandler[] = [racingReads({ startupOptions: STATS_STARTUP_OPTIONS })],
 ) {
   return createRoute({ ...route, security, middleware: [requireToken(), ...middleware], responses: { ...route.responses, ...guardedErrors } });
 }

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { racingDb } from '../../../shared/pg';
+import { racingReads } from '../../../shared/pg';
 import { statsRouter } from '../errors';
 import { isoDate, notFoundStatusSchema, savedPayloadSchema } from '../schemas';
 import { loadPayload, savePayload } from '../saved-stats';
@@ -20,7 +20,7 @@ export const savedStats = statsRouter()
       summary: 'Store a computed payload for a meeting (the latest save wins)',
       request: { body: { content: { 'application/json': { schema: savedPayloadSchema } }, required: true } },
       responses: ok(savedSchema, 'Saved'),
-    }, [limitBody(SAVE_STATS_MAX_BYTES), racingDb()]),
+    }, [limitBody(SAVE_STATS_MAX_BYTES), racingReads()]),
     async (c) => {
       const payload = c.req.valid('json');
       const savedAt = await savePayload(c.var.racing, payload);
