@@ -145,10 +145,13 @@ async function ensureDemoData(databaseUrl: string, force: boolean) {
   const info = await racingDatasetInfo(databaseUrl);
   const ageDays = info ? (Date.parse(today) - Date.parse(info.today)) / 86_400_000 : Infinity;
   // `tiny` (left by a test run against the same server) is too small to try pages with.
-  if (!force && info && info.size !== 'tiny' && ageDays <= STALE_AFTER_DAYS) {
+  // Data loaded before a racing migration added a table lacks it: load again with today's schema.
+  const schemaCurrent = info !== null && info.missingTables.length === 0;
+  if (!force && info && schemaCurrent && info.size !== 'tiny' && ageDays <= STALE_AFTER_DAYS) {
     step(`racing     ${info.size} data anchored on ${info.today} already loaded`);
     return;
   }
+  if (info && !schemaCurrent) step(`racing     the loaded data predates the schema (no ${info.missingTables.join(', ')}): loading again`);
   step(`racing     loading demo data anchored on ${today} (first run takes up to a minute)…`);
   const { elapsedMs } = await loadRacing(databaseUrl, { size: 'demo', today }, (p) => {
     if (process.stdout.isTTY) process.stdout.write(`\r           ${p.table}: ${p.rows}${p.total === undefined ? '' : `/${p.total}`}   `);

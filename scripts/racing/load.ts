@@ -40,6 +40,8 @@ export interface RacingDatasetInfo {
   seed: number;
   today: string;
   loadedAt: string;
+  /** Tables the racing schema declares that the database lacks: the data predates a migration. */
+  missingTables: string[];
 }
 
 type Queryable = pg.ClientBase;
@@ -182,6 +184,11 @@ export async function racingDatasetInfo(target: Queryable | string): Promise<Rac
     );
     const row = result.rows[0];
     if (!row) return null;
-    return { size: row.size, seed: row.seed, today: row.today, loadedAt: new Date(row.loaded_at).toISOString() };
+    const present = await client.query<{ name: string; present: boolean }>(
+      'SELECT name, to_regclass(quote_ident(name)) IS NOT NULL AS present FROM unnest($1::text[]) AS name',
+      [SCHEMA_TABLE_NAMES],
+    );
+    const missingTables = present.rows.filter((r) => !r.present).map((r) => r.name);
+    return { size: row.size, seed: row.seed, today: row.today, loadedAt: new Date(row.loaded_at).toISOString(), missingTables };
   });
 }
