@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { startLocalWorker } from '../scripts/local-worker';
 import { readRacingMigration } from '../scripts/racing/migration';
+import { withClient } from '../scripts/racing/pg-client';
 import { ROOT } from '../scripts/workers';
 import type { RunPlan, RunProgress, TablePlan } from '../workers/migrate/src/engine/types';
 import type { BenchContext } from './context';
@@ -67,15 +68,6 @@ const PIPE_SELECT = `SELECT ${COLUMNS.map(([source]) =>
   source === 'race_date' ? "to_date(race_date, 'DD/MM/YYYY')" : source === 'scratched_flag' ? "scratched_flag = 'Y'" : source,
 ).join(', ')} FROM bench_entry ORDER BY entry_id`;
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 async function prepareSource(url: string): Promise<void> {
   await withClient(url, async (client) => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DEFAULT_SEED } from './sizes';
+import { withClient } from './pg-client';
 import { LEGACY_TABLES, LEGACY_TABLE_NAMES, type LegacyOptions, type LegacyRow, type LegacyTableName, generateLegacy } from './legacy';
 
 // Loads the old system's database (see legacy.ts) the way load.ts loads the racing one: tables
@@ -40,16 +41,6 @@ export function legacyDdl(): { tables: string[]; afterLoad: string[] } {
   return { tables, afterLoad };
 }
 
-async function withClient<T>(target: pg.ClientBase | string, use: (client: pg.ClientBase) => Promise<T>): Promise<T> {
-  if (typeof target !== 'string') return use(target);
-  const client = new pg.Client({ connectionString: target });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Replaces the old system's tables with a generated data set (everything before ANALYZE in one transaction). */
 export async function loadLegacy(

@@ -4,6 +4,7 @@ import pg from 'pg';
 import * as racingSchema from '../../workers/shared/racing/schema';
 import { type GenerateOptions, countRacing, generateRacing } from './generate';
 import { readRacingMigration } from './migration';
+import { withClient } from './pg-client';
 import { DEFAULT_SEED } from './sizes';
 import { RACING_TABLES, RACING_TABLE_NAMES, type RacingTableName, perTable } from './tables';
 
@@ -112,16 +113,6 @@ class BulkInserter {
   }
 }
 
-async function withClient<T>(target: Queryable | string, use: (client: Queryable) => Promise<T>): Promise<T> {
-  if (typeof target !== 'string') return use(target);
-  const client = new pg.Client({ connectionString: target });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Replaces the racing tables with a generated data set: drops and recreates them, inserts the
