@@ -1,6 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
-import * as OTPAuth from 'otpauth';
 import app from '../../workers/cms/src/index';
+import { freshCodes } from '../support/totp';
 import type { TestAccountName } from './accounts';
 
 export const BASE = 'https://cms.test';
@@ -31,26 +31,8 @@ export async function withEnv(path: string, init: RequestInit, overrides: Record
   return res;
 }
 
-const lastStep = new Map<string, number>();
-
-/**
- * A TOTP code of the account that this test file has not used yet: the authentication service
- * accepts each step once per account (±1 step of now), so a second sign-in within 30 s takes the
- * next step. Once the window is used up, one of the account's single-use backup codes.
- */
-export function freshCode(name: TestAccountName): string {
-  const now = Math.floor(Date.now() / 30_000);
-  const step = Math.max(now - 1, (lastStep.get(name) ?? -Infinity) + 1);
-  if (step > now + 1) {
-    const codes = backupCodes[name];
-    // Random, so two files signing the same account in do not reach for the same code.
-    const code = codes.splice(Math.floor(Math.random() * codes.length), 1)[0];
-    if (!code) throw new Error(`${name}: no unused TOTP step or backup code left`);
-    return code;
-  }
-  lastStep.set(name, step);
-  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(account(name).totpSecret) }).generate({ timestamp: step * 30_000 });
-}
+/** A TOTP code of the account that this test file has not used yet, else a backup code. */
+export const freshCode = freshCodes((name: TestAccountName) => account(name).totpSecret, backupCodes);
 
 /** `name=value` of a Set-Cookie header, for sending back. */
 export function cookieFrom(res: Response, name: string): string | undefined {

@@ -1,5 +1,5 @@
 import { env, exports } from 'cloudflare:workers';
-import * as OTPAuth from 'otpauth';
+import { freshCodes } from '../support/totp';
 import type { TestAccountName } from './accounts';
 
 export const BASE = 'https://migrate.test';
@@ -9,21 +9,8 @@ const accounts = JSON.parse(env.TEST_ACCOUNTS) as Record<TestAccountName, Accoun
 const backupCodes = JSON.parse(env.TEST_BACKUP_CODES) as Record<TestAccountName, string[]>;
 export const account = (name: TestAccountName): Account => accounts[name];
 
-const lastStep = new Map<string, number>();
-
-/** A TOTP code this test file has not used yet (each step is accepted once per account), else a backup code. */
-export function freshCode(name: TestAccountName): string {
-  const now = Math.floor(Date.now() / 30_000);
-  const step = Math.max(now - 1, (lastStep.get(name) ?? -Infinity) + 1);
-  if (step > now + 1) {
-    const codes = backupCodes[name];
-    const code = codes.splice(Math.floor(Math.random() * codes.length), 1)[0];
-    if (!code) throw new Error(`${name}: no unused TOTP step or backup code left`);
-    return code;
-  }
-  lastStep.set(name, step);
-  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(account(name).totpSecret) }).generate({ timestamp: step * 30_000 });
-}
+/** A TOTP code of the account that this test file has not used yet, else a backup code. */
+export const freshCode = freshCodes((name: TestAccountName) => account(name).totpSecret, backupCodes);
 
 export type FormFields = Record<string, string | string[]>;
 

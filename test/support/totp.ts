@@ -1,0 +1,26 @@
+import * as OTPAuth from 'otpauth';
+
+/**
+ * A source of TOTP codes that a test file has not used yet: the authentication service accepts
+ * each step once per account (±1 step of now), so a second sign-in within 30 s takes the next
+ * step. Once the window is used up, one of the account's single-use backup codes.
+ */
+export function freshCodes<Name extends string>(
+  totpSecret: (name: Name) => string,
+  backupCodes: Record<Name, string[]>,
+): (name: Name) => string {
+  const lastStep = new Map<Name, number>();
+  return (name) => {
+    const now = Math.floor(Date.now() / 30_000);
+    const step = Math.max(now - 1, (lastStep.get(name) ?? -Infinity) + 1);
+    if (step > now + 1) {
+      const codes = backupCodes[name];
+      // Random, so two files signing the same account in do not reach for the same code.
+      const code = codes.splice(Math.floor(Math.random() * codes.length), 1)[0];
+      if (!code) throw new Error(`${name}: no unused TOTP step or backup code left`);
+      return code;
+    }
+    lastStep.set(name, step);
+    return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(totpSecret(name)) }).generate({ timestamp: step * 30_000 });
+  };
+}
