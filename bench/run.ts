@@ -7,6 +7,7 @@ import { benchCmsStories } from './cms-stories';
 import type { BenchContext } from './context';
 import { benchForm } from './form';
 import { benchMail } from './mail';
+import { benchMailAi } from './mail-ai';
 import { benchStats } from './meeting-stats';
 import { benchMigrate } from './migrate';
 import { benchPlatform } from './platform';
@@ -24,13 +25,14 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   'cms-media': benchCmsMedia,
   migrate: benchMigrate,
   mail: benchMail,
+  'mail-ai': benchMailAi,
 };
 
 /** Sections that fill their own tables and need no racing `bench` data. */
 const OWN_DATA = new Set(['migrate']);
 
 /** Sections that need no racing database (they start what they measure themselves). */
-const WITHOUT_DATABASE = new Set(['mail']);
+const WITHOUT_DATABASE = new Set(['mail', 'mail-ai']);
 
 async function ensureBenchData(url: string): Promise<string> {
   const info = await racingDatasetInfo(url);

@@ -1,4 +1,16 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { Message } from '@microsoft/microsoft-graph-types';
+import { drizzle } from 'drizzle-orm/d1';
+import * as schema from '../d1/mail/schema';
+import { HttpError } from '../workers/shared/http-error';
+import { type Category, categoriesOf } from '../workers/mail/src/ai/categories';
+import { failJob, recategoriseStep } from '../workers/mail/src/ai/jobs';
+import { createModel } from '../workers/mail/src/ai/model';
+import { processMessage } from '../workers/mail/src/ai/pipeline';
+import { historyCutoff } from '../workers/mail/src/ai/retention';
+import type { TaskContext } from '../workers/mail/src/ai/task';
+import { Tracer } from '../workers/mail/src/ai/trace';
+import { GraphClient } from '../workers/mail/src/graph/client';
 import { mailConfig } from '../workers/mail/src/config';
 import { WELL_KNOWN_FOLDERS } from '../workers/mail/src/graph/client';
 import { type GraphRequest, type GraphResult, Semaphore, sendGraph } from '../workers/mail/src/graph/transport';
@@ -40,6 +52,25 @@ export interface MailboxNotification {
   receivedAt: number;
 }
 
+/** Whether a notification announces a new message the assistant processes (created, with its id). */
+export const announcesNewMessage = (item: MailboxNotification): item is MailboxNotification & { messageId: string } => item.changeType.split(',').includes('created') && !!item.messageId;
+
+/** The assistant's work queue of new mail, as `queueState` reports it. */
+export interface QueueState {
+  queued: number;
+  done: number;
+  failed: number;
+  /** Over the newest 1000 processed messages, rounded to the ms: the whole time per message, and the model's share. */
+  avgMs: number;
+  avgModelMs: number;
+}
+
+/** New mail is processed this many times at most (then left as failed). */
+export const MAX_ATTEMPTS = 3;
+/** Messages processed per alarm run, and at once. */
+const QUEUE_BATCH = 20;
+const QUEUE_PARALLEL = 4;
+
 /** Notifications kept per mailbox (the newest). */
 export const MAX_KEPT_NOTIFICATIONS = 1000;
 
@@ -69,6 +100,23 @@ export class MailUserContext extends DurableObject<Env> {
         received_at INTEGER NOT NULL
       )`,
     );
+    // New mail waiting for the assistant (summary, category, draft): one row per message, kept
+    // after it is done so a repeated notification is not processed twice.
+    ctx.storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS ai_queue (
+        message_id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at INTEGER NOT NULL,
+        error TEXT,
+        total_ms INTEGER,
+        model_ms INTEGER,
+        trace_id TEXT,
+        updated_at INTEGER NOT NULL
+      )`,
+    );
+    ctx.storage.sql.exec('CREATE INDEX IF NOT EXISTS ai_queue_due ON ai_queue (state, next_at)');
+    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS ai_jobs (job_id TEXT PRIMARY KEY, user_id INTEGER NOT NULL, after TEXT NOT NULL)');
   }
 
   private get config() {
@@ -101,10 +149,15 @@ export class MailUserContext extends DurableObject<Env> {
     this.refreshing = undefined;
     await this.ctx.storage.delete(['connection', 'wellKnownFolders']);
     this.ctx.storage.sql.exec('DELETE FROM notifications');
+    this.ctx.storage.sql.exec("DELETE FROM ai_queue WHERE state = 'queued'");
   }
 
-  /** Records change notifications the webhook accepted for this mailbox (the newest are kept). */
-  async notified(items: MailboxNotification[]): Promise<void> {
+  /**
+   * Records change notifications the webhook accepted for this mailbox (the newest are kept);
+   * with the user's id, each new message is queued for the assistant (once per message) and the
+   * alarm drains the queue.
+   */
+  async notified(items: MailboxNotification[], userId?: number): Promise<void> {
     for (const item of items) {
       this.ctx.storage.sql.exec(
         'INSERT INTO notifications (subscription_id, change_type, resource, message_id, received_at) VALUES (?, ?, ?, ?, ?)',
@@ -115,7 +168,123 @@ export class MailUserContext extends DurableObject<Env> {
         item.receivedAt,
       );
     }
+    if (userId !== undefined) {
+      const now = Date.now();
+      for (const item of items) {
+        if (announcesNewMessage(item)) {
+          this.ctx.storage.sql.exec("INSERT OR IGNORE INTO ai_queue (message_id, state, next_at, updated_at) VALUES (?, 'queued', ?, ?)", item.messageId, now, now);
+        }
+      }
+      await this.ctx.storage.put('userId', userId);
+      await this.wake();
+    }
     this.ctx.storage.sql.exec('DELETE FROM notifications WHERE id <= (SELECT MAX(id) FROM notifications) - ?', MAX_KEPT_NOTIFICATIONS);
+  }
+
+  /** Starts a background job (re-categorisation) of the user's stored e-mails. */
+  async startJob(userId: number, jobId: string): Promise<void> {
+    // the new job supersedes the user's earlier ones (marked so in D1 when it was created)
+    this.ctx.storage.sql.exec('DELETE FROM ai_jobs WHERE user_id = ?', userId);
+    this.ctx.storage.sql.exec('INSERT OR IGNORE INTO ai_jobs (job_id, user_id, after) VALUES (?, ?, ?)', jobId, userId, '');
+    await this.wake();
+  }
+
+  /** The assistant's queue of new mail: counts and the average timings of the processed messages. */
+  async queueState(): Promise<QueueState> {
+    const counts = Object.fromEntries(this.ctx.storage.sql.exec<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM ai_queue GROUP BY state').toArray().map((r) => [r.state, r.n]));
+    // TOTAL() is 0.0 over no rows (and counts a missing model time as 0)
+    const avg = this.ctx.storage.sql
+      .exec<{ total_ms: number; model_ms: number }>(
+        "SELECT TOTAL(total_ms) / MAX(COUNT(*), 1) AS total_ms, TOTAL(model_ms) / MAX(COUNT(*), 1) AS model_ms FROM (SELECT total_ms, model_ms FROM ai_queue WHERE state = 'done' AND total_ms IS NOT NULL ORDER BY updated_at DESC LIMIT 1000)",
+      )
+      .one();
+    return { queued: counts.queued ?? 0, done: counts.done ?? 0, failed: counts.failed ?? 0, avgMs: Math.round(avg.total_ms), avgModelMs: Math.round(avg.model_ms) };
+  }
+
+  private async wake(): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  private taskContext(userId: number, name: string): TaskContext {
+    const config = this.config;
+    return { model: createModel(config, this.env as { AI?: unknown }), tracer: new Tracer(userId, name), db: drizzle(this.env.DB, { schema }), userId, timeoutMs: config.MODEL_TIMEOUT_MS };
+  }
+
+  /** Drains the queue of new mail and runs a step of each background job; again while work remains. */
+  override async alarm(): Promise<void> {
+    const userId = await this.ctx.storage.get<number>('userId');
+    const now = Date.now();
+    if (userId !== undefined) {
+      const due = this.ctx.storage.sql
+        .exec<{ message_id: string; attempts: number }>("SELECT message_id, attempts FROM ai_queue WHERE state = 'queued' AND next_at <= ? ORDER BY next_at LIMIT ?", now, QUEUE_BATCH)
+        .toArray();
+      const account = (await this.status()).account;
+      // the user's categories, read once for the run's messages
+      const categories = due.length ? await categoriesOf(drizzle(this.env.DB, { schema }), userId) : [];
+      for (let i = 0; i < due.length; i += QUEUE_PARALLEL) {
+        await Promise.all(due.slice(i, i + QUEUE_PARALLEL).map((item) => this.processQueued(userId, item.message_id, item.attempts, account?.mail, categories)));
+      }
+    }
+    for (const job of this.ctx.storage.sql.exec<{ job_id: string; user_id: number; after: string }>('SELECT job_id, user_id, after FROM ai_jobs').toArray()) {
+      const ctx = this.taskContext(job.user_id, 'recategorise');
+      try {
+        const next = await recategoriseStep(ctx, job.job_id, job.after);
+        if (next === null) this.ctx.storage.sql.exec('DELETE FROM ai_jobs WHERE job_id = ?', job.job_id);
+        else this.ctx.storage.sql.exec('UPDATE ai_jobs SET after = ? WHERE job_id = ?', next, job.job_id);
+      } catch (err) {
+        await failJob(ctx.db, job.job_id, err instanceof Error ? err.message : String(err)).catch(() => undefined);
+        this.ctx.storage.sql.exec('DELETE FROM ai_jobs WHERE job_id = ?', job.job_id);
+      }
+      await ctx.tracer.save(ctx.db).catch(() => undefined);
+    }
+    // Processed records are kept (a repeated notification is not processed twice) for as long as
+    // the rest of the assistant's history.
+    this.ctx.storage.sql.exec("DELETE FROM ai_queue WHERE state <> 'queued' AND updated_at < ?", historyCutoff(now, this.config.ASSISTANT_HISTORY_DAYS));
+    const next = this.ctx.storage.sql.exec<{ at: number | null }>("SELECT MIN(next_at) AS at FROM ai_queue WHERE state = 'queued'").one().at;
+    const jobs = this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM ai_jobs').one().n;
+    if (jobs > 0) await this.ctx.storage.setAlarm(Date.now());
+    else if (next !== null) await this.ctx.storage.setAlarm(Math.max(Date.now(), next));
+  }
+
+  /** One new message: summary, category and (where its category asks) a reply draft. */
+  private async processQueued(userId: number, messageId: string, attempts: number, ownAddress: string | undefined, categories: Category[]): Promise<void> {
+    const started = Date.now();
+    const ctx = this.taskContext(userId, 'new mail');
+    const graph = new GraphClient(ctx.tracer.graphTransport(this), this.config.GRAPH_BASE_URL);
+    try {
+      const message: Message = await graph.message(messageId);
+      if (message.isDraft) {
+        this.ctx.storage.sql.exec("UPDATE ai_queue SET state = 'skipped', updated_at = ? WHERE message_id = ?", Date.now(), messageId);
+      } else {
+        await processMessage(ctx, graph, message, { ownAddress, draft: true, categories });
+        this.ctx.storage.sql.exec(
+          "UPDATE ai_queue SET state = 'done', attempts = ?, error = NULL, total_ms = ?, model_ms = ?, trace_id = ?, updated_at = ? WHERE message_id = ?",
+          attempts + 1,
+          Date.now() - started,
+          ctx.tracer.modelMs,
+          ctx.tracer.id,
+          Date.now(),
+          messageId,
+        );
+      }
+      await ctx.tracer.save(ctx.db).catch(() => undefined);
+    } catch (err) {
+      const failed = attempts + 1 >= MAX_ATTEMPTS;
+      const error = err instanceof Error ? err.message : String(err);
+      // Not found at Graph (moved, deleted): nothing to retry.
+      const gone = err instanceof HttpError && err.status === 404;
+      this.ctx.storage.sql.exec(
+        'UPDATE ai_queue SET state = ?, attempts = ?, error = ?, next_at = ?, trace_id = ?, updated_at = ? WHERE message_id = ?',
+        failed || gone ? 'failed' : 'queued',
+        attempts + 1,
+        error.slice(0, 500),
+        Date.now() + 2_000 * 4 ** attempts,
+        ctx.tracer.id,
+        Date.now(),
+        messageId,
+      );
+      await ctx.tracer.save(ctx.db, 'error').catch(() => undefined);
+    }
   }
 
   /** The newest notifications of this mailbox, oldest first. */

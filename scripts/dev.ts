@@ -83,7 +83,7 @@ async function main() {
   if (workers.some((worker) => worker.name === 'mail')) {
     graphStandin = await startGraphStandin({ port: DEV_GRAPH_STANDIN_PORT });
     step(`graph      Microsoft Graph stand-in at ${graphStandin.graphBaseUrl} (see scripts/graph-standin/README.md)`);
-    serviceVars.mail = ['--var', `GRAPH_BASE_URL:${graphStandin.graphBaseUrl}`, '--var', `IDENTITY_BASE_URL:${graphStandin.identityBaseUrl}`, '--var', 'MAIL_DEV_AUTO_CONNECT:true'];
+    serviceVars.mail = ['--var', `GRAPH_BASE_URL:${graphStandin.graphBaseUrl}`, '--var', `IDENTITY_BASE_URL:${graphStandin.identityBaseUrl}`, '--var', 'MAIL_DEV_AUTO_CONNECT:true', '--var', 'MAIL_ASSISTANT_ADMINS:demo@example.com'];
   }
   await Promise.all(workers.map((worker) => startWorker(worker, [...vars, ...(serviceVars[worker.name] ?? [])])));
 

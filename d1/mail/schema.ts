@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** Timestamps are Unix milliseconds. */
 
@@ -55,4 +55,178 @@ export const subscriptions = sqliteTable(
     renewedAt: integer('renewed_at'),
   },
   (t) => [index('subscriptions_user').on(t.userId)],
+);
+
+// ---- the assistant (AI drafts, categories, prompts, summaries, traces) ---------------------
+// Every row below belongs to one back-office user (`user_id`, the auth service's user id):
+// nothing of one mailbox ever reaches another's prompts.
+
+/** A user's categories: the plain-language rule the classifier reads, and what replies do. */
+export const aiCategories = sqliteTable(
+  'ai_categories',
+  {
+    userId: integer('user_id').notNull(),
+    name: text('name').notNull(),
+    /** The classification rule, in plain language. */
+    rule: text('rule').notNull().default(''),
+    /** `draft`: new mail of the category gets a reply draft; `no_reply`: never; `manual`: on demand. */
+    replyMode: text('reply_mode').notNull().default('manual'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.name] })],
+);
+
+/** Named prompts (`summarise`, `classify`, …, and `category:<name>` reply prompts) a user changed. */
+export const aiPrompts = sqliteTable(
+  'ai_prompts',
+  {
+    userId: integer('user_id').notNull(),
+    name: text('name').notNull(),
+    body: text('body').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.name] })],
+);
+
+/** The document store of e-mail summaries (one per message). */
+export const aiSummaries = sqliteTable(
+  'ai_summaries',
+  {
+    userId: integer('user_id').notNull(),
+    messageId: text('message_id').notNull(),
+    conversationId: text('conversation_id').notNull().default(''),
+    subject: text('subject').notNull().default(''),
+    sender: text('sender').notNull().default(''),
+    /** JSON array of `{name, address}`. */
+    recipients: text('recipients').notNull().default('[]'),
+    /** `inbound` or `outbound` (sent by the mailbox's owner). */
+    direction: text('direction').notNull().default('inbound'),
+    category: text('category').notNull().default('unknown'),
+    summary: text('summary').notNull().default(''),
+    /** JSON array of strings. */
+    bullets: text('bullets').notNull().default('[]'),
+    pinned: integer('pinned').notNull().default(0),
+    /** The category asks for replies and none was sent yet. */
+    needsReply: integer('needs_reply').notNull().default(0),
+    receivedAt: integer('received_at').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.messageId] }),
+    index('ai_summaries_user_received').on(t.userId, t.receivedAt),
+    index('ai_summaries_user_category').on(t.userId, t.category),
+    index('ai_summaries_user_conversation').on(t.userId, t.conversationId),
+  ],
+);
+
+/** The raw e-mails cache: what was summarised (the body as text, before cleaning). */
+export const aiEmails = sqliteTable(
+  'ai_emails',
+  {
+    userId: integer('user_id').notNull(),
+    messageId: text('message_id').notNull(),
+    subject: text('subject').notNull().default(''),
+    sender: text('sender').notNull().default(''),
+    bodyText: text('body_text').notNull().default(''),
+    cleanText: text('clean_text').notNull().default(''),
+    receivedAt: integer('received_at').notNull().default(0),
+    cachedAt: integer('cached_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.messageId] }), index('ai_emails_user_cached').on(t.userId, t.cachedAt)],
+);
+
+/** Reply drafts made at the provider for an e-mail. */
+export const aiDrafts = sqliteTable(
+  'ai_drafts',
+  {
+    userId: integer('user_id').notNull(),
+    emailId: text('email_id').notNull(),
+    draftId: text('draft_id').notNull(),
+    bodyHtml: text('body_html').notNull().default(''),
+    category: text('category').notNull().default('unknown'),
+    traceId: text('trace_id').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    sentAt: integer('sent_at'),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.emailId] }), index('ai_drafts_user_draft').on(t.userId, t.draftId)],
+);
+
+/** Rolling conversation summaries. */
+export const aiThreadSummaries = sqliteTable(
+  'ai_thread_summaries',
+  {
+    userId: integer('user_id').notNull(),
+    threadId: text('thread_id').notNull(),
+    summary: text('summary').notNull(),
+    bullets: text('bullets').notNull().default('[]'),
+    messageCount: integer('message_count').notNull().default(0),
+    /** Message ids already folded into the summary (JSON array). */
+    seen: text('seen').notNull().default('[]'),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.threadId] })],
+);
+
+/** One request's (or background job's) audit trail. */
+export const aiTraces = sqliteTable(
+  'ai_traces',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id').notNull(),
+    name: text('name').notNull(),
+    outcome: text('outcome').notNull().default('ok'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('ai_traces_user_created').on(t.userId, t.createdAt)],
+);
+
+/** The ordered steps of a trace: every model call and Graph call. */
+export const aiTraceSteps = sqliteTable(
+  'ai_trace_steps',
+  {
+    traceId: text('trace_id').notNull(),
+    seq: integer('seq').notNull(),
+    /** `model` or `graph`. */
+    kind: text('kind').notNull(),
+    /** The prompt's name, or the Graph call (`GET /me/messages/{id}`). */
+    name: text('name').notNull(),
+    latencyMs: integer('latency_ms').notNull(),
+    tokensIn: integer('tokens_in').notNull().default(0),
+    tokensOut: integer('tokens_out').notNull().default(0),
+    /** `ok`, `error`, `malformed`, `retried`, … */
+    outcome: text('outcome').notNull(),
+    detail: text('detail').notNull().default(''),
+    at: integer('at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.traceId, t.seq] })],
+);
+
+/** Accounts allowed to use the assistant beyond MAIL_ASSISTANT_ADMINS (see the README). */
+export const aiUsers = sqliteTable('ai_users', {
+  email: text('email').primaryKey(),
+  name: text('name').notNull().default(''),
+  addedBy: text('added_by').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** Background re-categorisation runs, with their progress. */
+export const aiJobs = sqliteTable(
+  'ai_jobs',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id').notNull(),
+    kind: text('kind').notNull(),
+    /** `queued`, `running`, `done`, `failed`. */
+    status: text('status').notNull(),
+    total: integer('total').notNull().default(0),
+    done: integer('done').notNull().default(0),
+    changed: integer('changed').notNull().default(0),
+    error: text('error'),
+    createdAt: integer('created_at').notNull(),
+    finishedAt: integer('finished_at'),
+  },
+  (t) => [index('ai_jobs_user_created').on(t.userId, t.createdAt)],
 );

@@ -5,6 +5,7 @@ import { type ControlContext, handleControl } from './control';
 import { GraphApi, type GraphCall } from './graph';
 import { BodyTooLarge, GraphError, readBody } from './http';
 import { Identity } from './identity';
+import { handleChat, handleLlmControl, newLlmState } from './llm';
 import { guid } from './ids';
 import { Mailbox, isoSeconds } from './mailbox';
 import { DEFAULT_USER, seedMailbox } from './seed';
@@ -120,10 +121,15 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       else res.destroy();
     });
   });
+  // Idle kept-alive connections stay open longer than a client keeps them (undici: 4 s), so a
+  // client never sends a request on a socket the server is closing at that moment (ECONNRESET).
+  server.keepAliveTimeout = 65_000;
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+
+  const llm = newLlmState();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://standin');
@@ -135,6 +141,11 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     } catch (err) {
       if (err instanceof BodyTooLarge) return send(res, graphError(new GraphError(413, 'RequestEntityTooLarge', 'The request body is larger than 4 MB.')));
       throw err;
+    }
+    if (path === '/v1/chat/completions' && method === 'POST') return handleChat(llm, req, res, body);
+    if (path.startsWith('/_standin/llm/')) {
+      const answer = handleLlmControl(llm, method, path.split('/').filter(Boolean).slice(2).map(decodeURIComponent), body);
+      return send(res, answer.json === undefined ? { status: answer.status } : { status: answer.status, json: answer.json });
     }
     if (path === '/_standin' || path.startsWith('/_standin/')) {
       const segments = path.split('/').filter(Boolean).slice(1).map(decodeURIComponent);

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createMailApp } from '../../workers/mail/src/app';
-import { apiMailbox, apiSession, csrf, pageMailbox, pageSession } from '../../workers/mail/src/guards';
+import { apiMailbox, apiSession, assistant, assistantAdmin, csrf, pageMailbox, pageSession } from '../../workers/mail/src/guards';
+import { AI_GATES, type AiGate } from './ai-gates';
 import { directSession, send } from './helpers';
+import { type Gate, TOOLS_GATES } from './tools-gates';
 
 /**
  * Every registered route carries the guards of its gate in its own definition. A new route
  * fails here until it is given a gate below.
  */
-type Gate = 'none' | 'page-login' | 'page-login-csrf' | 'page-token' | 'api-token' | 'api-token-csrf';
-
-const GATES: Record<string, Gate> = {
+const GATES: Record<string, Gate | AiGate> = {
   'GET /': 'none',
   'GET /login': 'none',
   'POST /': 'none',
@@ -26,8 +26,6 @@ const GATES: Record<string, Gate> = {
   'POST /disconnect': 'page-login-csrf',
   'GET /outlook': 'page-login',
   'GET /admin': 'page-login',
-  'GET /dashboard': 'page-login',
-  'GET /trace/:trace_id': 'page-login',
   'GET /inbox': 'page-token',
   'GET /folder/:name': 'page-token',
   'GET /api/folders': 'api-token',
@@ -43,17 +41,26 @@ const GATES: Record<string, Gate> = {
   'POST /api/messages/:message_id/archive': 'api-token-csrf',
   'POST /api/compose/send': 'api-token-csrf',
   'POST /api/reply/:message_id': 'api-token-csrf',
+  ...TOOLS_GATES,
+  ...AI_GATES,
 };
 
-const REQUIRED: Record<Gate, unknown[]> = {
+const REQUIRED: Record<Gate | AiGate, unknown[]> = {
   none: [],
   'page-login': [pageSession],
   'page-login-csrf': [pageSession, csrf],
   'page-token': [pageSession, pageMailbox],
   'api-token': [apiSession, apiMailbox],
   'api-token-csrf': [apiSession, csrf, apiMailbox],
+  'page-ai': [pageSession, assistant],
+  'api-ai': [apiSession, assistant],
+  'api-ai-csrf': [apiSession, csrf, assistant],
+  'api-ai-token': [apiSession, assistant, apiMailbox],
+  'api-ai-token-csrf': [apiSession, csrf, assistant, apiMailbox],
+  'api-ai-admin': [apiSession, assistantAdmin],
+  'api-ai-admin-csrf': [apiSession, csrf, assistantAdmin],
 };
-const ALL_GUARDS = [pageSession, apiSession, csrf, pageMailbox, apiMailbox];
+const ALL_GUARDS = [pageSession, apiSession, csrf, pageMailbox, apiMailbox, assistant, assistantAdmin];
 
 describe('route guards', () => {
   const app = createMailApp();
@@ -127,7 +134,8 @@ describe('headers', () => {
     const session = await directSession('pages@example.com');
     for (const path of ['/outlook', '/admin', '/dashboard', '/trace/t-1', '/connect', '/login']) {
       const res = await send(path, path === '/login' ? {} : { cookie: session.cookie });
-      expect(res.status, path).toBe(200);
+      // an unknown trace is a 404 page, with the same headers
+      expect(res.status, path).toBe(path === '/trace/t-1' ? 404 : 200);
       const csp = res.headers.get('content-security-policy')!;
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("script-src 'self'");
@@ -160,11 +168,10 @@ describe('pages', () => {
     for (const part of ['data-folders', 'data-messages', 'data-reader', 'id="compose-to"', 'id="compose-cc"', 'id="compose-bcc"', '/static/mail/outlook.js', `content="${session.csrf}"`]) expect(html).toContain(part);
   });
 
-  it('/trace/<id> refuses a malformed id with 400', async () => {
+  it('/trace/<id> refuses a malformed id with 400, an unknown one with 404', async () => {
     const session = await directSession('trace@example.com');
     expect((await send('/trace/bad%20id', { cookie: session.cookie })).status).toBe(400);
-    const ok = await send('/trace/abc-123', { cookie: session.cookie });
-    expect(await ok.text()).toContain('data-trace-id="abc-123"');
+    expect((await send('/trace/abc-123', { cookie: session.cookie })).status).toBe(404);
   });
 
   it('/openapi.json documents the JSON routes', async () => {

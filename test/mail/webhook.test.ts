@@ -7,7 +7,7 @@ import { subscriptions } from '../../d1/mail/schema';
 import { sha256Hex } from '../../workers/shared/encoding';
 import worker from '../../workers/mail/src/index';
 import { mailboxStub } from '../../workers/mail/src/context';
-import { type StandinMailbox, type TestSession, connectedMailbox, control, mailbox, newUserId, pumpWebhooks, send } from './helpers';
+import { type StandinMailbox, type TestSession, connectedMailbox, control, directSession, mailbox, newUserId, pumpWebhooks, send } from './helpers';
 
 const db = () => drizzle(env.DB);
 const DAY = 86_400_000;
@@ -232,5 +232,23 @@ describe('subscriptions with the stand-in', () => {
     expect(live).toHaveLength(1);
     expect(live[0]!.id).not.toBe(before!.id);
     expect((await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all()).map((r) => r.id)).toEqual([live[0]!.id]);
+  });
+});
+
+describe('the assistant on new mail', () => {
+  it('new mail of an account not allowed to use the assistant is recorded, not queued for the model', async () => {
+    const { mailbox: own, session: owner } = await connectedMailbox('webhook-outsider');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // the account now signs in as an address that is neither an admin nor listed in ai_users
+    await directSession('outsider@elsewhere.test', { userId: owner.userId });
+    const stub = mailbox(owner);
+    const pump = pumpWebhooks(own);
+    try {
+      await control(own, 'POST', '/deliver', { subject: 'Not for the model', body: 'Hello', from: { name: 'Someone', address: 'someone@else.test' } });
+      await expect.poll(async () => (await stub.notifications()).length, { timeout: 15_000, interval: 200 }).toBeGreaterThan(0);
+    } finally {
+      await pump.stop();
+    }
+    expect(await stub.queueState()).toMatchObject({ queued: 0, done: 0, failed: 0 });
   });
 });

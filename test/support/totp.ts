@@ -4,15 +4,18 @@ import * as OTPAuth from 'otpauth';
  * A source of TOTP codes that a test file has not used yet: the authentication service accepts
  * each step once per account (±1 step of now), so a second sign-in within 30 s takes the next
  * step. Once the window is used up, one of the account's single-use backup codes.
+ * `fromCurrentStep` never takes the previous step: for a code a slow page may submit only after
+ * that step has ended (a browser sign-in).
  */
 export function freshCodes<Name extends string>(
   totpSecret: (name: Name) => string,
   backupCodes: Record<Name, string[]>,
+  options: { fromCurrentStep?: boolean } = {},
 ): (name: Name) => string {
   const lastStep = new Map<Name, number>();
   return (name) => {
     const now = Math.floor(Date.now() / 30_000);
-    const step = Math.max(now - 1, (lastStep.get(name) ?? -Infinity) + 1);
+    const step = Math.max(options.fromCurrentStep ? now : now - 1, (lastStep.get(name) ?? -Infinity) + 1);
     if (step > now + 1) {
       const codes = backupCodes[name];
       // Random, so two files signing the same account in do not reach for the same code.

@@ -43,7 +43,7 @@ export async function readCapped(
   maxBytes: number,
   declared: number | undefined,
   drainBytes: number,
-): Promise<Uint8Array | undefined> {
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
   const reader = body.getReader();
   if (declared !== undefined && declared > maxBytes + drainBytes) {
     // Declared too large to be worth reading: refused without reading it.

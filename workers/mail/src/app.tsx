@@ -4,10 +4,14 @@ import { onError as jsonOnError } from '../../shared/errors';
 import { HttpError } from '../../shared/http-error';
 import { type MailEnv, mailServices } from './context';
 import { api } from './routes/api';
+import { assistantApi } from './routes/assistant';
+import { assistantPages } from './routes/assistant-pages';
 import { connect } from './routes/connect';
+import { llm } from './routes/llm';
 import { login } from './routes/login';
 import { pages } from './routes/pages';
 import { status } from './routes/status';
+import { tools } from './routes/tools';
 import { webhook } from './routes/webhook';
 import { ErrorPage } from './views/layout';
 
@@ -46,7 +50,11 @@ export function createMailApp() {
   app.route('/', status);
   app.route('/', connect);
   app.route('/', pages);
+  app.route('/', assistantPages);
   app.route('/', api);
+  app.route('/', llm);
+  app.route('/', assistantApi);
+  app.route('/', tools);
   app.route('/', webhook);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'mail_session' });

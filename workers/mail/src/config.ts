@@ -35,6 +35,22 @@ export const mailConfigSchema = z.object({
     .enum(['true', 'false', ''])
     .default('false')
     .transform((v) => v === 'true'),
+  /** The language model: `offline` (deterministic, no network), `workers-ai` (the AI binding) or `openai` (any OpenAI-compatible endpoint). */
+  MAIL_MODEL: z.enum(['offline', 'workers-ai', 'openai']).default('offline'),
+  /** Workers AI model id (with MAIL_MODEL=workers-ai). */
+  WORKERS_AI_MODEL: z.string().min(1).max(200).default('@cf/meta/llama-3.1-8b-instruct'),
+  /** OpenAI-compatible endpoint (with MAIL_MODEL=openai): base URL (…/v1), model name, key (a secret). */
+  OPENAI_BASE_URL: z.union([z.literal(''), baseUrl]).default(''),
+  OPENAI_MODEL: z.string().max(200).default(''),
+  OPENAI_API_KEY: z.string().optional(),
+  /** One model call may take this long (then it is retried once for structured answers, or reported). */
+  MODEL_TIMEOUT_MS: count(100, 120_000, 20_000),
+  /** Most tokens a model answer may have. */
+  MODEL_MAX_TOKENS: count(16, 8192, 600),
+  /** Traces, finished re-categorisation jobs and processed new-mail records older than this are deleted (the cron, the mailbox object's alarm). */
+  ASSISTANT_HISTORY_DAYS: count(1, 3650, 30),
+  /** Accounts (e-mail addresses, comma-separated) that may always use the assistant and manage its users. */
+  MAIL_ASSISTANT_ADMINS: z.string().max(4000).default(''),
 });
 
 export type MailConfig = z.output<typeof mailConfigSchema>;

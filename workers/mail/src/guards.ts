@@ -94,3 +94,51 @@ export const limitBody = (maxSize: number): MiddlewareHandler<MailEnv> =>
       throw new HttpError(413, 'payload_too_large', `The request body is larger than ${maxSize} bytes.`);
     },
   });
+
+/** The assistant's admins (MAIL_ASSISTANT_ADMINS, comma-separated): addresses, or `@domain` for a whole domain; lower case. */
+export function assistantAdmins(list: string): string[] {
+  return list
+    .split(',')
+    .map((a) => a.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+/** Whether the address is one of the assistant's admins (or in an admin domain). */
+function isAssistantAdmin(admins: string, email: string): boolean {
+  const address = email.trim().toLowerCase();
+  return assistantAdmins(admins).some((entry) => (entry.startsWith('@') ? address.endsWith(entry) : address === entry));
+}
+
+/**
+ * Gate "assistant" (after a session guard): the AI routes are for the accounts allowed to use
+ * the assistant — its admins always, others when listed at /api/admin/users. 403 otherwise.
+ */
+export const assistant: MiddlewareHandler<MailEnv> = async (c, next) => {
+  if (!(await assistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.email))) {
+    throw new HttpError(403, 'assistant_not_allowed', 'This account may not use the assistant: ask an assistant admin to add it at /api/admin/users.');
+  }
+  await next();
+};
+
+/** Whether an account may use the assistant: an admin, or listed in `ai_users`. */
+async function assistantAllowed(db: D1Database, admins: string, email: string): Promise<boolean> {
+  const address = email.toLowerCase();
+  if (isAssistantAdmin(admins, address)) return true;
+  return (await db.prepare('SELECT 1 FROM ai_users WHERE email = ?').bind(address).first()) !== null;
+}
+
+/**
+ * Whether the user of that id may use the assistant, for work that runs without a session (new
+ * mail from the webhook): the account's address is the newest session's, else the mailbox's.
+ */
+export async function userAssistantAllowed(db: D1Database, admins: string, userId: number): Promise<boolean> {
+  const session = await db.prepare('SELECT email FROM sessions WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').bind(userId).first<{ email: string }>();
+  const email = session?.email ?? (await db.prepare('SELECT mail FROM mailboxes WHERE user_id = ?').bind(userId).first<{ mail: string }>())?.mail;
+  return email !== undefined && (await assistantAllowed(db, admins, email));
+}
+
+/** Gate "assistant admin" (after a session guard): managing who may use the assistant. */
+export const assistantAdmin: MiddlewareHandler<MailEnv> = async (c, next) => {
+  if (!isAssistantAdmin(c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.email)) throw new HttpError(403, 'assistant_admin_only', 'Only the assistant’s admins (MAIL_ASSISTANT_ADMINS) manage its users.');
+  await next();
+};

@@ -1,4 +1,5 @@
 import { createMailApp } from './app';
+import { pruneAssistantHistory } from './ai/retention';
 import { mailConfig } from './config';
 import { renewSubscriptions } from './subscriptions';
 
@@ -9,10 +10,16 @@ const app = createMailApp();
 
 export default {
   fetch: app.fetch,
-  /** The cron: renews the webhook subscriptions, the trigger's scheduled time being "now". */
+  /**
+   * The cron: renews the webhook subscriptions, the trigger's scheduled time being "now", and
+   * deletes the assistant's history older than ASSISTANT_HISTORY_DAYS.
+   */
   async scheduled(controller, env, ctx) {
-    const report = await renewSubscriptions(env, mailConfig(env), controller.scheduledTime);
+    const config = mailConfig(env);
+    const report = await renewSubscriptions(env, config, controller.scheduledTime);
     console.log(JSON.stringify({ level: 'info', service: 'mail', event: 'subscriptions_renewed', cron: controller.cron, ...report }));
+    const pruned = await pruneAssistantHistory(env.DB, controller.scheduledTime, config.ASSISTANT_HISTORY_DAYS);
+    console.log(JSON.stringify({ level: 'info', service: 'mail', event: 'assistant_history_pruned', ...pruned }));
     if (report.failed.length) throw new Error(`${report.failed.length} subscription(s) could not be renewed`);
     void ctx;
   },

@@ -1,4 +1,4 @@
-import type { MailFolder, Message, Recipient } from '@microsoft/microsoft-graph-types';
+import type { Attachment, MailFolder, Message, Recipient } from '@microsoft/microsoft-graph-types';
 import { z } from '@hono/zod-openapi';
 
 /** What the JSON routes answer: Graph's messages and folders in this service's smaller shapes. */
@@ -41,6 +41,7 @@ export type Address = z.infer<typeof AddressSchema>;
 export type FolderView = z.infer<typeof FolderSchema>;
 export type MessageSummary = z.infer<typeof MessageSummarySchema>;
 export type MessageView = z.infer<typeof MessageSchema>;
+export type AttachmentView = z.infer<typeof AttachmentSchema>;
 
 const address = (recipient: Recipient | null | undefined): Address | null =>
   recipient?.emailAddress ? { name: recipient.emailAddress.name ?? '', address: recipient.emailAddress.address ?? '' } : null;
@@ -84,6 +85,17 @@ export function summaryView(message: Message, wellKnown: Record<string, string>)
   };
 }
 
+/** An attachment without its content. */
+export function attachmentView(attachment: Attachment): AttachmentView {
+  return {
+    id: attachment.id ?? '',
+    name: attachment.name ?? '',
+    contentType: attachment.contentType ?? 'application/octet-stream',
+    size: attachment.size ?? 0,
+    isInline: attachment.isInline ?? false,
+  };
+}
+
 export function messageView(message: Message, wellKnown: Record<string, string>): MessageView {
   return {
     ...summaryView(message, wellKnown),
@@ -91,14 +103,12 @@ export function messageView(message: Message, wellKnown: Record<string, string>)
     bcc: addresses(message.bccRecipients),
     replyTo: addresses(message.replyTo),
     body: { contentType: message.body?.contentType ?? 'text', content: message.body?.content ?? '' },
-    attachments: (message.attachments ?? []).map((a) => ({
-      id: a.id ?? '',
-      name: a.name ?? '',
-      contentType: a.contentType ?? 'application/octet-stream',
-      size: a.size ?? 0,
-      isInline: a.isInline ?? false,
-    })),
+    attachments: (message.attachments ?? []).map(attachmentView),
     internetMessageId: message.internetMessageId ?? null,
     webLink: message.webLink ?? null,
   };
 }
+
+const htmlEscape = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+/** Plain text (typed in the client, or the model's reply) as Graph's HTML body: escaped, line breaks kept. */
+export const asHtml = (s: string) => `<div>${htmlEscape(s).replace(/\r?\n/g, '<br>')}</div>`;

@@ -1,4 +1,4 @@
-import type { MailFolder, Message, Person, Subscription, User } from '@microsoft/microsoft-graph-types';
+import type { FileAttachment, MailFolder, Message, Person, Subscription, User } from '@microsoft/microsoft-graph-types';
 import { HttpError } from '../../../shared/http-error';
 import type { GraphRequest, GraphResult } from './transport';
 
@@ -25,6 +25,8 @@ export const LIST_FIELDS = [
 /** Fields of a whole message. */
 export const DETAIL_FIELDS = [...LIST_FIELDS, 'body', 'sender', 'ccRecipients', 'bccRecipients', 'replyTo', 'internetMessageId', 'webLink'] as const;
 const FOLDER_FIELDS = ['id', 'displayName', 'parentFolderId', 'childFolderCount', 'unreadItemCount', 'totalItemCount'] as const;
+/** Fields of an attachment without its content. */
+const ATTACHMENT_FIELDS = 'id,name,contentType,size,isInline';
 
 /** Most pages followed for one answer (nextLink paging is bounded, never endless). */
 const MAX_PAGES = 20;
@@ -127,7 +129,7 @@ export class GraphClient {
   }
 
   message(id: string, options: { attachments?: boolean } = {}): Promise<Message> {
-    return this.get<Message>(`/me/messages/${enc(id)}${query({ $select: select(DETAIL_FIELDS), $expand: options.attachments ? 'attachments($select=id,name,contentType,size,isInline)' : undefined })}`);
+    return this.get<Message>(`/me/messages/${enc(id)}${query({ $select: select(DETAIL_FIELDS), $expand: options.attachments ? `attachments($select=${ATTACHMENT_FIELDS})` : undefined })}`);
   }
 
   /** Every message of a conversation, in every folder. */
@@ -140,10 +142,36 @@ export class GraphClient {
     return this.all<Message>(`/me/messages${query({ $select: 'id,conversationId', $orderby: 'receivedDateTime desc', $top: Math.min(limit, 1000) })}`, limit);
   }
 
-  async mime(id: string): Promise<ArrayBuffer> {
-    const result = await this.transport.graph({ method: 'GET', path: `/me/messages/${enc(id)}/$value`, accept: 'bytes' });
+  /** The raw bytes at a path (a `$value`). */
+  private async bytes(path: string): Promise<ArrayBuffer> {
+    const result = await this.transport.graph({ method: 'GET', path, accept: 'bytes' });
     if (!result.ok) throw graphHttpError(result);
     return result.bytes ?? new ArrayBuffer(0);
+  }
+
+  /** The message as RFC 822 MIME. */
+  mime(id: string): Promise<ArrayBuffer> {
+    return this.bytes(`/me/messages/${enc(id)}/$value`);
+  }
+
+  /** A message's attachments, without their content. */
+  attachments(messageId: string, limit = 500): Promise<FileAttachment[]> {
+    return this.all<FileAttachment>(`/me/messages/${enc(messageId)}/attachments?$select=${ATTACHMENT_FIELDS}`, limit);
+  }
+
+  /** One attachment of a message, without its content. */
+  attachment(messageId: string, attachmentId: string): Promise<FileAttachment> {
+    return this.get<FileAttachment>(`/me/messages/${enc(messageId)}/attachments/${enc(attachmentId)}?$select=${ATTACHMENT_FIELDS}`);
+  }
+
+  /** An attachment's content. */
+  attachmentBytes(messageId: string, attachmentId: string): Promise<ArrayBuffer> {
+    return this.bytes(`/me/messages/${enc(messageId)}/attachments/${enc(attachmentId)}/$value`);
+  }
+
+  /** A new draft in Drafts (not a reply). */
+  createDraft(message: Message): Promise<Message> {
+    return this.call<Message>({ method: 'POST', path: '/me/messages', body: message });
   }
 
   update(id: string, changes: Partial<Message>): Promise<Message> {

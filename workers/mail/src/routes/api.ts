@@ -3,16 +3,17 @@ import type { Message } from '@microsoft/microsoft-graph-types';
 import type { Context, MiddlewareHandler } from 'hono';
 import { fromBase64Url, toBase64Url, utf8 } from '../../../shared/encoding';
 import { HttpError } from '../../../shared/http-error';
+import { NUL_MESSAGE, hasNul } from '../../../shared/text';
 import type { MailEnv } from '../context';
 import { resolveFolder } from '../folders';
 import { apiMailbox, apiSession, csrf, limitBody } from '../guards';
-import { AddressSchema, FolderSchema, MessageSchema, MessageSummarySchema, folderView, messageView, summaryView } from '../mail-views';
+import { AddressSchema, FolderSchema, MessageSchema, MessageSummarySchema, asHtml, folderView, messageView, summaryView } from '../mail-views';
 
 /** The mailbox's JSON routes (gate "token": a session and a connected mailbox). */
 
-const noNul = (s: string) => !s.includes('\u0000');
-const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).refine(noNul, 'must not contain NUL characters');
-const messageId = z
+const noNul = (s: string) => !hasNul(s);
+export const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).refine(noNul, NUL_MESSAGE);
+export const messageId = z
   .string()
   .regex(/^[A-Za-z0-9=+_.:-]{1,512}$/, 'must be a Graph message id')
   .openapi({ param: { name: 'message_id', in: 'path' } });
@@ -20,29 +21,35 @@ const folderName = z
   .string()
   .min(1)
   .max(255)
-  .refine(noNul, 'must not contain NUL characters')
+  .refine(noNul, NUL_MESSAGE)
   .openapi({ param: { name: 'folder_name', in: 'path' }, example: 'inbox' });
 
-const ErrorSchema = z.object({ error: z.string(), message: z.string(), request_id: z.string().optional() }).passthrough().openapi('Error');
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
-const errors = (...codes: number[]) =>
+export const ErrorSchema = z.object({ error: z.string(), message: z.string(), request_id: z.string().optional() }).passthrough().openapi('Error');
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+/** A route's required JSON body (`request` of createRoute). */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+/** The `trace_id` of an answer of the assistant. */
+export const TraceId = z.string().openapi({ description: 'The trace of this call: /trace/<trace_id>' });
+export const errors = (...codes: number[]) =>
   Object.fromEntries(codes.map((code) => [code, json(ErrorSchema, ERROR_TEXT[code] ?? 'Error')]));
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input, or Graph refused it',
   401: 'Not signed in, or no mailbox connected',
-  403: 'Anti-forgery check failed',
+  403: 'Anti-forgery check failed, or not allowed',
+  429: 'Too many requests',
   404: 'No such message or folder',
   413: 'Body too large',
   502: 'Graph failed, timed out or kept throttling',
 };
-const readErrors = errors(400, 401, 404, 502);
-const writeErrors = errors(400, 401, 403, 404, 413, 502);
+/** The failures of the mailbox's routes (reads, changes). */
+export const readErrors = errors(400, 401, 404, 502);
+export const writeErrors = errors(400, 401, 403, 404, 413, 502);
 
-const security = [{ session: [] }];
+export const security = [{ session: [] }];
 /** Gate "token" on a read. */
-const readGuards: MiddlewareHandler<MailEnv>[] = [apiSession, apiMailbox];
+export const readGuards: MiddlewareHandler<MailEnv>[] = [apiSession, apiMailbox];
 /** Gate "token" on a change: session, body cap, anti-forgery, mailbox. */
-const writeGuards = (maxBody = 64 * 1024): MiddlewareHandler<MailEnv>[] => [apiSession, limitBody(maxBody), csrf, apiMailbox];
+export const writeGuards = (maxBody = 64 * 1024): MiddlewareHandler<MailEnv>[] => [apiSession, limitBody(maxBody), csrf, apiMailbox];
 
 export const api = new OpenAPIHono<MailEnv>();
 
@@ -333,8 +340,8 @@ api.openapi(
 
 // ---- sending -----------------------------------------------------------------------------
 
-const MAX_BODY_CHARS = 1_000_000;
-const addressList = z
+export const MAX_BODY_CHARS = 1_000_000;
+export const addressList = z
   .union([z.string(), z.array(z.string())])
   .optional()
   .transform((value, ctx) => {
@@ -347,19 +354,19 @@ const addressList = z
   })
   .openapi({ description: 'Addresses: an array, or one string separated by commas', type: 'array', items: { type: 'string' } });
 
-const recipients = (list: string[]) => list.map((address) => ({ emailAddress: { address } }));
-const htmlEscape = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-/** Plain text typed in the client, as Graph's HTML body. */
-const asHtml = (s: string) => `<div>${htmlEscape(s).replace(/\r?\n/g, '<br>')}</div>`;
+export const recipients = (list: string[]) => list.map((address) => ({ emailAddress: { address } }));
+
+/** The fields of a new message: recipients, subject and body (compose, and new drafts). */
+export const messageFields = {
+  to: addressList,
+  cc: addressList,
+  bcc: addressList,
+  subject: text(255).default(''),
+  body: text(MAX_BODY_CHARS).default(''),
+};
 
 const ComposeBody = z
-  .object({
-    to: addressList,
-    cc: addressList,
-    bcc: addressList,
-    subject: text(255).default(''),
-    body: text(MAX_BODY_CHARS).default(''),
-  })
+  .object(messageFields)
   .refine((b) => b.to.length + b.cc.length + b.bcc.length > 0, { message: 'at least one recipient (to, cc or bcc) is required', path: ['to'] })
   .openapi('Compose');
 
@@ -371,7 +378,7 @@ api.openapi(
     summary: 'Sends a new message (To, CC, BCC, Subject, Body); a copy goes to Sent Items',
     security,
     middleware: writeGuards(2 * 1024 * 1024),
-    request: { body: { content: { 'application/json': { schema: ComposeBody } }, required: true } },
+    request: jsonBody(ComposeBody),
     responses: { 202: json(z.object({ sent: z.literal(true), recipients: z.number().int() }), 'Accepted by Graph for delivery'), ...writeErrors },
   }),
   async (c) => {

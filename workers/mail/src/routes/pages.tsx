@@ -1,11 +1,10 @@
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import { HttpError } from '../../../shared/http-error';
 import type { MailEnv } from '../context';
 import { resolveFolder } from '../folders';
 import { pageMailbox, pageSession } from '../guards';
 import { folderView, summaryView } from '../mail-views';
-import { ErrorPage, Layout } from '../views/layout';
+import { Layout } from '../views/layout';
 
 /** Server-rendered pages (gate "login"; the folder views also gate "token"). */
 
@@ -70,35 +69,7 @@ pages.get('/outlook', pageSession, (c) =>
   ),
 );
 
-const shell = (title: string, text: string) =>
-  pages.get(`/${title.toLowerCase()}`, pageSession, (c) =>
-    c.html(
-      <Layout title={title} user={c.var.user} csrfToken={c.var.csrfToken}>
-        <section class="panel" data-shell={title.toLowerCase()}>
-          <h1>{title}</h1>
-          <p>{text}</p>
-        </section>
-      </Layout>,
-    ),
-  );
-shell('Admin', 'Categories, prompts, summaries and admin users are managed here.');
-shell('Dashboard', 'Mail metrics: volumes, drafts and categories over time.');
-
-const traceId = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
-
-pages.get('/trace/:trace_id', pageSession, (c) => {
-  const id = traceId.safeParse(c.req.param('trace_id'));
-  if (!id.success) return c.html(<ErrorPage title="Not a trace id" message="A trace id is 1–100 letters, digits, - or _." user={c.var.user} />, 400);
-  return c.html(
-    <Layout title={`Trace ${id.data}`} user={c.var.user} csrfToken={c.var.csrfToken}>
-      <section class="panel" data-shell="trace" data-trace-id={id.data}>
-        <h1>Trace {id.data}</h1>
-        <ol class="trace-steps" aria-label="Steps in order"></ol>
-        <p>No steps recorded for this trace.</p>
-      </section>
-    </Layout>,
-  );
-});
+// /admin, /dashboard, /trace/<id> and /admin/docdb-latest: assistant-pages.tsx.
 
 const PAGE_SIZE = 50;
 

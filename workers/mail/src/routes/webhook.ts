@@ -2,12 +2,12 @@ import { inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { subscriptions } from '../../../../d1/mail/schema';
-import type { MailboxNotification } from '../../../../durable-objects/mail-user-context';
+import { type MailboxNotification, announcesNewMessage } from '../../../../durable-objects/mail-user-context';
 import { secretsEqual, sha256Hex } from '../../../shared/encoding';
 import { HttpError } from '../../../shared/http-error';
 import { addressThrottle, clientAddress } from '../../../shared/throttle';
 import { type MailEnv, mailboxStub } from '../context';
-import { limitBody } from '../guards';
+import { limitBody, userAssistantAllowed } from '../guards';
 
 /**
  * Graph's side of the subscriptions (gate none: Graph calls it; the clientState is its secret).
@@ -78,10 +78,13 @@ webhook.post('/graph/webhook', limitBody(MAX_BATCH_BYTES), async (c) => {
     byUser.set(subscription.userId, forUser);
   }
   // Graph wants the answer within 3 seconds: each mailbox object gets its notifications after it.
+  // New mail is queued for the assistant only for the accounts allowed to use it (asked only
+  // when the user's notifications announce new mail: nothing else is queued).
   for (const [userId, items] of byUser) {
+    const allowed = items.some(announcesNewMessage) ? userAssistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, userId) : Promise.resolve(false);
     c.executionCtx.waitUntil(
-      mailboxStub(c.env, userId)
-        .notified(items)
+      allowed
+        .then((mayUse) => mailboxStub(c.env, userId).notified(items, mayUse ? userId : undefined))
         .catch((err) => console.error(JSON.stringify({ level: 'error', service: 'mail', event: 'notification_record_failed', user_id: userId, error: String(err) }))),
     );
   }

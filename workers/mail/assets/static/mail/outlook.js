@@ -193,6 +193,7 @@
       el('button', { type: 'button', class: 'back', onclick: closeReader, text: '← Back' }),
       el('button', { type: 'button', 'data-action': 'reply', onclick: () => showReply(current, false), text: 'Reply' }),
       el('button', { type: 'button', 'data-action': 'reply-all', onclick: () => showReply(current, true), text: 'Reply all' }),
+      el('button', { type: 'button', 'data-action': 'ai-draft', onclick: () => showAiDraft(current), text: 'AI draft' }),
       el('button', { type: 'button', 'data-action': 'archive', onclick: () => act(current, 'archive'), text: 'Archive' }),
       el('button', { type: 'button', 'data-action': 'delete', onclick: () => act(current, 'delete'), text: 'Delete' }),
       el('button', { type: 'button', 'data-action': 'toggle-read', onclick: () => toggleRead(current), text: current.isRead ? 'Mark unread' : 'Mark read' }),
@@ -262,6 +263,65 @@
     wirePeople(form);
     slot.replaceChildren(form);
     $('#reply-body').focus();
+  }
+
+  /** The reply draft text as HTML paragraphs (escaped). */
+  const textAsHtml = (text) => `<div>${text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`).replace(/\r?\n/g, '<br>')}</div>`;
+
+  /** The AI reply draft of the open message: generated (or the one made before), edited, sent. */
+  async function showAiDraft(message) {
+    const slot = $('[data-reply-slot]');
+    if (!slot || !message) return;
+    slot.replaceChildren(el('p', { class: 'status', 'data-ai-status': '', text: 'Writing a draft…' }));
+    let draft;
+    try {
+      draft = await api('/api/draft/generate', { method: 'POST', body: JSON.stringify({ email_id: message.id }) });
+    } catch (err) {
+      slot.replaceChildren(el('p', { class: 'error', role: 'alert', 'data-ai-error': '', text: err.message }));
+      return;
+    }
+    const traceLink = el('a', { href: `/trace/${encodeURIComponent(draft.trace_id)}`, 'data-trace-link': '', text: 'How this draft was made' });
+    if (draft.no_reply) {
+      slot.replaceChildren(el('p', { 'data-ai-status': '', text: `No reply: the category ${draft.category} is in no-reply mode. ` }, traceLink));
+      return;
+    }
+    const form = el(
+      'form',
+      { class: 'reply', 'data-ai-draft-form': '', 'data-draft-id': draft.draft_id },
+      el('h3', { text: `AI draft (${draft.category}${draft.reused ? ', the one made before' : ''})` }),
+      el('label', { for: 'ai-draft-body', text: 'Draft' }),
+      el('textarea', { id: 'ai-draft-body', name: 'body', rows: '10', required: true }),
+      el('p', { class: 'error', role: 'alert', 'data-ai-error': '' }),
+      el(
+        'div',
+        { class: 'actions' },
+        el('button', { type: 'button', 'data-action': 'save-draft', text: 'Save draft' }),
+        el('button', { type: 'submit', 'data-action': 'send-draft', text: 'Send' }),
+        traceLink,
+      ),
+    );
+    $('#ai-draft-body', form).value = bodyText({ contentType: 'html', content: draft.body_html });
+    const save = () => api('/api/draft/update', { method: 'POST', body: JSON.stringify({ draft_id: draft.draft_id, body_html: textAsHtml($('#ai-draft-body', form).value) }) });
+    const fail = (err) => {
+      $('[data-ai-error]', form).textContent = err.message;
+    };
+    $('[data-action="save-draft"]', form).addEventListener('click', () => save().then(() => say('Draft saved.'), fail));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const button = $('[data-action="send-draft"]', form);
+      button.disabled = true;
+      try {
+        await save();
+        await api('/api/draft/send', { method: 'POST', body: JSON.stringify({ draft_id: draft.draft_id }) });
+        slot.replaceChildren(el('p', { 'data-ai-status': '', text: 'Draft sent. ' }, traceLink));
+        say('Reply sent.');
+      } catch (err) {
+        fail(err);
+        button.disabled = false;
+      }
+    });
+    slot.replaceChildren(form);
+    $('#ai-draft-body').focus();
   }
 
   async function act(message, action, dest) {

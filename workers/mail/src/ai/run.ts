@@ -1,0 +1,45 @@
+import type { MailContext } from '../context';
+import { HttpError } from '../../../shared/http-error';
+import { GraphClient } from '../graph/client';
+import { ModelError, createModel } from './model';
+import type { TaskContext } from './task';
+import { Tracer } from './trace';
+
+/** The model and the trace of one request (named after the route). */
+export function aiContext(c: MailContext, name: string): TaskContext {
+  const config = c.var.config;
+  return {
+    model: createModel(config, c.env as { AI?: unknown }),
+    tracer: new Tracer(c.var.user.id, name),
+    db: c.var.db,
+    userId: c.var.user.id,
+    timeoutMs: config.MODEL_TIMEOUT_MS,
+  };
+}
+
+/** Graph calls for the signed-in user's mailbox that are steps of the trace (after the mailbox guard). */
+export function tracedGraph(c: MailContext, ctx: TaskContext): GraphClient {
+  return new GraphClient(ctx.tracer.graphTransport(c.var.mailbox), c.var.config.GRAPH_BASE_URL);
+}
+
+/** A model failure as this service's answer: 502 with the trace to look at, never a 500. */
+function modelHttpError(err: ModelError, traceId: string): HttpError {
+  const code = err.kind === 'malformed' ? 'model_unusable' : err.kind === 'timeout' ? 'model_timeout' : err.kind === 'unconfigured' ? 'model_unconfigured' : 'model_unavailable';
+  return new HttpError(502, code, err.message, { trace_id: traceId });
+}
+
+/**
+ * Runs a route's work with its trace: the trace is stored whatever happens, a model failure
+ * becomes a 502 naming the trace.
+ */
+export async function traced<T>(c: MailContext, ctx: TaskContext, work: () => Promise<T>): Promise<T> {
+  try {
+    const result = await work();
+    await ctx.tracer.save(ctx.db, 'ok');
+    return result;
+  } catch (err) {
+    await ctx.tracer.save(ctx.db, err instanceof ModelError ? `model_${err.kind}` : 'error').catch(() => undefined);
+    if (err instanceof ModelError) throw modelHttpError(err, ctx.tracer.id);
+    throw err;
+  }
+}

@@ -1,0 +1,85 @@
+import type { DrizzleD1Database } from 'drizzle-orm/d1';
+import * as schema from '../../../../d1/mail/schema';
+import { toBase64Url, randomBytes } from '../../../shared/encoding';
+import type { GraphTransport } from '../graph/client';
+import type { GraphRequest, GraphResult } from '../graph/transport';
+
+export interface TraceStep {
+  kind: 'model' | 'graph';
+  name: string;
+  latencyMs: number;
+  tokensIn: number;
+  tokensOut: number;
+  outcome: string;
+  detail: string;
+  at: number;
+}
+
+/** Steps kept per trace (a long background job keeps its first ones). */
+const MAX_STEPS = 500;
+
+export const newTraceId = () => `tr_${toBase64Url(randomBytes(12))}`;
+
+/**
+ * The audit trail of one request or background job: every model call and every Graph call, in
+ * order, with its latency, tokens and outcome. Written to D1 once at the end (`save`).
+ */
+export class Tracer {
+  readonly steps: TraceStep[] = [];
+  readonly id: string;
+
+  constructor(
+    readonly userId: number,
+    readonly name: string,
+    id = newTraceId(),
+  ) {
+    this.id = id;
+  }
+
+  record(step: Omit<TraceStep, 'at'> & { at?: number }): void {
+    if (this.steps.length < MAX_STEPS) this.steps.push({ at: Date.now(), ...step, detail: step.detail.slice(0, 500) });
+  }
+
+  /** Time spent in the model (for the Worker's own time apart from it). */
+  get modelMs(): number {
+    return this.steps.filter((s) => s.kind === 'model').reduce((sum, s) => sum + s.latencyMs, 0);
+  }
+
+  /** Graph calls through this transport become steps of the trace. */
+  graphTransport(inner: GraphTransport): GraphTransport {
+    return {
+      graph: async (request: GraphRequest): Promise<GraphResult> => {
+        const started = Date.now();
+        const name = `${request.method} ${request.path.split('?')[0]}`;
+        try {
+          const result = await inner.graph(request);
+          this.record({ kind: 'graph', name, latencyMs: Date.now() - started, tokensIn: 0, tokensOut: 0, outcome: result.ok ? 'ok' : `error ${result.status ?? ''}`.trim(), detail: result.ok ? '' : result.message });
+          return result;
+        } catch (err) {
+          this.record({ kind: 'graph', name, latencyMs: Date.now() - started, tokensIn: 0, tokensOut: 0, outcome: 'error', detail: err instanceof Error ? err.message : String(err) });
+          throw err;
+        }
+      },
+    };
+  }
+
+  /** Stores the trace and its steps (a trace without steps is stored too: it shows the request ran). */
+  async save(db: DrizzleD1Database<typeof schema>, outcome = 'ok'): Promise<void> {
+    const statements = [
+      db.insert(schema.aiTraces).values({ id: this.id, userId: this.userId, name: this.name, outcome, createdAt: this.steps[0]?.at ?? Date.now() }).onConflictDoUpdate({ target: schema.aiTraces.id, set: { outcome } }),
+      ...chunk(this.steps, 8).map((steps, n) =>
+        db
+          .insert(schema.aiTraceSteps)
+          .values(steps.map((s, i) => ({ traceId: this.id, seq: n * 8 + i, ...s })))
+          .onConflictDoNothing(),
+      ),
+    ];
+    await db.batch(statements as [(typeof statements)[0], ...(typeof statements)[number][]]);
+  }
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

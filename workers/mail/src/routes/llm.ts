@@ -1,0 +1,102 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { categoriesOf } from '../ai/categories';
+import { aiContext, traced } from '../ai/run';
+import { classify, extract, replyDraft, summarise } from '../ai/task';
+import type { MailEnv } from '../context';
+import { apiSession, assistant, csrf, limitBody } from '../guards';
+import { TraceId, errors, json, jsonBody, security, text } from './api';
+
+/**
+ * The language model on a text the caller gives (the command line's llm-* commands): nothing is
+ * stored but the trace. Gate: session, anti-forgery, an account allowed to use the assistant.
+ */
+export const llm = new OpenAPIHono<MailEnv>();
+
+const MAX_TEXT = 100_000;
+const llmGuards: MiddlewareHandler<MailEnv>[] = [apiSession, limitBody(256 * 1024), csrf, assistant];
+const llmErrors = errors(400, 401, 403, 413, 502);
+const Text = text(MAX_TEXT).pipe(z.string().trim().min(1, 'is required'));
+// trimmed before the checks: the model answers a name without its outer spaces
+const categoryName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _&'-]*$/u, 'letters, digits, spaces, _ & \' - (at most 64)');
+
+llm.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/llm/summarise',
+    tags: ['Assistant'],
+    summary: 'Summarises a text: a summary and its key points',
+    security,
+    middleware: llmGuards,
+    request: jsonBody(z.object({ text: Text })),
+    responses: { 200: json(z.object({ summary: z.string(), bullets: z.array(z.string()), trace_id: TraceId }), 'The summary'), ...llmErrors },
+  }),
+  async (c) => {
+    const ctx = aiContext(c, 'llm summarise');
+    const answer = await traced(c, ctx, () => summarise(ctx, c.req.valid('json').text));
+    return c.json({ ...answer, trace_id: ctx.tracer.id }, 200);
+  },
+);
+
+llm.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/llm/classify',
+    tags: ['Assistant'],
+    summary: 'Sorts a text into one of the user’s categories (by their rules), or `unknown`',
+    security,
+    middleware: llmGuards,
+    request: jsonBody(z.object({ text: Text })),
+    responses: { 200: json(z.object({ category: z.string(), trace_id: TraceId }), 'The category'), ...llmErrors },
+  }),
+  async (c) => {
+    const ctx = aiContext(c, 'llm classify');
+    const category = await traced(c, ctx, async () => classify(ctx, c.req.valid('json').text, await categoriesOf(ctx.db, ctx.userId)));
+    return c.json({ category, trace_id: ctx.tracer.id }, 200);
+  },
+);
+
+llm.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/llm/kv-extract',
+    tags: ['Assistant'],
+    summary: 'Extracts key facts from a text as key-value pairs (the keys asked for, or the model’s)',
+    security,
+    middleware: llmGuards,
+    request: jsonBody(z.object({ text: Text, keys: z.array(text(100).pipe(z.string().min(1))).max(50).optional() })),
+    responses: { 200: json(z.object({ values: z.record(z.string(), z.string()), trace_id: TraceId }), 'The values'), ...llmErrors },
+  }),
+  async (c) => {
+    const ctx = aiContext(c, 'llm kv-extract');
+    const { text: input, keys } = c.req.valid('json');
+    const values = await traced(c, ctx, () => extract(ctx, input, keys));
+    return c.json({ values, trace_id: ctx.tracer.id }, 200);
+  },
+);
+
+llm.openapi(
+  createRoute({
+    method: 'post',
+    path: '/api/llm/reply-draft',
+    tags: ['Assistant'],
+    summary: 'A reply body for a text (the category’s reply prompt as guidance); makes no draft at the provider',
+    security,
+    middleware: llmGuards,
+    request: jsonBody(z.object({ text: Text, category: categoryName.optional() })),
+    responses: { 200: json(z.object({ body: z.string(), trace_id: TraceId }), 'The reply body'), ...llmErrors },
+  }),
+  async (c) => {
+    const ctx = aiContext(c, 'llm reply-draft');
+    const { text: input, category } = c.req.valid('json');
+    const reply = await traced(c, ctx, () => replyDraft(ctx, input, category));
+    return c.json({ body: reply, trace_id: ctx.tracer.id }, 200);
+  },
+);
+
+export { categoryName };
