@@ -9,8 +9,10 @@ const MIGRATIONS = new URL('../../workers/shared/racing/migrations/', import.met
 export interface RacingMigration {
   /** CREATE TABLE (and anything else that must exist before rows arrive). */
   tables: string[];
-  /** CREATE INDEX and ALTER TABLE … ADD CONSTRAINT: applied after the load. */
+  /** CREATE INDEX, DROP INDEX, ALTER TABLE … ADD CONSTRAINT and SELECT (a fill from the loaded rows): applied after the load, in order. */
   afterLoad: string[];
+  /** Every table a migration creates, those a later one drops included (a reload drops them all). */
+  createdTables: string[];
 }
 
 interface Journal {
@@ -24,14 +26,32 @@ function isJournal(value: unknown): value is Journal {
   );
 }
 
-export async function readRacingMigration(): Promise<RacingMigration> {
+async function journalTags(): Promise<string[]> {
   const journal: unknown = JSON.parse(await readFile(new URL('meta/_journal.json', MIGRATIONS), 'utf8'));
   if (!isJournal(journal)) throw new Error('racing migrations: meta/_journal.json is not a drizzle-kit journal');
-  const migration: RacingMigration = { tables: [], afterLoad: [] };
-  for (const { tag } of [...journal.entries].sort((a, b) => a.idx - b.idx)) {
-    const sql = await readFile(new URL(`${tag}.sql`, MIGRATIONS), 'utf8');
-    for (const statement of sql.split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean)) {
-      const deferred = /^(CREATE (UNIQUE )?INDEX|ALTER TABLE \S+ ADD CONSTRAINT)/i.test(statement);
+  return [...journal.entries].sort((a, b) => a.idx - b.idx).map((e) => e.tag);
+}
+
+/**
+ * The statements of one racing migration, by its journal tag (`0004_stats_daily_aggregates`) or
+ * its file name (`0004_stats_daily_aggregates.sql`), in order, as drizzle-kit split them.
+ */
+export async function migrationStatements(tagOrFile: string): Promise<string[]> {
+  const tag = tagOrFile.replace(/\.sql$/, '');
+  if (!(await journalTags()).includes(tag)) throw new Error(`racing migrations: no migration ${tag} in meta/_journal.json`);
+  const sql = await readFile(new URL(`${tag}.sql`, MIGRATIONS), 'utf8');
+  return sql.split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean);
+}
+
+export async function readRacingMigration(): Promise<RacingMigration> {
+  const migration: RacingMigration = { tables: [], afterLoad: [], createdTables: [] };
+  for (const tag of await journalTags()) {
+    for (const statement of await migrationStatements(tag)) {
+      const code = statement.replace(/^(--[^\n]*\n\s*)*/, '');
+      // A later migration's DROP INDEX follows the CREATE INDEX of an earlier one.
+      const deferred = /^(CREATE (UNIQUE )?INDEX|DROP INDEX|ALTER TABLE \S+ ADD CONSTRAINT|SELECT )/i.test(code);
+      const created = /^CREATE TABLE (IF NOT EXISTS )?"?([\w]+)"?/i.exec(code)?.[2];
+      if (created && !migration.createdTables.includes(created)) migration.createdTables.push(created);
       (deferred ? migration.afterLoad : migration.tables).push(statement);
     }
   }

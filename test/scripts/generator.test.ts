@@ -190,8 +190,8 @@ describe('loading into PGlite over pglite-socket', () => {
     // Data loaded before a migration added a table: the dev runner sees which tables are missing.
     await client.query('BEGIN');
     try {
-      await client.query('DROP TABLE meeting_stats_baselines CASCADE');
-      expect((await racingDatasetInfo(client))?.missingTables).toEqual(['meeting_stats_baselines']);
+      await client.query('DROP TABLE meeting_stats_days CASCADE');
+      expect((await racingDatasetInfo(client))?.missingTables).toEqual(['meeting_stats_days']);
     } finally {
       await client.query('ROLLBACK');
     }

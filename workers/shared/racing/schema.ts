@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   date,
   index,
@@ -226,16 +227,54 @@ export const meetingStatsPayloads = pgTable(
   (t) => [primaryKey({ columns: [t.date, t.courseId] })],
 );
 
-/**
- * The statistics' price-band baselines, once per as-of date: every start of the 365 days before it,
- * by band, as `[[band, starts, wins, places], …]`. Filled by the stats service on first use;
- * triggers on runners and meetings (in the migration) delete every date whose window a change touches.
- */
-export const meetingStatsBaselines = pgTable('meeting_stats_baselines', {
-  asOf: date('as_of', { mode: 'string' }).primaryKey(),
-  bands: jsonb('bands').notNull(),
-  computedAt: timestamp('computed_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+/** starts_1…6, wins_1…6, places_1…6: the counts of each price band (1 = up to 2.00 … 6 = above 21.00). */
+const bandCounts = () =>
+  Object.fromEntries(
+    (['starts', 'wins', 'places'] as const).flatMap((kind) =>
+      [1, 2, 3, 4, 5, 6].map((band) => [`${kind}${band}`, integer(`${kind}_${band}`).notNull().default(0)]),
+    ),
+  ) as Record<`${'starts' | 'wins' | 'places'}${1 | 2 | 3 | 4 | 5 | 6}`, ReturnType<typeof integer>>;
+
+// The meeting statistics' daily aggregates: every start (a non-scratched runner with a finishing
+// position at a race meeting) counted once per date, per person and per person and horse. A
+// meeting's records sum a year of these rather than a year of runners. Triggers on runners, races
+// and meetings (migration 0004) recompute the dates a change touches, in the same transaction.
+
+/** All starts of a date, by price band: the statistics' baselines are a year of these rows summed. */
+export const meetingStatsDays = pgTable('meeting_stats_days', {
+  date: date('date', { mode: 'string' }).primaryKey(),
+  ...bandCounts(),
 });
+
+/** One trainer's or jockey's starts of a date: totals, distinct meetings, finishing positions, bands. */
+export const meetingStatsPersonDays = pgTable(
+  'meeting_stats_person_days',
+  {
+    role: text('role').$type<'trainer' | 'jockey'>().notNull(),
+    personId: integer('person_id').notNull(),
+    date: date('date', { mode: 'string' }).notNull(),
+    starts: integer('starts').notNull(),
+    wins: integer('wins').notNull(),
+    meetings: integer('meetings').notNull(),
+    positionSum: integer('position_sum').notNull(),
+    ...bandCounts(),
+  },
+  (t) => [primaryKey({ columns: [t.role, t.personId, t.date] }), index('meeting_stats_person_days_date_idx').on(t.date)],
+);
+
+/** One trainer's or jockey's starts and wins with one horse on a date (for the top horses). */
+export const meetingStatsPersonHorses = pgTable(
+  'meeting_stats_person_horses',
+  {
+    role: text('role').$type<'trainer' | 'jockey'>().notNull(),
+    personId: integer('person_id').notNull(),
+    date: date('date', { mode: 'string' }).notNull(),
+    horseId: integer('horse_id').notNull(),
+    starts: integer('starts').notNull(),
+    wins: integer('wins').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.role, t.personId, t.date, t.horseId] }), index('meeting_stats_person_horses_date_idx').on(t.date)],
+);
 
 /** Which generated data set is loaded; absent (no table) when the database holds none. */
 export const racingDataset = pgTable('racing_dataset', {
@@ -264,10 +303,30 @@ export const migrationIdMappings = pgTable(
     runId: text('run_id'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
   },
-  (t) => [
-    primaryKey({ columns: [t.configId, t.destTable, t.sourceId] }),
-    index('migration_id_mappings_dest_idx').on(t.configId, t.destTable, t.destId),
-  ],
+  // No index on dest_id: reverse look-ups (validation) hash the table's mappings; each index costs
+  // every copied row a write.
+  (t) => [primaryKey({ columns: [t.configId, t.destTable, t.sourceId] })],
+);
+
+/**
+ * Id mappings stored as ranges: source ids `source_lo`…`source_hi` (integers) became destination
+ * ids `dest_lo`… in the same order. A copy chunk writes one row per run of consecutive ids on both
+ * sides (usually one per chunk) instead of one row per source row; `migration_id_mappings` holds
+ * the rest (non-integer keys, operator pairs). A source id is in one of the two tables, never both.
+ */
+export const migrationIdRanges = pgTable(
+  'migration_id_ranges',
+  {
+    configId: integer('config_id').notNull(),
+    destTable: text('dest_table').notNull(),
+    sourceLo: bigint('source_lo', { mode: 'number' }).notNull(),
+    sourceHi: bigint('source_hi', { mode: 'number' }).notNull(),
+    destLo: bigint('dest_lo', { mode: 'number' }).notNull(),
+    sourceTable: text('source_table').notNull(),
+    runId: text('run_id'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.configId, t.destTable, t.sourceLo] })],
 );
 
 /**
