@@ -25,33 +25,40 @@ export interface Raw {
   courses: Map<number, string>;
 }
 
-export async function readRaw(): Promise<Raw> {
+/** Runs one statement and returns its rows (a pool, or a client inside an open transaction). */
+export type RawQuery = <T>(text: string) => Promise<T[]>;
+
+export async function readRaw(query?: RawQuery): Promise<Raw> {
+  if (query) return readRawWith(query);
   const db = openRacingDb(parseConfig(racingDbConfigSchema, env));
   try {
-    const q = async <T,>(text: string) => (await db.$client.query(text)).rows as T[];
-    // One after another: the embedded database serves every test project on a few connections.
-    const meetings = await q<Raw['meetings'][number]>(`select id, date::text as date, course_id, is_trial from meetings`);
-    const races = await q<Raw['races'][number]>(`select id, meeting_id from races`);
-    const runners = await q<Omit<Raw['runners'][number], 'starting_price'> & { starting_price: string | null }>(
-      `select id, race_id, horse_id, trainer_id, jockey_id, starting_price, scratched, finishing_position from runners`,
-    );
-    const horses = await q<{ id: number; name: string }>(`select id, name from horses`);
-    const trainers = await q<{ id: number; name: string }>(`select id, name from trainers`);
-    const jockeys = await q<{ id: number; name: string }>(`select id, name from jockeys`);
-    const courses = await q<{ id: number; name: string }>(`select id, name from courses`);
-    const names = (rows: { id: number; name: string }[]) => new Map(rows.map((r) => [r.id, r.name]));
-    return {
-      meetings,
-      races,
-      runners: runners.map((r) => ({ ...r, starting_price: r.starting_price === null ? null : Number(r.starting_price) })),
-      horses: names(horses),
-      trainers: names(trainers),
-      jockeys: names(jockeys),
-      courses: names(courses),
-    };
+    return await readRawWith(async <T,>(text: string) => (await db.$client.query(text)).rows as T[]);
   } finally {
     await db.$client.end();
   }
+}
+
+async function readRawWith(q: RawQuery): Promise<Raw> {
+  // One after another: the embedded database serves every test project on a few connections.
+  const meetings = await q<Raw['meetings'][number]>(`select id, date::text as date, course_id, is_trial from meetings`);
+  const races = await q<Raw['races'][number]>(`select id, meeting_id from races`);
+  const runners = await q<Omit<Raw['runners'][number], 'starting_price'> & { starting_price: string | null }>(
+    `select id, race_id, horse_id, trainer_id, jockey_id, starting_price, scratched, finishing_position from runners`,
+  );
+  const horses = await q<{ id: number; name: string }>(`select id, name from horses`);
+  const trainers = await q<{ id: number; name: string }>(`select id, name from trainers`);
+  const jockeys = await q<{ id: number; name: string }>(`select id, name from jockeys`);
+  const courses = await q<{ id: number; name: string }>(`select id, name from courses`);
+  const names = (rows: { id: number; name: string }[]) => new Map(rows.map((r) => [r.id, r.name]));
+  return {
+    meetings,
+    races,
+    runners: runners.map((r) => ({ ...r, starting_price: r.starting_price === null ? null : Number(r.starting_price) })),
+    horses: names(horses),
+    trainers: names(trainers),
+    jockeys: names(jockeys),
+    courses: names(courses),
+  };
 }
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;

@@ -1,4 +1,4 @@
-import { type RacingReads, readBatch } from '../../shared/pg';
+import { type RacingReads, readRows } from '../../shared/pg';
 import { PRICE_BANDS, type Meeting, type StatsRecord } from './schemas';
 
 // The statistics of one meeting's trainers and jockeys, as of the day before the meeting, in one
@@ -7,43 +7,14 @@ import { PRICE_BANDS, type Meeting, type StatsRecord } from './schemas';
 // - places on TAB terms by the race's starters: 8+ pay 3 places, 5-7 pay 2, 4 or fewer none (a win is a place);
 // - price bands by starting price, half-open: (-, 2.00], (2.00, 3.50], (3.50, 6.00], (6.00, 11.00], (11.00, 21.00], (21.00, -);
 // - the baseline of a band is every start in that band in the same window across the database.
-// The baseline depends on the date alone: it is computed once per date into meeting_stats_baselines
-// (BASELINE_FILL_SQL, in the same transaction just before), and the migration's triggers delete a
-// date's row when a start in its window changes. The people's own starts come only from the races
-// they ran in, so a meeting no longer scans the whole window.
+// The rules are applied once per date by racing migration 0004 (`meeting_stats_refresh`), into
+// meeting_stats_days (all starts of a date by band), meeting_stats_person_days (a person's starts of
+// a date: totals, distinct meetings, positions, bands) and meeting_stats_person_horses (a person's
+// starts and wins with a horse on a date), kept in step by triggers on runners, races and meetings.
+// A meeting sums a year of its people's rows and of the dates' rows.
 // Parameters: $1 the meeting date (YYYY-MM-DD), $2 the course id, $3 'all' | 'trainer' | 'jockey'.
 
-/** A start's price band (1-6) by starting price, and its race's starters, for the starts of `races`. */
-const startsOf = (races: string) => `
-  select r.trainer_id, r.jockey_id, r.horse_id, m.id as meeting_id, m.date, r.finishing_position as pos,
-    case
-      when r.starting_price is null then null
-      when r.starting_price <= 2.00 then 1 when r.starting_price <= 3.50 then 2 when r.starting_price <= 6.00 then 3
-      when r.starting_price <= 11.00 then 4 when r.starting_price <= 21.00 then 5 else 6
-    end as band,
-    count(*) over (partition by r.race_id) as starters
-  from ${races} join meetings m on m.id = ra.meeting_id join runners r on r.race_id = ra.id
-  where m.date between $1::date - 365 and $1::date - 1 and not m.is_trial
-    and not r.scratched and r.finishing_position is not null`;
-
-const PLACED = `s.pos = 1 or s.pos <= case when s.starters >= 8 then 3 when s.starters >= 5 then 2 else 0 end`;
-
-/**
- * Stores the band baselines as of $1 unless they are there already (the check gates the whole
- * scan, so a stored date costs one index probe). Concurrent first uses insert once.
- */
-export const BASELINE_FILL_SQL = `
-insert into meeting_stats_baselines (as_of, bands)
-select $1::date, coalesce(jsonb_agg(jsonb_build_array(b.band, b.starts, b.wins, b.places) order by b.band), '[]'::jsonb)
-from (
-  select s.band, count(*) as starts, count(*) filter (where s.pos = 1) as wins, count(*) filter (where ${PLACED}) as places
-  from (${startsOf('races ra')}) s
-  where s.band is not null
-  group by s.band
-) b
-where not exists (select 1 from meeting_stats_baselines where as_of = $1::date)
-on conflict (as_of) do nothing
-`;
+const BANDS = [1, 2, 3, 4, 5, 6];
 
 export const MEETING_STATS_SQL = `
 with
@@ -51,91 +22,78 @@ meeting as (
   select m.id from meetings m where m.course_id = $2 and m.date = $1::date and not m.is_trial
 ),
 entrants as (
-  select distinct 'trainer' as role, r.trainer_id as person_id
+  select distinct 'trainer' as role, 1 as r, r.trainer_id as person_id
   from meeting mt join races ra on ra.meeting_id = mt.id join runners r on r.race_id = ra.id
   where not r.scratched and $3::text in ('all', 'trainer')
   union
-  select distinct 'jockey', r.jockey_id
+  select distinct 'jockey', 0, r.jockey_id
   from meeting mt join races ra on ra.meeting_id = mt.id join runners r on r.race_id = ra.id
   where not r.scratched and r.jockey_id is not null and $3::text in ('all', 'jockey')
 ),
-window_races as (
-  select ra.id from meetings m join races ra on ra.meeting_id = m.id
-  where m.date between $1::date - 365 and $1::date - 1 and not m.is_trial
-),
-entrant_races as (
-  select r.race_id from runners r
-  where r.trainer_id in (select person_id from entrants where role = 'trainer') and r.race_id in (select id from window_races)
-  union
-  select r.race_id from runners r
-  where r.jockey_id in (select person_id from entrants where role = 'jockey') and r.race_id in (select id from window_races)
-),
-starts as (${startsOf('entrant_races er join races ra on ra.id = er.race_id')}
-),
-scored as (
-  select s.*, s.pos = 1 as won, ${PLACED} as placed
-  from starts s
-),
-mine as (
-  select 'trainer' as role, s.trainer_id as person_id, s.horse_id, s.meeting_id, s.date, s.pos, s.band, s.won, s.placed
-  from scored s where s.trainer_id in (select person_id from entrants where role = 'trainer')
-  union all
-  select 'jockey', s.jockey_id, s.horse_id, s.meeting_id, s.date, s.pos, s.band, s.won, s.placed
-  from scored s where s.jockey_id in (select person_id from entrants where role = 'jockey')
+baseline as (
+  select ${BANDS.map((b) => `coalesce(sum(d.starts_${b}), 0) as s${b}, coalesce(sum(d.wins_${b}), 0) as w${b}, coalesce(sum(d.places_${b}), 0) as p${b}`).join(',\n    ')}
+  from meeting_stats_days d where d.date between $1::date - 365 and $1::date - 1
 ),
 totals as (
-  select role, person_id, count(*) as starts, count(*) filter (where won) as wins,
-    count(*) filter (where won and date >= $1::date - 30) as wins_30d,
-    count(distinct meeting_id) as meetings, max(date) filter (where won) as last_win, sum(pos) as pos_sum
-  from mine group by role, person_id
-),
-band_counts as (
-  select role, person_id, band, count(*) as starts, count(*) filter (where won) as wins, count(*) filter (where placed) as places
-  from mine where band is not null group by role, person_id, band
-),
-baseline as (
-  select (e ->> 0)::int as band, (e ->> 1)::bigint as starts, (e ->> 2)::bigint as wins, (e ->> 3)::bigint as places
-  from meeting_stats_baselines mb cross join jsonb_array_elements(mb.bands) e
-  where mb.as_of = $1::date
+  -- One aggregate per person over that person's year of rows (no sort of every entrant's rows);
+  -- a person with no starts in the window gets NULL sums, read as 0 below.
+  select e.r, e.person_id, t.*
+  from entrants e cross join lateral (
+    select sum(d.starts) as starts, sum(d.wins) as wins,
+      sum(d.wins) filter (where d.date >= $1::date - 30) as wins_30d, sum(d.meetings) as meetings,
+      max(d.date) filter (where d.wins > 0) as last_win, sum(d.position_sum) as pos_sum,
+      ${BANDS.map((b) => `sum(d.starts_${b}) as s${b}, sum(d.wins_${b}) as w${b}, sum(d.places_${b}) as p${b}`).join(',\n      ')}
+    from meeting_stats_person_days d
+    where d.role = e.role and d.person_id = e.person_id and d.date between $1::date - 365 and $1::date - 1
+  ) t
 ),
 horse_form as (
-  select role, person_id, horse_id, count(*) as starts, count(*) filter (where won) as wins
-  from mine group by role, person_id, horse_id having count(*) >= 3
+  -- Summed person by person: a few hundred rows each, not one sort of every entrant's year.
+  select e.r, e.person_id, x.horse_id, x.starts, x.wins
+  from entrants e cross join lateral (
+    select h.horse_id, sum(h.starts) as starts, sum(h.wins) as wins
+    from meeting_stats_person_horses h
+    where h.role = e.role and h.person_id = e.person_id and h.date between $1::date - 365 and $1::date - 1
+    group by h.horse_id having sum(h.starts) >= 3
+  ) x
 ),
 top_horses as (
-  select hf.role, hf.person_id, json_agg(json_build_array(hf.name, hf.starts, hf.wins) order by hf.rank) as list
+  -- Names are looked up only for the horses that can make the five (ties on win% and wins included),
+  -- one index probe each (a join would let the planner hash every horse).
+  select hf.r, hf.person_id, json_agg(json_build_array(hf.name, hf.starts, hf.wins) order by hf.rank) as list
   from (
-    select hf.*, h.name, row_number() over (
-      partition by hf.role, hf.person_id order by hf.wins::numeric / hf.starts desc, hf.wins desc, h.name collate "C", h.id) as rank
-    from horse_form hf join horses h on h.id = hf.horse_id
+    select hf.*, row_number() over (
+      partition by hf.r, hf.person_id order by hf.wins::numeric / hf.starts desc, hf.wins desc, hf.name collate "C", hf.horse_id) as rank
+    from (
+      select hf.*, (select h.name from horses h where h.id = hf.horse_id) as name
+      from (
+        select hf.*, rank() over (partition by hf.r, hf.person_id order by hf.wins::numeric / hf.starts desc, hf.wins desc) as tier
+        from horse_form hf
+      ) hf
+      where hf.tier <= 5
+    ) hf
   ) hf
   where hf.rank <= 5
-  group by hf.role, hf.person_id
-),
-band_lists as (
-  select e.role, e.person_id, json_agg(json_build_array(b.band, coalesce(bc.starts, 0), coalesce(bc.wins, 0),
-    coalesce(bc.places, 0), b.starts, b.wins, b.places) order by b.band) as list
-  from entrants e cross join baseline b
-  left join band_counts bc on bc.role = e.role and bc.person_id = e.person_id and bc.band = b.band
-  group by e.role, e.person_id
+  group by hf.r, hf.person_id
 )
 select e.role, e.person_id as id,
   coalesce(case e.role when 'trainer' then (select name from trainers where id = e.person_id)
                        else (select name from jockeys where id = e.person_id) end, '') as name,
   coalesce(t.starts, 0)::int as starts, coalesce(t.wins, 0)::int as wins, coalesce(t.wins_30d, 0)::int as wins_30d,
   coalesce(t.meetings, 0)::int as meetings, coalesce(t.pos_sum, 0)::int as pos_sum,
-  to_char(coalesce(t.last_win, case e.role
-    when 'trainer' then (select max(m.date) from runners r join races ra on ra.id = r.race_id join meetings m on m.id = ra.meeting_id
-      where r.trainer_id = e.person_id and r.finishing_position = 1 and not r.scratched and not m.is_trial and m.date < $1::date - 365)
-    else (select max(m.date) from runners r join races ra on ra.id = r.race_id join meetings m on m.id = ra.meeting_id
-      where r.jockey_id = e.person_id and r.finishing_position = 1 and not r.scratched and not m.is_trial and m.date < $1::date - 365)
-  end), 'YYYY-MM-DD') as last_win_date,
-  coalesce(bl.list, '[]') as bands, coalesce(th.list, '[]') as top_horses
+  to_char(coalesce(t.last_win, (
+    select max(d.date) from meeting_stats_person_days d
+    where d.role = e.role and d.person_id = e.person_id and d.date < $1::date - 365 and d.wins > 0
+  )), 'YYYY-MM-DD') as last_win_date,
+  json_build_array(
+    ${BANDS.map((b) => `json_build_array(${b}, coalesce(t.s${b}, 0), coalesce(t.w${b}, 0), coalesce(t.p${b}, 0), b.s${b}, b.w${b}, b.p${b})`).join(',\n    ')}
+  ) as bands,
+  coalesce(th.list, '[]') as top_horses
 from entrants e
-left join totals t on t.role = e.role and t.person_id = e.person_id
-left join band_lists bl on bl.role = e.role and bl.person_id = e.person_id
-left join top_horses th on th.role = e.role and th.person_id = e.person_id
-order by e.role, e.person_id
+cross join baseline b
+left join totals t on t.r = e.r and t.person_id = e.person_id
+left join top_horses th on th.r = e.r and th.person_id = e.person_id
+order by e.r, e.person_id
 `;
 
 export type Role = 'trainer' | 'jockey';
@@ -203,17 +161,13 @@ export function toRecord(row: PersonRow): StatsRecord {
 
 const byName = (a: StatsRecord, b: StatsRecord) => a.name.localeCompare(b.name) || a.id - b.id;
 
-/** Trainers' and jockeys' records for the meeting: the date's baselines if missing, then one statement, in one round trip. */
+/** Trainers' and jockeys' records for the meeting: one statement, one round trip. */
 export async function meetingStatistics(
   db: RacingReads,
   meeting: Meeting,
   who: 'all' | Role = 'all',
 ): Promise<{ trainers: StatsRecord[]; jockeys: StatsRecord[] }> {
-  const [, rows] = await readBatch(db, [
-    { text: BASELINE_FILL_SQL, params: [meeting.date] },
-    { text: MEETING_STATS_SQL, params: [meeting.date, meeting.courseId, who] },
-  ]);
-  const people = (rows ?? []) as PersonRow[];
+  const people = await readRows<PersonRow>(db, MEETING_STATS_SQL, [meeting.date, meeting.courseId, who]);
   const records = (role: Role) => people.filter((r) => r.role === role).map(toRecord).sort(byName);
   return { trainers: records('trainer'), jockeys: records('jockey') };
 }
