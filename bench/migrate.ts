@@ -4,7 +4,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startLocalWorker } from '../scripts/local-worker';
-import { readRacingMigration } from '../scripts/racing/migration';
+import { migrationStatements } from '../scripts/racing/migration';
 import { withClient } from '../scripts/racing/pg-client';
 import { ROOT } from '../scripts/workers';
 import type { RunPlan, RunProgress, TablePlan } from '../workers/migrate/src/engine/types';
@@ -84,24 +84,30 @@ async function prepareSource(url: string): Promise<void> {
   });
 }
 
-/** The engine's bookkeeping tables (racing migration 0002) in a bench database loaded before they existed. */
+/**
+ * The engine's bookkeeping tables (racing migrations 0002 and 0005) in a bench database loaded
+ * before they existed: both migrations' statements, made idempotent (the database may have them
+ * already), without the index of 0002 that 0005 drops.
+ */
 async function prepareDestination(url: string): Promise<void> {
   await withClient(url, async (client) => {
-    const present = await client.query<{ ok: boolean }>("SELECT to_regclass('migration_id_mappings') IS NOT NULL AS ok");
-    if (!present.rows[0]?.ok) {
-      const migration = await readRacingMigration();
-      for (const statement of [...migration.tables, ...migration.afterLoad]) {
-        if (/"(migration_id_mappings|migration_run_cursors|config_id_mappings)"/.test(statement) && /^CREATE/i.test(statement)) {
-          await client.query(statement);
-        }
-      }
+    const statements = [...(await migrationStatements('0002_migration_bookkeeping')), ...(await migrationStatements('0005_id_ranges'))];
+    const dropped = statements.flatMap((s) => /^DROP INDEX (?:IF EXISTS )?("?\w+"?)/i.exec(s)?.[1] ?? []);
+    for (const statement of statements) {
+      const index = /^CREATE (?:UNIQUE )?INDEX (?:IF NOT EXISTS )?("?\w+"?)/i.exec(statement)?.[1];
+      if (index && dropped.includes(index)) continue;
+      await client.query(
+        statement.replace(/^CREATE TABLE (?!IF NOT EXISTS)/i, 'CREATE TABLE IF NOT EXISTS ').replace(/^DROP INDEX (?!IF EXISTS)/i, 'DROP INDEX IF EXISTS '),
+      );
     }
     for (const table of ['bench_runners_worker', 'bench_runners_pipe']) {
       await client.query(destTable(table));
       await client.query(`TRUNCATE ${table} RESTART IDENTITY`);
     }
     await client.query('DELETE FROM migration_id_mappings WHERE config_id = $1', [CONFIG_ID]);
+    await client.query('DELETE FROM migration_id_ranges WHERE config_id = $1', [CONFIG_ID]);
     await client.query("DELETE FROM migration_run_cursors WHERE dest_table = 'bench_runners_worker'");
+    await client.query('VACUUM ANALYZE migration_id_mappings');
     await client.query('CHECKPOINT').catch(() => undefined);
   });
 }
@@ -241,6 +247,9 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     console.log(
       `  CPU during the run                 workerd ${workerdCpu.toFixed(1)} s, relay and poller (this process) ${((relayCpu.user + relayCpu.system) / 1e6).toFixed(1)} s`,
     );
+    const logs = (await (await worker.fetch(`http://bench/logs?runId=${plan.runId}&count=500`)).json()) as { message: string }[];
+    const stale = logs.filter((l) => /already committed/.test(l.message)).length;
+    console.log(`  chunks gone stale (redone)          ${stale} (two chunks in flight; each waits for the one before it)`);
     console.log(`  load average (1 min)               ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     console.log(
       `  workerd memory (hosts the DO)      peak RSS ${mb(Math.max(peakKb, hwmKb))} (sampled ${mb(peakKb)}, before the run ${mb(baselineKb)})`,

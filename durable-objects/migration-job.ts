@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { type CursorRow, PlanError, type PreparedTable, openCursors, prepareTables, readCursors, sourceTotals, validateTable } from '../workers/migrate/src/engine/copy';
 import { type Sql, assertHostAllowed, openDestination, openSource } from '../workers/migrate/src/engine/db';
-import { type Prefetch, nextPhase, runStep, tableProgress, withCursor } from '../workers/migrate/src/engine/run';
+import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../workers/migrate/src/engine/run';
 import {
   type EngineEnv,
   HostNotAllowedError,
@@ -15,6 +15,8 @@ import {
 
 /** How long one alarm keeps copying before it hands over to the next (bounded work per invocation). */
 const SLICE_MS = 10_000;
+/** Copy chunks of a table in flight at once, each on its own destination connection (see CopyPipeline). */
+const PIPELINE_DEPTH = 2;
 /** Consecutive failed slices (database unreachable, connection dropped) before the run fails. */
 const MAX_ATTEMPTS = 6;
 const LOG_KEEP = 2_000;
@@ -124,6 +126,7 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
     const sliceStarted = Date.now();
     let source: Sql | undefined;
     let dest: Sql | undefined;
+    let pipeline: CopyPipeline | undefined;
     try {
       source = openSource(this.env, plan.source);
       dest = openDestination(this.env);
@@ -142,10 +145,15 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
       const tables = stored.tables!;
       const maxChunks = plan.chunksPerSlice ?? Number.POSITIVE_INFINITY;
       let chunks = 0;
-      // The next source page is read while the current chunk is written.
-      const readAhead: { prefetch?: Prefetch } = {};
+      pipeline = new CopyPipeline(source, dest, plan, tables, Math.min(PIPELINE_DEPTH, maxChunks));
+      // Chunks still in flight when the slice stops commit or not; the destination's cursors say which.
+      const settle = async () => {
+        await pipeline!.drain();
+        stored = { ...stored!, cursors: await readCursors(dest!, plan.runId) };
+      };
       while (Date.now() - sliceStarted < SLICE_MS && chunks < maxChunks) {
         if (this.cancelRequested()) {
+          await settle();
           this.finish(stored, 'cancelled');
           return;
         }
@@ -155,10 +163,9 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
           return;
         }
         stored = { ...stored, failedTable: phase.table };
-        const step = await runStep(source, dest, plan, tables, stored.cursors, readAhead);
+        const step = await pipeline.step(stored.cursors);
         chunks++;
         if (step.kind === 'copied') continue;
-        readAhead.prefetch = step.prefetch;
         if (step.result.status === 'stale') {
           this.log('Warning', 'A chunk was already committed by an earlier attempt: continuing from the committed cursor', step.phase.table);
           stored = { ...stored, cursors: await readCursors(dest, plan.runId) };
@@ -181,9 +188,11 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
         }
         this.save(stored);
       }
+      await settle();
       this.save(stored);
       await this.ctx.storage.setAlarm(Date.now());
     } catch (error) {
+      await pipeline?.drain();
       await this.failSlice(stored, error);
     } finally {
       await Promise.all([source?.end(), dest?.end()]);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { createApp } from '../../workers/shared/app';
-import { racingDb, type RacingDbVariables } from '../../workers/shared/pg';
+import { openRacingReads, racingDb, racingDbConfigSchema, type RacingDbVariables, readRows } from '../../workers/shared/pg';
+import { parseConfig } from '../../workers/shared/config';
 
 // A Worker used only by `npm run bench`: the shared Postgres path with nothing else around it.
 const app = createApp<{ Variables: RacingDbVariables }>('bench');
@@ -20,6 +21,17 @@ app.get('/pg/select1-warm', async (c) => {
   const started = performance.now();
   for (let i = 0; i < runs; i++) await c.var.racing.execute(sql`select 1`);
   return c.json({ meanMs: (performance.now() - started) / runs });
+});
+
+/** Nothing at all: what a request costs through the local runtime and the harness. */
+app.get('/noop', (c) => c.text('ok'));
+
+/** One read over the HTTP path (the relay's /sql), timed inside the isolate: the Worker→relay→PG round trip. */
+app.get('/http/select1', async (c) => {
+  const reads = openRacingReads(parseConfig(racingDbConfigSchema, c.env));
+  const started = performance.now();
+  await readRows(reads, 'select 1');
+  return c.json({ ms: performance.now() - started });
 });
 
 export default app;

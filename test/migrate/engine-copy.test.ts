@@ -3,6 +3,7 @@ import { copyAll, count, createDestination, legacyPlans, openLegacy, openRacing,
 import { validateTable } from '../../workers/migrate/src/engine/copy';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { orderTables } from '../../workers/migrate/src/engine/order';
+import { allMappings, countMappings } from '../../workers/migrate/src/engine/mappings';
 
 // The chunked copy, legacy source → destination tables of this file: FK translation through id
 // mappings, natural-key matching against existing rows, patch mode, re-runs, validation.
@@ -56,7 +57,7 @@ describe('copy into empty tables', () => {
     );
     const [copied] = await dest.query<{ horse: string; course: string; date: string }>(
       `SELECT h.name AS horse, c.name AS course, to_char(m.date, 'DD/MM/YYYY') AS date
-       FROM migration_id_mappings map
+       FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} map
        JOIN "${target.name('runners')}" ru ON ru.id = map.dest_id::int
        JOIN "${target.name('horses')}" h ON h.id = ru.horse_id
        JOIN "${target.name('races')}" r ON r.id = ru.race_id
@@ -108,7 +109,7 @@ describe('natural keys and patch mode', () => {
       `SELECT count(*)::int AS n,
               (SELECT count(*)::int FROM meetings WHERE date < (SELECT today FROM racing_dataset LIMIT 1)) AS history,
               count(*) FILTER (WHERE d.date < (SELECT today FROM racing_dataset LIMIT 1))::int AS "historyMapped"
-       FROM migration_id_mappings m JOIN "${target.name('meetings')}" d ON d.id = m.dest_id::int
+       FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m JOIN "${target.name('meetings')}" d ON d.id = m.dest_id::int
        WHERE m.config_id = $1 AND m.dest_table = $2 AND d.id <= (SELECT max(id) FROM meetings)`,
       [plan.configId, target.name('meetings')],
     ));

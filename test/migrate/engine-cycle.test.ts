@@ -5,7 +5,7 @@ import { backfillForeignKeys } from '../../workers/migrate/src/engine/operations
 import { orderTables } from '../../workers/migrate/src/engine/order';
 import { validateTable } from '../../workers/migrate/src/engine/copy';
 import type { TablePlan } from '../../workers/migrate/src/engine/types';
-import { copyAll, engineEnv, openLegacy, openLegacyDirect, openRacing, runPlan } from './engine-support';
+import { copyAll, engineEnv, forgetEngineRows, openLegacy, openLegacyDirect, openRacing, runPlan } from './engine-support';
 
 // Two tables referring to each other (a team's captain is a player, a player's team is a team):
 // the order breaks the cycle at the nullable column, copies it empty and backfills it.
@@ -44,7 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sourceAdmin.query(`DROP TABLE IF EXISTS ${p}_player, ${p}_team CASCADE`);
   await dest.query(`DROP TABLE IF EXISTS ${p}_players, ${p}_teams CASCADE`);
-  await dest.query(`DELETE FROM migration_id_mappings WHERE dest_table LIKE $1`, [`${p}\\_%`]);
+  await forgetEngineRows(dest, p);
   await Promise.all([source.end(), sourceAdmin.end(), dest.end()]);
 });
 

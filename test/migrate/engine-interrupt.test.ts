@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CursorRow, copyChunk, openCursors, prepareTables, readCursors, validateTable } from '../../workers/migrate/src/engine/copy';
+import { type CursorRow, copyChunk, openCursors, prepareTables, readCopyPage, readCursors, validateTable } from '../../workers/migrate/src/engine/copy';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { runStep } from '../../workers/migrate/src/engine/run';
 import type { RunPlan } from '../../workers/migrate/src/engine/types';
@@ -7,6 +7,7 @@ import {
   InjectedFault,
   type TestDestination,
   copyAll,
+  copyAllPipelined,
   count,
   createDestination,
   faulty,
@@ -16,6 +17,7 @@ import {
   runPlan,
   one,
 } from './engine-support';
+import { countMappings } from '../../workers/migrate/src/engine/mappings';
 
 // A run cut off between any two statements — before a statement reaches the database, or after
 // the database ran it but before its answer came back (a COMMIT included) — and then resumed from
@@ -53,7 +55,7 @@ async function expectExactlyOnce(plan: RunPlan) {
   for (const table of TABLES) {
     expect(await count(dest, target.name(table)), table).toBe(sourceCounts[table]);
     const { n } = await one(dest.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM migration_id_mappings WHERE config_id = $1 AND dest_table = $2',
+      `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`,
       [plan.configId, target.name(table)],
     ));
     expect(n, `${table} mappings`).toBe(sourceCounts[table]);
@@ -98,6 +100,61 @@ describe('interrupted runs resume exactly once', () => {
       }
     }
   }, 600_000);
+
+  it('two chunks in flight (the Durable Object pipeline), the destination dropped at every statement, before or after', async () => {
+    const reference = await freshPlan();
+    const counter = faulty(dest, Number.POSITIVE_INFINITY);
+    const { chunks } = await copyAllPipelined(source, counter.sql, reference);
+    const statements = counter.statements();
+    expect(chunks).toBeGreaterThan(5);
+    await expectExactlyOnce(reference);
+    for (const mode of ['before', 'after'] as const) {
+      for (let at = 1; at <= statements; at++) {
+        const plan = await freshPlan();
+        const broken = faulty(dest, at, mode);
+        await expect(copyAllPipelined(source, broken.sql, plan), `${mode} statement ${at}`).rejects.toBeInstanceOf(InjectedFault);
+        // Resumed by a new object (one chunk at a time or pipelined again, alternately).
+        if (at % 2) await copyAll(source, dest, plan);
+        else await copyAllPipelined(source, dest, plan);
+        await expectExactlyOnce(plan);
+      }
+    }
+  }, 600_000);
+
+  it('a successor launched before its predecessor commits waits for it: stale when the predecessor rolls back, committed after it when it commits', async () => {
+    const plan = await freshPlan();
+    const tables = await prepareTables(source, dest, plan);
+    await openCursors(dest, plan);
+    const courses = tables[0]!;
+    // The second chunk starts at the first page's last key, the cursor its predecessor will leave.
+    const { last } = await readCopyPage(source, courses, null, 100);
+    const other = openRacing();
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    try {
+      for (const outcome of ['rolls back', 'commits'] as const) {
+        let successor: Promise<unknown> | undefined;
+        const predecessor = dest.transaction(async (tx) => {
+          expect((await copyChunk(source, tx, plan, courses, null, 100)).status).toBe('advanced');
+          // The predecessor holds the cursor row; the successor does its work and waits on it.
+          successor = copyChunk(source, other, plan, courses, last, 100);
+          await sleep(300);
+          if (outcome === 'rolls back') throw new Error('predecessor lost');
+        });
+        if (outcome === 'rolls back') {
+          await expect(predecessor).rejects.toThrow('predecessor lost');
+          expect(await successor).toEqual({ status: 'stale' });
+          expect(await count(dest, target.name('courses'))).toBe(0);
+        } else {
+          await predecessor;
+          expect(await successor).toMatchObject({ status: 'advanced' });
+        }
+      }
+    } finally {
+      await other.end();
+    }
+    await copyAll(source, dest, plan);
+    await expectExactlyOnce(plan);
+  }, 60_000);
 
   it('a source connection dropped at every read', async () => {
     for (let at = 1; at <= 12; at++) {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import type { RunPlan, RunProgress } from '../../workers/migrate/src/engine/types';
 import { type TestDestination, count, createDestination, legacyConnection, legacyPlans, openLegacy, openRacing, runPlan, one } from './engine-support';
+import { countMappings } from '../../workers/migrate/src/engine/mappings';
 
 // The MigrationJob Durable Object: a run driven by its alarms to the end, cancelled, and resumed
 // after the object lost its own view of the progress.
@@ -89,7 +90,7 @@ describe('MigrationJob', () => {
     expect(horses.done).toBeLessThan(horses.total);
     expect(horses.state).toBe('cancelled');
     const { n } = await one(dest.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM migration_id_mappings WHERE config_id = $1 AND dest_table = $2',
+      `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`,
       [run.configId, target.name('horses')],
     ));
     expect(n).toBe(horses.inserted);
@@ -138,7 +139,7 @@ describe('MigrationJob', () => {
       expect(text).not.toContain(wrong);
       expect(text).not.toContain(legacyConnection().password);
     }
-    const { n } = await one(dest.query<{ n: number }>('SELECT count(*)::int AS n FROM migration_id_mappings WHERE config_id = $1', [run.configId]));
+    const { n } = await one(dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1')} AS n`, [run.configId]));
     expect(n).toBe(0);
   }, 60_000);
 
@@ -148,7 +149,7 @@ describe('MigrationJob', () => {
     const refused = await stub.start({ ...run, source: { ...legacyConnection(), host: '169.254.169.254' } });
     expect(refused).toMatchObject({ state: 'failed', errors: [expect.stringMatching(/not in the allowed hosts/)] });
     expect(await runDurableObjectAlarm(stub)).toBe(false);
-    const { n } = await one(dest.query<{ n: number }>('SELECT count(*)::int AS n FROM migration_id_mappings WHERE config_id = $1', [run.configId]));
+    const { n } = await one(dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1')} AS n`, [run.configId]));
     expect(n).toBe(0);
     expect(await stubFor(crypto.randomUUID()).progress()).toBeNull();
     expect(await stubFor(crypto.randomUUID()).cancel()).toEqual({ message: 'No such migration run' });

@@ -24,6 +24,7 @@ import {
   openRacing,
   runPlan,
 } from './engine-support';
+import { countMappings } from '../../workers/migrate/src/engine/mappings';
 
 // The wizard's one-shot operations against the legacy source and this file's destination tables.
 
@@ -96,7 +97,7 @@ describe('history, sync, boolean backfill and FkPatch', () => {
     const plans = await legacyPlans(dest, target, ['venue', 'race_meeting', 'jockey']);
     const plan = runPlan(plans);
     await copyAll(source, dest, plan);
-    const mapped = (await one(dest.query<{ n: number }>('SELECT count(*)::int AS n FROM migration_id_mappings WHERE config_id = $1', [plan.configId]))).n;
+    const mapped = (await one(dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1')} AS n`, [plan.configId]))).n;
     expect(mapped).toBeGreaterThan(await count(source, 'race_meeting'));
 
     // Publish to config_id_mappings, twice: the second is an upsert of the same rows.

@@ -3,7 +3,7 @@ import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
 import { type CursorRow, type PreparedTable, openCursors, prepareTables, readCursors } from '../../workers/migrate/src/engine/copy';
 import { type Sql, openDestination, openSource, openUrl } from '../../workers/migrate/src/engine/db';
 import { introspectSql } from '../../workers/migrate/src/engine/introspect';
-import { runStep, withCursor } from '../../workers/migrate/src/engine/run';
+import { CopyPipeline, runStep, withCursor } from '../../workers/migrate/src/engine/run';
 import type { Connection, EngineEnv, RunPlan, TablePlan } from '../../workers/migrate/src/engine/types';
 
 // What the engine tests share: the legacy source (the global setup's second database), and
@@ -66,10 +66,16 @@ export async function createDestination(
     name,
     drop: async () => {
       await dest.query(`DROP TABLE IF EXISTS ${tables.map((t) => `"${name(t)}"`).join(', ')} CASCADE`);
-      await dest.query(`DELETE FROM migration_id_mappings WHERE dest_table LIKE $1`, [`${prefix}\\_%`]);
-      await dest.query(`DELETE FROM migration_run_cursors WHERE dest_table LIKE $1`, [`${prefix}\\_%`]);
+      await forgetEngineRows(dest, prefix);
     },
   };
+}
+
+/** Deletes the engine's bookkeeping (id mappings in both stores, run cursors) of the destination tables named `<prefix>_…`. */
+export async function forgetEngineRows(dest: Sql, prefix: string): Promise<void> {
+  for (const table of ['migration_id_mappings', 'migration_id_ranges', 'migration_run_cursors']) {
+    await dest.query(`DELETE FROM ${table} WHERE dest_table LIKE $1`, [`${prefix}\\_%`]);
+  }
 }
 
 /** The legacy mapping's table plans into a test destination, with the destination's foreign keys. */
@@ -107,17 +113,35 @@ export function runPlan(tables: TablePlan[], options: Partial<RunPlan> = {}): Ru
   };
 }
 
-/** Drives a run to its end the way the Durable Object does, without it: prepare, then chunk after chunk. */
-export async function copyAll(source: Sql, dest: Sql, plan: RunPlan): Promise<{ tables: PreparedTable[]; cursors: CursorRow[]; chunks: number }> {
-  const tables = await prepareTables(source, dest, plan);
+type Step = Awaited<ReturnType<typeof runStep>>;
+
+/** Steps a run's chunks until every table is copied, following each chunk's cursor (re-read when it went stale). */
+async function untilCopied(dest: Sql, plan: RunPlan, step: (cursors: CursorRow[]) => Promise<Step>): Promise<{ cursors: CursorRow[]; chunks: number }> {
   let cursors = await openCursors(dest, plan);
   let chunks = 0;
   for (;;) {
-    const step = await runStep(source, dest, plan, tables, cursors);
-    if (step.kind === 'copied') return { tables, cursors, chunks };
+    const done = await step(cursors);
+    if (done.kind === 'copied') return { cursors, chunks };
     chunks++;
-    if (step.result.status === 'stale') cursors = await readCursors(dest, plan.runId);
-    else cursors = withCursor(cursors, step.result.cursor);
+    if (done.result.status === 'stale') cursors = await readCursors(dest, plan.runId);
+    else cursors = withCursor(cursors, done.result.cursor);
+  }
+}
+
+/** Drives a run to its end the way the Durable Object does, without it: prepare, then chunk after chunk. */
+export async function copyAll(source: Sql, dest: Sql, plan: RunPlan): Promise<{ tables: PreparedTable[]; cursors: CursorRow[]; chunks: number }> {
+  const tables = await prepareTables(source, dest, plan);
+  return { tables, ...(await untilCopied(dest, plan, (cursors) => runStep(source, dest, plan, tables, cursors))) };
+}
+
+/** The same through a CopyPipeline (chunks in flight on several connections), the way the Durable Object drives it. */
+export async function copyAllPipelined(source: Sql, dest: Sql, plan: RunPlan, depth = 2): Promise<{ cursors: CursorRow[]; chunks: number }> {
+  const tables = await prepareTables(source, dest, plan);
+  const pipeline = new CopyPipeline(source, dest, plan, tables, depth);
+  try {
+    return await untilCopied(dest, plan, (cursors) => pipeline.step(cursors));
+  } finally {
+    await pipeline.drain();
   }
 }
 

@@ -4,6 +4,7 @@ import { readSource } from './filter';
 import { filterCondition } from './filter';
 import { findColumn, findTable, introspectSql } from './introspect';
 import { valueExpression } from './expressions';
+import { allMappings, deleteMappings, mappedDestTables, mappedId, splitRanges } from './mappings';
 import {
   type ColumnInfo,
   type Connection,
@@ -113,13 +114,11 @@ export async function findNaturalKeyMatches(
 
 function matchStatement(table: PreparedTable): string {
   const plan = table.plan;
-  const joins: string[] = [];
   const values = plan.columns.map((c, i) => {
     const type = table.destTypes[c.dest]!;
     const parent = table.translated[c.dest];
     if (parent) {
-      joins.push(`LEFT JOIN migration_id_mappings f${i} ON f${i}.config_id = $1 AND f${i}.dest_table = ${literal(parent)} AND f${i}.source_id = i.c${i}`);
-      return `f${i}.dest_id::${type} AS v${i}`;
+      return `(${mappedId('$1', literal(parent), `i.c${i}`)})::${type} AS v${i}`;
     }
     return `${valueExpression(`i.c${i}`, type, c.transform)} AS v${i}`;
   });
@@ -127,9 +126,8 @@ function matchStatement(table: PreparedTable): string {
   const inputs = plan.columns.map((_, i) => `c${i}`).join(', ');
   const key = ident(plan.destKey);
   return `WITH input AS (SELECT * FROM unnest($3::text[], ${arrays}) WITH ORDINALITY AS u(src_id, ${inputs}, ord)),
-  conv AS (SELECT i.src_id, i.ord, ${values.join(', ')} FROM input i ${joins.join(' ')}),
-  known AS (SELECT c.*, mm.dest_id AS mapped_id FROM conv c
-            LEFT JOIN migration_id_mappings mm ON mm.config_id = $1 AND mm.dest_table = $2 AND mm.source_id = c.src_id)
+  conv AS (SELECT i.src_id, i.ord, ${values.join(', ')} FROM input i),
+  known AS (SELECT c.*, ${mappedId('$1', '$2', 'c.src_id')} AS mapped_id FROM conv c)
   SELECT DISTINCT ON (k.ord) k.src_id, d.${key}::text AS dest_id, k.mapped_id IS NOT NULL AS mapped,
          json_build_object(${plan.columns.map((c, i) => `${literal(c.dest)}, k.v${i}::text`).join(', ')}) AS key
   FROM known k LEFT JOIN ${ident(plan.destTable)} d ON k.mapped_id IS NULL AND ${plan.columns.map((c, i) => `d.${ident(c.dest)} = k.v${i}`).join(' AND ')}
@@ -168,7 +166,8 @@ export async function saveIdMappings(
     () => openDestination(env),
     async (sql) => {
       const rows = await sql.query<{ n: number }>(
-        `WITH saved AS (
+        `WITH ${splitRanges('$1', '$2', '$4::text[]')}
+         saved AS (
            INSERT INTO migration_id_mappings (config_id, dest_table, source_id, source_table, dest_id)
            SELECT $1, $2, s, $3, d FROM unnest($4::text[], $5::text[]) AS u(s, d)
            ON CONFLICT (config_id, dest_table, source_id) DO UPDATE SET dest_id = excluded.dest_id, source_table = excluded.source_table, run_id = NULL
@@ -236,8 +235,8 @@ export async function backfillBooleanColumns(env: EngineEnv, plan: RunPlan): Pro
           const rows = await dest.query<{ n: number }>(
             `WITH upd AS (
                UPDATE ${ident(table.destTable)} t SET ${ident(column.ColumnName)} = ${value}
-               FROM migration_id_mappings m
-               WHERE m.config_id = $1 AND m.dest_table = $2 AND t.${ident(table.destKey)} = m.dest_id::${key.DataType}
+               FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m
+               WHERE t.${ident(table.destKey)} = m.dest_id::${key.DataType}
                  AND t.${ident(column.ColumnName)} IS NULL
                RETURNING 1)
              SELECT count(*)::int AS n FROM upd`,
@@ -262,7 +261,7 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
   try {
     const destTableOf = async (sourceTable: string) => {
       const rows = await dest.query<{ dest_table: string }>(
-        'SELECT DISTINCT dest_table FROM migration_id_mappings WHERE config_id = $1 AND source_table = $2 ORDER BY dest_table',
+        mappedDestTables('$t.config_id = $1 AND $t.source_table = $2'),
         [request.configId, sourceTable],
       );
       if (rows.length !== 1) {
@@ -292,6 +291,7 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
     const table: PreparedTable = {
       plan,
       sourceKeyTypes: childSource.primaryKey.map((k) => findColumn(childSource, k)!.DataType),
+      sourceTypes: { [request.fkSourceColumn]: findColumn(childSource, request.fkSourceColumn)!.DataType },
       destTypes: { [destKey]: findColumn(childInfo, destKey)!.DataType, [fk.childColumn]: findColumn(childInfo, fk.childColumn)!.DataType },
       sequence: null,
       translated: {},
@@ -300,8 +300,9 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
     const run: RunPlan = { ...singleTablePlan(request.configId, conn, plan), runId: 'fkpatch', patchMode: true, deferred: [fk] };
     const updated = await backfillAll(source, dest, run, table, fk);
     const unresolved = await dest.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM migration_id_mappings m JOIN ${ident(childDest)} t ON t.${ident(destKey)} = m.dest_id::${table.destTypes[destKey]}
-       WHERE m.config_id = $1 AND m.dest_table = $2 AND t.${ident(fk.childColumn)} IS NULL`,
+      `SELECT count(*)::int AS n FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m
+       JOIN ${ident(childDest)} t ON t.${ident(destKey)} = m.dest_id::${table.destTypes[destKey]}
+       WHERE t.${ident(fk.childColumn)} IS NULL`,
       [request.configId, childDest],
     );
     return { childDestTable: childDest, destColumn: fk.childColumn, parentDestTable: parentDest, updated, unresolved: unresolved[0]?.n ?? 0 };
@@ -316,11 +317,7 @@ export async function clearHistory(env: EngineEnv, configId: number, tables?: st
     () => openDestination(env),
     async (sql) => {
       const rows = await sql.query<{ n: number }>(
-        `WITH gone AS (
-           DELETE FROM migration_id_mappings WHERE config_id = $1
-             AND ($2::text[] IS NULL OR dest_table = ANY($2::text[]) OR source_table = ANY($2::text[]))
-           RETURNING 1)
-         SELECT count(*)::int AS n FROM gone`,
+        deleteMappings('$t.config_id = $1 AND ($2::text[] IS NULL OR $t.dest_table = ANY($2::text[]) OR $t.source_table = ANY($2::text[]))'),
         [configId, tables && tables.length > 0 ? tables : null],
       );
       return { deleted: rows[0]?.n ?? 0 };
@@ -335,14 +332,13 @@ export async function syncIdMappingsToDestination(env: EngineEnv, configId: numb
     (sql) =>
       sql.transaction(async (tx) => {
         await tx.query(
-          `DELETE FROM config_id_mappings c WHERE c.config_id = $1 AND NOT EXISTS (
-             SELECT 1 FROM migration_id_mappings m WHERE m.config_id = c.config_id AND m.dest_table = c.table_name AND m.source_id = c.source_id)`,
+          `DELETE FROM config_id_mappings c WHERE c.config_id = $1 AND ${mappedId('c.config_id', 'c.table_name', 'c.source_id')} IS NULL`,
           [configId],
         );
         const rows = await tx.query<{ n: number }>(
           `WITH synced AS (
              INSERT INTO config_id_mappings (config_id, table_name, source_id, dest_id)
-             SELECT config_id, dest_table, source_id, dest_id FROM migration_id_mappings WHERE config_id = $1
+             SELECT config_id, dest_table, source_id, dest_id FROM ${allMappings('$t.config_id = $1')} m
              ON CONFLICT (config_id, table_name, source_id) DO UPDATE SET dest_id = excluded.dest_id, synced_at = now()
              RETURNING 1)
            SELECT count(*)::int AS n FROM synced`,

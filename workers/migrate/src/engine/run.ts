@@ -8,7 +8,6 @@ import {
   copyChunk,
   phasesOf,
   readCopyPage,
-  type SourcePage,
 } from './copy';
 import type { Sql } from './db';
 import type { RunPlan, TableProgress } from './types';
@@ -17,10 +16,7 @@ import type { RunPlan, TableProgress } from './types';
 // the deferred foreign keys' backfills) advances by one chunk. The caller (the MigrationJob
 // Durable Object, or a test) keeps the cursor rows; the destination's copy of them is the truth.
 
-/** The next copy chunk's source page, being read while the current chunk is written. */
-export type Prefetch = { table: string; cursor: string | null; page: Promise<SourcePage> };
-
-export type StepOutcome = { kind: 'chunk'; phase: Phase; result: ChunkResult; prefetch?: Prefetch } | { kind: 'copied' };
+export type StepOutcome = { kind: 'chunk'; phase: Phase; result: ChunkResult } | { kind: 'copied' };
 
 export function cursorOf(cursors: CursorRow[], phase: Phase): CursorRow | undefined {
   return cursors.find((c) => c.dest_table === phase.table && c.phase === phase.phase);
@@ -30,19 +26,8 @@ export function nextPhase(plan: RunPlan, cursors: CursorRow[]): Phase | null {
   return phasesOf(plan).find((phase) => !cursorOf(cursors, phase)?.finished) ?? null;
 }
 
-/**
- * Advances the first unfinished phase by one chunk. With `readAhead`, a copy chunk starts reading
- * its successor's source page before writing its own (returned as `prefetch`, to pass to the next
- * step); a page read for a cursor that is no longer the committed one is never used.
- */
-export async function runStep(
-  source: Sql,
-  dest: Sql,
-  plan: RunPlan,
-  tables: PreparedTable[],
-  cursors: CursorRow[],
-  readAhead?: { prefetch?: Prefetch },
-): Promise<StepOutcome> {
+/** Advances the first unfinished phase by one chunk. */
+export async function runStep(source: Sql, dest: Sql, plan: RunPlan, tables: PreparedTable[], cursors: CursorRow[]): Promise<StepOutcome> {
   const phase = nextPhase(plan, cursors);
   if (!phase) return { kind: 'copied' };
   const table = tables.find((t) => t.plan.destTable === phase.table);
@@ -53,19 +38,74 @@ export async function runStep(
     const fk = plan.deferred.find((d) => d.childTable === phase.table && d.childColumn === phase.column)!;
     return { kind: 'chunk', phase, result: await backfillChunk(source, dest, plan, table, fk, cursor, limit) };
   }
-  const ready = readAhead?.prefetch;
-  let next: Prefetch | undefined;
-  const result = await copyChunk(source, dest, plan, table, cursor, limit, {
-    page: ready && ready.table === phase.table && ready.cursor === cursor ? ready.page : undefined,
-    onRead: (page) => {
-      if (!readAhead || page.rows < limit || !page.last) return;
-      const ahead = readCopyPage(source, table, page.last, limit);
-      // Awaited by the next step, or dropped with the slice: never an unhandled rejection.
-      ahead.catch(() => undefined);
-      next = { table: phase.table, cursor: page.last, page: ahead };
-    },
-  });
-  return { kind: 'chunk', phase, result, prefetch: result.status === 'advanced' ? next : undefined };
+  return { kind: 'chunk', phase, result: await copyChunk(source, dest, plan, table, cursor, limit) };
+}
+
+/**
+ * Copy chunks of one table with up to `depth` destination statements in flight, each on a
+ * connection of its own (the pool's), while the next source page is read. A chunk is launched with
+ * the cursor its predecessor will leave, so its statement does all of its work at once and then
+ * waits on the cursor row for the predecessor's commit (row lock): if the predecessor committed,
+ * the guard matches and it commits; if the predecessor failed or was stale, the guard finds the
+ * cursor elsewhere and it rolls back as stale. Outcomes come back in cursor order. Chunks of the
+ * next table start only once this table's last chunk is committed (its foreign keys need the
+ * parents' mappings); tables matched by natural key and backfill phases go one chunk at a time.
+ */
+export class CopyPipeline {
+  private readonly queue: { phase: Phase; result: Promise<ChunkResult> }[] = [];
+  /** Where the next launch starts (the last launched page's last key), and whether pages remain. */
+  private ahead: { table: string; cursor: string | null; more: boolean } | null = null;
+
+  constructor(
+    private readonly source: Sql,
+    private readonly dest: Sql,
+    private readonly plan: RunPlan,
+    private readonly tables: PreparedTable[],
+    private readonly depth: number,
+  ) {}
+
+  /** The next chunk's outcome, launching more chunks of the current copy phase first. */
+  async step(cursors: CursorRow[]): Promise<StepOutcome> {
+    const phase = nextPhase(this.plan, cursors);
+    if (this.queue.length === 0 && (!phase || phase.kind !== 'copy')) {
+      this.ahead = null;
+      return runStep(this.source, this.dest, this.plan, this.tables, cursors);
+    }
+    if (phase && phase.kind === 'copy') await this.fill(phase, cursors);
+    const head = this.queue.shift()!;
+    const result = await head.result;
+    // After a stale chunk the ones behind it are stale or unknown: the caller re-reads the cursors.
+    if (result.status === 'stale') await this.drain();
+    return { kind: 'chunk', phase: head.phase, result };
+  }
+
+  /** Waits for every chunk in flight (committed or not: the destination's cursors say which). */
+  async drain(): Promise<void> {
+    const pending = this.queue.splice(0);
+    this.ahead = null;
+    await Promise.allSettled(pending.map((p) => p.result));
+  }
+
+  private async fill(phase: Phase, cursors: CursorRow[]): Promise<void> {
+    const table = this.tables.find((t) => t.plan.destTable === phase.table);
+    if (!table) throw new Error(`No prepared table for ${phase.table}`);
+    const limit = chunkSizeOf(this.plan);
+    if (this.queue.length === 0 || !this.ahead || this.ahead.table !== phase.table) {
+      this.ahead = { table: phase.table, cursor: cursorOf(cursors, phase)?.cursor ?? null, more: true };
+    }
+    // With a natural key, a chunk must see the rows its predecessor inserted (a later source row with
+    // the same key is matched to them, not inserted again): one at a time.
+    const depth = table.plan.naturalKey?.length ? 1 : this.depth;
+    while (this.queue.length < depth && this.ahead.more) {
+      const from: string | null = this.ahead.cursor;
+      const page = await readCopyPage(this.source, table, from, limit);
+      const result = copyChunk(this.source, this.dest, this.plan, table, from, limit, { page });
+      // Awaited by step() or drain(); never an unhandled rejection meanwhile.
+      result.catch(() => undefined);
+      this.queue.push({ phase, result });
+      this.ahead = { table: phase.table, cursor: page.last ?? from, more: page.rows === limit };
+    }
+  }
 }
 
 /** Replaces a phase's cursor row with the one a chunk committed. */
