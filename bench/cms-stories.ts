@@ -6,6 +6,7 @@ import { unstable_startWorker } from 'wrangler';
 import { applyLocalD1Migrations } from '../scripts/local-worker';
 import { ROOT } from '../scripts/workers';
 import type { BenchContext } from './context';
+import { keepAliveClient } from './http';
 import { median, ms, percentile, sample } from './stats';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { horseSearchSql, trainerSearchSql } from '../workers/cms/src/racing-lookups';
@@ -71,13 +72,9 @@ export async function benchCmsStories({ url, relay, runs, today }: BenchContext)
     });
     await worker.ready;
     try {
-      const base = (await worker.url).origin;
-      const get = async (path: string) => {
-        const res = await fetch(`${base}${path}`, { headers: { cookie: session.cookie } });
-        const body = await res.text();
-        if (!res.ok) throw new Error(`${path}: ${res.status} ${body}`);
-        return JSON.parse(body) as { totalCount?: number } | unknown[];
-      };
+      // Plain HTTP on one kept-alive connection (see bench/http.ts).
+      const http = keepAliveClient((await worker.url).origin);
+      const get = (path: string) => http.json<{ totalCount?: number } | unknown[]>(path, { headers: { cookie: session.cookie } });
       const cases: [string, string][] = [
         ['no filter, page 1', '/api/v1/story'],
         ['no filter, page 500', '/api/v1/story?page=500'],

@@ -5,6 +5,7 @@ import { startLocalWorker } from '../scripts/local-worker';
 import { ROOT } from '../scripts/workers';
 import { runnerPageSql, salesSql } from '../workers/form/src/queries';
 import type { BenchContext } from './context';
+import { keepAliveClient } from './http';
 import { inlined, psqlTimings, psqlWallTimes } from './psql';
 import { median, ms, percentile, sample } from './stats';
 
@@ -51,11 +52,12 @@ export async function benchForm({ url, relay, runs }: BenchContext) {
     if (!cookie) throw new Error(`bench login failed: ${login.status}`);
 
     const path = `/form/runner/${horse.id}/`;
+    // Plain HTTP on one kept-alive connection (see bench/http.ts), the host name in the Host header.
+    const http = keepAliveClient((await worker.url).origin);
     const open = async (host: string, expect: 'hit' | 'miss') => {
-      const res = await worker.fetch(`http://${host}${path}`, { headers: { cookie } });
-      const body = await res.text();
-      if (res.status !== 200 || !body.includes('data-horse-name')) throw new Error(`${path}: ${res.status}`);
-      const outcome = res.headers.get('x-form-cache') ?? '';
+      const res = await http.ok(path, { host, headers: { cookie } });
+      if (!res.text.includes('data-horse-name')) throw new Error(`${path}: not a runner page`);
+      const outcome = String(res.headers['x-form-cache'] ?? '');
       if (!outcome.includes(`runner_page=${expect}`)) throw new Error(`expected a cache ${expect}, got "${outcome}"`);
     };
 
@@ -69,10 +71,8 @@ export async function benchForm({ url, relay, runs }: BenchContext) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const cached = await sample(runs, () => open('cached.bench', 'hit'));
     // What any request costs through the local runtime: the login page (no data, no cache).
-    const baseline = await sample(runs, async () => {
-      const res = await worker.fetch('http://bench/form/');
-      await res.text();
-    });
+    const baseline = await sample(runs, () => http.ok('/form/', { host: 'bench' }));
+    http.close();
 
     // The same two statements in psql: warm (one session, \timing) and cold (new connection each).
     const statements = `${pageSql};\n${salesText};\n`;

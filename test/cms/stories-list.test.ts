@@ -137,6 +137,26 @@ describe('story list sort and paging', () => {
     expect(beyond).toEqual({ items: [], page: 9, pageSize: 3, totalCount: SPECS.length, totalPages: 3 });
   });
 
+  // A search counts its total in the page's own statement: every page of every order carries the
+  // same total, and the pages join up to the whole ordered list.
+  it.each(['title', '-title', 'publishedAt', '-id'])('sort=%s in pages of 2: the same total on every page, pages in order', async (sort) => {
+    const caseless = (a: StoryJson, b: StoryJson) => a.title.toLowerCase().localeCompare(b.title.toLowerCase()) || a.id - b.id;
+    const compare: Record<string, (a: StoryJson, b: StoryJson) => number> = {
+      title: caseless,
+      '-title': (a, b) => -caseless(a, b),
+      publishedAt: (a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.id - b.id,
+      '-id': (a, b) => b.id - a.id,
+    };
+    const seen: number[] = [];
+    for (let page = 1; page <= Math.ceil(SPECS.length / 2) + 1; page++) {
+      const res = await api(`/api/v1/story?search=${encodeURIComponent(l.tag)}&sort=${sort}&pageSize=2&page=${page}`, { cookie });
+      const body = await res.json<PageJson>();
+      expect(body.totalCount).toBe(SPECS.length);
+      seen.push(...idsOf(body.items));
+    }
+    expect(seen).toEqual(idsOf([...all].sort(compare[sort])));
+  });
+
   it('defaults to page 1 of 20', async () => {
     const body = await (await api(`/api/v1/story?search=${encodeURIComponent(l.tag)}`, { cookie })).json<PageJson>();
     expect(body).toMatchObject({ page: 1, pageSize: 20, totalCount: SPECS.length, totalPages: 1 });

@@ -121,8 +121,30 @@ function countQuery(f: StoryFilters): SQL {
   return sql`select count(*) as n from ${sql.raw(lead.table)} m join stories s on s.id = m.story_id where ${byMapping} and ${sql.join(others, sql` and `)}`;
 }
 
-/** One page and the total, in one D1 batch (one round trip). */
+/**
+ * One page and the total, in one round trip. A text search reads every matching story anyway (the
+ * index's candidates are checked and sorted), so its total is counted in the same pass
+ * (`count(*) over ()`) rather than by a second statement that would check them all again; only a page
+ * past the last one, which has no row to carry the total, asks for the count on its own (a second
+ * round trip). Other lists keep the page and the count as one batch: their page walks an index in
+ * sort order and stops early, which a window count would prevent.
+ */
 export async function listStories(d1: D1Database, f: StoryFilters) {
+  if (f.search) {
+    // The page's ids first, then the list columns (two correlated look-ups each) for those rows only:
+    // SQLite computes a statement's columns before it sorts, which would be for every match.
+    const { results } = await statement(
+      d1,
+      sql`select ${SUMMARY_COLUMNS}, page.total_count from (
+            select s.id, count(*) over () as total_count from stories s ${whereOf(storyConditions(f, mappingFilters(f)))}
+            order by ${sql.raw(ORDER[f.sort])} limit ${f.pageSize} offset ${offsetOf(f)}
+          ) page join stories s on s.id = page.id
+          order by ${sql.raw(ORDER[f.sort])}`,
+    ).all<SummaryRow & { total_count: number }>();
+    if (results.length > 0 || offsetOf(f) === 0) return { items: results.map(toSummary), totalCount: Number(results[0]?.total_count ?? 0) };
+    const count = await statement(d1, countQuery(f)).first<{ n: number }>();
+    return { items: [], totalCount: Number(count?.n ?? 0) };
+  }
   const [count, rows] = await batch(d1, [
     countQuery(f),
     sql`select ${SUMMARY_COLUMNS} from stories s ${whereOf(storyConditions(f, mappingFilters(f)))}

@@ -86,33 +86,29 @@ export class DataCache {
   }
 
   /**
-   * Several entries for one page: all looked up at once, then the misses loaded one after the
-   * other (so that they share the pool's one connection). A failed load with `onError` answers
-   * its fallback, which is not cached.
+   * Several entries for one page: all looked up at once, then the misses loaded at once (each is its
+   * own one-shot HTTP read, so they overlap instead of queueing). A failed load with `onError`
+   * answers its fallback, which is not cached.
    */
   async getAll<const R extends readonly CacheRequest<unknown>[]>(requests: R): Promise<{ -readonly [K in keyof R]: ValueOf<R[K]> }> {
     const keys = requests.map((r) => this.key(r.kind, r.parts));
     const cached = await Promise.all(keys.map((key) => this.read(key)));
-    const values: unknown[] = [];
-    for (const [i, request] of requests.entries()) {
-      const hit = cached[i];
-      if (hit) {
-        this.outcomes.push(`${request.kind}=hit`);
-        values.push(hit.value);
-        continue;
-      }
-      this.outcomes.push(`${request.kind}=miss`);
-      let value: unknown;
-      try {
-        value = await request.load();
-      } catch (err) {
-        if (!request.onError) throw err;
-        values.push(request.onError(err));
-        continue;
-      }
-      this.defer(this.write(keys[i]!, value, this.kinds[request.kind].ttlSeconds));
-      values.push(value);
-    }
+    for (const [i, request] of requests.entries()) this.outcomes.push(`${request.kind}=${cached[i] ? 'hit' : 'miss'}`);
+    const values = await Promise.all(
+      requests.map(async (request, i) => {
+        const hit = cached[i];
+        if (hit) return hit.value;
+        let value: unknown;
+        try {
+          value = await request.load();
+        } catch (err) {
+          if (!request.onError) throw err;
+          return request.onError(err);
+        }
+        this.defer(this.write(keys[i]!, value, this.kinds[request.kind].ttlSeconds));
+        return value;
+      }),
+    );
     return values as { -readonly [K in keyof R]: ValueOf<R[K]> };
   }
 

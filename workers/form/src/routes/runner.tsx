@@ -31,7 +31,7 @@ export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
     if (bad.problems.length > 0 || horseId === undefined) return badRequestPage(c, bad.problems);
 
     const { cache, racing } = c.var;
-    // Both looked up in the cache at once; on a miss both are read at once (two HTTP reads).
+    // Both looked up in the cache at once; on a miss both are read at once (two HTTP reads in parallel).
     const [data, sales] = await cache.getAll([
       {
         kind: 'runner_page',
