@@ -2,8 +2,10 @@ import { join } from 'node:path';
 import { startLocalWorker } from '../scripts/local-worker';
 import { ROOT } from '../scripts/workers';
 import type { BenchContext } from './context';
+import { keepAliveClient } from './http';
 import { psqlTimings, psqlWallTimes } from './psql';
 import { median, ms, percentile, sample } from './stats';
+import { relaySqlEndpoint } from '../workers/shared/pg';
 
 /** Worker → relay → Postgres against psql on the same server: new connection, warm connection. */
 export async function benchPlatform({ url, relay, runs }: BenchContext) {
@@ -35,6 +37,30 @@ export async function benchPlatform({ url, relay, runs }: BenchContext) {
       `  select 1 on a warm connection        Worker→relay→PG mean ${ms(median(warm))} (median of 5 × ${runs})` +
         `   psql \\timing mean ${ms(psqlMean)}   ratio ${(median(warm) / psqlMean).toFixed(2)}×`,
     );
+
+    // Where a request's floor goes: the harness, the runtime, the relay, the database.
+    const http = keepAliveClient((await worker.url).origin);
+    console.log(`\nPer-request floor (${runs} runs each)`);
+    const dispatch = await sample(runs, async () => (await worker.fetch('http://bench/noop')).text());
+    const plain = await sample(runs, () => http.ok('/noop'));
+    console.log(
+      `  trivial route, wrangler worker.fetch() (Miniflare dispatchFetch)   p50 ${ms(median(dispatch))}` +
+        `   plain HTTP, kept-alive connection p50 ${ms(median(plain))}   → the harness adds ${ms(median(dispatch) - median(plain))}`,
+    );
+    const inside: number[] = [];
+    const whole = await sample(runs, async () => inside.push((await http.json<{ ms: number }>('/http/select1')).ms));
+    const relayHttp = keepAliveClient(relaySqlEndpoint(relay));
+    const body = JSON.stringify({ query: 'select 1', params: [] });
+    const direct = await sample(runs, () =>
+      relayHttp.ok('/sql', { method: 'POST', headers: { 'neon-connection-string': url, 'content-type': 'application/json' }, body }),
+    );
+    const psqlSelect = psqlTimings(url, 'select 1;\n'.repeat(runs));
+    console.log(
+      `  select 1 over the HTTP read path: whole request p50 ${ms(median(whole))}; the read timed inside the isolate p50 ${ms(median(inside))};` +
+        ` the relay's /sql from Node p50 ${ms(median(direct))}; psql \\timing p50 ${ms(median(psqlSelect))}`,
+    );
+    http.close();
+    relayHttp.close();
   } finally {
     await worker.dispose();
   }

@@ -42,6 +42,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     if (http.handles(req)) return void http.handle(req, res);
     res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required: /v1?address=host:port\n');
   });
+  // Idle kept-alive connections stay open longer than a client keeps them (undici: 4 s), so a
+  // client never sends a request on a socket the server is closing at that moment (ECONNRESET).
+  server.keepAliveTimeout = 65_000;
   const wss = new WebSocketServer({ noServer: true });
 
   server.on('upgrade', (req, socket, head) => {

@@ -129,10 +129,9 @@ export function racingDb(): MiddlewareHandler<{ Variables: RacingDbVariables }> 
   };
 }
 
-/** The rows of one raw SQL statement on the racing database, typed by the caller. */
-export async function queryRows<T = Record<string, unknown>>(db: RacingDb | RacingReads, query: SQL): Promise<T[]> {
-  const execute = db.execute.bind(db) as (q: SQL) => Promise<{ rows: unknown[] }>;
-  return (await execute(query)).rows as T[];
+/** The rows of one raw SQL statement over the HTTP read path, typed by the caller. */
+export async function queryRows<T = Record<string, unknown>>(db: RacingReads, query: SQL): Promise<T[]> {
+  return (await db.execute(query)).rows as T[];
 }
 
 // ——— One-shot reads over HTTP ———
