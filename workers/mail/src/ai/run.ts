@@ -32,7 +32,7 @@ function modelHttpError(err: ModelError, traceId: string): HttpError {
  * Runs a route's work with its trace: the trace is stored whatever happens, a model failure
  * becomes a 502 naming the trace.
  */
-export async function traced<T>(c: MailContext, ctx: TaskContext, work: () => Promise<T>): Promise<T> {
+export async function traced<T>(ctx: TaskContext, work: () => Promise<T>): Promise<T> {
   try {
     const result = await work();
     await ctx.tracer.save(ctx.db, 'ok');

@@ -507,12 +507,12 @@ assistantApi.openapi(
     if (status.connected) {
       c.set('mailbox', mailbox);
       const graph = tracedGraph(c, ctx);
-      result = await traced(c, ctx, async () => processMessage(ctx, graph, await graph.message(input.message_id), { ownAddress: status.account?.mail, draft: false }));
+      result = await traced(ctx, async () => processMessage(ctx, graph, await graph.message(input.message_id), { ownAddress: status.account?.mail, draft: false }));
     } else {
       if (input.body === undefined) throw new HttpError(401, 'mailbox_not_connected', 'No mailbox is connected: give the message (subject, from, body) or connect it at /connect.');
       const [name, address] = /^(.*?)\s*<([^>]+)>$/.exec(input.from ?? '')?.slice(1) ?? ['', input.from ?? ''];
       const message = { id: input.message_id, subject: input.subject ?? '', from: { emailAddress: { name, address } }, body: { contentType: input.body_type, content: input.body } } as const;
-      result = await traced(c, ctx, () => processMessage(ctx, undefined, message, { draft: false }));
+      result = await traced(ctx, () => processMessage(ctx, undefined, message, { draft: false }));
     }
     return c.json({ ...result.summary, trace_id: ctx.tracer.id, enriched: status.connected }, 200);
   },
@@ -533,7 +533,7 @@ assistantApi.openapi(
     const { message_id } = c.req.valid('param');
     const ctx = aiContext(c, 'email classify');
     const graph = tracedGraph(c, ctx);
-    const category = await traced(c, ctx, async () => {
+    const category = await traced(ctx, async () => {
       const message = await graph.message(message_id);
       const existing = await summaryOf(ctx.db, ctx.userId, message_id);
       if (!existing) return (await processMessage(ctx, graph, message, { ownAddress: (await c.var.mailbox.status()).account?.mail, draft: false })).category;
@@ -569,7 +569,7 @@ assistantApi.openapi(
     const { email_id } = c.req.valid('json');
     const ctx = aiContext(c, 'draft generate');
     const graph = tracedGraph(c, ctx);
-    const answer = await traced(c, ctx, async () => {
+    const answer = await traced(ctx, async () => {
       const message = await graph.message(email_id);
       const categories = await categoriesOf(ctx.db, ctx.userId);
       const { clean } = messageText(message);
@@ -709,7 +709,7 @@ assistantApi.openapi(
   async (c) => {
     const ctx = aiContext(c, 'thread update-summary');
     const graph = tracedGraph(c, ctx);
-    const t = await traced(c, ctx, () => updateThread(ctx, graph, c.req.valid('param').thread_id));
+    const t = await traced(ctx, () => updateThread(ctx, graph, c.req.valid('param').thread_id));
     return c.json({ ...threadView(t), trace_id: ctx.tracer.id }, 200);
   },
 );
@@ -728,7 +728,7 @@ assistantApi.openapi(
   async (c) => {
     const ctx = aiContext(c, 'thread-summary');
     const graph = tracedGraph(c, ctx);
-    const t = await traced(c, ctx, async () => {
+    const t = await traced(ctx, async () => {
       const message = await graph.message(c.req.valid('param').message_id);
       if (!message.conversationId) throw new HttpError(404, 'not_found', 'The message has no conversation.');
       const stored = await ctx.db.select().from(aiThreadSummaries).where(and(eq(aiThreadSummaries.userId, ctx.userId), eq(aiThreadSummaries.threadId, message.conversationId))).get();
@@ -754,7 +754,7 @@ assistantApi.openapi(
     const stored = await c.var.db.select().from(aiThreadSummaries).where(and(eq(aiThreadSummaries.userId, c.var.user.id), eq(aiThreadSummaries.threadId, thread_id))).get();
     if (!stored) throw new HttpError(404, 'no_thread_summary', 'No rolling summary of that conversation yet: POST /api/threads/<thread_id>/update-summary first.');
     const ctx = aiContext(c, 'draft from-summary');
-    const bodyText = await traced(c, ctx, async () => {
+    const bodyText = await traced(ctx, async () => {
       const system = (await promptFor(ctx.db, ctx.userId, 'reply'))!.body;
       const guidance = category ? (await promptFor(ctx.db, ctx.userId, categoryPromptName(category)))!.body : '';
       const bullets = (JSON.parse(stored.bullets) as string[]).map((b) => `- ${b}`).join('\n');

@@ -38,7 +38,7 @@ llm.openapi(
   }),
   async (c) => {
     const ctx = aiContext(c, 'llm summarise');
-    const answer = await traced(c, ctx, () => summarise(ctx, c.req.valid('json').text));
+    const answer = await traced(ctx, () => summarise(ctx, c.req.valid('json').text));
     return c.json({ ...answer, trace_id: ctx.tracer.id }, 200);
   },
 );
@@ -56,7 +56,7 @@ llm.openapi(
   }),
   async (c) => {
     const ctx = aiContext(c, 'llm classify');
-    const category = await traced(c, ctx, async () => classify(ctx, c.req.valid('json').text, await categoriesOf(ctx.db, ctx.userId)));
+    const category = await traced(ctx, async () => classify(ctx, c.req.valid('json').text, await categoriesOf(ctx.db, ctx.userId)));
     return c.json({ category, trace_id: ctx.tracer.id }, 200);
   },
 );
@@ -75,7 +75,7 @@ llm.openapi(
   async (c) => {
     const ctx = aiContext(c, 'llm kv-extract');
     const { text: input, keys } = c.req.valid('json');
-    const values = await traced(c, ctx, () => extract(ctx, input, keys));
+    const values = await traced(ctx, () => extract(ctx, input, keys));
     return c.json({ values, trace_id: ctx.tracer.id }, 200);
   },
 );
@@ -94,7 +94,7 @@ llm.openapi(
   async (c) => {
     const ctx = aiContext(c, 'llm reply-draft');
     const { text: input, category } = c.req.valid('json');
-    const reply = await traced(c, ctx, () => replyDraft(ctx, input, category));
+    const reply = await traced(ctx, () => replyDraft(ctx, input, category));
     return c.json({ body: reply, trace_id: ctx.tracer.id }, 200);
   },
 );
