@@ -175,6 +175,7 @@ describe('bad input: a clear 4xx in FastAPI shape, never a 500', () => {
       `/meetingStats?date=${date}&courseId=999999`,
       `/trainerStats?date=1990-01-01&courseId=${courseId}`,
       `/trainer-stats?date=${date}&courseName=Nowhere%20Downs`,
+      `/jockey-stats?date=${date}&courseId=999999`,
       `/meeting-participants?date=${date}&courseId=999999`,
     ]) {
       const res = await authed(path);

@@ -10,22 +10,32 @@ interface MeetingRow {
   course_id: number;
 }
 
-/** The race meeting (not a barrier trial) at a course on a date; 404 in FastAPI's shape when there is none. */
-export async function findMeeting(db: RacingReads, date: string, course: CourseRef): Promise<Meeting> {
+/** The statement that finds the race meeting (not a barrier trial) at a course on a date. */
+export function meetingStatement(date: string, course: CourseRef): { text: string; params: unknown[] } {
   const byId = 'courseId' in course;
-  const rows = await readRows<MeetingRow>(db, 
-    `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id
+  return {
+    text: `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id
        from meetings m join courses c on c.id = m.course_id
       where m.date = $1::date and not m.is_trial and ${byId ? 'c.id = $2' : 'lower(c.name) = lower($2)'}
       order by c.id limit 1`,
-    [date, byId ? course.courseId : course.courseName],
-  );
-  const row = rows[0];
+    params: [date, byId ? course.courseId : course.courseName],
+  };
+}
+
+/** The meeting of meetingStatement's rows; 404 in FastAPI's shape when there is none. */
+export function meetingOf(rows: unknown[], date: string, course: CourseRef): Meeting {
+  const row = rows[0] as MeetingRow | undefined;
   if (!row) {
-    const which = byId ? `courseId ${course.courseId}` : `course "${course.courseName}"`;
+    const which = 'courseId' in course ? `courseId ${course.courseId}` : `course "${course.courseName}"`;
     throw detailError(404, `No race meeting at ${which} on ${date}`);
   }
   return { date: row.date, course: row.course, courseId: row.course_id };
+}
+
+/** The race meeting (not a barrier trial) at a course on a date; 404 in FastAPI's shape when there is none. */
+export async function findMeeting(db: RacingReads, date: string, course: CourseRef): Promise<Meeting> {
+  const { text, params } = meetingStatement(date, course);
+  return meetingOf(await readRows(db, text, params), date, course);
 }
 
 export interface MeetingListItem {

@@ -161,15 +161,19 @@ export function toRecord(row: PersonRow): StatsRecord {
 
 const byName = (a: StatsRecord, b: StatsRecord) => a.name.localeCompare(b.name) || a.id - b.id;
 
+/** Trainers' and jockeys' records of MEETING_STATS_SQL's rows, each by name. */
+export const recordsOf = (people: PersonRow[]) => {
+  const records = (role: Role) => people.filter((r) => r.role === role).map(toRecord).sort(byName);
+  return { trainers: records('trainer'), jockeys: records('jockey') };
+};
+
 /** Trainers' and jockeys' records for the meeting: one statement, one round trip. */
 export async function meetingStatistics(
   db: RacingReads,
   meeting: Meeting,
   who: 'all' | Role = 'all',
 ): Promise<{ trainers: StatsRecord[]; jockeys: StatsRecord[] }> {
-  const people = await readRows<PersonRow>(db, MEETING_STATS_SQL, [meeting.date, meeting.courseId, who]);
-  const records = (role: Role) => people.filter((r) => r.role === role).map(toRecord).sort(byName);
-  return { trainers: records('trainer'), jockeys: records('jockey') };
+  return recordsOf(await readRows<PersonRow>(db, MEETING_STATS_SQL, [meeting.date, meeting.courseId, who]));
 }
 
 /**

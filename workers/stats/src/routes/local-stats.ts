@@ -2,9 +2,9 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { StatsEnv } from '../context';
 import { statsRouter, validationError } from '../errors';
-import { findMeeting, type CourseRef } from '../meetings';
+import type { CourseRef } from '../meetings';
 import { courseIdParam, statsRecordSchema } from '../schemas';
-import { meetingStatistics } from '../statistics';
+import { meetingWithStatistics } from '../meeting-records';
 import { dateQuery, guardedRoute, notFoundError, ok, requestedDate } from './common';
 import { text } from '../../../shared/text';
 
@@ -23,8 +23,7 @@ function courseOf(query: z.infer<typeof localQuery>): CourseRef {
 }
 
 async function localRecords(c: Context<StatsEnv>, query: z.infer<typeof localQuery>, who: 'trainer' | 'jockey') {
-  const meeting = await findMeeting(c.var.racing, requestedDate(c, query.date), courseOf(query));
-  const { trainers, jockeys } = await meetingStatistics(c.var.racing, meeting, who);
+  const { trainers, jockeys } = await meetingWithStatistics(c.var.racing, requestedDate(c, query.date), courseOf(query), who);
   return who === 'trainer' ? trainers : jockeys;
 }
 

@@ -3,9 +3,8 @@ import type { Context } from 'hono';
 import { statsConfig, type StatsEnv } from '../context';
 import { statsRouter } from '../errors';
 import { type ExternalEndpoint, fetchExternalStats } from '../external-api';
-import { findMeeting } from '../meetings';
 import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from '../schemas';
-import { meetingStatistics } from '../statistics';
+import { meetingWithStatistics } from '../meeting-records';
 import { badGatewayError, callerContext, guardedRoute, meetingQuery, notFoundError, ok, requestedDate } from './common';
 
 // The camelCase family, for external integrations: the external statistics API when
@@ -16,8 +15,7 @@ const WHO = { trainerStats: 'trainer', jockeyStats: 'jockey', meetingStats: 'all
 
 /** The meeting and its records from the racing database. */
 async function local(c: Context<StatsEnv>, date: string, courseId: number, who: 'all' | 'trainer' | 'jockey') {
-  const meeting = await findMeeting(c.var.racing, date, { courseId });
-  return { status: 'success' as const, meeting, ...(await meetingStatistics(c.var.racing, meeting, who)) };
+  return { status: 'success' as const, ...(await meetingWithStatistics(c.var.racing, date, { courseId }, who)) };
 }
 
 /** The endpoint's answer (external API or racing database); once it is there, the caller's meeting is remembered. */
