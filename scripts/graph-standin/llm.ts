@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { offlineAnswer } from '../../workers/mail/src/ai/offline';
+import { sendJson } from './http';
 
 /**
  * An OpenAI-compatible chat-completions endpoint (`POST /v1/chat/completions`) answering like the
@@ -30,20 +31,15 @@ type ChatRequest = { model?: string; messages?: { role: string; content: unknown
 const contentOf = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (typeof p === 'object' && p && 'text' in p ? String((p as { text: unknown }).text) : '')).join('') : '';
 
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
-}
-
 export async function handleChat(state: LlmState, req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
-  if (!/^Bearer \S+/.test(req.headers.authorization ?? '')) return json(res, 401, { error: { message: 'Missing API key', type: 'invalid_request_error', code: 'invalid_api_key' } });
+  if (!/^Bearer \S+/.test(req.headers.authorization ?? '')) return sendJson(res, 401, { error: { message: 'Missing API key', type: 'invalid_request_error', code: 'invalid_api_key' } });
   let request: ChatRequest;
   try {
     request = JSON.parse(body.toString('utf8')) as ChatRequest;
   } catch {
-    return json(res, 400, { error: { message: 'The body is not JSON', type: 'invalid_request_error' } });
+    return sendJson(res, 400, { error: { message: 'The body is not JSON', type: 'invalid_request_error' } });
   }
-  if (!Array.isArray(request.messages) || !request.messages.length) return json(res, 400, { error: { message: 'messages is required', type: 'invalid_request_error' } });
+  if (!Array.isArray(request.messages) || !request.messages.length) return sendJson(res, 400, { error: { message: 'messages is required', type: 'invalid_request_error' } });
   const system = request.messages.filter((m) => m.role === 'system').map((m) => contentOf(m.content)).join('\n');
   const user = request.messages.filter((m) => m.role === 'user').map((m) => contentOf(m.content)).join('\n');
   const all = `${system}\n${user}`;
@@ -53,7 +49,7 @@ export async function handleChat(state: LlmState, req: IncomingMessage, res: Ser
   let content = offlineAnswer(system, user);
   if (fault?.mode === 'fail') {
     state.log.push({ time: new Date().toISOString(), model: request.model ?? '', mode: 'fail', promptTokens: 0, completionTokens: 0 });
-    return json(res, fault.status, { error: { message: 'The model is overloaded', type: 'server_error' } });
+    return sendJson(res, fault.status, { error: { message: 'The model is overloaded', type: 'server_error' } });
   }
   if (fault?.mode === 'malformed') content = 'Sure! Here is what you asked for: category = maybe?';
   if (fault?.mode === 'empty') content = '';
@@ -61,7 +57,7 @@ export async function handleChat(state: LlmState, req: IncomingMessage, res: Ser
   const completionTokens = Math.ceil(content.length / 4);
   state.log.push({ time: new Date().toISOString(), model: request.model ?? '', mode: fault?.mode ?? null, promptTokens, completionTokens });
   if (state.log.length > 1000) state.log.splice(0, state.log.length - 1000);
-  return json(res, 200, {
+  return sendJson(res, 200, {
     id: `chatcmpl-${state.log.length}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),

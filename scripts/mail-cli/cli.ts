@@ -20,7 +20,7 @@ export interface CliIo {
   devRunner?: string;
 }
 
-export const DEFAULT_URL = 'http://localhost:8706';
+const DEFAULT_URL = 'http://localhost:8706';
 
 const GLOBAL_OPTIONS = {
   url: { type: 'string', description: `The mail service (default $MAIL_URL or ${DEFAULT_URL})` },
@@ -143,4 +143,3 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-export { CliError, EXIT };

@@ -66,7 +66,7 @@ export function cookieFrom(res: Response, name: string): string | undefined {
 export type ErrorBody = { error?: string; message?: string; issues?: { field: string; message: string }[] };
 
 /** The one line a failed answer becomes, and its exit code. */
-export function httpFailure(status: number, body: ErrorBody | null, base: string): CliError {
+function httpFailure(status: number, body: ErrorBody | null, base: string): CliError {
   const message = body?.message ?? `HTTP ${status}`;
   if (status === 401 && body?.error === 'mailbox_not_connected') return new CliError(`No mailbox is connected: connect it at ${base}/connect`, EXIT.failed);
   if (status === 401) return new CliError('Not signed in (or the session ended): run `npm run mail -- login`', EXIT.signedOut);

@@ -1,4 +1,4 @@
-import { type SQL, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { aiCategories, aiSummaries } from '../../../../d1/mail/schema';
 import type { MailDb } from '../context';
 import type { CategoryRule } from './task';
@@ -23,7 +23,15 @@ export async function categoriesOf(db: MailDb, userId: number): Promise<Category
  */
 export const needsReply = (direction: string, category: string, replyMode: string | undefined): boolean => direction === 'inbound' && category !== 'unknown' && replyMode !== 'no_reply';
 
-/** The rule as the value of `needs_reply` in an update of a stored summary (its direction read in SQL). */
-export function needsReplySql(category: string, replyMode: string | undefined): SQL {
-  return sql`CASE WHEN ${aiSummaries.direction} = 'inbound' THEN ${needsReply('inbound', category, replyMode) ? 1 : 0} ELSE 0 END`;
+/**
+ * The update that sets a stored summary's category and recomputes its `needs_reply` from the
+ * category's reply mode (the summary's direction read in SQL); run it, or batch it.
+ */
+export function setCategory(db: MailDb, userId: number, messageId: string, category: string, categories: Category[]) {
+  const replyMode = categories.find((c) => c.name === category)?.replyMode;
+  const needs = needsReply('inbound', category, replyMode) ? 1 : 0;
+  return db
+    .update(aiSummaries)
+    .set({ category, needsReply: sql`CASE WHEN ${aiSummaries.direction} = 'inbound' THEN ${needs} ELSE 0 END`, updatedAt: Date.now() })
+    .where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.messageId, messageId)));
 }

@@ -27,7 +27,7 @@ const DISCLAIMER = [
 ];
 
 /** Drops disclaimer paragraphs (and anything after the first one: they close a message). */
-export function removeDisclaimer(text: string): string {
+function removeDisclaimer(text: string): string {
   const paragraphs = text.split(/\n\s*\n/);
   const at = paragraphs.findIndex((p, i) => i > 0 && DISCLAIMER.some((re) => re.test(p.replace(/\s+/g, ' '))));
   return (at < 0 ? paragraphs : paragraphs.slice(0, at)).join('\n\n').trim();

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { aiEmails, aiJobs, aiSummaries } from '../../../../d1/mail/schema';
 import { toBase64Url, randomBytes } from '../../../shared/encoding';
 import type { MailDb } from '../context';
-import { categoriesOf, needsReplySql } from './categories';
+import { categoriesOf, setCategory } from './categories';
 import { type TaskContext, classify, classifyPrompt } from './task';
 
 export interface JobView {
@@ -74,15 +74,7 @@ export async function recategoriseStep(ctx: TaskContext, jobId: string, after: s
   for (const row of rows) {
     const text = row.clean || `Subject: ${row.subject}\n\n${row.summary}`;
     const category = await classify(ctx, text, categories, system);
-    if (category !== row.category) {
-      const mode = categories.find((c) => c.name === category)?.replyMode ?? 'manual';
-      updates.push(
-        db
-          .update(aiSummaries)
-          .set({ category, needsReply: needsReplySql(category, mode), updatedAt: Date.now() })
-          .where(and(eq(aiSummaries.userId, ctx.userId), eq(aiSummaries.messageId, row.messageId))),
-      );
-    }
+    if (category !== row.category) updates.push(setCategory(db, ctx.userId, row.messageId, category, categories));
   }
   const changed = updates.length;
   const [first, ...rest] = updates;

@@ -8,7 +8,7 @@
 export type TaskKind = 'summarise' | 'classify' | 'extract' | 'reply' | 'thread';
 
 /** The task block: `### TASK <kind>` then `### <SECTION>` parts. */
-export function parseTask(user: string): { kind: TaskKind | undefined; sections: Record<string, string> } {
+function parseTask(user: string): { kind: TaskKind | undefined; sections: Record<string, string> } {
   const kind = /^### TASK (\w+)/m.exec(user)?.[1] as TaskKind | undefined;
   const sections: Record<string, string> = {};
   const parts = user.split(/^### ([A-Z_]+)\s*$/m);

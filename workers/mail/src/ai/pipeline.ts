@@ -10,9 +10,9 @@ import { cleanBody } from './clean';
 import { type TaskContext, classify, replyDraft, summarise } from './task';
 
 /** Storage limits of the document store (longer text is cut, never refused: it came from Graph). */
-export const MAX_STORED_BODY = 200_000;
+const MAX_STORED_BODY = 200_000;
 
-export const addressOf = (r: Recipient | null | undefined) => ({ name: r?.emailAddress?.name ?? '', address: r?.emailAddress?.address ?? '' });
+const addressOf = (r: Recipient | null | undefined) => ({ name: r?.emailAddress?.name ?? '', address: r?.emailAddress?.address ?? '' });
 
 /** The text the model reads of a message: headers it needs, then the cleaned body. */
 export function messageText(message: Message): { raw: string; clean: string } {
@@ -60,8 +60,8 @@ export function summaryRow(r: typeof aiSummaries.$inferSelect): SummaryRow {
 export interface Processed {
   summary: SummaryRow;
   category: string;
-  replyMode: string;
-  draftId: string | null;
+  /** The message's text without quotations and signature, as the prompts saw it. */
+  clean: string;
 }
 
 /**
@@ -105,11 +105,8 @@ export async function processMessage(ctx: TaskContext, graph: GraphClient | unde
       .values({ userId: ctx.userId, messageId: id, subject: values.subject, sender: values.sender, bodyText: raw, cleanText: clean, receivedAt, cachedAt: now })
       .onConflictDoUpdate({ target: [aiEmails.userId, aiEmails.messageId], set: { subject: values.subject, sender: values.sender, bodyText: raw, cleanText: clean, cachedAt: now } }),
   ]);
-  let draftId: string | null = null;
-  if (options.draft && graph && direction === 'inbound' && replyMode === 'draft') {
-    draftId = (await ensureDraft(ctx, graph, message, clean, category)).draftId;
-  }
-  return { summary: summaryRow(stored!), category, replyMode, draftId };
+  if (options.draft && graph && direction === 'inbound' && replyMode === 'draft') await ensureDraft(ctx, graph, message, clean, category);
+  return { summary: summaryRow(stored!), category, clean };
 }
 
 /** A reply draft row's id while its draft is being made (a claim): no Graph id has that prefix. */

@@ -24,7 +24,7 @@ export type PromptName = keyof typeof DEFAULT_PROMPTS;
 export const PROMPT_NAMES = Object.keys(DEFAULT_PROMPTS) as PromptName[];
 export const isPromptName = (name: string): name is PromptName => Object.hasOwn(DEFAULT_PROMPTS, name);
 
-export const categoryPromptName = (category: string) => `category:${category}`;
+export const categoryPromptName = (category: string): `category:${string}` => `category:${category}`;
 
 export function defaultCategoryPrompt(category: string): string {
   return `Replies to e-mails of the category "${category}": answer the sender's questions briefly, confirm what was asked for, and say when they can expect more. Plain text, friendly, no invented facts; sign off with "Kind regards".`;

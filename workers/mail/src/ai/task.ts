@@ -17,7 +17,7 @@ export interface TaskContext {
 }
 
 /** The user message: a task block the prompt's text does not change (see offline.ts). */
-export function taskMessage(kind: TaskKind, sections: Record<string, string>): string {
+function taskMessage(kind: TaskKind, sections: Record<string, string>): string {
   const parts = [`### TASK ${kind}`];
   for (const [name, value] of Object.entries(sections)) parts.push(`### ${name}`, value.slice(0, MAX_INPUT_CHARS));
   return parts.join('\n');
@@ -97,7 +97,8 @@ export async function freeText(ctx: TaskContext, kind: TaskKind, promptName: str
   throw last!;
 }
 
-async function prompt(ctx: TaskContext, name: PromptName | `category:${string}`): Promise<string> {
+/** The body of the user's prompt of that name (their own text, or the default). */
+export async function prompt(ctx: TaskContext, name: PromptName | `category:${string}`): Promise<string> {
   return (await promptFor(ctx.db, ctx.userId, name))!.body;
 }
 

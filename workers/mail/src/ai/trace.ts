@@ -18,7 +18,7 @@ export interface TraceStep {
 /** Steps kept per trace (a long background job keeps its first ones). */
 const MAX_STEPS = 500;
 
-export const newTraceId = () => `tr_${toBase64Url(randomBytes(12))}`;
+const newTraceId = () => `tr_${toBase64Url(randomBytes(12))}`;
 
 /**
  * The audit trail of one request or background job: every model call and every Graph call, in

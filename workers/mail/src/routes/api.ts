@@ -340,8 +340,8 @@ api.openapi(
 
 // ---- sending -----------------------------------------------------------------------------
 
-export const MAX_BODY_CHARS = 1_000_000;
-export const addressList = z
+const MAX_BODY_CHARS = 1_000_000;
+const addressList = z
   .union([z.string(), z.array(z.string())])
   .optional()
   .transform((value, ctx) => {

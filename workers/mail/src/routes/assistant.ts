@@ -4,12 +4,12 @@ import type { MiddlewareHandler } from 'hono';
 import { aiCategories, aiDrafts, aiEmails, aiJobs, aiPrompts, aiSummaries, aiThreadSummaries, aiTraceSteps, aiTraces, aiUsers } from '../../../../d1/mail/schema';
 import { HttpError } from '../../../shared/http-error';
 import { sqliteContains } from '../../../shared/like';
-import { categoriesOf, needsReplySql } from '../ai/categories';
+import { categoriesOf, setCategory } from '../ai/categories';
 import { createRecategoriseJob, jobView, latestJobs } from '../ai/jobs';
 import { ensureDraft, messageText, processMessage, summaryOf, summaryRow } from '../ai/pipeline';
 import { DEFAULT_PROMPTS, PROMPT_NAMES, categoryPromptName, defaultCategoryPrompt, isPromptName, promptFor, resetPrompt, savePrompt } from '../ai/prompts';
 import { aiContext, traced, tracedGraph } from '../ai/run';
-import { classify, freeText, summariseThread } from '../ai/task';
+import { classify, freeText, prompt, summariseThread } from '../ai/task';
 import { type MailContext, type MailEnv, mailboxStub } from '../context';
 import type { GraphClient } from '../graph/client';
 import { resolveFolder } from '../folders';
@@ -70,10 +70,17 @@ function refuseReservedName(name: string): void {
   if (name.toLowerCase() === 'unknown') throw new HttpError(400, 'invalid_request', 'json.name: "unknown" is reserved', { issues: [{ field: 'json.name', message: 'reserved' }] });
 }
 
+/** The user's category of that name; 404 when there is none. */
+async function categoryRow(c: MailContext, name: string) {
+  const row = await c.var.db.select().from(aiCategories).where(and(eq(aiCategories.userId, c.var.user.id), eq(aiCategories.name, name))).get();
+  if (!row) throw new HttpError(404, 'not_found', `No category ${name}.`);
+  return row;
+}
+
+/** The category as the API shows it, with how many of the user's summaries carry it; 404 when there is none. */
 async function categoryView(c: MailContext, name: string) {
   const userId = c.var.user.id;
-  const row = await c.var.db.select().from(aiCategories).where(and(eq(aiCategories.userId, userId), eq(aiCategories.name, name))).get();
-  if (!row) throw new HttpError(404, 'not_found', `No category ${name}.`);
+  const row = await categoryRow(c, name);
   const count = await c.var.db.select({ n: sql<number>`count(*)` }).from(aiSummaries).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.category, name))).get();
   return { name: row.name, rule: row.rule, reply_mode: row.replyMode, emails: count?.n ?? 0, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
 }
@@ -138,7 +145,7 @@ assistantApi.openapi(
     const input = c.req.valid('json');
     const userId = c.var.user.id;
     const db = c.var.db;
-    const current = await categoryView(c, name);
+    const current = await categoryRow(c, name);
     const newName = input.name ?? name;
     refuseReservedName(newName);
     if (newName !== name) {
@@ -147,7 +154,7 @@ assistantApi.openapi(
     }
     const now = Date.now();
     await db.batch([
-      db.update(aiCategories).set({ name: newName, rule: input.rule ?? current.rule, replyMode: input.reply_mode ?? current.reply_mode, updatedAt: now }).where(and(eq(aiCategories.userId, userId), eq(aiCategories.name, name))),
+      db.update(aiCategories).set({ name: newName, rule: input.rule ?? current.rule, replyMode: input.reply_mode ?? current.replyMode, updatedAt: now }).where(and(eq(aiCategories.userId, userId), eq(aiCategories.name, name))),
       db.update(aiSummaries).set({ category: newName }).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.category, name))),
       // a prompt row left under the new name (no category of that name owns it) gives way to the renamed one
       ...(newName !== name ? [db.delete(aiPrompts).where(and(eq(aiPrompts.userId, userId), eq(aiPrompts.name, categoryPromptName(newName))))] : []),
@@ -174,7 +181,7 @@ assistantApi.openapi(
     const { name } = c.req.valid('param');
     const userId = c.var.user.id;
     const db = c.var.db;
-    await categoryView(c, name);
+    await categoryRow(c, name);
     const [, reset] = await db.batch([
       db.delete(aiCategories).where(and(eq(aiCategories.userId, userId), eq(aiCategories.name, name))),
       db.update(aiSummaries).set({ category: 'unknown', needsReply: 0, updatedAt: Date.now() }).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.category, name))),
@@ -187,8 +194,8 @@ assistantApi.openapi(
 assistantApi.openapi(
   createRoute({ method: 'get', path: '/api/admin/categories/{name}/prompt', tags: ['Categories'], summary: 'The category’s classification rule text', security, middleware: read, request: { params: CategoryParam }, responses: { 200: ok(z.object({ name: z.string(), rule: z.string() })), ...readErrors } }),
   async (c) => {
-    const view = await categoryView(c, c.req.valid('param').name);
-    return c.json({ name: view.name, rule: view.rule }, 200);
+    const row = await categoryRow(c, c.req.valid('param').name);
+    return c.json({ name: row.name, rule: row.rule }, 200);
   },
 );
 
@@ -205,7 +212,7 @@ assistantApi.openapi(
   }),
   async (c) => {
     const { name } = c.req.valid('param');
-    await categoryView(c, name);
+    await categoryRow(c, name);
     const { rule } = c.req.valid('json');
     await c.var.db.update(aiCategories).set({ rule, updatedAt: Date.now() }).where(and(eq(aiCategories.userId, c.var.user.id), eq(aiCategories.name, name)));
     return c.json({ name, rule, job_id: await recategorise(c) }, 200);
@@ -242,8 +249,8 @@ function generalName(name: string): string {
 }
 
 async function promptView(c: MailContext, name: string, fallback: string) {
-  const prompt = (await promptFor(c.var.db, c.var.user.id, name))!;
-  return { name, body: prompt.body, custom: prompt.custom, default: fallback };
+  const stored = (await promptFor(c.var.db, c.var.user.id, name))!;
+  return { name, body: stored.body, custom: stored.custom, default: fallback };
 }
 
 assistantApi.openapi(
@@ -285,7 +292,7 @@ assistantApi.openapi(
   createRoute({ method: 'get', path: '/api/admin/llm-prompts/category/{category}', tags: ['Prompts'], summary: 'The category’s reply-drafting prompt (the default is stored when there is none)', security, middleware: read, request: { params: CategoryPromptParam }, responses: { 200: ok(PromptSchema), ...readErrors } }),
   async (c) => {
     const { category } = c.req.valid('param');
-    await categoryView(c, category);
+    await categoryRow(c, category);
     const view = await categoryPromptView(c, category);
     if (!view.custom) await savePrompt(c.var.db, c.var.user.id, view.name, view.body);
     return c.json({ ...view, custom: true }, 200);
@@ -296,7 +303,7 @@ assistantApi.openapi(
   createRoute({ method: 'put', path: '/api/admin/llm-prompts/category/{category}', tags: ['Prompts'], summary: 'Saves the category’s reply-drafting prompt', security, middleware: write(), request: { params: CategoryPromptParam, ...jsonBody(z.object({ body: PromptBody })) }, responses: { 200: ok(PromptSchema), ...writeErrors } }),
   async (c) => {
     const { category } = c.req.valid('param');
-    await categoryView(c, category);
+    await categoryRow(c, category);
     await savePrompt(c.var.db, c.var.user.id, categoryPromptName(category), c.req.valid('json').body);
     return c.json(await categoryPromptView(c, category), 200);
   },
@@ -446,10 +453,7 @@ assistantApi.openapi(
     const categories = await categoriesOf(c.var.db, c.var.user.id);
     const found = categories.find((x) => x.name === category);
     if (category !== 'unknown' && !found) throw new HttpError(400, 'unknown_category', `No category ${category}.`);
-    await c.var.db
-      .update(aiSummaries)
-      .set({ category, needsReply: needsReplySql(category, found?.replyMode), updatedAt: Date.now() })
-      .where(and(eq(aiSummaries.userId, c.var.user.id), eq(aiSummaries.messageId, message_id)));
+    await setCategory(c.var.db, c.var.user.id, message_id, category, categories);
     return c.json({ message_id, category }, 200);
   },
 );
@@ -539,11 +543,7 @@ assistantApi.openapi(
       if (!existing) return (await processMessage(ctx, graph, message, { ownAddress: (await c.var.mailbox.status()).account?.mail, draft: false })).category;
       const categories = await categoriesOf(ctx.db, ctx.userId);
       const found = await classify(ctx, messageText(message).clean, categories);
-      const mode = categories.find((x) => x.name === found)?.replyMode;
-      await ctx.db
-        .update(aiSummaries)
-        .set({ category: found, needsReply: needsReplySql(found, mode), updatedAt: Date.now() })
-        .where(and(eq(aiSummaries.userId, ctx.userId), eq(aiSummaries.messageId, message_id)));
+      await setCategory(ctx.db, ctx.userId, message_id, found, categories);
       return found;
     });
     return c.json({ message_id, category, trace_id: ctx.tracer.id }, 200);
@@ -572,9 +572,10 @@ assistantApi.openapi(
     const answer = await traced(ctx, async () => {
       const message = await graph.message(email_id);
       const categories = await categoriesOf(ctx.db, ctx.userId);
-      const { clean } = messageText(message);
       const stored = await summaryOf(ctx.db, ctx.userId, email_id);
-      const category = stored?.category ?? (await processMessage(ctx, graph, message, { ownAddress: (await c.var.mailbox.status()).account?.mail, draft: false, categories })).category;
+      const { category, clean } = stored
+        ? { category: stored.category, clean: messageText(message).clean }
+        : await processMessage(ctx, graph, message, { ownAddress: (await c.var.mailbox.status()).account?.mail, draft: false, categories });
       if (categories.find((x) => x.name === category)?.replyMode === 'no_reply') return { draft_id: null, email_id, body_html: '', reused: false, category, no_reply: true };
       const draft = await ensureDraft(ctx, graph, message, clean, category);
       return { draft_id: draft.draftId, email_id, body_html: draft.bodyHtml, reused: draft.reused, category, no_reply: false };
@@ -755,8 +756,8 @@ assistantApi.openapi(
     if (!stored) throw new HttpError(404, 'no_thread_summary', 'No rolling summary of that conversation yet: POST /api/threads/<thread_id>/update-summary first.');
     const ctx = aiContext(c, 'draft from-summary');
     const bodyText = await traced(ctx, async () => {
-      const system = (await promptFor(ctx.db, ctx.userId, 'reply'))!.body;
-      const guidance = category ? (await promptFor(ctx.db, ctx.userId, categoryPromptName(category)))!.body : '';
+      const system = await prompt(ctx, 'reply');
+      const guidance = category ? await prompt(ctx, categoryPromptName(category)) : '';
       const bullets = (JSON.parse(stored.bullets) as string[]).map((b) => `- ${b}`).join('\n');
       return freeText(ctx, 'reply', 'reply', system, { GUIDANCE: guidance, TEXT: `${stored.summary}\n${bullets}` });
     });
@@ -922,22 +923,24 @@ assistantApi.openapi(
     const { limit } = c.req.valid('query');
     const userId = c.var.user.id;
     const db = c.var.db;
-    const needs = await db.select().from(aiSummaries).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.needsReply, 1))).orderBy(desc(aiSummaries.receivedAt)).limit(limit).all();
-    // The owner's last word in a conversation: no inbound message after it.
-    const awaiting = await db
-      .select()
-      .from(aiSummaries)
-      .where(
-        and(
-          eq(aiSummaries.userId, userId),
-          eq(aiSummaries.direction, 'outbound'),
-          sql`${aiSummaries.conversationId} <> ''`,
-          sql`NOT EXISTS (SELECT 1 FROM ai_summaries later WHERE later.user_id = ${aiSummaries.userId} AND later.conversation_id = ${aiSummaries.conversationId} AND later.received_at > ${aiSummaries.receivedAt})`,
-        ),
-      )
-      .orderBy(desc(aiSummaries.receivedAt))
-      .limit(limit)
-      .all();
+    const [needs, awaiting] = await Promise.all([
+      db.select().from(aiSummaries).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.needsReply, 1))).orderBy(desc(aiSummaries.receivedAt)).limit(limit).all(),
+      // The owner's last word in a conversation: no inbound message after it.
+      db
+        .select()
+        .from(aiSummaries)
+        .where(
+          and(
+            eq(aiSummaries.userId, userId),
+            eq(aiSummaries.direction, 'outbound'),
+            sql`${aiSummaries.conversationId} <> ''`,
+            sql`NOT EXISTS (SELECT 1 FROM ai_summaries later WHERE later.user_id = ${aiSummaries.userId} AND later.conversation_id = ${aiSummaries.conversationId} AND later.received_at > ${aiSummaries.receivedAt})`,
+          ),
+        )
+        .orderBy(desc(aiSummaries.receivedAt))
+        .limit(limit)
+        .all(),
+    ]);
     return c.json({ needs_reply: needs.map(summaryRow), awaiting_reply: awaiting.map(summaryRow) }, 200);
   },
 );
