@@ -1,4 +1,4 @@
-import { type RacingReads, readRows } from '../../shared/pg';
+import { type RacingReads, readBatch, readRows } from '../../shared/pg';
 import { detailError } from './errors';
 import type { Meeting } from './schemas';
 
@@ -11,7 +11,7 @@ interface MeetingRow {
 }
 
 /** The statement that finds the race meeting (not a barrier trial) at a course on a date. */
-export function meetingStatement(date: string, course: CourseRef): { text: string; params: unknown[] } {
+function meetingStatement(date: string, course: CourseRef): { text: string; params: unknown[] } {
   const byId = 'courseId' in course;
   return {
     text: `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id
@@ -23,13 +23,24 @@ export function meetingStatement(date: string, course: CourseRef): { text: strin
 }
 
 /** The meeting of meetingStatement's rows; 404 in FastAPI's shape when there is none. */
-export function meetingOf(rows: unknown[], date: string, course: CourseRef): Meeting {
+function meetingOf(rows: unknown[], date: string, course: CourseRef): Meeting {
   const row = rows[0] as MeetingRow | undefined;
   if (!row) {
     const which = 'courseId' in course ? `courseId ${course.courseId}` : `course "${course.courseName}"`;
     throw detailError(404, `No race meeting at ${which} on ${date}`);
   }
   return { date: row.date, course: row.course, courseId: row.course_id };
+}
+
+/**
+ * The meeting at a course (by id) on a date, 404 when there is none, and the rows of a statement
+ * about it, in one round trip: the statement needs only the date and the course id, and finds
+ * nothing without a meeting.
+ */
+export async function meetingAnd<T>(db: RacingReads, date: string, courseId: number, statement: { text: string; params: unknown[] }): Promise<{ meeting: Meeting; rows: T[] }> {
+  const course = { courseId };
+  const [meetingRows, rows] = await readBatch(db, [meetingStatement(date, course), statement]);
+  return { meeting: meetingOf(meetingRows ?? [], date, course), rows: (rows ?? []) as T[] };
 }
 
 /** The race meeting (not a barrier trial) at a course on a date; 404 in FastAPI's shape when there is none. */
@@ -69,10 +80,13 @@ export interface Participant {
   name: string;
 }
 
-/** Trainers and jockeys of the meeting's non-scratched runners (a rider still to be named is skipped). */
-export async function meetingParticipants(db: RacingReads, meeting: Meeting): Promise<Participant[]> {
-  const rows = await readRows<Participant>(db, 
-    `with entered as (
+/**
+ * The meeting at a course on a date (404 when there is none) and the trainers and jockeys of its
+ * non-scratched runners (a rider still to be named is skipped), in one round trip.
+ */
+export async function meetingParticipants(db: RacingReads, date: string, courseId: number): Promise<{ meeting: Meeting; people: Participant[] }> {
+  const { meeting, rows } = await meetingAnd<Participant>(db, date, courseId, {
+    text: `with entered as (
        select r.trainer_id, r.jockey_id
          from meetings m join races ra on ra.meeting_id = m.id join runners r on r.race_id = ra.id
         where m.date = $1::date and m.course_id = $2 and not m.is_trial and not r.scratched
@@ -81,7 +95,7 @@ export async function meetingParticipants(db: RacingReads, meeting: Meeting): Pr
      union all
      select 'jockey', j.id, j.name from jockeys j where j.id in (select jockey_id from entered)
      order by role desc, name, id`,
-    [meeting.date, meeting.courseId],
-  );
-  return rows;
+    params: [date, courseId],
+  });
+  return { meeting, people: rows };
 }

@@ -1,5 +1,4 @@
-import { type RacingReads, readRows } from '../../shared/pg';
-import { PRICE_BANDS, type Meeting, type StatsRecord } from './schemas';
+import { PRICE_BANDS, type StatsRecord } from './schemas';
 
 // The statistics of one meeting's trainers and jockeys, as of the day before the meeting, in one
 // set-based statement (the rules are published on /api-docs and in the README):
@@ -14,7 +13,8 @@ import { PRICE_BANDS, type Meeting, type StatsRecord } from './schemas';
 // A meeting sums a year of its people's rows and of the dates' rows.
 // Parameters: $1 the meeting date (YYYY-MM-DD), $2 the course id, $3 'all' | 'trainer' | 'jockey'.
 
-const BANDS = [1, 2, 3, 4, 5, 6];
+/** Band numbers 1…n, in PRICE_BANDS' order (the aggregates' columns are `starts_1`…). */
+const BANDS = PRICE_BANDS.map((_, i) => i + 1);
 
 export const MEETING_STATS_SQL = `
 with
@@ -166,15 +166,6 @@ export const recordsOf = (people: PersonRow[]) => {
   const records = (role: Role) => people.filter((r) => r.role === role).map(toRecord).sort(byName);
   return { trainers: records('trainer'), jockeys: records('jockey') };
 };
-
-/** Trainers' and jockeys' records for the meeting: one statement, one round trip. */
-export async function meetingStatistics(
-  db: RacingReads,
-  meeting: Meeting,
-  who: 'all' | Role = 'all',
-): Promise<{ trainers: StatsRecord[]; jockeys: StatsRecord[] }> {
-  return recordsOf(await readRows<PersonRow>(db, MEETING_STATS_SQL, [meeting.date, meeting.courseId, who]));
-}
 
 /**
  * The statistics' reads run with JIT compilation off, as a startup option of their connection: the

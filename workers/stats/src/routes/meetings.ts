@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { statsRouter } from '../errors';
-import { findMeeting, meetingParticipants, meetingsOn } from '../meetings';
+import { meetingParticipants, meetingsOn } from '../meetings';
 import { meetingSchema, statsRecordSchema, type StatsRecord } from '../schemas';
 import { dateQuery, guardedRoute, meetingQuery, notFoundError, ok, requestedDate } from './common';
 
@@ -35,8 +35,7 @@ export const meetings = statsRouter()
     }),
     async (c) => {
       const { date, courseId } = c.req.valid('query');
-      const meeting = await findMeeting(c.var.racing, requestedDate(c, date), { courseId });
-      const people = await meetingParticipants(c.var.racing, meeting);
+      const { meeting, people } = await meetingParticipants(c.var.racing, requestedDate(c, date), courseId);
       const placeholder = (id: number, name: string): StatsRecord => ({
         id,
         name,
