@@ -39,6 +39,11 @@ async function journalTags(): Promise<string[]> {
 export async function migrationStatements(tagOrFile: string): Promise<string[]> {
   const tag = tagOrFile.replace(/\.sql$/, '');
   if (!(await journalTags()).includes(tag)) throw new Error(`racing migrations: no migration ${tag} in meta/_journal.json`);
+  return statementsOf(tag);
+}
+
+/** The statements of the migration file of a tag known to be in the journal. */
+async function statementsOf(tag: string): Promise<string[]> {
   const sql = await readFile(new URL(`${tag}.sql`, MIGRATIONS), 'utf8');
   return sql.split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean);
 }
@@ -46,7 +51,7 @@ export async function migrationStatements(tagOrFile: string): Promise<string[]> 
 export async function readRacingMigration(): Promise<RacingMigration> {
   const migration: RacingMigration = { tables: [], afterLoad: [], createdTables: [] };
   for (const tag of await journalTags()) {
-    for (const statement of await migrationStatements(tag)) {
+    for (const statement of await statementsOf(tag)) {
       const code = statement.replace(/^(--[^\n]*\n\s*)*/, '');
       // A later migration's DROP INDEX follows the CREATE INDEX of an earlier one.
       const deferred = /^(CREATE (UNIQUE )?INDEX|DROP INDEX|ALTER TABLE \S+ ADD CONSTRAINT|SELECT )/i.test(code);
