@@ -1,4 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { useWorkerdV8Flags } from './scripts/workerd-v8';
+
+// Every workerd of the run (the test Workers, and the auth and other services the global setups
+// start) runs V8 without background threads. With them, on a machine of two cores and anything
+// else busy, V8 can livelock: a background Maglev compile waits for a garbage collection while
+// the main thread spins in a cppgc sweep task waiting for the one background thread that compile
+// holds. The process then sits at 100 % CPU and never returns to JavaScript, so no test timeout
+// fires. See scripts/workerd-v8.
+useWorkerdV8Flags(['--single-threaded']);
 
 // One project per Worker (each runs inside workerd with its own bindings), plus the Node-side
 // scripts. The racing database and its relay are started once for all of them.

@@ -11,6 +11,7 @@ import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy }
 import { type PasswordFront, startPasswordFront } from './racing/legacy-password';
 import { loadRacing, racingDatasetInfo } from './racing/load';
 import { startRelay } from './relay';
+import { useWorkerdV8Flags } from './workerd-v8';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
 // at once, and Ctrl-C would leave every `wrangler dev` running.
 import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
@@ -52,6 +53,9 @@ let shuttingDown = false;
 
 async function main() {
   const forceReload = process.argv.includes('--reload-data');
+  // Seven workerd processes and the embedded databases share the machine: V8 without background
+  // threads cannot livelock between them (see vitest.config.ts and scripts/workerd-v8).
+  useWorkerdV8Flags(['--single-threaded']);
   const workers = landedWorkers();
   for (const worker of workers) createDevVars(worker);
 
