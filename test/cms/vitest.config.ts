@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
+import { forwardToAuthService } from '../support/auth-service';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
 
@@ -26,14 +27,7 @@ export default defineProject({
         },
         serviceBindings: {
           // The real auth Worker, reached over local HTTP as the binding would reach it.
-          AUTH: async (request: Request) => {
-            const url = new URL(request.url);
-            return fetch(new URL(url.pathname + url.search, inject('authUrl')), {
-              method: request.method,
-              headers: request.headers,
-              body: request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer(),
-            });
-          },
+          AUTH: forwardToAuthService(() => inject('authUrl')),
         },
       },
     })),

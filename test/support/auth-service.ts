@@ -55,3 +55,22 @@ export async function startTestAuthService(
     },
   };
 }
+
+/**
+ * A stand-in for an AUTH service binding that forwards each request to the test auth service at
+ * `origin`. A real binding reaches the Worker directly; this path crosses wrangler's local proxy,
+ * which answers a POST it could not pass on (its connection to the Worker failed) with 503 "Your
+ * worker restarted mid-request" and `Retry-After: 0` rather than retrying it. Only that answer is
+ * tried once more, so the Worker's own answers (503s included) reach the caller unchanged.
+ */
+export function forwardToAuthService(origin: () => string): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const url = new URL(request.url);
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
+    const send = () => fetch(new URL(url.pathname + url.search, origin()), { method: request.method, headers: request.headers, body });
+    const response = await send();
+    if (response.status !== 503 || response.headers.get('retry-after') !== '0') return response;
+    const text = await response.text();
+    return text.startsWith('Your worker restarted mid-request') ? send() : new Response(text, response);
+  };
+}
