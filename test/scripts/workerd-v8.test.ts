@@ -1,7 +1,6 @@
 import { Miniflare } from 'miniflare';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useWorkerdV8Flags } from '../../scripts/workerd-v8';
-// @ts-expect-error: a plain ES module without declarations, run by node before workerd starts.
 import { withV8Flags } from '../../scripts/workerd-v8/patch.mjs';
 
 const VARIABLES = ['MINIFLARE_WORKERD_PATH', 'WORKERD_V8_FLAGS', 'WORKERD_BINARY', 'WORKERD_NODE'] as const;
@@ -51,7 +50,7 @@ describe('workerd V8 flags', () => {
     original.writeUInt32LE(0, 8);
     original.writeUInt32LE((6 << 16) | 1, 12);
     original.write('payload!', 16);
-    const patched: Buffer = withV8Flags(original, ['--a', '--bcdefghij']);
+    const patched = withV8Flags(original, ['--a', '--bcdefghij']);
     expect(patched.readUInt32LE(0)).toBe(1);
     expect(patched.readUInt32LE(4)).toBe(8);
     const added = patched.readUInt32LE(8);
