@@ -239,6 +239,28 @@ describe('drafts', () => {
     expect(res.body).toMatchObject({ draft_id: null, no_reply: true, category: 'Invoices' });
   });
 
+  it('a changed reply mode applies to the stored e-mails, except one already replied to; a summary’s new category sets needs_reply', async () => {
+    const summary = async (id: string) => (await get<Summary>(`/api/docdb/email_summaries/${encodeURIComponent(id)}`)).body;
+    const invoice = bySubject('Invoice').id;
+    const replied = bySubject('Accreditation').id;
+    expect(await summary(invoice)).toMatchObject({ category: 'Invoices', needs_reply: false });
+    expect(await summary(replied)).toMatchObject({ category: 'Media', needs_reply: false });
+
+    expect((await call('PUT', '/api/admin/categories/Invoices', { reply_mode: 'manual' })).status).toBe(200);
+    expect((await summary(invoice)).needs_reply).toBe(true);
+    await call('PUT', '/api/admin/categories/Media', { reply_mode: 'no_reply' });
+    await call('PUT', '/api/admin/categories/Media', { reply_mode: 'draft' });
+    expect((await summary(replied)).needs_reply).toBe(false);
+    expect((await call('PUT', '/api/admin/categories/Invoices', { reply_mode: 'no_reply' })).status).toBe(200);
+    expect((await summary(invoice)).needs_reply).toBe(false);
+
+    const put = (body: unknown) => call<Summary>('PUT', `/api/docdb/email_summaries/${encodeURIComponent(invoice)}`, body);
+    expect((await put({ category: 'Media' })).body).toMatchObject({ category: 'Media', needs_reply: true });
+    expect((await put({ category: 'unknown' })).body).toMatchObject({ category: 'unknown', needs_reply: false });
+    expect((await put({ category: 'Media', needs_reply: false })).body).toMatchObject({ category: 'Media', needs_reply: false });
+    expect((await put({ category: 'Invoices' })).body).toMatchObject({ category: 'Invoices', needs_reply: false });
+  });
+
   it('bad input: unknown draft 404, bad ids 400, Graph failing 502', async () => {
     expect((await call('POST', '/api/draft/update', { draft_id: 'AAMkNoSuchDraft', body_html: 'x' })).status).toBe(404);
     expect((await call('POST', '/api/draft/generate', { email_id: 'bad id' })).status).toBe(400);

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { aiCategories, aiSummaries } from '../../../../d1/mail/schema';
+import { aiCategories, aiDrafts, aiSummaries } from '../../../../d1/mail/schema';
 import type { MailDb } from '../context';
 import type { CategoryRule } from './task';
 
@@ -24,14 +24,22 @@ export async function categoriesOf(db: MailDb, userId: number): Promise<Category
 export const needsReply = (direction: string, category: string, replyMode: string | undefined): boolean => direction === 'inbound' && category !== 'unknown' && replyMode !== 'no_reply';
 
 /**
+ * `needs_reply` in SQL for stored summaries of a category with this reply mode: received ones,
+ * unless the mode is `no_reply`, or the category is `unknown`, or a reply drafted here was sent.
+ */
+export function needsReplyColumn(userId: number, category: string, replyMode: string | undefined) {
+  if (!needsReply('inbound', category, replyMode)) return sql<number>`0`;
+  return sql<number>`CASE WHEN ${aiSummaries.direction} = 'inbound' AND NOT EXISTS (SELECT 1 FROM ${aiDrafts} WHERE ${aiDrafts.userId} = ${userId} AND ${aiDrafts.emailId} = ${aiSummaries.messageId} AND ${aiDrafts.sentAt} IS NOT NULL) THEN 1 ELSE 0 END`;
+}
+
+/**
  * The update that sets a stored summary's category and recomputes its `needs_reply` from the
- * category's reply mode (the summary's direction read in SQL); run it, or batch it.
+ * category's reply mode (`needsReplyColumn`); run it, or batch it.
  */
 export function setCategory(db: MailDb, userId: number, messageId: string, category: string, categories: Category[]) {
   const replyMode = categories.find((c) => c.name === category)?.replyMode;
-  const needs = needsReply('inbound', category, replyMode) ? 1 : 0;
   return db
     .update(aiSummaries)
-    .set({ category, needsReply: sql`CASE WHEN ${aiSummaries.direction} = 'inbound' THEN ${needs} ELSE 0 END`, updatedAt: Date.now() })
+    .set({ category, needsReply: needsReplyColumn(userId, category, replyMode), updatedAt: Date.now() })
     .where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.messageId, messageId)));
 }

@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { aiCategories, aiDrafts, aiEmails, aiJobs, aiPrompts, aiSummaries, aiThreadSummaries, aiTraceSteps, aiTraces, aiUsers } from '../../../../d1/mail/schema';
 import { HttpError } from '../../../shared/http-error';
 import { sqliteContains } from '../../../shared/like';
-import { categoriesOf, setCategory } from '../ai/categories';
+import { categoriesOf, needsReplyColumn, setCategory } from '../ai/categories';
 import { createRecategoriseJob, jobView, latestJobs } from '../ai/jobs';
 import { ensureDraft, messageText, processMessage, summaryOf, summaryRow } from '../ai/pipeline';
 import { DEFAULT_PROMPTS, PROMPT_NAMES, categoryPromptName, defaultCategoryPrompt, isPromptName, promptFor, resetPrompt, savePrompt } from '../ai/prompts';
@@ -156,6 +156,10 @@ assistantApi.openapi(
     await db.batch([
       db.update(aiCategories).set({ name: newName, rule: input.rule ?? current.rule, replyMode: input.reply_mode ?? current.replyMode, updatedAt: now }).where(and(eq(aiCategories.userId, userId), eq(aiCategories.name, name))),
       db.update(aiSummaries).set({ category: newName }).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.category, name))),
+      // a new reply mode applies to the e-mails already in the category
+      ...(input.reply_mode !== undefined && input.reply_mode !== current.replyMode
+        ? [db.update(aiSummaries).set({ needsReply: needsReplyColumn(userId, newName, input.reply_mode), updatedAt: now }).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.category, newName)))]
+        : []),
       // a prompt row left under the new name (no category of that name owns it) gives way to the renamed one
       ...(newName !== name ? [db.delete(aiPrompts).where(and(eq(aiPrompts.userId, userId), eq(aiPrompts.name, categoryPromptName(newName))))] : []),
       db.update(aiPrompts).set({ name: categoryPromptName(newName) }).where(and(eq(aiPrompts.userId, userId), eq(aiPrompts.name, categoryPromptName(name)))),
@@ -391,7 +395,13 @@ assistantApi.openapi(
     const { message_id } = c.req.valid('param');
     await summaryOr404(c, message_id);
     const input = c.req.valid('json');
-    if (input.category && input.category !== 'unknown' && !(await categoriesOf(c.var.db, c.var.user.id)).some((x) => x.name === input.category)) throw new HttpError(400, 'unknown_category', `No category ${input.category}.`);
+    const userId = c.var.user.id;
+    const category = input.category === undefined || input.category === 'unknown' ? undefined : (await categoriesOf(c.var.db, userId)).find((x) => x.name === input.category);
+    if (input.category && input.category !== 'unknown' && !category) throw new HttpError(400, 'unknown_category', `No category ${input.category}.`);
+    // needs_reply as given; else, when the category changes, as the new category's reply mode has it
+    let needs: number | ReturnType<typeof needsReplyColumn> | undefined;
+    if (input.needs_reply !== undefined) needs = input.needs_reply ? 1 : 0;
+    else if (input.category !== undefined) needs = needsReplyColumn(userId, input.category, category?.replyMode);
     await c.var.db
       .update(aiSummaries)
       .set({
@@ -399,10 +409,10 @@ assistantApi.openapi(
         ...(input.bullets !== undefined ? { bullets: JSON.stringify(input.bullets) } : {}),
         ...(input.category !== undefined ? { category: input.category } : {}),
         ...(input.pinned !== undefined ? { pinned: input.pinned ? 1 : 0 } : {}),
-        ...(input.needs_reply !== undefined ? { needsReply: input.needs_reply ? 1 : 0 } : {}),
+        ...(needs !== undefined ? { needsReply: needs } : {}),
         updatedAt: Date.now(),
       })
-      .where(and(eq(aiSummaries.userId, c.var.user.id), eq(aiSummaries.messageId, message_id)));
+      .where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.messageId, message_id)));
     return c.json(summaryRow(await summaryOr404(c, message_id)), 200);
   },
 );
