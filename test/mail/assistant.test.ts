@@ -251,6 +251,7 @@ describe('drafts', () => {
     await call('PUT', '/api/admin/categories/Media', { reply_mode: 'no_reply' });
     await call('PUT', '/api/admin/categories/Media', { reply_mode: 'draft' });
     expect((await summary(replied)).needs_reply).toBe(false);
+    expect((await call<Summary>('POST', '/api/save-summary-direct', { message_id: replied })).body).toMatchObject({ category: 'Media', needs_reply: false });
     expect((await call('PUT', '/api/admin/categories/Invoices', { reply_mode: 'no_reply' })).status).toBe(200);
     expect((await summary(invoice)).needs_reply).toBe(false);
 

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { type SQLWrapper, and, eq, sql } from 'drizzle-orm';
 import { aiCategories, aiDrafts, aiSummaries } from '../../../../d1/mail/schema';
 import type { MailDb } from '../context';
 import type { CategoryRule } from './task';
@@ -23,13 +23,17 @@ export async function categoriesOf(db: MailDb, userId: number): Promise<Category
  */
 export const needsReply = (direction: string, category: string, replyMode: string | undefined): boolean => direction === 'inbound' && category !== 'unknown' && replyMode !== 'no_reply';
 
+/** SQL: no reply drafted here to the user's e-mail `messageId` (a value or a column) was sent. */
+export const notRepliedTo = (userId: number, messageId: SQLWrapper | string) =>
+  sql`NOT EXISTS (SELECT 1 FROM ${aiDrafts} WHERE ${aiDrafts.userId} = ${userId} AND ${aiDrafts.emailId} = ${messageId} AND ${aiDrafts.sentAt} IS NOT NULL)`;
+
 /**
  * `needs_reply` in SQL for stored summaries of a category with this reply mode: received ones,
  * unless the mode is `no_reply`, or the category is `unknown`, or a reply drafted here was sent.
  */
 export function needsReplyColumn(userId: number, category: string, replyMode: string | undefined) {
   if (!needsReply('inbound', category, replyMode)) return sql<number>`0`;
-  return sql<number>`CASE WHEN ${aiSummaries.direction} = 'inbound' AND NOT EXISTS (SELECT 1 FROM ${aiDrafts} WHERE ${aiDrafts.userId} = ${userId} AND ${aiDrafts.emailId} = ${aiSummaries.messageId} AND ${aiDrafts.sentAt} IS NOT NULL) THEN 1 ELSE 0 END`;
+  return sql<number>`CASE WHEN ${aiSummaries.direction} = 'inbound' AND ${notRepliedTo(userId, aiSummaries.messageId)} THEN 1 ELSE 0 END`;
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { Message, Recipient } from '@microsoft/microsoft-graph-types';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { aiDrafts, aiEmails, aiSummaries } from '../../../../d1/mail/schema';
 import { HttpError } from '../../../shared/http-error';
 import type { MailDb } from '../context';
 import type { GraphClient } from '../graph/client';
 import { asHtml } from '../mail-views';
-import { type Category, categoriesOf, needsReply } from './categories';
+import { type Category, categoriesOf, needsReply, notRepliedTo } from './categories';
 import { cleanBody } from './clean';
 import { type TaskContext, classify, replyDraft, summarise } from './task';
 
@@ -92,7 +92,8 @@ export async function processMessage(ctx: TaskContext, graph: GraphClient | unde
     category,
     summary: summary.summary,
     bullets: JSON.stringify(summary.bullets),
-    needsReply: needsReply(direction, category, replyMode) ? 1 : 0,
+    // summarised again after a reply was sent, it stays answered
+    needsReply: needsReply(direction, category, replyMode) ? sql<number>`CASE WHEN ${notRepliedTo(ctx.userId, id)} THEN 1 ELSE 0 END` : sql<number>`0`,
     receivedAt,
     createdAt: now,
     updatedAt: now,
