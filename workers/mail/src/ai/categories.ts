@@ -23,9 +23,9 @@ export async function categoriesOf(db: MailDb, userId: number): Promise<Category
  */
 export const needsReply = (direction: string, category: string, replyMode: string | undefined): boolean => direction === 'inbound' && category !== 'unknown' && replyMode !== 'no_reply';
 
-/** SQL: no reply drafted here to the user's e-mail `messageId` (a value or a column) was sent. */
-export const notRepliedTo = (userId: number, messageId: SQLWrapper | string) =>
-  sql`NOT EXISTS (SELECT 1 FROM ${aiDrafts} WHERE ${aiDrafts.userId} = ${userId} AND ${aiDrafts.emailId} = ${messageId} AND ${aiDrafts.sentAt} IS NOT NULL)`;
+/** `needs_reply` in SQL for the user's e-mail `messageId` (a value or a column) that wants a reply: 1, unless a reply drafted here was sent. */
+export const unlessReplied = (userId: number, messageId: SQLWrapper | string) =>
+  sql<number>`CASE WHEN EXISTS (SELECT 1 FROM ${aiDrafts} WHERE ${aiDrafts.userId} = ${userId} AND ${aiDrafts.emailId} = ${messageId} AND ${aiDrafts.sentAt} IS NOT NULL) THEN 0 ELSE 1 END`;
 
 /**
  * `needs_reply` in SQL for stored summaries of a category with this reply mode: received ones,
@@ -33,7 +33,7 @@ export const notRepliedTo = (userId: number, messageId: SQLWrapper | string) =>
  */
 export function needsReplyColumn(userId: number, category: string, replyMode: string | undefined) {
   if (!needsReply('inbound', category, replyMode)) return sql<number>`0`;
-  return sql<number>`CASE WHEN ${aiSummaries.direction} = 'inbound' AND ${notRepliedTo(userId, aiSummaries.messageId)} THEN 1 ELSE 0 END`;
+  return sql<number>`CASE WHEN ${aiSummaries.direction} = 'inbound' THEN ${unlessReplied(userId, aiSummaries.messageId)} ELSE 0 END`;
 }
 
 /**

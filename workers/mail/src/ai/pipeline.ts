@@ -1,11 +1,11 @@
 import type { Message, Recipient } from '@microsoft/microsoft-graph-types';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { aiDrafts, aiEmails, aiSummaries } from '../../../../d1/mail/schema';
 import { HttpError } from '../../../shared/http-error';
 import type { MailDb } from '../context';
 import type { GraphClient } from '../graph/client';
 import { asHtml } from '../mail-views';
-import { type Category, categoriesOf, needsReply, notRepliedTo } from './categories';
+import { type Category, categoriesOf, needsReply, unlessReplied } from './categories';
 import { cleanBody } from './clean';
 import { type TaskContext, classify, replyDraft, summarise } from './task';
 
@@ -93,7 +93,7 @@ export async function processMessage(ctx: TaskContext, graph: GraphClient | unde
     summary: summary.summary,
     bullets: JSON.stringify(summary.bullets),
     // summarised again after a reply was sent, it stays answered
-    needsReply: needsReply(direction, category, replyMode) ? sql<number>`CASE WHEN ${notRepliedTo(ctx.userId, id)} THEN 1 ELSE 0 END` : sql<number>`0`,
+    needsReply: needsReply(direction, category, replyMode) ? unlessReplied(ctx.userId, id) : 0,
     receivedAt,
     createdAt: now,
     updatedAt: now,
