@@ -4,7 +4,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startLocalWorker } from '../scripts/local-worker';
-import { migrationStatements } from '../scripts/racing/migration';
+import { ensureEngineBookkeeping } from '../scripts/racing/migration';
 import { withClient } from '../scripts/racing/pg-client';
 import { ROOT } from '../scripts/workers';
 import type { RunPlan, RunProgress, TablePlan } from '../workers/migrate/src/engine/types';
@@ -84,22 +84,10 @@ async function prepareSource(url: string): Promise<void> {
   });
 }
 
-/**
- * The engine's bookkeeping tables (racing migrations 0002 and 0005) in a bench database loaded
- * before they existed: both migrations' statements, made idempotent (the database may have them
- * already), without the index of 0002 that 0005 drops.
- */
+/** The engine's bookkeeping tables and both destination tables, empty, in the bench database. */
 async function prepareDestination(url: string): Promise<void> {
   await withClient(url, async (client) => {
-    const statements = [...(await migrationStatements('0002_migration_bookkeeping')), ...(await migrationStatements('0005_id_ranges'))];
-    const dropped = statements.flatMap((s) => /^DROP INDEX (?:IF EXISTS )?("?\w+"?)/i.exec(s)?.[1] ?? []);
-    for (const statement of statements) {
-      const index = /^CREATE (?:UNIQUE )?INDEX (?:IF NOT EXISTS )?("?\w+"?)/i.exec(statement)?.[1];
-      if (index && dropped.includes(index)) continue;
-      await client.query(
-        statement.replace(/^CREATE TABLE (?!IF NOT EXISTS)/i, 'CREATE TABLE IF NOT EXISTS ').replace(/^DROP INDEX (?!IF EXISTS)/i, 'DROP INDEX IF EXISTS '),
-      );
-    }
+    await ensureEngineBookkeeping((text) => client.query(text));
     for (const table of ['bench_runners_worker', 'bench_runners_pipe']) {
       await client.query(destTable(table));
       await client.query(`TRUNCATE ${table} RESTART IDENTITY`);
@@ -154,6 +142,31 @@ function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds used so far by the machine's PostgreSQL server processes: the postmaster's ended
+ * children (its cutime/cstime) plus the live ones. Null when no postmaster is found.
+ */
+function postgresCpuSeconds(): number | null {
+  const procs: { pid: number; ppid: number; name: string; fields: string[] }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      procs.push({ pid: Number(entry), ppid: Number(fields[1]), name: stat.slice(stat.indexOf('(') + 1, close), fields });
+    } catch {
+      // gone
+    }
+  }
+  const postgres = procs.filter((p) => p.name === 'postgres');
+  const postmaster = postgres.find((p) => !postgres.some((q) => q.pid === p.ppid));
+  if (!postmaster) return null;
+  const ticks = (f: string[], a: number, b: number) => Number(f[a]) + Number(f[b]);
+  const children = postgres.filter((p) => p.ppid === postmaster.pid).reduce((n, p) => n + ticks(p.fields, 11, 12), 0);
+  return (ticks(postmaster.fields, 11, 12) + ticks(postmaster.fields, 13, 14) + children) / 100;
+}
+
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 const rate = (rows: number, ms: number) => Math.round((rows / ms) * 1000);
 
@@ -165,6 +178,7 @@ export async function benchMigrate({ url, relay }: BenchContext) {
   console.log(`\nMigration: ${ROWS.toLocaleString('en')} rows of a 16-column runners-like table, ${SOURCE_DB} → bench database (PostgreSQL 15)`);
 
   // 1. The COPY pipe between the same two databases.
+  const pipePostgres = postgresCpuSeconds();
   const pipeStarted = performance.now();
   const pipe = spawnSync(
     'bash',
@@ -173,6 +187,7 @@ export async function benchMigrate({ url, relay }: BenchContext) {
   );
   const pipeMs = performance.now() - pipeStarted;
   if (pipe.status !== 0) throw new Error(`COPY pipe failed: ${pipe.stderr}`);
+  const pipeCpu = pipePostgres === null ? null : postgresCpuSeconds()! - pipePostgres;
 
   // 2. The Worker's Durable Object.
   const worker = await startLocalWorker({
@@ -184,8 +199,20 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     },
   });
   try {
-    const pids = workerdPids();
+    // The runtime may start another workerd process for the object once it is first called: the
+    // processes are looked up again at every poll, and one seen only later counts from zero.
+    let pids = workerdPids();
     const baselineKb = Math.max(0, ...pids.map((pid) => memoryKb(pid, 'VmRSS')));
+    const cpuAtStart = new Map(pids.map((pid) => [pid, cpuSeconds(pid)]));
+    const cpuLast = new Map(cpuAtStart);
+    const sample = () => {
+      pids = workerdPids();
+      for (const pid of pids) {
+        if (!cpuAtStart.has(pid)) cpuAtStart.set(pid, 0);
+        cpuLast.set(pid, cpuSeconds(pid));
+        peakKb = Math.max(peakKb, memoryKb(pid, 'VmRSS'));
+      }
+    };
     let peakKb = baselineKb;
     const plan: RunPlan = {
       runId: crypto.randomUUID(),
@@ -203,23 +230,36 @@ export async function benchMigrate({ url, relay }: BenchContext) {
       patchMode: false,
       chunkSize: CHUNK,
     };
-    const cpuBefore = { workerd: pids.reduce((n, pid) => n + cpuSeconds(pid), 0), relay: process.cpuUsage() };
+    const cpuBefore = { relay: process.cpuUsage(), postgres: postgresCpuSeconds() };
     const started = performance.now();
     const start = await worker.fetch('http://bench/start', { method: 'POST', body: JSON.stringify(plan), headers: { 'content-type': 'application/json' } });
     if (!start.ok) throw new Error(`start: ${start.status} ${await start.text()}`);
     let copiedMs = 0;
+    // CPU seconds of the three parts (workerd, this process, PostgreSQL) when the copy is done, before validation.
+    const cpuNow = () => ({
+      workerd: [...cpuLast].reduce((n, [pid, cpu]) => n + cpu - cpuAtStart.get(pid)!, 0),
+      relay: (() => {
+        const used = process.cpuUsage(cpuBefore.relay);
+        return (used.user + used.system) / 1e6;
+      })(),
+      postgres: cpuBefore.postgres === null ? null : postgresCpuSeconds()! - cpuBefore.postgres,
+    });
+    let copyCpu: ReturnType<typeof cpuNow> | null = null;
     let progress: RunProgress;
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      for (const pid of pids) peakKb = Math.max(peakKb, memoryKb(pid, 'VmRSS'));
+      sample();
       progress = (await (await worker.fetch(`http://bench/progress?runId=${plan.runId}`)).json()) as RunProgress;
       const table = progress.tables[0];
-      if (!copiedMs && table && table.done >= table.total && table.total > 0) copiedMs = performance.now() - started;
+      if (!copiedMs && table && table.done >= table.total && table.total > 0) {
+        copiedMs = performance.now() - started;
+        copyCpu = cpuNow();
+      }
       if (['completed', 'failed', 'cancelled'].includes(progress.state)) break;
     }
     const totalMs = performance.now() - started;
-    const workerdCpu = pids.reduce((n, pid) => n + cpuSeconds(pid), 0) - cpuBefore.workerd;
-    const relayCpu = process.cpuUsage(cpuBefore.relay);
+    sample();
+    const cpu = copyCpu ?? cpuNow();
     if (progress.state !== 'completed') {
       const logs = await (await worker.fetch(`http://bench/logs?runId=${plan.runId}`)).text();
       throw new Error(`the run ${progress.state}: ${progress.errors.join('; ')}\n${logs}`);
@@ -235,7 +275,10 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     const workerRate = rate(ROWS, copiedMs);
     const pipeRate = rate(ROWS, pipeMs);
     const validation = progress.validation?.[0];
-    console.log(`  COPY pipe (psql | psql)            ${(pipeMs / 1000).toFixed(1)} s   ${pipeRate.toLocaleString('en')} rows/s`);
+    console.log(
+      `  COPY pipe (psql | psql)            ${(pipeMs / 1000).toFixed(1)} s   ${pipeRate.toLocaleString('en')} rows/s` +
+        (pipeCpu === null ? '' : `   (PostgreSQL backends ${pipeCpu.toFixed(1)} s CPU)`),
+    );
     console.log(
       `  Worker / MigrationJob DO           ${(copiedMs / 1000).toFixed(1)} s   ${workerRate.toLocaleString('en')} rows/s` +
         `   (chunks of ${CHUNK.toLocaleString('en')}; with validation ${(totalMs / 1000).toFixed(1)} s)`,
@@ -245,7 +288,8 @@ export async function benchMigrate({ url, relay }: BenchContext) {
       `  validation                         ${validation?.ok ? 'counts and checksums match' : `DIFFERENCE ${JSON.stringify(validation)}`}`,
     );
     console.log(
-      `  CPU during the run                 workerd ${workerdCpu.toFixed(1)} s, relay and poller (this process) ${((relayCpu.user + relayCpu.system) / 1e6).toFixed(1)} s`,
+      `  CPU during the copy                workerd ${cpu.workerd.toFixed(1)} s, relay and poller (this process) ${cpu.relay.toFixed(1)} s` +
+        (cpu.postgres === null ? '' : `, PostgreSQL backends ${cpu.postgres.toFixed(1)} s`),
     );
     const logs = (await (await worker.fetch(`http://bench/logs?runId=${plan.runId}&count=500`)).json()) as { message: string }[];
     const stale = logs.filter((l) => /already committed/.test(l.message)).length;

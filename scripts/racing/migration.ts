@@ -62,3 +62,20 @@ export async function readRacingMigration(): Promise<RacingMigration> {
   }
   return migration;
 }
+
+/**
+ * The migration engine's bookkeeping tables (racing migrations 0002 and 0005) on a database loaded
+ * without them (a bench or test database on a real server): both migrations' statements, made
+ * idempotent (the database may have them already), without the index of 0002 that 0005 drops.
+ */
+export async function ensureEngineBookkeeping(query: (text: string) => Promise<unknown>): Promise<void> {
+  const statements = [...(await migrationStatements('0002_migration_bookkeeping')), ...(await migrationStatements('0005_id_ranges'))];
+  const dropped = statements.flatMap((s) => /^DROP INDEX (?:IF EXISTS )?("?\w+"?)/i.exec(s)?.[1] ?? []);
+  for (const statement of statements) {
+    const index = /^CREATE (?:UNIQUE )?INDEX (?:IF NOT EXISTS )?("?\w+"?)/i.exec(statement)?.[1];
+    if (index && dropped.includes(index)) continue;
+    await query(
+      statement.replace(/^CREATE TABLE (?!IF NOT EXISTS)/i, 'CREATE TABLE IF NOT EXISTS ').replace(/^DROP INDEX (?!IF EXISTS)/i, 'DROP INDEX IF EXISTS '),
+    );
+  }
+}
