@@ -4,6 +4,7 @@ import { type Sql, assertHostAllowed, openDestination, openSource } from '../wor
 import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../workers/migrate/src/engine/run';
 import {
   type EngineEnv,
+  directCopyAllowed,
   HostNotAllowedError,
   type LogEntry,
   type MigrationJobRpc,
@@ -131,7 +132,7 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
       source = openSource(this.env, plan.source);
       dest = openDestination(this.env);
       if (!stored.tables) {
-        const tables = await prepareTables(source, dest, plan);
+        const tables = await prepareTables(source, dest, plan, { directCopy: directCopyAllowed(this.env) });
         const cursors = await openCursors(dest, plan);
         const totals = await sourceTotals(source, plan);
         const state = this.cancelRequested() ? 'cancelling' : 'running';

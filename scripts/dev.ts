@@ -80,7 +80,12 @@ async function main() {
   // The migration app may reach the legacy source database, and nothing else.
   const legacy = new URL(legacyUrl);
   const serviceVars: Partial<Record<WorkerInfo['name'], string[]>> = {
-    migrate: ['--var', `MIGRATE_ALLOWED_HOSTS:${legacy.hostname}:${legacy.port || 5432}`],
+    migrate: [
+      '--var',
+      `MIGRATE_ALLOWED_HOSTS:${legacy.hostname}:${legacy.port || 5432}`,
+      // The embedded racing database cannot take COPY … FROM STDIN: every chunk goes by one statement.
+      ...(process.env.DATABASE_URL ? [] : ['--var', 'MIGRATE_DIRECT_COPY:off']),
+    ],
   };
   // The mail assistant reaches Microsoft Graph and the identity platform through these two URLs;
   // locally they point at the stand-in, whose seeded mailbox the Worker connects by itself.

@@ -7,6 +7,9 @@ import { loadLegacy } from '../scripts/racing/legacy-load';
 import { startPasswordFront } from '../scripts/racing/legacy-password';
 import { loadRacing } from '../scripts/racing/load';
 import { startRelay } from '../scripts/relay';
+import { machinePostgres } from '../scripts/machine-postgres';
+import { ensureEngineBookkeeping } from '../scripts/racing/migration';
+import { withClient } from '../scripts/racing/pg-client';
 
 /** The embedded legacy source database's password (checked by its front; see legacy-password.ts). */
 const LEGACY_TEST_PASSWORD = 'legacy-source-test-password';
@@ -40,6 +43,7 @@ export default async function setup(project: TestProject) {
     ? await startPasswordFront({ upstream: { host: '127.0.0.1', port: legacy.port }, user: 'postgres', password: LEGACY_TEST_PASSWORD })
     : undefined;
   const legacyDatabaseUrl = process.env.LEGACY_DATABASE_URL ?? legacyFront!.url;
+  const realPostgres = await realPostgresForCopy();
   // A port that accepts connections and never answers: what a hung database looks like.
   const held = new Set<Socket>();
   const silent = createServer((socket) => {
@@ -52,16 +56,20 @@ export default async function setup(project: TestProject) {
   const silentPort = silentAddress.port;
   // The relay reaches the two databases and, for outage tests, the silent port (a hung database) and
   // port 1 (a refused one); nothing else.
-  const relay = await startRelay({ allow: [databaseUrl, legacyDatabaseUrl, `127.0.0.1:${silentPort}`, '127.0.0.1:1'] });
+  const relay = await startRelay({
+    allow: [databaseUrl, legacyDatabaseUrl, `127.0.0.1:${silentPort}`, '127.0.0.1:1', ...(realPostgres ? [realPostgres] : [])],
+  });
   // Microsoft Graph and the identity platform, for the mail assistant (tests create a mailbox each).
   const graphStandin = await startGraphStandin();
   project.provide('racingDatabaseUrl', databaseUrl);
+  project.provide('racingDatabaseEmbedded', embedded !== undefined);
   project.provide('pgRelay', relay.address);
   project.provide('racingToday', today);
   project.provide('silentPort', silentPort);
   project.provide('legacyDatabaseUrl', legacyDatabaseUrl);
   project.provide('legacyDatabaseHost', new URL(legacyDatabaseUrl).host);
   project.provide('graphStandin', graphStandin.url);
+  project.provide('realPostgresUrl', realPostgres ?? '');
   return async () => {
     for (const socket of held) socket.destroy();
     silent.close();
@@ -73,9 +81,30 @@ export default async function setup(project: TestProject) {
   };
 }
 
+/**
+ * A real PostgreSQL server for what the embedded one cannot do (the migration engine's COPY path):
+ * TEST_REAL_POSTGRES_URL, else the machine's cluster (started when down) with a database of its own,
+ * holding the engine's bookkeeping tables. Without one the tests that need it are skipped — except
+ * in CI, where .ci/run installs it and its absence fails the run.
+ */
+async function realPostgresForCopy(): Promise<string | undefined> {
+  let url = process.env.TEST_REAL_POSTGRES_URL;
+  try {
+    url ??= await machinePostgres({ role: 'racing_test', password: 'racing_test', database: 'racing_test_copy' });
+  } catch (error) {
+    if (process.env.CI) throw error;
+    console.log(`• no PostgreSQL server (${error instanceof Error ? error.message : error}): the COPY-path tests are skipped`);
+    return undefined;
+  }
+  await withClient(url, (client) => ensureEngineBookkeeping((text) => client.query(text)));
+  return url;
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
     racingDatabaseUrl: string;
+    /** Whether that is the embedded PGlite (which cannot take COPY … FROM STDIN). */
+    racingDatabaseEmbedded: boolean;
     pgRelay: string;
     racingToday: string;
     silentPort: number;
@@ -84,5 +113,7 @@ declare module 'vitest' {
     legacyDatabaseHost: string;
     /** the Graph stand-in's origin: Graph under `/v1.0`, the identity platform under `/{tenant}/oauth2/v2.0`, control under `/_standin` */
     graphStandin: string;
+    /** A real PostgreSQL database ('' when there is none; see realPostgresForCopy). */
+    realPostgresUrl: string;
   }
 }

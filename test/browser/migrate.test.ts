@@ -17,6 +17,7 @@ declare module 'vitest' {
     pgRelay: string;
     legacyDatabaseUrl: string;
     legacyDatabaseHost: string;
+    racingDatabaseEmbedded: boolean;
   }
 }
 
@@ -57,6 +58,7 @@ describe.skipIf(!haveChromium)('migration app in Chromium', () => {
         DATABASE_URL: inject('racingDatabaseUrl'),
         PG_WS_PROXY: inject('pgRelay'),
         MIGRATE_ALLOWED_HOSTS: inject('legacyDatabaseHost'),
+        MIGRATE_DIRECT_COPY: inject('racingDatabaseEmbedded') ? 'off' : 'on',
         AUTH_CLIENT_SECRET: AUTH_VARS.AUTH_SSO_SHARED_SECRET,
         SESSION_SECRET: 'browser-migrate-session-secret-0123456789abcdef',
         CONFIG_ENCRYPTION_KEY: CONFIG_KEY,

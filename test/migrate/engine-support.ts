@@ -129,14 +129,25 @@ async function untilCopied(dest: Sql, plan: RunPlan, step: (cursors: CursorRow[]
 }
 
 /** Drives a run to its end the way the Durable Object does, without it: prepare, then chunk after chunk. */
-export async function copyAll(source: Sql, dest: Sql, plan: RunPlan): Promise<{ tables: PreparedTable[]; cursors: CursorRow[]; chunks: number }> {
-  const tables = await prepareTables(source, dest, plan);
+export async function copyAll(
+  source: Sql,
+  dest: Sql,
+  plan: RunPlan,
+  prepare: { directCopy?: boolean } = {},
+): Promise<{ tables: PreparedTable[]; cursors: CursorRow[]; chunks: number }> {
+  const tables = await prepareTables(source, dest, plan, prepare);
   return { tables, ...(await untilCopied(dest, plan, (cursors) => runStep(source, dest, plan, tables, cursors))) };
 }
 
 /** The same through a CopyPipeline (chunks in flight on several connections), the way the Durable Object drives it. */
-export async function copyAllPipelined(source: Sql, dest: Sql, plan: RunPlan, depth = 2): Promise<{ cursors: CursorRow[]; chunks: number }> {
-  const tables = await prepareTables(source, dest, plan);
+export async function copyAllPipelined(
+  source: Sql,
+  dest: Sql,
+  plan: RunPlan,
+  depth = 2,
+  prepare: { directCopy?: boolean } = {},
+): Promise<{ cursors: CursorRow[]; chunks: number }> {
+  const tables = await prepareTables(source, dest, plan, prepare);
   const pipeline = new CopyPipeline(source, dest, plan, tables, depth);
   try {
     return await untilCopied(dest, plan, (cursors) => pipeline.step(cursors));
@@ -173,6 +184,8 @@ export function faulty(inner: Sql, failAt: number, mode: 'before' | 'after' = 'b
   };
   const wrap = (sql: Sql, inTx: boolean): Sql => ({
     query: (text, values) => hit(() => sql.query(text, values)),
+    copyOut: (text, options) => hit(() => sql.copyOut(text, options)),
+    copyIn: (text, rows, options) => hit(() => sql.copyIn(text, rows, options)),
     transaction: (work, options) => {
       if (inTx) return sql.transaction(work, options);
       // BEGIN and COMMIT count as statements; a fault on COMMIT 'after' means the commit happened.

@@ -5,6 +5,9 @@ declare namespace Cloudflare {
     TEST_ACCOUNTS: string;
     TEST_BACKUP_CODES: string;
     TEST_LEGACY_DATABASE_URL: string;
+    /** A real PostgreSQL database for the COPY path ('' when there is none). */
+    TEST_REAL_POSTGRES_URL: string;
+    MIGRATE_DIRECT_COPY: string;
     PG_WS_PROXY: string;
   }
 }

@@ -19,9 +19,13 @@ export default defineProject({
           TEST_ACCOUNTS: JSON.stringify(TEST_ACCOUNTS),
           TEST_BACKUP_CODES: inject('migrateBackupCodes'),
           TEST_LEGACY_DATABASE_URL: inject('legacyDatabaseUrl') ?? '',
+          TEST_REAL_POSTGRES_URL: inject('realPostgresUrl') ?? '',
           DATABASE_URL: inject('racingDatabaseUrl'),
           PG_WS_PROXY: inject('pgRelay'),
           MIGRATE_ALLOWED_HOSTS: inject('legacyDatabaseHost') ?? '',
+          // The embedded racing database cannot take COPY … FROM STDIN (engine-direct.test.ts covers
+          // that path on a real server).
+          MIGRATE_DIRECT_COPY: inject('racingDatabaseEmbedded') ? 'off' : 'on',
           AUTH_CLIENT_SECRET: AUTH_TEST_VARS.AUTH_SSO_SHARED_SECRET,
           SESSION_SECRET: 'migrate-test-session-secret-0123456789abcdef',
           CONFIG_ENCRYPTION_KEY: 'migrate-test-config-key-0123456789abcdef01',

@@ -1,6 +1,6 @@
-import { type Sql, ident, literal } from './db';
+import { type CopyRows, type Sql, ident, literal } from './db';
 import { canonicalText, checksumAggregate, keyText, valueExpression } from './expressions';
-import { filterCondition, readSource } from './filter';
+import { COPY_READ_TIMEOUT_MS, filterCondition, readSource } from './filter';
 import { findColumn, findTable, introspectSql } from './introspect';
 import { allMappings, mappedId, rangesExist, rangesOverlap, recordMappings, rowsExist, sourceNumber } from './mappings';
 import { validatePlan } from './plan';
@@ -33,6 +33,11 @@ export type PreparedTable = {
   translated: Record<string, string>;
   /** Destination FK columns copied empty to break a cycle, backfilled afterwards. */
   deferred: string[];
+  /**
+   * Whether its chunks may take the direct path (`directChunk`): rows converted on the source and
+   * streamed by COPY into the destination table. Absent (older stored runs) means no.
+   */
+  direct?: boolean;
 };
 
 const INTEGER_TYPES = new Set(['smallint', 'integer', 'bigint']);
@@ -79,7 +84,12 @@ const isDeferred = (deferred: ForeignKey[], table: string, column: string) =>
  * Checks the plan against both schemas and looks up the types and sequences the chunks need.
  * Throws PlanError listing the plan's errors.
  */
-export async function prepareTables(source: Sql, dest: Sql, plan: RunPlan, options: { validate?: boolean } = {}): Promise<PreparedTable[]> {
+export async function prepareTables(
+  source: Sql,
+  dest: Sql,
+  plan: RunPlan,
+  options: { validate?: boolean; directCopy?: boolean } = {},
+): Promise<PreparedTable[]> {
   const [sourceSchema, destSchema] = [await introspectSql(source), await introspectSql(dest, { hideEngineTables: true })];
   const errors = validatePlan(plan.tables, sourceSchema, destSchema).filter(
     (i) => i.level === 'error' && (options.validate !== false || /does not exist/.test(i.message)),
@@ -104,7 +114,7 @@ export async function prepareTables(source: Sql, dest: Sql, plan: RunPlan, optio
       if (isDeferred(plan.deferred, table.destTable, fk.childColumn)) deferred.push(fk.childColumn);
       else translated[fk.childColumn] = fk.parentTable;
     }
-    prepared.push({
+    const entry: PreparedTable = {
       plan: table,
       sourceKeyTypes: table.sourceKey.map((k) => findColumn(from, k)!.DataType),
       sourceTypes: Object.fromEntries(table.columns.map((c) => [c.source, findColumn(from, c.source)!.DataType])),
@@ -112,9 +122,41 @@ export async function prepareTables(source: Sql, dest: Sql, plan: RunPlan, optio
       sequence,
       translated,
       deferred,
-    });
+    };
+    entry.direct = options.directCopy === true && directShape(entry) && (await ascendingSequence(dest, sequence!));
+    prepared.push(entry);
   }
   return prepared;
+}
+
+/**
+ * Destination types the direct path may name on the source (its values are converted there, so the
+ * type must exist on any PostgreSQL): core types only, never an enum, domain or extension type.
+ */
+const CORE_TYPES =
+  /^(smallint|integer|bigint|numeric(\(\d+(,\d+)?\))?|real|double precision|boolean|text|character varying(\(\d+\))?|character(\(\d+\))?|date|time(\(\d\))? without time zone|timestamp(\(\d\))? with(out)? time zone|uuid|json|jsonb|bytea)$/;
+
+/**
+ * A table whose chunks only ever insert new rows with ids from the destination's sequence: one
+ * integer source key, the destination key not copied, no natural key to match, no foreign key to
+ * translate (deferred ones are copied empty), core types only. Whether a chunk's rows are all new is
+ * checked per chunk (`directChunk`).
+ */
+function directShape(table: PreparedTable): boolean {
+  const plan = table.plan;
+  return (
+    integerSourceKey(table) &&
+    table.sequence !== null &&
+    !plan.naturalKey?.length &&
+    Object.keys(table.translated).length === 0 &&
+    plan.columns.every((c) => CORE_TYPES.test(table.destTypes[c.dest]!))
+  );
+}
+
+/** Whether the sequence counts upwards (new ids ascend in the order they were drawn). */
+async function ascendingSequence(dest: Sql, sequence: string): Promise<boolean> {
+  const rows = await dest.query<{ up: boolean }>('SELECT seqincrement > 0 AS up FROM pg_sequence WHERE seqrelid = $1::regclass', [sequence]);
+  return rows[0]?.up === true;
 }
 
 /** Creates the run's cursor rows (idempotent) and returns every one of them. */
@@ -155,6 +197,9 @@ export async function sourceTotals(source: Sql, plan: RunPlan): Promise<Record<s
  */
 const PLAIN_TEXT_TYPES = /^(smallint|integer|bigint|numeric|real|double precision|boolean|date|time|timestamp|uuid)\b/;
 const isPlainText = (type: string | undefined) => type !== undefined && PLAIN_TEXT_TYPES.test(type);
+
+/** Whether the source key is one integer column (its values are the ranges' numbers as they are). */
+const integerSourceKey = (table: PreparedTable) => table.sourceKeyTypes.length === 1 && INTEGER_TYPES.has(table.sourceKeyTypes[0]!);
 
 /** The source key's type when it is one column (its text is escaped by that type); else undefined (escaped). */
 const keyTypeOf = (table: PreparedTable) => (table.plan.sourceKey.length === 1 ? table.sourceKeyTypes[0] : undefined);
@@ -206,16 +251,15 @@ async function readSourcePage(
     pageField(keyText(plan.sourceKey.map((_, i) => `k${i}`)), keyTypeOf(table)),
     ...columns.map((c, i) => pageField(`c${i}`, table.sourceTypes[c])),
   ];
-  const text = `SELECT count(*)::int AS n, ${last} AS last, string_agg(${fields.join(` || E'\\t' || `)}, E'\\n') AS data
+  const num = integerSourceKey(table) ? 'k0::bigint' : sourceNumber(keyText(plan.sourceKey.map((_, i) => `k${i}`)));
+  const text = `SELECT count(*)::int AS n, ${last} AS last, min(${num})::text AS lo, max(${num})::text AS hi,
+      string_agg(${fields.join(` || E'\\t' || `)}, E'\\n') AS data
     FROM (SELECT ${inner} FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset}
           ORDER BY ${keys.join(', ')} LIMIT $${params.length}) page`;
   const [row] = await readSource(source, (tx) => tx.query(text, params));
   const rows = Number(row?.n ?? 0);
-  return {
-    rows,
-    last: rows > 0 ? ((row?.last as string | null | undefined) ?? null) : null,
-    data: rows > 0 ? String(row?.data ?? '') : null,
-  };
+  const orNull = (v: unknown) => (rows > 0 && v !== null && v !== undefined ? String(v) : null);
+  return { rows, last: orNull(row?.last), data: rows > 0 ? String(row?.data ?? '') : null, lo: orNull(row?.lo), hi: orNull(row?.hi) };
 }
 
 /**
@@ -232,14 +276,17 @@ function pageRows(param: string, table: PreparedTable, columns: { name: string; 
     CROSS JOIN LATERAL string_to_array(l.line, E'\\t', '\\N') AS s(f))`;
 }
 
-/** The destination statement of a copy chunk (see the file comment); its parameters are listed in copyChunk. */
+/**
+ * The destination statement of a copy chunk (see the file comment); its parameters are listed in
+ * copyChunk. Its rows are read, converted, matched and given their new ids in ONE pass that is
+ * materialised once (`rows`): every later part (insert, update, mappings, counts) scans that.
+ */
 export function copyStatement(table: PreparedTable): string {
   const plan = table.plan;
   const cols = plan.columns;
   const dest = ident(plan.destTable);
   const key = ident(plan.destKey);
   const keyType = table.destTypes[plan.destKey]!;
-  const inputs = cols.map((_, i) => `c${i}`);
   // Foreign keys: translated through the parent's mappings, once per value (the LATERAL's OFFSET 0
   // keeps the planner from evaluating the look-up twice, for the value and the unresolved check).
   const lookups: string[] = [];
@@ -261,75 +308,99 @@ export function copyStatement(table: PreparedTable): string {
   const translate = lookups.length ? `CROSS JOIN LATERAL (SELECT ${lookups.join(', ')} OFFSET 0) f` : '';
   const natural = plan.naturalKey ?? [];
   const naturalJoin = natural.length
-    ? `LEFT JOIN ${dest} d ON k.mapped_id IS NULL AND ${natural.map((n) => `d.${ident(n)} = k.v${cols.findIndex((c) => c.dest === n)}`).join(' AND ')}`
+    ? `LEFT JOIN ${dest} d ON k.mapped_id IS NULL AND NOT k.unresolved AND ${natural.map((n) => `d.${ident(n)} = k.v${cols.findIndex((c) => c.dest === n)}`).join(' AND ')}`
     : '';
   const matchedId = natural.length ? `coalesce(k.mapped_id, d.${key}::text)` : 'k.mapped_id';
   // Integer keys as numbers for the id ranges (see mappings.ts); other keys map row by row.
   const integerKey = INTEGER_TYPES.has(keyType);
-  const srcNum = table.sourceKeyTypes.length === 1 && INTEGER_TYPES.has(table.sourceKeyTypes[0]!) ? 'src_id::bigint' : sourceNumber('src_id');
+  const srcNum = integerSourceKey(table) ? 'src_id::bigint' : sourceNumber('src_id');
   const naturalNum = natural.length && integerKey ? `d.${key}::bigint` : 'NULL::bigint';
   const byNatural = natural.length ? `(k.mapped_id IS NULL AND d.${key} IS NOT NULL)` : 'false';
   const keyMapped = cols.findIndex((c) => c.dest === plan.destKey);
-  const newNum = keyMapped >= 0 ? (integerKey ? `m.v${keyMapped}::bigint` : 'NULL::bigint') : `nextval(${literal(table.sequence!)})`;
-  const newId = keyMapped >= 0 ? `m.v${keyMapped}::text` : 'new_num::text';
+  const isNew = '(x.dest_id IS NULL AND NOT x.unresolved)';
+  const newNum = keyMapped >= 0 ? (integerKey ? `x.v${keyMapped}::bigint` : 'NULL::bigint') : `nextval(${literal(table.sequence!)})`;
+  const newId = keyMapped >= 0 ? `v${keyMapped}::text` : 'new_num::text';
   const insertCols = keyMapped >= 0 ? cols.map((c) => ident(c.dest)) : [key, ...cols.map((c) => ident(c.dest))];
-  const insertVals = keyMapped >= 0 ? cols.map((_, i) => `v${i}`) : [`new_id::${keyType}`, ...cols.map((_, i) => `v${i}`)];
+  const insertVals = keyMapped >= 0 ? cols.map((_, i) => `v${i}`) : [`new_num::${keyType}`, ...cols.map((_, i) => `v${i}`)];
   const updatable = cols.map((c, i) => ({ c, i })).filter(({ c }) => c.dest !== plan.destKey && !table.deferred.includes(c.dest));
   const update = updatable.length
     ? `upd AS (
     UPDATE ${dest} t SET ${updatable.map(({ c, i }) => `${ident(c.dest)} = m.v${i}`).join(', ')}
-    FROM matched m
+    FROM rows m
     WHERE $5 AND m.dest_id IS NOT NULL AND t.${key} = m.dest_id::${keyType}
       AND (${updatable.map(({ c }) => `t.${ident(c.dest)}`).join(', ')}, NULL) IS DISTINCT FROM (${updatable.map(({ i }) => `m.v${i}`).join(', ')}, NULL)
     RETURNING 1
   ),`
     : `upd AS (SELECT 1 WHERE false),`;
-  return `WITH input AS (
-    SELECT *, ${srcNum} AS src_num FROM ${pageRows('$9', table, cols.map((c, i) => ({ name: inputs[i]!, source: c.source })))} page
-  ),
-  -- Once per statement: which mapping tables can hold anything this chunk looks up, so a fresh
-  -- table's chunk probes no index for its own rows.
+  const inputs = cols.map((c, i) => ({ name: `c${i}`, source: c.source }));
+  return `WITH
+  -- Once per statement: which mapping tables can hold anything this chunk looks up (the page's
+  -- integer source ids span $11…$12), so a fresh table's chunk probes no index for its own rows.
+  -- Also where the statement takes the lock its successor waits on (see COPY_CURSOR_GUARD).
   flags AS (
-    SELECT ${rowsExist('$1', '$2')} AS rows_own,
-      (SELECT ${rangesOverlap('$1', '$2', 'b.lo', 'b.hi')} FROM (SELECT min(src_num) AS lo, max(src_num) AS hi FROM input) b) AS ranges_own
+    SELECT ${rowsExist('$1', '$2')} AS rows_own, ${rangesOverlap('$1', '$2', '$11::bigint', '$12::bigint')} AS ranges_own,
+      pg_advisory_xact_lock(${producing('$7')}) AS producing
       ${flags.map((f) => `, ${f}`).join('')}
   ),
-  conv AS (
-    SELECT i.src_id, i.src_num, i.ord, ${values.length ? values.join(', ') + ',' : ''} ${unresolved.length ? unresolved.join(' OR ') : 'false'} AS unresolved
-    FROM input i CROSS JOIN flags fl ${translate}
-  ),
-  known AS (
-    SELECT c.*, ${mappedId('$1', '$2', 'c.src_id', { sourceNum: 'c.src_num', rowsMayHold: 'fl.rows_own', rangesMayHold: 'fl.ranges_own' })} AS mapped_id
-    FROM conv c CROSS JOIN flags fl
-    WHERE NOT c.unresolved
-  ),
-  matched AS (
-    SELECT ${natural.length ? 'DISTINCT ON (k.ord) ' : ''}k.*, ${matchedId} AS dest_id, ${byNatural} AS by_natural, ${naturalNum} AS natural_num
-    FROM known k ${naturalJoin}
-    ${natural.length ? `ORDER BY k.ord, d.${key}` : ''}
-  ),
-  fresh AS (
-    SELECT f.*, ${newId} AS new_id FROM (SELECT m.*, ${newNum} AS new_num FROM matched m WHERE m.dest_id IS NULL) f
+  -- The page read, converted, matched (id mapping, then natural key) and given new ids, in one pass.
+  rows AS (
+    SELECT x.*, ${isNew} AS is_new, CASE WHEN ${isNew} THEN ${newNum} END AS new_num FROM (
+      SELECT ${natural.length ? 'DISTINCT ON (k.ord) ' : ''}k.*, ${matchedId} AS dest_id, ${byNatural} AS by_natural, ${naturalNum} AS natural_num
+      FROM (
+        SELECT c.*, CASE WHEN NOT c.unresolved THEN ${mappedId('$1', '$2', 'c.src_id', { sourceNum: 'c.src_num', rowsMayHold: 'fl.rows_own', rangesMayHold: 'fl.ranges_own' })} END AS mapped_id
+        FROM (
+          SELECT i.src_id, ${srcNum} AS src_num, i.ord, ${values.length ? values.join(', ') + ',' : ''} ${unresolved.length ? unresolved.join(' OR ') : 'false'} AS unresolved
+          FROM ${pageRows('$9', table, inputs)} i CROSS JOIN flags fl ${translate}
+        ) c CROSS JOIN flags fl
+      ) k ${naturalJoin}
+      ${natural.length ? `ORDER BY k.ord, d.${key}` : ''}
+      OFFSET 0
+    ) x
   ),
   ins AS (
-    INSERT INTO ${dest} (${insertCols.join(', ')}) SELECT ${insertVals.join(', ')} FROM fresh ORDER BY ord RETURNING 1
+    INSERT INTO ${dest} (${insertCols.join(', ')}) SELECT ${insertVals.join(', ')} FROM rows WHERE is_new RETURNING 1
   ),
   ${update}
   chunk_maps AS (
-    SELECT src_id, src_num, new_id AS dest_id, new_num AS dest_num FROM fresh
-    UNION ALL SELECT src_id, src_num, dest_id, natural_num FROM matched WHERE by_natural
+    SELECT src_id, src_num, CASE WHEN is_new THEN ${newId} ELSE dest_id END AS dest_id, CASE WHEN is_new THEN new_num ELSE natural_num END AS dest_num
+    FROM rows WHERE is_new OR by_natural
   )${recordMappings('chunk_maps', '$1', '$2', '$3', '$4')},
   counts AS (
     SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM upd)::int AS updated,
-           (SELECT count(*) FROM conv WHERE unresolved)::int AS unresolved, (SELECT n FROM mapped) AS mapped
+           (SELECT count(*) FROM rows WHERE unresolved)::int AS unresolved, (SELECT n FROM mapped) AS mapped
   ),
-  -- The cursor row locked, last: a predecessor chunk still in flight holds it, so this waits for its
-  -- transaction and then reads the cursor it committed (READ COMMITTED re-reads a locked row's
-  -- newest version; a condition on the cursor in the UPDATE itself would see only the statement's
-  -- snapshot and go stale whenever the predecessor commits after this statement began).
+  ${COPY_CURSOR_GUARD}
+  SELECT counts.*, (SELECT row_to_json(guard) FROM guard) AS cursor_row, ${STALE_CHECK} FROM counts`;
+}
+
+/**
+ * The transaction-scoped advisory lock a chunk holds while it produces cursor `cursor` (an SQL
+ * text expression) of run $4, table $2: its successor, which starts from that cursor, waits on it.
+ */
+const producing = (cursor: string) => `hashtextextended($4 || ':' || $2 || ':' || coalesce(${cursor}, ''), 0)`;
+
+/** The same lock's key with literal values, for a transaction that takes it before its first statement. */
+function producingKey(runId: string, table: string, cursor: string | null): string {
+  return `hashtextextended(${literal(`${runId}:${table}:${cursor ?? ''}`)}, 0)`;
+}
+
+/**
+ * The end of a copy chunk's statement, after a `counts` CTE (inserted, updated): the cursor row
+ * advanced from $10 (the cursor the chunk started from) to $7 by $8 rows, $6 finished, for run $4 and
+ * table $2 — only if it still holds $10.
+ * A chunk launched while its predecessor is still in flight first waits for the predecessor's
+ * transaction to end (the lock the predecessor took when it began, see `producing`), then locks
+ * the cursor row and reads the cursor committed (READ COMMITTED re-reads a locked row's newest
+ * version; a condition on the cursor in the UPDATE itself would see only the statement's snapshot).
+ * Without the first wait a successor that got here before its predecessor locked the row would read
+ * the old cursor and go stale. Both waits come after `counts`, so a chunk does all of its work first.
+ */
+const COPY_CURSOR_GUARD = `waited AS (
+    SELECT pg_advisory_xact_lock_shared(${producing('$10')}) FROM counts
+  ),
   claimed AS (
     SELECT r.cursor FROM migration_run_cursors r
-    WHERE r.run_id = $4 AND r.dest_table = $2 AND r.phase = 'copy' AND (SELECT true FROM counts)
+    WHERE r.run_id = $4 AND r.dest_table = $2 AND r.phase = 'copy' AND (SELECT true FROM counts) AND EXISTS (SELECT 1 FROM waited)
     FOR UPDATE
   ),
   guard AS (
@@ -337,11 +408,9 @@ export function copyStatement(table: PreparedTable): string {
     SET cursor = $7, done = r.done + $8, inserted = r.inserted + counts.inserted, updated = r.updated + counts.updated,
         skipped = r.skipped + $8 - counts.inserted - counts.updated, finished = $6::boolean, updated_at = now()
     FROM counts, claimed
-    WHERE r.run_id = $4 AND r.dest_table = $2 AND r.phase = 'copy' AND claimed.cursor IS NOT DISTINCT FROM $OLD
+    WHERE r.run_id = $4 AND r.dest_table = $2 AND r.phase = 'copy' AND claimed.cursor IS NOT DISTINCT FROM $10
     RETURNING r.dest_table, r.phase, r.cursor, r.done, r.inserted, r.updated, r.skipped, r.finished
-  )
-  SELECT counts.*, (SELECT row_to_json(guard) FROM guard) AS cursor_row, ${STALE_CHECK} FROM counts`;
-}
+  )`;
 
 /**
  * The last column of a chunk's statement: fails the statement — and so undoes all of its writes —
@@ -351,10 +420,20 @@ export function copyStatement(table: PreparedTable): string {
 const STALE_MARKER = 'migration chunk is stale';
 const STALE_CHECK = `CASE WHEN NOT EXISTS (SELECT 1 FROM guard) THEN ('${STALE_MARKER} ' || random()::text)::int END AS stale_check`;
 
-/** The guarded statement of a chunk, run on its own; null when it was stale (nothing written). */
-async function runGuarded<T extends { cursor_row: CursorRow | null }>(dest: Sql, text: string, params: unknown[]): Promise<T | null> {
+/**
+ * A chunk's guarded statement run on its own (one statement, one transaction), or `work` in a
+ * transaction whose last statement is the guarded one; null when it was stale (nothing written).
+ */
+async function runGuarded<T extends { cursor_row: CursorRow | null }>(
+  dest: Sql,
+  statement: string | { begin: string },
+  work: unknown[] | ((tx: Sql) => Promise<T | undefined>),
+): Promise<T | null> {
   try {
-    const [row] = await dest.query<T>(text, params);
+    const row =
+      typeof statement === 'string'
+        ? (await dest.query<T>(statement, work as unknown[]))[0]
+        : await dest.transaction(work as (tx: Sql) => Promise<T | undefined>, { begin: statement.begin });
     if (!row?.cursor_row) throw new Error('a chunk statement returned no cursor row');
     return row;
   } catch (error) {
@@ -363,16 +442,179 @@ async function runGuarded<T extends { cursor_row: CursorRow | null }>(dest: Sql,
   }
 }
 
-/** The statement's `$OLD` placeholder is the last parameter (the cursor the chunk started from). */
-function bindOld(text: string, index: number): string {
-  return text.replace('$OLD', `$${index}`);
-}
-
 /** A copy chunk's source page (read ahead of its write by the pipeline in run.ts). */
-export type SourcePage = { rows: number; last: string | null; data: string | null };
+export type SourcePage = {
+  rows: number;
+  last: string | null;
+  data: string | null;
+  /** The least and greatest source id of the page as integers (text; null when none is one), for the range probes. */
+  lo: string | null;
+  hi: string | null;
+  /**
+   * A direct page (`readDirectPage`): the rows converted to the destination's columns, in COPY's
+   * text format, and the source ids in order as an array literal when they are not lo…hi without a
+   * gap (null when they are). `data` is then null.
+   */
+  copy?: CopyRows;
+  keys?: string | null;
+};
 
 export function readCopyPage(source: Sql, table: PreparedTable, cursor: string | null, limit: number): Promise<SourcePage> {
+  if (table.direct) return readDirectPage(source, table, cursor, limit);
   return readSourcePage(source, table, table.plan.columns.map((c) => c.source), cursor, limit);
+}
+
+/**
+ * Session settings of a direct page's read (set in its first statement), so the source writes every
+ * value in a form the destination reads back exactly, whatever either server's defaults (ISO dates,
+ * UTC times, all float digits, hex bytea), and reads its literals as the engine quotes them.
+ */
+const DIRECT_READ_SETTINGS = [
+  ['statement_timeout', String(COPY_READ_TIMEOUT_MS)],
+  ['standard_conforming_strings', 'on'],
+  ['DateStyle', 'ISO'],
+  ['TimeZone', 'UTC'],
+  ['IntervalStyle', 'postgres'],
+  ['extra_float_digits', '3'],
+  ['bytea_output', 'hex'],
+]
+  .map(([name, value]) => `set_config('${name}', '${value}', true)`)
+  .join(' || ');
+
+/**
+ * A direct page (see `directShape`), in one read-only REPEATABLE READ transaction (one snapshot for
+ * both statements): the page's count, key span, cursor and — when they have gaps — its source ids;
+ * then the same rows through `COPY (…) TO STDOUT`, with every value transformed and cast to its
+ * destination column's type on the source (the expressions the statement path runs on the
+ * destination and validation runs on the source). COPY takes no parameters and goes as a simple
+ * query, so it names the page's rows by those ids (integers from the first statement) rather than
+ * repeating the operator's filter.
+ */
+async function readDirectPage(source: Sql, table: PreparedTable, cursor: string | null, limit: number): Promise<SourcePage> {
+  const plan = table.plan;
+  const key = ident(plan.sourceKey[0]!);
+  const keyType = table.sourceKeyTypes[0]!;
+  const after = cursor ? (JSON.parse(cursor) as unknown[])[0] : undefined;
+  const params: unknown[] = after === undefined || after === null ? [] : [String(after)];
+  const keyset = params.length ? `${key} > $1::${keyType}` : 'true';
+  params.push(Math.max(1, Math.floor(limit)));
+  const values = plan.columns.map((c) => {
+    const type = table.destTypes[c.dest]!;
+    if (table.deferred.includes(c.dest)) return `NULL::${type}`;
+    // A value already of the destination's type goes as it is (its text through ::text and back is itself).
+    if (!c.transform && table.sourceTypes[c.source] === type) return ident(c.source);
+    return valueExpression(`${ident(c.source)}::text`, type, c.transform);
+  });
+  return source.transaction(
+    async (tx) => {
+      const [head] = await tx.query<{ n: number; lo: string | null; hi: string | null; keys: string | null }>(
+        `SELECT count(*)::int AS n, min(k)::text AS lo, max(k)::text AS hi,
+           CASE WHEN max(k) - min(k) + 1 = count(*) THEN NULL ELSE '{' || string_agg(k::text, ',' ORDER BY k) || '}' END AS keys,
+           (SELECT ${DIRECT_READ_SETTINGS}) IS NOT NULL AS settings
+         FROM (SELECT ${key} AS k FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset}
+               ORDER BY ${key} LIMIT $${params.length}) page`,
+        params,
+      );
+      const rows = Number(head?.n ?? 0);
+      if (rows === 0) return { rows, last: null, data: null, lo: null, hi: null };
+      const { lo, hi, keys } = head!;
+      if (![lo, hi].every((v) => /^-?\d+$/.test(v ?? '')) || (keys !== null && !/^\{-?\d+(,-?\d+)*\}$/.test(keys))) {
+        throw new Error('the source keys of a direct page are not integers');
+      }
+      const rowsOf = keys === null ? `${key} BETWEEN ${lo} AND ${hi}` : `${key} = ANY('${keys}'::${keyType}[])`;
+      const copy = await tx.copyOut(`COPY (SELECT ${values.join(', ')} FROM ${ident(plan.sourceTable)} WHERE ${rowsOf} ORDER BY ${key}) TO STDOUT`, {
+        last: true,
+      });
+      if (copy.count !== rows) throw new Error(`the source page changed while it was read (${rows} keys, ${copy.count} rows)`);
+      return { rows, last: JSON.stringify([hi]), data: null, lo, hi, copy, keys };
+    },
+    { readOnly: true, repeatableRead: true },
+  );
+}
+
+/**
+ * A chunk's commit does not wait for its WAL to reach disk. A server crash may then lose the last
+ * commits — each one whole, the rows with the cursor that counted them — and the run, which always
+ * resumes from the destination's cursors, copies those chunks again: nothing lost, nothing doubled.
+ */
+const RELAXED_COMMIT = 'SET LOCAL synchronous_commit = off';
+
+/** A direct chunk's page overlaps mappings already recorded: it goes by the statement path. */
+class NotFresh extends Error {}
+const NOT_FRESH_MARKER = 'migration chunk is not fresh';
+
+/**
+ * A direct chunk (see `directShape`), one destination transaction: COPY the converted rows into the
+ * table, their ids from its default (the sequence); then one statement that fails — undoing the
+ * COPY — when a mapping already covers any of the page's source ids (NotFresh: the statement path
+ * takes the chunk), finds the rows this transaction inserted (this transaction's xmin, the highest
+ * ids up to the sequence's current value, in id order = COPY order), pairs them with the source ids
+ * in order, records the mappings as ranges and advances the cursor under the statement path's
+ * guard (stale: all of it rolls back).
+ */
+async function directChunk(
+  dest: Sql,
+  run: { runId: string; configId: number },
+  table: PreparedTable,
+  cursor: string | null,
+  limit: number,
+  page: SourcePage,
+): Promise<ChunkResult> {
+  const plan = table.plan;
+  const destKey = ident(plan.destKey);
+  const guarded = `WITH fresh AS (
+    SELECT NOT (${rowsExist('$1::integer', '$2::text')} OR ${rangesOverlap('$1::integer', '$2::text', '$9::bigint', '$11::bigint')}) AS yes
+  ),
+  ours AS (
+    SELECT x.dest_num, row_number() OVER (ORDER BY x.dest_num) AS ord FROM (
+      SELECT t.${destKey}::bigint AS dest_num FROM ${ident(plan.destTable)} t
+      WHERE t.${destKey} <= (SELECT currval(${literal(table.sequence!)})) AND t.xmin = pg_current_xact_id()::xid
+      ORDER BY t.${destKey} DESC LIMIT $8
+    ) x
+  ),
+  src AS (
+    SELECT u.k AS src_num, u.o AS ord
+    FROM unnest(coalesce($5::bigint[], ARRAY(SELECT generate_series($9::bigint, $11::bigint)))) WITH ORDINALITY AS u(k, o)
+  ),
+  chunk_maps AS (
+    SELECT s.src_num::text AS src_id, s.src_num, o.dest_num::text AS dest_id, o.dest_num FROM src s JOIN ours o ON o.ord = s.ord
+  )${recordMappings('chunk_maps', '$1::integer', '$2::text', '$3::text', '$4::text')},
+  counts AS (SELECT (SELECT count(*) FROM ours)::int AS inserted, 0 AS updated, 0 AS unresolved, (SELECT n FROM mapped) AS mapped),
+  ${COPY_CURSOR_GUARD}
+  SELECT counts.*, (SELECT row_to_json(guard) FROM guard) AS cursor_row,
+    CASE WHEN NOT (SELECT yes FROM fresh) THEN ('${NOT_FRESH_MARKER} ' || random()::text)::int END AS fresh_check,
+    ${STALE_CHECK},
+    CASE WHEN counts.inserted <> $8 OR counts.mapped <> $8 THEN ('direct copy inserted ' || counts.inserted || ' rows, mapped ' || counts.mapped || ' of ' || $8)::int END AS count_check
+  FROM counts`;
+  const next = page.last ?? cursor;
+  let result: CopyCounts | null;
+  try {
+    const begin = `${RELAXED_COMMIT}; SELECT pg_advisory_xact_lock(${producingKey(run.runId, plan.destTable, next)})`;
+    result = await runGuarded<CopyCounts>(dest, { begin }, async (tx) => {
+      const columns = plan.columns.map((c) => ident(c.dest)).join(', ');
+      const copied = await tx.copyIn(`COPY ${ident(plan.destTable)} (${columns}) FROM STDIN`, page.copy!);
+      if (copied !== page.rows) throw new Error(`direct copy took ${copied} of ${page.rows} rows`);
+      const [row] = await tx.query<CopyCounts>(guarded, [
+        run.configId, // $1
+        plan.destTable, // $2
+        plan.sourceTable, // $3
+        run.runId, // $4
+        page.keys ?? null, // $5 source ids when not lo…hi
+        page.rows < limit, // $6 finished
+        next, // $7 new cursor
+        page.rows, // $8
+        page.lo, // $9
+        cursor, // $10 old cursor
+        page.hi, // $11
+      ]);
+      return row;
+    });
+  } catch (error) {
+    if (error instanceof Error && error.message.includes(NOT_FRESH_MARKER)) throw new NotFresh();
+    throw error;
+  }
+  if (!result) return { status: 'stale' };
+  return { status: 'advanced', rows: page.rows, finished: page.rows < limit, cursor: normaliseCursor(result.cursor_row!), unresolved: 0 };
 }
 
 type CopyCounts = { inserted: number; updated: number; unresolved: number; mapped: number; cursor_row: CursorRow | null };
@@ -391,7 +633,17 @@ export async function copyChunk(
   options: { page?: SourcePage } = {},
 ): Promise<ChunkResult> {
   const plan = table.plan;
-  const page = options.page ?? (await readCopyPage(source, table, cursor, limit));
+  let page = options.page ?? (await readCopyPage(source, table, cursor, limit));
+  if (page.copy && page.rows > 0) {
+    try {
+      return await directChunk(dest, run, table, cursor, limit, page);
+    } catch (error) {
+      if (!(error instanceof NotFresh)) throw error;
+      // Some of the page's rows are mapped already (an earlier run, or pairs an operator added):
+      // the statement path matches, patches or skips them.
+      page = await readSourcePage(source, table, plan.columns.map((c) => c.source), cursor, limit);
+    }
+  }
   const rows = page.rows;
   const next = page.last ?? cursor;
   const params: unknown[] = [
@@ -405,8 +657,10 @@ export async function copyChunk(
     rows, // $8
     page.data, // $9
     cursor, // $10 old cursor
+    page.lo, // $11 the page's least integer source id (null: none is an integer)
+    page.hi, // $12 its greatest
   ];
-  const text = bindOld(copyStatement(table), params.length);
+  const text = copyStatement(table);
   // Someone else (an earlier attempt whose answer was lost) may have committed this chunk already.
   const result = await runGuarded<CopyCounts>(dest, text, params);
   if (!result) return { status: 'stale' };

@@ -6,10 +6,32 @@ import { type Connection, type DbTarget, type EngineEnv, HostNotAllowedError } f
 
 export type Row = Record<string, unknown>;
 
+/**
+ * The rows of a `COPY … TO STDOUT` as the server sent them (PostgreSQL's text format, a line per
+ * row), handed on untouched to a `COPY … FROM STDIN`: no value is parsed in the Worker.
+ */
+export type CopyRows = { readonly bytes: Uint8Array; readonly count: number };
+
 /** Parameterised SQL on one database; `transaction` runs on one connection between BEGIN and COMMIT. */
 export interface Sql {
   query<T extends Row = Row>(text: string, values?: unknown[]): Promise<T[]>;
-  transaction<T>(work: (tx: Sql) => Promise<T>, options?: { readOnly?: boolean; statementTimeoutMs?: number }): Promise<T>;
+  transaction<T>(
+    work: (tx: Sql) => Promise<T>,
+    options?: {
+      readOnly?: boolean;
+      repeatableRead?: boolean;
+      statementTimeoutMs?: number;
+      /** SQL without parameters sent with BEGIN, in the same round trip. */
+      begin?: string;
+    },
+  ): Promise<T>;
+  /**
+   * `COPY (…) TO STDOUT` (no parameters): its rows. In a transaction, `last` sends its COMMIT in the
+   * same round trip (the transaction then runs nothing more).
+   */
+  copyOut(text: string, options?: { last?: boolean }): Promise<CopyRows>;
+  /** `COPY … FROM STDIN` fed with `rows`: how many rows the server took. `last` as for copyOut. */
+  copyIn(text: string, rows: CopyRows, options?: { last?: boolean }): Promise<number>;
   end(): Promise<void>;
 }
 
@@ -50,30 +72,177 @@ function dbConfig(env: EngineEnv, url: string): RacingDbConfig {
   };
 }
 
-type Queryable = { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
+type Queryable = {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(submittable: CopyQuery): unknown;
+};
 
-function sqlOn(client: Queryable, open: () => Promise<{ client: Queryable; release(): void }>, end: () => Promise<void>): Sql {
+/** What the driver's connection (pg's protocol layer) offers a submitted query for COPY. */
+type DriverConnection = {
+  query(text: string): void;
+  sendCopyFromChunk(chunk: unknown): void;
+  endCopyFrom(): void;
+  sendCopyFail(message: string): void;
+};
+
+/**
+ * One COPY statement on the driver's protocol layer (pg's Submittable interface, which the serverless
+ * driver keeps): `TO STDOUT` collects the CopyData messages, `FROM STDIN` sends the given ones then
+ * CopyDone. The driver calls `callback` once (its query timeout included) and the promise follows it.
+ */
+class CopyQuery {
+  readonly done: Promise<CopyRows>;
+  callback!: (error: unknown, rows?: CopyRows) => void;
+  /** Received rows, copied out of the driver's receive buffer (which it reuses) as they arrive. */
+  private bytes = new Uint8Array(1 << 16);
+  private length = 0;
+  private count = 0;
+  private finished = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly input?: CopyRows,
+  ) {
+    this.done = new Promise<CopyRows>((resolve, reject) => {
+      this.callback = (error, rows) => (error ? reject(asError(error)) : resolve(rows!));
+    });
+  }
+
+  submit(connection: DriverConnection): void {
+    connection.query(this.text);
+  }
+  handleCopyInResponse(connection: DriverConnection): void {
+    if (!this.input) return connection.sendCopyFail('COPY FROM STDIN without rows');
+    const { bytes } = this.input;
+    for (let at = 0; at < bytes.length; at += COPY_MESSAGE_BYTES) {
+      connection.sendCopyFromChunk(copyDataPayload(bytes.subarray(at, Math.min(bytes.length, at + COPY_MESSAGE_BYTES))));
+    }
+    connection.endCopyFrom();
+  }
+  handleCopyData(message: { chunk: Uint8Array }): void {
+    const chunk = message.chunk;
+    if (this.length + chunk.length > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + chunk.length));
+      grown.set(this.bytes.subarray(0, this.length));
+      this.bytes = grown;
+    }
+    this.bytes.set(chunk, this.length);
+    this.length += chunk.length;
+  }
+  handleCommandComplete(message: { text?: string }): void {
+    const match = /^COPY (\d+)/.exec(message.text ?? '');
+    if (match) this.count = Number(match[1]);
+  }
+  handleError(error: unknown): void {
+    this.finish(error);
+  }
+  handleReadyForQuery(): void {
+    this.finish(null);
+  }
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+
+  private finish(error: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.callback(error, error ? undefined : { bytes: this.bytes.subarray(0, this.length), count: this.count });
+  }
+}
+
+/** CopyData messages sent for a COPY FROM STDIN carry up to this many bytes each. */
+const COPY_MESSAGE_BYTES = 1 << 18;
+
+/** A CopyData payload as the driver's message writer takes one: its length, and copy() into its buffer. */
+function copyDataPayload(bytes: Uint8Array) {
+  return {
+    length: bytes.length,
+    copy(target: Uint8Array, offset: number) {
+      target.set(bytes, offset);
+      return bytes.length;
+    },
+  };
+}
+
+function asError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  const message = typeof error === 'object' && error && 'message' in error ? String(error.message) : String(error);
+  return Object.assign(new Error(message), typeof error === 'object' ? error : {});
+}
+
+function copy(client: Queryable, text: string, input?: CopyRows): Promise<CopyRows> {
+  const query = new CopyQuery(text, input);
+  client.query(query);
+  return query.done;
+}
+
+function sqlOn(client: Queryable, open: () => Promise<{ client: Queryable; release(err?: boolean): void }>, end: () => Promise<void>): Sql {
+  const onOwnClient = async <T>(work: (client: Queryable) => Promise<T>): Promise<T> => {
+    const conn = await open();
+    let failed = false;
+    try {
+      return await work(conn.client);
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      // A COPY that failed may have left the protocol mid-stream: that connection is not reused.
+      conn.release(failed || undefined);
+    }
+  };
   const sql: Sql = {
     async query<T extends Row>(text: string, values?: unknown[]) {
       return (await client.query(text, values)).rows as T[];
     },
+    // A COPY holds its connection until ReadyForQuery: on a pool it runs on a client of its own.
+    async copyOut(text) {
+      return onOwnClient((c) => copy(c, text));
+    },
+    async copyIn(text, rows) {
+      return (await onOwnClient((c) => copy(c, text, rows))).count;
+    },
     async transaction(work, options = {}) {
       const conn = await open();
       let broken = false;
+      // BEGIN (with the statement timeout and the caller's extra SQL) goes in the same round trip as
+      // the transaction's first statement when that is a COPY (a simple query too), else just before it.
+      let pending: string | null = [
+        `BEGIN${options.repeatableRead ? ' ISOLATION LEVEL REPEATABLE READ' : ''}${options.readOnly ? ' READ ONLY' : ''}`,
+        ...(options.statementTimeoutMs ? [`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`] : []),
+        ...(options.begin ? [options.begin] : []),
+      ].join('; ');
+      let committed = false;
+      const withPending = (text: string, last: boolean | undefined) => {
+        const full = [pending, text, last ? 'COMMIT' : null].filter(Boolean).join('; ');
+        pending = null;
+        if (last) committed = true;
+        return full;
+      };
+      const tx: Sql = {
+        async query<T extends Row>(text: string, values?: unknown[]) {
+          if (committed) throw new Error('the transaction has committed');
+          if (pending) await conn.client.query(withPending('', false));
+          return (await conn.client.query(text, values)).rows as T[];
+        },
+        copyOut: (text, copyOptions) => copy(conn.client, withPending(text, copyOptions?.last)),
+        async copyIn(text, rows, copyOptions) {
+          return (await copy(conn.client, withPending(text, copyOptions?.last), rows)).count;
+        },
+        transaction: (inner) => inner(tx),
+        end: () => Promise.resolve(),
+      };
       try {
-        await conn.client.query(options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
-        if (options.statementTimeoutMs) {
-          await conn.client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`);
-        }
-        const tx = sqlOn(conn.client, () => Promise.resolve({ client: conn.client, release: () => {} }), () => Promise.resolve());
         const result = await work(tx);
-        await conn.client.query('COMMIT');
+        if (!committed && !pending) await conn.client.query('COMMIT');
         return result;
       } catch (error) {
-        try {
-          await conn.client.query('ROLLBACK');
-        } catch {
-          broken = true;
+        if (!pending) {
+          try {
+            await conn.client.query('ROLLBACK');
+          } catch {
+            broken = true;
+          }
         }
         throw error;
       } finally {

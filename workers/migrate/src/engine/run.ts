@@ -7,6 +7,7 @@ import {
   chunkSizeOf,
   copyChunk,
   phasesOf,
+  type SourcePage,
   readCopyPage,
 } from './copy';
 import type { Sql } from './db';
@@ -50,11 +51,15 @@ export async function runStep(source: Sql, dest: Sql, plan: RunPlan, tables: Pre
  * cursor elsewhere and it rolls back as stale. Outcomes come back in cursor order. Chunks of the
  * next table start only once this table's last chunk is committed (its foreign keys need the
  * parents' mappings); tables matched by natural key and backfill phases go one chunk at a time.
+ * The source is read one page ahead at all times: the next page's read starts as soon as the page
+ * before it arrives, whatever the destination is doing, so reading and writing overlap fully.
  */
 export class CopyPipeline {
   private readonly queue: { phase: Phase; result: Promise<ChunkResult> }[] = [];
   /** Where the next launch starts (the last launched page's last key), and whether pages remain. */
   private ahead: { table: string; cursor: string | null; more: boolean } | null = null;
+  /** The page being read ahead: the one starting after `from` of `table`. */
+  private readAhead: { table: string; from: string | null; page: Promise<SourcePage> } | null = null;
 
   constructor(
     private readonly source: Sql,
@@ -82,8 +87,25 @@ export class CopyPipeline {
   /** Waits for every chunk in flight (committed or not: the destination's cursors say which). */
   async drain(): Promise<void> {
     const pending = this.queue.splice(0);
+    const reading = this.readAhead?.page;
     this.ahead = null;
-    await Promise.allSettled(pending.map((p) => p.result));
+    this.readAhead = null;
+    await Promise.allSettled([...pending.map((p) => p.result), ...(reading ? [reading] : [])]);
+  }
+
+  /** The page after `from`: the one read ahead when it is that page, else read now. */
+  private page(table: PreparedTable, from: string | null, limit: number): Promise<SourcePage> {
+    const ahead = this.readAhead;
+    this.readAhead = null;
+    if (ahead && ahead.table === table.plan.destTable && ahead.from === from) return ahead.page;
+    return readCopyPage(this.source, table, from, limit);
+  }
+
+  private readNext(table: PreparedTable, from: string | null, limit: number): void {
+    const page = readCopyPage(this.source, table, from, limit);
+    // Awaited by the next launch or drain(); never an unhandled rejection meanwhile.
+    page.catch(() => undefined);
+    this.readAhead = { table: table.plan.destTable, from, page };
   }
 
   private async fill(phase: Phase, cursors: CursorRow[]): Promise<void> {
@@ -98,12 +120,13 @@ export class CopyPipeline {
     const depth = table.plan.naturalKey?.length ? 1 : this.depth;
     while (this.queue.length < depth && this.ahead.more) {
       const from: string | null = this.ahead.cursor;
-      const page = await readCopyPage(this.source, table, from, limit);
+      const page = await this.page(table, from, limit);
       const result = copyChunk(this.source, this.dest, this.plan, table, from, limit, { page });
       // Awaited by step() or drain(); never an unhandled rejection meanwhile.
       result.catch(() => undefined);
       this.queue.push({ phase, result });
       this.ahead = { table: phase.table, cursor: page.last ?? from, more: page.rows === limit };
+      if (this.ahead.more) this.readNext(table, this.ahead.cursor, limit);
     }
   }
 }

@@ -17,7 +17,15 @@ export type EngineEnv = {
   DATABASE_URL: string;
   PG_WS_PROXY?: string;
   MIGRATE_ALLOWED_HOSTS?: string;
+  /**
+   * `off` keeps every chunk on the one-statement path: for a destination that cannot take
+   * `COPY … FROM STDIN` (the embedded development database). Anything else allows the direct path.
+   */
+  MIGRATE_DIRECT_COPY?: string;
 };
+
+/** Whether runs may copy fresh rows by COPY (see EngineEnv.MIGRATE_DIRECT_COPY). */
+export const directCopyAllowed = (env: EngineEnv): boolean => env.MIGRATE_DIRECT_COPY?.trim().toLowerCase() !== 'off';
 
 /** Which database an introspection reads: a configuration's source, or the destination. */
 export type DbTarget = Connection | 'destination';
