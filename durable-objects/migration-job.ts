@@ -132,9 +132,17 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
       source = openSource(this.env, plan.source);
       dest = openDestination(this.env);
       if (!stored.tables) {
-        const tables = await prepareTables(source, dest, plan, { directCopy: directCopyAllowed(this.env) });
+        // The source's row counts are read while the plan is checked; a plan that does not fit is
+        // reported as such, whatever the count found.
+        const [prepared, counted] = await Promise.allSettled([
+          prepareTables(source, dest, plan, { directCopy: directCopyAllowed(this.env) }),
+          sourceTotals(source, plan),
+        ]);
+        if (prepared.status === 'rejected') throw prepared.reason;
+        if (counted.status === 'rejected') throw counted.reason;
+        const tables = prepared.value;
+        const totals = counted.value;
         const cursors = await openCursors(dest, plan);
-        const totals = await sourceTotals(source, plan);
         const state = this.cancelRequested() ? 'cancelling' : 'running';
         stored = { ...stored, tables, cursors, totals, state, startedAt: stored.startedAt ?? new Date().toISOString() };
         this.save(stored);

@@ -27,6 +27,10 @@ export async function machinePostgres({ role, password, database }: MachineDatab
       IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${role}') THEN
         CREATE ROLE ${role} LOGIN PASSWORD '${password}';
       END IF;
+      -- CHECKPOINT between measured runs (PostgreSQL 15 and later).
+      IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'pg_checkpoint') THEN
+        GRANT pg_checkpoint TO ${role};
+      END IF;
     END $$;`,
   ]);
   const exists = asPostgres(['-tAc', `SELECT 1 FROM pg_database WHERE datname = '${database}'`]).trim();

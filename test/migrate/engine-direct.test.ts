@@ -29,6 +29,7 @@ function spied(inner: Sql) {
       if (text.includes('string_to_table')) seen.statementPath++;
       return sql.query(text, values);
     },
+    queryAndCommit: (text) => sql.queryAndCommit(text),
     copyOut: (text, options) => sql.copyOut(text, options),
     copyIn: (text: string, rows: CopyRows, options) => {
       seen.copyIn++;

@@ -175,31 +175,36 @@ export class InjectedFault extends Error {
  */
 export function faulty(inner: Sql, failAt: number, mode: 'before' | 'after' = 'before'): { sql: Sql; statements: () => number } {
   let n = 0;
+  // Each statement keeps its own number: with two chunks in flight, `n` moves on while one awaits.
   const hit = async <T>(run: () => Promise<T>): Promise<T> => {
-    n++;
-    if (n === failAt && mode === 'before') throw new InjectedFault(n);
+    const mine = ++n;
+    if (mine === failAt && mode === 'before') throw new InjectedFault(mine);
     const result = await run();
-    if (n === failAt && mode === 'after') throw new InjectedFault(n);
+    if (mine === failAt && mode === 'after') throw new InjectedFault(mine);
     return result;
   };
   const wrap = (sql: Sql, inTx: boolean): Sql => ({
     query: (text, values) => hit(() => sql.query(text, values)),
+    queryAndCommit: (text) => hit(() => sql.queryAndCommit(text)),
     copyOut: (text, options) => hit(() => sql.copyOut(text, options)),
     copyIn: (text, rows, options) => hit(() => sql.copyIn(text, rows, options)),
     transaction: (work, options) => {
       if (inTx) return sql.transaction(work, options);
       // BEGIN and COMMIT count as statements; a fault on COMMIT 'after' means the commit happened.
-      return hit(async () => undefined).then(() =>
-        sql.transaction(async (tx) => {
-          const result = await work(wrap(tx, true));
-          n++;
-          if (n === failAt && mode === 'before') throw new InjectedFault(n);
-          return result;
-        }, options).then((result) => {
-          if (n === failAt && mode === 'after') throw new InjectedFault(n);
-          return result;
-        }),
-      );
+      return hit(async () => undefined).then(() => {
+        let commit = 0;
+        return sql
+          .transaction(async (tx) => {
+            const result = await work(wrap(tx, true));
+            commit = ++n;
+            if (commit === failAt && mode === 'before') throw new InjectedFault(commit);
+            return result;
+          }, options)
+          .then((result) => {
+            if (commit === failAt && mode === 'after') throw new InjectedFault(commit);
+            return result;
+          });
+      });
     },
     end: () => sql.end(),
   });

@@ -90,7 +90,7 @@ export async function prepareTables(
   plan: RunPlan,
   options: { validate?: boolean; directCopy?: boolean } = {},
 ): Promise<PreparedTable[]> {
-  const [sourceSchema, destSchema] = [await introspectSql(source), await introspectSql(dest, { hideEngineTables: true })];
+  const [sourceSchema, destSchema] = await Promise.all([introspectSql(source), introspectSql(dest, { hideEngineTables: true })]);
   const errors = validatePlan(plan.tables, sourceSchema, destSchema).filter(
     (i) => i.level === 'error' && (options.validate !== false || /does not exist/.test(i.message)),
   );
@@ -381,7 +381,7 @@ const producing = (cursor: string) => `hashtextextended($4 || ':' || $2 || ':' |
 
 /** The same lock's key with literal values, for a transaction that takes it before its first statement. */
 function producingKey(runId: string, table: string, cursor: string | null): string {
-  return `hashtextextended(${literal(`${runId}:${table}:${cursor ?? ''}`)}, 0)`;
+  return `hashtextextended(${simpleLiteral(`${runId}:${table}:${cursor ?? ''}`)}, 0)`;
 }
 
 /**
@@ -501,18 +501,24 @@ async function readDirectPage(source: Sql, table: PreparedTable, cursor: string 
   const values = plan.columns.map((c) => {
     const type = table.destTypes[c.dest]!;
     if (table.deferred.includes(c.dest)) return `NULL::${type}`;
-    // A value already of the destination's type goes as it is (its text through ::text and back is itself).
+    // A value already of the destination's type goes as it is (its text through ::text and back is
+    // itself), an integer into another integer type by a direct cast (the same value or error).
     if (!c.transform && table.sourceTypes[c.source] === type) return ident(c.source);
+    if (!c.transform && INTEGER_TYPES.has(table.sourceTypes[c.source] ?? '') && INTEGER_TYPES.has(type)) return `${ident(c.source)}::${type}`;
     return valueExpression(`${ident(c.source)}::text`, type, c.transform);
   });
   return source.transaction(
     async (tx) => {
+      // The ids' list is built only when they have gaps (a subquery in CASE runs only when reached).
       const [head] = await tx.query<{ n: number; lo: string | null; hi: string | null; keys: string | null }>(
-        `SELECT count(*)::int AS n, min(k)::text AS lo, max(k)::text AS hi,
-           CASE WHEN max(k) - min(k) + 1 = count(*) THEN NULL ELSE '{' || string_agg(k::text, ',' ORDER BY k) || '}' END AS keys,
+        `WITH page AS MATERIALIZED (
+           SELECT ${key} AS k FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset} ORDER BY ${key} LIMIT $${params.length}
+         ),
+         span AS (SELECT count(*)::int AS n, min(k) AS lo, max(k) AS hi FROM page)
+         SELECT n, lo::text AS lo, hi::text AS hi,
+           CASE WHEN hi - lo + 1 = n THEN NULL ELSE (SELECT '{' || string_agg(k::text, ',' ORDER BY k) || '}' FROM page) END AS keys,
            (SELECT ${DIRECT_READ_SETTINGS}) IS NOT NULL AS settings
-         FROM (SELECT ${key} AS k FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset}
-               ORDER BY ${key} LIMIT $${params.length}) page`,
+         FROM span`,
         params,
       );
       const rows = Number(head?.n ?? 0);
@@ -544,6 +550,74 @@ class NotFresh extends Error {}
 const NOT_FRESH_MARKER = 'migration chunk is not fresh';
 
 /**
+ * The statement that ends a direct chunk, after its COPY in the same transaction (see directChunk).
+ * Parameters: $1 config, $2 destination table, $3 source table, $4 run, $5 the source ids when they
+ * are not $9…$11 without a gap, $6 finished, $7 the new cursor, $8 rows, $10 the old cursor.
+ */
+export function directStatement(table: PreparedTable): string {
+  const plan = table.plan;
+  const destKey = ident(plan.destKey);
+  return `WITH fresh AS (
+    SELECT NOT (${rowsExist('$1::integer', '$2::text')} OR ${rangesOverlap('$1::integer', '$2::text', '$9::bigint', '$11::bigint')}) AS yes
+  ),
+  -- The rows this transaction inserted: its xmin, the highest ids up to the sequence's current value.
+  mine AS NOT MATERIALIZED (
+    SELECT t.${destKey}::bigint AS dest_num FROM ${ident(plan.destTable)} t
+    WHERE t.${destKey} <= (SELECT currval(${literal(table.sequence!)})) AND t.xmin = pg_current_xact_id()::xid
+    ORDER BY t.${destKey} DESC LIMIT $8
+  ),
+  span AS (SELECT count(*)::int AS n, min(dest_num) AS lo, max(dest_num) AS hi FROM mine),
+  -- The usual chunk: source ids $9…$11 without a gap became as many consecutive ids: one range.
+  whole AS (
+    SELECT coalesce($5::bigint[] IS NULL AND n = $8 AND hi - lo + 1 = n AND $11::bigint - $9::bigint + 1 = n, false) AS yes, lo FROM span
+  ),
+  whole_range AS (
+    INSERT INTO migration_id_ranges (config_id, dest_table, source_lo, source_hi, dest_lo, source_table, run_id)
+    SELECT $1::integer, $2::text, $9::bigint, $11::bigint, w.lo, $3::text, $4::text FROM whole w WHERE w.yes
+    ON CONFLICT DO NOTHING RETURNING source_hi - source_lo + 1 AS n
+  ),
+  -- Otherwise source ids and new ids paired in order, recorded as runs.
+  ours AS (SELECT dest_num, row_number() OVER (ORDER BY dest_num) AS ord FROM mine WHERE NOT (SELECT yes FROM whole)),
+  src AS (
+    SELECT u.k AS src_num, u.o AS ord
+    FROM unnest(coalesce($5::bigint[], ARRAY(SELECT generate_series($9::bigint, $11::bigint)))) WITH ORDINALITY AS u(k, o)
+    WHERE NOT (SELECT yes FROM whole)
+  ),
+  chunk_maps AS (
+    SELECT s.src_num::text AS src_id, s.src_num, o.dest_num::text AS dest_id, o.dest_num FROM src s JOIN ours o ON o.ord = s.ord
+  )${recordMappings('chunk_maps', '$1::integer', '$2::text', '$3::text', '$4::text')},
+  counts AS (
+    SELECT (SELECT n FROM span) AS inserted, 0 AS updated, 0 AS unresolved,
+      ((SELECT n FROM mapped) + (SELECT coalesce(sum(n), 0) FROM whole_range))::int AS mapped
+  ),
+  ${COPY_CURSOR_GUARD}
+  SELECT counts.*, (SELECT row_to_json(guard) FROM guard) AS cursor_row,
+    CASE WHEN NOT (SELECT yes FROM fresh) THEN ('${NOT_FRESH_MARKER} ' || random()::text)::int END AS fresh_check,
+    ${STALE_CHECK},
+    CASE WHEN counts.inserted <> $8 OR counts.mapped <> $8 THEN ('direct copy inserted ' || counts.inserted || ' rows, mapped ' || counts.mapped || ' of ' || $8)::int END AS count_check
+  FROM counts`;
+}
+
+/**
+ * `text` with its parameters $1…$n written in as literals, for a statement sent with its COMMIT as
+ * one simple query: only values the engine produced (numbers, booleans, its own texts), each quoted.
+ */
+function inlineParameters(text: string, values: unknown[]): string {
+  return text.replace(/\$(\d+)\b/g, (_, n: string) => {
+    const value = values[Number(n) - 1];
+    if (value === null || value === undefined) return 'NULL';
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    if (typeof value === 'boolean') return String(value);
+    return simpleLiteral(String(value));
+  });
+}
+
+/** A string literal read the same whatever the server's standard_conforming_strings. */
+function simpleLiteral(value: string): string {
+  return value.includes('\\') ? `E${literal(value.replaceAll('\\', '\\\\'))}` : literal(value);
+}
+
+/**
  * A direct chunk (see `directShape`), one destination transaction: COPY the converted rows into the
  * table, their ids from its default (the sequence); then one statement that fails — undoing the
  * COPY — when a mapping already covers any of the page's source ids (NotFresh: the statement path
@@ -561,31 +635,7 @@ async function directChunk(
   page: SourcePage,
 ): Promise<ChunkResult> {
   const plan = table.plan;
-  const destKey = ident(plan.destKey);
-  const guarded = `WITH fresh AS (
-    SELECT NOT (${rowsExist('$1::integer', '$2::text')} OR ${rangesOverlap('$1::integer', '$2::text', '$9::bigint', '$11::bigint')}) AS yes
-  ),
-  ours AS (
-    SELECT x.dest_num, row_number() OVER (ORDER BY x.dest_num) AS ord FROM (
-      SELECT t.${destKey}::bigint AS dest_num FROM ${ident(plan.destTable)} t
-      WHERE t.${destKey} <= (SELECT currval(${literal(table.sequence!)})) AND t.xmin = pg_current_xact_id()::xid
-      ORDER BY t.${destKey} DESC LIMIT $8
-    ) x
-  ),
-  src AS (
-    SELECT u.k AS src_num, u.o AS ord
-    FROM unnest(coalesce($5::bigint[], ARRAY(SELECT generate_series($9::bigint, $11::bigint)))) WITH ORDINALITY AS u(k, o)
-  ),
-  chunk_maps AS (
-    SELECT s.src_num::text AS src_id, s.src_num, o.dest_num::text AS dest_id, o.dest_num FROM src s JOIN ours o ON o.ord = s.ord
-  )${recordMappings('chunk_maps', '$1::integer', '$2::text', '$3::text', '$4::text')},
-  counts AS (SELECT (SELECT count(*) FROM ours)::int AS inserted, 0 AS updated, 0 AS unresolved, (SELECT n FROM mapped) AS mapped),
-  ${COPY_CURSOR_GUARD}
-  SELECT counts.*, (SELECT row_to_json(guard) FROM guard) AS cursor_row,
-    CASE WHEN NOT (SELECT yes FROM fresh) THEN ('${NOT_FRESH_MARKER} ' || random()::text)::int END AS fresh_check,
-    ${STALE_CHECK},
-    CASE WHEN counts.inserted <> $8 OR counts.mapped <> $8 THEN ('direct copy inserted ' || counts.inserted || ' rows, mapped ' || counts.mapped || ' of ' || $8)::int END AS count_check
-  FROM counts`;
+  const guarded = directStatement(table);
   const next = page.last ?? cursor;
   let result: CopyCounts | null;
   try {
@@ -594,7 +644,7 @@ async function directChunk(
       const columns = plan.columns.map((c) => ident(c.dest)).join(', ');
       const copied = await tx.copyIn(`COPY ${ident(plan.destTable)} (${columns}) FROM STDIN`, page.copy!);
       if (copied !== page.rows) throw new Error(`direct copy took ${copied} of ${page.rows} rows`);
-      const [row] = await tx.query<CopyCounts>(guarded, [
+      const [row] = await tx.queryAndCommit<CopyCounts>(inlineParameters(guarded, [
         run.configId, // $1
         plan.destTable, // $2
         plan.sourceTable, // $3
@@ -606,7 +656,7 @@ async function directChunk(
         page.lo, // $9
         cursor, // $10 old cursor
         page.hi, // $11
-      ]);
+      ]));
       return row;
     });
   } catch (error) {

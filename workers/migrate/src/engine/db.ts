@@ -15,6 +15,11 @@ export type CopyRows = { readonly bytes: Uint8Array; readonly count: number };
 /** Parameterised SQL on one database; `transaction` runs on one connection between BEGIN and COMMIT. */
 export interface Sql {
   query<T extends Row = Row>(text: string, values?: unknown[]): Promise<T[]>;
+  /**
+   * In a transaction, its last statement, sent as a simple query (no parameters: `text` holds only
+   * values the engine wrote) with COMMIT in the same round trip: its rows.
+   */
+  queryAndCommit<T extends Row = Row>(text: string): Promise<T[]>;
   transaction<T>(
     work: (tx: Sql) => Promise<T>,
     options?: {
@@ -195,6 +200,7 @@ function sqlOn(client: Queryable, open: () => Promise<{ client: Queryable; relea
     async query<T extends Row>(text: string, values?: unknown[]) {
       return (await client.query(text, values)).rows as T[];
     },
+    queryAndCommit: () => Promise.reject(new Error('queryAndCommit outside a transaction')),
     // A COPY holds its connection until ReadyForQuery: on a pool it runs on a client of its own.
     async copyOut(text) {
       return onOwnClient((c) => copy(c, text));
@@ -224,6 +230,13 @@ function sqlOn(client: Queryable, open: () => Promise<{ client: Queryable; relea
           if (committed) throw new Error('the transaction has committed');
           if (pending) await conn.client.query(withPending('', false));
           return (await conn.client.query(text, values)).rows as T[];
+        },
+        async queryAndCommit<T extends Row>(text: string) {
+          if (committed) throw new Error('the transaction has committed');
+          const results = (await conn.client.query(withPending(text, true))) as unknown as { rows: unknown[] }[] | { rows: unknown[] };
+          const all = Array.isArray(results) ? results : [results];
+          // BEGIN's results come first when it went in the same message; the statement's are before COMMIT's.
+          return (all.at(-2)?.rows ?? []) as T[];
         },
         copyOut: (text, copyOptions) => copy(conn.client, withPending(text, copyOptions?.last)),
         async copyIn(text, rows, copyOptions) {

@@ -4,6 +4,8 @@ import { type Connection, type EngineEnv, FilterError } from './types';
 // Operator-typed WHERE conditions on the source. They only ever run as one statement (the
 // extended protocol refuses a second), inside a READ ONLY transaction with a statement timeout;
 // before that a lexical check refuses what is not a plain condition, so the error is clear.
+// The direct copy path's `COPY … TO STDOUT` (a simple query, which could hold several statements)
+// never carries a filter: it names its rows by the ids that a filtered, parameterised query returned.
 
 export const FILTER_MAX_LENGTH = 2_000;
 export const FILTER_TIMEOUT_MS = 5_000;
