@@ -39,7 +39,7 @@ const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string) => Promi
   migrate: async (persistTo) => {
     await seedMigrateAuthAccounts();
     await seedMigrateDevData(DEV_LEGACY_CONNECTION, persistTo);
-    return 'active configuration on the legacy source database; Operator and Viewer accounts (see workers/migrate/README.md)';
+    return 'active configuration on the legacy source database, a sync job of its trainers every 5 minutes; Operator and Viewer accounts (see workers/migrate/README.md)';
   },
 };
 
@@ -95,6 +95,13 @@ async function main() {
     serviceVars.mail = ['--var', `GRAPH_BASE_URL:${graphStandin.graphBaseUrl}`, '--var', `IDENTITY_BASE_URL:${graphStandin.identityBaseUrl}`, '--var', 'MAIL_DEV_AUTO_CONNECT:true', '--var', 'MAIL_ASSISTANT_ADMINS:demo@example.com'];
   }
   await Promise.all(workers.map((worker) => startWorker(worker, [...vars, ...(serviceVars[worker.name] ?? [])])));
+  // Local workerd does not fire Cron Triggers: the migration app's sync jobs get their minute tick here.
+  const migrate = workers.find((worker) => worker.name === 'migrate');
+  if (migrate) {
+    const tick = () => void fetch(`http://127.0.0.1:${migrate.port}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('* * * * *')}`).catch(() => undefined);
+    setInterval(tick, 60_000).unref();
+    step('cron       migrate: the sync job schedule ticks every minute');
+  }
 
   console.log('\nServing:');
   for (const worker of workers) console.log(`  ${worker.title.padEnd(42)} http://localhost:${worker.port}`);

@@ -2,12 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accountSql } from '../workers/auth/src/account-sql';
 import { sealPassword } from '../workers/migrate/src/sealing';
+import { LEGACY_MAPPING } from './racing/legacy-mapping';
 import { ROOT, devStateDir, executeD1 } from './workers';
 
 /**
  * Development data of the migration app: its site at the authentication service (role vocabulary
- * Admin, Operator, Viewer) with an Operator and a Viewer account, and one active configuration
- * pointing at the legacy source database the dev runner starts. Idempotent.
+ * Admin, Operator, Viewer) with an Operator and a Viewer account, one active configuration
+ * pointing at the legacy source database the dev runner starts, its mapping document, and one
+ * enabled sync job copying its trainers every 5 minutes. Idempotent.
  */
 
 export const MIGRATE_SITE = 'migrate';
@@ -71,9 +73,24 @@ export async function configurationSql(source: SourceDatabase, encryptionKey: st
   ];
 }
 
-/** The active development configuration in the migrate Worker's local D1. */
+export const DEV_SYNC_JOB = { name: 'Trainers from the legacy system (development)', tables: ['trainer'], intervalMinutes: 5 } as const;
+
+/**
+ * SQL giving the configuration of `source` the legacy mapping document (for its sync jobs) and the
+ * development sync job, due at once, when it has none by that name.
+ */
+export function syncJobSql(source: SourceDatabase, now = Date.now()): string[] {
+  const config = `(SELECT id FROM configurations WHERE host = ${text(source.host)} AND port = ${source.port} AND database = ${text(source.database)})`;
+  return [
+    `INSERT INTO sync_schema_files (config_id, document, uploaded_by, uploaded_at) SELECT ${config}, ${text(JSON.stringify(LEGACY_MAPPING))}, 'development seed', ${now} WHERE ${config} IS NOT NULL ON CONFLICT(config_id) DO NOTHING`,
+    `INSERT INTO sync_jobs (name, config_id, tables, patch_mode, interval_minutes, enabled, next_run_at, created_at, updated_at) SELECT ${text(DEV_SYNC_JOB.name)}, ${config}, ${text(JSON.stringify(DEV_SYNC_JOB.tables))}, 0, ${DEV_SYNC_JOB.intervalMinutes}, 1, ${now}, ${now}, ${now} WHERE ${config} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sync_jobs WHERE name = ${text(DEV_SYNC_JOB.name)})`,
+  ];
+}
+
+/** The active development configuration and its sync job in the migrate Worker's local D1. */
 export async function seedMigrateDevData(source: SourceDatabase, persistTo = devStateDir('migrate')): Promise<void> {
-  executeD1('workers/migrate/wrangler.toml', 'DB', await configurationSql(source, devVar('migrate', 'CONFIG_ENCRYPTION_KEY')), { persistTo });
+  const statements = [...(await configurationSql(source, devVar('migrate', 'CONFIG_ENCRYPTION_KEY'))), ...syncJobSql(source)];
+  executeD1('workers/migrate/wrangler.toml', 'DB', statements, { persistTo });
 }
 
 /** A value from the environment, else from workers/<service>/.dev.vars (then .dev.vars.example). */

@@ -120,3 +120,47 @@ export const rateLimits = sqliteTable('rate_limits', {
   windowStart: integer('window_start').notNull(),
   count: integer('count').notNull(),
 });
+
+export const SYNC_RUN_STATUSES = ['queued', 'running', 'cancelling', 'cancelled', 'completed', 'failed'] as const;
+
+/**
+ * A stored, scheduled copy of source tables of a configuration into the destination, run by the
+ * MigrationJob Durable Object. `next_run_at` is null while the job is disabled.
+ */
+export const syncJobs = sqliteTable(
+  'sync_jobs',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    configId: integer('config_id')
+      .notNull()
+      .references(() => configurations.id, { onDelete: 'cascade' }),
+    /** JSON string[] of source tables. */
+    tables: text('tables').notNull().default('[]'),
+    patchMode: integer('patch_mode', { mode: 'boolean' }).notNull().default(false),
+    intervalMinutes: integer('interval_minutes').notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(false),
+    nextRunAt: integer('next_run_at'),
+    /** The MigrationJob run id of the current or last run. */
+    lastRunId: text('last_run_id'),
+    lastRunAt: integer('last_run_at'),
+    /** The last known state of that run. */
+    lastStatus: text('last_status', { enum: SYNC_RUN_STATUSES }),
+    /** Why the last start or run failed; null after a run that started or completed. */
+    lastError: text('last_error'),
+    createdAt: integer('created_at').notNull().default(now),
+    updatedAt: integer('updated_at').notNull().default(now),
+  },
+  (t) => [index('sync_jobs_due').on(t.enabled, t.nextRunAt), index('sync_jobs_config').on(t.configId)],
+);
+
+/** The mapping document uploaded for a configuration's sync jobs (Sync/UploadSchema), one per configuration. */
+export const syncSchemaFiles = sqliteTable('sync_schema_files', {
+  configId: integer('config_id')
+    .primaryKey()
+    .references(() => configurations.id, { onDelete: 'cascade' }),
+  /** JSON MappingDocument. */
+  document: text('document').notNull(),
+  uploadedBy: text('uploaded_by').notNull(),
+  uploadedAt: integer('uploaded_at').notNull().default(now),
+});

@@ -23,6 +23,12 @@ export const TEST_ACCOUNTS = {
   routesViewer: { email: 'routes-viewer@example.com', password: 'routes-viewer-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'user', siteRole: 'Viewer' },
   wizardOperator: { email: 'wizard-operator@example.com', password: 'wizard-operator-password', totpSecret: 'GAYTEMZUGU3DOOBZGAYTEMZUGU3DOOBZ', role: 'user', siteRole: 'Operator' },
   wizardViewer: { email: 'wizard-viewer@example.com', password: 'wizard-viewer-password', totpSecret: 'MZXW6YTBOI2TEMZUGU3DOOBZGEZDGNBV', role: 'user', siteRole: 'Viewer' },
+  meetingsAdmin: { email: 'meetings-admin@example.com', password: 'meetings-admin-password', totpSecret: 'AMXPQOTT35ALDCPWZUGYZ2YFEQRIIIHE', role: 'admin' },
+  meetingsOperator: { email: 'meetings-operator@example.com', password: 'meetings-operator-password', totpSecret: 'ZR3A3427XM7P3UZGQJPPLV5754L5Y5LH', role: 'user', siteRole: 'Operator' },
+  meetingsViewer: { email: 'meetings-viewer@example.com', password: 'meetings-viewer-password', totpSecret: 'AKFN7P2UNFYW4PPDDB6TCPU7HP5RE6J2', role: 'user', siteRole: 'Viewer' },
+  syncAdmin: { email: 'sync-admin@example.com', password: 'sync-admin-password', totpSecret: '36IZS5NAMZGCN7WCEOO4W4I24EK6CFDA', role: 'admin' },
+  syncOperator: { email: 'sync-operator@example.com', password: 'sync-operator-password', totpSecret: 'PVYYA6E3QLHKGH5IKJAGSBRH3SA4QBUC', role: 'user', siteRole: 'Operator' },
+  syncViewer: { email: 'sync-viewer@example.com', password: 'sync-viewer-password', totpSecret: 'QIRSEMU6EMWJ44CJW2P22IXAOTY6VMTT', role: 'user', siteRole: 'Viewer' },
 } as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user'; siteRole?: 'Admin' | 'Operator' | 'Viewer' }>;
 
 export type TestAccountName = keyof typeof TEST_ACCOUNTS;

@@ -94,12 +94,12 @@ export async function signIn(name: TestAccountName): Promise<Client> {
 
 /** Runs a request against the app with some bindings replaced; its background work is awaited. */
 export async function withEnv(client: Client, path: string, init: RequestInit, overrides: Record<string, unknown>): Promise<Response> {
-  const { default: app } = await import('../../workers/migrate/src/index');
+  const { default: worker } = await import('../../workers/migrate/src/index');
   const pending: Promise<unknown>[] = [];
   const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} };
   const headers = new Headers(init.headers);
   headers.set('cookie', [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-  const res = await app.request(`${BASE}${path}`, { ...init, headers }, { ...env, ...overrides }, ctx);
+  const res = await worker.fetch(new Request(`${BASE}${path}`, { ...init, headers }), { ...env, ...overrides } as Env, ctx);
   await Promise.allSettled(pending);
   return res;
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import app from '../../workers/migrate/src/index';
+import { createMigrateApp } from '../../workers/migrate/src/app';
 import { guardInfo, type Access } from '../../workers/migrate/src/guard';
 import { signIn } from './helpers';
+
+const app = createMigrateApp();
 
 /**
  * Who may call each route: the spec's table, with Viewer made read-only (anything that changes
@@ -64,11 +66,33 @@ const EXPECTED: Record<string, Access> = {
   'GET /Session': 'any',
   'GET /Session/Index': 'any',
   'POST /Session/Delete': 'operator',
+  'GET /Meetings': 'any',
+  'GET /Meetings/Races': 'any',
+  'GET /Meetings/Runners': 'any',
   'POST /api/configuration/test-connection': 'operator',
   'GET /api/migration/progress/:sessionId': 'any',
   'GET /api/migration/logs/:sessionId': 'any',
   'POST /api/table/test-filter': 'operator',
   'GET /api/table/info/:tableName': 'any',
+  'GET /Sync': 'any',
+  'GET /Sync/Index': 'any',
+  'GET /Sync/Create': 'any',
+  'GET /Sync/Edit/:id': 'any',
+  'POST /Sync/Save': 'operator',
+  'POST /Sync/Delete/:id': 'operator',
+  'POST /Sync/UploadSchema': 'operator',
+  'GET /Sync/Preview/:id': 'any',
+  'POST /api/sync/:id/toggle': 'operator',
+  'POST /api/sync/:id/run-now': 'operator',
+  'GET /api/sync/:id/session-status': 'any',
+  'GET /api/sync/status': 'any',
+  'GET /api/sync/tables': 'any',
+  'GET /api/sync/columns': 'any',
+  'GET /api/sync/destination-tables': 'any',
+  'GET /api/sync/destination-columns': 'any',
+  'GET /api/sync/schema-status': 'any',
+  'GET /api/sync/table-mappings': 'any',
+  'GET /api/sync/table-fks': 'any',
 };
 
 /** Every registered route (method + path) with the guards among its handlers. */

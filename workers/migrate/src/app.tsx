@@ -12,8 +12,10 @@ import { account } from './routes/account';
 import { api } from './routes/api';
 import { configuration } from './routes/configuration';
 import { home } from './routes/home';
+import { meetings } from './routes/meetings';
 import { migration } from './routes/migration';
 import { sessionRoutes } from './routes/session';
+import { sync } from './routes/sync';
 import { wizardJson } from './routes/wizard-json';
 import { errorAnswer } from './views/errors';
 
@@ -58,9 +60,11 @@ export function createMigrateApp() {
   app.route('/', home);
   app.route('/', configuration);
   app.route('/', migration);
+  app.route('/', meetings);
   app.route('/', sessionRoutes);
   app.route('/', wizardJson);
   app.route('/', api);
+  app.route('/', sync);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
   app.doc31('/openapi.json', {

@@ -1,7 +1,7 @@
 import { desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { configurations } from '../../../d1/migrate/schema';
 import { HttpError } from '../../shared/http-error';
-import type { MigrateContext, MigrateDb } from './context';
+import type { MigrateContext, MigrateDb, MigrateServices } from './context';
 import type { Connection, EngineEnv } from './engine/types';
 import { openPassword, sealPassword } from './sealing';
 
@@ -12,7 +12,7 @@ export type ConfigurationView = Omit<ConfigurationRow, 'passwordSealed'>;
 export type ConfigurationInput = { name: string; host: string; port: number; database: string; username: string; password: string };
 
 /** What the engine reads from this Worker's validated config. */
-export function engineEnv(c: MigrateContext): EngineEnv {
+export function engineEnv(c: MigrateServices): EngineEnv {
   const { config } = c.var;
   return { DATABASE_URL: config.DATABASE_URL, PG_WS_PROXY: config.PG_WS_PROXY, MIGRATE_ALLOWED_HOSTS: config.MIGRATE_ALLOWED_HOSTS.join(',') };
 }
@@ -23,7 +23,7 @@ export function hostAllowed(allowed: string[], host: string, port: number): bool
   return allowed.some((entry) => entry === name || entry === `${name}:${port}`);
 }
 
-export function assertHostAllowed(c: MigrateContext, host: string, port: number): void {
+export function assertHostAllowed(c: MigrateServices, host: string, port: number): void {
   if (!hostAllowed(c.var.config.MIGRATE_ALLOWED_HOSTS, host, port)) {
     throw new HttpError(400, 'host_not_allowed', `The host ${host}:${port} is not on this service's allowed hosts list (MIGRATE_ALLOWED_HOSTS).`);
   }
@@ -89,7 +89,7 @@ export async function setActiveConfiguration(db: MigrateDb, id: number): Promise
 }
 
 /** A configuration's connection with its password opened, after the allow-list check. */
-export async function connectionOf(c: MigrateContext, id: number): Promise<Connection> {
+export async function connectionOf(c: MigrateServices, id: number): Promise<Connection> {
   const row = await c.var.db.select().from(configurations).where(eq(configurations.id, id)).get();
   if (!row) throw new HttpError(404, 'not_found', `There is no configuration ${id}.`);
   assertHostAllowed(c, row.host, row.port);

@@ -53,11 +53,22 @@ export type MigrateEnv = {
 
 export type MigrateContext = Context<MigrateEnv>;
 
+/**
+ * What the app's logic reads besides the request: the bindings, the D1 handle and the validated
+ * config. A request's context is one; the scheduled handler builds one with `servicesOf`.
+ */
+export type MigrateServices = { env: Env; var: { db: MigrateDb; config: MigrateConfig } };
+
+export function servicesOf(env: Env): MigrateServices {
+  return { env, var: { db: drizzle(env.DB, { schema }), config: parseConfig(migrateConfigSchema, env) } };
+}
+
 /** Validated config and the D1 handle on `c.var`, once per request. */
 export function migrateServices(): MiddlewareHandler<MigrateEnv> {
   return async (c, next) => {
-    c.set('config', parseConfig(migrateConfigSchema, c.env));
-    c.set('db', drizzle(c.env.DB, { schema }));
+    const services = servicesOf(c.env);
+    c.set('config', services.var.config);
+    c.set('db', services.var.db);
     await next();
   };
 }

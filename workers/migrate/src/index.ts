@@ -1,7 +1,9 @@
 import { createMigrateApp } from './app';
+import { scheduled } from './sync-jobs';
 
 export { MigrationJob } from '../../../durable-objects/migration-job';
 
 const app = createMigrateApp();
 
-export default app;
+/** The Hono app, and the Cron Trigger's tick that starts the sync jobs that are due. */
+export default { fetch: app.fetch, scheduled } satisfies ExportedHandler<Env>;

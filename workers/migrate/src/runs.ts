@@ -1,14 +1,27 @@
 import { HttpError } from '../../shared/http-error';
 import { connectionOf, engineEnv } from './configurations';
-import type { MigrateContext } from './context';
+import type { MigrateContext, MigrateServices } from './context';
 import * as engine from './engine';
 import type { ForeignKey, MappingDocument, RunPlan, SchemaInfo, TablePlan } from './engine/types';
 import { asForeignKey, customForeignKeys, updateWizardSession, type WizardSession } from './wizard-sessions';
 
 /** The MigrationJob Durable Object of a run (one per run). */
-export function migrationJob(c: MigrateContext, runId: string) {
+export function migrationJob(c: Pick<MigrateServices, 'env'>, runId: string) {
   return c.env.MIGRATION_JOB.get(c.env.MIGRATION_JOB.idFromName(runId));
 }
+
+/** What a run is made of, whether a wizard session or a sync job asks for it. */
+export type RunSpec = {
+  /** The wizard session, or the sync job (`sync-job:<id>`), the run belongs to. */
+  sessionId: string;
+  configId: number;
+  plans: TablePlan[];
+  filters: Record<string, string>;
+  tableOrder: string[];
+  patchMode: boolean;
+  /** Foreign keys an operator added (destination terms). */
+  custom: ForeignKey[];
+};
 
 /** First plans for the selected tables: from the schema file where it names them, else suggested by name. */
 export function buildPlans(selected: string[], doc: MappingDocument | null, source: SchemaInfo, dest: SchemaInfo): TablePlan[] {
@@ -32,16 +45,20 @@ export function buildPlans(selected: string[], doc: MappingDocument | null, sour
   });
 }
 
-/** Destination FKs among the plans' tables, plus the session's custom ones. */
-export async function planForeignKeys(c: MigrateContext, session: WizardSession, dest: SchemaInfo): Promise<ForeignKey[]> {
-  const tables = new Set(session.plans.map((p) => p.destTable).filter(Boolean));
+/** Destination FKs among the plans' tables, plus the custom ones. */
+export function specForeignKeys(plans: TablePlan[], dest: SchemaInfo, custom: ForeignKey[]): ForeignKey[] {
+  const tables = new Set(plans.map((p) => p.destTable).filter(Boolean));
   const detected = dest.foreignKeys.filter((fk) => tables.has(fk.childTable) && tables.has(fk.parentTable));
-  const custom = (await customForeignKeys(c.var.db, session.id)).map(asForeignKey);
   return [...detected, ...custom];
 }
 
+/** Destination FKs among the plans' tables, plus the session's custom ones. */
+export async function planForeignKeys(c: MigrateContext, session: WizardSession, dest: SchemaInfo): Promise<ForeignKey[]> {
+  return specForeignKeys(session.plans, dest, (await customForeignKeys(c.var.db, session.id)).map(asForeignKey));
+}
+
 /** The run's table order: the operator's order where the foreign keys allow it, parents first. */
-export function runOrder(session: WizardSession, fks: ForeignKey[]) {
+export function runOrder(session: Pick<RunSpec, 'plans' | 'tableOrder'>, fks: ForeignKey[]) {
   const destTables = session.plans.map((p) => p.destTable).filter(Boolean);
   const preferred = [...session.tableOrder.filter((t) => destTables.includes(t)), ...destTables.filter((t) => !session.tableOrder.includes(t))];
   return engine.orderTables(preferred, fks);
@@ -49,9 +66,15 @@ export function runOrder(session: WizardSession, fks: ForeignKey[]) {
 
 /** The run plan of a session as it stands: plans in FK order, their FKs and filters. */
 export async function runPlanOf(c: MigrateContext, session: WizardSession, runId: string): Promise<{ plan: RunPlan; dest: SchemaInfo }> {
+  const custom = (await customForeignKeys(c.var.db, session.id)).map(asForeignKey);
+  return runPlanFor(c, { ...session, sessionId: session.id, custom }, runId);
+}
+
+/** The run plan of a spec: plans in FK order, their FKs and filters (`dest`: the destination, when already read). */
+export async function runPlanFor(c: MigrateServices, session: RunSpec, runId: string, known?: SchemaInfo): Promise<{ plan: RunPlan; dest: SchemaInfo }> {
   const source = await connectionOf(c, session.configId);
-  const dest = await engine.introspect(engineEnv(c), 'destination');
-  const fks = await planForeignKeys(c, session, dest);
+  const dest = known ?? (await engine.introspect(engineEnv(c), 'destination'));
+  const fks = specForeignKeys(session.plans, dest, session.custom);
   const { order, deferred } = runOrder(session, fks);
   const byDest = new Map(session.plans.filter((p) => p.destTable).map((p) => [p.destTable, p]));
   const tables: TablePlan[] = order.flatMap((destTable) => {
@@ -60,7 +83,7 @@ export async function runPlanOf(c: MigrateContext, session: WizardSession, runId
     const filter = session.filters[plan.sourceTable]?.trim();
     return [{ ...plan, foreignKeys: fks.filter((fk) => fk.childTable === destTable), ...(filter ? { filter } : {}) }];
   });
-  return { plan: { runId, sessionId: session.id, configId: session.configId, source, tables, deferred, patchMode: session.patchMode }, dest };
+  return { plan: { runId, sessionId: session.sessionId, configId: session.configId, source, tables, deferred, patchMode: session.patchMode }, dest };
 }
 
 /** Starts a run of the session in a new MigrationJob; 400 when the plan has errors or no table. */
@@ -68,13 +91,18 @@ export async function startRun(c: MigrateContext, session: WizardSession): Promi
   if (session.status === 'Running') throw new HttpError(409, 'already_running', 'This session already has a run in progress; cancel it first.');
   const runId = crypto.randomUUID();
   const { plan, dest } = await runPlanOf(c, session, runId);
+  await launchRun(c, plan, dest);
+  await updateWizardSession(c.var.db, session.id, { runId, status: 'Running', startedAt: Date.now(), finishedAt: null });
+  return runId;
+}
+
+/** Checks a run plan against both schemas and starts it in its MigrationJob; 400 when it has errors or no table. */
+export async function launchRun(c: MigrateServices, plan: RunPlan, dest: SchemaInfo, source?: SchemaInfo): Promise<void> {
   if (plan.tables.length === 0) throw new HttpError(400, 'nothing_to_copy', 'No selected table is mapped to a destination table.');
-  const sourceSchema = await engine.introspect(engineEnv(c), plan.source);
+  const sourceSchema = source ?? (await engine.introspect(engineEnv(c), plan.source));
   const errors = engine.validatePlan(plan.tables, sourceSchema, dest).filter((issue) => issue.level === 'error');
   if (errors.length) {
     throw new HttpError(400, 'invalid_plan', `The mappings have ${errors.length} problem(s): ${errors.map((e) => `${e.table}${e.column ? `.${e.column}` : ''}: ${e.message}`).join('; ')}`, { issues: errors });
   }
-  await migrationJob(c, runId).start(plan);
-  await updateWizardSession(c.var.db, session.id, { runId, status: 'Running', startedAt: Date.now(), finishedAt: null });
-  return runId;
+  await migrationJob(c, plan.runId).start(plan);
 }

@@ -92,11 +92,15 @@ export async function deleteWizardSession(db: MigrateDb, id: string): Promise<vo
 
 /** The schema file saved last for a configuration (SchemaImportUseSaved), if any. */
 export async function savedSchemaFile(db: MigrateDb, session: WizardSession): Promise<MappingDocument | null> {
-  if (session.schemaFile) return session.schemaFile;
+  return session.schemaFile ?? latestSchemaFile(db, session.configId);
+}
+
+/** The schema file a wizard session of the configuration saved last, if any. */
+export async function latestSchemaFile(db: MigrateDb, configId: number): Promise<MappingDocument | null> {
   const row = await db
     .select({ schemaFile: migrationSessions.schemaFile })
     .from(migrationSessions)
-    .where(and(eq(migrationSessions.configId, session.configId), isNotNull(migrationSessions.schemaFile)))
+    .where(and(eq(migrationSessions.configId, configId), isNotNull(migrationSessions.schemaFile)))
     .orderBy(desc(migrationSessions.updatedAt))
     .get();
   return json<MappingDocument | null>(row?.schemaFile ?? null, null);

@@ -36,6 +36,8 @@ export function Layout({ title, csrf, user, children }: PageProps) {
                 <a href="/Configuration">Configurations</a>
                 <a href="/Migration/TableSelection">New migration</a>
                 <a href="/Session">Sessions</a>
+                <a href="/Sync">Sync jobs</a>
+                <a href="/Meetings">Meetings</a>
               </nav>
               <form method="post" action="/Account/Logout" class="logout">
                 <span>
