@@ -85,6 +85,8 @@ async function main() {
       `MIGRATE_ALLOWED_HOSTS:${legacy.hostname}:${legacy.port || 5432}`,
       // The embedded racing database cannot take COPY … FROM STDIN: every chunk goes by one statement.
       ...(process.env.DATABASE_URL ? [] : ['--var', 'MIGRATE_DIRECT_COPY:off']),
+      // Serves /__scheduled, through which the tick below reaches the Cron Trigger's handler.
+      '--test-scheduled',
     ],
   };
   // The mail assistant reaches Microsoft Graph and the identity platform through these two URLs;
@@ -95,10 +97,13 @@ async function main() {
     serviceVars.mail = ['--var', `GRAPH_BASE_URL:${graphStandin.graphBaseUrl}`, '--var', `IDENTITY_BASE_URL:${graphStandin.identityBaseUrl}`, '--var', 'MAIL_DEV_AUTO_CONNECT:true', '--var', 'MAIL_ASSISTANT_ADMINS:demo@example.com'];
   }
   await Promise.all(workers.map((worker) => startWorker(worker, [...vars, ...(serviceVars[worker.name] ?? [])])));
-  // Local workerd does not fire Cron Triggers: the migration app's sync jobs get their minute tick here.
+  // Local workerd does not fire Cron Triggers: the migration app's sync jobs get their minute tick
+  // here, the first one at once. (`/cdn-cgi/handler/scheduled` fails with "exception" in wrangler
+  // dev for a Worker with static assets; `--test-scheduled`'s `/__scheduled` reaches the handler.)
   const migrate = workers.find((worker) => worker.name === 'migrate');
   if (migrate) {
-    const tick = () => void fetch(`http://127.0.0.1:${migrate.port}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('* * * * *')}`).catch(() => undefined);
+    const tick = () => void fetch(`http://127.0.0.1:${migrate.port}/__scheduled?cron=${encodeURIComponent('* * * * *')}`).catch(() => undefined);
+    tick();
     setInterval(tick, 60_000).unref();
     step('cron       migrate: the sync job schedule ticks every minute');
   }
