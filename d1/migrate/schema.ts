@@ -164,3 +164,25 @@ export const syncSchemaFiles = sqliteTable('sync_schema_files', {
   uploadedBy: text('uploaded_by').notNull(),
   uploadedAt: integer('uploaded_at').notNull().default(now),
 });
+
+export const DISCIPLINE_REPAIR_STATES = ['queued', 'running', 'cancelling', 'cancelled', 'completed', 'failed'] as const;
+
+/**
+ * The discipline repair jobs, newest first on the repair's page. Each job's progress, log and
+ * changes live in its DisciplineRepairJob Durable Object; `state` and `changed` are copies kept
+ * up to date when the page lists the job.
+ */
+export const disciplineRepairJobs = sqliteTable(
+  'discipline_repair_jobs',
+  {
+    jobId: text('job_id').primaryKey(),
+    configId: integer('config_id').notNull(),
+    /** The e-mail of the user who started it. */
+    startedBy: text('started_by').notNull(),
+    state: text('state', { enum: DISCIPLINE_REPAIR_STATES }).notNull(),
+    changed: integer('changed').notNull().default(0),
+    createdAt: integer('created_at').notNull().default(now),
+    updatedAt: integer('updated_at').notNull().default(now),
+  },
+  (t) => [index('discipline_repair_jobs_created').on(t.createdAt)],
+);

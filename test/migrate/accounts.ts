@@ -29,6 +29,9 @@ export const TEST_ACCOUNTS = {
   syncAdmin: { email: 'sync-admin@example.com', password: 'sync-admin-password', totpSecret: '36IZS5NAMZGCN7WCEOO4W4I24EK6CFDA', role: 'admin' },
   syncOperator: { email: 'sync-operator@example.com', password: 'sync-operator-password', totpSecret: 'PVYYA6E3QLHKGH5IKJAGSBRH3SA4QBUC', role: 'user', siteRole: 'Operator' },
   syncViewer: { email: 'sync-viewer@example.com', password: 'sync-viewer-password', totpSecret: 'QIRSEMU6EMWJ44CJW2P22IXAOTY6VMTT', role: 'user', siteRole: 'Viewer' },
+  repairAdmin: { email: 'repair-admin@example.com', password: 'repair-admin-password', totpSecret: 'J5Z2UCBD4E3HYE3NFZD6OOOYSOHLOMZH', role: 'admin' },
+  repairOperator: { email: 'repair-operator@example.com', password: 'repair-operator-password', totpSecret: 'RV72RCRJU3APXDHUEDB2Q2HPS37UYSOL', role: 'user', siteRole: 'Operator' },
+  repairViewer: { email: 'repair-viewer@example.com', password: 'repair-viewer-password', totpSecret: 'ZWS3HUVK5CYPL7PDVR6SGE3RNPRLIERF', role: 'user', siteRole: 'Viewer' },
 } as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user'; siteRole?: 'Admin' | 'Operator' | 'Viewer' }>;
 
 export type TestAccountName = keyof typeof TEST_ACCOUNTS;

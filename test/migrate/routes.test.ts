@@ -93,6 +93,11 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/sync/schema-status': 'any',
   'GET /api/sync/table-mappings': 'any',
   'GET /api/sync/table-fks': 'any',
+  'GET /DisciplineRepair': 'any',
+  'POST /DisciplineRepair/Start': 'operator',
+  'GET /DisciplineRepair/Progress': 'any',
+  'POST /DisciplineRepair/Cancel': 'operator',
+  'GET /api/discipline-repair/progress/:jobId': 'any',
 };
 
 /** Every registered route (method + path) with the guards among its handlers. */

@@ -11,6 +11,7 @@ import { antiForgeryToken } from './guard';
 import { account } from './routes/account';
 import { api } from './routes/api';
 import { configuration } from './routes/configuration';
+import { disciplineRepair } from './routes/discipline-repair';
 import { home } from './routes/home';
 import { meetings } from './routes/meetings';
 import { migration } from './routes/migration';
@@ -65,6 +66,7 @@ export function createMigrateApp() {
   app.route('/', wizardJson);
   app.route('/', api);
   app.route('/', sync);
+  app.route('/', disciplineRepair);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
   app.doc31('/openapi.json', {

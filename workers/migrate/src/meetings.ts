@@ -177,7 +177,7 @@ function oneSided(pairs: [name: string, value: Value][], side: 'source' | 'desti
 
 // ---- meetings ------------------------------------------------------------------------------
 
-const SOURCE_MEETING_COLUMNS = `m.meeting_id AS id, m.meeting_date AS raw_date, m.venue_id, v.venue_code, v.venue_name, v.state_code,
+export const SOURCE_MEETING_COLUMNS = `m.meeting_id AS id, m.meeting_date AS raw_date, m.venue_id, v.venue_code, v.venue_name, v.state_code,
   m.going, m.going_rating, m.trial_flag,
   (SELECT count(*) FROM race_event e WHERE e.meeting_id = m.meeting_id)::int AS races,
   (SELECT count(*) FROM race_entry x JOIN race_event e ON e.race_id = x.race_id WHERE e.meeting_id = m.meeting_id)::int AS runners,
@@ -185,9 +185,9 @@ const SOURCE_MEETING_COLUMNS = `m.meeting_id AS id, m.meeting_date AS raw_date, 
   FROM race_meeting m LEFT JOIN venue v ON v.venue_id = m.venue_id`;
 
 /** The text date as YYYY-MM-DD text in SQL, for ordering and the listing's window (no cast that could fail). */
-const SOURCE_ISO_DATE = `(substr(m.meeting_date, 7, 4) || '-' || substr(m.meeting_date, 4, 2) || '-' || substr(m.meeting_date, 1, 2))`;
+export const SOURCE_ISO_DATE = `(substr(m.meeting_date, 7, 4) || '-' || substr(m.meeting_date, 4, 2) || '-' || substr(m.meeting_date, 1, 2))`;
 
-function sourceMeeting(row: Row): SourceMeeting {
+export function sourceMeeting(row: Row): SourceMeeting {
   return {
     id: Number(row.id),
     date: legacyDateToIso(text(row.raw_date)),
@@ -255,7 +255,7 @@ function pairOf(source: SourceMeeting, destination: DestinationMeeting | null, m
  * course (the course the venue's id mapping names, else the course of the same name), a meeting
  * with the same trial flag first. One statement for all of them.
  */
-async function matchDestinations(db: MeetingsDb, sources: SourceMeeting[]): Promise<Map<number, { meeting: DestinationMeeting; matchedBy: MatchedBy }>> {
+export async function matchDestinations(db: MeetingsDb, sources: SourceMeeting[]): Promise<Map<number, { meeting: DestinationMeeting; matchedBy: MatchedBy }>> {
   const found = new Map<number, { meeting: DestinationMeeting; matchedBy: MatchedBy }>();
   if (sources.length === 0) return found;
   const rows = await db.dest(
@@ -390,7 +390,7 @@ function pairRows<S, D, K extends string>(
 }
 
 /** Destination ids the id mappings of `table` give the source ids, and which of them exist there. */
-function mappedIdsSql(table: 'races' | 'runners'): string {
+export function mappedIdsSql(table: 'races' | 'runners'): string {
   return `maps AS (
       SELECT u.s AS src_id, ${mappedId('$1::int', `'${table}'`, 'u.s::text')} AS dest_text FROM unnest($2::int[]) AS u(s)
     ), mapped AS (
@@ -469,6 +469,29 @@ function raceRow(pair: { source: SourceRace | null; destination: DestinationRace
 }
 
 /**
+ * The races of one source meeting paired with destination races: `destRows` are the destination
+ * meeting's races and those the source races' id mappings name (each row with `id`, `meeting_id`
+ * and `mapped_from`, the source race ids mapped to it), read as `destinationOf` says. Paired by
+ * the races' id mappings first, then by race number within `destMeetingId`; a race reached only
+ * through an id mapping (in another destination meeting) pairs by that mapping only.
+ */
+export function pairRaces<S extends { id: number; raceNumber: number }, D extends { id: number; raceNumber: number }>(
+  sources: S[],
+  destRows: Row[],
+  destinationOf: (row: Row) => D,
+  destMeetingId: number | null,
+): { source: S | null; destination: D | null; pairedBy: 'id mapping' | 'race number' | null }[] {
+  const destinations = destRows.map(destinationOf);
+  const ownMeeting = new Set(destRows.filter((r) => destMeetingId !== null && Number(r.meeting_id) === destMeetingId).map((r) => Number(r.id)));
+  return pairRows(
+    sources.map((row) => ({ row, id: row.id })),
+    destinations.map((row) => ({ row, id: row.id })),
+    mappingsOf(destRows),
+    [{ by: 'race number' as const, source: (s) => String(s.raceNumber), destination: (d) => (ownMeeting.has(d.id) ? String(d.raceNumber) : null) }],
+  ).filter((p) => p.source || ownMeeting.has(p.destination!.id));
+}
+
+/**
  * The races of a source meeting beside those of its destination meeting (`qdgMeetingId`, else its
  * match): paired by the races' id mappings, then by race number.
  */
@@ -481,16 +504,9 @@ export async function raceComparison(db: MeetingsDb, rsMeetingId: number, qdgMee
      FROM races r WHERE r.meeting_id = $3 OR r.id IN (SELECT dest_id FROM mapped) ORDER BY r.race_number, r.id`,
     [db.configId, sources.map((s) => s.id), pair.destination?.id ?? null],
   );
-  const destinations = destRows.map(destinationRace);
-  // A race reached only through an id mapping (in another destination meeting) pairs by that mapping only.
-  const ownMeeting = new Set(destRows.filter((r) => Number(r.meeting_id) === pair.destination?.id).map((r) => Number(r.id)));
-  const pairs = pairRows(
-    sources.map((row) => ({ row, id: row.id })),
-    destinations.map((row) => ({ row, id: row.id })),
-    mappingsOf(destRows),
-    [{ by: 'race number' as const, source: (s) => String(s.raceNumber), destination: (d) => (ownMeeting.has(d.id) ? String(d.raceNumber) : null) }],
-  ).filter((p) => p.source || ownMeeting.has(p.destination!.id));
-  return pairs.map(raceRow).sort((a, b) => a.raceNumber - b.raceNumber || (a.rsRaceId ?? 0) - (b.rsRaceId ?? 0));
+  return pairRaces(sources, destRows, destinationRace, pair.destination?.id ?? null)
+    .map(raceRow)
+    .sort((a, b) => a.raceNumber - b.raceNumber || (a.rsRaceId ?? 0) - (b.rsRaceId ?? 0));
 }
 
 // ---- runners -------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ export function Layout({ title, csrf, user, children }: PageProps) {
                 <a href="/Session">Sessions</a>
                 <a href="/Sync">Sync jobs</a>
                 <a href="/Meetings">Meetings</a>
+                <a href="/DisciplineRepair">Discipline repair</a>
               </nav>
               <form method="post" action="/Account/Logout" class="logout">
                 <span>
