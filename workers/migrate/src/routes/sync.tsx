@@ -309,6 +309,13 @@ async function configurationOr404(c: MigrateContext, configId: number) {
   return config;
 }
 
+/** A table's `{ColumnName, DataType}` list on either side; 404 when that side has no such table. */
+async function columnsOf(c: MigrateContext, target: Parameters<typeof engine.tableColumns>[1], side: 'source' | 'destination', table: string) {
+  const columns = await engine.tableColumns(engineEnv(c), target, table);
+  if (!columns) throw new HttpError(404, 'not_found', `The ${side} has no table ${table}.`);
+  return columns.map(({ ColumnName, DataType }) => ({ ColumnName, DataType }));
+}
+
 const Names = z.array(z.string());
 const Column = z.object({ ColumnName: z.string(), DataType: z.string() }).openapi('SyncColumnInfo');
 
@@ -340,9 +347,7 @@ sync.openapi(
   }),
   async (c) => {
     const { configId, table } = c.req.valid('query');
-    const columns = await engine.tableColumns(engineEnv(c), await connectionOf(c, configId), table);
-    if (!columns) throw new HttpError(404, 'not_found', `The source has no table ${table}.`);
-    return c.json(columns.map(({ ColumnName, DataType }) => ({ ColumnName, DataType })), 200);
+    return c.json(await columnsOf(c, await connectionOf(c, configId), 'source', table), 200);
   },
 );
 
@@ -375,9 +380,7 @@ sync.openapi(
   async (c) => {
     const { configId, table } = c.req.valid('query');
     await configurationOr404(c, configId);
-    const columns = await engine.tableColumns(engineEnv(c), 'destination', table);
-    if (!columns) throw new HttpError(404, 'not_found', `The destination has no table ${table}.`);
-    return c.json(columns.map(({ ColumnName, DataType }) => ({ ColumnName, DataType })), 200);
+    return c.json(await columnsOf(c, 'destination', 'destination', table), 200);
   },
 );
 
