@@ -186,3 +186,91 @@ export const disciplineRepairJobs = sqliteTable(
   },
   (t) => [index('discipline_repair_jobs_created').on(t.createdAt)],
 );
+
+/** The two spreadsheet imports (spec 002 A, "Barrier trials and Sectional"). */
+export const IMPORT_AREAS = ['BarrierTrials', 'Sectional'] as const;
+export const IMPORT_JOB_STATES = ['queued', 'running', 'cancelling', 'cancelled', 'completed', 'failed'] as const;
+
+/**
+ * Spreadsheets uploaded for preview: the R2 object (`temp_path`, expired by the bucket's lifecycle
+ * rule) and what the preview found, so the live counts and the filter test need not parse it again.
+ */
+export const importUploads = sqliteTable(
+  'import_uploads',
+  {
+    tempPath: text('temp_path').primaryKey(),
+    area: text('area', { enum: IMPORT_AREAS }).notNull(),
+    fileName: text('file_name').notNull(),
+    bytes: integer('bytes').notNull(),
+    rows: integer('rows').notNull(),
+    validRows: integer('valid_rows').notNull(),
+    /** JSON Record<string, number>: references of the valid rows resolved, per foreign key. */
+    fkCounts: text('fk_counts').notNull().default('{}'),
+    uploadedBy: text('uploaded_by').notNull(),
+    uploadedAt: integer('uploaded_at').notNull().default(now),
+  },
+  (t) => [index('import_uploads_area').on(t.area, t.uploadedAt)],
+);
+
+/**
+ * Import jobs, newest first on each area's page. Progress, log, problems and summary live in the
+ * job's ImportJob Durable Object; `state` and the counts are copies kept up to date when listed.
+ */
+export const importJobs = sqliteTable(
+  'import_jobs',
+  {
+    jobId: text('job_id').primaryKey(),
+    area: text('area', { enum: IMPORT_AREAS }).notNull(),
+    fileName: text('file_name').notNull(),
+    /** 'upload' (Start after a preview), 'auto-sync' (the schedule) or 'run-now'. */
+    trigger: text('trigger').notNull(),
+    startedBy: text('started_by').notNull(),
+    state: text('state', { enum: IMPORT_JOB_STATES }).notNull(),
+    inserted: integer('inserted').notNull().default(0),
+    updated: integer('updated').notNull().default(0),
+    unchanged: integer('unchanged').notNull().default(0),
+    skipped: integer('skipped').notNull().default(0),
+    createdAt: integer('created_at').notNull().default(now),
+    updatedAt: integer('updated_at').notNull().default(now),
+  },
+  (t) => [index('import_jobs_area_created').on(t.area, t.createdAt)],
+);
+
+/**
+ * Each area's auto-sync: re-imports its saved spreadsheet (R2 `sheet_path`) or the sheet at an
+ * HTTPS address every `interval_minutes` while enabled; the Cron Trigger starts it when due.
+ */
+export const importAutoSyncs = sqliteTable('import_auto_syncs', {
+  area: text('area', { enum: IMPORT_AREAS }).primaryKey(),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(false),
+  intervalMinutes: integer('interval_minutes').notNull().default(60),
+  /** An HTTPS address the sheet is fetched from at each run, or null to use the saved sheet. */
+  sourceUrl: text('source_url'),
+  /** The saved sheet (R2 key) and its file name. */
+  sheetPath: text('sheet_path'),
+  sheetName: text('sheet_name'),
+  /** JSON of the foreign-key choices; the filter text ('' for none). */
+  fkConfig: text('fk_config').notNull().default('{}'),
+  filter: text('filter').notNull().default(''),
+  nextRunAt: integer('next_run_at'),
+  lastJobId: text('last_job_id'),
+  lastRunAt: integer('last_run_at'),
+  lastStatus: text('last_status', { enum: IMPORT_JOB_STATES }),
+  lastError: text('last_error'),
+  updatedBy: text('updated_by').notNull(),
+  updatedAt: integer('updated_at').notNull().default(now),
+});
+
+/** What happened to an area's data outside its jobs (ClearData, auto-sync changes): who and when. */
+export const importEvents = sqliteTable(
+  'import_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    area: text('area', { enum: IMPORT_AREAS }).notNull(),
+    action: text('action').notNull(),
+    detail: text('detail').notNull(),
+    user: text('user').notNull(),
+    at: integer('at').notNull().default(now),
+  },
+  (t) => [index('import_events_area_at').on(t.area, t.at)],
+);

@@ -32,6 +32,9 @@ export const TEST_ACCOUNTS = {
   repairAdmin: { email: 'repair-admin@example.com', password: 'repair-admin-password', totpSecret: 'J5Z2UCBD4E3HYE3NFZD6OOOYSOHLOMZH', role: 'admin' },
   repairOperator: { email: 'repair-operator@example.com', password: 'repair-operator-password', totpSecret: 'RV72RCRJU3APXDHUEDB2Q2HPS37UYSOL', role: 'user', siteRole: 'Operator' },
   repairViewer: { email: 'repair-viewer@example.com', password: 'repair-viewer-password', totpSecret: 'ZWS3HUVK5CYPL7PDVR6SGE3RNPRLIERF', role: 'user', siteRole: 'Viewer' },
+  importAdmin: { email: 'import-admin@example.com', password: 'import-admin-password', totpSecret: 'P2CFMPJ7ABZOEZ2NY5GBYCYPXEHE3V5J', role: 'admin' },
+  importOperator: { email: 'import-operator@example.com', password: 'import-operator-password', totpSecret: 'PJSWIFGJEAIQ2MGJUMXA2KFHZW34GMVZ', role: 'user', siteRole: 'Operator' },
+  importViewer: { email: 'import-viewer@example.com', password: 'import-viewer-password', totpSecret: 'C74KUBYW5UZJODBCXR6EU4K4KXIUVSEZ', role: 'user', siteRole: 'Viewer' },
 } as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user'; siteRole?: 'Admin' | 'Operator' | 'Viewer' }>;
 
 export type TestAccountName = keyof typeof TEST_ACCOUNTS;

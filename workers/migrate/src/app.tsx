@@ -16,13 +16,18 @@ import { home } from './routes/home';
 import { meetings } from './routes/meetings';
 import { migration } from './routes/migration';
 import { sessionRoutes } from './routes/session';
+import { imports } from './routes/imports';
 import { sync } from './routes/sync';
 import { wizardJson } from './routes/wizard-json';
 import { errorAnswer } from './views/errors';
+import { SHEET_LIMITS } from './imports/sheet';
 
 /** Forms, JSON bodies and schema files alike are read through this limit (chunked bodies included). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_URL_LENGTH = 4096;
+/** The spreadsheet uploads (Preview, SaveAutoSync) and their limit: the sheet's plus the form's other fields. */
+const SHEET_UPLOAD = /^\/(BarrierTrials|Sectional)\/(Preview|SaveAutoSync)$/;
+const MAX_SHEET_BODY_BYTES = SHEET_LIMITS.maxBytes + 64 * 1024;
 
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy':
@@ -47,15 +52,23 @@ export function createMigrateApp() {
     await next();
   });
   app.use('*', migrateServices(), antiForgeryToken());
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HttpError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-      },
-    }),
-  );
+  const formLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new HttpError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    },
+  });
+  // A spreadsheet upload may be larger; past its limit the page says so (nothing is stored).
+  const sheetLimit = bodyLimit({
+    maxSize: MAX_SHEET_BODY_BYTES,
+    onError: (c) => {
+      const [, area, action] = SHEET_UPLOAD.exec(c.req.path) ?? [];
+      const back = action === 'SaveAutoSync' ? `/${area}/AutoSync` : `/${area}`;
+      const message = `The file is larger than ${SHEET_LIMITS.maxBytes / (1024 * 1024)} MB: split the sheet, or keep only the rows to import. Nothing was stored.`;
+      return c.redirect(`${back}?error=${encodeURIComponent(message)}`, 302);
+    },
+  });
+  app.use('*', (c, next) => (c.req.method === 'POST' && SHEET_UPLOAD.test(c.req.path) ? sheetLimit(c, next) : formLimit(c, next)));
 
   app.route('/', account);
   app.route('/', home);
@@ -67,6 +80,7 @@ export function createMigrateApp() {
   app.route('/', api);
   app.route('/', sync);
   app.route('/', disciplineRepair);
+  app.route('/', imports);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
   app.doc31('/openapi.json', {

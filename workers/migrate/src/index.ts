@@ -2,6 +2,7 @@ import { createMigrateApp } from './app';
 import { scheduled } from './sync-jobs';
 
 export { DisciplineRepairJob } from '../../../durable-objects/discipline-repair-job';
+export { ImportJob } from '../../../durable-objects/import-job';
 export { MigrationJob } from '../../../durable-objects/migration-job';
 
 const app = createMigrateApp();

@@ -5,6 +5,7 @@ import { connectionOf, engineEnv } from './configurations';
 import { servicesOf, type MigrateDb, type MigrateServices } from './context';
 import * as engine from './engine';
 import type { ForeignKey, MappingDocument, RunState, SchemaInfo } from './engine/types';
+import { runAutoSyncSchedule } from './imports/auto-sync';
 import { buildPlans, launchRun, migrationJob, runPlanFor } from './runs';
 import { asForeignKey, latestSchemaFile } from './wizard-sessions';
 
@@ -322,6 +323,11 @@ export async function runSchedule(s: MigrateServices, now: number): Promise<Sche
 
 /** The Cron Trigger's handler (wrangler.toml `[triggers]`): one schedule tick at the trigger's time. */
 export async function scheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
-  const report = await runSchedule(servicesOf(env), controller.scheduledTime);
-  console.log(JSON.stringify({ level: 'info', service: 'migrate', event: 'sync_schedule', cron: controller.cron, ...report }));
+  const s = servicesOf(env);
+  // One failing schedule does not stop the other.
+  const [jobs, imports] = await Promise.allSettled([runSchedule(s, controller.scheduledTime), runAutoSyncSchedule(s, controller.scheduledTime)]);
+  if (jobs.status === 'fulfilled') console.log(JSON.stringify({ level: 'info', service: 'migrate', event: 'sync_schedule', cron: controller.cron, ...jobs.value }));
+  if (imports.status === 'fulfilled') console.log(JSON.stringify({ level: 'info', service: 'migrate', event: 'auto_sync_schedule', cron: controller.cron, ...imports.value }));
+  const failed = [jobs, imports].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed.length) throw failed[0]!.reason;
 }

@@ -39,6 +39,8 @@ export function Layout({ title, csrf, user, children }: PageProps) {
                 <a href="/Sync">Sync jobs</a>
                 <a href="/Meetings">Meetings</a>
                 <a href="/DisciplineRepair">Discipline repair</a>
+                <a href="/BarrierTrials">Barrier trials</a>
+                <a href="/Sectional">Sectional times</a>
               </nav>
               <form method="post" action="/Account/Logout" class="logout">
                 <span>

@@ -1,0 +1,145 @@
+// The barrier-trial and sectional import pages: live counts, the filter test, the ClearData
+// confirmation, the auto-sync buttons and the progress page, which polls the job's JSON progress
+// and updates in place until the import has ended. POSTs carry the page's anti-forgery token.
+(function () {
+  'use strict';
+  var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
+  var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
+  var FINAL = ['completed', 'failed', 'cancelled'];
+
+  function getJson(url) {
+    return fetch(url, { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : null; });
+  }
+  function post(url) {
+    return fetch(url, { method: 'POST', headers: { RequestVerificationToken: token }, credentials: 'same-origin' }).then(function (res) {
+      return res.json().then(function (answer) { return { ok: res.ok, answer: answer }; });
+    });
+  }
+  function when(ms) {
+    return ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—';
+  }
+
+  // Live counts on the area's page.
+  var live = document.querySelector('[data-livecounts]');
+  if (live) {
+    var prefix = live.getAttribute('data-livecounts');
+    var refresh = function () {
+      getJson(prefix + '/livecounts')
+        .then(function (c) {
+          if (!c) return;
+          live.querySelector('[data-live="source"]').textContent = String(c.sourceRowCount);
+          var tables = Object.keys(c.destinationCounts);
+          live.querySelector('[data-live="destination"]').textContent = tables.map(function (t) { return String(c.destinationCounts[t]); }).join(', ');
+        })
+        .finally(function () { window.setTimeout(refresh, 10000); });
+    };
+    refresh();
+  }
+
+  // The filter test.
+  document.querySelectorAll('[data-filter-box]').forEach(function (box) {
+    var button = box.querySelector('[data-test-filter]');
+    var input = box.querySelector('[data-filter]');
+    var out = box.querySelector('[data-filter-result]');
+    button.addEventListener('click', function () {
+      var url = box.getAttribute('data-prefix') + '/testfilter?filter=' + encodeURIComponent(input.value);
+      var tempPath = box.getAttribute('data-temp-path');
+      if (tempPath) url += '&tempPath=' + encodeURIComponent(tempPath);
+      out.textContent = 'Testing…';
+      getJson(url).then(function (r) {
+        if (!r) out.textContent = 'The test failed.';
+        else out.textContent = r.success ? r.count + ' row' + (r.count === 1 ? '' : 's') + ' match' : r.error;
+      });
+    });
+  });
+
+  // ClearData asks first.
+  document.querySelectorAll('form[data-clear-form]').forEach(function (form) {
+    form.addEventListener('submit', function (event) {
+      if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
+    });
+  });
+
+  // The auto-sync buttons.
+  var auto = document.querySelector('[data-auto-sync]');
+  if (auto) {
+    var autoPrefix = auto.getAttribute('data-auto-sync');
+    var say = function (text) { auto.querySelector('[data-auto-result]').textContent = text; };
+    auto.querySelector('[data-auto-toggle]').addEventListener('click', function (event) {
+      post(autoPrefix + '/autosync/toggle').then(function (r) {
+        if (!r.ok) return say(r.answer.message || 'Not changed.');
+        auto.querySelector('[data-enabled]').textContent = r.answer.enabled ? 'yes' : 'no';
+        auto.querySelector('[data-next-run]').textContent = when(r.answer.nextRunAt);
+        event.target.textContent = r.answer.enabled ? 'Disable' : 'Enable';
+        say(r.answer.enabled ? 'Enabled.' : 'Disabled.');
+      });
+    });
+    auto.querySelector('[data-auto-run]').addEventListener('click', function () {
+      say('Starting…');
+      post(autoPrefix + '/autosync/run-now').then(function (r) { say(r.answer.message || ''); });
+    });
+  }
+
+  // The progress page.
+  var section = document.querySelector('[data-import-progress]');
+  if (!section) return;
+  var jobId = section.getAttribute('data-import-progress');
+  var progressUrl = section.getAttribute('data-prefix') + '/progress/' + encodeURIComponent(jobId);
+  function set(selector, text) {
+    var el = section.querySelector(selector);
+    if (el) el.textContent = String(text);
+  }
+  function render(p) {
+    section.setAttribute('data-state', p.state);
+    set('[data-import-state]', p.state);
+    set('[data-processed]', p.processed);
+    set('[data-total]', p.total);
+    ['inserted', 'updated', 'unchanged', 'skipped'].forEach(function (key) { set('[data-count="' + key + '"]', p[key]); });
+    set('[data-count="filteredOut"]', p.summary.filteredOut);
+    var bar = section.querySelector('[data-bar]');
+    if (bar) {
+      bar.max = Math.max(p.total, 1);
+      bar.value = p.processed;
+    }
+    var problems = section.querySelector('[data-problems]');
+    if (problems) {
+      problems.textContent = '';
+      p.summary.problems.forEach(function (pr) {
+        var row = document.createElement('tr');
+        row.className = 'error';
+        [pr.line, pr.row, pr.message].forEach(function (v) {
+          var td = document.createElement('td');
+          td.textContent = String(v);
+          row.appendChild(td);
+        });
+        problems.appendChild(row);
+      });
+    }
+    var log = section.querySelector('[data-log]');
+    if (log) {
+      log.textContent = '';
+      p.log.forEach(function (entry) {
+        var li = document.createElement('li');
+        li.className = entry.level;
+        li.textContent = entry.timestamp + ' ' + entry.level + ' ' + entry.message;
+        log.appendChild(li);
+      });
+    }
+    if (FINAL.indexOf(p.state) >= 0) {
+      var cancel = section.querySelector('[data-cancel-form]');
+      if (cancel) cancel.remove();
+      var finished = section.querySelector('[data-finished]');
+      if (finished) finished.hidden = false;
+      set('[data-summary-text]', p.inserted + ' inserted, ' + p.updated + ' updated, ' + p.unchanged + ' unchanged, ' + p.skipped + ' skipped.');
+    }
+  }
+  function poll() {
+    getJson(progressUrl)
+      .then(function (p) {
+        if (p) render(p);
+        if (!p || FINAL.indexOf(p.state) < 0) window.setTimeout(poll, 1000);
+      })
+      .catch(function () { window.setTimeout(poll, 5000); });
+  }
+  if (FINAL.indexOf(section.getAttribute('data-state')) < 0) window.setTimeout(poll, 500);
+})();
