@@ -387,6 +387,7 @@ describe('auto-sync', () => {
       [{ intervalMinutes: '1' }, /interval/],
       [{ intervalMinutes: 'x' }, /interval/],
       [{ sourceUrl: 'http://plain.example/x.csv' }, /https/],
+      [{ sourceUrl: 'https://sheets.example/x\u0000.csv' }, /https/],
       [{ 'fk.runner': 'guess' }, /foreign-key/],
       [{ filter: 'segment in (' }, /filter/],
     ];

@@ -65,6 +65,8 @@ async function readLimited(res: Response, max: number): Promise<Uint8Array> {
 
 /** True for an https:// address with a host name (what an auto-sync may fetch). */
 export function isSheetUrl(text: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f\s]/.test(text)) return false;
   try {
     const url = new URL(text);
     return url.protocol === 'https:' && url.hostname.length > 0 && !url.username && !url.password;

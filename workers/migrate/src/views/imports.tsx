@@ -98,7 +98,7 @@ export function ImportIndexPage({
       </p>
       {error ? (
         <p class="field-error" role="alert" data-error>
-          {error}
+          {error.slice(0, 700)}
         </p>
       ) : null}
       {canWrite(user) ? (
@@ -397,7 +397,7 @@ export function ImportAutoSyncPage({
       </p>
       {error ? (
         <p class="field-error" role="alert" data-error>
-          {error}
+          {error.slice(0, 700)}
         </p>
       ) : null}
       {saved ? <p data-saved>Settings saved.</p> : null}
