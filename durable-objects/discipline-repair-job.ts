@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { JobLog } from './job-log';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '../d1/migrate/schema';
 import {
@@ -67,9 +68,11 @@ function isPermanent(error: unknown): boolean {
  * fails is retried with backoff, and after MAX_ATTEMPTS the job fails with the reason in its log.
  */
 export class DisciplineRepairJob extends DurableObject<RepairEnv> implements DisciplineRepairJobRpc {
+  private readonly journal: JobLog;
+
   constructor(ctx: DurableObjectState, env: RepairEnv) {
     super(ctx, env);
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, level TEXT NOT NULL, message TEXT NOT NULL, timestamp TEXT NOT NULL)`);
+    this.journal = new JobLog(ctx.storage.sql, LOG_KEEP);
     ctx.storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS changes (race_id INTEGER PRIMARY KEY, source_race_id INTEGER NOT NULL, meeting TEXT NOT NULL, race_number INTEGER NOT NULL,
          from_type TEXT NOT NULL, to_type TEXT NOT NULL, paired_by TEXT NOT NULL, changed_at TEXT NOT NULL)`,
@@ -254,17 +257,12 @@ export class DisciplineRepairJob extends DurableObject<RepairEnv> implements Dis
   }
 
   private log(level: LogEntry['level'], message: string): void {
-    this.ctx.storage.sql.exec('INSERT INTO log (level, message, timestamp) VALUES (?, ?, ?)', level, message, new Date().toISOString());
-    this.ctx.storage.sql.exec('DELETE FROM log WHERE id <= (SELECT max(id) FROM log) - ?', LOG_KEEP);
+    this.journal.append(level, message);
   }
 
   private progressOf(stored: Stored): RepairProgress {
     const plan = this.ctx.storage.kv.get<RepairPlan>('plan')!;
-    const log = this.ctx.storage.sql
-      .exec<{ level: LogEntry['level']; message: string; timestamp: string }>('SELECT level, message, timestamp FROM log ORDER BY id DESC LIMIT ?', LOG_SHOWN)
-      .toArray()
-      .reverse()
-      .map((r) => ({ level: r.level, message: r.message, timestamp: r.timestamp }));
+    const log = this.journal.recent(LOG_SHOWN);
     const changes: RepairChange[] = this.ctx.storage.sql
       .exec<{ race_id: number; source_race_id: number; meeting: string; race_number: number; from_type: string; to_type: string; paired_by: string; changed_at: string }>(
         'SELECT * FROM changes ORDER BY changed_at, race_id LIMIT ?',

@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { JobLog } from './job-log';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '../d1/migrate/schema';
 import { type Sql, openDestination } from '../workers/migrate/src/engine/db';
@@ -70,9 +71,11 @@ function isPermanent(error: unknown): boolean {
  * retry can cure is retried with backoff, from the saved cursor.
  */
 export class ImportJob extends DurableObject<ImportEnv> implements ImportJobRpc {
+  private readonly journal: JobLog;
+
   constructor(ctx: DurableObjectState, env: ImportEnv) {
     super(ctx, env);
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, level TEXT NOT NULL, message TEXT NOT NULL, timestamp TEXT NOT NULL)`);
+    this.journal = new JobLog(ctx.storage.sql, LOG_KEEP);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS problems (id INTEGER PRIMARY KEY AUTOINCREMENT, line INTEGER NOT NULL, row TEXT NOT NULL, col TEXT, kind TEXT NOT NULL, message TEXT NOT NULL)`);
   }
 
@@ -237,17 +240,12 @@ export class ImportJob extends DurableObject<ImportEnv> implements ImportJobRpc 
   }
 
   private log(level: LogEntry['level'], text: string): void {
-    this.ctx.storage.sql.exec('INSERT INTO log (level, message, timestamp) VALUES (?, ?, ?)', level, text, new Date().toISOString());
-    this.ctx.storage.sql.exec('DELETE FROM log WHERE id <= (SELECT max(id) FROM log) - ?', LOG_KEEP);
+    this.journal.append(level, text);
   }
 
   private progressOf(stored: Stored): ImportProgress {
     const plan = this.ctx.storage.kv.get<ImportPlan>('plan')!;
-    const log = this.ctx.storage.sql
-      .exec<{ level: LogEntry['level']; message: string; timestamp: string }>('SELECT level, message, timestamp FROM log ORDER BY id DESC LIMIT ?', LOG_SHOWN)
-      .toArray()
-      .reverse()
-      .map((r) => ({ level: r.level, message: r.message, timestamp: r.timestamp }));
+    const log = this.journal.recent(LOG_SHOWN);
     const problems = this.ctx.storage.sql
       .exec<{ line: number; row: string; col: string | null; kind: ProblemKind; message: string }>('SELECT line, row, col, kind, message FROM problems ORDER BY id LIMIT ?', PROBLEMS_KEPT)
       .toArray()

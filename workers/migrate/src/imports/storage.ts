@@ -1,3 +1,4 @@
+import { readCapped } from '../../../shared/body';
 import type { ImportArea } from './areas';
 import type { SheetSource } from './jobs';
 import { SHEET_LIMITS } from './sheet';
@@ -36,31 +37,18 @@ export async function storeAutoSyncSheet(bucket: R2Bucket, area: ImportArea, fil
   return key;
 }
 
-/** Reads a response body, refusing it past `max` bytes. */
-async function readLimited(res: Response, max: number): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > max) throw new SheetUnavailableError(`The sheet is ${declared} bytes; the limit is ${max}.`);
+/** A response's body, refused past `max` bytes. */
+async function readLimited(res: Response, max: number, url: string): Promise<Uint8Array> {
   if (!res.body) return new Uint8Array();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      throw new SheetUnavailableError(`The sheet is larger than ${max} bytes.`);
-    }
-    parts.push(value);
+  const declared = Number(res.headers.get('content-length') ?? 'NaN');
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readCapped(res.body, max, Number.isFinite(declared) ? declared : undefined, 0);
+  } catch {
+    throw new SheetUnavailableError(`Fetching ${url} failed: the answer broke off.`);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  if (!bytes) throw new SheetUnavailableError(`The sheet at ${url} is larger than ${max / (1024 * 1024)} MB.`);
+  return bytes;
 }
 
 /** True for an https:// address with a host name (what an auto-sync may fetch). */
@@ -100,7 +88,7 @@ export async function fetchSheet(bucket: R2Bucket, source: SheetSource): Promise
       await res.body?.cancel().catch(() => {});
       throw new SheetUnavailableError(`Fetching ${source.url} failed: HTTP ${res.status} ${res.statusText}`.trim());
     }
-    return await readLimited(res, SHEET_LIMITS.maxBytes);
+    return await readLimited(res, SHEET_LIMITS.maxBytes, source.url);
   } finally {
     clearTimeout(timer);
   }
