@@ -3,6 +3,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin';
 import { seedCmsDevData } from './cms-seed';
+import { seedMigrateExampleSheets } from './migrate-example-sheets';
 import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { type GraphStandin, startGraphStandin } from './graph-standin/server';
@@ -27,7 +28,7 @@ const STALE_AFTER_DAYS = 3;
  * Development data a service's local D1 gets after its migrations (idempotent): what it seeded,
  * for the start-up log. Seeds run from here, so no seeding code is deployed.
  */
-const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string) => Promise<string> | string>> = {
+const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string, databaseUrl: string) => Promise<string> | string>> = {
   auth: async (persistTo) => {
     await seedAuthDevAccount(persistTo);
     return 'development account demo@example.com (see workers/auth/README.md)';
@@ -36,10 +37,11 @@ const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string) => Promi
     const content = seedCmsDevData(persistTo);
     return `development content: ${content.sites.length} sites, ${content.stories.length} stories (see workers/cms/README.md)`;
   },
-  migrate: async (persistTo) => {
+  migrate: async (persistTo, databaseUrl) => {
     await seedMigrateAuthAccounts();
     await seedMigrateDevData(DEV_LEGACY_CONNECTION, persistTo);
-    return 'active configuration on the legacy source database, a sync job of its trainers every 5 minutes; Operator and Viewer accounts (see workers/migrate/README.md)';
+    const examples = await seedMigrateExampleSheets(databaseUrl, persistTo);
+    return `active configuration on the legacy source database, a sync job of its trainers every 5 minutes; Operator and Viewer accounts (see workers/migrate/README.md); ${examples}`;
   },
 };
 
@@ -71,7 +73,7 @@ async function main() {
   for (const worker of workers) applyD1Migrations(worker);
   for (const worker of workers) {
     const seed = DEV_SEEDS[worker.name];
-    if (seed) step(`d1         ${worker.name} ${await seed(devStateDir(worker.name))}`);
+    if (seed) step(`d1         ${worker.name} ${await seed(devStateDir(worker.name), databaseUrl)}`);
   }
   // Passed on the command line: a wrangler.toml with `secrets.required` loads only the secrets it
   // names from .dev.vars, and the relay address is a local-only setting, not a secret.
