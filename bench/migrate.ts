@@ -107,14 +107,14 @@ async function prepareDestination(url: string): Promise<void> {
  * flushed in the background. Needs the pg_checkpoint role (PostgreSQL 15; the machine's set-up grants
  * it to the bench role) or a superuser; without either the runs are noisier, and the bench says so.
  */
-async function checkpoint(url: string): Promise<void> {
+export async function checkpoint(url: string): Promise<void> {
   await withClient(url, (client) => client.query('CHECKPOINT')).catch((error: unknown) => {
     console.log(`  (no CHECKPOINT between the copies: ${error instanceof Error ? error.message : error})`);
   });
 }
 
 /** Every workerd process started by this one (the local Worker runtime). */
-function workerdPids(): number[] {
+export function workerdPids(): number[] {
   const parents = new Map<number, number>();
   const names = new Map<number, string>();
   for (const entry of readdirSync('/proc')) {
@@ -135,7 +135,7 @@ function workerdPids(): number[] {
   return [...names].filter(([pid, name]) => name.startsWith('workerd') && mine(pid)).map(([pid]) => pid);
 }
 
-function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+export function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : 0;
@@ -145,7 +145,7 @@ function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 /** User + system CPU seconds a process has used so far (clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -159,7 +159,7 @@ function cpuSeconds(pid: number): number {
  * CPU seconds used so far by the machine's PostgreSQL server processes: the postmaster's ended
  * children (its cutime/cstime) plus the live ones. Null when no postmaster is found.
  */
-function postgresCpuSeconds(): number | null {
+export function postgresCpuSeconds(): number | null {
   const procs: { pid: number; ppid: number; name: string; fields: string[] }[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -180,7 +180,7 @@ function postgresCpuSeconds(): number | null {
   return (ticks(postmaster.fields, 11, 12) + ticks(postmaster.fields, 13, 14) + children) / 100;
 }
 
-const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+export const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 const rate = (rows: number, ms: number) => Math.round((rows / ms) * 1000);
 
 export async function benchMigrate({ url, relay }: BenchContext) {

@@ -10,6 +10,7 @@ import { benchMail } from './mail';
 import { benchMailAi } from './mail-ai';
 import { benchStats } from './meeting-stats';
 import { benchMigrate } from './migrate';
+import { benchMigrateImports } from './migrate-imports';
 import { benchPlatform } from './platform';
 import { benchDatabaseUrl } from './postgres';
 
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   'cms-stories': benchCmsStories,
   'cms-media': benchCmsMedia,
   migrate: benchMigrate,
+  'migrate-imports': benchMigrateImports,
   mail: benchMail,
   'mail-ai': benchMailAi,
 };
