@@ -1,7 +1,7 @@
 import type { ConfigurationView } from '../configurations';
 import type { SessionUser } from '../context';
 import { PREVIEW_LIMIT, TERMINAL_REPAIR_STATES, type RepairJobRow, type RepairPreview, type RepairProgress } from '../discipline-repair';
-import { Csrf, Layout } from './layout';
+import { CancelJobForm, Csrf, JobLogList, Layout } from './layout';
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 const canWrite = (user: SessionUser) => user.role !== 'Viewer';
@@ -149,13 +149,7 @@ export function DisciplineRepairProgressPage({ csrf, user, progress, startedBy }
           ))}
         </dl>
         {canWrite(user) && !finished ? (
-          <form method="post" action="/DisciplineRepair/Cancel" data-cancel-form>
-            <Csrf token={csrf} />
-            <input type="hidden" name="jobId" value={progress.jobId} />
-            <button type="submit" class="danger">
-              Cancel
-            </button>
-          </form>
+          <CancelJobForm action="/DisciplineRepair/Cancel" jobId={progress.jobId} csrf={csrf} />
         ) : null}
         <h2>Changes</h2>
         <table class="grid">
@@ -180,14 +174,7 @@ export function DisciplineRepairProgressPage({ csrf, user, progress, startedBy }
             ))}
           </tbody>
         </table>
-        <h2>Log</h2>
-        <ol class="log" data-log>
-          {progress.log.map((l) => (
-            <li class={l.level}>
-              {l.timestamp} {l.level} {l.message}
-            </li>
-          ))}
-        </ol>
+        <JobLogList entries={progress.log} />
         <p>
           <a href="/DisciplineRepair">Back to the discipline repair</a>
         </p>

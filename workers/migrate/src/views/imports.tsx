@@ -3,7 +3,7 @@ import type { Analysis } from '../imports/analyse';
 import type { FkChoice, ImportAreaDef } from '../imports/areas';
 import type { AutoSync, ImportEvent } from '../imports/auto-sync';
 import { type ImportJobRow, type ImportProgress, TERMINAL_IMPORT_STATES, type UploadRow } from '../imports/jobs';
-import { Csrf, Layout } from './layout';
+import { CancelJobForm, Csrf, JobLogList, Layout } from './layout';
 
 const when = (ms: number | null) => (ms === null ? '—' : `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
 const canWrite = (user: SessionUser) => user.role !== 'Viewer';
@@ -321,13 +321,7 @@ export function ImportProgressPage({ csrf, user, def, progress }: Base & { progr
           <dd data-count="filteredOut">{progress.summary.filteredOut}</dd>
         </dl>
         {canWrite(user) && !finished ? (
-          <form method="post" action={`${page}/Cancel`} data-cancel-form>
-            <Csrf token={csrf} />
-            <input type="hidden" name="jobId" value={progress.jobId} />
-            <button type="submit" class="danger">
-              Cancel
-            </button>
-          </form>
+          <CancelJobForm action={`${page}/Cancel`} jobId={progress.jobId} csrf={csrf} />
         ) : null}
         <div data-finished hidden={!finished}>
           <h2>Summary</h2>
@@ -354,14 +348,7 @@ export function ImportProgressPage({ csrf, user, def, progress }: Base & { progr
             ))}
           </tbody>
         </table>
-        <h2>Log</h2>
-        <ol class="log" data-log>
-          {progress.log.map((l) => (
-            <li class={l.level}>
-              {l.timestamp} {l.level} {l.message}
-            </li>
-          ))}
-        </ol>
+        <JobLogList entries={progress.log} />
         <p>
           <a href={page}>Back to {def.title.toLowerCase()}</a>
         </p>

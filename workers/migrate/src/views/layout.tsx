@@ -60,6 +60,32 @@ export function Layout({ title, csrf, user, children }: PageProps) {
 
 export const Csrf = ({ token }: { token: string }) => <input type="hidden" name={CSRF_FIELD} value={token} />;
 
+/** A job's log on its progress page (the page's script replaces the entries as it polls). */
+export const JobLogList = ({ entries }: { entries: { level: string; message: string; timestamp: string; tableName?: string | null }[] }) => (
+  <>
+    <h2>Log</h2>
+    <ol class="log" data-log>
+      {entries.map((l) => (
+        <li class={l.level}>
+          {l.timestamp} {l.level} {l.tableName ? `${l.tableName} ` : ''}
+          {l.message}
+        </li>
+      ))}
+    </ol>
+  </>
+);
+
+/** A running job's Cancel button. */
+export const CancelJobForm = ({ action, jobId, csrf }: { action: string; jobId: string; csrf: string }) => (
+  <form method="post" action={action} data-cancel-form>
+    <Csrf token={csrf} />
+    <input type="hidden" name="jobId" value={jobId} />
+    <button type="submit" class="danger">
+      Cancel
+    </button>
+  </form>
+);
+
 export function ErrorPage({ title, message, csrf, user }: { title: string; message: string; csrf: string; user?: SessionUser }) {
   return (
     <Layout title={title} csrf={csrf} user={user}>
