@@ -67,6 +67,3 @@ export async function analyseSheet(dest: Sql, def: ImportAreaDef, bytes: Uint8Ar
     fkCounts,
   };
 }
-
-/** The rows with problems, first `limit` of them. */
-export const problemRecords = (a: Analysis, limit: number): SheetRecord[] => a.records.filter((r) => r.problems.length).slice(0, limit);

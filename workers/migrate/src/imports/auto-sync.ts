@@ -121,7 +121,11 @@ export async function refreshAutoSync(s: MigrateServices, a: AutoSync): Promise<
   return { ...a, lastStatus: p.state, lastError };
 }
 
-/** Starts a run of the area's auto-sync now (`trigger` says who asked): the job id. 409 while its last run is in progress. */
+/**
+ * Starts a run of the area's auto-sync now (`trigger` says who asked): the job id. 409 while its
+ * last run is in progress. The next scheduled run stays as it is (the schedule moves it when it
+ * claims a run).
+ */
 export async function startAutoSyncRun(s: MigrateServices, a: AutoSync, trigger: 'auto-sync' | 'run-now', user: string, now: number): Promise<string> {
   const current = await refreshAutoSync(s, a);
   if (importActive(current.lastStatus)) throw new HttpError(409, 'already_running', `The ${areaDef(a.area).title.toLowerCase()} auto-sync has a run in progress (${current.lastJobId}).`);
@@ -131,7 +135,7 @@ export async function startAutoSyncRun(s: MigrateServices, a: AutoSync, trigger:
   const jobId = await startImport(s, { area: a.area, fileName, source, fk: a.fk, filter: a.filter, startedBy: user, trigger });
   await s.var.db
     .update(importAutoSyncs)
-    .set({ lastJobId: jobId, lastRunAt: now, lastStatus: 'queued', lastError: null, ...(trigger === 'auto-sync' && a.enabled ? { nextRunAt: now + a.intervalMinutes * 60_000 } : {}) })
+    .set({ lastJobId: jobId, lastRunAt: now, lastStatus: 'queued', lastError: null })
     .where(eq(importAutoSyncs.area, a.area))
     .run();
   return jobId;
@@ -166,7 +170,7 @@ export async function runAutoSyncSchedule(s: MigrateServices, now: number): Prom
       .get();
     if (!claimed) continue;
     try {
-      await startAutoSyncRun(s, { ...a, enabled: false }, 'auto-sync', 'schedule', now);
+      await startAutoSyncRun(s, a, 'auto-sync', 'schedule', now);
       report.started.push(a.area);
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);

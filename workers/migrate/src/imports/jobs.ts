@@ -132,15 +132,15 @@ export async function recentImportJobs(s: MigrateServices, area: ImportArea): Pr
 
 /** True while an import of the area is queued, running or stopping. */
 export async function areaBusy(s: MigrateServices, area: ImportArea): Promise<boolean> {
-  const open = (await recentImportJobs(s, area)).filter((r) => importActive(r.state));
-  if (open.length) return true;
-  const older = await s.var.db
+  // The recent jobs' states first come up to date from their objects; then any open job counts.
+  await recentImportJobs(s, area);
+  const open = await s.var.db
     .select({ jobId: importJobs.jobId })
     .from(importJobs)
     .where(and(eq(importJobs.area, area), inArray(importJobs.state, ['queued', 'running', 'cancelling'])))
     .limit(1)
     .all();
-  return older.length > 0;
+  return open.length > 0;
 }
 
 // ---- uploads ---------------------------------------------------------------------------------
