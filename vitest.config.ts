@@ -15,10 +15,12 @@ export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
     projects: ['test/*/vitest.config.ts'],
-    // One test file at a time, whatever the machine reports: the racing database is one embedded
-    // PGlite that runs one statement at a time, and files share the relay, the Graph stand-in and
-    // Chromium; two files at once could stall each other on a slower machine.
-    maxWorkers: 1,
+    // Two test files at a time, whatever the machine reports. The files share one embedded PGlite
+    // (one statement at a time), the relay, the Graph stand-in and Chromium, so more than two would
+    // mostly queue on those; two overlap one file's workerd start-up and migrations with another's
+    // tests. workerd's V8 runs single-threaded (above), which is what makes two at once safe on two
+    // cores.
+    maxWorkers: 2,
     silent: 'passed-only',
     testTimeout: 20_000,
     hookTimeout: 60_000,
