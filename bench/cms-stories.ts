@@ -92,6 +92,14 @@ export async function benchCmsStories({ url, relay, runs, today }: BenchContext)
         console.log(`  ${name.padEnd(40)} ${ms(median(times)).padStart(10)} ${ms(percentile(times, 95)).padStart(10)}  ${matches}`);
       }
 
+      // The runtime's own share of every figure above: the same search without the cookie is
+      // refused (401) before any database call.
+      const refused = await sample(runs, async () => {
+        const answer = await http.send('/api/v1/story?search=flemington');
+        if (answer.status !== 401) throw new Error(`expected 401 without a session, got ${answer.status}`);
+      });
+      console.log(`  ${'no session (401, no database call)'.padEnd(40)} ${ms(median(refused)).padStart(10)} ${ms(percentile(refused, 95)).padStart(10)}`);
+
       // The same Worker's racing lookups, over the bench Postgres: each request is one read over
       // the driver's HTTP query path (answered by the relay on its warm connections).
       const lookups: [string, string][] = [

@@ -4,8 +4,8 @@ import { ftsPhrase } from '../../workers/cms/src/story-search';
 import { api } from './helpers';
 import { createStory, directSession, lookups, type Lookups, type PageJson } from './story-fixtures';
 
-// Story search goes through the FTS5 trigram index `stories_search`; these prove the index stays in
-// step with every write and that matching is what `instr(lower(…), lower(…))` gave before.
+// Story search goes through the FTS5 trigram index `stories_search` alone; these prove the index
+// stays in step with every write and that matching is exactly what `instr(lower(…), lower(…))` gives.
 
 let cookie: string;
 let l: Lookups;
@@ -69,6 +69,31 @@ describe('story search through the trigram index', () => {
     expect(await titles('Ét', site)).toContain(title);
     expect(await titles('ét', site)).not.toContain(title);
     expect(await titles('%_', site)).toContain(title);
+  });
+
+  it('decides by the index alone exactly as instr(lower(…), lower(…)) would', async () => {
+    const tag = `Ex${crypto.randomUUID().slice(0, 8)}`;
+    // The Kelvin sign (U+212A) folds to k under Unicode case folding but not under SQLite's lower():
+    // the story is not found by "kelvin", as it never was.
+    const kelvin = `\u212Aelvin ${tag}`;
+    const mixed = `MiXeD CaSe ${tag} ÀÉÎ`;
+    await createStory(cookie, { title: kelvin, summary: 'x', siteIds: [l.siteA] });
+    await createStory(cookie, { title: 'plain', summary: mixed, siteIds: [l.siteA] });
+    expect(await titles(`kelvin ${tag}`)).toEqual([]);
+    expect(await titles(`\u212Aelvin ${tag}`)).toEqual([kelvin]);
+    expect(await titles(`mixed case ${tag.toLowerCase()} ÀÉÎ`)).toEqual(['plain']);
+    expect(await titles(`mixed case ${tag} àéî`)).toEqual([]);
+    // The same rule, asked of SQLite directly for every story of the site: the index gives the same set.
+    for (const term of [tag, `case ${tag}`, `${tag} ÀÉ`, 'elvin']) {
+      const exact = await env.DB.prepare(
+        `select title from stories s where exists (select 1 from story_sites where story_id = s.id and site_id = ?)
+           and (instr(lower(title), lower(?)) > 0 or instr(lower(summary), lower(?)) > 0) order by published_at desc, id desc`,
+      )
+        .bind(l.siteA, term, term)
+        .all<{ title: string }>();
+      expect(await titles(term, `&siteId=${l.siteA}`)).toEqual(exact.results.map((r) => r.title));
+    }
+    await integrityCheck();
   });
 
   it('finds by a 200-character term', async () => {
