@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
+
+let state: string;
+
+beforeAll(async () => {
+  state = await mkdtemp(join(tmpdir(), 'deno-adapters-'));
+  await mkdir(join(state, 'tmp'));
+});
+
+afterAll(async () => {
+  await rm(state, { recursive: true, force: true });
+});
+
+/** Runs Deno in the repository with its own cache and temporary directory; output is stdout and stderr together. */
+function deno(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(DENO, args, {
+      cwd: ROOT,
+      env: { ...process.env, DENO_DIR: join(state, 'cache'), TMPDIR: join(state, 'tmp'), NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+it('type-checks deno/ and passes the adapters\' Deno tests', { timeout: 300_000 }, async () => {
+  const check = await deno(['check', 'deno/']);
+  expect(check.code, `deno check deno/ failed:\n${check.output}`).toBe(0);
+  // Reads within the repository (sources, node_modules, migrations); writes only in the run's temporary directory.
+  const test = await deno(['test', '--no-prompt', `--allow-read=${ROOT},${state}`, `--allow-write=${state}`, 'deno/adapters/']);
+  expect(test.code, `deno test failed:\n${test.output}`).toBe(0);
+  expect(test.output).toMatch(/ok \| \d+ passed \| 0 failed/);
+});
