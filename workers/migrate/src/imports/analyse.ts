@@ -30,7 +30,7 @@ export type Analysis = {
  * the second and later rows of one natural key as duplicates.
  */
 export async function analyseSheet(dest: Sql, def: ImportAreaDef, bytes: Uint8Array, fileName: string, fk: Record<string, string>, filter = ''): Promise<Analysis> {
-  const sheet = readSheet(bytes, fileName);
+  const sheet = await readSheet(bytes, fileName);
   const { records: all, ignored } = readRecords(sheet, def.columns, def.required(fk));
   const keep = filter.trim() ? compileSheetFilter(filter, def.columns.map((c) => c.key)) : null;
   const records = keep ? all.filter((r) => keep(r.values)) : all;

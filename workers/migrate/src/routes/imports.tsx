@@ -322,7 +322,7 @@ function registerArea(area: ImportArea): void {
       if (!upload) return c.json({ success: false as const, error: tempPath ? 'That upload is unknown or expired.' : `No ${def.title.toLowerCase()} sheet has been uploaded yet.` }, 200);
       try {
         const bytes = await fetchSheet(c.env.SHEETS, { kind: 'r2', key: upload.tempPath });
-        const { records } = readRecords(readSheet(bytes, upload.fileName), def.columns, new Set());
+        const { records } = readRecords(await readSheet(bytes, upload.fileName), def.columns, new Set());
         if (!checked.filter) return c.json({ success: true as const, count: records.length }, 200);
         const keep = compileSheetFilter(checked.filter, def.columns.map((col) => col.key));
         return c.json({ success: true as const, count: records.filter((r) => keep(r.values)).length }, 200);
