@@ -822,7 +822,7 @@ async function readEntryText(
   sink: (text: string) => boolean,
 ): Promise<void> {
   const data = bytes.subarray(entry.offset, entry.offset + entry.csz);
-  let decoder: TextDecoder | null = null;
+  let decoder: InstanceType<typeof TextDecoder> | null = null;
   const decode = (chunk: Uint8Array): string => {
     if (!decoder) {
       // Excel writes UTF-8; a part in UTF-16 says so with its byte order mark.
@@ -858,7 +858,7 @@ async function readEntryText(
   try {
     let total = 0;
     for (;;) {
-      let step: ReadableStreamReadResult<Uint8Array>;
+      let step: Awaited<ReturnType<typeof reader.read>>;
       try {
         step = await reader.read();
       } catch {
