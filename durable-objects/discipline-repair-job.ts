@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
-import { JobLog } from './job-log';
+import { JobLog } from './job-log.ts';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../d1/migrate/schema';
+import * as schema from '../d1/migrate/schema.ts';
 import {
   type DisciplineDifference,
   type DisciplineRepairJobRpc,
@@ -15,10 +15,10 @@ import {
   sourceExtent,
   TERMINAL_REPAIR_STATES,
   updateRepairJob,
-} from '../workers/migrate/src/discipline-repair';
-import { type Sql, assertHostAllowed, openDestination, openSource } from '../workers/migrate/src/engine/db';
-import { type EngineEnv, HostNotAllowedError, type LogEntry } from '../workers/migrate/src/engine/types';
-import type { MeetingsDb } from '../workers/migrate/src/meetings';
+} from '../workers/migrate/src/discipline-repair.ts';
+import { type Sql, assertHostAllowed, openDestination, openSource } from '../workers/migrate/src/engine/db.ts';
+import { type EngineEnv, HostNotAllowedError, type LogEntry } from '../workers/migrate/src/engine/types.ts';
+import type { MeetingsDb } from '../workers/migrate/src/meetings.ts';
 
 /** Consecutive failed batches (database unreachable, connection dropped) before the job fails. */
 const MAX_ATTEMPTS = 4;

@@ -1,13 +1,13 @@
 import { DurableObject } from 'cloudflare:workers';
-import { JobLog } from './job-log';
+import { JobLog } from './job-log.ts';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../d1/migrate/schema';
-import { type Sql, openDestination } from '../workers/migrate/src/engine/db';
-import type { EngineEnv, LogEntry } from '../workers/migrate/src/engine/types';
-import { analyseSheet } from '../workers/migrate/src/imports/analyse';
-import { areaDef } from '../workers/migrate/src/imports/areas';
-import { recordAutoSyncOutcome } from '../workers/migrate/src/imports/auto-sync';
-import { SheetFilterError } from '../workers/migrate/src/imports/filter';
+import * as schema from '../d1/migrate/schema.ts';
+import { type Sql, openDestination } from '../workers/migrate/src/engine/db.ts';
+import type { EngineEnv, LogEntry } from '../workers/migrate/src/engine/types.ts';
+import { analyseSheet } from '../workers/migrate/src/imports/analyse.ts';
+import { areaDef } from '../workers/migrate/src/imports/areas.ts';
+import { recordAutoSyncOutcome } from '../workers/migrate/src/imports/auto-sync.ts';
+import { SheetFilterError } from '../workers/migrate/src/imports/filter.ts';
 import {
   type ImportJobRpc,
   type ImportPlan,
@@ -16,10 +16,10 @@ import {
   type ImportState,
   TERMINAL_IMPORT_STATES,
   updateImportJob,
-} from '../workers/migrate/src/imports/jobs';
-import { fetchSheet, SheetUnavailableError } from '../workers/migrate/src/imports/storage';
-import type { ProblemKind } from '../workers/migrate/src/imports/records';
-import { SheetError } from '../workers/migrate/src/imports/sheet';
+} from '../workers/migrate/src/imports/jobs.ts';
+import { fetchSheet, SheetUnavailableError } from '../workers/migrate/src/imports/storage.ts';
+import type { ProblemKind } from '../workers/migrate/src/imports/records.ts';
+import { SheetError } from '../workers/migrate/src/imports/sheet.ts';
 
 /** Valid rows written per statement (and per transaction). */
 export const IMPORT_CHUNK_ROWS = 2_000;

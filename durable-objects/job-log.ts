@@ -1,4 +1,4 @@
-import type { LogEntry } from '../workers/migrate/src/engine/types';
+import type { LogEntry } from '../workers/migrate/src/engine/types.ts';
 
 export type JobLogEntry = Pick<LogEntry, 'level' | 'message' | 'timestamp'>;
 

@@ -1,21 +1,21 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Message } from '@microsoft/microsoft-graph-types';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../d1/mail/schema';
-import { HttpError } from '../workers/shared/http-error';
-import { type Category, categoriesOf } from '../workers/mail/src/ai/categories';
-import { failJob, recategoriseStep } from '../workers/mail/src/ai/jobs';
-import { createModel } from '../workers/mail/src/ai/model';
-import { processMessage } from '../workers/mail/src/ai/pipeline';
-import { historyCutoff } from '../workers/mail/src/ai/retention';
-import type { TaskContext } from '../workers/mail/src/ai/task';
-import { Tracer } from '../workers/mail/src/ai/trace';
-import { GraphClient } from '../workers/mail/src/graph/client';
-import { mailConfig } from '../workers/mail/src/config';
-import { WELL_KNOWN_FOLDERS } from '../workers/mail/src/graph/client';
-import { type GraphRequest, type GraphResult, Semaphore, sendGraph } from '../workers/mail/src/graph/transport';
-import { GrantRefused, type TokenSet, refreshTokens } from '../workers/mail/src/oauth';
-import { open, seal } from '../workers/mail/src/sealing';
+import * as schema from '../d1/mail/schema.ts';
+import { HttpError } from '../workers/shared/http-error.ts';
+import { type Category, categoriesOf } from '../workers/mail/src/ai/categories.ts';
+import { failJob, recategoriseStep } from '../workers/mail/src/ai/jobs.ts';
+import { createModel } from '../workers/mail/src/ai/model.ts';
+import { processMessage } from '../workers/mail/src/ai/pipeline.ts';
+import { historyCutoff } from '../workers/mail/src/ai/retention.ts';
+import type { TaskContext } from '../workers/mail/src/ai/task.ts';
+import { Tracer } from '../workers/mail/src/ai/trace.ts';
+import { GraphClient } from '../workers/mail/src/graph/client.ts';
+import { mailConfig } from '../workers/mail/src/config.ts';
+import { WELL_KNOWN_FOLDERS } from '../workers/mail/src/graph/client.ts';
+import { type GraphRequest, type GraphResult, Semaphore, sendGraph } from '../workers/mail/src/graph/transport.ts';
+import { GrantRefused, type TokenSet, refreshTokens } from '../workers/mail/src/oauth.ts';
+import { open, seal } from '../workers/mail/src/sealing.ts';
 
 /** The mailbox owner as Graph's /me describes them. */
 export interface MailboxAccount {

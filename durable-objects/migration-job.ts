@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
-import { type CursorRow, PlanError, type PreparedTable, openCursors, prepareTables, readCursors, sourceTotals, validateTable } from '../workers/migrate/src/engine/copy';
-import { type Sql, assertHostAllowed, openDestination, openSource } from '../workers/migrate/src/engine/db';
-import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../workers/migrate/src/engine/run';
+import { type CursorRow, PlanError, type PreparedTable, openCursors, prepareTables, readCursors, sourceTotals, validateTable } from '../workers/migrate/src/engine/copy.ts';
+import { type Sql, assertHostAllowed, openDestination, openSource } from '../workers/migrate/src/engine/db.ts';
+import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../workers/migrate/src/engine/run.ts';
 import {
   type EngineEnv,
   directCopyAllowed,
@@ -12,7 +12,7 @@ import {
   type RunProgress,
   type RunState,
   type TableValidation,
-} from '../workers/migrate/src/engine/types';
+} from '../workers/migrate/src/engine/types.ts';
 
 /** How long one alarm keeps copying before it hands over to the next (bounded work per invocation). */
 const SLICE_MS = 10_000;

@@ -1,8 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
-import { drainUnreadBody } from './body';
-import { errorBody, notFound, onError } from './errors';
-import { requestLog } from './request-log';
+import { drainUnreadBody } from './body.ts';
+import { errorBody, notFound, onError } from './errors.ts';
+import { requestLog } from './request-log.ts';
 
 /**
  * The base every JSON service builds on: an unread request body drained before answering, request id + one log line per request, the shared

@@ -1,4 +1,4 @@
-import { HttpError } from './http-error';
+import { HttpError } from './http-error.ts';
 import type { Context, Env, MiddlewareHandler } from 'hono';
 
 /**

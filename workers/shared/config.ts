@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { HttpError } from './http-error';
+import { HttpError } from './http-error.ts';
 
 /** A Worker started without a variable or secret it needs: said plainly, values never echoed. */
 export class ConfigError extends HttpError {

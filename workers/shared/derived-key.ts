@@ -1,4 +1,4 @@
-import { utf8 } from './encoding';
+import { utf8 } from './encoding.ts';
 
 type KeyAlgorithmParams = Parameters<SubtleCrypto['deriveKey']>[2];
 

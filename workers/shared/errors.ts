@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { HttpError } from './http-error';
-import { asDatabaseUnavailable } from './pg-errors';
+import { HttpError } from './http-error.ts';
+import { asDatabaseUnavailable } from './pg-errors.ts';
 
 export type ErrorBody = { error: string; message: string; request_id?: string } & Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { HttpError } from './http-error';
+import { HttpError } from './http-error.ts';
 
 /** The racing database cannot be reached (down, refusing, timing out): a 503, never a 500 or a hang. */
 export class DatabaseUnavailableError extends HttpError {

@@ -4,8 +4,8 @@ import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import { parseConfig } from './config';
-import * as racingSchema from './racing/schema';
+import { parseConfig } from './config.ts';
+import * as racingSchema from './racing/schema.ts';
 
 export const racingDbConfigSchema = z.object({
   /** postgres:// URL of the racing database (a Neon URL in production; a secret). */

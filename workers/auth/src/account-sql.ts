@@ -1,6 +1,6 @@
-import { normaliseEmail } from './email';
-import { enrol, type Enrolment } from './enrolment';
-import { hashPassword } from './passwords';
+import { normaliseEmail } from './email.ts';
+import { enrol, type Enrolment } from './enrolment.ts';
+import { hashPassword } from './passwords.ts';
 
 /**
  * SQL that creates an account enrolled in 2FA, for tools that reach D1 only through

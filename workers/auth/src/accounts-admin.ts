@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { backupCodes, credentials, users } from '../../../d1/auth/schema';
-import { normaliseEmail } from './accounts';
-import type { AuthDb } from './context';
-import type { Enrolment } from './enrolment';
+import { backupCodes, credentials, users } from '../../../d1/auth/schema.ts';
+import { normaliseEmail } from './accounts.ts';
+import type { AuthDb } from './context.ts';
+import type { Enrolment } from './enrolment.ts';
 
 /** Stores a fresh enrolment: the sealed TOTP secret and ten new backup codes (old ones dropped). */
 export async function storeEnrolment(db: AuthDb, userId: number, enrolment: Enrolment): Promise<void> {

@@ -1,13 +1,13 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { credentials, sites, users } from '../../../d1/auth/schema';
-import type { AuthDb } from './context';
-import { normaliseEmail } from './email';
+import { credentials, sites, users } from '../../../d1/auth/schema.ts';
+import type { AuthDb } from './context.ts';
+import { normaliseEmail } from './email.ts';
 
 export type User = typeof users.$inferSelect;
 export type Site = typeof sites.$inferSelect;
 export type Credential = typeof credentials.$inferSelect;
 
-export { normaliseEmail } from './email';
+export { normaliseEmail } from './email.ts';
 
 /**
  * The credential a login uses: the one for the named site when `site` is a registered

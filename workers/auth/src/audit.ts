@@ -1,5 +1,5 @@
-import { auditLog } from '../../../d1/auth/schema';
-import type { AuthDb } from './context';
+import { auditLog } from '../../../d1/auth/schema.ts';
+import type { AuthDb } from './context.ts';
 
 export type AuditEvent =
   | 'login_success'

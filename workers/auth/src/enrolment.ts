@@ -1,5 +1,5 @@
 import qrcode from 'qrcode-generator';
-import { hashBackupCode, encryptTotpSecret, newBackupCodes, newTotpSecret, otpauthUri } from './totp';
+import { hashBackupCode, encryptTotpSecret, newBackupCodes, newTotpSecret, otpauthUri } from './totp.ts';
 
 /** What enrolling an account in 2FA produces: the secret to store (sealed) and what to show once. */
 export interface Enrolment {

@@ -1,4 +1,4 @@
-import type { AuthConfig } from './config';
+import type { AuthConfig } from './config.ts';
 
 const MINUTE = 60_000;
 

@@ -1,12 +1,12 @@
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../../../d1/auth/schema';
-import { createAuthApp } from './app';
-import { retentionConfig } from './config';
-import { runRetention } from './retention';
+import * as schema from '../../../d1/auth/schema.ts';
+import { createAuthApp } from './app.ts';
+import { retentionConfig } from './config.ts';
+import { runRetention } from './retention.ts';
 
-export { AccountGuard } from '../../../durable-objects/account-guard';
-export { LiveSession } from '../../../durable-objects/live-session';
-export { PendingLogin } from '../../../durable-objects/pending-login';
+export { AccountGuard } from '../../../durable-objects/account-guard.ts';
+export { LiveSession } from '../../../durable-objects/live-session.ts';
+export { PendingLogin } from '../../../durable-objects/pending-login.ts';
 
 const app = createAuthApp();
 

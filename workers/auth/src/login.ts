@@ -1,14 +1,14 @@
 import { and, eq, isNull, lt } from 'drizzle-orm';
-import { backupCodes, credentials, totpUsedSteps, users } from '../../../d1/auth/schema';
-import type { PendingLoginState } from '../../../durable-objects/pending-login';
-import { findLoginCredential, normaliseEmail, type User } from './accounts';
-import { audit } from './audit';
-import type { AuthConfig } from './config';
-import type { AuthDb, AuthEnv } from './context';
-import { randomBytes, toBase64Url } from '../../shared/encoding';
-import { accountGuard, pendingLogin, recordAccountFailure, takeIpBudget } from './guard';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
-import { decryptTotpSecret, hashBackupCode, matchTotp, TOTP_WINDOW } from './totp';
+import { backupCodes, credentials, totpUsedSteps, users } from '../../../d1/auth/schema.ts';
+import type { PendingLoginState } from '../../../durable-objects/pending-login.ts';
+import { findLoginCredential, normaliseEmail, type User } from './accounts.ts';
+import { audit } from './audit.ts';
+import type { AuthConfig } from './config.ts';
+import type { AuthDb, AuthEnv } from './context.ts';
+import { randomBytes, toBase64Url } from '../../shared/encoding.ts';
+import { accountGuard, pendingLogin, recordAccountFailure, takeIpBudget } from './guard.ts';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.ts';
+import { decryptTotpSecret, hashBackupCode, matchTotp, TOTP_WINDOW } from './totp.ts';
 
 /** Fixed by the spec, not configurable. */
 export const PENDING_LOGIN_TTL_MS = 5 * 60_000;

@@ -1,9 +1,9 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
-import { refreshFamilies, users } from '../../../d1/auth/schema';
-import { permissionsFor, type User } from './accounts';
-import { audit } from './audit';
-import type { AuthDeps } from './login';
-import { openRefreshToken, signAccessToken, signRefreshToken } from './tokens';
+import { refreshFamilies, users } from '../../../d1/auth/schema.ts';
+import { permissionsFor, type User } from './accounts.ts';
+import { audit } from './audit.ts';
+import type { AuthDeps } from './login.ts';
+import { openRefreshToken, signAccessToken, signRefreshToken } from './tokens.ts';
 
 /** How long after a rotation the replaced token counts as a lost race rather than reuse. */
 export const CONCURRENT_REFRESH_GRACE_MS = 5_000;

@@ -1,9 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { auditLog, refreshFamilies, totpUsedSteps } from '../../../d1/auth/schema';
-import type { RetentionConfig } from './config';
-import type { AuthDb } from './context';
-import { stepAt } from './totp';
+import { auditLog, refreshFamilies, totpUsedSteps } from '../../../d1/auth/schema.ts';
+import type { RetentionConfig } from './config.ts';
+import type { AuthDb } from './context.ts';
+import { stepAt } from './totp.ts';
 
 /** Rows one DELETE removes at most. */
 export const RETENTION_BATCH_SIZE = 1000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { constantTimeEqual, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding';
+import { constantTimeEqual, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding.ts';
 
 /**
  * Access and refresh tokens: `<kind>.<sealed payload>.<signature>`, base64url. The payload is

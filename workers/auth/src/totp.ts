@@ -1,4 +1,4 @@
-import { fromBase32, fromBase64Url, randomBytes, sha256Hex, toBase32, toBase64Url, utf8 } from '../../shared/encoding';
+import { fromBase32, fromBase64Url, randomBytes, sha256Hex, toBase32, toBase64Url, utf8 } from '../../shared/encoding.ts';
 
 export const TOTP_PERIOD_SECONDS = 30;
 /** Codes one step either side of now are accepted (clock drift between phone and server). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { HttpError } from '../../shared/http-error';
-import type { CmsContext } from './context';
+import { HttpError } from '../../shared/http-error.ts';
+import type { CmsContext } from './context.ts';
 
 /**
  * The authentication service (spec 001 A) over its service binding. Every answer is checked

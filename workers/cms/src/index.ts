@@ -1,17 +1,17 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { createApp } from '../../shared/app';
-import { limitBody } from '../../shared/body';
-import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers';
-import { HttpError } from '../../shared/http-error';
-import { cmsServices, editorOrigins, type CmsEnv } from './context';
-import { auth } from './routes/auth';
-import { docs } from './routes/docs';
-import { health } from './routes/health';
-import { lookups } from './routes/lookups';
-import { media, MEDIA_ANONYMOUS_PREFIX } from './routes/media';
-import { stories } from './routes/stories';
-import { requireEditor, requireSession } from './session';
+import { createApp } from '../../shared/app.ts';
+import { limitBody } from '../../shared/body.ts';
+import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import { cmsServices, editorOrigins, type CmsEnv } from './context.ts';
+import { auth } from './routes/auth.ts';
+import { docs } from './routes/docs.ts';
+import { health } from './routes/health.ts';
+import { lookups } from './routes/lookups.ts';
+import { media, MEDIA_ANONYMOUS_PREFIX } from './routes/media.ts';
+import { stories } from './routes/stories.ts';
+import { requireEditor, requireSession } from './session.ts';
 
 /** JSON bodies (stories with their content) are capped here; media bytes go straight to R2. */
 const MAX_JSON_BYTES = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { escapeLike } from '../../shared/like';
-import { queryRows, type RacingReads } from '../../shared/pg';
+import { escapeLike } from '../../shared/like.ts';
+import { queryRows, type RacingReads } from '../../shared/pg.ts';
 
 // Search-as-you-type and pick lists over the racing database: one statement per request, on the
 // request's one-shot read over HTTP. SQL that PostgreSQL 15 and 18 both accept.

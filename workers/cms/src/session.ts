@@ -1,12 +1,12 @@
 import { and, eq, lt } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { sessions } from '../../../d1/cms/schema';
-import { derivedKey } from '../../shared/derived-key';
-import { fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from '../../shared/encoding';
-import { HttpError } from '../../shared/http-error';
-import { refreshSession, type VerifiedLogin } from './auth-client';
-import type { CmsContext, CmsEnv, SessionUser } from './context';
+import { sessions } from '../../../d1/cms/schema.ts';
+import { derivedKey } from '../../shared/derived-key.ts';
+import { fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from '../../shared/encoding.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import { refreshSession, type VerifiedLogin } from './auth-client.ts';
+import type { CmsContext, CmsEnv, SessionUser } from './context.ts';
 
 export const SESSION_COOKIE = 'app_session';
 export const SESSION_MAX_AGE_SECONDS = 86_400;

@@ -1,9 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { AccessScope } from '../../../d1/cms/schema';
-import { storyTextContains } from './story-search';
-import { offsetOf } from '../../shared/paging';
-import { batch, statement } from './d1-sql';
-import { LINK_SEARCH_LIMIT, type StoryDetail, type StoryFilters, type StorySort, type StorySummary } from './story-schemas';
+import type { AccessScope } from '../../../d1/cms/schema.ts';
+import { storyTextContains } from './story-search.ts';
+import { offsetOf } from '../../shared/paging.ts';
+import { batch, statement } from './d1-sql.ts';
+import { LINK_SEARCH_LIMIT, type StoryDetail, type StoryFilters, type StorySort, type StorySummary } from './story-schemas.ts';
 
 /** Columns of a list item, with the story's site and news-type ids folded in by correlated subqueries. */
 const SUMMARY_SQL = `s.id, s.title, s.summary, s.access_scope, s.visible, s.breakout, s.author_id, s.contributor_id,

@@ -1,9 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { HttpError } from '../../shared/http-error';
-import type { StoryDetail, StoryInput } from './story-schemas';
-import { batch, statement } from './d1-sql';
-import { type DetailRow, detailQuery, rowsOf, toDetail } from './stories';
-import { indexStory, unindexStory } from './story-search';
+import { HttpError } from '../../shared/http-error.ts';
+import type { StoryDetail, StoryInput } from './story-schemas.ts';
+import { batch, statement } from './d1-sql.ts';
+import { type DetailRow, detailQuery, rowsOf, toDetail } from './stories.ts';
+import { indexStory, unindexStory } from './story-search.ts';
 
 /** The configured access-tier tags a Restricted story's content lacks (compared case-insensitively). */
 export function missingRestrictedTags(input: Pick<StoryInput, 'accessScope' | 'content'>, tags: string[]): string[] {

@@ -1,19 +1,19 @@
-import { createApp } from '../../shared/app';
-import { errorBody, onError as jsonOnError } from '../../shared/errors';
-import { racingReads } from '../../shared/pg';
-import { securityHeaders, STRICT_PAGE_CSP } from '../../shared/security-headers';
-import { DataCache } from './cache';
-import { formConfig } from './config';
-import type { FormEnv } from './context';
-import type { SalesLookup } from './data';
-import { api } from './routes/api';
-import { guide } from './routes/guide';
-import { login } from './routes/login';
-import { personRoutes } from './routes/people';
-import { runnerRoutes } from './routes/runner';
-import { search } from './routes/search';
-import { readSession, sessionSettings } from './session';
-import { ErrorPage } from './views/layout';
+import { createApp } from '../../shared/app.ts';
+import { errorBody, onError as jsonOnError } from '../../shared/errors.ts';
+import { racingReads } from '../../shared/pg.ts';
+import { securityHeaders, STRICT_PAGE_CSP } from '../../shared/security-headers.ts';
+import { DataCache } from './cache.ts';
+import { formConfig } from './config.ts';
+import type { FormEnv } from './context.ts';
+import type { SalesLookup } from './data.ts';
+import { api } from './routes/api.ts';
+import { guide } from './routes/guide.tsx';
+import { login } from './routes/login.tsx';
+import { personRoutes } from './routes/people.tsx';
+import { runnerRoutes } from './routes/runner.tsx';
+import { search } from './routes/search.tsx';
+import { readSession, sessionSettings } from './session.ts';
+import { ErrorPage } from './views/layout.tsx';
 
 /** Routes open without a session: the login page and the horse search (the spec's public pair). */
 const PUBLIC_PATHS = new Set(['/form/', '/form/api/search/']);

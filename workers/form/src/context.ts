@@ -1,7 +1,7 @@
-import type { RacingReadsVariables } from '../../shared/pg';
-import type { DataCache } from './cache';
-import type { FormConfig } from './config';
-import type { Session } from './session';
+import type { RacingReadsVariables } from '../../shared/pg.ts';
+import type { DataCache } from './cache.ts';
+import type { FormConfig } from './config.ts';
+import type { Session } from './session.ts';
 
 /** Bindings and per-request services of the form Worker (read from `c.var`). */
 export type FormEnv = {

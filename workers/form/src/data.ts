@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
-import type { RacingReads } from '../../shared/pg';
-import type { CacheRequest } from './cache';
-import type { FormEnv } from './context';
-import { type RaceCard, type Sale, raceCard, salesOf, searchHorses } from './queries';
+import type { RacingReads } from '../../shared/pg.ts';
+import type { CacheRequest } from './cache.ts';
+import type { FormEnv } from './context.ts';
+import { type RaceCard, type Sale, raceCard, salesOf, searchHorses } from './queries.ts';
 
 export type SalesLookup = (db: RacingReads, horseId: number) => Promise<Sale[]>;
 

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { escapeLike } from '../../shared/like';
-import { queryRows, type RacingReads } from '../../shared/pg';
-import { MAX_RUNS, type Run, normaliseRun } from './runs';
+import { escapeLike } from '../../shared/like.ts';
+import { queryRows, type RacingReads } from '../../shared/pg.ts';
+import { MAX_RUNS, type Run, normaliseRun } from './runs.ts';
 
 // Every page's data comes from one set-based statement (JSON built in Postgres), so a page costs
 // one round trip on the request's pool. SQL that PostgreSQL 15 and 18 both accept.

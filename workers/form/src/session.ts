@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
-import type { LiveSession } from '../../../durable-objects/live-session';
-import type { FormEnv } from './context';
+import type { LiveSession } from '../../../durable-objects/live-session.ts';
+import type { FormEnv } from './context.ts';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { liveSession, newSessionId, SESSION_ID } from '../../shared/live-session';
+import { liveSession, newSessionId, SESSION_ID } from '../../shared/live-session.ts';
 
 // The session is a signed cookie `<payload>.<hmac>`, the payload holding the user name, the
 // expiry, a random session id and a tag of the password it was opened with. The session id must

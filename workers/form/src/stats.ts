@@ -1,4 +1,4 @@
-import type { Run } from './runs';
+import type { Run } from './runs.ts';
 
 // Statistics of a list of runs. Only runs with a result count (acceptances and scratchings do
 // not); a dead heat for first counts as a win for each horse in it.

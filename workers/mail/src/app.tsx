@@ -1,19 +1,19 @@
 import type { MiddlewareHandler } from 'hono';
-import { createApp } from '../../shared/app';
-import { onError as jsonOnError } from '../../shared/errors';
-import { HttpError } from '../../shared/http-error';
-import { type MailEnv, mailServices } from './context';
-import { api } from './routes/api';
-import { assistantApi } from './routes/assistant';
-import { assistantPages } from './routes/assistant-pages';
-import { connect } from './routes/connect';
-import { llm } from './routes/llm';
-import { login } from './routes/login';
-import { pages } from './routes/pages';
-import { status } from './routes/status';
-import { tools } from './routes/tools';
-import { webhook } from './routes/webhook';
-import { ErrorPage } from './views/layout';
+import { createApp } from '../../shared/app.ts';
+import { onError as jsonOnError } from '../../shared/errors.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import { type MailEnv, mailServices } from './context.ts';
+import { api } from './routes/api.ts';
+import { assistantApi } from './routes/assistant.ts';
+import { assistantPages } from './routes/assistant-pages.tsx';
+import { connect } from './routes/connect.tsx';
+import { llm } from './routes/llm.ts';
+import { login } from './routes/login.tsx';
+import { pages } from './routes/pages.tsx';
+import { status } from './routes/status.ts';
+import { tools } from './routes/tools.ts';
+import { webhook } from './routes/webhook.ts';
+import { ErrorPage } from './views/layout.tsx';
 
 const MAX_URL_LENGTH = 4096;
 

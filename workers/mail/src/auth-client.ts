@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { HttpError } from '../../shared/http-error';
-import type { MailContext } from './context';
+import { HttpError } from '../../shared/http-error.ts';
+import type { MailContext } from './context.ts';
 
 /**
  * The authentication service (spec 001 A) over the AUTH service binding: e-mail and password,

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
-import type { MailboxAccount } from '../../../durable-objects/mail-user-context';
-import { type MailEnv, mailboxStub, publicOrigin } from './context';
-import { graphHttpError } from './graph/client';
-import { Semaphore, sendGraph } from './graph/transport';
-import { type TokenSet, finishAuthorization, startAuthorization } from './oauth';
-import { resubscribe, unsubscribe } from './subscriptions';
+import type { MailboxAccount } from '../../../durable-objects/mail-user-context.ts';
+import { type MailEnv, mailboxStub, publicOrigin } from './context.ts';
+import { graphHttpError } from './graph/client.ts';
+import { Semaphore, sendGraph } from './graph/transport.ts';
+import { type TokenSet, finishAuthorization, startAuthorization } from './oauth.ts';
+import { resubscribe, unsubscribe } from './subscriptions.ts';
 
 export const CALLBACK_PATH = '/connect/callback';
 export const WEBHOOK_PATH = '/graph/webhook';

@@ -1,8 +1,8 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Context, MiddlewareHandler } from 'hono';
-import * as schema from '../../../d1/mail/schema';
-import { type MailConfig, mailConfig } from './config';
-import type { GraphClient } from './graph/client';
+import * as schema from '../../../d1/mail/schema.ts';
+import { type MailConfig, mailConfig } from './config.ts';
+import type { GraphClient } from './graph/client.ts';
 
 /** The signed-in back-office user, as the authentication service described them at login. */
 export type SessionUser = { id: number; email: string; name: string };

@@ -1,5 +1,5 @@
-import { HttpError } from '../../shared/http-error';
-import { type GraphClient, WELL_KNOWN_FOLDERS } from './graph/client';
+import { HttpError } from '../../shared/http-error.ts';
+import { type GraphClient, WELL_KNOWN_FOLDERS } from './graph/client.ts';
 
 /** Friendlier names for the well-known folders, as the pages and older links use them. */
 const ALIASES: Record<string, string> = {

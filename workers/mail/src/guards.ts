@@ -1,12 +1,12 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { HttpError } from '../../shared/http-error';
-import { secretsEqual } from '../../shared/encoding';
-import { isLoopback } from './config';
-import { devAutoConnect } from './connection';
-import { type MailEnv, mailboxStub } from './context';
-import { GraphClient } from './graph/client';
-import { readSession } from './session';
+import { HttpError } from '../../shared/http-error.ts';
+import { secretsEqual } from '../../shared/encoding.ts';
+import { isLoopback } from './config.ts';
+import { devAutoConnect } from './connection.ts';
+import { type MailEnv, mailboxStub } from './context.ts';
+import { GraphClient } from './graph/client.ts';
+import { readSession } from './session.ts';
 
 /**
  * The guards a route names in its own definition (never a list of paths elsewhere). The route

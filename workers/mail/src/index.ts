@@ -1,10 +1,10 @@
-import { createMailApp } from './app';
-import { pruneAssistantHistory } from './ai/retention';
-import { mailConfig } from './config';
-import { renewSubscriptions } from './subscriptions';
+import { createMailApp } from './app.tsx';
+import { pruneAssistantHistory } from './ai/retention.ts';
+import { mailConfig } from './config.ts';
+import { renewSubscriptions } from './subscriptions.ts';
 
-export { AccountGuard } from '../../../durable-objects/account-guard';
-export { MailUserContext } from '../../../durable-objects/mail-user-context';
+export { AccountGuard } from '../../../durable-objects/account-guard.ts';
+export { MailUserContext } from '../../../durable-objects/mail-user-context.ts';
 
 const app = createMailApp();
 

@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { type MailConfig, isLoopback } from './config';
+import { type MailConfig, isLoopback } from './config.ts';
 
 /**
  * The Microsoft identity platform's authorization-code flow with PKCE, through oauth4webapi.

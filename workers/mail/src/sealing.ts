@@ -1,5 +1,5 @@
-import { derivedKey } from '../../shared/derived-key';
-import { fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding';
+import { derivedKey } from '../../shared/derived-key.ts';
+import { fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding.ts';
 
 /**
  * AES-256-GCM for values kept at rest or handed to the browser (the mailbox refresh token, the

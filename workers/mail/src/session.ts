@@ -1,12 +1,12 @@
 import { and, eq, lt } from 'drizzle-orm';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { sessions } from '../../../d1/mail/schema';
-import { derivedKey } from '../../shared/derived-key';
-import { randomBytes, sha256Hex, toBase64Url, utf8 } from '../../shared/encoding';
-import type { MailContext, SessionUser } from './context';
-import { HttpError } from '../../shared/http-error';
-import { type VerifiedLogin, refreshSession } from './auth-client';
-import { open, seal } from './sealing';
+import { sessions } from '../../../d1/mail/schema.ts';
+import { derivedKey } from '../../shared/derived-key.ts';
+import { randomBytes, sha256Hex, toBase64Url, utf8 } from '../../shared/encoding.ts';
+import type { MailContext, SessionUser } from './context.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import { type VerifiedLogin, refreshSession } from './auth-client.ts';
+import { open, seal } from './sealing.ts';
 
 /**
  * The service's own session: an opaque cookie (256 random bits) naming a D1 row keyed by its

@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../../../d1/mail/schema';
-import { mailboxes, subscriptions } from '../../../d1/mail/schema';
-import { randomBytes, sha256Hex, toBase64Url } from '../../shared/encoding';
-import { HttpError } from '../../shared/http-error';
-import type { MailConfig } from './config';
-import { mailboxStub } from './context';
-import { GraphClient } from './graph/client';
+import * as schema from '../../../d1/mail/schema.ts';
+import { mailboxes, subscriptions } from '../../../d1/mail/schema.ts';
+import { randomBytes, sha256Hex, toBase64Url } from '../../shared/encoding.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import type { MailConfig } from './config.ts';
+import { mailboxStub } from './context.ts';
+import { GraphClient } from './graph/client.ts';
 
 /** New mail in the inbox, and changes to it (read, moved), reach the webhook. */
 export const INBOX_RESOURCE = "me/mailFolders('inbox')/messages";

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MigrateContext } from './context';
+import type { MigrateContext } from './context.ts';
 
 /**
  * The authentication service (spec 001 A) over the AUTH service binding. Every answer is checked

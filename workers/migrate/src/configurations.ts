@@ -1,9 +1,9 @@
 import { desc, eq, getTableColumns, sql } from 'drizzle-orm';
-import { configurations } from '../../../d1/migrate/schema';
-import { HttpError } from '../../shared/http-error';
-import type { MigrateContext, MigrateDb, MigrateServices } from './context';
-import type { Connection, EngineEnv } from './engine/types';
-import { openPassword, sealPassword } from './sealing';
+import { configurations } from '../../../d1/migrate/schema.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import type { MigrateContext, MigrateDb, MigrateServices } from './context.ts';
+import type { Connection, EngineEnv } from './engine/types.ts';
+import { openPassword, sealPassword } from './sealing.ts';
 
 export type ConfigurationRow = typeof configurations.$inferSelect;
 /** What a page may see of a configuration: never the password. */

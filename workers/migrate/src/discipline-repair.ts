@@ -1,7 +1,7 @@
 import { desc, eq, inArray } from 'drizzle-orm';
-import { DISCIPLINE_REPAIR_STATES, disciplineRepairJobs } from '../../../d1/migrate/schema';
-import type { MigrateDb, MigrateServices } from './context';
-import type { Connection, LogEntry } from './engine/types';
+import { DISCIPLINE_REPAIR_STATES, disciplineRepairJobs } from '../../../d1/migrate/schema.ts';
+import type { MigrateDb, MigrateServices } from './context.ts';
+import type { Connection, LogEntry } from './engine/types.ts';
 import {
   LEGACY_VALUES,
   legacyCode,
@@ -13,7 +13,7 @@ import {
   sourceMeeting,
   type MeetingsDb,
   type SourceMeeting,
-} from './meetings';
+} from './meetings.ts';
 
 // The discipline repair (README, "Discipline repair"): a destination race (racing database,
 // `races.race_type`) whose source counterpart (the active configuration's legacy `race_event`,

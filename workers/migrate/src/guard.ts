@@ -1,10 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { derivedKey } from '../../shared/derived-key';
-import { fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding';
-import { HttpError } from '../../shared/http-error';
-import type { MigrateContext, MigrateEnv, Role } from './context';
-import { checkSession } from './session';
+import { derivedKey } from '../../shared/derived-key.ts';
+import { fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import type { MigrateContext, MigrateEnv, Role } from './context.ts';
+import { checkSession } from './session.ts';
 
 /**
  * Access control is part of each route's definition: every route passes one of these guards in

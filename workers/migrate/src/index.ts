@@ -1,9 +1,9 @@
-import { createMigrateApp } from './app';
-import { scheduled } from './sync-jobs';
+import { createMigrateApp } from './app.tsx';
+import { scheduled } from './sync-jobs.ts';
 
-export { DisciplineRepairJob } from '../../../durable-objects/discipline-repair-job';
-export { ImportJob } from '../../../durable-objects/import-job';
-export { MigrationJob } from '../../../durable-objects/migration-job';
+export { DisciplineRepairJob } from '../../../durable-objects/discipline-repair-job.ts';
+export { ImportJob } from '../../../durable-objects/import-job.ts';
+export { MigrationJob } from '../../../durable-objects/migration-job.ts';
 
 const app = createMigrateApp();
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { HttpError } from '../../shared/http-error';
-import type { MigrateContext } from './context';
+import { HttpError } from '../../shared/http-error.ts';
+import type { MigrateContext } from './context.ts';
 
 /** Text that PostgreSQL and D1 can hold: no NUL, at most `max` characters. */
 export const text = (max: number) =>

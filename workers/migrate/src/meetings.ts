@@ -1,8 +1,8 @@
-import { HttpError } from '../../shared/http-error';
-import { asDatabaseUnavailable } from '../../shared/pg-errors';
-import type { ConfigurationView } from './configurations';
-import type { Row, Sql } from './engine/db';
-import { mappedId } from './engine/mappings';
+import { HttpError } from '../../shared/http-error.ts';
+import { asDatabaseUnavailable } from '../../shared/pg-errors.ts';
+import type { ConfigurationView } from './configurations.ts';
+import type { Row, Sql } from './engine/db.ts';
+import { mappedId } from './engine/mappings.ts';
 
 // The meetings comparison: a meeting of the source (the legacy racing system behind the active
 // configuration: race_meeting, race_event, race_entry, venue, horse, jockey, trainer, trial_result)

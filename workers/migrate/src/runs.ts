@@ -1,9 +1,9 @@
-import { HttpError } from '../../shared/http-error';
-import { connectionOf, engineEnv } from './configurations';
-import type { MigrateContext, MigrateServices } from './context';
-import * as engine from './engine';
-import type { ForeignKey, MappingDocument, RunPlan, SchemaInfo, TablePlan } from './engine/types';
-import { asForeignKey, customForeignKeys, updateWizardSession, type WizardSession } from './wizard-sessions';
+import { HttpError } from '../../shared/http-error.ts';
+import { connectionOf, engineEnv } from './configurations.ts';
+import type { MigrateContext, MigrateServices } from './context.ts';
+import * as engine from './engine/index.ts';
+import type { ForeignKey, MappingDocument, RunPlan, SchemaInfo, TablePlan } from './engine/types.ts';
+import { asForeignKey, customForeignKeys, updateWizardSession, type WizardSession } from './wizard-sessions.ts';
 
 /** The MigrationJob Durable Object of a run (one per run). */
 export function migrationJob(c: Pick<MigrateServices, 'env'>, runId: string) {

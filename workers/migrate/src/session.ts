@@ -1,12 +1,12 @@
 import { and, eq, lt } from 'drizzle-orm';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { jwtVerify, SignJWT } from 'jose';
-import { loginSessions } from '../../../d1/migrate/schema';
-import { derivedKey } from '../../shared/derived-key';
-import { randomBytes, sha256Hex, toBase64Url } from '../../shared/encoding';
-import { refreshSession, revokeSession, type VerifiedLogin } from './auth-client';
-import { ROLES, type MigrateContext, type Role, type SessionUser } from './context';
-import { open, REFRESH_TOKEN_LABEL, seal } from './sealing';
+import { loginSessions } from '../../../d1/migrate/schema.ts';
+import { derivedKey } from '../../shared/derived-key.ts';
+import { randomBytes, sha256Hex, toBase64Url } from '../../shared/encoding.ts';
+import { refreshSession, revokeSession, type VerifiedLogin } from './auth-client.ts';
+import { ROLES, type MigrateContext, type Role, type SessionUser } from './context.ts';
+import { open, REFRESH_TOKEN_LABEL, seal } from './sealing.ts';
 
 /**
  * Sign-in state. The `AuthToken` cookie holds this app's own session JWT (HS256, jose): the user,

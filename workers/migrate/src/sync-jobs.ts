@@ -1,13 +1,13 @@
 import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import { configurations, customRelationships, migrationSessions, syncJobs, syncSchemaFiles, type SYNC_RUN_STATUSES } from '../../../d1/migrate/schema';
-import { HttpError } from '../../shared/http-error';
-import { connectionOf, engineEnv } from './configurations';
-import { servicesOf, type MigrateDb, type MigrateServices } from './context';
-import * as engine from './engine';
-import type { ForeignKey, MappingDocument, RunState, SchemaInfo } from './engine/types';
-import { runAutoSyncSchedule } from './imports/auto-sync';
-import { buildPlans, launchRun, migrationJob, runPlanFor } from './runs';
-import { asForeignKey, latestSchemaFile } from './wizard-sessions';
+import { configurations, customRelationships, migrationSessions, syncJobs, syncSchemaFiles, type SYNC_RUN_STATUSES } from '../../../d1/migrate/schema.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import { connectionOf, engineEnv } from './configurations.ts';
+import { servicesOf, type MigrateDb, type MigrateServices } from './context.ts';
+import * as engine from './engine/index.ts';
+import type { ForeignKey, MappingDocument, RunState, SchemaInfo } from './engine/types.ts';
+import { runAutoSyncSchedule } from './imports/auto-sync.ts';
+import { buildPlans, launchRun, migrationJob, runPlanFor } from './runs.ts';
+import { asForeignKey, latestSchemaFile } from './wizard-sessions.ts';
 
 /**
  * Sync jobs: stored copies of source tables of a configuration into the destination, run on the

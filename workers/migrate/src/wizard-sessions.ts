@@ -1,9 +1,9 @@
 import { and, asc, count, desc, eq, isNotNull, sql } from 'drizzle-orm';
-import { customRelationships, migrationSessions, rateLimits, SESSION_STATUSES, type SessionStatus } from '../../../d1/migrate/schema';
-import { HttpError } from '../../shared/http-error';
-import type { MigrateContext, MigrateDb } from './context';
-import type { ForeignKey, MappingDocument, RunProgress, TablePlan } from './engine/types';
-import { GUID } from './input';
+import { customRelationships, migrationSessions, rateLimits, SESSION_STATUSES, type SessionStatus } from '../../../d1/migrate/schema.ts';
+import { HttpError } from '../../shared/http-error.ts';
+import type { MigrateContext, MigrateDb } from './context.ts';
+import type { ForeignKey, MappingDocument, RunProgress, TablePlan } from './engine/types.ts';
+import { GUID } from './input.ts';
 
 /** One wizard session, its JSON columns parsed. */
 export type WizardSession = {

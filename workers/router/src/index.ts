@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { errorBody, onError } from '../../shared/errors';
-import { requestLog } from '../../shared/request-log';
-import { SERVICES, isServiceName } from '../../shared/services';
+import { errorBody, onError } from '../../shared/errors.ts';
+import { requestLog } from '../../shared/request-log.ts';
+import { SERVICES, isServiceName } from '../../shared/services.ts';
 
 type RouterEnv = { Bindings: Env; Variables: { requestId: string } };
 

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { type StatsEnv, statsConfig } from './context';
-import { detailError } from './errors';
+import { type StatsEnv, statsConfig } from './context.ts';
+import { detailError } from './errors.ts';
 
 const encoder = new TextEncoder();
 

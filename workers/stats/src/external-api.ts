@@ -1,8 +1,8 @@
 import type { z } from '@hono/zod-openapi';
-import { HttpError } from '../../shared/http-error';
-import type { StatsConfig } from './context';
-import { detailError } from './errors';
-import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from './schemas';
+import { HttpError } from '../../shared/http-error.ts';
+import type { StatsConfig } from './context.ts';
+import { detailError } from './errors.ts';
+import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from './schemas.ts';
 
 // The external statistics API serves the same camelCase contract as this service:
 // GET {EXTERNAL_API_BASE_URL}/trainerStats|jockeyStats|meetingStats?date=&courseId=, with the key

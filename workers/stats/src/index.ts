@@ -1,19 +1,19 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { drainUnreadBody } from '../../shared/body';
-import { requestLog } from '../../shared/request-log';
-import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers';
-import type { StatsEnv } from './context';
-import { onDetailError, onNotFound } from './errors';
-import { localStats } from './routes/local-stats';
-import { login } from './routes/login';
-import { meetingStats } from './routes/meeting-stats';
-import { meetings } from './routes/meetings';
-import { pages } from './routes/pages';
-import { savedStats } from './routes/saved-stats';
-import { userContext } from './routes/user-context';
+import { drainUnreadBody } from '../../shared/body.ts';
+import { requestLog } from '../../shared/request-log.ts';
+import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
+import type { StatsEnv } from './context.ts';
+import { onDetailError, onNotFound } from './errors.ts';
+import { localStats } from './routes/local-stats.ts';
+import { login } from './routes/login.tsx';
+import { meetingStats } from './routes/meeting-stats.ts';
+import { meetings } from './routes/meetings.ts';
+import { pages } from './routes/pages.tsx';
+import { savedStats } from './routes/saved-stats.ts';
+import { userContext } from './routes/user-context.ts';
 
-export { AccountGuard } from '../../../durable-objects/account-guard';
-export { UserContext } from '../../../durable-objects/user-context';
+export { AccountGuard } from '../../../durable-objects/account-guard.ts';
+export { UserContext } from '../../../durable-objects/user-context.ts';
 
 // The meeting statistics API (spec 000 B). Errors are FastAPI-shaped ({detail}) because its
 // existing clients were written against a FastAPI service; see errors.ts and the README.

@@ -1,7 +1,7 @@
-import { type RacingReads, readRows } from '../../shared/pg';
-import { type CourseRef, findMeeting, meetingAnd } from './meetings';
-import type { Meeting, StatsRecord } from './schemas';
-import { MEETING_STATS_SQL, type PersonRow, recordsOf, type Role } from './statistics';
+import { type RacingReads, readRows } from '../../shared/pg.ts';
+import { type CourseRef, findMeeting, meetingAnd } from './meetings.ts';
+import type { Meeting, StatsRecord } from './schemas.ts';
+import { MEETING_STATS_SQL, type PersonRow, recordsOf, type Role } from './statistics.ts';
 
 /**
  * The meeting (404 when there is none) and its trainers' and jockeys' records. By course id, both

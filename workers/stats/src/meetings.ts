@@ -1,6 +1,6 @@
-import { type RacingReads, readBatch, readRows } from '../../shared/pg';
-import { detailError } from './errors';
-import type { Meeting } from './schemas';
+import { type RacingReads, readBatch, readRows } from '../../shared/pg.ts';
+import { detailError } from './errors.ts';
+import type { Meeting } from './schemas.ts';
 
 export type CourseRef = { courseId: number } | { courseName: string };
 

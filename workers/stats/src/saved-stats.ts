@@ -1,5 +1,5 @@
-import { type RacingReads, readBatch, readRows } from '../../shared/pg';
-import type { SavedPayload } from './schemas';
+import { type RacingReads, readBatch, readRows } from '../../shared/pg.ts';
+import type { SavedPayload } from './schemas.ts';
 
 // Saved payloads live beside the racing data in `meeting_stats_payloads`, one per meeting (the
 // latest save wins). The table is part of the racing schema (workers/shared/racing/schema.ts and

@@ -1,4 +1,4 @@
-import { PRICE_BANDS, type StatsRecord } from './schemas';
+import { PRICE_BANDS, type StatsRecord } from './schemas.ts';
 
 // The statistics of one meeting's trainers and jockeys, as of the day before the meeting, in one
 // set-based statement (the rules are published on /api-docs and in the README):

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import openapi from '../../openapi.json';
-import type { AuthEnv } from '../context';
+import type { AuthEnv } from '../context.ts';
 
 /** Swagger UI over the checked-in OpenAPI file; the UI's files come from swagger-ui-dist (static assets). */
 export const docs = new Hono<AuthEnv>();

@@ -1,12 +1,12 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
-import { publicUser } from '../accounts';
-import { audit } from '../audit';
+import { publicUser } from '../accounts.ts';
+import { audit } from '../audit.ts';
 import type { Context } from 'hono';
-import type { AuthEnv } from '../context';
-import { authDeps, checkCode, checkPassword } from '../login';
-import { startFamily } from '../refresh-families';
-import { clientIpHeader, clientSecretHeader, fail, failure, jsonBody, TokenPair, User } from '../schemas';
-import { text } from '../../../shared/text';
+import type { AuthEnv } from '../context.ts';
+import { authDeps, checkCode, checkPassword } from '../login.ts';
+import { startFamily } from '../refresh-families.ts';
+import { clientIpHeader, clientSecretHeader, fail, failure, jsonBody, TokenPair, User } from '../schemas.ts';
+import { text } from '../../../shared/text.ts';
 
 const IP = /^[0-9A-Fa-f:.]{2,45}$/;
 

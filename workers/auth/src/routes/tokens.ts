@@ -1,8 +1,8 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
-import type { AuthEnv } from '../context';
-import { authDeps } from '../login';
-import { revoke, rotate } from '../refresh-families';
-import { clientSecretHeader, fail, failure, jsonBody, RefreshTokenBody, TokenPair } from '../schemas';
+import type { AuthEnv } from '../context.ts';
+import { authDeps } from '../login.ts';
+import { revoke, rotate } from '../refresh-families.ts';
+import { clientSecretHeader, fail, failure, jsonBody, RefreshTokenBody, TokenPair } from '../schemas.ts';
 
 export const refreshRoute = createRoute({
   method: 'post',

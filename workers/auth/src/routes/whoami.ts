@@ -1,7 +1,7 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
-import type { AuthEnv } from '../context';
-import { fail, failure } from '../schemas';
-import { openAccessToken } from '../tokens';
+import type { AuthEnv } from '../context.ts';
+import { fail, failure } from '../schemas.ts';
+import { openAccessToken } from '../tokens.ts';
 
 export const whoamiRoute = createRoute({
   method: 'get',

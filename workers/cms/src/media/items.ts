@@ -1,11 +1,11 @@
 import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm';
-import { photos, videos } from '../../../../d1/cms/schema';
-import { sqliteContains } from '../../../shared/like';
-import { offsetOf, type Paging } from '../../../shared/paging';
-import type { CmsDb } from '../context';
-import type { MediaConfig } from './config';
-import type { MediaType } from './keys';
-import type { FileSlot } from './schemas';
+import { photos, videos } from '../../../../d1/cms/schema.ts';
+import { sqliteContains } from '../../../shared/like.ts';
+import { offsetOf, type Paging } from '../../../shared/paging.ts';
+import type { CmsDb } from '../context.ts';
+import type { MediaConfig } from './config.ts';
+import type { MediaType } from './keys.ts';
+import type { FileSlot } from './schemas.ts';
 
 export type PhotoRow = typeof photos.$inferSelect;
 export type VideoRow = typeof videos.$inferSelect;

@@ -1,4 +1,4 @@
-import type { MediaConfig } from './config';
+import type { MediaConfig } from './config.ts';
 
 export const MEDIA_TYPES = ['photo', 'video'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];

@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import { photos, videos } from '../../../../d1/cms/schema';
-import { HttpError } from '../../../shared/http-error';
-import type { CmsDb } from '../context';
-import { r2Credentials, type MediaConfig } from './config';
-import { photoItem, photoKeys, videoItem, videoKeys } from './items';
-import { type MediaType, newPendingKey, slotRules, slotsOf, type UploadSlot } from './keys';
-import { presignR2Put, signUpload } from './presign';
-import type { CreateBody, FileSlot, UpdateBody } from './schemas';
-import { checkPending, deleteObjects, promoteFile, promotePhoto, type PromotedPhoto } from './store';
+import { photos, videos } from '../../../../d1/cms/schema.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { CmsDb } from '../context.ts';
+import { r2Credentials, type MediaConfig } from './config.ts';
+import { photoItem, photoKeys, videoItem, videoKeys } from './items.ts';
+import { type MediaType, newPendingKey, slotRules, slotsOf, type UploadSlot } from './keys.ts';
+import { presignR2Put, signUpload } from './presign.ts';
+import type { CreateBody, FileSlot, UpdateBody } from './schemas.ts';
+import { checkPending, deleteObjects, promoteFile, promotePhoto, type PromotedPhoto } from './store.ts';
 
 /** What the media library works with: the CMS database, the bucket and the media settings. */
 export type Library = { db: CmsDb; bucket: R2Bucket; config: MediaConfig };

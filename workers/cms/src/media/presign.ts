@@ -1,7 +1,7 @@
 import { AwsV4Signer } from 'aws4fetch';
-import { derivedKey } from '../../../shared/derived-key';
-import { toHex, utf8 } from '../../../shared/encoding';
-import type { R2Credentials } from './config';
+import { derivedKey } from '../../../shared/derived-key.ts';
+import { toHex, utf8 } from '../../../shared/encoding.ts';
+import type { R2Credentials } from './config.ts';
 
 export type PresignOptions = {
   method: 'GET' | 'PUT';

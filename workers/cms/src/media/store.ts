@@ -1,8 +1,8 @@
-import { HttpError } from '../../../shared/http-error';
-import type { MediaConfig } from './config';
-import { extensionOf, isPendingKey, itemFolder, type MediaType, slotRules, type UploadSlot } from './keys';
-import { imageDimensions, matchesContentType, sniffContentType } from './sniff';
-import { ImageDecodeError, makeVariants, VARIANT_CONTENT_TYPE, type VariantSlot } from './variants';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { MediaConfig } from './config.ts';
+import { extensionOf, isPendingKey, itemFolder, type MediaType, slotRules, type UploadSlot } from './keys.ts';
+import { imageDimensions, matchesContentType, sniffContentType } from './sniff.ts';
+import { ImageDecodeError, makeVariants, VARIANT_CONTENT_TYPE, type VariantSlot } from './variants.ts';
 
 /** A file that step 2 (or an update) moved out of the pending prefix. */
 export type PromotedFile = { key: string; contentType: string; sizeBytes: number };

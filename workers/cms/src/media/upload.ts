@@ -1,8 +1,8 @@
-import { HttpError } from '../../../shared/http-error';
-import type { CmsContext } from '../context';
-import type { MediaConfig } from './config';
-import { isAnyPendingKey, slotRules, UPLOAD_SLOTS, type UploadSlot } from './keys';
-import { verifyUpload } from './presign';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { CmsContext } from '../context.ts';
+import type { MediaConfig } from './config.ts';
+import { isAnyPendingKey, slotRules, UPLOAD_SLOTS, type UploadSlot } from './keys.ts';
+import { verifyUpload } from './presign.ts';
 
 const slotOfKey = (key: string): UploadSlot => {
   const folder = key.split('/')[1];

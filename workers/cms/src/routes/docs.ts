@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { CmsEnv } from '../context';
+import type { CmsEnv } from '../context.ts';
 
 /** Interactive API docs at the service root: Swagger UI (swagger-ui-dist, static assets) over /openapi.json. */
 export const docs = new Hono<CmsEnv>();

@@ -1,10 +1,10 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { paged } from '../../../shared/paging';
-import type { CmsContext, CmsEnv } from '../context';
-import { mediaConfig } from '../media/config';
-import { listPhotos, listVideos, photoItem, videoItem } from '../media/items';
-import { defaultSlot } from '../media/keys';
-import { createItem, deleteItem, getItem, type Library, storedFile, updateItem, uploadAddress } from '../media/library';
+import { paged } from '../../../shared/paging.ts';
+import type { CmsContext, CmsEnv } from '../context.ts';
+import { mediaConfig } from '../media/config.ts';
+import { listPhotos, listVideos, photoItem, videoItem } from '../media/items.ts';
+import { defaultSlot } from '../media/keys.ts';
+import { createItem, deleteItem, getItem, type Library, storedFile, updateItem, uploadAddress } from '../media/library.ts';
 import {
   CreateBody,
   FILE_SLOTS,
@@ -15,10 +15,10 @@ import {
   UpdateBody,
   UploadUrlQuery,
   UploadUrlResult,
-} from '../media/schemas';
-import { receiveUpload } from '../media/upload';
-import { requireEditor } from '../session';
-import { errorResponses, IdParam, jsonBody } from './openapi';
+} from '../media/schemas.ts';
+import { receiveUpload } from '../media/upload.ts';
+import { requireEditor } from '../session.ts';
+import { errorResponses, IdParam, jsonBody } from './openapi.ts';
 
 /** Paths under this prefix authenticate by their own signature (local signed uploads), not the session. */
 export const MEDIA_ANONYMOUS_PREFIX = '/api/v1/media/uploads/';

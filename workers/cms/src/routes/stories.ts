@@ -1,11 +1,11 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error';
-import { paged } from '../../../shared/paging';
-import type { CmsEnv } from '../context';
-import { linkSearch, listStories, storyChildren, storyDetail, storyParent } from '../stories';
-import { LinkSearchQuery, RestrictedStoryError, StoryBody, StoryDetail, StoryListQuery, StoryPage, StorySummary } from '../story-schemas';
-import { createStory, deleteStory, missingRestrictedTags, updateStory } from '../story-writes';
-import { ErrorSchema, errorResponses, IdParam, jsonBody } from './openapi';
+import { HttpError } from '../../../shared/http-error.ts';
+import { paged } from '../../../shared/paging.ts';
+import type { CmsEnv } from '../context.ts';
+import { linkSearch, listStories, storyChildren, storyDetail, storyParent } from '../stories.ts';
+import { LinkSearchQuery, RestrictedStoryError, StoryBody, StoryDetail, StoryListQuery, StoryPage, StorySummary } from '../story-schemas.ts';
+import { createStory, deleteStory, missingRestrictedTags, updateStory } from '../story-writes.ts';
+import { ErrorSchema, errorResponses, IdParam, jsonBody } from './openapi.ts';
 
 /** Stories: list, detail, parent, children, link-search, create, update, delete. */
 export const stories = new OpenAPIHono<CmsEnv>();

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { errorBody } from '../../../shared/errors';
-import { hasNul, NUL_MESSAGE } from '../../../shared/text';
-import type { FormEnv } from '../context';
-import { MAX_QUERY_LENGTH, parseDate, parseId } from '../params';
-import { cachedRaceCard, cachedSearch } from '../data';
-import { meetingsOn, raceDates, racesOn } from '../queries';
+import { errorBody } from '../../../shared/errors.ts';
+import { hasNul, NUL_MESSAGE } from '../../../shared/text.ts';
+import type { FormEnv } from '../context.ts';
+import { MAX_QUERY_LENGTH, parseDate, parseId } from '../params.ts';
+import { cachedRaceCard, cachedSearch } from '../data.ts';
+import { meetingsOn, raceDates, racesOn } from '../queries.ts';
 
 // JSON lookups. A missing or unusable parameter is not an error here: the spec answers it with
 // an empty array under the response's key.

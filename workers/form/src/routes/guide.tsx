@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
-import type { FormEnv } from '../context';
-import { racingToday } from '../config';
-import { BadParams, COUNTRY_PATTERN, parseDate, parseId } from '../params';
-import { cachedRaceCard } from '../data';
-import { countriesOn, dateStrip, guideMeetings } from '../queries';
-import { GuidePage } from '../views/guide';
-import { badRequestPage } from '../views/render';
+import type { FormEnv } from '../context.ts';
+import { racingToday } from '../config.ts';
+import { BadParams, COUNTRY_PATTERN, parseDate, parseId } from '../params.ts';
+import { cachedRaceCard } from '../data.ts';
+import { countriesOn, dateStrip, guideMeetings } from '../queries.ts';
+import { GuidePage } from '../views/guide.tsx';
+import { badRequestPage } from '../views/render.tsx';
 
 export const guide = new Hono<FormEnv>();
 

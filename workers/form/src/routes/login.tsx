@@ -1,9 +1,9 @@
 import { type Context, Hono } from 'hono';
-import { limitBody } from '../../../shared/body';
-import type { FormEnv } from '../context';
-import { addressThrottle, clientAddress } from '../../../shared/throttle';
-import { checkLoginToken, credentialMatches, endSession, issueLoginToken, sessionSettings, startSession } from '../session';
-import { LoginPage } from '../views/login';
+import { limitBody } from '../../../shared/body.ts';
+import type { FormEnv } from '../context.ts';
+import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
+import { checkLoginToken, credentialMatches, endSession, issueLoginToken, sessionSettings, startSession } from '../session.ts';
+import { LoginPage } from '../views/login.tsx';
 
 export const login = new Hono<FormEnv>();
 

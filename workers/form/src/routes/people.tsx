@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import type { FormEnv } from '../context';
-import { BadParams, parseId, parseTab } from '../params';
-import { type PersonKind, personPage } from '../queries';
-import { computeStats } from '../stats';
-import { PersonPage } from '../views/person';
-import { badRequestPage, notFoundPage } from '../views/render';
+import type { FormEnv } from '../context.ts';
+import { BadParams, parseId, parseTab } from '../params.ts';
+import { type PersonKind, personPage } from '../queries.ts';
+import { computeStats } from '../stats.ts';
+import { PersonPage } from '../views/person.tsx';
+import { badRequestPage, notFoundPage } from '../views/render.tsx';
 
 /** Jockey and trainer pages: profile, runs and stats. */
 export function personRoutes(kind: PersonKind) {

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
-import type { FormEnv } from '../context';
-import { racingToday } from '../config';
-import { type SalesLookup, salesRequest } from '../data';
-import { BadParams, parseDate, parseId, parseTab } from '../params';
-import { latestWinner, runnerPage } from '../queries';
-import { computeStats } from '../stats';
-import { badRequestPage, errorPage, notFoundPage } from '../views/render';
-import { RunnerPage } from '../views/runner';
+import type { FormEnv } from '../context.ts';
+import { racingToday } from '../config.ts';
+import { type SalesLookup, salesRequest } from '../data.ts';
+import { BadParams, parseDate, parseId, parseTab } from '../params.ts';
+import { latestWinner, runnerPage } from '../queries.ts';
+import { computeStats } from '../stats.ts';
+import { badRequestPage, errorPage, notFoundPage } from '../views/render.tsx';
+import { RunnerPage } from '../views/runner.tsx';
 
 export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
   const runner = new Hono<FormEnv>();

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
-import { hasNul, NUL_MESSAGE } from '../../../shared/text';
-import type { FormEnv } from '../context';
-import { cachedSearch } from '../data';
-import { MAX_QUERY_LENGTH } from '../params';
-import { badRequestPage } from '../views/render';
-import { SearchPage } from '../views/search';
-import { MIN_SEARCH_CHARS } from './api';
+import { hasNul, NUL_MESSAGE } from '../../../shared/text.ts';
+import type { FormEnv } from '../context.ts';
+import { cachedSearch } from '../data.ts';
+import { MAX_QUERY_LENGTH } from '../params.ts';
+import { badRequestPage } from '../views/render.tsx';
+import { SearchPage } from '../views/search.tsx';
+import { MIN_SEARCH_CHARS } from './api.ts';
 
 /** The search box's page when script is off (with script, results appear as you type). */
 export const search = new Hono<FormEnv>();

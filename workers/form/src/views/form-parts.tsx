@@ -1,7 +1,7 @@
 import type { Child } from 'hono/jsx';
-import type { Tab } from '../params';
-import type { Run } from '../runs';
-import { type FormStats, type GroupRecord, PREFERRED_RANGE_MIN_STARTS, type RunRecord, STAT_DEFINITIONS } from '../stats';
+import type { Tab } from '../params.ts';
+import type { Run } from '../runs.ts';
+import { type FormStats, type GroupRecord, PREFERRED_RANGE_MIN_STARTS, type RunRecord, STAT_DEFINITIONS } from '../stats.ts';
 
 const GROUPS: { key: keyof FormStats; title: string }[] = [
   { key: 'by_country', title: 'By country' },

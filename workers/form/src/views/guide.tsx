@@ -1,6 +1,6 @@
-import type { GuideMeeting, RaceCardRunner } from '../queries';
-import { Layout } from './layout';
-import { RaceRunners } from './runner';
+import type { GuideMeeting, RaceCardRunner } from '../queries.ts';
+import { Layout } from './layout.tsx';
+import { RaceRunners } from './runner.tsx';
 
 export interface GuideProps {
   selected_date: string;

@@ -1,4 +1,4 @@
-import { Layout } from './layout';
+import { Layout } from './layout.tsx';
 
 export function LoginPage({ token, error, username = '' }: { token: string; error?: string; username?: string }) {
   return (

@@ -1,9 +1,9 @@
-import type { Tab } from '../params';
-import type { Person, PersonKind } from '../queries';
-import { MAX_RUNS, type Run } from '../runs';
-import type { FormStats } from '../stats';
-import { FormTabs } from './form-parts';
-import { Layout } from './layout';
+import type { Tab } from '../params.ts';
+import type { Person, PersonKind } from '../queries.ts';
+import { MAX_RUNS, type Run } from '../runs.ts';
+import type { FormStats } from '../stats.ts';
+import { FormTabs } from './form-parts.tsx';
+import { Layout } from './layout.tsx';
 
 export function PersonPage({ kind, person, runs, stats, activeTab }: { kind: PersonKind; person: Person; runs: Run[]; stats: FormStats; activeTab: Tab }) {
   const role = kind === 'jockey' ? (person.apprentice ? 'Apprentice jockey' : 'Jockey') : 'Trainer';

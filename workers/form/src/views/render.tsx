@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ErrorPage } from './layout';
+import { ErrorPage } from './layout.tsx';
 
 /** A page answering bad input: the status and every problem, in words. */
 export function badRequestPage(c: Context, problems: string[]) {

@@ -1,8 +1,8 @@
-import type { Tab } from '../params';
-import type { RaceCardRunner, RunnerPageData, Sale, TrialRun } from '../queries';
-import type { FormStats } from '../stats';
-import { Layout } from './layout';
-import { DataTable, FormTabs, jockeyLink, trainerLink } from './form-parts';
+import type { Tab } from '../params.ts';
+import type { RaceCardRunner, RunnerPageData, Sale, TrialRun } from '../queries.ts';
+import type { FormStats } from '../stats.ts';
+import { Layout } from './layout.tsx';
+import { DataTable, FormTabs, jockeyLink, trainerLink } from './form-parts.tsx';
 
 export interface RunnerPageProps {
   data: RunnerPageData & { horse: NonNullable<RunnerPageData['horse']> };

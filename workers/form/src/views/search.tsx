@@ -1,4 +1,4 @@
-import { Layout } from './layout';
+import { Layout } from './layout.tsx';
 
 export function SearchPage({ query, horses, tooShort }: { query: string; horses: { id: number; runner_name: string; country: string }[]; tooShort: boolean }) {
   return (

@@ -1,7 +1,7 @@
 import { type SQLWrapper, and, eq, sql } from 'drizzle-orm';
-import { aiCategories, aiDrafts, aiSummaries } from '../../../../d1/mail/schema';
-import type { MailDb } from '../context';
-import type { CategoryRule } from './task';
+import { aiCategories, aiDrafts, aiSummaries } from '../../../../d1/mail/schema.ts';
+import type { MailDb } from '../context.ts';
+import type { CategoryRule } from './task.ts';
 
 export type ReplyMode = 'draft' | 'no_reply' | 'manual';
 

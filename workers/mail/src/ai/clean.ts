@@ -2,7 +2,7 @@
 // talon's brute-force signature extractor. Both are plain JavaScript and run in workerd.
 import planer from 'planer';
 import bruteforce from 'talon/lib/bruteforce.js';
-import { decodeEntities, stripTags } from '../attachment-text';
+import { decodeEntities, stripTags } from '../attachment-text.ts';
 
 /** The most of a body's text that is cleaned: the model reads far less (MAX_INPUT_CHARS). */
 const MAX_CLEAN_CHARS = 100_000;

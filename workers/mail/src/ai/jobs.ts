@@ -1,9 +1,9 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { aiEmails, aiJobs, aiSummaries } from '../../../../d1/mail/schema';
-import { toBase64Url, randomBytes } from '../../../shared/encoding';
-import type { MailDb } from '../context';
-import { categoriesOf, setCategory } from './categories';
-import { type TaskContext, classify, classifyPrompt } from './task';
+import { aiEmails, aiJobs, aiSummaries } from '../../../../d1/mail/schema.ts';
+import { toBase64Url, randomBytes } from '../../../shared/encoding.ts';
+import type { MailDb } from '../context.ts';
+import { categoriesOf, setCategory } from './categories.ts';
+import { type TaskContext, classify, classifyPrompt } from './task.ts';
 
 export interface JobView {
   job_id: string;

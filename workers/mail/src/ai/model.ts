@@ -1,8 +1,8 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type LanguageModel, generateText } from 'ai';
 import { createWorkersAI } from 'workers-ai-provider';
-import type { MailConfig } from '../config';
-import { offlineAnswer } from './offline';
+import type { MailConfig } from '../config.ts';
+import { offlineAnswer } from './offline.ts';
 
 /** One call to the language model: a system prompt and a user message, text back. */
 export interface ModelRequest {

@@ -1,13 +1,13 @@
 import type { Message, Recipient } from '@microsoft/microsoft-graph-types';
 import { and, eq } from 'drizzle-orm';
-import { aiDrafts, aiEmails, aiSummaries } from '../../../../d1/mail/schema';
-import { HttpError } from '../../../shared/http-error';
-import type { MailDb } from '../context';
-import type { GraphClient } from '../graph/client';
-import { asHtml } from '../mail-views';
-import { type Category, categoriesOf, needsReply, unlessReplied } from './categories';
-import { cleanBody } from './clean';
-import { type TaskContext, classify, replyDraft, summarise } from './task';
+import { aiDrafts, aiEmails, aiSummaries } from '../../../../d1/mail/schema.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { MailDb } from '../context.ts';
+import type { GraphClient } from '../graph/client.ts';
+import { asHtml } from '../mail-views.ts';
+import { type Category, categoriesOf, needsReply, unlessReplied } from './categories.ts';
+import { cleanBody } from './clean.ts';
+import { type TaskContext, classify, replyDraft, summarise } from './task.ts';
 
 /** Storage limits of the document store (longer text is cut, never refused: it came from Graph). */
 const MAX_STORED_BODY = 200_000;

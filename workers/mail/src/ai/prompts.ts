@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
-import { aiPrompts } from '../../../../d1/mail/schema';
-import type { MailDb } from '../context';
+import { aiPrompts } from '../../../../d1/mail/schema.ts';
+import type { MailDb } from '../context.ts';
 
 /**
  * The general prompts and their defaults. Prompts are data: a user's own version (D1

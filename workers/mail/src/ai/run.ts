@@ -1,9 +1,9 @@
-import type { MailContext } from '../context';
-import { HttpError } from '../../../shared/http-error';
-import { GraphClient } from '../graph/client';
-import { ModelError, createModel } from './model';
-import type { TaskContext } from './task';
-import { Tracer } from './trace';
+import type { MailContext } from '../context.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import { GraphClient } from '../graph/client.ts';
+import { ModelError, createModel } from './model.ts';
+import type { TaskContext } from './task.ts';
+import { Tracer } from './trace.ts';
 
 /** The model and the trace of one request (named after the route). */
 export function aiContext(c: MailContext, name: string): TaskContext {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { MailDb } from '../context';
-import { type Model, ModelError } from './model';
-import { type PromptName, promptFor } from './prompts';
-import type { Tracer } from './trace';
-import type { TaskKind } from './offline';
+import type { MailDb } from '../context.ts';
+import { type Model, ModelError } from './model.ts';
+import { type PromptName, promptFor } from './prompts.ts';
+import type { Tracer } from './trace.ts';
+import type { TaskKind } from './offline.ts';
 
 /** What the model is given beside the prompt: the input text is capped. */
 export const MAX_INPUT_CHARS = 24_000;

@@ -1,8 +1,8 @@
 import type { DrizzleD1Database } from 'drizzle-orm/d1';
-import * as schema from '../../../../d1/mail/schema';
-import { toBase64Url, randomBytes } from '../../../shared/encoding';
-import type { GraphTransport } from '../graph/client';
-import type { GraphRequest, GraphResult } from '../graph/transport';
+import * as schema from '../../../../d1/mail/schema.ts';
+import { toBase64Url, randomBytes } from '../../../shared/encoding.ts';
+import type { GraphTransport } from '../graph/client.ts';
+import type { GraphRequest, GraphResult } from '../graph/transport.ts';
 
 export interface TraceStep {
   kind: 'model' | 'graph';

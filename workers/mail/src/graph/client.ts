@@ -1,6 +1,6 @@
 import type { FileAttachment, MailFolder, Message, Person, Subscription, User } from '@microsoft/microsoft-graph-types';
-import { HttpError } from '../../../shared/http-error';
-import type { GraphRequest, GraphResult } from './transport';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { GraphRequest, GraphResult } from './transport.ts';
 
 /** A page of a Graph collection. */
 interface Collection<T> {

@@ -1,4 +1,4 @@
-import type { GraphSettings } from '../config';
+import type { GraphSettings } from '../config.ts';
 
 /**
  * One Graph call, as the mailbox Durable Object runs it for the Worker: the path is relative to

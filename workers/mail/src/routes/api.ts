@@ -1,13 +1,13 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Message } from '@microsoft/microsoft-graph-types';
 import type { Context, MiddlewareHandler } from 'hono';
-import { fromBase64Url, toBase64Url, utf8 } from '../../../shared/encoding';
-import { HttpError } from '../../../shared/http-error';
-import { NUL_MESSAGE, hasNul } from '../../../shared/text';
-import type { MailEnv } from '../context';
-import { resolveFolder } from '../folders';
-import { apiMailbox, apiSession, csrf, limitBody } from '../guards';
-import { AddressSchema, FolderSchema, MessageSchema, MessageSummarySchema, asHtml, folderView, messageView, summaryView } from '../mail-views';
+import { fromBase64Url, toBase64Url, utf8 } from '../../../shared/encoding.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import { NUL_MESSAGE, hasNul } from '../../../shared/text.ts';
+import type { MailEnv } from '../context.ts';
+import { resolveFolder } from '../folders.ts';
+import { apiMailbox, apiSession, csrf, limitBody } from '../guards.ts';
+import { AddressSchema, FolderSchema, MessageSchema, MessageSummarySchema, asHtml, folderView, messageView, summaryView } from '../mail-views.ts';
 
 /** The mailbox's JSON routes (gate "token": a session and a connected mailbox). */
 

@@ -1,14 +1,14 @@
 import { desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { aiSummaries } from '../../../../d1/mail/schema';
-import { categoriesOf } from '../ai/categories';
-import { jobView, latestJobs } from '../ai/jobs';
-import { summaryRow } from '../ai/pipeline';
-import { PROMPT_NAMES, promptFor } from '../ai/prompts';
-import type { MailEnv } from '../context';
-import { assistant, pageSession } from '../guards';
-import { ErrorPage, Layout } from '../views/layout';
-import { dashboardFigures, traceIdParam, traceOf } from './assistant';
+import { aiSummaries } from '../../../../d1/mail/schema.ts';
+import { categoriesOf } from '../ai/categories.ts';
+import { jobView, latestJobs } from '../ai/jobs.ts';
+import { summaryRow } from '../ai/pipeline.ts';
+import { PROMPT_NAMES, promptFor } from '../ai/prompts.ts';
+import type { MailEnv } from '../context.ts';
+import { assistant, pageSession } from '../guards.ts';
+import { ErrorPage, Layout } from '../views/layout.tsx';
+import { dashboardFigures, traceIdParam, traceOf } from './assistant.ts';
 
 /** The assistant's pages (server-rendered from SQL): dashboard, admin, a trace, the latest summaries. */
 export const assistantPages = new Hono<MailEnv>();

@@ -1,21 +1,21 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, or, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import { aiCategories, aiDrafts, aiEmails, aiJobs, aiPrompts, aiSummaries, aiThreadSummaries, aiTraceSteps, aiTraces, aiUsers } from '../../../../d1/mail/schema';
-import { HttpError } from '../../../shared/http-error';
-import { sqliteContains } from '../../../shared/like';
-import { categoriesOf, needsReplyColumn, setCategory } from '../ai/categories';
-import { createRecategoriseJob, jobView, latestJobs } from '../ai/jobs';
-import { ensureDraft, messageText, processMessage, summaryOf, summaryRow } from '../ai/pipeline';
-import { DEFAULT_PROMPTS, PROMPT_NAMES, categoryPromptName, defaultCategoryPrompt, isPromptName, promptFor, resetPrompt, savePrompt } from '../ai/prompts';
-import { aiContext, traced, tracedGraph } from '../ai/run';
-import { classify, freeText, prompt, summariseThread } from '../ai/task';
-import { type MailContext, type MailEnv, mailboxStub } from '../context';
-import type { GraphClient } from '../graph/client';
-import { resolveFolder } from '../folders';
-import { apiMailbox, apiSession, assistant, assistantAdmin, assistantAdmins, csrf, limitBody } from '../guards';
-import { categoryName } from './llm';
-import { ErrorSchema, TraceId, errors, json, jsonBody, messageId, security, text } from './api';
+import { aiCategories, aiDrafts, aiEmails, aiJobs, aiPrompts, aiSummaries, aiThreadSummaries, aiTraceSteps, aiTraces, aiUsers } from '../../../../d1/mail/schema.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import { sqliteContains } from '../../../shared/like.ts';
+import { categoriesOf, needsReplyColumn, setCategory } from '../ai/categories.ts';
+import { createRecategoriseJob, jobView, latestJobs } from '../ai/jobs.ts';
+import { ensureDraft, messageText, processMessage, summaryOf, summaryRow } from '../ai/pipeline.ts';
+import { DEFAULT_PROMPTS, PROMPT_NAMES, categoryPromptName, defaultCategoryPrompt, isPromptName, promptFor, resetPrompt, savePrompt } from '../ai/prompts.ts';
+import { aiContext, traced, tracedGraph } from '../ai/run.ts';
+import { classify, freeText, prompt, summariseThread } from '../ai/task.ts';
+import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
+import type { GraphClient } from '../graph/client.ts';
+import { resolveFolder } from '../folders.ts';
+import { apiMailbox, apiSession, assistant, assistantAdmin, assistantAdmins, csrf, limitBody } from '../guards.ts';
+import { categoryName } from './llm.ts';
+import { ErrorSchema, TraceId, errors, json, jsonBody, messageId, security, text } from './api.ts';
 
 /**
  * The assistant's JSON routes: categories and their rules, prompts, the summaries document

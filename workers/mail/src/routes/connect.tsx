@@ -1,13 +1,13 @@
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { HttpError } from '../../../shared/http-error';
-import { isLoopback } from '../config';
-import { CALLBACK_PATH, completeConnection, disconnectMailbox, redirectUri } from '../connection';
-import { type MailEnv, mailboxStub } from '../context';
-import { csrf, limitBody, pageSession } from '../guards';
-import { GrantRefused, finishAuthorization, startAuthorization } from '../oauth';
-import { open, seal } from '../sealing';
-import { ErrorPage, Layout } from '../views/layout';
+import { HttpError } from '../../../shared/http-error.ts';
+import { isLoopback } from '../config.ts';
+import { CALLBACK_PATH, completeConnection, disconnectMailbox, redirectUri } from '../connection.ts';
+import { type MailEnv, mailboxStub } from '../context.ts';
+import { csrf, limitBody, pageSession } from '../guards.ts';
+import { GrantRefused, finishAuthorization, startAuthorization } from '../oauth.ts';
+import { open, seal } from '../sealing.ts';
+import { ErrorPage, Layout } from '../views/layout.tsx';
 
 /**
  * "Connect mailbox": the authorization-code flow with PKCE. The verifier and state travel in a

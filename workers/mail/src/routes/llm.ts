@@ -1,11 +1,11 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { categoriesOf } from '../ai/categories';
-import { aiContext, traced } from '../ai/run';
-import { classify, extract, replyDraft, summarise } from '../ai/task';
-import type { MailEnv } from '../context';
-import { apiSession, assistant, csrf, limitBody } from '../guards';
-import { TraceId, errors, json, jsonBody, security, text } from './api';
+import { categoriesOf } from '../ai/categories.ts';
+import { aiContext, traced } from '../ai/run.ts';
+import { classify, extract, replyDraft, summarise } from '../ai/task.ts';
+import type { MailEnv } from '../context.ts';
+import { apiSession, assistant, csrf, limitBody } from '../guards.ts';
+import { TraceId, errors, json, jsonBody, security, text } from './api.ts';
 
 /**
  * The language model on a text the caller gives (the command line's llm-* commands): nothing is

@@ -1,14 +1,14 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
-import { derivedKey } from '../../../shared/derived-key';
-import { randomBytes, secretsEqual, toBase64Url, utf8 } from '../../../shared/encoding';
-import { HttpError } from '../../../shared/http-error';
-import { finishLogin, revokeLogin, startLogin } from '../auth-client';
-import type { MailEnv } from '../context';
-import { checkSameOrigin, csrf, limitBody, pageSession } from '../guards';
-import { endSession, readSession, startSession } from '../session';
-import { Layout } from '../views/layout';
+import { derivedKey } from '../../../shared/derived-key.ts';
+import { randomBytes, secretsEqual, toBase64Url, utf8 } from '../../../shared/encoding.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import { finishLogin, revokeLogin, startLogin } from '../auth-client.ts';
+import type { MailEnv } from '../context.ts';
+import { checkSameOrigin, csrf, limitBody, pageSession } from '../guards.ts';
+import { endSession, readSession, startSession } from '../session.ts';
+import { Layout } from '../views/layout.tsx';
 
 /**
  * Sign-in through the authentication service: e-mail and password, then the TOTP code. Both

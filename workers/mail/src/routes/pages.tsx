@@ -1,10 +1,10 @@
 import { type Context, Hono } from 'hono';
-import { HttpError } from '../../../shared/http-error';
-import type { MailEnv } from '../context';
-import { resolveFolder } from '../folders';
-import { pageMailbox, pageSession } from '../guards';
-import { folderView, summaryView } from '../mail-views';
-import { Layout } from '../views/layout';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { MailEnv } from '../context.ts';
+import { resolveFolder } from '../folders.ts';
+import { pageMailbox, pageSession } from '../guards.ts';
+import { folderView, summaryView } from '../mail-views.ts';
+import { Layout } from '../views/layout.tsx';
 
 /** Server-rendered pages (gate "login"; the folder views also gate "token"). */
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { type MailEnv, mailboxStub } from '../context';
-import { readSession } from '../session';
+import { type MailEnv, mailboxStub } from '../context.ts';
+import { readSession } from '../session.ts';
 
 /**
  * Gate none (the spec leaves it open): whether the caller's own mailbox is connected (the spec's

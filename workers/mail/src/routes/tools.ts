@@ -1,14 +1,14 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { MailFolder } from '@microsoft/microsoft-graph-types';
-import { HttpError } from '../../../shared/http-error';
-import { InflatedTooLarge, extractText, textKindOf } from '../attachment-text';
-import { WEBHOOK_PATH } from '../connection';
-import { type MailEnv, publicOrigin } from '../context';
-import { resolveFolder } from '../folders';
-import { type GraphTransport, graphHttpError } from '../graph/client';
-import { ErrorSchema, json, jsonBody, messageFields, messageId, readErrors, readGuards, recipients, security, text, writeErrors, writeGuards } from './api';
-import { AttachmentSchema, FolderSchema, asHtml, attachmentView, folderView } from '../mail-views';
-import { resubscribe } from '../subscriptions';
+import { HttpError } from '../../../shared/http-error.ts';
+import { InflatedTooLarge, extractText, textKindOf } from '../attachment-text.ts';
+import { WEBHOOK_PATH } from '../connection.ts';
+import { type MailEnv, publicOrigin } from '../context.ts';
+import { resolveFolder } from '../folders.ts';
+import { type GraphTransport, graphHttpError } from '../graph/client.ts';
+import { ErrorSchema, json, jsonBody, messageFields, messageId, readErrors, readGuards, recipients, security, text, writeErrors, writeGuards } from './api.ts';
+import { AttachmentSchema, FolderSchema, asHtml, attachmentView, folderView } from '../mail-views.ts';
+import { resubscribe } from '../subscriptions.ts';
 
 /**
  * Routes beyond the spec's table that the command line (`npm run mail`) uses: the mailbox's

@@ -1,13 +1,13 @@
 import { inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { subscriptions } from '../../../../d1/mail/schema';
-import { type MailboxNotification, announcesNewMessage } from '../../../../durable-objects/mail-user-context';
-import { secretsEqual, sha256Hex } from '../../../shared/encoding';
-import { HttpError } from '../../../shared/http-error';
-import { addressThrottle, clientAddress } from '../../../shared/throttle';
-import { type MailEnv, mailboxStub } from '../context';
-import { limitBody, userAssistantAllowed } from '../guards';
+import { subscriptions } from '../../../../d1/mail/schema.ts';
+import { type MailboxNotification, announcesNewMessage } from '../../../../durable-objects/mail-user-context.ts';
+import { secretsEqual, sha256Hex } from '../../../shared/encoding.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
+import { type MailEnv, mailboxStub } from '../context.ts';
+import { limitBody, userAssistantAllowed } from '../guards.ts';
 
 /**
  * Graph's side of the subscriptions (gate none: Graph calls it; the clientState is its secret).

@@ -1,6 +1,6 @@
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
-import type { SessionUser } from '../context';
+import type { SessionUser } from '../context.ts';
 
 /** Bumped with the stylesheet or script, so browsers fetch the new one. */
 export const ASSET_VERSION = '2';

@@ -1,10 +1,10 @@
-import { type CopyRows, type Sql, ident, literal } from './db';
-import { canonicalText, checksumAggregate, keyText, valueExpression } from './expressions';
-import { COPY_READ_TIMEOUT_MS, filterCondition, readSource } from './filter';
-import { findColumn, findTable, introspectSql } from './introspect';
-import { allMappings, mappedId, rangesExist, rangesOverlap, recordMappings, rowsExist, sourceNumber } from './mappings';
-import { validatePlan } from './plan';
-import type { ForeignKey, RunPlan, TablePlan, TableValidation } from './types';
+import { type CopyRows, type Sql, ident, literal } from './db.ts';
+import { canonicalText, checksumAggregate, keyText, valueExpression } from './expressions.ts';
+import { COPY_READ_TIMEOUT_MS, filterCondition, readSource } from './filter.ts';
+import { findColumn, findTable, introspectSql } from './introspect.ts';
+import { allMappings, mappedId, rangesExist, rangesOverlap, recordMappings, rowsExist, sourceNumber } from './mappings.ts';
+import { validatePlan } from './plan.ts';
+import type { ForeignKey, RunPlan, TablePlan, TableValidation } from './types.ts';
 
 // The copy step. A chunk is: keyset-read up to N source rows (read-only transaction), then ONE
 // destination statement (one transaction, one round trip) that converts, translates foreign keys

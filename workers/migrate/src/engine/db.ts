@@ -1,5 +1,5 @@
-import { type RacingDbConfig, openRacingDb } from '../../../shared/pg';
-import { type Connection, type DbTarget, type EngineEnv, HostNotAllowedError } from './types';
+import { type RacingDbConfig, openRacingDb } from '../../../shared/pg.ts';
+import { type Connection, type DbTarget, type EngineEnv, HostNotAllowedError } from './types.ts';
 
 // The engine's two databases through the shared driver set-up (relay, error wrapping): raw
 // parameterised SQL, one pool per use, ended by the caller.

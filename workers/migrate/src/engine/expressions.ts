@@ -1,5 +1,5 @@
-import { literal } from './db';
-import type { ValueTransform } from './types';
+import { literal } from './db.ts';
+import type { ValueTransform } from './types.ts';
 
 // SQL for one value: a source value (as text) turned into a destination column's value, and the
 // canonical text of a typed value that both sides' checksums hash. The same expressions run on

@@ -1,5 +1,5 @@
-import { type Sql, ident, openSource, withSql } from './db';
-import { type Connection, type EngineEnv, FilterError } from './types';
+import { type Sql, ident, openSource, withSql } from './db.ts';
+import { type Connection, type EngineEnv, FilterError } from './types.ts';
 
 // Operator-typed WHERE conditions on the source. They only ever run as one statement (the
 // extended protocol refuses a second), inside a READ ONLY transaction with a statement timeout;

@@ -1,7 +1,7 @@
 // The migration engine: what the app's routes and the MigrationJob Durable Object call.
-export { DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, PlanError } from './copy';
-export { assertHostAllowed, isHostAllowed } from './db';
-export { FILTER_MAX_LENGTH, checkFilter, testFilter } from './filter';
+export { DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, PlanError } from './copy.ts';
+export { assertHostAllowed, isHostAllowed } from './db.ts';
+export { FILTER_MAX_LENGTH, checkFilter, testFilter } from './filter.ts';
 export {
   backfillBooleanColumns,
   backfillForeignKeys,
@@ -15,7 +15,7 @@ export {
   syncIdMappingsToDestination,
   tableColumns,
   testConnection,
-} from './operations';
-export { orderTables } from './order';
-export { normaliseName, parseMappingDocument, suggestTablePlan, validatePlan } from './plan';
-export * from './types';
+} from './operations.ts';
+export { orderTables } from './order.ts';
+export { normaliseName, parseMappingDocument, suggestTablePlan, validatePlan } from './plan.ts';
+export * from './types.ts';

@@ -1,5 +1,5 @@
-import type { Sql } from './db';
-import type { ColumnInfo, ForeignKey, SchemaInfo, TableInfo } from './types';
+import type { Sql } from './db.ts';
+import type { ColumnInfo, ForeignKey, SchemaInfo, TableInfo } from './types.ts';
 
 // Tables, columns, primary and foreign keys of a database's public schema, from pg_catalog in
 // two statements (information_schema is slower and hides constraints from non-owners).

@@ -1,10 +1,10 @@
-import { type CursorRow, type PreparedTable, backfillChunk, chunkSizeOf, openCursors, prepareTables, PlanError } from './copy';
-import { type Sql, ident, literal, openDestination, openSource, openTarget, withSql } from './db';
-import { readSource } from './filter';
-import { filterCondition } from './filter';
-import { findColumn, findTable, introspectSql } from './introspect';
-import { valueExpression } from './expressions';
-import { allMappings, deleteMappings, mappedDestTables, mappedId, splitRanges } from './mappings';
+import { type CursorRow, type PreparedTable, backfillChunk, chunkSizeOf, openCursors, prepareTables, PlanError } from './copy.ts';
+import { type Sql, ident, literal, openDestination, openSource, openTarget, withSql } from './db.ts';
+import { readSource } from './filter.ts';
+import { filterCondition } from './filter.ts';
+import { findColumn, findTable, introspectSql } from './introspect.ts';
+import { valueExpression } from './expressions.ts';
+import { allMappings, deleteMappings, mappedDestTables, mappedId, splitRanges } from './mappings.ts';
 import {
   type ColumnInfo,
   type Connection,
@@ -19,7 +19,7 @@ import {
   type RunPlan,
   type SchemaInfo,
   type TablePlan,
-} from './types';
+} from './types.ts';
 
 // The wizard's one-shot operations: each opens what it needs and ends it before returning.
 

@@ -1,4 +1,4 @@
-import type { ForeignKey } from './types';
+import type { ForeignKey } from './types.ts';
 
 const sameFk = (a: ForeignKey, b: ForeignKey) =>
   a.childTable === b.childTable && a.childColumn === b.childColumn && a.parentTable === b.parentTable && a.parentColumn === b.parentColumn;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { findColumn, findTable } from './introspect';
-import type { ColumnMapping, MappingDocument, PlanIssue, SchemaInfo, TablePlan } from './types';
+import { findColumn, findTable } from './introspect.ts';
+import type { ColumnMapping, MappingDocument, PlanIssue, SchemaInfo, TablePlan } from './types.ts';
 
 /** Lower case without separators or a `tbl` prefix or a plural s: `tblRaceEntry` ~ `race_entries`. */
 export function normaliseName(name: string): string {

@@ -9,9 +9,9 @@ import {
   phasesOf,
   type SourcePage,
   readCopyPage,
-} from './copy';
-import type { Sql } from './db';
-import type { RunPlan, TableProgress } from './types';
+} from './copy.ts';
+import type { Sql } from './db.ts';
+import type { RunPlan, TableProgress } from './types.ts';
 
 // One step of a run at a time: the first unfinished phase (every table's copy in FK order, then
 // the deferred foreign keys' backfills) advances by one chunk. The caller (the MigrationJob

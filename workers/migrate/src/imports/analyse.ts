@@ -1,8 +1,8 @@
-import type { Sql } from '../engine/db';
-import type { ImportAreaDef, WriteRow } from './areas';
-import { compileSheetFilter } from './filter';
-import { PROBLEM_KINDS, type ProblemKind, readRecords, type SheetRecord } from './records';
-import { readSheet } from './sheet';
+import type { Sql } from '../engine/db.ts';
+import type { ImportAreaDef, WriteRow } from './areas.ts';
+import { compileSheetFilter } from './filter.ts';
+import { PROBLEM_KINDS, type ProblemKind, readRecords, type SheetRecord } from './records.ts';
+import { readSheet } from './sheet.ts';
 
 /** What a sheet holds for an import: the same analysis serves the preview and the job. */
 export type Analysis = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { IMPORT_AREAS } from '../../../../d1/migrate/schema';
-import type { Sql } from '../engine/db';
-import type { ColumnDef, Problem, SheetRecord } from './records';
+import type { IMPORT_AREAS } from '../../../../d1/migrate/schema.ts';
+import type { Sql } from '../engine/db.ts';
+import type { ColumnDef, Problem, SheetRecord } from './records.ts';
 
 // The two spreadsheet imports (README, "Barrier trials and sectional times"): the columns each
 // sheet has, how its references find destination rows (the foreign-key choices), and the one

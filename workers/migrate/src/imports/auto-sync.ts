@@ -1,10 +1,10 @@
 import { and, desc, eq, isNotNull, lte, sql } from 'drizzle-orm';
-import { IMPORT_AREAS, importAutoSyncs, importEvents } from '../../../../d1/migrate/schema';
-import { HttpError } from '../../../shared/http-error';
-import type { MigrateDb, MigrateServices } from '../context';
-import { areaDef, fkConfig, type ImportArea } from './areas';
-import { importActive, importJob, type ImportState, startImport } from './jobs';
-import { urlFileName } from './storage';
+import { IMPORT_AREAS, importAutoSyncs, importEvents } from '../../../../d1/migrate/schema.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { MigrateDb, MigrateServices } from '../context.ts';
+import { areaDef, fkConfig, type ImportArea } from './areas.ts';
+import { importActive, importJob, type ImportState, startImport } from './jobs.ts';
+import { urlFileName } from './storage.ts';
 
 // Each area's auto-sync (README, "Auto-sync"): the area's saved sheet, or the sheet at an HTTPS
 // address, imported again every `interval` minutes while enabled. The Cron Trigger's tick starts

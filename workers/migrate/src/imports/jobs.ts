@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import { type IMPORT_JOB_STATES, importJobs, importUploads } from '../../../../d1/migrate/schema';
-import { HttpError } from '../../../shared/http-error';
-import type { MigrateDb, MigrateServices } from '../context';
-import type { LogEntry } from '../engine/types';
-import type { ImportArea } from './areas';
-import type { ProblemKind } from './records';
+import { type IMPORT_JOB_STATES, importJobs, importUploads } from '../../../../d1/migrate/schema.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { MigrateDb, MigrateServices } from '../context.ts';
+import type { LogEntry } from '../engine/types.ts';
+import type { ImportArea } from './areas.ts';
+import type { ProblemKind } from './records.ts';
 
 export type ImportState = (typeof IMPORT_JOB_STATES)[number];
 export const TERMINAL_IMPORT_STATES: readonly ImportState[] = ['cancelled', 'completed', 'failed'];

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { finishLogin, revokeSession, startLogin, type StepOutcome } from '../auth-client';
-import type { MigrateContext, MigrateEnv } from '../context';
-import { guard } from '../guard';
-import { formBody, text } from '../input';
-import { endSession, roleFromPermissions, startSession } from '../session';
-import { LoginPage, VerifyPage } from '../views/account';
+import { finishLogin, revokeSession, startLogin, type StepOutcome } from '../auth-client.ts';
+import type { MigrateContext, MigrateEnv } from '../context.ts';
+import { guard } from '../guard.ts';
+import { formBody, text } from '../input.ts';
+import { endSession, roleFromPermissions, startSession } from '../session.ts';
+import { LoginPage, VerifyPage } from '../views/account.tsx';
 
 /** The Account controller: the only anonymous pages (spec 002 A, Authentication 1). */
 export const account = new Hono<MigrateEnv>();

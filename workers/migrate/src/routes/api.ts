@@ -1,14 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { activeConnection, connectionOf, engineEnv, hostAllowed } from '../configurations';
-import type { Connection } from '../engine/types';
-import * as engine from '../engine';
-import { FilterError } from '../engine/types';
-import { guard } from '../guard';
-import { identifier, intId, text } from '../input';
-import { migrationJob } from '../runs';
-import { recordRunState, wizardSession, withinRateLimit } from '../wizard-sessions';
-import { hostName } from './configuration';
-import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json';
+import { activeConnection, connectionOf, engineEnv, hostAllowed } from '../configurations.ts';
+import type { Connection } from '../engine/types.ts';
+import * as engine from '../engine/index.ts';
+import { FilterError } from '../engine/types.ts';
+import { guard } from '../guard.ts';
+import { identifier, intId, text } from '../input.ts';
+import { migrationJob } from '../runs.ts';
+import { recordRunState, wizardSession, withinRateLimit } from '../wizard-sessions.ts';
+import { hostName } from './configuration.tsx';
+import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 /** The three dedicated API controllers (spec 002 A, Dedicated API controllers). */
 export const api = jsonRoutes();

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { MigrateContext, MigrateEnv } from '../context';
+import type { MigrateContext, MigrateEnv } from '../context.ts';
 import {
   createConfiguration,
   deleteConfiguration,
@@ -10,11 +10,11 @@ import {
   setActiveConfiguration,
   updateConfiguration,
   type ConfigurationInput,
-} from '../configurations';
-import { guard } from '../guard';
-import { form, formBody, intId, parsed, text } from '../input';
-import { ConfigurationForm, ConfigurationList, type FormValues } from '../views/configuration';
-import { notFoundPage } from '../views/errors';
+} from '../configurations.ts';
+import { guard } from '../guard.ts';
+import { form, formBody, intId, parsed, text } from '../input.ts';
+import { ConfigurationForm, ConfigurationList, type FormValues } from '../views/configuration.tsx';
+import { notFoundPage } from '../views/errors.tsx';
 
 /** Configuration: the source database connections (spec 002 A, Configuration). */
 export const configuration = new Hono<MigrateEnv>();

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error';
-import { activeConfiguration, activeConnection, engineEnv } from '../configurations';
-import type { MigrateContext } from '../context';
+import { HttpError } from '../../../shared/http-error.ts';
+import { activeConfiguration, activeConnection, engineEnv } from '../configurations.ts';
+import type { MigrateContext } from '../context.ts';
 import {
   disciplineRepairJob,
   findRepairJob,
@@ -11,13 +11,13 @@ import {
   updateRepairJob,
   type RepairPreview,
   type RepairProgress,
-} from '../discipline-repair';
-import { openDestination, openSource, withSql } from '../engine/db';
-import { guard } from '../guard';
-import { GUID, formBody, parsed, query, sessionId } from '../input';
-import { sourceQuery } from '../meetings';
-import { DisciplineRepairIndexPage, DisciplineRepairProgressPage } from '../views/discipline-repair';
-import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json';
+} from '../discipline-repair.ts';
+import { openDestination, openSource, withSql } from '../engine/db.ts';
+import { guard } from '../guard.ts';
+import { GUID, formBody, parsed, query, sessionId } from '../input.ts';
+import { sourceQuery } from '../meetings.ts';
+import { DisciplineRepairIndexPage, DisciplineRepairProgressPage } from '../views/discipline-repair.tsx';
+import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 /** Discipline repair: set destination races' discipline from the source (spec 002 A, Discipline repair). */
 export const disciplineRepair = jsonRoutes();

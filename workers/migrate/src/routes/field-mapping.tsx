@@ -1,18 +1,18 @@
 import { and, count, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { pendingMappings } from '../../../../d1/migrate/schema';
-import { HttpError } from '../../../shared/http-error';
-import { activeConnection, connectionOf, engineEnv } from '../configurations';
-import type { MigrateContext, MigrateEnv } from '../context';
-import * as engine from '../engine';
-import type { NaturalKeyMatches } from '../engine/types';
-import { guard } from '../guard';
-import { formBody, identifier, indexedList, intId, parsed, text } from '../input';
-import { startRun } from '../runs';
-import { FieldMappingPage, FkPatchPage, PendingMappingsPage, SummaryPage } from '../views/wizard';
-import { updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions';
-import { applyMappingEditsFrom } from './mapping-edits';
+import { pendingMappings } from '../../../../d1/migrate/schema.ts';
+import { HttpError } from '../../../shared/http-error.ts';
+import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
+import type { MigrateContext, MigrateEnv } from '../context.ts';
+import * as engine from '../engine/index.ts';
+import type { NaturalKeyMatches } from '../engine/types.ts';
+import { guard } from '../guard.ts';
+import { formBody, identifier, indexedList, intId, parsed, text } from '../input.ts';
+import { startRun } from '../runs.ts';
+import { FieldMappingPage, FkPatchPage, PendingMappingsPage, SummaryPage } from '../views/wizard.tsx';
+import { updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
+import { applyMappingEditsFrom } from './mapping-edits.ts';
 
 /** The FieldMapping flow (natural keys, matches to confirm) and the standalone FkPatch tool. */
 export const fieldMapping = new Hono<MigrateEnv>();

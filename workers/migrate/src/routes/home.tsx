@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import { activeConfiguration } from '../configurations';
-import type { MigrateEnv } from '../context';
-import { guard } from '../guard';
-import { ErrorPage } from '../views/layout';
-import { HomePage } from '../views/home';
+import { activeConfiguration } from '../configurations.ts';
+import type { MigrateEnv } from '../context.ts';
+import { guard } from '../guard.ts';
+import { ErrorPage } from '../views/layout.tsx';
+import { HomePage } from '../views/home.tsx';
 
 /** Home: the start page, with whether an active configuration exists. */
 export const home = new Hono<MigrateEnv>();

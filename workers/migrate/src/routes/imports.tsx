@@ -1,20 +1,20 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error';
-import type { MigrateContext } from '../context';
-import { openDestination, withSql } from '../engine/db';
-import { engineEnv } from '../configurations';
-import { analyseSheet } from '../imports/analyse';
-import { areaDef, fkConfig, type ImportArea, type ImportAreaDef } from '../imports/areas';
-import { AUTO_SYNC_INTERVAL, findAutoSync, hasSheet, recentEvents, recordEvent, refreshAutoSync, saveAutoSync, startAutoSyncRun, toggleAutoSync } from '../imports/auto-sync';
-import { compileSheetFilter, SHEET_FILTER_MAX_LENGTH, SheetFilterError } from '../imports/filter';
-import { areaBusy, findUpload, importJob, importProgress, latestUpload, recentImportJobs, recordUpload, startImport } from '../imports/jobs';
-import { readRecords } from '../imports/records';
-import { readSheet, SheetError } from '../imports/sheet';
-import { EXAMPLES_PREFIX, exampleSheets, fetchSheet, isSheetUrl, SheetUnavailableError, storeAutoSyncSheet, storeUpload, TEMP_PATH } from '../imports/storage';
-import { guard } from '../guard';
-import { type FormBody, GUID, formBody, parsed, query, sessionId } from '../input';
-import { ImportAutoSyncPage, ImportIndexPage, ImportPreviewPage, ImportProgressPage } from '../views/imports';
-import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json';
+import { HttpError } from '../../../shared/http-error.ts';
+import type { MigrateContext } from '../context.ts';
+import { openDestination, withSql } from '../engine/db.ts';
+import { engineEnv } from '../configurations.ts';
+import { analyseSheet } from '../imports/analyse.ts';
+import { areaDef, fkConfig, type ImportArea, type ImportAreaDef } from '../imports/areas.ts';
+import { AUTO_SYNC_INTERVAL, findAutoSync, hasSheet, recentEvents, recordEvent, refreshAutoSync, saveAutoSync, startAutoSyncRun, toggleAutoSync } from '../imports/auto-sync.ts';
+import { compileSheetFilter, SHEET_FILTER_MAX_LENGTH, SheetFilterError } from '../imports/filter.ts';
+import { areaBusy, findUpload, importJob, importProgress, latestUpload, recentImportJobs, recordUpload, startImport } from '../imports/jobs.ts';
+import { readRecords } from '../imports/records.ts';
+import { readSheet, SheetError } from '../imports/sheet.ts';
+import { EXAMPLES_PREFIX, exampleSheets, fetchSheet, isSheetUrl, SheetUnavailableError, storeAutoSyncSheet, storeUpload, TEMP_PATH } from '../imports/storage.ts';
+import { guard } from '../guard.ts';
+import { type FormBody, GUID, formBody, parsed, query, sessionId } from '../input.ts';
+import { ImportAutoSyncPage, ImportIndexPage, ImportPreviewPage, ImportProgressPage } from '../views/imports.tsx';
+import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 // Barrier trials and sectional times (spec 002 A, "Barrier trials and Sectional"): the same
 // thirteen routes for each area, from one definition. See README, "Spreadsheet imports".

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import type { MigrateEnv } from '../context';
-import { invalid } from '../input';
+import type { MigrateEnv } from '../context.ts';
+import { invalid } from '../input.ts';
 
 /** A group of JSON routes: invalid input is the platform's 400 `{error: "invalid_request", issues}`. */
 export function jsonRoutes() {

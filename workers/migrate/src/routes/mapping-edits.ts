@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { HttpError } from '../../../shared/http-error';
-import { connectionOf, engineEnv } from '../configurations';
-import type { MigrateContext } from '../context';
-import * as engine from '../engine';
-import type { SchemaInfo, TablePlan } from '../engine/types';
-import { identifier, parsed } from '../input';
-import type { WizardSession } from '../wizard-sessions';
+import { HttpError } from '../../../shared/http-error.ts';
+import { connectionOf, engineEnv } from '../configurations.ts';
+import type { MigrateContext } from '../context.ts';
+import * as engine from '../engine/index.ts';
+import type { SchemaInfo, TablePlan } from '../engine/types.ts';
+import { identifier, parsed } from '../input.ts';
+import type { WizardSession } from '../wizard-sessions.ts';
 
 /** The source (the session's configuration) and destination schemas. */
 export async function schemas(c: MigrateContext, session: WizardSession): Promise<{ source: SchemaInfo; dest: SchemaInfo }> {

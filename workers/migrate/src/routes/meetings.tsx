@@ -1,14 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error';
-import { racingToday } from '../../../shared/racing-day';
-import { activeConnection, engineEnv, type ConfigurationView } from '../configurations';
-import type { MigrateContext } from '../context';
-import { openDestination, openSource, withSql } from '../engine/db';
-import { guard } from '../guard';
-import { query } from '../input';
-import { meetingPair, raceComparison, recentMeetings, runnerComparison, sourceQuery, type MeetingsDb } from '../meetings';
-import { MeetingListPage, MeetingPairPage } from '../views/meetings';
-import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json';
+import { HttpError } from '../../../shared/http-error.ts';
+import { racingToday } from '../../../shared/racing-day.ts';
+import { activeConnection, engineEnv, type ConfigurationView } from '../configurations.ts';
+import type { MigrateContext } from '../context.ts';
+import { openDestination, openSource, withSql } from '../engine/db.ts';
+import { guard } from '../guard.ts';
+import { query } from '../input.ts';
+import { meetingPair, raceComparison, recentMeetings, runnerComparison, sourceQuery, type MeetingsDb } from '../meetings.ts';
+import { MeetingListPage, MeetingPairPage } from '../views/meetings.tsx';
+import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 /** Meetings: a source meeting beside its destination meeting, its races and runners (spec 002 A, Meetings). */
 export const meetings = jsonRoutes();

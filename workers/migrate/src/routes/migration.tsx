@@ -1,17 +1,17 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { HttpError } from '../../../shared/http-error';
-import { activeConnection, connectionOf, engineEnv } from '../configurations';
-import type { MigrateContext, MigrateEnv } from '../context';
-import * as engine from '../engine';
-import { FilterError, type MappingDocument, type SchemaInfo, type TablePlan } from '../engine/types';
-import { guard } from '../guard';
-import { checkbox, formBody, identifier, indexedList, many, parsed, text } from '../input';
-import { buildPlans, migrationJob, planForeignKeys, runOrder, runPlanOf, startRun } from '../runs';
-import { RelationshipConfigPage, FilterConfigPage, ProgressPage, ResultsPage, ReviewMappingsPage, RunConfigPage, SchemaImportPage, TableSelectionPage, ValidateSchemaPage } from '../views/wizard';
-import { createWizardSession, customForeignKeys, recordRunState, savedSchemaFile, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions';
-import { fieldMapping } from './field-mapping';
-import { applyMappingEditsFrom, schemas } from './mapping-edits';
+import { HttpError } from '../../../shared/http-error.ts';
+import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
+import type { MigrateContext, MigrateEnv } from '../context.ts';
+import * as engine from '../engine/index.ts';
+import { FilterError, type MappingDocument, type SchemaInfo, type TablePlan } from '../engine/types.ts';
+import { guard } from '../guard.ts';
+import { checkbox, formBody, identifier, indexedList, many, parsed, text } from '../input.ts';
+import { buildPlans, migrationJob, planForeignKeys, runOrder, runPlanOf, startRun } from '../runs.ts';
+import { RelationshipConfigPage, FilterConfigPage, ProgressPage, ResultsPage, ReviewMappingsPage, RunConfigPage, SchemaImportPage, TableSelectionPage, ValidateSchemaPage } from '../views/wizard.tsx';
+import { createWizardSession, customForeignKeys, recordRunState, savedSchemaFile, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
+import { fieldMapping } from './field-mapping.tsx';
+import { applyMappingEditsFrom, schemas } from './mapping-edits.ts';
 
 /** The Migration controller: the wizard pages and their redirects (spec 002 A, Migration). */
 export const migration = new Hono<MigrateEnv>();

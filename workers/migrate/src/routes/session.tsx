@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { SESSION_STATUSES } from '../../../../d1/migrate/schema';
-import type { MigrateEnv } from '../context';
-import { guard } from '../guard';
-import { formBody, query } from '../input';
-import { migrationJob } from '../runs';
-import { SessionListPage } from '../views/session';
-import { deleteWizardSession, listWizardSessions, SORTS, wizardSession, type SortBy } from '../wizard-sessions';
+import { SESSION_STATUSES } from '../../../../d1/migrate/schema.ts';
+import type { MigrateEnv } from '../context.ts';
+import { guard } from '../guard.ts';
+import { formBody, query } from '../input.ts';
+import { migrationJob } from '../runs.ts';
+import { SessionListPage } from '../views/session.tsx';
+import { deleteWizardSession, listWizardSessions, SORTS, wizardSession, type SortBy } from '../wizard-sessions.ts';
 
 /** Session: the wizard sessions, their statistics, and deleting one (spec 002 A, Session). */
 export const sessionRoutes = new Hono<MigrateEnv>();

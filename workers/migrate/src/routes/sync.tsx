@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error';
-import { connectionOf, engineEnv, findConfiguration, listConfigurations } from '../configurations';
-import type { MigrateContext } from '../context';
-import * as engine from '../engine';
-import { guard } from '../guard';
-import { checkbox, formBody, identifier, many, parsed, text, type FormBody } from '../input';
-import { buildPlans, migrationJob } from '../runs';
+import { HttpError } from '../../../shared/http-error.ts';
+import { connectionOf, engineEnv, findConfiguration, listConfigurations } from '../configurations.ts';
+import type { MigrateContext } from '../context.ts';
+import * as engine from '../engine/index.ts';
+import { guard } from '../guard.ts';
+import { checkbox, formBody, identifier, many, parsed, text, type FormBody } from '../input.ts';
+import { buildPlans, migrationJob } from '../runs.ts';
 import {
   configurationCustomForeignKeys,
   createSyncJob,
@@ -26,9 +26,9 @@ import {
   toggleSyncJob,
   updateSyncJob,
   type SyncJob,
-} from '../sync-jobs';
-import { SyncFormPage, SyncListPage, SyncPreviewPage, type PreviewTable, type SyncFormValues } from '../views/sync';
-import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json';
+} from '../sync-jobs.ts';
+import { SyncFormPage, SyncListPage, SyncPreviewPage, type PreviewTable, type SyncFormValues } from '../views/sync.tsx';
+import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 /** Sync: stored, scheduled sync jobs, their pages and their JSON routes (spec 002 A, Sync). */
 export const sync = jsonRoutes();

@@ -1,13 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
-import { customRelationships } from '../../../../d1/migrate/schema';
-import { engineEnv } from '../configurations';
-import * as engine from '../engine';
-import { guard } from '../guard';
-import { identifier, intId, sessionId } from '../input';
-import { migrationJob } from '../runs';
-import { wizardSession } from '../wizard-sessions';
-import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json';
+import { customRelationships } from '../../../../d1/migrate/schema.ts';
+import { engineEnv } from '../configurations.ts';
+import * as engine from '../engine/index.ts';
+import { guard } from '../guard.ts';
+import { identifier, intId, sessionId } from '../input.ts';
+import { migrationJob } from '../runs.ts';
+import { wizardSession } from '../wizard-sessions.ts';
+import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 /** The wizard's JSON actions, called by its pages' scripts. */
 export const wizardJson = jsonRoutes();

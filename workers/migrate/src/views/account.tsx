@@ -1,4 +1,4 @@
-import { Csrf, Flash, Layout } from './layout';
+import { Csrf, Flash, Layout } from './layout.tsx';
 
 export function LoginPage({ csrf, error, notice, email = '' }: { csrf: string; error?: string; notice?: string; email?: string }) {
   return (

@@ -1,6 +1,6 @@
-import type { SessionUser } from '../context';
-import type { ConfigurationView } from '../configurations';
-import { Csrf, Layout } from './layout';
+import type { SessionUser } from '../context.ts';
+import type { ConfigurationView } from '../configurations.ts';
+import { Csrf, Layout } from './layout.tsx';
 
 export type FormValues = Partial<Record<'Id' | 'Name' | 'Host' | 'Port' | 'Database' | 'Username', string>>;
 

@@ -1,7 +1,7 @@
-import type { ConfigurationView } from '../configurations';
-import type { SessionUser } from '../context';
-import { PREVIEW_LIMIT, TERMINAL_REPAIR_STATES, type RepairJobRow, type RepairPreview, type RepairProgress } from '../discipline-repair';
-import { CancelJobForm, Csrf, JobLogList, Layout } from './layout';
+import type { ConfigurationView } from '../configurations.ts';
+import type { SessionUser } from '../context.ts';
+import { PREVIEW_LIMIT, TERMINAL_REPAIR_STATES, type RepairJobRow, type RepairPreview, type RepairProgress } from '../discipline-repair.ts';
+import { CancelJobForm, Csrf, JobLogList, Layout } from './layout.tsx';
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 const canWrite = (user: SessionUser) => user.role !== 'Viewer';

@@ -1,7 +1,7 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { errorBody } from '../../../shared/errors';
-import type { MigrateContext } from '../context';
-import { ErrorPage } from './layout';
+import { errorBody } from '../../../shared/errors.ts';
+import type { MigrateContext } from '../context.ts';
+import { ErrorPage } from './layout.tsx';
 
 const TITLES: Partial<Record<number, string>> = {
   400: 'Request not accepted',

@@ -1,6 +1,6 @@
-import type { SessionUser } from '../context';
-import type { ConfigurationView } from '../configurations';
-import { Layout } from './layout';
+import type { SessionUser } from '../context.ts';
+import type { ConfigurationView } from '../configurations.ts';
+import { Layout } from './layout.tsx';
 
 export function HomePage({ csrf, user, active }: { csrf: string; user: SessionUser; active: ConfigurationView | undefined }) {
   return (

@@ -1,9 +1,9 @@
-import type { SessionUser } from '../context';
-import type { Analysis } from '../imports/analyse';
-import type { FkChoice, ImportAreaDef } from '../imports/areas';
-import type { AutoSync, ImportEvent } from '../imports/auto-sync';
-import { type ImportJobRow, type ImportProgress, TERMINAL_IMPORT_STATES, type UploadRow } from '../imports/jobs';
-import { CancelJobForm, Csrf, JobLogList, Layout } from './layout';
+import type { SessionUser } from '../context.ts';
+import type { Analysis } from '../imports/analyse.ts';
+import type { FkChoice, ImportAreaDef } from '../imports/areas.ts';
+import type { AutoSync, ImportEvent } from '../imports/auto-sync.ts';
+import { type ImportJobRow, type ImportProgress, TERMINAL_IMPORT_STATES, type UploadRow } from '../imports/jobs.ts';
+import { CancelJobForm, Csrf, JobLogList, Layout } from './layout.tsx';
 
 const when = (ms: number | null) => (ms === null ? '—' : `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
 const canWrite = (user: SessionUser) => user.role !== 'Viewer';

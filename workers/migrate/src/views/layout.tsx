@@ -1,7 +1,7 @@
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
-import type { SessionUser } from '../context';
-import { CSRF_FIELD } from '../guard';
+import type { SessionUser } from '../context.ts';
+import { CSRF_FIELD } from '../guard.ts';
 
 /** Bumped with the stylesheet or script, so browsers fetch the new one. */
 export const ASSET_VERSION = '1';

@@ -1,7 +1,7 @@
-import type { ConfigurationView } from '../configurations';
-import type { SessionUser } from '../context';
-import type { FieldComparison, MeetingPair, Value } from '../meetings';
-import { ASSET_VERSION, Layout } from './layout';
+import type { ConfigurationView } from '../configurations.ts';
+import type { SessionUser } from '../context.ts';
+import type { FieldComparison, MeetingPair, Value } from '../meetings.ts';
+import { ASSET_VERSION, Layout } from './layout.tsx';
 
 /** Labels of the compared fields (the JSON routes name them by these keys). */
 export const FIELD_LABELS: Record<string, string> = {

@@ -1,7 +1,7 @@
-import { SESSION_STATUSES, type SessionStatus } from '../../../../d1/migrate/schema';
-import type { SessionUser } from '../context';
-import type { SortBy, WizardSession } from '../wizard-sessions';
-import { Csrf, Layout } from './layout';
+import { SESSION_STATUSES, type SessionStatus } from '../../../../d1/migrate/schema.ts';
+import type { SessionUser } from '../context.ts';
+import type { SortBy, WizardSession } from '../wizard-sessions.ts';
+import { Csrf, Layout } from './layout.tsx';
 
 const when = (ms: number | null) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '');
 

@@ -1,8 +1,8 @@
-import type { SessionUser } from '../context';
-import type { ConfigurationView } from '../configurations';
-import type { ForeignKey, PlanIssue, TablePlan } from '../engine/types';
-import { INTERVAL_MINUTES, type SyncJob } from '../sync-jobs';
-import { Csrf, Flash, Layout } from './layout';
+import type { SessionUser } from '../context.ts';
+import type { ConfigurationView } from '../configurations.ts';
+import type { ForeignKey, PlanIssue, TablePlan } from '../engine/types.ts';
+import { INTERVAL_MINUTES, type SyncJob } from '../sync-jobs.ts';
+import { Csrf, Flash, Layout } from './layout.tsx';
 
 const when = (ms: number | null) => (ms ? `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
 const canWrite = (user: SessionUser) => user.role !== 'Viewer';

@@ -1,7 +1,7 @@
-import type { SessionUser } from '../context';
-import type { ColumnInfo, ForeignKey, LogEntry, NaturalKeyMatches, PlanIssue, RunProgress, SchemaInfo, TablePlan } from '../engine/types';
-import type { WizardSession } from '../wizard-sessions';
-import { Csrf, Flash, Layout } from './layout';
+import type { SessionUser } from '../context.ts';
+import type { ColumnInfo, ForeignKey, LogEntry, NaturalKeyMatches, PlanIssue, RunProgress, SchemaInfo, TablePlan } from '../engine/types.ts';
+import type { WizardSession } from '../wizard-sessions.ts';
+import { Csrf, Flash, Layout } from './layout.tsx';
 
 type Base = { csrf: string; user: SessionUser };
 const q = (sessionId: string) => `sessionId=${encodeURIComponent(sessionId)}`;

@@ -1,5 +1,5 @@
-import { PRICE_BANDS } from '../schemas';
-import { Layout } from './layout';
+import { PRICE_BANDS } from '../schemas.ts';
+import { Layout } from './layout.tsx';
 
 const ROUTES: [string, string, string][] = [
   ['GET', '/meetings?date=', 'Race meetings with runners on the date (default today in the racing timezone): [{date, course, course_id, races, runners}].'],

@@ -1,4 +1,4 @@
-import { Layout } from './layout';
+import { Layout } from './layout.tsx';
 
 const ENDPOINTS = [
   'GET /meetings?date=',

@@ -1,4 +1,4 @@
-import { ASSET_VERSION } from '../asset-version';
+import { ASSET_VERSION } from '../asset-version.ts';
 
 // The dashboard's browser module (served as /assets/dashboard.js): picks a meeting, loads
 // /meetingStats, renders sortable tables and the IV-by-price-band chart with uPlot.

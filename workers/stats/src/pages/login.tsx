@@ -1,4 +1,4 @@
-import { Layout } from './layout';
+import { Layout } from './layout.tsx';
 
 /** The login form's browser code, served as /assets/login.js (the page policy allows no inline script). */
 export const LOGIN_JS = `

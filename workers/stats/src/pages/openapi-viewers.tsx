@@ -1,4 +1,4 @@
-import { ASSET_VERSION } from '../asset-version';
+import { ASSET_VERSION } from '../asset-version.ts';
 
 export function SwaggerUiPage() {
   const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });`;

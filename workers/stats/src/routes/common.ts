@@ -1,13 +1,13 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import { limitBody as limitBodyBytes } from '../../../shared/body';
-import { racingReads } from '../../../shared/pg';
-import { clientAddress } from '../../../shared/throttle';
-import { requireToken } from '../auth';
-import { racingToday, statsConfig, type StatsEnv } from '../context';
-import { detailError, detailSchema, validationErrorSchema } from '../errors';
-import { courseIdParam, isoDate } from '../schemas';
-import { STATS_STARTUP_OPTIONS } from '../statistics';
+import { limitBody as limitBodyBytes } from '../../../shared/body.ts';
+import { racingReads } from '../../../shared/pg.ts';
+import { clientAddress } from '../../../shared/throttle.ts';
+import { requireToken } from '../auth.ts';
+import { racingToday, statsConfig, type StatsEnv } from '../context.ts';
+import { detailError, detailSchema, validationErrorSchema } from '../errors.ts';
+import { courseIdParam, isoDate } from '../schemas.ts';
+import { STATS_STARTUP_OPTIONS } from '../statistics.ts';
 
 const security: Record<string, string[]>[] = [{ bearer: [] }, { tokenQuery: [] }, { ssoTokenQuery: [] }];
 

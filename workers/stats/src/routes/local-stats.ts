@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { StatsEnv } from '../context';
-import { statsRouter, validationError } from '../errors';
-import type { CourseRef } from '../meetings';
-import { courseIdParam, statsRecordSchema } from '../schemas';
-import { meetingWithStatistics } from '../meeting-records';
-import { dateQuery, guardedRoute, notFoundError, ok, requestedDate } from './common';
-import { text } from '../../../shared/text';
+import type { StatsEnv } from '../context.ts';
+import { statsRouter, validationError } from '../errors.ts';
+import type { CourseRef } from '../meetings.ts';
+import { courseIdParam, statsRecordSchema } from '../schemas.ts';
+import { meetingWithStatistics } from '../meeting-records.ts';
+import { dateQuery, guardedRoute, notFoundError, ok, requestedDate } from './common.ts';
+import { text } from '../../../shared/text.ts';
 
 // The kebab-case family: always computed from the racing database, bare arrays of records.
 

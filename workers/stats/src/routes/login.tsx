@@ -1,12 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { addressThrottle, clientAddress } from '../../../shared/throttle';
-import { secretsEqual } from '../auth';
-import { statsConfig, type StatsEnv } from '../context';
-import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors';
-import { LoginPage } from '../pages/login';
-import { json, limitBody } from './common';
-import { text } from '../../../shared/text';
+import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
+import { secretsEqual } from '../auth.ts';
+import { statsConfig, type StatsEnv } from '../context.ts';
+import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors.ts';
+import { LoginPage } from '../pages/login.tsx';
+import { json, limitBody } from './common.ts';
+import { text } from '../../../shared/text.ts';
 
 const credentialsSchema = z
   .object({ username: text().min(1).max(200), password: text().min(1).max(200) })

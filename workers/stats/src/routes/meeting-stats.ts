@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { statsConfig, type StatsEnv } from '../context';
-import { statsRouter } from '../errors';
-import { type ExternalEndpoint, fetchExternalStats } from '../external-api';
-import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from '../schemas';
-import { meetingWithStatistics } from '../meeting-records';
-import { badGatewayError, callerContext, guardedRoute, meetingQuery, notFoundError, ok, requestedDate } from './common';
+import { statsConfig, type StatsEnv } from '../context.ts';
+import { statsRouter } from '../errors.ts';
+import { type ExternalEndpoint, fetchExternalStats } from '../external-api.ts';
+import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from '../schemas.ts';
+import { meetingWithStatistics } from '../meeting-records.ts';
+import { badGatewayError, callerContext, guardedRoute, meetingQuery, notFoundError, ok, requestedDate } from './common.ts';
 
 // The camelCase family, for external integrations: the external statistics API when
 // EXTERNAL_API_ENABLED, the racing database otherwise; each records the caller's meeting.

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { statsRouter } from '../errors';
-import { meetingParticipants, meetingsOn } from '../meetings';
-import { meetingSchema, statsRecordSchema, type StatsRecord } from '../schemas';
-import { dateQuery, guardedRoute, meetingQuery, notFoundError, ok, requestedDate } from './common';
+import { statsRouter } from '../errors.ts';
+import { meetingParticipants, meetingsOn } from '../meetings.ts';
+import { meetingSchema, statsRecordSchema, type StatsRecord } from '../schemas.ts';
+import { dateQuery, guardedRoute, meetingQuery, notFoundError, ok, requestedDate } from './common.ts';
 
 const meetingItemSchema = z
   .object({ date: z.string(), course: z.string(), course_id: z.number().int(), races: z.number().int(), runners: z.number().int() })

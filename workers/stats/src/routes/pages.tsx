@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { ASSETS } from '../assets';
-import { racingToday, type StatsEnv } from '../context';
-import { ApiDocsPage } from '../pages/api-docs';
-import { ApiTestPage } from '../pages/api-test';
-import { DashboardPage } from '../pages/dashboard';
-import { RedocPage, SwaggerUiPage } from '../pages/openapi-viewers';
+import { ASSETS } from '../assets.ts';
+import { racingToday, type StatsEnv } from '../context.ts';
+import { ApiDocsPage } from '../pages/api-docs.tsx';
+import { ApiTestPage } from '../pages/api-test.tsx';
+import { DashboardPage } from '../pages/dashboard.tsx';
+import { RedocPage, SwaggerUiPage } from '../pages/openapi-viewers.tsx';
 
 // The documentation viewers load nothing from elsewhere (ReDoc would fetch its vendor's logo).
 const DOCS_CSP =

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { racingReads } from '../../../shared/pg';
-import { statsRouter } from '../errors';
-import { isoDate, notFoundStatusSchema, savedPayloadSchema } from '../schemas';
-import { loadPayload, savePayload } from '../saved-stats';
-import { guardedRoute, limitBody, meetingQuery, ok, requestedDate } from './common';
+import { racingReads } from '../../../shared/pg.ts';
+import { statsRouter } from '../errors.ts';
+import { isoDate, notFoundStatusSchema, savedPayloadSchema } from '../schemas.ts';
+import { loadPayload, savePayload } from '../saved-stats.ts';
+import { guardedRoute, limitBody, meetingQuery, ok, requestedDate } from './common.ts';
 
 /** Two meetings' worth of records is well under this; anything larger is not a payload of this API. */
 export const SAVE_STATS_MAX_BYTES = 2 * 1024 * 1024;

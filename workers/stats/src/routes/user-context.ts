@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { statsRouter } from '../errors';
-import { isoDate } from '../schemas';
-import { callerContext, guardedRoute, ok } from './common';
+import { statsRouter } from '../errors.ts';
+import { isoDate } from '../schemas.ts';
+import { callerContext, guardedRoute, ok } from './common.ts';
 
 const userContextSchema = z
   .union([z.object({ date: isoDate, course_id: z.number().int() }), z.object({})])

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { csrf } from 'hono/csrf';
-import { limitBody } from '../../../../shared/body';
-import { accountRoutes } from './accounts';
-import type { DashboardEnv } from './layout';
-import { requireAdmin, session } from './session';
-import { siteRoutes } from './sites';
+import { limitBody } from '../../../../shared/body.ts';
+import { accountRoutes } from './accounts.tsx';
+import type { DashboardEnv } from './layout.tsx';
+import { requireAdmin, session } from './session.tsx';
+import { siteRoutes } from './sites.tsx';
 
 /** `/admin/`: form posts from other origins are refused; all but the sign-in pages need an admin. */
 export const dashboard = new Hono<DashboardEnv>();

@@ -2,8 +2,8 @@ import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
 import { raw } from 'hono/html';
 import { z } from 'zod';
-import type { User } from '../../accounts';
-import type { AuthEnv } from '../../context';
+import type { User } from '../../accounts.ts';
+import type { AuthEnv } from '../../context.ts';
 
 /** Sites and accounts for administrators, behind the same two-step login as the API. */
 export type DashboardEnv = { Bindings: AuthEnv['Bindings']; Variables: AuthEnv['Variables'] & { admin: User } };

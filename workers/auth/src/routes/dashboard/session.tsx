@@ -1,12 +1,12 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
-import { credentials, users } from '../../../../../d1/auth/schema';
-import { sha256Hex } from '../../../../shared/encoding';
-import { liveSession, newSessionId, SESSION_ID } from '../../../../shared/live-session';
-import { audit } from '../../audit';
-import { authDeps, checkCode, checkPassword } from '../../login';
-import { form, Page, type DashboardEnv } from './layout';
+import { credentials, users } from '../../../../../d1/auth/schema.ts';
+import { sha256Hex } from '../../../../shared/encoding.ts';
+import { liveSession, newSessionId, SESSION_ID } from '../../../../shared/live-session.ts';
+import { audit } from '../../audit.ts';
+import { authDeps, checkCode, checkPassword } from '../../login.ts';
+import { form, Page, type DashboardEnv } from './layout.tsx';
 
 /** Signing in (password, then code), out, and the check every other dashboard page sits behind. */
 export const session = new Hono<DashboardEnv>();
