@@ -1,0 +1,132 @@
+// The Deno host: every service from the same source files the Workers deploy, on the same local
+// ports as `npm run dev`. See deno/README.md ("Deno host").
+//
+//   node_modules/.bin/deno run -A --unstable-sloppy-imports --unstable-cron deno/host/main.ts \
+//     [--state DIR] [--services stats,form,…] [--port NAME=PORT] [--var NAME:VALUE] [--var SERVICE.NAME:VALUE]
+//     [--pg-ws-proxy ws://host:port] [--database-url postgres://…] [--legacy-database-url postgres://…]
+//     [--graph-standin http://host:port] [--no-seed] [--no-crons] [--test-scheduled] [--hostname 127.0.0.1]
+import { parseArgs } from 'node:util';
+import { DEV_RELAY, defaultStateDir, startHost } from './host.ts';
+import { seedDevData } from './seed.ts';
+
+/** The dev runner's fixed addresses (scripts/dev.ts, scripts/racing/legacy-load.ts). */
+export const DEV_LEGACY_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:54330/postgres';
+export const DEV_GRAPH_STANDIN = 'http://127.0.0.1:8796';
+
+export interface CommandLine {
+  stateDir: string;
+  services?: string[];
+  ports: Record<string, number>;
+  vars: Record<string, string>;
+  serviceVars: Record<string, Record<string, string>>;
+  seed: boolean;
+  crons: boolean;
+  testScheduled: boolean;
+  hostname: string;
+  legacyDatabaseUrl?: string;
+  graphStandin: string;
+}
+
+export function parseCommandLine(args: string[], environment: Record<string, string | undefined> = {}): CommandLine {
+  const { values } = parseArgs({
+    args,
+    options: {
+      state: { type: 'string' },
+      services: { type: 'string' },
+      port: { type: 'string', multiple: true },
+      var: { type: 'string', multiple: true },
+      'pg-ws-proxy': { type: 'string' },
+      'database-url': { type: 'string' },
+      'legacy-database-url': { type: 'string' },
+      'graph-standin': { type: 'string' },
+      'no-seed': { type: 'boolean', default: false },
+      'no-crons': { type: 'boolean', default: false },
+      'test-scheduled': { type: 'boolean', default: false },
+      hostname: { type: 'string', default: '127.0.0.1' },
+    },
+  });
+  const ports: Record<string, number> = {};
+  for (const entry of values.port ?? []) {
+    const [name, port] = entry.split('=');
+    if (!name || !port || !/^\d+$/.test(port)) throw new Error(`--port ${entry}: expected NAME=PORT`);
+    ports[name] = Number(port);
+  }
+  // As the dev runner passes them: the relay address to every Worker, DATABASE_URL only when set.
+  const vars: Record<string, string> = { PG_WS_PROXY: values['pg-ws-proxy'] ?? environment.PG_WS_PROXY ?? DEV_RELAY };
+  const databaseUrl = values['database-url'] ?? environment.DATABASE_URL;
+  if (databaseUrl) vars.DATABASE_URL = databaseUrl;
+  const serviceVars: Record<string, Record<string, string>> = {};
+  for (const entry of values.var ?? []) {
+    const colon = entry.indexOf(':');
+    if (colon < 1) throw new Error(`--var ${entry}: expected NAME:VALUE or SERVICE.NAME:VALUE`);
+    const key = entry.slice(0, colon);
+    const value = entry.slice(colon + 1);
+    const dot = key.indexOf('.');
+    if (dot > 0) (serviceVars[key.slice(0, dot)] ??= {})[key.slice(dot + 1)] = value;
+    else vars[key] = value;
+  }
+  // As the dev runner sets them (scripts/dev.ts): the migration app may reach the legacy source
+  // database and nothing else, and copies by statements when the racing database is the embedded
+  // one (no DATABASE_URL); the mail assistant talks to the Graph stand-in and connects its mailbox.
+  const legacyDatabaseUrl = values['legacy-database-url'] ?? environment.LEGACY_DATABASE_URL;
+  const legacy = new URL(legacyDatabaseUrl ?? DEV_LEGACY_DATABASE_URL);
+  const migrate = { MIGRATE_ALLOWED_HOSTS: `${legacy.hostname}:${legacy.port || 5432}`, ...(databaseUrl ? {} : { MIGRATE_DIRECT_COPY: 'off' }) };
+  serviceVars.migrate = { ...migrate, ...serviceVars.migrate };
+  const standin = (values['graph-standin'] ?? environment.GRAPH_STANDIN_URL ?? DEV_GRAPH_STANDIN).replace(/\/+$/, '');
+  serviceVars.mail = {
+    GRAPH_BASE_URL: `${standin}/v1.0`,
+    IDENTITY_BASE_URL: standin,
+    MAIL_DEV_AUTO_CONNECT: 'true',
+    MAIL_ASSISTANT_ADMINS: 'demo@example.com',
+    ...serviceVars.mail,
+  };
+  return {
+    stateDir: values.state ?? defaultStateDir(),
+    services: values.services?.split(',').map((s) => s.trim()).filter(Boolean),
+    ports,
+    vars,
+    serviceVars,
+    seed: !values['no-seed'],
+    crons: !values['no-crons'],
+    testScheduled: values['test-scheduled'],
+    hostname: values.hostname,
+    legacyDatabaseUrl,
+    graphStandin: standin,
+  };
+}
+
+function sourceOf(url: string) {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || 5432), database: u.pathname.slice(1) || 'postgres', username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+}
+
+if (import.meta.main) {
+  const line = parseCommandLine(Deno.args, Deno.env.toObject());
+  const names = line.services;
+  const withMigrate = !names || names.includes('migrate');
+  const host = await startHost({
+    services: names,
+    ports: line.ports,
+    hostname: line.hostname,
+    stateDir: line.stateDir,
+    vars: line.vars,
+    serviceVars: line.serviceVars,
+    testScheduled: line.testScheduled,
+    crons: line.crons,
+    seed: line.seed ? (service) => seedDevData(service, { withMigrate, legacySource: line.legacyDatabaseUrl ? sourceOf(line.legacyDatabaseUrl) : undefined }) : undefined,
+  });
+  console.log(`\nServing on Deno (state in ${line.stateDir}):`);
+  for (const service of host.services.values()) console.log(`  ${service.name.padEnd(8)} ${service.url}`);
+  console.log(`  PG_WS_PROXY ${line.vars.PG_WS_PROXY} (Postgres and the relay are not started by the host)`);
+  console.log(`  mail: Microsoft Graph stand-in expected at ${line.graphStandin}`);
+  console.log('Ready');
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await host.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener('SIGINT', stop);
+  Deno.addSignalListener('SIGTERM', stop);
+}

@@ -1,0 +1,65 @@
+// The development data `npm run dev` seeds after the migrations (scripts/dev.ts, DEV_SEEDS), made
+// by the same SQL generators (scripts/ and workers/auth/src/account-sql.ts) and run against the
+// host's D1 files instead of `wrangler d1 execute`. Idempotent, as there.
+//
+// The generators are imported by computed URL: `deno check deno/` then leaves the Workers' and
+// scripts' sources (checked by the project's own tsc) out of its graph.
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import type { D1Database } from '../adapters/d1.ts';
+import type { RunningService } from './host.ts';
+import { ROOT } from './wrangler-config.ts';
+
+// deno-lint-ignore no-explicit-any
+const load = (path: string): Promise<any> => import(pathToFileURL(join(ROOT, path)).href);
+
+export async function runStatements(db: D1Database, statements: string[]): Promise<void> {
+  await db.batch(statements.map((sql) => db.prepare(sql)));
+}
+
+type Source = { host: string; port: number; database: string; username: string; password: string };
+
+/** Seeds one service's D1 (auth also gets the migration app's accounts when `withMigrate`). */
+export async function seedDevData(service: RunningService, options: { withMigrate: boolean; legacySource?: Source }): Promise<string | undefined> {
+  const db = service.bindings.d1.get('DB');
+  const env = service.bindings.env as Record<string, string>;
+  if (!db) return undefined;
+  if (service.name === 'auth') {
+    const { devSeedSql, accountSql, DEV_ACCOUNT } = await load('workers/auth/src/account-sql.ts');
+    const issuer = env.AUTH_TOTP_ISSUER ?? 'Racing back-office';
+    const statements: string[] = [...(await devSeedSql(env.AUTH_TOTP_ENCRYPTION_KEY, issuer)).statements];
+    if (options.withMigrate) {
+      const { migrateSiteSql, siteRoleSql, DEV_MIGRATE_ACCOUNTS } = await load('scripts/migrate-seed.ts');
+      statements.push(...migrateSiteSql());
+      for (const [name, account] of Object.entries(DEV_MIGRATE_ACCOUNTS as Record<string, { email: string; password: string; totpSecret: string; siteRole: string }>)) {
+        const { statements: sql } = await accountSql({
+          email: account.email,
+          password: account.password,
+          totpSecret: account.totpSecret,
+          role: 'user',
+          firstName: name[0]!.toUpperCase() + name.slice(1),
+          lastName: 'Demo',
+          totpEncryptionKey: env.AUTH_TOTP_ENCRYPTION_KEY,
+          issuer,
+          mode: 'ensure',
+        });
+        statements.push(...sql, ...siteRoleSql(account.email, account.siteRole));
+      }
+    }
+    await runStatements(db, statements);
+    return `development account ${DEV_ACCOUNT.email}${options.withMigrate ? ', the migration app\'s Operator and Viewer' : ''}`;
+  }
+  if (service.name === 'cms') {
+    const { generateCmsSeed, cmsSeedSql } = await load('scripts/cms-seed.ts');
+    const data = generateCmsSeed();
+    await runStatements(db, cmsSeedSql(data));
+    return `development content: ${data.sites.length} sites, ${data.stories.length} stories`;
+  }
+  if (service.name === 'migrate') {
+    const { configurationSql, syncJobSql } = await load('scripts/migrate-seed.ts');
+    const source: Source = options.legacySource ?? (await load('scripts/racing/legacy-load.ts')).DEV_LEGACY_CONNECTION;
+    await runStatements(db, [...(await configurationSql(source, env.CONFIG_ENCRYPTION_KEY)), ...syncJobSql(source)]);
+    return `active configuration on the legacy source database ${source.host}:${source.port} with its sync job`;
+  }
+  return undefined;
+}
