@@ -1,20 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { type StatsEnv, statsConfig } from './context.ts';
 import { detailError } from './errors.ts';
-
-const encoder = new TextEncoder();
-
-/**
- * Compares two secrets in constant time: both are hashed first, so neither their contents nor
- * their lengths show in the timing.
- */
-export async function secretsEqual(given: string, expected: string): Promise<boolean> {
-  const [a, b] = await Promise.all([
-    crypto.subtle.digest('SHA-256', encoder.encode(given)),
-    crypto.subtle.digest('SHA-256', encoder.encode(expected)),
-  ]);
-  return crypto.subtle.timingSafeEqual(a, b);
-}
+// The one constant-time comparison every service uses (web-standard: no Workers-only API).
+import { secretsEqual } from '../../shared/encoding.ts';
 
 /** The presented token: `Authorization: Bearer`, then query `token`, then query `sso_token`. */
 export function presentedToken(authorization: string | undefined, url: URL): string | undefined {
