@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import openapi from '../../openapi.json';
+import openapi from '../../openapi.json' with { type: 'json' };
 import type { AuthEnv } from '../context.ts';
 
 /** Swagger UI over the checked-in OpenAPI file; the UI's files come from swagger-ui-dist (static assets). */
