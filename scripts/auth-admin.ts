@@ -9,7 +9,7 @@ import { ROOT, devStateDir, executeD1 } from './workers';
 const CONFIG = 'workers/auth/wrangler.toml';
 const ISSUER = 'Racing back-office';
 
-/** Runs SQL statements against the auth D1 database through wrangler (local state or the deployed database). */
+/** Runs SQL statements against the auth D1 database through the local D1 path (scripts/d1-local.ts) or, with --remote, wrangler (local state or the deployed database). */
 export function executeSql(statements: string[], target: { remote: boolean; persistTo?: string }) {
   executeD1(CONFIG, 'DB', statements, target.remote ? { remote: true } : { persistTo: target.persistTo ?? devStateDir('auth') });
 }

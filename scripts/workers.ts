@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
+import { applyLocalD1MigrationsDirect, executeLocalD1 } from './d1-local';
 import { ROUTER_PORT, SERVICES, type ServiceName } from '../workers/shared/services';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -72,28 +73,33 @@ export function workerBindings(worker: WorkerInfo): WorkerBindings {
   };
 }
 
-/** Applies a Worker's D1 migrations to local storage under `persistTo` (what `wrangler dev` reads). */
+/**
+ * Applies a Worker's D1 migrations to local storage under `persistTo` (what `wrangler dev` reads),
+ * as `wrangler d1 migrations apply --local` does, without starting wrangler (scripts/d1-local.ts).
+ */
 export function applyLocalD1Migrations(config: string, binding: string, persistTo: string): void {
-  const run = spawnSync(wranglerBin(), ['d1', 'migrations', 'apply', binding, '--local', '--persist-to', persistTo, '-c', config], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    // CI=true: apply without asking.
-    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-  });
-  if (run.status !== 0) throw new Error(`D1 migrations ${binding} (${config}) failed:\n${run.stdout}${run.stderr}`);
+  try {
+    applyLocalD1MigrationsDirect(config, binding, persistTo);
+  } catch (error) {
+    throw new Error(`D1 migrations ${binding} (${config}) failed:\n${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
 
 /**
- * Runs SQL statements against a Worker's D1 database through `wrangler d1 execute --file`: the
- * local state under `persistTo`, or with `remote` the deployed database.
+ * Runs SQL statements against a Worker's D1 database, in one transaction: the local state under
+ * `persistTo` as `wrangler d1 execute --local` would (scripts/d1-local.ts, no wrangler started), or
+ * with `remote` the deployed database through `wrangler d1 execute --remote --file`.
  */
 export function executeD1(config: string, binding: string, statements: string[], target: { remote?: boolean; persistTo?: string }): void {
+  if (!target.remote) {
+    executeLocalD1(config, binding, statements, target.persistTo);
+    return;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'd1-sql-'));
   const file = join(dir, 'statements.sql');
   writeFileSync(file, statements.map((s) => `${s};`).join('\n'));
-  const where = target.remote ? ['--remote'] : ['--local', ...(target.persistTo ? ['--persist-to', target.persistTo] : [])];
   try {
-    const run = spawnSync(wranglerBin(), ['d1', 'execute', binding, ...where, '-c', config, '--file', file, '--yes'], {
+    const run = spawnSync(wranglerBin(), ['d1', 'execute', binding, '--remote', '-c', config, '--file', file, '--yes'], {
       cwd: ROOT,
       encoding: 'utf8',
       // CI=true: no prompts. Seeds of many rows print a lot.

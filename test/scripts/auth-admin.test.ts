@@ -4,27 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seedAuthDevAccount } from '../../scripts/auth-admin';
-import { ROOT, wranglerBin } from '../../scripts/workers';
+import { executeLocalD1 } from '../../scripts/d1-local';
+import { ROOT, applyLocalD1Migrations } from '../../scripts/workers';
 
 const persistTo = mkdtempSync(join(tmpdir(), 'auth-d1-'));
 afterAll(() => rmSync(persistTo, { recursive: true, force: true }));
 
-function wrangler(args: string[]) {
-  const run = spawnSync(wranglerBin(), [...args, '--local', '--persist-to', persistTo, '-c', 'workers/auth/wrangler.toml'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-  });
-  expect(run.status, run.stdout + run.stderr).toBe(0);
-  return run.stdout;
-}
+const query = (sql: string) => executeLocalD1('workers/auth/wrangler.toml', 'DB', sql, persistTo);
 
-const query = (sql: string) => JSON.parse(wrangler(['d1', 'execute', 'DB', '--json', '--command', sql])) as { results: Record<string, unknown>[] }[];
-
-// The path `npm run dev` takes: migrations, then the seed through `wrangler d1 execute` into local state.
+// The path `npm run dev` takes: migrations, then the seed into local state (as `wrangler d1 execute --local` writes it).
 describe('auth development seed and first-admin command', () => {
   it('seeds the demo account into local D1, idempotently', { timeout: 60_000 }, async () => {
-    wrangler(['d1', 'migrations', 'apply', 'DB']);
+    applyLocalD1Migrations('workers/auth/wrangler.toml', 'DB', persistTo);
     await seedAuthDevAccount(persistTo);
     await seedAuthDevAccount(persistTo);
     const [users] = query("select email, role, is_active, totp_secret like 'v1.%' as sealed from users");
@@ -34,7 +25,7 @@ describe('auth development seed and first-admin command', () => {
   });
 
   it('creates an admin from the command line and prints the enrolment', { timeout: 60_000 }, () => {
-    const run = spawnSync('npx', ['tsx', 'scripts/auth-admin.ts', 'create-admin', '--email', 'First.Admin@example.com', '--first', 'First', '--persist-to', persistTo], {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/auth-admin.ts', 'create-admin', '--email', 'First.Admin@example.com', '--first', 'First', '--persist-to', persistTo], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, AUTH_ADMIN_PASSWORD: 'a long admin password', CI: 'true', WRANGLER_SEND_METRICS: 'false' },

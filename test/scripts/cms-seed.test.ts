@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cmsSeedSql, generateCmsSeed, seedCmsDevData } from '../../scripts/cms-seed';
-import { applyLocalD1Migrations } from '../../scripts/local-worker';
-import { ROOT, wranglerBin } from '../../scripts/workers';
+import { queryLocalD1 } from '../../scripts/d1-local';
+import { applyLocalD1Migrations } from '../../scripts/workers';
 
 const TAGS = ['[members-only]', '[/members-only]'];
 
@@ -74,15 +73,7 @@ describe('CMS development seed', () => {
   const persistTo = mkdtempSync(join(tmpdir(), 'cms-d1-'));
   afterAll(() => rmSync(persistTo, { recursive: true, force: true }));
 
-  const query = (sql: string) => {
-    const run = spawnSync(wranglerBin(), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '-c', 'workers/cms/wrangler.toml', '--json', '--command', sql], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-    });
-    expect(run.status, run.stdout + run.stderr).toBe(0);
-    return (JSON.parse(run.stdout) as { results: Record<string, unknown>[] }[])[0]!.results;
-  };
+  const query = (sql: string) => queryLocalD1('workers/cms/wrangler.toml', 'DB', persistTo, sql);
 
   it('seeds local D1 after the migrations, and a second run adds nothing', { timeout: 90_000 }, () => {
     applyLocalD1Migrations('workers/cms/wrangler.toml', 'DB', persistTo);

@@ -1,24 +1,17 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEV_MIGRATE_ACCOUNTS, seedMigrateAuthAccounts, seedMigrateDevData } from '../../scripts/migrate-seed';
-import { applyLocalD1Migrations } from '../../scripts/local-worker';
+import { queryLocalD1 } from '../../scripts/d1-local';
+import { applyLocalD1Migrations } from '../../scripts/workers';
 import { DEV_LEGACY_CONNECTION } from '../../scripts/racing/legacy-load';
-import { ROOT, wranglerBin } from '../../scripts/workers';
 import { openPassword } from '../../workers/migrate/src/sealing';
 
 const KEY = 'dev-only-migrate-config-key-change-me-012345';
 
 function query<T>(config: string, persistTo: string, sql: string): T[] {
-  const run = spawnSync(wranglerBin(), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '-c', config, '--json', '--command', sql], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-  });
-  if (run.status !== 0) throw new Error(run.stdout + run.stderr);
-  return (JSON.parse(run.stdout) as { results: T[] }[])[0]!.results;
+  return queryLocalD1<T>(config, 'DB', persistTo, sql);
 }
 
 describe('migration app development seed', () => {
