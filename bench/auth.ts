@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pbkdf2 } from '@noble/hashes/pbkdf2.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { executeSql } from '../scripts/auth-admin';
-import { applyLocalD1Migrations, startLocalWorker } from '../scripts/local-worker';
-import { ROOT } from '../scripts/workers';
-import { accountSql } from '../workers/auth/src/account-sql';
-import { hashPassword } from '../workers/auth/src/passwords';
-import type { BenchContext } from './context';
-import { median, ms, percentile, sample } from './stats';
+import { executeSql } from '../scripts/auth-admin.ts';
+import { applyLocalD1Migrations, startLocalWorker } from '../scripts/local-worker.ts';
+import { ROOT } from '../scripts/workers.ts';
+import { accountSql } from '../workers/auth/src/account-sql.ts';
+import { hashPassword } from '../workers/auth/src/passwords.ts';
+import type { BenchContext } from './context.ts';
+import { median, ms, percentile, sample } from './stats.ts';
 
 const SECRETS = {
   AUTH_SSO_SHARED_SECRET: 'bench-client-secret',

@@ -1,9 +1,9 @@
 import { PhotonImage } from '@cf-wasm/photon/node';
 import { join } from 'node:path';
-import { startLocalWorker } from '../scripts/local-worker';
-import { ROOT } from '../scripts/workers';
-import type { BenchContext } from './context';
-import { median, ms, percentile, sample } from './stats';
+import { startLocalWorker } from '../scripts/local-worker.ts';
+import { ROOT } from '../scripts/workers.ts';
+import type { BenchContext } from './context.ts';
+import { median, ms, percentile, sample } from './stats.ts';
 
 /** A JPEG original with gradients and noise (so it compresses like a photo, not like a flat fill). */
 function photo(width: number, height: number): Uint8Array {

@@ -1,16 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cmsSeedSql, executeCmsSql, generateCmsSeed } from '../scripts/cms-seed';
+import { cmsSeedSql, executeCmsSql, generateCmsSeed } from '../scripts/cms-seed.ts';
 import { unstable_startWorker } from 'wrangler';
-import { applyLocalD1Migrations } from '../scripts/local-worker';
-import { ROOT } from '../scripts/workers';
-import type { BenchContext } from './context';
-import { keepAliveClient } from './http';
-import { median, ms, percentile, sample } from './stats';
+import { applyLocalD1Migrations } from '../scripts/local-worker.ts';
+import { ROOT } from '../scripts/workers.ts';
+import type { BenchContext } from './context.ts';
+import { keepAliveClient } from './http.ts';
+import { median, ms, percentile, sample } from './stats.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { horseSearchSql, trainerSearchSql } from '../workers/cms/src/racing-lookups';
-import { inlined, psqlTimings } from './psql';
+import { horseSearchSql, trainerSearchSql } from '../workers/cms/src/racing-lookups.ts';
+import { inlined, psqlTimings } from './psql.ts';
 
 const STORIES = Number(process.env.BENCH_CMS_STORIES ?? 100_000);
 const ANCHOR = '2026-06-30';

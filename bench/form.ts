@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { startLocalWorker } from '../scripts/local-worker';
-import { ROOT } from '../scripts/workers';
-import { runnerPageSql, salesSql } from '../workers/form/src/queries';
-import type { BenchContext } from './context';
-import { keepAliveClient } from './http';
-import { inlined, psqlTimings, psqlWallTimes } from './psql';
-import { median, ms, percentile, sample } from './stats';
+import { startLocalWorker } from '../scripts/local-worker.ts';
+import { ROOT } from '../scripts/workers.ts';
+import { runnerPageSql, salesSql } from '../workers/form/src/queries.ts';
+import type { BenchContext } from './context.ts';
+import { keepAliveClient } from './http.ts';
+import { inlined, psqlTimings, psqlWallTimes } from './psql.ts';
+import { median, ms, percentile, sample } from './stats.ts';
 
 const USERNAME = 'bench';
 const PASSWORD = 'bench-password';

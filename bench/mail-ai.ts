@@ -1,4 +1,4 @@
-import { BENCH_MAIL_OWNER as OWNER, withBenchMail } from './mail-worker';
+import { BENCH_MAIL_OWNER as OWNER, withBenchMail } from './mail-worker.ts';
 
 type Dashboard = { new_mail_queue: { queued: number; done: number; failed: number; avg_ms: number; avg_model_ms: number }; drafts: { made: number } };
 

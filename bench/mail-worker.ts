@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type GraphStandin, startGraphStandin } from '../scripts/graph-standin/server';
-import { applyLocalD1Migrations, startLocalWorker } from '../scripts/local-worker';
-import { ROOT, executeD1 } from '../scripts/workers';
-import { randomBytes, sha256Hex, toBase64Url } from '../workers/shared/encoding';
+import { type GraphStandin, startGraphStandin } from '../scripts/graph-standin/server.ts';
+import { applyLocalD1Migrations, startLocalWorker } from '../scripts/local-worker.ts';
+import { ROOT, executeD1 } from '../scripts/workers.ts';
+import { randomBytes, sha256Hex, toBase64Url } from '../workers/shared/encoding.ts';
 
 const CONFIG = 'workers/mail/wrangler.toml';
 export const BENCH_MAIL_CLIENT_ID = 'bench-mail-client';

@@ -1,8 +1,8 @@
-import { signIn } from '../scripts/graph-standin/client';
-import { GraphClient } from '../workers/mail/src/graph/client';
-import { Semaphore, sendGraph } from '../workers/mail/src/graph/transport';
-import { BENCH_MAIL_CLIENT_ID as CLIENT_ID, withBenchMail } from './mail-worker';
-import { median, ms, percentile, sample } from './stats';
+import { signIn } from '../scripts/graph-standin/client.ts';
+import { GraphClient } from '../workers/mail/src/graph/client.ts';
+import { Semaphore, sendGraph } from '../workers/mail/src/graph/transport.ts';
+import { BENCH_MAIL_CLIENT_ID as CLIENT_ID, withBenchMail } from './mail-worker.ts';
+import { median, ms, percentile, sample } from './stats.ts';
 
 const settings = (graphBaseUrl: string) => ({ GRAPH_BASE_URL: graphBaseUrl, GRAPH_TIMEOUT_MS: 10_000, GRAPH_DEADLINE_MS: 25_000, GRAPH_MAX_RETRIES: 3, GRAPH_MAX_RETRY_AFTER_SECONDS: 10 });
 

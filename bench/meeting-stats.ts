@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import pg from 'pg';
-import { startLocalWorker } from '../scripts/local-worker';
-import { ROOT } from '../scripts/workers';
-import { MEETING_STATS_SQL } from '../workers/stats/src/statistics';
-import { applyMissingRacingMigrations } from './racing-schema';
-import type { BenchContext } from './context';
-import { keepAliveClient } from './http';
-import { inlined, psqlTimings, psqlWallTimes } from './psql';
-import { median, ms, percentile, sample } from './stats';
+import { startLocalWorker } from '../scripts/local-worker.ts';
+import { ROOT } from '../scripts/workers.ts';
+import { MEETING_STATS_SQL } from '../workers/stats/src/statistics.ts';
+import { applyMissingRacingMigrations } from './racing-schema.ts';
+import type { BenchContext } from './context.ts';
+import { keepAliveClient } from './http.ts';
+import { inlined, psqlTimings, psqlWallTimes } from './psql.ts';
+import { median, ms, percentile, sample } from './stats.ts';
 
 // `npm run bench -- stats`: GET /meetingStats for a 10-race meeting end to end through the stats
 // Worker, against (1) the same statement run by psql, and (2) one query per person.

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { startLocalWorker } from '../scripts/local-worker';
-import { withClient } from '../scripts/racing/pg-client';
-import { ROOT, applyLocalD1Migrations, executeD1 } from '../scripts/workers';
-import { SEGMENT_SECONDS } from '../workers/migrate/src/imports/areas';
-import { writeXlsx } from '../workers/migrate/src/imports/sheet';
-import { randomBytes, sha256Hex, toBase64Url, utf8 } from '../workers/shared/encoding';
-import type { BenchContext } from './context';
-import { checkpoint, cpuSeconds, mb, memoryKb, postgresCpuSeconds, workerdPids } from './migrate';
+import { startLocalWorker } from '../scripts/local-worker.ts';
+import { withClient } from '../scripts/racing/pg-client.ts';
+import { ROOT, applyLocalD1Migrations, executeD1 } from '../scripts/workers.ts';
+import { SEGMENT_SECONDS } from '../workers/migrate/src/imports/areas.ts';
+import { writeXlsx } from '../workers/migrate/src/imports/sheet.ts';
+import { randomBytes, sha256Hex, toBase64Url, utf8 } from '../workers/shared/encoding.ts';
+import type { BenchContext } from './context.ts';
+import { checkpoint, cpuSeconds, mb, memoryKb, postgresCpuSeconds, workerdPids } from './migrate.ts';
 
 // npm run bench -- migrate-imports: the migration app's sectional-times spreadsheet import, end to
 // end through the migrate Worker in local workerd against the bench racing database (PostgreSQL 15).

@@ -3,13 +3,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startLocalWorker } from '../scripts/local-worker';
-import { ensureEngineBookkeeping } from '../scripts/racing/migration';
-import { withClient } from '../scripts/racing/pg-client';
-import { ROOT } from '../scripts/workers';
-import type { RunPlan, RunProgress, TablePlan } from '../workers/migrate/src/engine/types';
-import type { BenchContext } from './context';
-import { benchSecondDatabase } from './postgres';
+import { startLocalWorker } from '../scripts/local-worker.ts';
+import { ensureEngineBookkeeping } from '../scripts/racing/migration.ts';
+import { withClient } from '../scripts/racing/pg-client.ts';
+import { ROOT } from '../scripts/workers.ts';
+import type { RunPlan, RunProgress, TablePlan } from '../workers/migrate/src/engine/types.ts';
+import type { BenchContext } from './context.ts';
+import { benchSecondDatabase } from './postgres.ts';
 
 // npm run bench -- migrate: a wide runners-like table (1,000,000 rows; BENCH_MIGRATE_ROWS) copied
 // from a source database to the bench database on the same PostgreSQL 15 — once by the migrate

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { startLocalWorker } from '../scripts/local-worker';
-import { ROOT } from '../scripts/workers';
-import type { BenchContext } from './context';
-import { keepAliveClient } from './http';
-import { psqlTimings, psqlWallTimes } from './psql';
-import { median, ms, percentile, sample } from './stats';
-import { relaySqlEndpoint } from '../workers/shared/pg';
+import { startLocalWorker } from '../scripts/local-worker.ts';
+import { ROOT } from '../scripts/workers.ts';
+import type { BenchContext } from './context.ts';
+import { keepAliveClient } from './http.ts';
+import { psqlTimings, psqlWallTimes } from './psql.ts';
+import { median, ms, percentile, sample } from './stats.ts';
+import { relaySqlEndpoint } from '../workers/shared/pg.ts';
 
 /** Worker → relay → Postgres against psql on the same server: new connection, warm connection. */
 export async function benchPlatform({ url, relay, runs }: BenchContext) {

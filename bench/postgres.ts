@@ -1,4 +1,4 @@
-import { machinePostgres } from '../scripts/machine-postgres';
+import { machinePostgres } from '../scripts/machine-postgres.ts';
 
 const ROLE = 'racing_bench';
 const PASSWORD = 'racing_bench';

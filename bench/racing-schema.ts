@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { migrationStatements } from '../scripts/racing/migration';
+import { migrationStatements } from '../scripts/racing/migration.ts';
 
 /**
  * Racing migrations newer than a bench database loaded once (bench data is kept between runs): the

@@ -1,18 +1,18 @@
-import { racingToday } from '../scripts/racing-today';
-import { loadRacing, racingDatasetInfo } from '../scripts/racing/load';
-import { startRelay } from '../scripts/relay';
-import { benchAuth } from './auth';
-import { benchCmsMedia } from './cms-media';
-import { benchCmsStories } from './cms-stories';
-import type { BenchContext } from './context';
-import { benchForm } from './form';
-import { benchMail } from './mail';
-import { benchMailAi } from './mail-ai';
-import { benchStats } from './meeting-stats';
-import { benchMigrate } from './migrate';
-import { benchMigrateImports } from './migrate-imports';
-import { benchPlatform } from './platform';
-import { benchDatabaseUrl } from './postgres';
+import { racingToday } from '../scripts/racing-today.ts';
+import { loadRacing, racingDatasetInfo } from '../scripts/racing/load.ts';
+import { startRelay } from '../scripts/relay.ts';
+import { benchAuth } from './auth.ts';
+import { benchCmsMedia } from './cms-media.ts';
+import { benchCmsStories } from './cms-stories.ts';
+import type { BenchContext } from './context.ts';
+import { benchForm } from './form.ts';
+import { benchMail } from './mail.ts';
+import { benchMailAi } from './mail-ai.ts';
+import { benchStats } from './meeting-stats.ts';
+import { benchMigrate } from './migrate.ts';
+import { benchMigrateImports } from './migrate-imports.ts';
+import { benchPlatform } from './platform.ts';
+import { benchDatabaseUrl } from './postgres.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 

@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { accountSql, devSeedSql, DEV_ACCOUNT } from '../workers/auth/src/account-sql';
-import { qrAscii } from '../workers/auth/src/enrolment';
-import { ROOT, devStateDir, executeD1 } from './workers';
+import { accountSql, devSeedSql, DEV_ACCOUNT } from '../workers/auth/src/account-sql.ts';
+import { qrAscii } from '../workers/auth/src/enrolment.ts';
+import { ROOT, devStateDir, executeD1 } from './workers.ts';
 
 const CONFIG = 'workers/auth/wrangler.toml';
 const ISSUER = 'Racing back-office';

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { COURSE_PROFILES } from './racing/courses';
-import { horseName, personName } from './racing/names';
-import { Random } from './racing/random';
-import { STAKES_NAMES } from './racing/words';
-import { racingToday } from './racing-today';
-import { devStateDir, executeD1 } from './workers';
+import { COURSE_PROFILES } from './racing/courses.ts';
+import { horseName, personName } from './racing/names.ts';
+import { Random } from './racing/random.ts';
+import { STAKES_NAMES } from './racing/words.ts';
+import { racingToday } from './racing-today.ts';
+import { devStateDir, executeD1 } from './workers.ts';
 
 const CONFIG = 'workers/cms/wrangler.toml';
 const DAY_MS = 86_400_000;

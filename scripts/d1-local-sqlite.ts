@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import process from 'node:process';
 import { DatabaseSync } from 'node:sqlite';
-import type { LocalD1Request, LocalD1Result } from './d1-local';
+import type { LocalD1Request, LocalD1Result } from './d1-local.ts';
 
 const request = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LocalD1Request;
 

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { racingToday } from './racing-today';
-import { parseIsoDate } from './racing/calendar';
-import { type LoadProgress, loadRacing } from './racing/load';
-import { DEFAULT_SEED, RACING_SIZES, type RacingSize, isRacingSize } from './racing/sizes';
+import { racingToday } from './racing-today.ts';
+import { parseIsoDate } from './racing/calendar.ts';
+import { type LoadProgress, loadRacing } from './racing/load.ts';
+import { DEFAULT_SEED, RACING_SIZES, type RacingSize, isRacingSize } from './racing/sizes.ts';
 
 // npm run db:generate -- --size tiny|demo|bench [--seed N] [--today YYYY-MM-DD]
 // Replaces the racing tables of the database at DATABASE_URL with a generated data set.

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
+import { ROOT, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers.ts';
 
 // Deploys every landed service, then the router (its service bindings need the services first).
 // D1 databases named in a wrangler.toml are created by wrangler on first deploy (automatic

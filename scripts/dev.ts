@@ -1,21 +1,21 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { seedAuthDevAccount } from './auth-admin';
-import { seedCmsDevData } from './cms-seed';
-import { seedMigrateExampleSheets } from './migrate-example-sheets';
-import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
-import { type GraphStandin, startGraphStandin } from './graph-standin/server';
-import { racingToday } from './racing-today';
-import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy } from './racing/legacy-load';
-import { type PasswordFront, startPasswordFront } from './racing/legacy-password';
-import { loadRacing, racingDatasetInfo } from './racing/load';
-import { startRelay } from './relay';
-import { useWorkerdV8Flags } from './workerd-v8';
+import { seedAuthDevAccount } from './auth-admin.ts';
+import { seedCmsDevData } from './cms-seed.ts';
+import { seedMigrateExampleSheets } from './migrate-example-sheets.ts';
+import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
+import { type GraphStandin, startGraphStandin } from './graph-standin/server.ts';
+import { racingToday } from './racing-today.ts';
+import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy } from './racing/legacy-load.ts';
+import { type PasswordFront, startPasswordFront } from './racing/legacy-password.ts';
+import { loadRacing, racingDatasetInfo } from './racing/load.ts';
+import { startRelay } from './relay.ts';
+import { useWorkerdV8Flags } from './workerd-v8/index.ts';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
 // at once, and Ctrl-C would leave every `wrangler dev` running.
-import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers';
+import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers.ts';
 
 // Fixed local addresses, so `.dev.vars.example` can name them.
 const DEV_PG_PORT = 54329;

@@ -1,6 +1,6 @@
 import { unstable_startWorker } from 'wrangler';
 
-export { applyLocalD1Migrations } from './workers';
+export { applyLocalD1Migrations } from './workers.ts';
 
 export interface LocalWorkerOptions {
   /** Path of the Worker's wrangler.toml. */

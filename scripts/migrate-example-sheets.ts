@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { SEGMENT_SECONDS } from '../workers/migrate/src/imports/areas';
-import { type SheetCell, writeCsv, writeXlsx } from '../workers/migrate/src/imports/sheet';
-import { racingToday } from './racing-today';
-import { isoDate, parseIsoDate } from './racing/calendar';
-import { runRace } from './racing/market';
-import { withClient } from './racing/pg-client';
-import { Random } from './racing/random';
-import { ROOT, devStateDir, executeD1, wranglerBin } from './workers';
+import { SEGMENT_SECONDS } from '../workers/migrate/src/imports/areas.ts';
+import { type SheetCell, writeCsv, writeXlsx } from '../workers/migrate/src/imports/sheet.ts';
+import { racingToday } from './racing-today.ts';
+import { isoDate, parseIsoDate } from './racing/calendar.ts';
+import { runRace } from './racing/market.ts';
+import { withClient } from './racing/pg-client.ts';
+import { Random } from './racing/random.ts';
+import { ROOT, devStateDir, executeD1, wranglerBin } from './workers.ts';
 
 /**
  * Example sheets of the migration app's spreadsheet imports, built from the dev racing database's

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { accountSql } from '../workers/auth/src/account-sql';
-import { sealPassword } from '../workers/migrate/src/sealing';
-import { LEGACY_MAPPING } from './racing/legacy-mapping';
-import { ROOT, devStateDir, executeD1 } from './workers';
+import { accountSql } from '../workers/auth/src/account-sql.ts';
+import { sealPassword } from '../workers/migrate/src/sealing.ts';
+import { LEGACY_MAPPING } from './racing/legacy-mapping.ts';
+import { ROOT, devStateDir, executeD1 } from './workers.ts';
 
 /**
  * Development data of the migration app: its site at the authentication service (role vocabulary

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import { ROOT, wranglerBin } from './workers';
+import { ROOT, wranglerBin } from './workers.ts';
 
 // Applies the bucket rules of r2/ with wrangler:
 //   racing-media (CMS binding MEDIA):       r2/cors.json and r2/lifecycle.json

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { allowList, type SqlOverHttp, sqlOverHttp } from './relay-http';
+import { allowList, type SqlOverHttp, sqlOverHttp } from './relay-http.ts';
 
 /** Bytes queued on a WebSocket above which the relay stops reading its upstream socket, and below which it reads again. */
 const WS_HIGH_WATER = 4 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { ROOT } from './workers';
+import { ROOT } from './workers.ts';
 
 // Each Worker and each test project is its own TypeScript program (each has its own generated Env),
 // checked here as `tsc -p <project>` would, but in one process, one program after another:

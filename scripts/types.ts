@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { ROOT, landedWorkers, wranglerBin } from './workers';
+import { ROOT, landedWorkers, wranglerBin } from './workers.ts';
 
 // `wrangler types` for every Worker; with --check, fails when a committed Env file has drifted.
 const check = process.argv.includes('--check');

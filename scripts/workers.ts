@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
-import { applyLocalD1MigrationsDirect, executeLocalD1 } from './d1-local';
-import { ROUTER_PORT, SERVICES, type ServiceName } from '../workers/shared/services';
+import { applyLocalD1MigrationsDirect, executeLocalD1 } from './d1-local.ts';
+import { ROUTER_PORT, SERVICES, type ServiceName } from '../workers/shared/services.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 

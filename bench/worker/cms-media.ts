@@ -1,8 +1,8 @@
 import { initPhoton } from '@cf-wasm/photon';
-import { mediaConfigSchema } from '../../workers/cms/src/media/config';
-import { newPendingKey } from '../../workers/cms/src/media/keys';
-import { checkPending, promotePhoto } from '../../workers/cms/src/media/store';
-import { makeVariants } from '../../workers/cms/src/media/variants';
+import { mediaConfigSchema } from '../../workers/cms/src/media/config.ts';
+import { newPendingKey } from '../../workers/cms/src/media/keys.ts';
+import { checkPending, promotePhoto } from '../../workers/cms/src/media/store.ts';
+import { makeVariants } from '../../workers/cms/src/media/variants.ts';
 
 // A Worker used only by `npm run bench -- cms-media`: the CMS's own variant code, in workerd.
 type BenchEnv = { MEDIA: R2Bucket; SESSION_SECRET: string };

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { createApp } from '../../workers/shared/app';
-import { openRacingReads, racingDb, racingDbConfigSchema, type RacingDbVariables, readRows } from '../../workers/shared/pg';
-import { parseConfig } from '../../workers/shared/config';
+import { createApp } from '../../workers/shared/app.ts';
+import { openRacingReads, racingDb, racingDbConfigSchema, type RacingDbVariables, readRows } from '../../workers/shared/pg.ts';
+import { parseConfig } from '../../workers/shared/config.ts';
 
 // A Worker used only by `npm run bench`: the shared Postgres path with nothing else around it.
 const app = createApp<{ Variables: RacingDbVariables }>('bench');

@@ -1,6 +1,5 @@
 // The host end to end without Postgres: the auth service (D1, Durable Objects, assets, cron) and
-// the router in process, on ports the system picks. Needs --unstable-sloppy-imports (the Workers'
-// relative imports carry no extension) and --allow-net.
+// the router in process, on ports the system picks. Needs --allow-net.
 import assert from 'node:assert/strict';
 import { startHost } from './host.ts';
 import { seedDevData } from './seed.ts';

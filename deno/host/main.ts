@@ -1,7 +1,7 @@
 // The Deno host: every service from the same source files the Workers deploy, on the same local
 // ports as `npm run dev`. See deno/README.md ("Deno host").
 //
-//   node_modules/.bin/deno run -A --unstable-sloppy-imports --unstable-cron deno/host/main.ts \
+//   node_modules/.bin/deno run -A --unstable-cron deno/host/main.ts \
 //     [--state DIR] [--services stats,form,…] [--port NAME=PORT] [--var NAME:VALUE] [--var SERVICE.NAME:VALUE]
 //     [--pg-ws-proxy ws://host:port] [--database-url postgres://…] [--legacy-database-url postgres://…]
 //     [--graph-standin http://host:port] [--no-seed] [--no-crons] [--test-scheduled] [--hostname 127.0.0.1]

@@ -1,4 +1,4 @@
-import type { Mailbox } from './mailbox';
+import type { Mailbox } from './mailbox.ts';
 
 /** What a handler answers; the server writes it out. */
 export type Reply = {

@@ -1,10 +1,10 @@
-import type { Account, Fault, Reply } from './account';
-import { GraphError, isRecord, parseJsonBody } from './http';
-import type { Identity } from './identity';
-import { recipient, textToHtml } from './mailbox';
-import { textPdf } from './pdf';
-import { inboundMessage } from './seed';
-import type { SubscriptionHub } from './subscriptions';
+import type { Account, Fault, Reply } from './account.ts';
+import { GraphError, isRecord, parseJsonBody } from './http.ts';
+import type { Identity } from './identity.ts';
+import { recipient, textToHtml } from './mailbox.ts';
+import { textPdf } from './pdf.ts';
+import { inboundMessage } from './seed.ts';
+import type { SubscriptionHub } from './subscriptions.ts';
 
 /**
  * The control API under `/_standin/` (the stand-in's own, not Graph's). Each path works on the

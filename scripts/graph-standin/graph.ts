@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Account, Reply } from './account';
-import { GraphError, escapeHtml, htmlToText, isRecord, parseJsonBody } from './http';
-import type { AccessToken } from './identity';
-import { guid } from './ids';
-import { EMAIL_PATTERN, bodyText, textToHtml, type Mailbox, type Recipient, type StoredFolder, type StoredMessage } from './mailbox';
-import { messageMime } from './mime';
+import type { Account, Reply } from './account.ts';
+import { GraphError, escapeHtml, htmlToText, isRecord, parseJsonBody } from './http.ts';
+import type { AccessToken } from './identity.ts';
+import { guid } from './ids.ts';
+import { EMAIL_PATTERN, bodyText, textToHtml, type Mailbox, type Recipient, type StoredFolder, type StoredMessage } from './mailbox.ts';
+import { messageMime } from './mime.ts';
 import {
   applySelect,
   checkFilterWithOrder,
@@ -21,8 +21,8 @@ import {
   parseTop,
   sortBy,
   type Properties,
-} from './odata';
-import type { SubscriptionHub } from './subscriptions';
+} from './odata.ts';
+import type { SubscriptionHub } from './subscriptions.ts';
 
 /** One authenticated Graph request, after the token check. */
 export type GraphCall = {

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import type { Account, Reply } from './account';
-import { escapeHtml } from './http';
-import { guid, randomToken } from './ids';
+import type { Account, Reply } from './account.ts';
+import { escapeHtml } from './http.ts';
+import { guid, randomToken } from './ids.ts';
 
 /**
  * The Microsoft identity platform's authorization-code flow with PKCE, as the stand-in plays it:

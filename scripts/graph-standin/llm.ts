@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { offlineAnswer } from '../../workers/mail/src/ai/offline';
-import { sendJson } from './http';
+import { offlineAnswer } from '../../workers/mail/src/ai/offline.ts';
+import { sendJson } from './http.ts';
 
 /**
  * An OpenAI-compatible chat-completions endpoint (`POST /v1/chat/completions`) answering like the

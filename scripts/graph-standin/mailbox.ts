@@ -1,5 +1,5 @@
-import { conversationId as newConversationId, folderId as newFolderId, guid, immutableItemId, restItemId } from './ids';
-import { escapeHtml, htmlToText } from './http';
+import { conversationId as newConversationId, folderId as newFolderId, guid, immutableItemId, restItemId } from './ids.ts';
+import { escapeHtml, htmlToText } from './http.ts';
 
 export type EmailAddress = { name: string; address: string };
 export type Recipient = { emailAddress: EmailAddress };

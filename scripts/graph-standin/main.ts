@@ -1,4 +1,4 @@
-import { startGraphStandin } from './server';
+import { startGraphStandin } from './server.ts';
 
 /** `tsx scripts/graph-standin/main.ts [--port 8796] [--empty]`: the stand-in on its own, until Ctrl-C. */
 const args = process.argv.slice(2);

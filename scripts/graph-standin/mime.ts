@@ -1,5 +1,5 @@
-import type { Recipient, StoredMessage } from './mailbox';
-import { bodyText } from './mailbox';
+import type { Recipient, StoredMessage } from './mailbox.ts';
+import { bodyText } from './mailbox.ts';
 
 /** The RFC 822 form of a message (Graph's `GET /messages/{id}/$value`): multipart when it has attachments. */
 export function messageMime(message: StoredMessage): string {

@@ -1,4 +1,4 @@
-import { GraphError } from './http';
+import { GraphError } from './http.ts';
 
 /**
  * The OData query options Graph's mail endpoints take ($top, $skip, $skiptoken, $select,

@@ -1,6 +1,6 @@
-import { type Mailbox, type MailUser, type Recipient, type StoredFolder, recipient, textToHtml } from './mailbox';
-import { guid } from './ids';
-import { textPdf } from './pdf';
+import { type Mailbox, type MailUser, type Recipient, type StoredFolder, recipient, textToHtml } from './mailbox.ts';
+import { guid } from './ids.ts';
+import { textPdf } from './pdf.ts';
 
 /**
  * The seeded mailbox of a racing media business's bookings and media desk: trainers, owners,

@@ -1,15 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { type Account, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_MAX_CONCURRENT, type Fault, LOG_LIMIT, type Reply } from './account';
-import { type ControlContext, handleControl } from './control';
-import { GraphApi, type GraphCall } from './graph';
-import { BodyTooLarge, GraphError, readBody } from './http';
-import { Identity } from './identity';
-import { handleChat, handleLlmControl, newLlmState } from './llm';
-import { guid } from './ids';
-import { Mailbox, isoSeconds } from './mailbox';
-import { DEFAULT_USER, seedMailbox } from './seed';
-import { SubscriptionHub } from './subscriptions';
+import { type Account, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_MAX_CONCURRENT, type Fault, LOG_LIMIT, type Reply } from './account.ts';
+import { type ControlContext, handleControl } from './control.ts';
+import { GraphApi, type GraphCall } from './graph.ts';
+import { BodyTooLarge, GraphError, readBody } from './http.ts';
+import { Identity } from './identity.ts';
+import { handleChat, handleLlmControl, newLlmState } from './llm.ts';
+import { guid } from './ids.ts';
+import { Mailbox, isoSeconds } from './mailbox.ts';
+import { DEFAULT_USER, seedMailbox } from './seed.ts';
+import { SubscriptionHub } from './subscriptions.ts';
 
 export type GraphStandinOptions = {
   /** 0 (default) picks a free port */

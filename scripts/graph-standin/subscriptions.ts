@@ -1,10 +1,10 @@
-import type { Account, Delivery, Reply, Subscription } from './account';
-import type { GraphCall } from './graph';
-import { messageJson } from './graph';
-import { GraphError, isRecord, parseJsonBody } from './http';
-import { TENANT_ID } from './identity';
-import { guid } from './ids';
-import { isoSeconds, type MailboxChange } from './mailbox';
+import type { Account, Delivery, Reply, Subscription } from './account.ts';
+import type { GraphCall } from './graph.ts';
+import { messageJson } from './graph.ts';
+import { GraphError, isRecord, parseJsonBody } from './http.ts';
+import { TENANT_ID } from './identity.ts';
+import { guid } from './ids.ts';
+import { isoSeconds, type MailboxChange } from './mailbox.ts';
 
 /** Graph's longest subscription lifetime for Outlook messages. */
 export const MAX_SUBSCRIPTION_MINUTES = 10080;

@@ -1,12 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { htmlToText } from '../../workers/mail/src/attachment-text';
-import type { MessageSummary, MessageView } from '../../workers/mail/src/mail-views';
-import { ROOT, applyLocalD1Migrations, devStateDir, wranglerBin } from '../workers';
-import type { CliIo } from './cli';
-import { CliError, EXIT, type MailClient, removeSessionFile, usageError, writeSessionFile } from './client';
-import { signIn } from './login';
+import { htmlToText } from '../../workers/mail/src/attachment-text.ts';
+import type { MessageSummary, MessageView } from '../../workers/mail/src/mail-views.ts';
+import { ROOT, applyLocalD1Migrations, devStateDir, wranglerBin } from '../workers.ts';
+import type { CliIo } from './cli.ts';
+import { CliError, EXIT, type MailClient, removeSessionFile, usageError, writeSessionFile } from './client.ts';
+import { signIn } from './login.ts';
 
 export interface Context {
   io: CliIo;

@@ -1,4 +1,4 @@
-import { CliError, EXIT, type StoredSession, cookieFrom } from './client';
+import { CliError, EXIT, type StoredSession, cookieFrom } from './client.ts';
 
 /**
  * Signs in the way the login form does: GET /login (the form's token and its cookie), POST the

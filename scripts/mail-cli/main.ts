@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { type CliIo, run } from './cli';
+import { type CliIo, run } from './cli.ts';
 
 /** `npm run mail -- <command>`: the command line on this process's streams. */
 

@@ -1,5 +1,5 @@
-import type { AustralianState, CourseCategory, CourseCountry } from '../../workers/shared/racing/schema';
-import type { TimeZone } from './calendar';
+import type { AustralianState, CourseCategory, CourseCountry } from '../../workers/shared/racing/schema.ts';
+import type { TimeZone } from './calendar.ts';
 
 /** Horses, trainers and jockeys are based in a region: a state (ACT racing draws on NSW) or NZ. */
 export type Region = 'NSW' | 'VIC' | 'QLD' | 'SA' | 'WA' | 'TAS' | 'NT' | 'NZ';

@@ -1,9 +1,9 @@
-import { type Day, isoDate, monthOf, parseIsoDate, seasonYear, utcTimestamp, weekday } from './calendar';
-import { COURSE_PROFILES, REGIONS, type Region } from './courses';
-import { type Horse, HorseRegistry, type NewHorse } from './horses';
-import { runRace, startingPrices } from './market';
-import { type People, type RegionRoster, licensePeople } from './people';
-import { RegionPopulation } from './population';
+import { type Day, isoDate, monthOf, parseIsoDate, seasonYear, utcTimestamp, weekday } from './calendar.ts';
+import { COURSE_PROFILES, REGIONS, type Region } from './courses.ts';
+import { type Horse, HorseRegistry, type NewHorse } from './horses.ts';
+import { runRace, startingPrices } from './market.ts';
+import { type People, type RegionRoster, licensePeople } from './people.ts';
+import { RegionPopulation } from './population.ts';
 import {
   type RaceClass,
   allottedWeight,
@@ -15,10 +15,10 @@ import {
   raceName,
   recruitProfile,
   suitability,
-} from './programme';
-import { Random } from './random';
-import { type CourseEntry, Schedule, type ScheduledMeeting } from './schedule';
-import { ACCEPTANCE_DAYS, DEFAULT_SEED, type RacingSize, SIZE_PROFILES } from './sizes';
+} from './programme.ts';
+import { Random } from './random.ts';
+import { type CourseEntry, Schedule, type ScheduledMeeting } from './schedule.ts';
+import { ACCEPTANCE_DAYS, DEFAULT_SEED, type RacingSize, SIZE_PROFILES } from './sizes.ts';
 import {
   RACING_TABLE_NAMES,
   appendBatch,
@@ -29,8 +29,8 @@ import {
   type RacingRows,
   type RacingTableName,
   type RunnerRow,
-} from './tables';
-import { TRACK_CONDITIONS } from './words';
+} from './tables.ts';
+import { TRACK_CONDITIONS } from './words.ts';
 
 export interface GenerateOptions {
   size: RacingSize;

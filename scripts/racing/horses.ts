@@ -1,11 +1,11 @@
-import type { HorseCountry, HorseSex } from '../../workers/shared/racing/schema';
-import { type Day, dayOfDate, isoDate, seasonYear, yearOf } from './calendar';
-import type { Region } from './courses';
-import { NameBook, horseName, personName, studName } from './names';
-import type { People } from './people';
-import { Random } from './random';
-import type { HorseRow, SaleRow } from './tables';
-import { SIRES } from './words';
+import type { HorseCountry, HorseSex } from '../../workers/shared/racing/schema.ts';
+import { type Day, dayOfDate, isoDate, seasonYear, yearOf } from './calendar.ts';
+import type { Region } from './courses.ts';
+import { NameBook, horseName, personName, studName } from './names.ts';
+import type { People } from './people.ts';
+import { Random } from './random.ts';
+import type { HorseRow, SaleRow } from './tables.ts';
+import { SIRES } from './words.ts';
 
 /** A horse in training, with what the simulation needs to know beyond its row. */
 export interface Horse {

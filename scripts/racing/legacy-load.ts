@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { DEFAULT_SEED } from './sizes';
-import { withClient } from './pg-client';
-import { LEGACY_TABLES, LEGACY_TABLE_NAMES, type LegacyOptions, type LegacyRow, type LegacyTableName, generateLegacy } from './legacy';
+import { DEFAULT_SEED } from './sizes.ts';
+import { withClient } from './pg-client.ts';
+import { LEGACY_TABLES, LEGACY_TABLE_NAMES, type LegacyOptions, type LegacyRow, type LegacyTableName, generateLegacy } from './legacy.ts';
 
 // Loads the old system's database (see legacy.ts) the way load.ts loads the racing one: tables
 // without constraints, rows by INSERT … SELECT FROM unnest(arrays) in batches, then primary keys,

@@ -1,5 +1,5 @@
-import type { ColumnMapping, MappingDocument, ValueTransform } from '../../workers/migrate/src/engine/types';
-import { LEGACY_CODES, LEGACY_DATE_FORMAT, LEGACY_TIME_FORMAT } from './legacy';
+import type { ColumnMapping, MappingDocument, ValueTransform } from '../../workers/migrate/src/engine/types.ts';
+import { LEGACY_CODES, LEGACY_DATE_FORMAT, LEGACY_TIME_FORMAT } from './legacy.ts';
 
 // The schema file for the old system's database (legacy.ts) → the racing database: what an
 // operator uploads at SchemaImport, so a wizard run maps every table, code and text date.

@@ -1,7 +1,7 @@
-import { isoDate, parseIsoDate } from './calendar';
-import { type GenerateOptions, generateRacing } from './generate';
-import { SIZE_PROFILES } from './sizes';
-import type { RacingBatch } from './tables';
+import { isoDate, parseIsoDate } from './calendar.ts';
+import { type GenerateOptions, generateRacing } from './generate.ts';
+import { SIZE_PROFILES } from './sizes.ts';
+import type { RacingBatch } from './tables.ts';
 
 // The old system the migration app copies from: the SAME racing world as the generator's (same
 // seed, same horses, meetings, races and runners), in that system's own shape — other table and

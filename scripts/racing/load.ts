@@ -1,12 +1,12 @@
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import * as racingSchema from '../../workers/shared/racing/schema';
-import { type GenerateOptions, countRacing, generateRacing } from './generate';
-import { readRacingMigration } from './migration';
-import { withClient } from './pg-client';
-import { DEFAULT_SEED } from './sizes';
-import { RACING_TABLES, RACING_TABLE_NAMES, type RacingTableName, perTable } from './tables';
+import * as racingSchema from '../../workers/shared/racing/schema.ts';
+import { type GenerateOptions, countRacing, generateRacing } from './generate.ts';
+import { readRacingMigration } from './migration.ts';
+import { withClient } from './pg-client.ts';
+import { DEFAULT_SEED } from './sizes.ts';
+import { RACING_TABLES, RACING_TABLE_NAMES, type RacingTableName, perTable } from './tables.ts';
 
 /** Every table the racing schema declares (the migration creates them all; a load replaces them all). */
 const SCHEMA_TABLE_NAMES = Object.values(racingSchema as Record<string, unknown>)

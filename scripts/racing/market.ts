@@ -1,4 +1,4 @@
-import type { Random } from './random';
+import type { Random } from './random.ts';
 
 // The betting market and the race itself. Each starter has a true log-strength; the race is a
 // Plackett–Luce draw from those strengths (argmax of strength + Gumbel noise), and the market

@@ -1,5 +1,5 @@
-import type { Random } from './random';
-import { FAMILY_NAMES, GIVEN_NAMES, HORSE_NAME_LEADS, HORSE_NAME_TAILS, STUD_NAME_WORDS, STUD_SUFFIXES } from './words';
+import type { Random } from './random.ts';
+import { FAMILY_NAMES, GIVEN_NAMES, HORSE_NAME_LEADS, HORSE_NAME_TAILS, STUD_NAME_WORDS, STUD_SUFFIXES } from './words.ts';
 
 const ROMAN = ['II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
 

@@ -1,7 +1,7 @@
-import type { JockeyRow, TrainerRow } from './tables';
-import { REGIONS, type Region } from './courses';
-import { NameBook, personName } from './names';
-import { Random } from './random';
+import type { JockeyRow, TrainerRow } from './tables.ts';
+import { REGIONS, type Region } from './courses.ts';
+import { NameBook, personName } from './names.ts';
+import { Random } from './random.ts';
 
 /** Licensed people per region at national scale. */
 const TRAINERS_PER_REGION: Record<Region, number> = {

@@ -1,6 +1,6 @@
-import type { Day } from './calendar';
-import type { Horse } from './horses';
-import type { Random } from './random';
+import type { Day } from './calendar.ts';
+import type { Horse } from './horses.ts';
+import type { Random } from './random.ts';
 
 /** How well a horse suits a race: 0 is a proper fit, larger is a poorer one, Infinity never. */
 export type Suitability = (horse: Horse) => number;

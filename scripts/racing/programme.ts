@@ -1,8 +1,8 @@
-import type { CourseCategory, RaceType } from '../../workers/shared/racing/schema';
-import type { Horse } from './horses';
-import type { Suitability } from './population';
-import type { Random } from './random';
-import { FAMILY_NAMES, SPONSOR_TRADES, STAKES_NAMES } from './words';
+import type { CourseCategory, RaceType } from '../../workers/shared/racing/schema.ts';
+import type { Horse } from './horses.ts';
+import type { Suitability } from './population.ts';
+import type { Random } from './random.ts';
+import { FAMILY_NAMES, SPONSOR_TRADES, STAKES_NAMES } from './words.ts';
 
 // What races a meeting programs: class, distance, type and name, and which horses suit each.
 

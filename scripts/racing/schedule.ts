@@ -1,6 +1,6 @@
-import { type Day, weekday } from './calendar';
-import type { CourseProfile, Region } from './courses';
-import type { Random } from './random';
+import { type Day, weekday } from './calendar.ts';
+import type { CourseProfile, Region } from './courses.ts';
+import type { Random } from './random.ts';
 
 // Which courses race on a day: metropolitan meetings on Saturdays (one per mainland state),
 // Wednesdays and some Friday nights, and provincial and country meetings spread by how often

@@ -63,7 +63,6 @@ beforeAll(async () => {
     'run',
     '--no-prompt',
     '--allow-all',
-    '--unstable-sloppy-imports',
     '--unstable-cron',
     'deno/host/main.ts',
     '--state',
@@ -186,7 +185,7 @@ it("passes the host modules' Deno tests (polyfills, bindings, assets, cron, conf
   const tmp = join(state, 'tmp');
   await mkdir(tmp, { recursive: true });
   const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(DENO, ['test', '--no-prompt', '--unstable-cron', '--unstable-sloppy-imports', '--allow-net=127.0.0.1', `--allow-read=${ROOT},${state}`, `--allow-write=${state}`, 'deno/host/'], {
+    const child = spawn(DENO, ['test', '--no-prompt', '--unstable-cron', '--allow-net=127.0.0.1', `--allow-read=${ROOT},${state}`, `--allow-write=${state}`, 'deno/host/'], {
       cwd: ROOT,
       env: { ...process.env, TMPDIR: tmp, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
