@@ -49,7 +49,10 @@ export async function runRecorded(argv: string[], env: Record<string, string>, o
   return { code, stdout, stderr };
 }
 
-const nextCode = freshCodes((name: CliAccountName) => CLI_ACCOUNTS[name].totpSecret, setup.backupCodes);
+// From the current step, never the previous one: a sign-in through the command line (a process,
+// the password hash) can take seconds on a busy machine, and a previous step's code checked after
+// the next step has begun is outside the ±1 window.
+const nextCode = freshCodes((name: CliAccountName) => CLI_ACCOUNTS[name].totpSecret, setup.backupCodes, { fromCurrentStep: true });
 
 /** A command line of one account: its own session file in a temporary folder. */
 export function cliFor(name: CliAccountName) {
