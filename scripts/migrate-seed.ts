@@ -41,8 +41,8 @@ export function siteRoleSql(email: string, role: (typeof MIGRATE_ROLES)[number])
   ];
 }
 
-/** The Operator and Viewer development accounts and the site, in the auth service's local D1. */
-export async function seedMigrateAuthAccounts(authPersistTo = devStateDir('auth'), totpEncryptionKey = devVar('auth', 'AUTH_TOTP_ENCRYPTION_KEY')): Promise<void> {
+/** SQL for the migrate site and its Operator and Viewer development accounts (idempotent). */
+export async function migrateAuthAccountsSql(totpEncryptionKey: string, issuer = ISSUER): Promise<string[]> {
   const statements = [...migrateSiteSql()];
   for (const [name, account] of Object.entries(DEV_MIGRATE_ACCOUNTS)) {
     const { statements: sql } = await accountSql({
@@ -53,12 +53,17 @@ export async function seedMigrateAuthAccounts(authPersistTo = devStateDir('auth'
       firstName: name[0]!.toUpperCase() + name.slice(1),
       lastName: 'Demo',
       totpEncryptionKey,
-      issuer: ISSUER,
+      issuer,
       mode: 'ensure',
     });
     statements.push(...sql, ...siteRoleSql(account.email, account.siteRole));
   }
-  executeD1('workers/auth/wrangler.toml', 'DB', statements, { persistTo: authPersistTo });
+  return statements;
+}
+
+/** The Operator and Viewer development accounts and the site, in the auth service's local D1. */
+export async function seedMigrateAuthAccounts(authPersistTo = devStateDir('auth'), totpEncryptionKey = devVar('auth', 'AUTH_TOTP_ENCRYPTION_KEY')): Promise<void> {
+  executeD1('workers/auth/wrangler.toml', 'DB', await migrateAuthAccountsSql(totpEncryptionKey), { persistTo: authPersistTo });
 }
 
 export type SourceDatabase = { host: string; port: number; database: string; username: string; password: string };

@@ -1,7 +1,7 @@
 // D1Database over node:sqlite, with D1's value mapping, results and errors (see README.md).
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cell, type DatabaseSync, openDatabase, type SQLInputValue, sqliteMessage, splitStatements, type StatementSync } from './sqlite.ts';
+import { cachedStatement, cell, type DatabaseSync, openDatabase, type SQLInputValue, sqliteMessage, splitStatements, type StatementSync } from './sqlite.ts';
 
 export interface D1Meta {
   duration: number;
@@ -219,16 +219,8 @@ export class D1Database {
   }
 
   #statement(sql: string): StatementSync {
-    let stmt = this.#statements.get(sql);
-    if (!stmt) {
-      if (splitStatements(sql).length > 1) throw new Error('A prepared statement must be a single SQL statement');
-      stmt = this.#db.prepare(sql);
-      stmt.setReadBigInts(true);
-      stmt.setReturnArrays(true);
-      if (this.#statements.size >= 500) this.#statements.clear();
-      this.#statements.set(sql, stmt);
-    }
-    return stmt;
+    if (!this.#statements.has(sql) && splitStatements(sql).length > 1) throw new Error('A prepared statement must be a single SQL statement');
+    return cachedStatement(this.#db, this.#statements, sql);
   }
 
   #counters(): { changes: number; lastRowId: number; size: number } {

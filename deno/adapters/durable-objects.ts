@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setImmediate } from 'node:timers';
 import { deserialize, serialize } from 'node:v8';
-import { cell, type DatabaseSync, openDatabase, type SQLInputValue, splitStatements, type StatementSync } from './sqlite.ts';
+import { cachedStatement, cell, type DatabaseSync, openDatabase, type SQLInputValue, splitStatements, type StatementSync } from './sqlite.ts';
 
 export interface DurableObjectId {
   toString(): string;
@@ -192,15 +192,7 @@ export class SqlStorage {
   }
 
   #prepare(sql: string): StatementSync {
-    let stmt = this.#statements.get(sql);
-    if (!stmt) {
-      stmt = this.#db.prepare(sql);
-      stmt.setReadBigInts(true);
-      stmt.setReturnArrays(true);
-      if (this.#statements.size >= 500) this.#statements.clear();
-      this.#statements.set(sql, stmt);
-    }
-    return stmt;
+    return cachedStatement(this.#db, this.#statements, sql);
   }
 
   #totalChanges(): number {

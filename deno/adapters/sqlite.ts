@@ -83,3 +83,16 @@ export function splitStatements(sql: string): string[] {
 function stripComments(sql: string): string {
   return sql.replace(/--[^\n]*(\n|$)/g, ' ').replace(/\/\*[\s\S]*?(\*\/|$)/g, ' ');
 }
+
+/** The prepared statement for `sql` from `cache` (prepared on first use, integers as BigInt and rows as arrays; the cache empties past 500). */
+export function cachedStatement(db: DatabaseSync, cache: Map<string, StatementSync>, sql: string): StatementSync {
+  let stmt = cache.get(sql);
+  if (!stmt) {
+    stmt = db.prepare(sql);
+    stmt.setReadBigInts(true);
+    stmt.setReturnArrays(true);
+    if (cache.size >= 500) cache.clear();
+    cache.set(sql, stmt);
+  }
+  return stmt;
+}

@@ -25,26 +25,12 @@ export async function seedDevData(service: RunningService, options: { withMigrat
   const env = service.bindings.env as Record<string, string>;
   if (!db) return undefined;
   if (service.name === 'auth') {
-    const { devSeedSql, accountSql, DEV_ACCOUNT } = await load('workers/auth/src/account-sql.ts');
+    const { devSeedSql, DEV_ACCOUNT } = await load('workers/auth/src/account-sql.ts');
     const issuer = env.AUTH_TOTP_ISSUER ?? 'Racing back-office';
     const statements: string[] = [...(await devSeedSql(env.AUTH_TOTP_ENCRYPTION_KEY, issuer)).statements];
     if (options.withMigrate) {
-      const { migrateSiteSql, siteRoleSql, DEV_MIGRATE_ACCOUNTS } = await load('scripts/migrate-seed.ts');
-      statements.push(...migrateSiteSql());
-      for (const [name, account] of Object.entries(DEV_MIGRATE_ACCOUNTS as Record<string, { email: string; password: string; totpSecret: string; siteRole: string }>)) {
-        const { statements: sql } = await accountSql({
-          email: account.email,
-          password: account.password,
-          totpSecret: account.totpSecret,
-          role: 'user',
-          firstName: name[0]!.toUpperCase() + name.slice(1),
-          lastName: 'Demo',
-          totpEncryptionKey: env.AUTH_TOTP_ENCRYPTION_KEY,
-          issuer,
-          mode: 'ensure',
-        });
-        statements.push(...sql, ...siteRoleSql(account.email, account.siteRole));
-      }
+      const { migrateAuthAccountsSql } = await load('scripts/migrate-seed.ts');
+      statements.push(...(await migrateAuthAccountsSql(env.AUTH_TOTP_ENCRYPTION_KEY, issuer)));
     }
     await runStatements(db, statements);
     return `development account ${DEV_ACCOUNT.email}${options.withMigrate ? ', the migration app\'s Operator and Viewer' : ''}`;
