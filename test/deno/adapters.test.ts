@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,10 +36,33 @@ function deno(args: string[]): Promise<{ code: number | null; output: string }> 
 }
 
 it('type-checks deno/ and passes the adapters\' Deno tests', { timeout: 300_000 }, async () => {
-  const check = await deno(['check', 'deno/']);
+  const check = await deno(['check', 'deno/adapters/', 'deno/host/', 'deno/shims/']);
   expect(check.code, `deno check deno/ failed:\n${check.output}`).toBe(0);
   // Reads within the repository (sources, node_modules, migrations); writes only in the run's temporary directory.
   const test = await deno(['test', '--no-prompt', `--allow-read=${ROOT},${state}`, `--allow-write=${state}`, 'deno/adapters/']);
   expect(test.code, `deno test failed:\n${test.output}`).toBe(0);
   expect(test.output).toMatch(/ok \| \d+ passed \| 0 failed/);
+});
+
+// Each Worker is its own program (its own generated Env), so each is checked on its own, from its
+// entry in deno/check/ (Cloudflare's types and the Worker's worker-configuration.d.ts).
+const WORKERS = readdirSync(join(ROOT, 'deno', 'check'))
+  .filter((name) => name.endsWith('.ts'))
+  .map((name) => name.slice(0, -3));
+
+/**
+ * Not yet on Deno's checker: the mail Worker. Under `deno check` (not under tsc) six callbacks in
+ * its routes lose their parameter types (TS7006 in routes/api.ts, pages.tsx, assistant.ts and
+ * assistant-pages.tsx), which is not fixed yet. It runs on the Deno host all the same (host.test.ts).
+ */
+const NOT_YET = ['mail'];
+
+it('has a Deno type-check entry for every Worker but those named as not yet checked', () => {
+  const workers = readdirSync(join(ROOT, 'workers')).filter((name) => existsSync(join(ROOT, 'workers', name, 'worker-configuration.d.ts')));
+  expect([...WORKERS, ...NOT_YET].sort()).toEqual(workers.sort());
+});
+
+it.each(WORKERS)('type-checks the %s Worker with deno check', { timeout: 300_000 }, async (worker) => {
+  const check = await deno(['check', `deno/check/${worker}.ts`]);
+  expect(check.code, `deno check deno/check/${worker}.ts failed:\n${check.output}`).toBe(0);
 });

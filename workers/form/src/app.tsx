@@ -14,6 +14,7 @@ import { runnerRoutes } from './routes/runner.tsx';
 import { search } from './routes/search.tsx';
 import { readSession, sessionSettings } from './session.ts';
 import { ErrorPage } from './views/layout.tsx';
+import { defaultCache } from '../../shared/workers-runtime.ts';
 
 /** Routes open without a session: the login page and the horse search (the spec's public pair). */
 const PUBLIC_PATHS = new Set(['/form/', '/form/api/search/']);
@@ -56,7 +57,7 @@ export function createFormApp(options: FormAppOptions = {}) {
     c.set('config', config);
     c.set(
       'cache',
-      new DataCache(caches.default, { defer: (work) => c.executionCtx.waitUntil(work.catch(() => {})), origin: new URL(c.req.url).origin }),
+      new DataCache(defaultCache(), { defer: (work) => c.executionCtx.waitUntil(work.catch(() => {})), origin: new URL(c.req.url).origin }),
     );
     const session = await readSession(c, sessionSettings(c));
     c.set('session', session);

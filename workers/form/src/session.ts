@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { LiveSession } from '../../../durable-objects/live-session.ts';
 import type { FormEnv } from './context.ts';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { fromBase64Url, toBase64Url } from '../../shared/encoding.ts';
 import { liveSession, newSessionId, SESSION_ID } from '../../shared/live-session.ts';
 
 // The session is a signed cookie `<payload>.<hmac>`, the payload holding the user name, the
@@ -26,21 +27,10 @@ export interface Session {
 
 const encoder = new TextEncoder();
 
-function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
+const base64url = toBase64Url;
 
-function fromBase64url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  try {
-    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-    return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-}
+/** Strict base64url (no padding, no `+` or `/`): one spelling per cookie. */
+const fromBase64url = (text: string) => (/^[A-Za-z0-9_-]*$/.test(text) ? (fromBase64Url(text) ?? undefined) : undefined);
 
 /** Imported keys, kept for the isolate's life: every request checks a cookie with the same key. */
 const hmacKeys = new Map<string, Promise<CryptoKey>>();

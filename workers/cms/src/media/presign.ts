@@ -68,7 +68,7 @@ export type UploadGrant = { key: string; contentType: string; maxBytes: number; 
 
 const grantText = (g: UploadGrant) => ['PUT', g.key, g.contentType, String(g.maxBytes), String(g.expires)].join('\n');
 
-function fromHex(hex: string): Uint8Array | undefined {
+function fromHex(hex: string): Uint8Array<ArrayBuffer> | undefined {
   if (!/^[0-9a-f]{64}$/.test(hex)) return undefined;
   return Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16));
 }

@@ -3,6 +3,7 @@ import type { CmsContext } from '../context.ts';
 import type { MediaConfig } from './config.ts';
 import { isAnyPendingKey, slotRules, UPLOAD_SLOTS, type UploadSlot } from './keys.ts';
 import { verifyUpload } from './presign.ts';
+import { fixedLengthStream } from '../../../shared/workers-runtime.ts';
 
 const slotOfKey = (key: string): UploadSlot => {
   const folder = key.split('/')[1];
@@ -40,7 +41,7 @@ export async function receiveUpload(c: CmsContext, key: string, config: MediaCon
   if (length !== size) throw new HttpError(400, 'upload_size_mismatch', `The upload address is for exactly ${size} bytes; this body is ${length}.`);
   const body = c.req.raw.body;
   if (!body) throw new HttpError(400, 'upload_size_mismatch', 'The request has no body.');
-  const checked = new FixedLengthStream(size);
+  const checked = fixedLengthStream(size);
   const copied = body.pipeTo(checked.writable).catch(() => undefined);
   let stored: R2Object | null;
   try {

@@ -1,5 +1,6 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
+import type { UserContext } from '../../../../durable-objects/user-context.ts';
 import { limitBody as limitBodyBytes } from '../../../shared/body.ts';
 import { racingReads } from '../../../shared/pg.ts';
 import { clientAddress } from '../../../shared/throttle.ts';
@@ -50,6 +51,6 @@ export const limitBody = (maxSize: number) =>
   });
 
 /** The caller's user context (one Durable Object per address). */
-export function callerContext(c: Context<StatsEnv>) {
+export function callerContext(c: Context<StatsEnv>): DurableObjectStub<UserContext> {
   return c.env.USER_CONTEXT.get(c.env.USER_CONTEXT.idFromName(clientAddress(c)));
 }
