@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestAuthService, type TestAuthService } from '../support/auth-service';
 import { freshCodes } from '../support/totp';
+// inject(): what test/global-setup.ts provides to every project (its ProvidedContext declaration).
+import type {} from '../global-setup';
 
 // The Deno host (deno/host) started as a child process on free ports with a temporary state
 // directory, against the run's racing database (through its relay), legacy source and Graph
@@ -364,15 +366,3 @@ describe('Deno host', () => {
     expect(unknown.body).toMatchObject({ error: 'unknown_host' });
   });
 });
-
-// Provided by test/global-setup.ts for every project.
-declare module 'vitest' {
-  export interface ProvidedContext {
-    racingDatabaseUrl: string;
-    racingDatabaseEmbedded: boolean;
-    pgRelay: string;
-    racingToday: string;
-    legacyDatabaseUrl: string;
-    graphStandin: string;
-  }
-}
