@@ -11,7 +11,6 @@ import { registerCrons, runScheduled, type ScheduledHandler } from './cron.ts';
 import { readDevVars } from './dev-vars.ts';
 import { drain, HostExecutionContext } from './execution-context.ts';
 import { installFixedLengthStream } from './fixed-length-stream.ts';
-import { installTimingSafeEqual } from './timing-safe-equal.ts';
 import { readWorkerConfig, workerConfigPath, type WorkerConfig } from './wrangler-config.ts';
 import { SERVICES } from '../../workers/shared/services.ts';
 
@@ -64,7 +63,6 @@ let installed = false;
 export function installPolyfills(): void {
   if (installed) return;
   installed = true;
-  installTimingSafeEqual();
   installFixedLengthStream();
   installCaches();
 }
