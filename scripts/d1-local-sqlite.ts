@@ -1,3 +1,4 @@
+/// <reference path="../deno/adapters/node-sqlite.d.ts" />
 // Run by Deno (its built-in node:sqlite) for scripts/d1-local.ts: reads a request (JSON) from the
 // file named by the first argument, runs it against the D1 SQLite file named in it, and prints
 // the results (JSON) on stdout. Each batch is one transaction, as a D1 batch is in Miniflare.
