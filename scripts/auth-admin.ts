@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { accountSql, devSeedSql, DEV_ACCOUNT } from '../workers/auth/src/account-sql.ts';
 import { qrAscii } from '../workers/auth/src/enrolment.ts';
-import { ROOT, devStateDir, executeD1 } from './workers.ts';
+import { devVar } from './dev-vars.ts';
+import { devStateDir, executeD1 } from './workers.ts';
 
 const CONFIG = 'workers/auth/wrangler.toml';
 const ISSUER = 'Racing back-office';
@@ -14,24 +13,15 @@ export function executeSql(statements: string[], target: { remote: boolean; pers
   executeD1(CONFIG, 'DB', statements, target.remote ? { remote: true } : { persistTo: target.persistTo ?? devStateDir('auth') });
 }
 
-/** A value from the environment, else from workers/auth/.dev.vars (then .dev.vars.example) for local work. */
-function devVar(name: string, remote: boolean): string {
-  const fromEnv = process.env[name];
-  if (fromEnv) return fromEnv;
-  if (!remote) {
-    for (const file of ['.dev.vars', '.dev.vars.example']) {
-      const path = join(ROOT, 'workers', 'auth', file);
-      if (!existsSync(path)) continue;
-      const line = readFileSync(path, 'utf8').split('\n').find((l) => l.startsWith(`${name}=`));
-      if (line) return line.slice(name.length + 1).trim();
-    }
-  }
-  throw new Error(`${name} is not set${remote ? ' (the production value is needed for --remote)' : ''}`);
+/** A value from the environment, else (for local work) from workers/auth/.dev.vars, then .dev.vars.example. */
+function authVar(name: string, remote: boolean): string {
+  if (remote && !process.env[name]) throw new Error(`${name} is not set (the production value is needed for --remote)`);
+  return devVar('auth', name);
 }
 
 /** The development account (idempotent): `npm run dev` calls this after applying migrations. */
 export async function seedAuthDevAccount(persistTo: string): Promise<void> {
-  const { statements } = await devSeedSql(devVar('AUTH_TOTP_ENCRYPTION_KEY', false), ISSUER);
+  const { statements } = await devSeedSql(authVar('AUTH_TOTP_ENCRYPTION_KEY', false), ISSUER);
   executeSql(statements, { remote: false, persistTo });
 }
 
@@ -60,7 +50,7 @@ async function createAdmin(args: string[]) {
     lastName: values.last,
     role: 'admin',
     password,
-    totpEncryptionKey: devVar('AUTH_TOTP_ENCRYPTION_KEY', values.remote),
+    totpEncryptionKey: authVar('AUTH_TOTP_ENCRYPTION_KEY', values.remote),
     issuer: ISSUER,
     mode: 'replace',
   });

@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { accountSql } from '../workers/auth/src/account-sql.ts';
 import { sealPassword } from '../workers/migrate/src/sealing.ts';
 import { LEGACY_MAPPING } from './racing/legacy-mapping.ts';
-import { ROOT, devStateDir, executeD1 } from './workers.ts';
+import { devVar } from './dev-vars.ts';
+import { devStateDir, executeD1 } from './workers.ts';
 
 /**
  * Development data of the migration app: its site at the authentication service (role vocabulary
@@ -98,15 +97,3 @@ export async function seedMigrateDevData(source: SourceDatabase, persistTo = dev
   executeD1('workers/migrate/wrangler.toml', 'DB', statements, { persistTo });
 }
 
-/** A value from the environment, else from workers/<service>/.dev.vars (then .dev.vars.example). */
-function devVar(service: string, name: string): string {
-  const fromEnv = process.env[name];
-  if (fromEnv) return fromEnv;
-  for (const file of ['.dev.vars', '.dev.vars.example']) {
-    const path = join(ROOT, 'workers', service, file);
-    if (!existsSync(path)) continue;
-    const line = readFileSync(path, 'utf8').split('\n').find((l) => l.startsWith(`${name}=`));
-    if (line) return line.slice(name.length + 1).trim();
-  }
-  throw new Error(`${name} is not set`);
-}
