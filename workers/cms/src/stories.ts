@@ -122,9 +122,10 @@ function countQuery(f: StoryFilters): SQL {
 }
 
 /**
- * One page and the total, in one round trip. A text search reads every matching story anyway (the
- * index's candidates are checked and sorted), so its total is counted in the same pass
- * (`count(*) over ()`) rather than by a second statement that would check them all again; only a page
+ * One page and the total, in one round trip. A text search puts every match in order anyway (the
+ * search index's matches, dated from the (id, published_at, updated_at) index), so its total is
+ * counted in the same pass (`count(*) over ()`) rather than by a second statement that would match
+ * them all again; only a page
  * past the last one, which has no row to carry the total, asks for the count on its own (a second
  * round trip). Other lists keep the page and the count as one batch: their page walks an index in
  * sort order and stops early, which a window count would prevent.
