@@ -50,16 +50,9 @@ const WORKERS = readdirSync(join(ROOT, 'deno', 'check'))
   .filter((name) => name.endsWith('.ts'))
   .map((name) => name.slice(0, -3));
 
-/**
- * Not yet on Deno's checker: the mail Worker. Under `deno check` (not under tsc) six callbacks in
- * its routes lose their parameter types (TS7006 in routes/api.ts, pages.tsx, assistant.ts and
- * assistant-pages.tsx), which is not fixed yet. It runs on the Deno host all the same (host.test.ts).
- */
-const NOT_YET = ['mail'];
-
-it('has a Deno type-check entry for every Worker but those named as not yet checked', () => {
+it('has a Deno type-check entry for every Worker', () => {
   const workers = readdirSync(join(ROOT, 'workers')).filter((name) => existsSync(join(ROOT, 'workers', name, 'worker-configuration.d.ts')));
-  expect([...WORKERS, ...NOT_YET].sort()).toEqual(workers.sort());
+  expect(WORKERS.sort()).toEqual(workers.sort());
 });
 
 it.each(WORKERS)('type-checks the %s Worker with deno check', { timeout: 300_000 }, async (worker) => {
