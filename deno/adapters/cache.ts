@@ -1,13 +1,16 @@
-// The Workers Cache API (`caches.default`, `caches.open`) in memory. Deno's own `caches` works
-// offline but keeps entries past their max-age and has no `default`, so it is not used.
+// The Workers Cache API (`caches.default`, `caches.open`) over Deno's own `caches`. Deno's keeps
+// what it is given for as long as it is asked to and has no `default`; this adds what a Worker's
+// cache does on top: what may be kept and for how long (Cloudflare's reading of the response's
+// headers), `cf-cache-status: HIT`, and a `default` cache. Each entry carries its expiry in one
+// extra header, removed again on the way out.
 
-interface Entry {
-  status: number;
-  statusText: string;
-  headers: [string, string][];
-  body: Uint8Array;
-  expires: number;
-}
+/** Deno's CacheStorage (captured before `installCaches` replaces the global). */
+type WebCacheStorage = typeof globalThis.caches;
+type WebCache = Awaited<ReturnType<WebCacheStorage['open']>>;
+const denoCaches: WebCacheStorage = globalThis.caches;
+
+/** The stored copy's expiry (ms since the epoch). */
+const EXPIRES = 'x-deno-host-cache-expires';
 
 export interface CacheQueryOptions {
   ignoreMethod?: boolean;
@@ -38,10 +41,11 @@ function freshness(headers: Headers, now: number): number {
 }
 
 export class Cache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #store: Promise<WebCache>;
   readonly #now: () => number;
 
-  constructor(now: () => number = Date.now) {
+  constructor(store: Promise<WebCache>, now: () => number = Date.now) {
+    this.#store = store;
     this.#now = now;
   }
 
@@ -55,59 +59,88 @@ export class Cache {
     const body = new Uint8Array(await response.arrayBuffer());
     const now = this.#now();
     const ttl = freshness(response.headers, now);
+    const store = await this.#store;
     // Like Cloudflare, a response with Set-Cookie is not kept (unless the cache is told it is private to it).
     if (ttl <= 0 || response.headers.has('set-cookie')) {
-      this.#entries.delete(req.url);
+      await store.delete(req.url);
       return;
     }
-    this.#entries.set(req.url, { status: response.status, statusText: response.statusText, headers: [...response.headers], body, expires: now + ttl });
+    const headers = new Headers(response.headers);
+    headers.set(EXPIRES, String(now + ttl));
+    await store.put(req.url, new Response(body, { status: response.status, statusText: response.statusText, headers }));
   }
 
-  /** A fresh copy of the stored response, with `CF-Cache-Status: HIT`; undefined when missing or stale. */
-  // deno-lint-ignore require-await
+  /** The stored response, with `CF-Cache-Status: HIT`; undefined when missing or stale. */
   async match(request: RequestInfo | URL, options: CacheQueryOptions = {}): Promise<Response | undefined> {
     const req = request instanceof Request ? request : new Request(request);
     if (req.method !== 'GET' && !options.ignoreMethod) return undefined;
-    const entry = this.#entries.get(req.url);
-    if (!entry) return undefined;
-    if (entry.expires <= this.#now()) {
-      this.#entries.delete(req.url);
+    const store = await this.#store;
+    const stored = await store.match(req.url);
+    if (!stored) return undefined;
+    if (Number(stored.headers.get(EXPIRES)) <= this.#now()) {
+      await stored.body?.cancel();
+      await store.delete(req.url);
       return undefined;
     }
-    const headers = new Headers(entry.headers);
+    const headers = new Headers(stored.headers);
+    headers.delete(EXPIRES);
     headers.set('cf-cache-status', 'HIT');
-    return new Response(entry.body.slice(), { status: entry.status, statusText: entry.statusText, headers });
+    return new Response(stored.body, { status: stored.status, statusText: stored.statusText, headers });
   }
 
-  /** True when an entry was removed. */
-  // deno-lint-ignore require-await
+  /** True when a fresh entry was removed. */
   async delete(request: RequestInfo | URL, options: CacheQueryOptions = {}): Promise<boolean> {
     const req = request instanceof Request ? request : new Request(request);
     if (req.method !== 'GET' && !options.ignoreMethod) return false;
-    const entry = this.#entries.get(req.url);
-    this.#entries.delete(req.url);
-    return entry !== undefined && entry.expires > this.#now();
+    const store = await this.#store;
+    const stored = await store.match(req.url);
+    await stored?.body?.cancel();
+    const removed = await store.delete(req.url);
+    return removed && stored !== undefined && Number(stored.headers.get(EXPIRES)) > this.#now();
   }
+}
+
+export interface CacheStorageOptions {
+  /** Where entries live: Deno's `caches` unless given. */
+  storage?: WebCacheStorage;
+  /** Put before each cache's name in that storage, so two hosts (state directories) keep apart. */
+  prefix?: string;
+  now?: () => number;
 }
 
 export class CacheStorage {
   readonly default: Cache;
   readonly #named = new Map<string, Cache>();
+  readonly #storage: WebCacheStorage;
+  readonly #prefix: string;
   readonly #now: () => number;
 
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
-    this.default = new Cache(now);
+  constructor(options: CacheStorageOptions = {}) {
+    this.#storage = options.storage ?? denoCaches;
+    this.#prefix = options.prefix ?? '';
+    this.#now = options.now ?? Date.now;
+    this.default = this.#cache('default');
+  }
+
+  #cache(name: string): Cache {
+    return new Cache(this.#storage.open(`${this.#prefix}${name}`), this.#now);
   }
 
   // deno-lint-ignore require-await
   async open(cacheName: string): Promise<Cache> {
     let cache = this.#named.get(cacheName);
     if (!cache) {
-      cache = new Cache(this.#now);
+      // A named cache is apart from the default one even when it is called "default".
+      cache = this.#cache(`named:${cacheName}`);
       this.#named.set(cacheName, cache);
     }
     return cache;
+  }
+
+  /** Removes every cache this storage made in the backing storage. */
+  async clear(): Promise<void> {
+    await this.#storage.delete(`${this.#prefix}default`);
+    for (const name of this.#named.keys()) await this.#storage.delete(`${this.#prefix}named:${name}`);
   }
 }
 

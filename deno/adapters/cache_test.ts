@@ -6,12 +6,29 @@ function clock(start = 1_700_000_000_000) {
   return { now: () => now, advance: (ms: number) => void (now += ms) };
 }
 
+/** A storage over Deno's `caches` under a name of its own, removed by `clear()` at the end of the test. */
+const storages: CacheStorage[] = [];
+function storage(now?: () => number) {
+  const made = new CacheStorage({ prefix: `test-${crypto.randomUUID()}#`, now });
+  storages.push(made);
+  return made;
+}
+function test(name: string, fn: () => Promise<void>) {
+  Deno.test(name, async () => {
+    try {
+      await fn();
+    } finally {
+      for (const made of storages.splice(0)) await made.clear();
+    }
+  });
+}
+
 const json = (value: unknown, cacheControl: string, extra: Record<string, string> = {}) =>
   new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json', 'cache-control': cacheControl, ...extra } });
 
-Deno.test('Cache: put, match and delete by URL; each match is a fresh response', async () => {
+test('Cache: put, match and delete by URL; each match is a fresh response', async () => {
   const time = clock();
-  const caches = new CacheStorage(time.now);
+  const caches = storage(time.now);
   const cache = caches.default;
   await cache.put('https://form.example/cache/runner/1', json({ value: 1 }, 'public, max-age=60'));
   const hit = await cache.match(new Request('https://form.example/cache/runner/1'));
@@ -28,9 +45,9 @@ Deno.test('Cache: put, match and delete by URL; each match is a fresh response',
   assert.equal(await cache.match('https://form.example/cache/runner/1'), undefined);
 });
 
-Deno.test('Cache: max-age and s-maxage decide how long an entry lives; uncacheable responses are not kept', async () => {
+test('Cache: max-age and s-maxage decide how long an entry lives; uncacheable responses are not kept', async () => {
   const time = clock();
-  const cache = new CacheStorage(time.now).default;
+  const cache = storage(time.now).default;
   await cache.put('https://x/a', json(1, 'max-age=10'));
   await cache.put('https://x/b', json(2, 'max-age=10, s-maxage=100'));
   await cache.put('https://x/c', json(3, 'no-store'));
@@ -51,19 +68,51 @@ Deno.test('Cache: max-age and s-maxage decide how long an entry lives; uncacheab
   await assert.rejects(cache.put('https://x/r', new Response('x', { status: 206, headers: { 'cache-control': 'max-age=1' } })), TypeError);
 });
 
-Deno.test('Cache: named caches are separate from the default one; installCaches sets the global', async () => {
-  const storage = new CacheStorage();
-  const named = await storage.open('runners');
-  assert.equal(await storage.open('runners'), named);
+test('Cache: named caches are separate from the default one; installCaches sets the global', async () => {
+  const caches = storage();
+  const named = await caches.open('runners');
+  assert.equal(await caches.open('runners'), named);
   await named.put('https://x/k', json('named', 'max-age=60'));
-  assert.equal(await storage.default.match('https://x/k'), undefined);
+  assert.equal(await caches.default.match('https://x/k'), undefined);
   assert.ok(await named.match('https://x/k'));
   const original = Object.getOwnPropertyDescriptor(globalThis, 'caches');
   try {
-    installCaches(storage);
+    installCaches(caches);
     const global = globalThis.caches as unknown as CacheStorage;
-    assert.equal(global.default, storage.default);
+    assert.equal(global.default, caches.default);
   } finally {
     if (original) Object.defineProperty(globalThis, 'caches', original);
   }
+});
+
+test("Cache: entries live in Deno's caches, so a host on the same state directory finds them and another does not", async () => {
+  const prefix = `test-${crypto.randomUUID()}#`;
+  const first = new CacheStorage({ prefix });
+  storages.push(first);
+  await first.default.put('https://form.example/page', json({ kept: true }, 'max-age=60'));
+  await (await first.open('named')).put('https://form.example/page', json({ named: true }, 'max-age=60'));
+  const again = new CacheStorage({ prefix });
+  const hit = await again.default.match('https://form.example/page');
+  assert.ok(hit);
+  assert.deepEqual(await hit.json(), { kept: true });
+  // The expiry kept beside the entry stays inside the adapter.
+  assert.deepEqual([...hit.headers.keys()].sort(), ['cache-control', 'cf-cache-status', 'content-type']);
+  assert.deepEqual(await (await (await again.open('named')).match('https://form.example/page'))!.json(), { named: true });
+  assert.equal(await storage().default.match('https://form.example/page'), undefined);
+  // Deno's own storage holds it under the prefixed name.
+  const raw = await (await globalThis.caches.open(`${prefix}default`)).match('https://form.example/page');
+  assert.ok(raw);
+  await raw.body?.cancel();
+  await first.clear();
+  assert.equal(await again.default.match('https://form.example/page'), undefined);
+});
+
+test('Cache: a response that may not be kept replaces nothing stale: the earlier entry is removed', async () => {
+  const cache = storage().default;
+  await cache.put('https://x/page', json(1, 'max-age=60'));
+  await cache.put('https://x/page', json(2, 'max-age=60', { 'set-cookie': 'session=1' }));
+  assert.equal(await cache.match('https://x/page'), undefined);
+  await cache.put('https://x/page', json(3, 'max-age=60'));
+  assert.equal(await cache.delete('https://x/page'), true);
+  assert.equal(await cache.match('https://x/page'), undefined);
 });

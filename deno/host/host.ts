@@ -4,7 +4,7 @@
 // with an ExecutionContext; Cron Triggers call `scheduled()`.
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { installCaches } from '../adapters/cache.ts';
+import { CacheStorage, installCaches } from '../adapters/cache.ts';
 import { StaticAssets } from './assets.ts';
 import { createBindings, type Fetch, type WorkerBindings } from './bindings.ts';
 import { registerCrons, runScheduled, type ScheduledHandler } from './cron.ts';
@@ -59,12 +59,15 @@ export interface Host {
 }
 
 let installed = false;
-/** The Workers-only globals the code uses, installed once per process. */
-export function installPolyfills(): void {
-  if (installed) return;
+/**
+ * The Workers-only globals the code uses: FixedLengthStream once per process; `caches` over Deno's
+ * own, its cache names put after the state directory so hosts of two state directories keep apart
+ * (as `npm run dev` keeps each Worker's cache in its own state folder).
+ */
+export function installPolyfills(stateDir: string): void {
+  if (!installed) installFixedLengthStream();
   installed = true;
-  installFixedLengthStream();
-  installCaches();
+  installCaches(new CacheStorage({ prefix: `${stateDir}#` }));
 }
 
 export function landedServices(): string[] {
@@ -82,10 +85,10 @@ export function defaultPort(name: string): number {
 }
 
 export async function startHost(options: HostOptions): Promise<Host> {
-  installPolyfills();
+  const stateDir = resolve(options.stateDir);
+  installPolyfills(stateDir);
   const log = options.log ?? ((line: string) => console.log(line));
   const names = options.services ?? [...landedServices(), 'router'];
-  const stateDir = resolve(options.stateDir);
   const services = new Map<string, RunningService>();
   const pending = new Map<string, Set<Promise<unknown>>>();
   const servers: Deno.HttpServer[] = [];
