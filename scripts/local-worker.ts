@@ -14,6 +14,8 @@ export interface LocalWorkerOptions {
   logLevel?: 'error' | 'warn' | 'info';
   /** Dev registry folder: Workers started with the same one reach each other by service binding. */
   registry?: string;
+  /** Serves `/__scheduled`, which runs the Worker's scheduled handler (`wrangler dev --test-scheduled`). */
+  testScheduled?: boolean;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function startLocalWorker(options: LocalWorkerOptions) {
       watch: false,
       liveReload: false,
       ...(options.registry ? { registry: options.registry } : {}),
+      ...(options.testScheduled ? { testScheduled: true } : {}),
     },
   });
   await worker.ready;
