@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
@@ -48,7 +48,8 @@ it('type-checks deno/ and passes the adapters\' Deno tests', { timeout: 300_000 
 // entry in deno/check/ (Cloudflare's types and the Worker's worker-configuration.d.ts).
 const WORKERS = readdirSync(join(ROOT, 'deno', 'check'))
   .filter((name) => name.endsWith('.ts'))
-  .map((name) => name.slice(0, -3));
+  .map((name) => name.slice(0, -3))
+  .sort();
 
 it('has a Deno type-check entry for every Worker', () => {
   const workers = readdirSync(join(ROOT, 'workers')).filter((name) => existsSync(join(ROOT, 'workers', name, 'worker-configuration.d.ts')));
@@ -58,4 +59,29 @@ it('has a Deno type-check entry for every Worker', () => {
 it.each(WORKERS)('type-checks the %s Worker with deno check', { timeout: 300_000 }, async (worker) => {
   const check = await deno(['check', `deno/check/${worker}.ts`]);
   expect(check.code, `deno check deno/check/${worker}.ts failed:\n${check.output}`).toBe(0);
+});
+
+describe('deno task', () => {
+  const config = JSON.parse(readFileSync(join(ROOT, 'deno.json'), 'utf8')) as { tasks: Record<string, { command: string }> };
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  // Inside `deno task`, a bare `deno` is node_modules/.bin/deno taken for an npm script and run as
+  // JavaScript: the tasks name the binary by its path.
+  const DENO_IN_TASK = './node_modules/.bin/deno';
+
+  it('dev starts the same host as npm run dev:deno', () => {
+    expect(scripts['dev:deno']).toMatch(/^deno /);
+    expect(config.tasks.dev!.command).toBe(scripts['dev:deno']!.replace(/^deno /, `${DENO_IN_TASK} `));
+  });
+
+  it('check type-checks deno/ and every Worker, each on its own, and passes', { timeout: 300_000 }, async () => {
+    const commands = config.tasks.check!.command.split(' && ');
+    expect(commands).toEqual([`${DENO_IN_TASK} check deno/adapters/ deno/host/ deno/shims/`, ...WORKERS.map((worker) => `${DENO_IN_TASK} check deno/check/${worker}.ts`)]);
+    // The checks above ran in the same DENO_DIR, whose cache makes this quick.
+    const run = await deno(['task', 'check']);
+    expect(run.code, `deno task check failed:\n${run.output}`).toBe(0);
+  });
+
+  it('test runs the bindings\' and the host\'s Deno tests', () => {
+    expect(config.tasks.test!.command).toMatch(new RegExp(`^${DENO_IN_TASK.replace(/\./g, '\\.')} test .* deno/adapters/ deno/host/$`));
+  });
 });
