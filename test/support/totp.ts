@@ -3,7 +3,8 @@ import * as OTPAuth from 'otpauth';
 /**
  * A source of TOTP codes that a test file has not used yet: the authentication service accepts
  * each step once per account (±1 step of now), so a second sign-in within 30 s takes the next
- * step. Once the window is used up, one of the account's single-use backup codes.
+ * step. Once the window is used up, one of the account's single-use backup codes. The previous
+ * step is taken only in the first 20 s of the current one.
  * `fromCurrentStep` never takes the previous step: for a code a slow page may submit only after
  * that step has ended (a browser sign-in).
  */
@@ -14,8 +15,12 @@ export function freshCodes<Name extends string>(
 ): (name: Name) => string {
   const lastStep = new Map<Name, number>();
   return (name) => {
-    const now = Math.floor(Date.now() / 30_000);
-    const step = Math.max(options.fromCurrentStep ? now : now - 1, (lastStep.get(name) ?? -Infinity) + 1);
+    const time = Date.now();
+    const now = Math.floor(time / 30_000);
+    // The previous step stays valid only until the current one ends: not taken in its last 10 s,
+    // where a sign-in slowed by a loaded machine could reach the server after that.
+    const earliest = options.fromCurrentStep || time % 30_000 >= 20_000 ? now : now - 1;
+    const step = Math.max(earliest, (lastStep.get(name) ?? -Infinity) + 1);
     if (step > now + 1) {
       const codes = backupCodes[name];
       // Random, so two files signing the same account in do not reach for the same code.
