@@ -67,6 +67,12 @@ export async function seedMigrateAuthAccounts(authPersistTo = devStateDir('auth'
 
 export type SourceDatabase = { host: string; port: number; database: string; username: string; password: string };
 
+/** The source database a `postgres://user:password@host:port/database` URL names. */
+export function sourceDatabaseOf(url: string): SourceDatabase {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || 5432), database: u.pathname.slice(1) || 'postgres', username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+}
+
 /** SQL adding the configuration (when no configuration names that database) and making it active when none is. */
 export async function configurationSql(source: SourceDatabase, encryptionKey: string, name = 'Legacy racing system (development)'): Promise<string[]> {
   const sealed = await sealPassword(encryptionKey, source, source.password);

@@ -95,11 +95,6 @@ export function parseCommandLine(args: string[], environment: Record<string, str
   };
 }
 
-function sourceOf(url: string) {
-  const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || 5432), database: u.pathname.slice(1) || 'postgres', username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
-}
-
 if (import.meta.main) {
   const line = parseCommandLine(Deno.args, Deno.env.toObject());
   const names = line.services;
@@ -113,7 +108,7 @@ if (import.meta.main) {
     serviceVars: line.serviceVars,
     testScheduled: line.testScheduled,
     crons: line.crons,
-    seed: line.seed ? (service) => seedDevData(service, { withMigrate, legacySource: line.legacyDatabaseUrl ? sourceOf(line.legacyDatabaseUrl) : undefined }) : undefined,
+    seed: line.seed ? (service) => seedDevData(service, { withMigrate, legacyDatabaseUrl: line.legacyDatabaseUrl }) : undefined,
   });
   console.log(`\nServing on Deno (state in ${line.stateDir}):`);
   for (const service of host.services.values()) console.log(`  ${service.name.padEnd(8)} ${service.url}`);

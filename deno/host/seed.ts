@@ -17,10 +17,11 @@ export async function runStatements(db: D1Database, statements: string[]): Promi
   await db.batch(statements.map((sql) => db.prepare(sql)));
 }
 
-type Source = { host: string; port: number; database: string; username: string; password: string };
-
-/** Seeds one service's D1 (auth also gets the migration app's accounts when `withMigrate`). */
-export async function seedDevData(service: RunningService, options: { withMigrate: boolean; legacySource?: Source }): Promise<string | undefined> {
+/**
+ * Seeds one service's D1 (auth also gets the migration app's accounts when `withMigrate`); the
+ * migration app's configuration names the legacy source at `legacyDatabaseUrl`, else the dev one.
+ */
+export async function seedDevData(service: RunningService, options: { withMigrate: boolean; legacyDatabaseUrl?: string }): Promise<string | undefined> {
   const db = service.bindings.d1.get('DB');
   const env = service.bindings.env as Record<string, string>;
   if (!db) return undefined;
@@ -42,8 +43,8 @@ export async function seedDevData(service: RunningService, options: { withMigrat
     return `development content: ${data.sites.length} sites, ${data.stories.length} stories`;
   }
   if (service.name === 'migrate') {
-    const { configurationSql, syncJobSql } = await load('scripts/migrate-seed.ts');
-    const source: Source = options.legacySource ?? (await load('scripts/racing/legacy-load.ts')).DEV_LEGACY_CONNECTION;
+    const { configurationSql, syncJobSql, sourceDatabaseOf } = await load('scripts/migrate-seed.ts');
+    const source = options.legacyDatabaseUrl ? sourceDatabaseOf(options.legacyDatabaseUrl) : (await load('scripts/racing/legacy-load.ts')).DEV_LEGACY_CONNECTION;
     await runStatements(db, [...(await configurationSql(source, env.CONFIG_ENCRYPTION_KEY)), ...syncJobSql(source)]);
     return `active configuration on the legacy source database ${source.host}:${source.port} with its sync job`;
   }

@@ -5,7 +5,7 @@ import { seedAuthDevAccount } from '../../scripts/auth-admin.ts';
 import { seedCmsDevData } from '../../scripts/cms-seed.ts';
 import { readDevVars } from '../../scripts/dev-vars.ts';
 import { startLocalWorker } from '../../scripts/local-worker.ts';
-import { seedMigrateAuthAccounts, seedMigrateDevData, type SourceDatabase } from '../../scripts/migrate-seed.ts';
+import { seedMigrateAuthAccounts, seedMigrateDevData, sourceDatabaseOf } from '../../scripts/migrate-seed.ts';
 import { ROOT, applyLocalD1Migrations, landedWorkers, workerBindings, type WorkerInfo } from '../../scripts/workers.ts';
 
 export interface WorkerdServicesOptions {
@@ -26,11 +26,6 @@ export interface WorkerdServices {
   dispose(): Promise<void>;
 }
 
-function sourceOf(url: string): SourceDatabase {
-  const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || 5432), database: u.pathname.slice(1) || 'postgres', username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
-}
-
 /**
  * Every Worker in local workerd as `npm run dev` starts it (scripts/dev.ts): each with its own
  * state in a temporary folder, its D1 migrations and development data (the same seeds), its
@@ -45,7 +40,7 @@ export async function startWorkerdServices(options: WorkerdServicesOptions): Pro
   for (const worker of workers) {
     for (const database of workerBindings(worker).d1) applyLocalD1Migrations(worker.config, database.binding, persistTo(worker.name));
   }
-  const legacy = sourceOf(options.legacyDatabaseUrl);
+  const legacy = sourceDatabaseOf(options.legacyDatabaseUrl);
   await seedAuthDevAccount(persistTo('auth'));
   await seedMigrateAuthAccounts(persistTo('auth'));
   seedCmsDevData(persistTo('cms'));
