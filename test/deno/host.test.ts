@@ -178,6 +178,12 @@ function getWithHost(url: string, hostHeader: string): Promise<{ status: number;
   });
 }
 
+/** One runtime's origin of a service, a cookie-keeping client for it, and a transcript to record into. */
+function start(runtime: Runtime, service: Service) {
+  const origin = base[runtime][service];
+  return { origin, http: client(origin), ...transcript(origin) };
+}
+
 const hidden = (html: string, name: string) => html.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1] ?? '';
 
 it("passes the host modules' Deno tests (polyfills, bindings, assets, cron, configuration)", { timeout: 120_000 }, async () => {
@@ -263,9 +269,7 @@ function transcript(origin: string) {
 /** Each service's main flow against one runtime's services: its transcript, asserting what the flow needs on the way. */
 const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   async stats(runtime) {
-    const origin = base[runtime].stats;
-    const get = client(origin);
-    const { entries, record } = transcript(origin);
+    const { http: get, entries, record } = start(runtime, 'stats');
     expect(await record('health', await get('/health'), 'value')).toEqual({ status: 'ok' });
     const auth = { authorization: 'Bearer dev-static-token' };
     const meetings = (await record('meetings', await get('/meetings', { headers: auth }), 'value')) as { course_id: number; date: string }[];
@@ -298,9 +302,7 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   },
 
   async form(runtime) {
-    const origin = base[runtime].form;
-    const form = client(origin);
-    const { entries, record } = transcript(origin);
+    const { http: form, entries, record } = start(runtime, 'form');
     expect((await form('/form/runner/')).headers.get('location')).toMatch(/\/form\/$/);
     const login = (await record('login page', await form('/form/'), 'page')) as string;
     const wrong = await form('/form/', { method: 'POST', form: { username: 'admin', password: 'nope', csrf_token: hidden(login, 'csrf_token') } });
@@ -330,9 +332,7 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   },
 
   async auth(runtime) {
-    const origin = base[runtime].auth;
-    const auth = client(origin);
-    const { entries, record } = transcript(origin);
+    const { http: auth, entries, record } = start(runtime, 'auth');
     const headers = { 'x-auth-client-secret': 'dev-client-secret' };
     const post = (path: string, json: unknown, h: Record<string, string> = headers) => auth(path, { method: 'POST', json, headers: h });
     await record('login, wrong client secret', await post('/api/login/', DEMO, { 'x-auth-client-secret': 'nope' }), 'value');
@@ -364,9 +364,7 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   },
 
   async cms(runtime) {
-    const origin = base[runtime].cms;
-    const cms = client(origin);
-    const { entries, record } = transcript(origin);
+    const { origin, http: cms, entries, record } = start(runtime, 'cms');
     await record('me, signed out', await cms('/api/v1/auth/me'), 'value');
     const login = await cms('/api/v1/auth/login', { method: 'POST', json: DEMO });
     expect(login.status).toBe(200);
@@ -408,9 +406,7 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   },
 
   async migrate(runtime) {
-    const origin = base[runtime].migrate;
-    const migrate = client(origin);
-    const { entries, record } = transcript(origin);
+    const { http: migrate, entries, record } = start(runtime, 'migrate');
     await record('home, signed out', await migrate('/'), 'none');
     const form = (await record('login page', await migrate('/Account/Login'), 'page')) as string;
     await record('login, forged token', await migrate('/Account/Login', { method: 'POST', form: { __RequestVerificationToken: 'forged', ...OPERATOR } }), 'page');
@@ -449,9 +445,7 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   },
 
   async mail(runtime) {
-    const origin = base[runtime].mail;
-    const mail = client(origin);
-    const { entries, record } = transcript(origin);
+    const { http: mail, entries, record } = start(runtime, 'mail');
     await record('mailbox, signed out', await mail('/outlook'), 'none');
     const first = (await record('login page', await mail('/login'), 'page')) as string;
     const step1 = await mail('/login', { method: 'POST', form: { csrf_token: hidden(first, 'csrf_token'), next: '/outlook', ...DEMO } });
