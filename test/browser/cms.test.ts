@@ -7,13 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyLocalD1Migrations } from '../../scripts/local-worker';
 import { type TestAuthService, startTestAuthService } from '../support/auth-service';
 import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    racingDatabaseUrl: string;
-    pgRelay: string;
-  }
-}
+// inject(): what test/global-setup.ts provides to every project (its ProvidedContext declaration).
+import type {} from '../global-setup';
 
 const AUTH_VARS = {
   AUTH_SSO_SHARED_SECRET: 'browser-cms-client-secret',

@@ -1,6 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
+// inject(): what test/global-setup.ts provides to every project (its ProvidedContext declaration).
+import type {} from '../global-setup';
 
 const USERNAME = 'browser-admin';
 const PASSWORD = 'browser-password-123';
@@ -180,12 +182,3 @@ describe.runIf(haveChromium)('runner form in Chromium', () => {
     await page.close();
   });
 });
-
-declare module 'vitest' {
-  // Provided by test/global-setup.ts.
-  export interface ProvidedContext {
-    racingDatabaseUrl: string;
-    pgRelay: string;
-    racingToday: string;
-  }
-}

@@ -9,16 +9,8 @@ import { applyLocalD1Migrations } from '../../scripts/local-worker';
 import { executeD1 } from '../../scripts/workers';
 import { type EnrolledAccount, type TestAuthService, startTestAuthService } from '../support/auth-service';
 import { type RunningWorker, launchChromium, startServiceWorker } from '../support/browser';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    racingDatabaseUrl: string;
-    pgRelay: string;
-    legacyDatabaseUrl: string;
-    legacyDatabaseHost: string;
-    racingDatabaseEmbedded: boolean;
-  }
-}
+// inject(): what test/global-setup.ts provides to every project (its ProvidedContext declaration).
+import type {} from '../global-setup';
 
 export const AUTH_VARS = {
   AUTH_SSO_SHARED_SECRET: 'browser-migrate-client-secret',

@@ -1,17 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
+// inject(): what test/global-setup.ts provides to every project (its ProvidedContext declaration).
+import type {} from '../global-setup';
 
 const TOKEN = 'browser-static-token-0123456789';
-
-// Provided by test/global-setup.ts (this project's tsconfig does not include it).
-declare module 'vitest' {
-  export interface ProvidedContext {
-    racingDatabaseUrl: string;
-    pgRelay: string;
-    racingToday: string;
-  }
-}
 
 describe.skipIf(!haveChromium)('stats dashboard in Chromium', () => {
   let worker: RunningWorker;
