@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import process from 'node:process';
 import { DatabaseSync } from 'node:sqlite';
+import { applyMigrations, D1Database } from '../deno/adapters/d1.ts';
 import type { LocalD1Request, LocalD1Result } from './d1-local.ts';
 
 const request = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LocalD1Request;
@@ -46,25 +47,8 @@ function batch(statements: string[]): LocalD1Result[] {
 
 let output: { results?: LocalD1Result[][]; applied?: string[]; error?: string } = {};
 try {
-  if (request.migrations) {
-    // `wrangler d1 migrations apply`: the table, the names recorded in it, then each unapplied file
-    // with its INSERT in one batch, in the order given (wrangler's, by number).
-    const { table, files } = request.migrations;
-    batch([`CREATE TABLE IF NOT EXISTS ${table}(\n\t\tid         INTEGER PRIMARY KEY AUTOINCREMENT,\n\t\tname       TEXT UNIQUE,\n\t\tapplied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL\n);`]);
-    const [listed] = batch([`SELECT *\n\t\tFROM ${table}\n\t\tORDER BY id`]);
-    const done = new Set(listed!.results.map((row) => row.name));
-    const applied: string[] = [];
-    for (const file of files) {
-      if (done.has(file.name)) continue;
-      try {
-        batch(file.statements);
-      } catch (error) {
-        throw new Error(`Migration ${file.name} failed: ${message(error)}`);
-      }
-      applied.push(file.name);
-    }
-    output.applied = applied;
-  }
+  // `wrangler d1 migrations apply`: the Deno D1 binding's applier records them as wrangler does.
+  if (request.migrations) output.applied = await applyMigrations(new D1Database(db), request.migrations.dir, request.migrations.table);
   if (request.batches) output.results = request.batches.map(batch);
 } catch (error) {
   output = { error: message(error) };

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +31,8 @@ export type LocalD1Result = { results: Record<string, unknown>[]; success: true;
 /** What scripts/d1-local-sqlite.ts is asked to do: migrations first, then each batch. */
 export type LocalD1Request = {
   file: string;
-  migrations?: { table: string; files: { name: string; statements: string[] }[] };
+  /** Applied by deno/adapters/d1.ts `applyMigrations`, which records them as wrangler does. */
+  migrations?: { table: string; dir: string };
   batches?: string[][];
 };
 
@@ -99,18 +100,7 @@ function run(request: LocalD1Request): { results?: LocalD1Result[][]; applied?: 
 export function applyLocalD1MigrationsDirect(config: string, name: string, persistTo?: string): string[] {
   const db = localD1Database(config, name, persistTo);
   if (!existsSync(db.migrationsDir)) throw new Error(`No migrations present at ${db.migrationsDir}.`);
-  const number = (file: string) => parseInt(file.split('_')[0]!, 10);
-  const names = readdirSync(db.migrationsDir)
-    .filter((file) => file.endsWith('.sql'))
-    .sort()
-    .sort((a, b) => (number(a) < number(b) ? -1 : number(a) > number(b) ? 1 : 0));
-  const files = names.map((file) => ({
-    name: file,
-    statements: splitSqlQuery(
-      `${readFileSync(join(db.migrationsDir, file), 'utf8')}\n\t\t\t\t\t\t\t\tINSERT INTO ${db.migrationsTable} (name)\n\t\t\t\t\t\t\t\tvalues ('${file}');\n\t\t\t\t\t\t`,
-    ),
-  }));
-  return run({ file: db.file, migrations: { table: db.migrationsTable, files } }).applied ?? [];
+  return run({ file: db.file, migrations: { table: db.migrationsTable, dir: db.migrationsDir } }).applied ?? [];
 }
 
 /**

@@ -1,4 +1,5 @@
 // D1Database over node:sqlite, with D1's value mapping, results and errors (see README.md).
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedStatement, cell, type DatabaseSync, openDatabase, type SQLInputValue, sqliteMessage, splitStatements, type StatementSync } from './sqlite.ts';
@@ -246,16 +247,13 @@ export async function applyMigrations(db: D1Database, dir: string | URL, table =
 		applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
 )`);
   const applied = new Set((sqlite.prepare(`SELECT name FROM ${table}`).all() as { name: string }[]).map((r) => r.name));
-  const names: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isFile && entry.name.endsWith('.sql')) names.push(entry.name);
-  }
+  const folder = dir instanceof URL ? fileURLToPath(dir) : dir;
+  const names = (await readdir(folder, { withFileTypes: true })).filter((entry) => entry.isFile() && entry.name.endsWith('.sql')).map((entry) => entry.name);
   const number = (name: string) => parseInt(name.split('_')[0]!, 10);
   names.sort((a, b) => number(a) - number(b) || (a < b ? -1 : a > b ? 1 : 0));
-  const folder = dir instanceof URL ? fileURLToPath(dir) : dir;
   const done: string[] = [];
   for (const name of names.filter((n) => !applied.has(n))) {
-    const sql = await Deno.readTextFile(join(folder, name));
+    const sql = await readFile(join(folder, name), 'utf8');
     sqlite.exec('BEGIN');
     try {
       sqlite.exec(sql);
