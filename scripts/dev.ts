@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin.ts';
+import { asVarFlags, devServiceVars } from './dev-service-vars.ts';
 import { seedCmsDevData } from './cms-seed.ts';
 import { seedMigrateExampleSheets } from './migrate-example-sheets.ts';
 import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed.ts';
@@ -79,25 +80,22 @@ async function main() {
   // names from .dev.vars, and the relay address is a local-only setting, not a secret.
   const vars = ['--var', `PG_WS_PROXY:${relay.address}`];
   if (process.env.DATABASE_URL) vars.push('--var', `DATABASE_URL:${databaseUrl}`);
-  // The migration app may reach the legacy source database, and nothing else.
-  const legacy = new URL(legacyUrl);
-  const serviceVars: Partial<Record<WorkerInfo['name'], string[]>> = {
-    migrate: [
-      '--var',
-      `MIGRATE_ALLOWED_HOSTS:${legacy.hostname}:${legacy.port || 5432}`,
-      // The embedded racing database cannot take COPY … FROM STDIN: every chunk goes by one statement.
-      ...(process.env.DATABASE_URL ? [] : ['--var', 'MIGRATE_DIRECT_COPY:off']),
-      // Serves /__scheduled, through which the tick below reaches the Cron Trigger's handler.
-      '--test-scheduled',
-    ],
-  };
-  // The mail assistant reaches Microsoft Graph and the identity platform through these two URLs;
-  // locally they point at the stand-in, whose seeded mailbox the Worker connects by itself.
+  // The mail assistant reaches Microsoft Graph and the identity platform through the stand-in,
+  // whose seeded mailbox the Worker connects by itself.
   if (workers.some((worker) => worker.name === 'mail')) {
     graphStandin = await startGraphStandin({ port: DEV_GRAPH_STANDIN_PORT });
     step(`graph      Microsoft Graph stand-in at ${graphStandin.graphBaseUrl} (see scripts/graph-standin/README.md)`);
-    serviceVars.mail = ['--var', `GRAPH_BASE_URL:${graphStandin.graphBaseUrl}`, '--var', `IDENTITY_BASE_URL:${graphStandin.identityBaseUrl}`, '--var', 'MAIL_DEV_AUTO_CONNECT:true', '--var', 'MAIL_ASSISTANT_ADMINS:demo@example.com'];
   }
+  const extra = devServiceVars({
+    legacyDatabaseUrl: legacyUrl,
+    embeddedRacingDatabase: !process.env.DATABASE_URL,
+    graphStandin: graphStandin?.identityBaseUrl ?? `http://127.0.0.1:${DEV_GRAPH_STANDIN_PORT}`,
+  });
+  const serviceVars: Partial<Record<WorkerInfo['name'], string[]>> = {
+    // `--test-scheduled` serves /__scheduled, through which the tick below reaches the Cron Trigger's handler.
+    migrate: [...asVarFlags(extra.migrate), '--test-scheduled'],
+    mail: asVarFlags(extra.mail),
+  };
   await Promise.all(workers.map((worker) => startWorker(worker, [...vars, ...(serviceVars[worker.name] ?? [])])));
   // Local workerd does not fire Cron Triggers: the migration app's sync jobs get their minute tick
   // here, the first one at once. (`/cdn-cgi/handler/scheduled` fails with "exception" in wrangler

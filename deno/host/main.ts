@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { DEV_RELAY, defaultStateDir, startHost } from './host.ts';
 import { seedDevData } from './seed.ts';
+import { devServiceVars } from '../../scripts/dev-service-vars.ts';
 
 /** The dev runner's fixed addresses (scripts/dev.ts, scripts/racing/legacy-load.ts). */
 export const DEV_LEGACY_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:54330/postgres';
@@ -65,21 +66,12 @@ export function parseCommandLine(args: string[], environment: Record<string, str
     if (dot > 0) (serviceVars[key.slice(0, dot)] ??= {})[key.slice(dot + 1)] = value;
     else vars[key] = value;
   }
-  // As the dev runner sets them (scripts/dev.ts): the migration app may reach the legacy source
-  // database and nothing else, and copies by statements when the racing database is the embedded
-  // one (no DATABASE_URL); the mail assistant talks to the Graph stand-in and connects its mailbox.
+  // As the dev runner sets them (scripts/dev-service-vars.ts); `--var` overrides them.
   const legacyDatabaseUrl = values['legacy-database-url'] ?? environment.LEGACY_DATABASE_URL;
-  const legacy = new URL(legacyDatabaseUrl ?? DEV_LEGACY_DATABASE_URL);
-  const migrate = { MIGRATE_ALLOWED_HOSTS: `${legacy.hostname}:${legacy.port || 5432}`, ...(databaseUrl ? {} : { MIGRATE_DIRECT_COPY: 'off' }) };
-  serviceVars.migrate = { ...migrate, ...serviceVars.migrate };
   const standin = (values['graph-standin'] ?? environment.GRAPH_STANDIN_URL ?? DEV_GRAPH_STANDIN).replace(/\/+$/, '');
-  serviceVars.mail = {
-    GRAPH_BASE_URL: `${standin}/v1.0`,
-    IDENTITY_BASE_URL: standin,
-    MAIL_DEV_AUTO_CONNECT: 'true',
-    MAIL_ASSISTANT_ADMINS: 'demo@example.com',
-    ...serviceVars.mail,
-  };
+  const extra = devServiceVars({ legacyDatabaseUrl: legacyDatabaseUrl ?? DEV_LEGACY_DATABASE_URL, embeddedRacingDatabase: !databaseUrl, graphStandin: standin });
+  serviceVars.migrate = { ...extra.migrate, ...serviceVars.migrate };
+  serviceVars.mail = { ...extra.mail, ...serviceVars.mail };
   return {
     stateDir: values.state ?? defaultStateDir(),
     services: values.services?.split(',').map((s) => s.trim()).filter(Boolean),

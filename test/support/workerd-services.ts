@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedAuthDevAccount } from '../../scripts/auth-admin.ts';
 import { seedCmsDevData } from '../../scripts/cms-seed.ts';
+import { devServiceVars } from '../../scripts/dev-service-vars.ts';
 import { readDevVars } from '../../scripts/dev-vars.ts';
 import { startLocalWorker } from '../../scripts/local-worker.ts';
 import { seedMigrateAuthAccounts, seedMigrateDevData, sourceDatabaseOf } from '../../scripts/migrate-seed.ts';
@@ -47,15 +48,11 @@ export async function startWorkerdServices(options: WorkerdServicesOptions): Pro
   await seedMigrateDevData(legacy, persistTo('migrate'));
 
   const shared = { PG_WS_PROXY: options.relay, DATABASE_URL: options.databaseUrl };
-  const extra: Partial<Record<WorkerInfo['name'], Record<string, string>>> = {
-    migrate: { MIGRATE_ALLOWED_HOSTS: `${legacy.host}:${legacy.port}`, ...(options.noDirectCopy ? { MIGRATE_DIRECT_COPY: 'off' } : {}) },
-    mail: {
-      GRAPH_BASE_URL: `${options.graphStandin}/v1.0`,
-      IDENTITY_BASE_URL: options.graphStandin,
-      MAIL_DEV_AUTO_CONNECT: 'true',
-      MAIL_ASSISTANT_ADMINS: 'demo@example.com',
-    },
-  };
+  const extra: Partial<Record<WorkerInfo['name'], Record<string, string>>> = devServiceVars({
+    legacyDatabaseUrl: options.legacyDatabaseUrl,
+    embeddedRacingDatabase: options.noDirectCopy,
+    graphStandin: options.graphStandin,
+  });
   const started = await Promise.allSettled(
     workers.map(async (worker) => {
       const secrets = readDevVars(join(ROOT, 'workers', worker.name)).vars;
