@@ -56,18 +56,18 @@ export class Cache {
     if (response.status === 206) throw new TypeError('Cannot cache response to a range request (206 Partial Content).');
     if (response.headers.get('vary')?.includes('*')) throw new TypeError("Cannot cache response with 'Vary: *' header.");
     if (response.bodyUsed) throw new TypeError('Response body is already used');
-    const body = new Uint8Array(await response.arrayBuffer());
     const now = this.#now();
     const ttl = freshness(response.headers, now);
     const store = await this.#store;
     // Like Cloudflare, a response with Set-Cookie is not kept (unless the cache is told it is private to it).
     if (ttl <= 0 || response.headers.has('set-cookie')) {
+      await response.body?.cancel();
       await store.delete(req.url);
       return;
     }
     const headers = new Headers(response.headers);
     headers.set(EXPIRES, String(now + ttl));
-    await store.put(req.url, new Response(body, { status: response.status, statusText: response.statusText, headers }));
+    await store.put(req.url, new Response(response.body, { status: response.status, statusText: response.statusText, headers }));
   }
 
   /** The stored response, with `CF-Cache-Status: HIT`; undefined when missing or stale. */

@@ -27,8 +27,6 @@ export interface Session {
 
 const encoder = new TextEncoder();
 
-const base64url = toBase64Url;
-
 /** Strict base64url (no padding, no `+` or `/`): one spelling per cookie. */
 const fromBase64url = (text: string) => (/^[A-Za-z0-9_-]*$/.test(text) ? (fromBase64Url(text) ?? undefined) : undefined);
 
@@ -48,7 +46,7 @@ function hmacKey(secret: string, purpose: string): Promise<CryptoKey> {
 
 async function sign(secret: string, purpose: string, value: string): Promise<string> {
   const key = await hmacKey(secret, purpose);
-  return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(value))));
+  return toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(value))));
 }
 
 /** crypto.subtle.verify compares in constant time. */
@@ -60,7 +58,7 @@ async function verify(secret: string, purpose: string, value: string, signature:
 }
 
 export async function encodeSession(secret: string, session: Session): Promise<string> {
-  const payload = base64url(encoder.encode(JSON.stringify({ u: session.username, exp: session.expiresAt, sid: session.id, pw: session.passwordTag })));
+  const payload = toBase64Url(encoder.encode(JSON.stringify({ u: session.username, exp: session.expiresAt, sid: session.id, pw: session.passwordTag })));
   return `${payload}.${await sign(secret, 'session', payload)}`;
 }
 
@@ -125,7 +123,7 @@ export async function endSession(c: Context, settings: SessionSettings, session:
 
 /** A fresh login-form token: the nonce goes in a cookie, its HMAC in the form. */
 export async function issueLoginToken(c: Context, secret: string): Promise<string> {
-  const nonce = base64url(crypto.getRandomValues(new Uint8Array(24)));
+  const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(24)));
   setCookie(c, LOGIN_TOKEN_COOKIE, nonce, { ...baseCookie, sameSite: 'Strict', maxAge: 3600 });
   return sign(secret, 'login-form', nonce);
 }
