@@ -1,5 +1,5 @@
 import { env, exports } from 'cloudflare:workers';
-import app from '../../workers/cms/src/index';
+import app from '../../workers/cms/src/app';
 import { freshCodes } from '../support/totp';
 import type { TestAccountName } from './accounts';
 

@@ -1,6 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import app from '../../workers/cms/src/index';
+import app from '../../workers/cms/src/app';
 import { signUpload } from '../../workers/cms/src/media/presign';
 import { api, BASE, signIn } from './helpers';
 import {

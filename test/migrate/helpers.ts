@@ -1,3 +1,4 @@
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { freshCodes } from '../support/totp';
 import type { TestAccountName } from './accounts';
@@ -95,11 +96,10 @@ export async function signIn(name: TestAccountName): Promise<Client> {
 /** Runs a request against the app with some bindings replaced; its background work is awaited. */
 export async function withEnv(client: Client, path: string, init: RequestInit, overrides: Record<string, unknown>): Promise<Response> {
   const { default: worker } = await import('../../workers/migrate/src/index');
-  const pending: Promise<unknown>[] = [];
-  const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} };
+  const ctx = createExecutionContext();
   const headers = new Headers(init.headers);
   headers.set('cookie', [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
   const res = await worker.fetch(new Request(`${BASE}${path}`, { ...init, headers }), { ...env, ...overrides } as Env, ctx);
-  await Promise.allSettled(pending);
+  await waitOnExecutionContext(ctx).catch(() => {});
   return res;
 }

@@ -1,7 +1,7 @@
 import { createExecutionContext, env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import app from '../../workers/router/src/index';
+import app, { serviceFor } from '../../workers/router/src/index';
 
 const router = exports.default;
 
@@ -56,5 +56,44 @@ describe('router', () => {
     const res = await app.fetch(new Request('https://mail.racing.example/'), withoutMail, createExecutionContext());
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: 'service_not_deployed' });
+  });
+
+  it('answers 404 naming both ways in when neither the host nor the path names a service', async () => {
+    const res = await router.fetch('https://api.racing.example/nothing/here');
+    expect(res.status).toBe(404);
+    const body = await res.json<{ error: string; message: string }>();
+    expect(body.message).toContain('/cms/');
+    expect(body.message).toContain('stats.');
+  });
+
+  it('reaches every service by its path prefix on one origin, the path forwarded unchanged', async () => {
+    const table: [string, string][] = [
+      ['/auth/api/login/', 'auth'],
+      ['/cms/api/v1/story', 'cms'],
+      ['/stats/meetingStats?meeting=1', 'stats'],
+      ['/form/guide/', 'form'],
+      ['/migrate/Migration/TableSelection', 'migrate'],
+      ['/mail/api/folders', 'mail'],
+    ];
+    for (const [path, service] of table) {
+      const res = await router.fetch(`https://api.racing.example${path}`, { method: service === 'auth' ? 'POST' : 'GET' });
+      const body = await res.json<{ service: string; path?: string; url?: string }>();
+      expect(body.service).toBe(service);
+      const seen = body.url ? new URL(body.url) : undefined;
+      expect(seen ? seen.pathname + seen.search : body.path).toBe(seen ? path : path.split('?')[0]);
+    }
+  });
+
+  it('prefers the host name to the path, and takes a prefix only as a whole segment', () => {
+    const table: [string, ReturnType<typeof serviceFor>][] = [
+      ['https://cms.racing.example/auth/x', { service: 'cms', by: 'host' }],
+      ['https://api.racing.example/cms', { service: 'cms', by: 'path' }],
+      ['https://api.racing.example/cms/', { service: 'cms', by: 'path' }],
+      ['https://api.racing.example/cmsx/', undefined],
+      ['https://api.racing.example/CMS/', undefined],
+      ['https://localhost:8787/mail/login', { service: 'mail', by: 'path' }],
+      ['https://api.racing.example/', undefined],
+    ];
+    for (const [url, expected] of table) expect(serviceFor(new URL(url)), url).toEqual(expected);
   });
 });

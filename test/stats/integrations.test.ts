@@ -1,7 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import app from '../../workers/stats/src/index';
+import app from '../../workers/stats/src/app';
 import { USER_CONTEXT_TTL_MS } from '../../durable-objects/user-context';
 import { FAKE_COURSE } from './fake-contract';
 import { openRacingReads } from '../../workers/shared/pg';

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import app from '../../workers/stats/src/index';
+import app from '../../workers/stats/src/app';
 import { TOKEN } from './helpers';
 
 // Every route that reads or writes the racing database, with the database unreachable over the

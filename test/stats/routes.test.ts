@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import app from '../../workers/stats/src/index';
+import app from '../../workers/stats/src/app';
 import { TOKEN, call, ctx, recentMeeting } from './helpers';
 
 const authed = (path: string, init: RequestInit = {}) =>

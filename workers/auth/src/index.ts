@@ -1,3 +1,4 @@
+import { servedUnder } from '../../shared/base-path.ts';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '../../../d1/auth/schema.ts';
 import { createAuthApp } from './app.ts';
@@ -11,7 +12,7 @@ export { PendingLogin } from '../../../durable-objects/pending-login.ts';
 const app = createAuthApp();
 
 export default {
-  fetch: app.fetch,
+  fetch: servedUnder('/auth', app.fetch),
   /**
    * The Cron Trigger in wrangler.toml: deletes expired and old rows, one JSON log line per run.
    * The work is awaited here rather than passed to the context's waitUntil, so a failure marks

@@ -1,3 +1,4 @@
+import { servedUnder } from '../../shared/base-path.ts';
 import { createMailApp } from './app.tsx';
 import { pruneAssistantHistory } from './ai/retention.ts';
 import { mailConfig } from './config.ts';
@@ -9,7 +10,7 @@ export { MailUserContext } from '../../../durable-objects/mail-user-context.ts';
 const app = createMailApp();
 
 export default {
-  fetch: app.fetch,
+  fetch: servedUnder('/mail', app.fetch, { assetsFirst: true }),
   /**
    * The cron: renews the webhook subscriptions, the trigger's scheduled time being "now", and
    * deletes the assistant's history older than ASSISTANT_HISTORY_DAYS.

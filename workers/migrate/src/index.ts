@@ -1,3 +1,4 @@
+import { servedUnder } from '../../shared/base-path.ts';
 import { createMigrateApp } from './app.tsx';
 import { scheduled } from './sync-jobs.ts';
 
@@ -8,4 +9,4 @@ export { MigrationJob } from '../../../durable-objects/migration-job.ts';
 const app = createMigrateApp();
 
 /** The Hono app, and the Cron Trigger's tick that starts the sync jobs that are due. */
-export default { fetch: app.fetch, scheduled } satisfies ExportedHandler<Env>;
+export default { fetch: servedUnder('/migrate', app.fetch, { assetsFirst: true }), scheduled } satisfies ExportedHandler<Env>;

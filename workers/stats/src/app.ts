@@ -1,0 +1,54 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { drainUnreadBody } from '../../shared/body.ts';
+import { requestLog } from '../../shared/request-log.ts';
+import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
+import type { StatsEnv } from './context.ts';
+import { onDetailError, onNotFound } from './errors.ts';
+import { localStats } from './routes/local-stats.ts';
+import { login } from './routes/login.tsx';
+import { meetingStats } from './routes/meeting-stats.ts';
+import { meetings } from './routes/meetings.ts';
+import { pages } from './routes/pages.tsx';
+import { savedStats } from './routes/saved-stats.ts';
+import { userContext } from './routes/user-context.ts';
+
+// The meeting statistics API (spec 000 B). Errors are FastAPI-shaped ({detail}) because its
+// existing clients were written against a FastAPI service; see errors.ts and the README.
+const app = new OpenAPIHono<StatsEnv>();
+app.use(drainUnreadBody());
+app.use(requestLog('stats'));
+app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP }));
+app.onError(onDetailError);
+app.notFound(onNotFound);
+
+app.openapi(
+  createRoute({
+    method: 'get',
+    path: '/health',
+    summary: 'Liveness',
+    responses: { 200: { content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } }, description: 'Alive' } },
+  }),
+  (c) => c.json({ status: 'ok' as const }, 200),
+);
+app.route('/', pages);
+app.route('/', login);
+app.route('/', meetings);
+app.route('/', localStats);
+app.route('/', meetingStats);
+app.route('/', userContext);
+app.route('/', savedStats);
+
+app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+app.openAPIRegistry.registerComponent('securitySchemes', 'tokenQuery', { type: 'apiKey', in: 'query', name: 'token' });
+app.openAPIRegistry.registerComponent('securitySchemes', 'ssoTokenQuery', { type: 'apiKey', in: 'query', name: 'sso_token' });
+app.doc31('/openapi.json', {
+  openapi: '3.1.0',
+  info: {
+    title: 'Meeting statistics API',
+    version: '2.0.0',
+    description: 'Trainer and jockey statistics of a race meeting. Calculation rules: /api-docs#rules.',
+  },
+});
+
+
+export default app;
