@@ -16,7 +16,7 @@ import { startRelay } from './relay.ts';
 import { useWorkerdV8Flags } from './workerd-v8/index.ts';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
 // at once, and Ctrl-C would leave every `wrangler dev` running.
-import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, workerBindings, wranglerBin, type WorkerInfo } from './workers.ts';
+import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, localDevConfig, workerBindings, wranglerBin, type WorkerInfo } from './workers.ts';
 
 // Fixed local addresses, so `.dev.vars.example` can name them.
 const DEV_PG_PORT = 54329;
@@ -189,7 +189,7 @@ function applyD1Migrations(worker: WorkerInfo) {
 }
 
 function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
-  const args = ['dev', '-c', worker.config, '--port', String(worker.port), '--ip', '127.0.0.1'];
+  const args = ['dev', '-c', localDevConfig(worker), '--port', String(worker.port), '--ip', '127.0.0.1'];
   args.push('--inspector-port', String(worker.port + 1000), '--persist-to', devStateDir(worker.name), '--show-interactive-dev-session=false', ...vars);
   // Its own process group, so stopping it reaches wrangler's inner process and workerd too.
   const child = spawn(wranglerBin(), args, { cwd: ROOT, detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });

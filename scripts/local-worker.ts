@@ -1,6 +1,7 @@
 import { unstable_startWorker } from 'wrangler';
-
+import { configCrons } from './workers.ts';
 export { applyLocalD1Migrations } from './workers.ts';
+
 
 export interface LocalWorkerOptions {
   /** Path of the Worker's wrangler.toml. */
@@ -30,6 +31,9 @@ export async function startLocalWorker(options: LocalWorkerOptions) {
     config: options.config,
     ...(options.entrypoint ? { entrypoint: options.entrypoint } : {}),
     bindings,
+    // Its crons without its production routes: with routes, every request's URL would be rewritten
+    // to the first route's host (see localDevConfig in workers.ts).
+    triggers: configCrons(options.config).map((cron) => ({ type: 'cron' as const, cron })),
     dev: {
       server: { hostname: '127.0.0.1', port: 0 },
       inspector: false,

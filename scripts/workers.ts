@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
 import { applyLocalD1MigrationsDirect, executeLocalD1 } from './d1-local.ts';
@@ -46,6 +46,34 @@ export function landedWorkers(): WorkerInfo[] {
  */
 export function devStateDir(name: WorkerInfo['name']): string {
   return join(ROOT, '.wrangler', 'state', name);
+}
+
+/**
+ * The config `wrangler dev` is given: the Worker's own without its production `routes`. With routes,
+ * wrangler dev rewrites every request's URL to the first route's host, so local links, redirects and
+ * Origin checks would name the production host. Written beside the original so relative paths hold.
+ */
+export function localDevConfig(worker: WorkerInfo): string {
+  const text = readFileSync(join(ROOT, worker.config), 'utf8');
+  const withoutRoutes = text.replace(/^routes = \[[\s\S]*?^\]\n/m, '');
+  if (withoutRoutes === text) return worker.config;
+  const path = join(dirname(worker.config), '.wrangler-local.toml');
+  writeFileSync(join(ROOT, path), withoutRoutes);
+  return path;
+}
+
+/** The Cron Triggers a wrangler config declares. */
+export function configCrons(config: string): string[] {
+  const { triggers } = parse(readFileSync(isAbsolute(config) ? config : join(ROOT, config), 'utf8'));
+  const crons = typeof triggers === 'object' && triggers !== null && 'crons' in triggers ? triggers.crons : [];
+  return Array.isArray(crons) ? crons.filter((cron): cron is string => typeof cron === 'string') : [];
+}
+
+/** A Worker's production route patterns (`host/path*`), as its wrangler.toml declares them. */
+export function workerRoutes(worker: WorkerInfo): string[] {
+  const { routes } = parse(readFileSync(join(ROOT, worker.config), 'utf8'));
+  if (!Array.isArray(routes)) return [];
+  return routes.flatMap((route) => (typeof route === 'string' ? [route] : typeof route === 'object' && route !== null && 'pattern' in route && typeof route.pattern === 'string' ? [route.pattern] : []));
 }
 
 export function wranglerBin(): string {

@@ -128,4 +128,41 @@ describe.skipIf(!haveChromium)('CMS in Chromium', () => {
     expect(foreign).toEqual([]);
     expect(errors).toEqual([]);
   });
+
+  it('serves the API docs, their "try it" requests and the editor session under the /cms prefix of a shared origin', async () => {
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`${cms.url}/cms/`)) outside.push(request.url());
+    });
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+
+    await page.goto(`${cms.url}/cms/`);
+    await page.getByText('/api/v1/auth/totp-verify').first().waitFor();
+    // Swagger UI's "try it" sends the request under the prefix (the document's servers entry).
+    const health = page.locator('.opblock-get', { hasText: '/health' }).first();
+    await health.locator('.opblock-summary').first().click();
+    await health.getByRole('button', { name: 'Try it out' }).click();
+    const [tried] = await Promise.all([page.waitForRequest((request) => request.url().includes('/health')), health.getByRole('button', { name: 'Execute' }).click()]);
+    expect(new URL(tried.url()).pathname).toBe('/cms/health');
+    await health.locator('.live-responses-table .response-col_status').first().waitFor();
+    expect(await health.locator('.live-responses-table .response-col_status').first().textContent()).toContain('200');
+
+    const login = await pageFetch(page, '/cms/api/v1/auth/login', { method: 'POST', json: { email: EDITOR.email, password: EDITOR.password } });
+    expect(login).toMatchObject({ status: 200, body: { totpRequired: true } });
+    // The step after the one the first sign-in may have taken: each step is accepted once.
+    const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(EDITOR.totpSecret) }).generate({ timestamp: Date.now() + 30_000 });
+    expect(await pageFetch(page, '/cms/api/v1/auth/totp-verify', { method: 'POST', json: { code } })).toMatchObject({ status: 200, body: { email: EDITOR.email } });
+    const cookies = await page.context().cookies(`${cms.url}/cms/api/v1/auth/me`);
+    expect(cookies.find((cookie) => cookie.name === 'app_session')).toMatchObject({ httpOnly: true, path: '/cms/api' });
+    expect(await pageFetch(page, '/cms/api/v1/auth/me')).toMatchObject({ status: 200, body: { email: EDITOR.email } });
+    // At the root the session cookie is not sent: the services sharing one origin keep their cookies apart.
+    expect((await pageFetch(page, '/api/v1/auth/me')).status).toBe(401);
+    expect(await pageFetch(page, '/cms/api/v1/auth/logout', { method: 'POST' })).toMatchObject({ status: 200, body: { success: true } });
+    expect((await pageFetch(page, '/cms/api/v1/auth/me')).status).toBe(401);
+
+    expect(outside.filter((url) => new URL(url).pathname !== '/api/v1/auth/me')).toEqual([]);
+    expect(errors).toEqual([]);
+  });
 });

@@ -1,6 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningWorker, haveChromium, launchChromium, startRouterWorker, startServiceWorker } from '../support/browser';
 // inject(): what test/global-setup.ts provides to every project (its ProvidedContext declaration).
 import type {} from '../global-setup';
 
@@ -179,6 +182,52 @@ describe.runIf(haveChromium)('runner form in Chromium', () => {
     await page.waitForURL(/\/form\/$/);
     await page.goto(`${worker.url}/form/guide/`);
     expect(new URL(page.url()).pathname).toBe('/form/');
+    await page.close();
+  });
+});
+
+describe.runIf(haveChromium)('runner form through the router, by its path on a shared origin', () => {
+  let registry: string;
+  let form: RunningWorker;
+  let router: RunningWorker;
+
+  beforeAll(async () => {
+    registry = mkdtempSync(join(tmpdir(), 'form-registry-'));
+    form = await startServiceWorker(
+      'form',
+      {
+        DATABASE_URL: inject('racingDatabaseUrl'),
+        PG_WS_PROXY: inject('pgRelay'),
+        ADMIN_USERNAME: USERNAME,
+        ADMIN_PASSWORD: PASSWORD,
+        SESSION_SECRET: 'browser-test-session-secret-0123456789',
+      },
+      { registry, logLevel: 'error' },
+    );
+    router = await startRouterWorker({ registry, ready: '/form/' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await router?.dispose();
+    await form?.dispose();
+    if (registry) rmSync(registry, { recursive: true, force: true });
+  });
+
+  it('logs in, opens a runner and its assets, all on the router origin under /form/', async () => {
+    const page = await browser.newPage();
+    const elsewhere: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(`${router.url}/form/`)) elsewhere.push(request.url());
+    });
+    await page.goto(`${router.url}/form/`);
+    await page.getByLabel('Username').fill(USERNAME);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(new RegExp(`^${router.url}/form/runner/\\d+/\\?tab=brief`));
+    expect((await page.locator('h1[data-horse-name]').textContent())?.length).toBeGreaterThan(2);
+    const css = await page.evaluate(() => getComputedStyle(document.querySelector('[role="tab"][aria-selected="true"]')!).backgroundColor);
+    expect(css).not.toBe('rgba(0, 0, 0, 0)');
+    expect(elsewhere).toEqual([]);
     await page.close();
   });
 });

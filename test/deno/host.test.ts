@@ -20,8 +20,13 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
 const SERVICES = ['auth', 'cms', 'stats', 'form', 'migrate', 'mail', 'router'] as const;
 type Service = (typeof SERVICES)[number];
-const RUNTIMES = ['Deno host', 'workerd'] as const;
+const RUNTIMES = ['Deno host', 'workerd', 'workerd router by host', 'workerd router by path'] as const;
 type Runtime = (typeof RUNTIMES)[number];
+/** The flows run through the router as well: by each service's host name, and by its path prefix on one origin. */
+const ROUTED = ['auth', 'cms', 'stats', 'form'] as const satisfies readonly Service[];
+const viaRouter = (runtime: Runtime) => runtime.startsWith('workerd router');
+/** Whose auth database a runtime signs in against (each TOTP step is taken once per account and database). */
+const authOf = (runtime: Runtime) => (runtime === 'Deno host' ? 'Deno host' : 'workerd');
 
 const DEMO = { email: 'demo@example.com', password: 'demo-password-1' };
 const OPERATOR = { email: 'operator@example.com', password: 'operator-password-1' };
@@ -30,13 +35,15 @@ type Account = keyof typeof SECRETS;
 // Each TOTP step is accepted once per account and auth database: the three demo sign-ins on each
 // runtime take three steps of that runtime's own auth service. The dev accounts' backup codes are
 // not known here: when the steps around now are used up, the next code waits for the next step.
-const freshCode = freshCodes<`${Account}@${Runtime}`>((name) => SECRETS[name.slice(0, name.indexOf('@')) as Account], {
+const freshCode = freshCodes<`${Account}@${'Deno host' | 'workerd'}`>((name) => SECRETS[name.slice(0, name.indexOf('@')) as Account], {
   'demo@Deno host': [],
   'operator@Deno host': [],
   'demo@workerd': [],
   'operator@workerd': [],
 });
-async function codes(name: `${Account}@${Runtime}`): Promise<string> {
+async function codes(account: `${Account}@${Runtime}`): Promise<string> {
+  const at = account.indexOf('@');
+  const name = `${account.slice(0, at) as Account}@${authOf(account.slice(at + 1) as Runtime)}` as const;
   try {
     return freshCode(name);
   } catch {
@@ -46,9 +53,9 @@ async function codes(name: `${Account}@${Runtime}`): Promise<string> {
 }
 
 let workerd: Promise<WorkerdServices>;
-const base: Record<Runtime, Record<Service, string>> = { 'Deno host': {} as Record<Service, string>, workerd: {} as Record<Service, string> };
+const base: Record<'Deno host' | 'workerd', Record<Service, string>> = { 'Deno host': {} as Record<Service, string>, workerd: {} as Record<Service, string> };
 /** Each runtime's transcript of each service's flow, compared at the end. */
-const transcripts: Record<Runtime, Partial<Record<Service, Entry[]>>> = { 'Deno host': {}, workerd: {} };
+const transcripts: Record<Runtime, Partial<Record<Service, Entry[]>>> = { 'Deno host': {}, workerd: {}, 'workerd router by host': {}, 'workerd router by path': {} };
 
 let state: string;
 let host: ChildProcess | undefined;
@@ -136,8 +143,49 @@ afterAll(async () => {
   await rm(state, { recursive: true, force: true });
 });
 
+/**
+ * How a client reaches a service: the origin it sends to, the path prefix it puts before the
+ * service's paths (the router by path; the form's paths carry /form already), and the Host header
+ * it sends (the router by host name).
+ */
+type Way = { origin: string; prefix: string; host?: string };
+
+function wayOf(runtime: Runtime, service: Service): Way {
+  if (runtime === 'workerd router by host') return { origin: base.workerd.router, prefix: '', host: `${service}.localhost` };
+  if (runtime === 'workerd router by path') return { origin: base.workerd.router, prefix: service === 'form' ? '' : `/${service}` };
+  return { origin: base[runtime][service], prefix: '' };
+}
+
+/** A path the service wrote (a redirect, an upload address) as the client sends it: the prefix once, no host. */
+function pathFor(way: Way, path: string): string {
+  const url = new URL(path, 'http://service.invalid');
+  const local = url.pathname + url.search;
+  return way.prefix && !(local === way.prefix || local.startsWith(`${way.prefix}/`)) ? way.prefix + local : local;
+}
+
+/** A request with another Host header (fetch does not let one be set), answered as a Response. */
+function fetchWithHost(url: URL, host: string, init: { method?: string; headers: Headers; body?: BodyInit | null }): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...Object.fromEntries(init.headers), host };
+    const req = request(url, { method: init.method ?? 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const answer = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) for (const one of [value ?? []].flat()) answer.append(name, one);
+        const status = res.statusCode ?? 0;
+        resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: answer }));
+      });
+    });
+    req.on('error', reject);
+    if (typeof init.body === 'string' || init.body instanceof Uint8Array) req.write(init.body);
+    req.end();
+  });
+}
+
 /** A cookie jar over fetch, redirects not followed. */
-function client(origin: string) {
+function client(way: Way) {
+  const { origin } = way;
   const cookies = new Map<string, string>();
   return async (path: string, init: RequestInit & { form?: Record<string, string>; json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
@@ -146,13 +194,14 @@ function client(origin: string) {
     if (init.form) {
       body = new URLSearchParams(init.form).toString();
       headers.set('content-type', 'application/x-www-form-urlencoded');
-      headers.set('origin', origin);
+      headers.set('origin', way.host ? `http://${way.host}` : origin);
     }
     if (init.json !== undefined) {
       body = JSON.stringify(init.json);
       headers.set('content-type', 'application/json');
     }
-    const res = await fetch(new URL(path, origin), { ...init, body, headers, redirect: 'manual' });
+    const url = new URL(pathFor(way, path), origin);
+    const res = way.host ? await fetchWithHost(url, way.host, { method: init.method, headers, body }) : await fetch(url, { ...init, body, headers, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');
@@ -165,23 +214,10 @@ function client(origin: string) {
   };
 }
 
-/** A GET with another Host header (fetch does not let one be set). */
-function getWithHost(url: string, hostHeader: string): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers: { host: hostHeader } }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
-
 /** One runtime's origin of a service, a cookie-keeping client for it, and a transcript to record into. */
 function start(runtime: Runtime, service: Service) {
-  const origin = base[runtime][service];
-  return { origin, http: client(origin), ...transcript(origin) };
+  const way = wayOf(runtime, service);
+  return { http: client(way), ...transcript(way) };
 }
 
 const hidden = (html: string, name: string) => html.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1] ?? '';
@@ -244,14 +280,15 @@ function pageSummary(html: string) {
  * A flow's transcript: each step's status, content type, redirect path and body, the body kept as
  * `how` says (the whole JSON value, its structure only, or a page's title and form fields).
  */
-function transcript(origin: string) {
+function transcript(way: Way) {
   const entries: Entry[] = [];
   const record = async (step: string, res: Response, how: 'value' | 'shape' | 'page' | 'none' = 'shape') => {
     const location = res.headers.get('location');
     const answer: Record<string, unknown> = {
       status: res.status,
       type: res.headers.get('content-type'),
-      ...(location === null ? {} : { location: new URL(location, origin).pathname }),
+      // The service's own path, whichever way it was reached.
+      ...(location === null ? {} : { location: new URL(location, 'http://service.invalid').pathname.slice(way.prefix.length) }),
     };
     const text = await res.text();
     let body: unknown = text;
@@ -346,7 +383,8 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     await record('refresh', await post('/api/token/refresh/', { refresh_token: tokens.refresh_token }));
     await record('refresh, replayed token', await post('/api/token/refresh/', { refresh_token: tokens.refresh_token }), 'value');
     await record('docs stylesheet', await auth('/api/docs/swagger-ui.css'), 'none');
-    const cron = await auth(`/__scheduled?cron=${encodeURIComponent('23 * * * *')}`);
+    // wrangler's scheduled-event endpoint belongs to the service's own server, not the router.
+    const cron = await client(wayOf(viaRouter(runtime) ? 'workerd' : runtime, 'auth'))(`/__scheduled?cron=${encodeURIComponent('23 * * * *')}`);
     expect(cron.status).toBe(200);
     expect(entries.map(([step, answer]) => [step, answer.status])).toEqual([
       ['login, wrong client secret', 401],
@@ -364,7 +402,7 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   },
 
   async cms(runtime) {
-    const { origin, http: cms, entries, record } = start(runtime, 'cms');
+    const { http: cms, entries, record } = start(runtime, 'cms');
     await record('me, signed out', await cms('/api/v1/auth/me'), 'value');
     const login = await cms('/api/v1/auth/login', { method: 'POST', json: DEMO });
     expect(login.status).toBe(200);
@@ -393,7 +431,7 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
 
     const bytes = new Uint8Array(64).fill(7);
     const upload = (await record('upload URL', await cms(`/api/v1/media/upload-url?type=photo&contentType=image/png&size=${bytes.length}`))) as { uploadUrl: string; objectKey: string };
-    const put = await fetch(upload.uploadUrl.replace(/^http:\/\/[^/]+/, origin), { method: 'PUT', body: bytes, headers: { 'content-type': 'image/png' } });
+    const put = await cms(upload.uploadUrl, { method: 'PUT', body: bytes, headers: { 'content-type': 'image/png' } });
     expect(put.status).toBe(200);
     expect(await put.clone().json()).toEqual({ objectKey: upload.objectKey, sizeBytes: 64 });
     await record('upload', put);
@@ -467,22 +505,30 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   },
 
   async router(runtime) {
-    const origin = base[runtime].router;
+    const origin = wayOf(runtime, 'router').origin;
     const entries: Entry[] = [];
-    const viaRouter = await getWithHost(`${origin}/health`, 'stats.localhost');
+    const getWithHost = async (host: string) => {
+      const res = await fetchWithHost(new URL('/health', origin), host, { headers: new Headers() });
+      return { status: res.status, body: await res.json() };
+    };
+    const viaRouter = await getWithHost('stats.localhost');
     expect(viaRouter).toEqual({ status: 200, body: { status: 'ok' } });
     entries.push(['stats by host name', masked(viaRouter) as Record<string, unknown>]);
-    const unknown = await getWithHost(`${origin}/health`, 'nope.localhost');
+    const unknown = await getWithHost('nope.localhost');
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ error: 'unknown_host' });
     entries.push(['unknown host name', masked(unknown) as Record<string, unknown>]);
+    const byPath = await fetch(new URL('/stats/health', origin));
+    expect(byPath.status).toBe(200);
+    expect(await byPath.json()).toEqual({ status: 'ok' });
+    entries.push(['stats by path prefix', { status: byPath.status }]);
     return entries;
   },
 };
 
 for (const runtime of RUNTIMES) {
   describe(runtime, () => {
-    it.each(SERVICES)("%s: the service's main flow", { timeout: 60_000 }, async (service) => {
+    it.each(viaRouter(runtime) ? ROUTED : SERVICES)("%s: the service's main flow", { timeout: 90_000 }, async (service) => {
       transcripts[runtime][service] = await FLOWS[service](runtime);
     });
   });
@@ -496,4 +542,14 @@ describe('Deno host and workerd', () => {
     expect(local, 'the flow ran under workerd').toBeDefined();
     expect(host).toEqual(local);
   });
+});
+
+describe('the router by host name and by path prefix', () => {
+  it.each(ROUTED.flatMap((service) => (['workerd router by host', 'workerd router by path'] as const).map((runtime) => [service, runtime] as const)))(
+    '%s through the %s: the same answers as on its own port',
+    (service, runtime) => {
+      expect(transcripts[runtime][service], 'the flow ran through the router').toBeDefined();
+      expect(transcripts[runtime][service]).toEqual(transcripts.workerd[service]);
+    },
+  );
 });

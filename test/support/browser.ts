@@ -40,16 +40,27 @@ export interface RunningWorker {
  * its plain-text bindings and storage kept in memory (or under `persistTo`), the way `wrangler dev`
  * would serve it.
  */
-export async function startServiceWorker(
-  service: string,
-  vars: Record<string, string>,
-  options: { persistTo?: string; logLevel?: 'error' | 'warn'; registry?: string } = {},
-): Promise<RunningWorker> {
-  const worker = await startLocalWorker({ config: join(ROOT, 'workers', service, 'wrangler.toml'), vars, ...options });
+/** The router (the top-level wrangler.toml), reaching the services started with the same dev registry. */
+export async function startRouterWorker(options: { registry: string; ready: string }): Promise<RunningWorker> {
+  const router = await running(await startLocalWorker({ config: join(ROOT, 'wrangler.toml'), logLevel: 'error', registry: options.registry }));
+  // The registry is read in the background: until it has the service, the binding answers 503.
+  for (let tries = 0; tries < 40 && (await router.fetch(options.ready)).status === 503; tries++) await new Promise((resolve) => setTimeout(resolve, 250));
+  return router;
+}
+
+async function running(worker: Awaited<ReturnType<typeof startLocalWorker>>): Promise<RunningWorker> {
   const url = (await worker.url).toString().replace(/\/$/, '');
   return {
     url,
     fetch: (path, init) => fetch(`${url}${path}`, { redirect: 'manual', ...init }),
     dispose: () => worker.dispose(),
   };
+}
+
+export async function startServiceWorker(
+  service: string,
+  vars: Record<string, string>,
+  options: { persistTo?: string; logLevel?: 'error' | 'warn'; registry?: string } = {},
+): Promise<RunningWorker> {
+  return running(await startLocalWorker({ config: join(ROOT, 'workers', service, 'wrangler.toml'), vars, ...options }));
 }
