@@ -35,7 +35,7 @@ export function landedWorkers(): WorkerInfo[] {
     config: 'wrangler.toml',
     typesFile: 'workers/router/worker-configuration.d.ts',
     port: ROUTER_PORT,
-    title: 'Router (picks the service by host name)',
+    title: 'Router (picks the service by host name or path prefix)',
   };
   return [...services, router];
 }
