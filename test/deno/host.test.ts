@@ -166,7 +166,9 @@ function pathFor(way: Way, path: string): string {
 /** A request with another Host header (fetch does not let one be set), answered as a Response. */
 function fetchWithHost(url: URL, host: string, init: { method?: string; headers: Headers; body?: BodyInit | null }): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { ...Object.fromEntries(init.headers), host };
+    const body = typeof init.body === 'string' || init.body instanceof Uint8Array ? init.body : undefined;
+    // A length, not chunks, as fetch sends a known body (uploads require it).
+    const headers: Record<string, string> = { ...Object.fromEntries(init.headers), host, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) };
     const req = request(url, { method: init.method ?? 'GET', headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -178,7 +180,7 @@ function fetchWithHost(url: URL, host: string, init: { method?: string; headers:
       });
     });
     req.on('error', reject);
-    if (typeof init.body === 'string' || init.body instanceof Uint8Array) req.write(init.body);
+    if (body !== undefined) req.write(body);
     req.end();
   });
 }
