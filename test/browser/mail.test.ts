@@ -16,9 +16,11 @@ const AUTH_VARS = {
 };
 const OWNER = { email: 'racing-office@example.com', password: 'browser-mail-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
 const CLERK = { email: 'racing-clerk@example.com', password: 'browser-clerk-password', totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF', role: 'user' as const };
-type Account = typeof OWNER | typeof CLERK;
+// Signs in under the service's path prefix (/mail) on the same origin.
+const DESK = { email: 'racing-desk@example.com', password: 'browser-desk-password', totpSecret: 'MJZG653TMVZC2ZDFONVS25DPORYC22ZB', role: 'user' as const };
+type Account = typeof OWNER | typeof CLERK | typeof DESK;
 // Each TOTP step is good once per account: the owner's second sign-in takes the next step.
-const code = freshCodes((email: string) => [OWNER, CLERK].find((a) => a.email === email)!.totpSecret, {}, { fromCurrentStep: true });
+const code = freshCodes((email: string) => [OWNER, CLERK, DESK].find((a) => a.email === email)!.totpSecret, {}, { fromCurrentStep: true });
 
 /**
  * The mail assistant in real workerd, signing in through the real authentication Worker (service
@@ -32,6 +34,7 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
   let mail: RunningWorker;
   let browser: Browser;
   let control: string;
+  let deskControl: string;
 
   beforeAll(async () => {
     registry = mkdtempSync(join(tmpdir(), 'mail-registry-'));
@@ -39,11 +42,12 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
     standin = await startGraphStandin({ port: 0 });
     // The office's mailbox: the identity platform picks it by the signed-in user's e-mail.
-    for (const account of [OWNER, CLERK]) {
+    for (const account of [OWNER, CLERK, DESK]) {
       const created = await fetch(`${standin.url}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail: account.email, seed: 'racing' }) });
       if (account === OWNER) control = ((await created.json()) as { control: string }).control;
+      if (account === DESK) deskControl = ((await created.json()) as { control: string }).control;
     }
-    auth = await startTestAuthService({ owner: OWNER, clerk: CLERK }, AUTH_VARS, { registry });
+    auth = await startTestAuthService({ owner: OWNER, clerk: CLERK, desk: DESK }, AUTH_VARS, { registry });
     mail = await startServiceWorker(
       'mail',
       {
@@ -53,8 +57,8 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
         AUTH_CLIENT_SECRET: AUTH_VARS.AUTH_SSO_SHARED_SECRET,
         SESSION_SECRET: 'browser-mail-session-secret-0123456789abcdef',
         MAIL_TOKEN_SECRET: 'browser-mail-token-secret-0123456789abcdef',
-        // Both accounts may use the assistant (offline model).
-        MAIL_ASSISTANT_ADMINS: `${OWNER.email},${CLERK.email}`,
+        // Every account may use the assistant (offline model).
+        MAIL_ASSISTANT_ADMINS: `${OWNER.email},${CLERK.email},${DESK.email}`,
         MAIL_MODEL: 'offline',
       },
       { registry, persistTo: state, logLevel: 'error' },
@@ -167,6 +171,64 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
 
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('works under the path prefix /mail: sign-in, connect, the client’s calls and links, back to sign-in with a `next` the server routes', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+
+    await page.goto(`${mail.url}/mail/outlook`);
+    await page.waitForURL(`${mail.url}/mail/login?next=%2Foutlook`);
+    await page.getByLabel('E-mail').fill(DESK.email);
+    await page.getByLabel('Password').fill(DESK.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const field = page.getByLabel('Code');
+    await field.waitFor();
+    await field.fill(code(DESK.email));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The client's first call finds no mailbox and sends the browser to the connect page, under the prefix.
+    await page.waitForURL(`${mail.url}/mail/connect`);
+    expect((await context.cookies()).find((c) => c.name === 'mail_session')?.path).toBe('/mail');
+    await page.getByRole('button', { name: 'Connect mailbox' }).click();
+    await page.waitForURL(`${mail.url}/mail/connect?connected=1`);
+    await page.getByText('The mailbox is connected.').waitFor();
+    const subscriptions = (await (await fetch(`${deskControl}/subscriptions`)).json()) as { value: { notificationUrl: string }[] };
+    expect(subscriptions.value.map((s) => s.notificationUrl)).toEqual([`${mail.url}/mail/graph/webhook`]);
+
+    await page.goto(`${mail.url}/mail/outlook`);
+    await page.locator('[data-folders] a').first().waitFor();
+    const messages = page.locator('[data-messages] li[role="option"]');
+    await messages.first().waitFor();
+    await messages.first().click();
+    await page.locator('[data-reader] article.message').first().waitFor();
+    const download = await page.getByRole('link', { name: 'Download .eml' }).getAttribute('href');
+    expect(download).toMatch(/^\/mail\/api\/email-download\//);
+    const eml = await page.evaluate(async (href) => (await fetch(href)).status, download!);
+    expect(eml).toBe(200);
+
+    await page.getByRole('button', { name: 'AI draft' }).click();
+    const trace = await page.locator('[data-trace-link]').getAttribute('href');
+    expect(trace).toMatch(/^\/mail\/trace\/tr_/);
+    await page.locator('[data-trace-link]').click();
+    await page.waitForURL(`${mail.url}${trace}`);
+    await page.locator('[data-shell="trace"]').waitFor();
+
+    // The session gone: the client's next call sends the browser to sign in, to come back to the client.
+    await page.goto(`${mail.url}/mail/outlook#folder=inbox`);
+    await messages.first().waitFor();
+    await context.clearCookies();
+    await page.locator('#q').fill('race');
+    await page.locator('#q').press('Enter');
+    await page.waitForURL(/\/mail\/login\?/);
+    const login = new URL(page.url());
+    expect(login.pathname).toBe('/mail/login');
+    expect(login.searchParams.get('next')).toBe('/outlook#folder=inbox');
+    expect(await page.locator('input[name="next"]').inputValue()).toBe('/outlook#folder=inbox');
+
+    expect(errors).toEqual([]);
+    await context.close();
   });
 
   it('is usable on a phone: the list and the reading pane take the screen in turn', async () => {

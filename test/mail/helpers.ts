@@ -132,10 +132,13 @@ export function pumpWebhooks(mailbox: StandinMailbox): Pump {
   };
 }
 
-/** The connect flow as a browser runs it: POST /connect, the stand-in's consent, the callback. */
-export async function connectMailbox(session: TestSession, mailbox: StandinMailbox): Promise<Response> {
+/**
+ * The connect flow as a browser runs it: POST /connect, the stand-in's consent, the callback
+ * (under the service's path prefix when one is given).
+ */
+export async function connectMailbox(session: TestSession, mailbox: StandinMailbox, prefix = ''): Promise<Response> {
   if (session.email !== mailbox.mail) throw new Error('the session must be of the mailbox owner');
-  const start = await send('/connect', { method: 'POST', cookie: session.cookie, form: { csrf_token: session.csrf } });
+  const start = await send(`${prefix}/connect`, { method: 'POST', cookie: session.cookie, form: { csrf_token: session.csrf } });
   if (start.status !== 302) throw new Error(`POST /connect: ${start.status} ${await start.text()}`);
   const flow = cookieFrom(start, 'mail_oauth');
   const consent = await fetch(start.headers.get('location')!, { redirect: 'manual' });

@@ -9,7 +9,7 @@ import type { Context } from 'hono';
  * route and no handler knows about prefixes. On the way out it puts the prefix back into everything
  * a browser or client follows: `Location`, cookie `Path`s, and the URLs of HTML attributes (links,
  * form actions, scripts, stylesheets, images). Pages' scripts read the prefix from
- * `<meta name="base-path">` (see `basePathOf` in the browser). JSON that names URLs of the service
+ * `<meta name="base-path">`. JSON that names URLs of the service
  * (API documents' `servers`, upload addresses) asks `basePath(c)`.
  *
  * The router forwards a prefixed request unchanged, and a Worker route `api.<zone>/cms/*` delivers

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { createApp } from '../../shared/app.ts';
+import { basePath } from '../../shared/base-path.ts';
 import { onError as jsonOnError } from '../../shared/errors.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import { type MailEnv, mailServices } from './context.ts';
@@ -58,19 +59,23 @@ export function createMailApp() {
   app.route('/', webhook);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'mail_session' });
-  app.doc31('/openapi.json', {
+  app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {
       title: 'Mail assistant',
       version: '1.0.0',
-      description: 'A mailbox over Microsoft Graph. Sign in at /login; state-changing calls need the session’s X-CSRF-Token (the csrf-token meta tag of every page).',
+      description: `A mailbox over Microsoft Graph. Sign in at ${basePath(c)}/login; state-changing calls need the session’s X-CSRF-Token (the csrf-token meta tag of every page).`,
     },
-  });
+    // Under the path prefix the routes are reached below it, not at the origin's root.
+    servers: [{ url: basePath(c) || '/' }],
+  }));
 
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
-    if (isJson(path)) return c.json({ error: 'not_found', message: `No route for ${c.req.method} ${path}`, request_id: c.var.requestId }, 404);
-    return c.html(<ErrorPage title="Page not found" message={`There is no page at ${path}.`} />, 404);
+    // The address as the client asked for it, prefix included.
+    const asked = `${basePath(c)}${path}`;
+    if (isJson(path)) return c.json({ error: 'not_found', message: `No route for ${c.req.method} ${asked}`, request_id: c.var.requestId }, 404);
+    return c.html(<ErrorPage title="Page not found" message={`There is no page at ${asked}.`} />, 404);
   });
 
   // The shared handler decides status and wording; pages get them as HTML.

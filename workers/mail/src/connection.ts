@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { MailboxAccount } from '../../../durable-objects/mail-user-context.ts';
-import { type MailEnv, mailboxStub, publicOrigin } from './context.ts';
+import { type MailEnv, mailboxStub, publicBase } from './context.ts';
 import { graphHttpError } from './graph/client.ts';
 import { Semaphore, sendGraph } from './graph/transport.ts';
 import { type TokenSet, finishAuthorization, startAuthorization } from './oauth.ts';
@@ -9,7 +9,8 @@ import { resubscribe, unsubscribe } from './subscriptions.ts';
 export const CALLBACK_PATH = '/connect/callback';
 export const WEBHOOK_PATH = '/graph/webhook';
 
-export const redirectUri = (c: Context<MailEnv>) => `${publicOrigin(c)}${CALLBACK_PATH}`;
+export const redirectUri = (c: Context<MailEnv>) => `${publicBase(c)}${CALLBACK_PATH}`;
+export const webhookUrl = (c: Context<MailEnv>) => `${publicBase(c)}${WEBHOOK_PATH}`;
 
 /** The mailbox owner, read with the new token before it is stored. */
 async function readAccount(c: Context<MailEnv>, tokens: TokenSet): Promise<MailboxAccount> {
@@ -37,7 +38,7 @@ export async function completeConnection(c: Context<MailEnv>, tokens: TokenSet):
   const userId = c.var.user.id;
   await mailboxStub(c.env, userId).store(tokens, account);
   try {
-    await resubscribe(c.env, c.var.config, userId, account.mail, `${publicOrigin(c)}${WEBHOOK_PATH}`);
+    await resubscribe(c.env, c.var.config, userId, account.mail, webhookUrl(c));
     return { account };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -1,6 +1,7 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Context, MiddlewareHandler } from 'hono';
 import * as schema from '../../../d1/mail/schema.ts';
+import { basePath } from '../../shared/base-path.ts';
 import { type MailConfig, mailConfig } from './config.ts';
 import type { GraphClient } from './graph/client.ts';
 
@@ -46,7 +47,10 @@ export function mailboxStub(env: Env, userId: number) {
   return env.MAILBOX.get(env.MAILBOX.idFromName(`user:${userId}`));
 }
 
-/** Where this service is reached from outside: MAIL_PUBLIC_URL, or the request's own origin. */
-export function publicOrigin(c: MailContext): string {
-  return c.var.config.MAIL_PUBLIC_URL || new URL(c.req.url).origin;
+/**
+ * Where this service is reached from outside: MAIL_PUBLIC_URL, or the request's own origin, followed
+ * by the path prefix the request came in under (so the identity platform and Graph call back there).
+ */
+export function publicBase(c: MailContext): string {
+  return `${c.var.config.MAIL_PUBLIC_URL || new URL(c.req.url).origin}${basePath(c)}`;
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { basePath } from '../../shared/base-path.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import { secretsEqual } from '../../shared/encoding.ts';
 import { isLoopback } from './config.ts';
@@ -16,7 +17,7 @@ import { readSession } from './session.ts';
 /** Gate "login" for JSON routes: 401 JSON without a live session. */
 export const apiSession: MiddlewareHandler<MailEnv> = async (c, next) => {
   const session = await readSession(c);
-  if (!session) throw new HttpError(401, 'unauthenticated', 'Sign in first at /login.');
+  if (!session) throw new HttpError(401, 'unauthenticated', `Sign in first at ${basePath(c)}/login.`);
   c.set('user', session.user);
   c.set('csrfToken', session.csrfToken);
   c.set('sessionIdHash', session.idHash);
@@ -76,7 +77,7 @@ async function mailboxConnected(c: Parameters<MiddlewareHandler<MailEnv>>[0]): P
 
 /** Gate "token" for JSON routes: 401 JSON when no mailbox is connected. */
 export const apiMailbox: MiddlewareHandler<MailEnv> = async (c, next) => {
-  if (!(await mailboxConnected(c))) throw new HttpError(401, 'mailbox_not_connected', 'No mailbox is connected: connect it at /connect.');
+  if (!(await mailboxConnected(c))) throw new HttpError(401, 'mailbox_not_connected', `No mailbox is connected: connect it at ${basePath(c)}/connect.`);
   await next();
 };
 
@@ -115,7 +116,7 @@ function isAssistantAdmin(admins: string, email: string): boolean {
  */
 export const assistant: MiddlewareHandler<MailEnv> = async (c, next) => {
   if (!(await assistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.email))) {
-    throw new HttpError(403, 'assistant_not_allowed', 'This account may not use the assistant: ask an assistant admin to add it at /api/admin/users.');
+    throw new HttpError(403, 'assistant_not_allowed', `This account may not use the assistant: ask an assistant admin to add it at ${basePath(c)}/api/admin/users.`);
   }
   await next();
 };

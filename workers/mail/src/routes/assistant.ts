@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, or, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { aiCategories, aiDrafts, aiEmails, aiJobs, aiPrompts, aiSummaries, aiThreadSummaries, aiTraceSteps, aiTraces, aiUsers } from '../../../../d1/mail/schema.ts';
+import { basePath } from '../../../shared/base-path.ts';
 import { HttpError } from '../../../shared/http-error.ts';
 import { sqliteContains } from '../../../shared/like.ts';
 import { categoriesOf, needsReplyColumn, setCategory } from '../ai/categories.ts';
@@ -523,7 +524,7 @@ assistantApi.openapi(
       const graph = tracedGraph(c, ctx);
       result = await traced(ctx, async () => processMessage(ctx, graph, await graph.message(input.message_id), { ownAddress: status.account?.mail, draft: false }));
     } else {
-      if (input.body === undefined) throw new HttpError(401, 'mailbox_not_connected', 'No mailbox is connected: give the message (subject, from, body) or connect it at /connect.');
+      if (input.body === undefined) throw new HttpError(401, 'mailbox_not_connected', `No mailbox is connected: give the message (subject, from, body) or connect it at ${basePath(c)}/connect.`);
       const [name, address] = /^(.*?)\s*<([^>]+)>$/.exec(input.from ?? '')?.slice(1) ?? ['', input.from ?? ''];
       const message = { id: input.message_id, subject: input.subject ?? '', from: { emailAddress: { name, address } }, body: { contentType: input.body_type, content: input.body } } as const;
       result = await traced(ctx, () => processMessage(ctx, undefined, message, { draft: false }));

@@ -2,8 +2,8 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { MailFolder } from '@microsoft/microsoft-graph-types';
 import { HttpError } from '../../../shared/http-error.ts';
 import { InflatedTooLarge, extractText, textKindOf } from '../attachment-text.ts';
-import { WEBHOOK_PATH } from '../connection.ts';
-import { type MailEnv, publicOrigin } from '../context.ts';
+import { webhookUrl } from '../connection.ts';
+import type { MailEnv } from '../context.ts';
 import { resolveFolder } from '../folders.ts';
 import { type GraphTransport, graphHttpError } from '../graph/client.ts';
 import { ErrorSchema, json, jsonBody, messageFields, messageId, readErrors, readGuards, recipients, security, text, writeErrors, writeGuards } from './api.ts';
@@ -241,7 +241,7 @@ tools.openapi(
   async (c) => {
     const status = await c.var.mailbox.status();
     const mail = status.account?.mail ?? '';
-    const row = await resubscribe(c.env, c.var.config, c.var.user.id, mail, `${publicOrigin(c)}${WEBHOOK_PATH}`);
+    const row = await resubscribe(c.env, c.var.config, c.var.user.id, mail, webhookUrl(c));
     return c.json({ id: row.id, resource: row.resource, changeType: row.changeType, notificationUrl: row.notificationUrl, expiresAt: new Date(row.expiresAt).toISOString() }, 201);
   },
 );

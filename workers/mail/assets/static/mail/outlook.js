@@ -4,6 +4,12 @@
 (() => {
   'use strict';
   const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+  // The service's path prefix on a shared origin ('' at the root of its own host).
+  const base = document.querySelector('meta[name="base-path"]')?.getAttribute('content') ?? '';
+  /** A root-relative path of the service, under its prefix. */
+  const at = (path) => `${base}${path}`;
+  /** This page's path as the server routes it (without the prefix), for the `next` of a sign-in. */
+  const ownPath = () => (base && (location.pathname === base || location.pathname.startsWith(`${base}/`)) ? location.pathname.slice(base.length) || '/' : location.pathname);
   const $ = (sel, root = document) => root.querySelector(sel);
   const el = (tag, props = {}, ...children) => {
     const node = document.createElement(tag);
@@ -29,11 +35,11 @@
 
   async function api(path, init = {}) {
     const headers = { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.method && init.method !== 'GET' ? { 'x-csrf-token': csrf } : {}) };
-    const res = await fetch(path, { ...init, headers, credentials: 'same-origin' });
+    const res = await fetch(at(path), { ...init, headers, credentials: 'same-origin' });
     if (res.status === 401) {
       const body = await res.json().catch(() => ({}));
-      if (body.error === 'mailbox_not_connected') location.href = '/connect';
-      else location.href = `/login?next=${encodeURIComponent(location.pathname + location.hash)}`;
+      if (body.error === 'mailbox_not_connected') location.href = at('/connect');
+      else location.href = at(`/login?next=${encodeURIComponent(ownPath() + location.hash)}`);
       throw new Error(body.message || 'Not signed in');
     }
     const body = res.status === 204 ? {} : await res.json().catch(() => ({}));
@@ -200,7 +206,7 @@
       el('label', { for: 'move-to', class: 'visually-hidden', text: 'Move to folder' }),
       el('select', { id: 'move-to', 'data-move-target': '' }, el('option', { value: '', text: 'Move to…' }), ...moveOptions()),
       el('button', { type: 'button', 'data-action': 'move', onclick: () => { const dest = $('[data-move-target]').value; if (dest) act(current, 'move', dest); }, text: 'Move' }),
-      el('a', { href: `/api/email-download/${encodeURIComponent(current.id)}`, class: 'button', download: '', text: 'Download .eml' }),
+      el('a', { href: at(`/api/email-download/${encodeURIComponent(current.id)}`), class: 'button', download: '', text: 'Download .eml' }),
     );
     const messages = thread.messages.map((m) =>
       el(
@@ -280,7 +286,7 @@
       slot.replaceChildren(el('p', { class: 'error', role: 'alert', 'data-ai-error': '', text: err.message }));
       return;
     }
-    const traceLink = el('a', { href: `/trace/${encodeURIComponent(draft.trace_id)}`, 'data-trace-link': '', text: 'How this draft was made' });
+    const traceLink = el('a', { href: at(`/trace/${encodeURIComponent(draft.trace_id)}`), 'data-trace-link': '', text: 'How this draft was made' });
     if (draft.no_reply) {
       slot.replaceChildren(el('p', { 'data-ai-status': '', text: `No reply: the category ${draft.category} is in no-reply mode. ` }, traceLink));
       return;
