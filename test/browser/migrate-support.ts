@@ -19,6 +19,8 @@ export const AUTH_VARS = {
 };
 export const CONFIG_KEY = 'browser-migrate-config-key-0123456789abcdef';
 export const OPERATOR = { email: 'browser-operator@example.com', password: 'browser-operator-password', totpSecret: 'KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF', role: 'user' as const };
+/** A second Operator, so a sign-in under the path prefix never reuses the first one's TOTP step. */
+export const PREFIX_OPERATOR = { email: 'browser-prefix-operator@example.com', password: 'browser-prefix-operator-password', totpSecret: 'OBZGKZTJPBXXAZLSMF2G64RAMJZG653T', role: 'user' as const };
 
 /**
  * The migration app in real workerd, signing in through the real authentication Worker over a
@@ -48,7 +50,10 @@ export class MigrateBrowserApp {
     // Id mappings in the shared racing database are kept per configuration id: an id of its own keeps
     // this run apart from the migrate project's runs (configuration 1 there), which clear history.
     executeD1('workers/migrate/wrangler.toml', 'DB', [...(await configurationSql(source, CONFIG_KEY, 'Legacy')), 'UPDATE configurations SET id = 90001'], { persistTo: this.state });
-    this.auth = await startTestAuthService({ operator: OPERATOR }, AUTH_VARS, { registry: this.registry, sql: [...migrateSiteSql(), ...siteRoleSql(OPERATOR.email, 'Operator')] });
+    this.auth = await startTestAuthService({ operator: OPERATOR, prefixOperator: PREFIX_OPERATOR }, AUTH_VARS, {
+      registry: this.registry,
+      sql: [...migrateSiteSql(), ...siteRoleSql(OPERATOR.email, 'Operator'), ...siteRoleSql(PREFIX_OPERATOR.email, 'Operator')],
+    });
     this.app = await startServiceWorker(
       'migrate',
       {
@@ -73,16 +78,20 @@ export class MigrateBrowserApp {
   }
 }
 
-/** Signs `account` in from the app's home page: the login form, then its authenticator code; ends on the home page. */
+/**
+ * Signs `account` in from the app's home page: the login form, then its authenticator code; ends on
+ * the home page. `url` may end in the app's path prefix (`…/migrate`): every step stays under it.
+ */
 export async function signIn(page: Page, url: string, account: Pick<EnrolledAccount, 'email' | 'password' | 'totpSecret'> = OPERATOR): Promise<void> {
+  const prefix = new URL(url).pathname.replace(/\/$/, '');
   await page.goto(`${url}/`);
-  expect(new URL(page.url()).pathname).toBe('/Account/Login');
+  expect(new URL(page.url()).pathname).toBe(`${prefix}/Account/Login`);
   await page.fill('#email', account.email);
   await page.fill('#password', account.password);
   await page.click('button[type="submit"]');
   await page.waitForURL(/\/Account\/Verify/);
   await page.fill('#code', new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(account.totpSecret) }).generate());
-  await page.click('form[action="/Account/Verify"] button[type="submit"]');
+  await page.click(`form[action="${prefix}/Account/Verify"] button[type="submit"]`);
   await page.waitForURL(`${url}/`);
 }
 

@@ -35,6 +35,8 @@ export const TEST_ACCOUNTS = {
   importAdmin: { email: 'import-admin@example.com', password: 'import-admin-password', totpSecret: 'P2CFMPJ7ABZOEZ2NY5GBYCYPXEHE3V5J', role: 'admin' },
   importOperator: { email: 'import-operator@example.com', password: 'import-operator-password', totpSecret: 'PJSWIFGJEAIQ2MGJUMXA2KFHZW34GMVZ', role: 'user', siteRole: 'Operator' },
   importViewer: { email: 'import-viewer@example.com', password: 'import-viewer-password', totpSecret: 'C74KUBYW5UZJODBCXR6EU4K4KXIUVSEZ', role: 'user', siteRole: 'Viewer' },
+  prefixOperator: { email: 'prefix-operator@example.com', password: 'prefix-operator-password', totpSecret: '4RU6BKDDXYGIZLLEUFAR7CDYKJKBYYXU', role: 'user', siteRole: 'Operator' },
+  rootOperator: { email: 'root-operator@example.com', password: 'root-operator-password', totpSecret: 'UOY6QME7CILFENXAQKQEH344NNAJPWXJ', role: 'user', siteRole: 'Operator' },
 } as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user'; siteRole?: 'Admin' | 'Operator' | 'Viewer' }>;
 
 export type TestAccountName = keyof typeof TEST_ACCOUNTS;

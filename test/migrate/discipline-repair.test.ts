@@ -4,17 +4,9 @@ import type { RepairProgress } from '../../workers/migrate/src/discipline-repair
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { LEGACY_VALUES } from '../../workers/migrate/src/meetings';
 import { openLegacyDirect, openRacing } from './engine-support';
-import { Client, signIn } from './helpers';
+import { Client, signIn, legacyConfigurationForm } from './helpers';
 
-const legacyUrl = new URL(env.TEST_LEGACY_DATABASE_URL);
-const LEGACY = {
-  Name: 'Legacy for discipline repair',
-  Host: legacyUrl.hostname,
-  Port: legacyUrl.port || '5432',
-  Database: legacyUrl.pathname.slice(1) || 'postgres',
-  Username: decodeURIComponent(legacyUrl.username),
-  Password: decodeURIComponent(legacyUrl.password),
-};
+const LEGACY = legacyConfigurationForm('Legacy for discipline repair');
 /** Id mappings in the shared racing database are kept per configuration id: one no other file uses. */
 const CONFIG_ID = 90_401;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';

@@ -103,3 +103,16 @@ export async function withEnv(client: Client, path: string, init: RequestInit, o
   await waitOnExecutionContext(ctx).catch(() => {});
   return res;
 }
+
+/** The configuration form's fields for the legacy source database of the run, under a name of the caller's. */
+export function legacyConfigurationForm(name: string) {
+  const url = new URL(env.TEST_LEGACY_DATABASE_URL);
+  return {
+    Name: name,
+    Host: url.hostname,
+    Port: url.port || '5432',
+    Database: url.pathname.slice(1) || 'postgres',
+    Username: decodeURIComponent(url.username),
+    Password: decodeURIComponent(url.password),
+  };
+}

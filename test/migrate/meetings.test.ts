@@ -5,17 +5,9 @@ import type { Sql } from '../../workers/migrate/src/engine/db';
 import { LEGACY_VALUES, legacyDateToIso, legacyFlag, type RaceRow, type RunnerRow } from '../../workers/migrate/src/meetings';
 import { sealPassword } from '../../workers/migrate/src/sealing';
 import { openLegacyDirect, openRacing } from './engine-support';
-import { Client, signIn, withEnv } from './helpers';
+import { Client, signIn, withEnv, legacyConfigurationForm } from './helpers';
 
-const legacyUrl = new URL(env.TEST_LEGACY_DATABASE_URL);
-const LEGACY = {
-  Name: 'Legacy',
-  Host: legacyUrl.hostname,
-  Port: legacyUrl.port || '5432',
-  Database: legacyUrl.pathname.slice(1) || 'postgres',
-  Username: decodeURIComponent(legacyUrl.username),
-  Password: decodeURIComponent(legacyUrl.password),
-};
+const LEGACY = legacyConfigurationForm('Legacy');
 
 type Meeting = { rsId: number; qdgId: number | null; date: string; venue: string };
 

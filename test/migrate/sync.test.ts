@@ -5,17 +5,9 @@ import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
 import { servicesOf } from '../../workers/migrate/src/context';
 import worker from '../../workers/migrate/src/index';
 import { nextRunAfter, runSchedule, scheduleDecisions, type SyncJob } from '../../workers/migrate/src/sync-jobs';
-import { BASE, Client, signIn } from './helpers';
+import { BASE, Client, signIn, legacyConfigurationForm } from './helpers';
 
-const legacy = new URL(env.TEST_LEGACY_DATABASE_URL);
-const LEGACY = {
-  Name: 'Legacy for sync',
-  Host: legacy.hostname,
-  Port: legacy.port || '5432',
-  Database: legacy.pathname.slice(1) || 'postgres',
-  Username: decodeURIComponent(legacy.username),
-  Password: decodeURIComponent(legacy.password),
-};
+const LEGACY = legacyConfigurationForm('Legacy for sync');
 /**
  * The racing database is shared by every test file and holds the id mappings per configuration
  * id: this file's configuration takes an id no other file uses.

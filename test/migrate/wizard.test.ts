@@ -1,17 +1,8 @@
-import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
-import { signIn, type Client } from './helpers';
+import { signIn, type Client, legacyConfigurationForm } from './helpers';
 
-const legacy = new URL(env.TEST_LEGACY_DATABASE_URL);
-const LEGACY = {
-  Name: 'Legacy',
-  Host: legacy.hostname,
-  Port: legacy.port || '5432',
-  Database: legacy.pathname.slice(1) || 'postgres',
-  Username: decodeURIComponent(legacy.username),
-  Password: decodeURIComponent(legacy.password),
-};
+const LEGACY = legacyConfigurationForm('Legacy');
 
 /** Tables whose every legacy row already exists in the racing database (matched by natural key), so the run adds nothing other test projects could see. */
 const TABLES = ['venue', 'trainer', 'jockey'];

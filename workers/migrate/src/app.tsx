@@ -1,6 +1,7 @@
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { createApp } from '../../shared/app.ts';
+import { basePath } from '../../shared/base-path.ts';
 import { logError } from '../../shared/errors.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import { asDatabaseUnavailable } from '../../shared/pg-errors.ts';
@@ -83,16 +84,19 @@ export function createMigrateApp() {
   app.route('/', imports);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
-  app.doc31('/openapi.json', {
+  app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {
       title: 'Migration web app: JSON routes',
       version: '1.0.0',
-      description: 'The JSON routes of the migration wizard and its API controllers. Sign in through /Account/Login; the AuthToken cookie then goes with every request, and every POST carries the RequestVerificationToken header from the page.',
+      description: `The JSON routes of the migration wizard and its API controllers. Sign in through ${basePath(c)}/Account/Login; the AuthToken cookie then goes with every request, and every POST carries the RequestVerificationToken header from the page.`,
     },
-  });
+    // Under the path prefix the routes are reached below it, not at the origin's root.
+    servers: [{ url: basePath(c) || '/' }],
+  }));
 
-  app.notFound((c) => errorAnswer(c, 404, 'not_found', `There is nothing at ${c.req.method} ${new URL(c.req.url).pathname}.`));
+  // The address as the client asked for it, prefix included.
+  app.notFound((c) => errorAnswer(c, 404, 'not_found', `There is nothing at ${c.req.method} ${basePath(c)}${new URL(c.req.url).pathname}.`));
 
   app.onError((err, c) => {
     if (err instanceof HttpError) {

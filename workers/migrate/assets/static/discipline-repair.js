@@ -2,6 +2,10 @@
 // counts, the changes and the log in place until the job has ended.
 (function () {
   'use strict';
+  // Under a path prefix (meta base-path) the app's own URLs live below it.
+  var baseMeta = document.querySelector('meta[name="base-path"]');
+  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
+  function at(path) { return basePath + path; }
   var section = document.querySelector('[data-repair-progress]');
   if (!section) return;
   var jobId = section.getAttribute('data-repair-progress');
@@ -58,7 +62,7 @@
   }
 
   function poll() {
-    fetch('/api/discipline-repair/progress/' + encodeURIComponent(jobId), { credentials: 'same-origin' })
+    fetch(at('/api/discipline-repair/progress/' + encodeURIComponent(jobId)), { credentials: 'same-origin' })
       .then(function (res) { return res.ok ? res.json() : null; })
       .then(function (p) {
         if (p) render(p);

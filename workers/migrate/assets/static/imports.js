@@ -3,15 +3,19 @@
 // and updates in place until the import has ended. POSTs carry the page's anti-forgery token.
 (function () {
   'use strict';
+  // Under a path prefix (meta base-path) the app's own URLs live below it.
+  var baseMeta = document.querySelector('meta[name="base-path"]');
+  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
+  function at(path) { return basePath + path; }
   var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
   var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
   var FINAL = ['completed', 'failed', 'cancelled'];
 
   function getJson(url) {
-    return fetch(url, { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : null; });
+    return fetch(at(url), { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : null; });
   }
   function post(url) {
-    return fetch(url, { method: 'POST', headers: { RequestVerificationToken: token }, credentials: 'same-origin' }).then(function (res) {
+    return fetch(at(url), { method: 'POST', headers: { RequestVerificationToken: token }, credentials: 'same-origin' }).then(function (res) {
       return res.json().then(function (answer) { return { ok: res.ok, answer: answer }; });
     });
   }

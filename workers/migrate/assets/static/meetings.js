@@ -2,6 +2,10 @@
 // race's runners from /Meetings/Runners, and shows each pairing field by field.
 (function () {
   'use strict';
+  // Under a path prefix (meta base-path) the app's own URLs live below it.
+  var baseMeta = document.querySelector('meta[name="base-path"]');
+  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
+  function at(path) { return basePath + path; }
   var section = document.querySelector('[data-races]');
   if (!section) return;
 
@@ -24,7 +28,7 @@
     return String(value);
   }
   function getJson(url) {
-    return fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(function (res) {
+    return fetch(at(url), { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(function (res) {
       return res.json().then(function (body) {
         if (!res.ok) throw new Error((body && body.message) || 'HTTP ' + res.status);
         return body;

@@ -2,13 +2,17 @@
 // RequestVerificationToken header; the progress page polls its JSON route.
 (function () {
   'use strict';
+  // Under a path prefix (meta base-path) the app's own URLs live below it.
+  var baseMeta = document.querySelector('meta[name="base-path"]');
+  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
+  function at(path) { return basePath + path; }
   var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
   var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
 
   function post(url, body, type) {
     var headers = { RequestVerificationToken: token };
     if (type) headers['content-type'] = type;
-    return fetch(url, { method: 'POST', headers: headers, body: body, credentials: 'same-origin' });
+    return fetch(at(url), { method: 'POST', headers: headers, body: body, credentials: 'same-origin' });
   }
   function postForm(url, fields) {
     return post(url, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
@@ -46,7 +50,7 @@
   document.querySelectorAll('[data-columns-for]').forEach(function (select) {
     var target = select.form.querySelector('[name="' + select.getAttribute('data-columns-for') + '"]');
     function load() {
-      fetch('/Migration/GetDestinationTableColumns?tableName=' + encodeURIComponent(select.value), { credentials: 'same-origin' })
+      fetch(at('/Migration/GetDestinationTableColumns?tableName=' + encodeURIComponent(select.value)), { credentials: 'same-origin' })
         .then(function (res) { return res.ok ? res.json() : []; })
         .then(function (columns) {
           target.innerHTML = '';
@@ -142,8 +146,8 @@
     };
     var poll = function () {
       Promise.all([
-        fetch('/api/migration/progress/' + sessionId, { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : null; }),
-        fetch('/api/migration/logs/' + sessionId + '?count=50', { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : []; }),
+        fetch(at('/api/migration/progress/' + sessionId), { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : null; }),
+        fetch(at('/api/migration/logs/' + sessionId + '?count=50'), { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : []; }),
       ])
         .then(function (answers) {
           if (answers[0]) render(answers[0]);

@@ -2,6 +2,10 @@
 // Every POST carries the page's anti-forgery token in the RequestVerificationToken header.
 (function () {
   'use strict';
+  // Under a path prefix (meta base-path) the app's own URLs live below it.
+  var baseMeta = document.querySelector('meta[name="base-path"]');
+  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
+  function at(path) { return basePath + path; }
   var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
   var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
 
@@ -18,7 +22,7 @@
   document.querySelectorAll('[data-sync-toggle]').forEach(function (button) {
     button.addEventListener('click', function () {
       var row = button.closest('tr');
-      post('/api/sync/' + button.getAttribute('data-sync-toggle') + '/toggle').then(function (r) {
+      post(at('/api/sync/' + button.getAttribute('data-sync-toggle') + '/toggle')).then(function (r) {
         if (!r.ok) return say(row, r.answer.message || 'Not changed.');
         row.querySelector('[data-enabled]').textContent = r.answer.enabled ? 'yes' : 'no';
         row.querySelector('[data-next-run]').textContent = r.answer.nextRunAt ? r.answer.nextRunAt.replace('T', ' ').slice(0, 16) + ' UTC' : '—';
@@ -31,7 +35,7 @@
     button.addEventListener('click', function () {
       var row = button.closest('tr');
       say(row, 'Starting…');
-      post('/api/sync/' + button.getAttribute('data-sync-run') + '/run-now').then(function (r) {
+      post(at('/api/sync/' + button.getAttribute('data-sync-run') + '/run-now')).then(function (r) {
         say(row, r.answer.message || '');
       });
     });
@@ -40,7 +44,7 @@
   var counts = document.querySelector('[data-sync-status]');
   if (counts) {
     var refresh = function () {
-      fetch('/api/sync/status', { credentials: 'same-origin' })
+      fetch(at('/api/sync/status'), { credentials: 'same-origin' })
         .then(function (res) { return res.ok ? res.json() : null; })
         .then(function (status) {
           if (!status) return;
@@ -57,6 +61,7 @@
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       var out = form.querySelector('[data-upload-result]');
+      // The action attribute is already under the prefix (the page's URLs are rewritten on the way out).
       post(form.getAttribute('action'), new FormData(form)).then(function (r) {
         out.textContent = r.answer.message || '';
         out.className = r.ok ? 'flash info' : 'flash error';
