@@ -48,9 +48,10 @@ describe('open routes', () => {
     const assets = [...docs.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g), ...redoc.matchAll(/src="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
     expect(assets.length).toBe(3);
     const dashboard = await (await call('/assets/dashboard.js')).text();
-    const uplot = dashboard.match(/from '(\/assets\/uplot-[^']+)'/)?.[1];
+    // Imported relative to the module, so the dashboard works under a path prefix too.
+    const uplot = dashboard.match(/from '\.\/(uplot-[^']+)'/)?.[1];
     expect(uplot).toBeDefined();
-    for (const path of [...assets, uplot!]) {
+    for (const path of [...assets, `/assets/${uplot!}`]) {
       const res = await call(path);
       expect(res.status, path).toBe(200);
       expect((await res.text()).length, path).toBeGreaterThan(100_000);

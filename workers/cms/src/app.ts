@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { createApp } from '../../shared/app.ts';
+import { basePath } from '../../shared/base-path.ts';
 import { limitBody } from '../../shared/body.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
 import { HttpError } from '../../shared/http-error.ts';
@@ -82,7 +83,8 @@ app.route('/api/v1/media', media);
 app.route('/api/v1/lookup', lookups);
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'app_session' });
-app.doc31('/openapi.json', {
+// Under a path prefix the document's server is the prefix, so "Try it out" calls the API under it.
+app.doc31('/openapi.json', (c) => ({
   openapi: '3.1.0',
   info: {
     title: 'Content management API',
@@ -90,6 +92,7 @@ app.doc31('/openapi.json', {
     description:
       'Stories, the media library (photos and videos, uploaded straight to object storage) and lookup lists for the editing forms. Sign in with the two auth steps; the session cookie then goes with every request.',
   },
-});
+  ...(basePath(c) ? { servers: [{ url: basePath(c) }] } : {}),
+}));
 
 export default app;

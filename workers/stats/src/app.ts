@@ -1,4 +1,5 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { basePath } from '../../shared/base-path.ts';
 import { drainUnreadBody } from '../../shared/body.ts';
 import { requestLog } from '../../shared/request-log.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
@@ -41,14 +42,16 @@ app.route('/', savedStats);
 app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 app.openAPIRegistry.registerComponent('securitySchemes', 'tokenQuery', { type: 'apiKey', in: 'query', name: 'token' });
 app.openAPIRegistry.registerComponent('securitySchemes', 'ssoTokenQuery', { type: 'apiKey', in: 'query', name: 'sso_token' });
-app.doc31('/openapi.json', {
+// Under a path prefix the document's server is the prefix, so "Try it out" calls the API under it.
+app.doc31('/openapi.json', (c) => ({
   openapi: '3.1.0',
   info: {
     title: 'Meeting statistics API',
     version: '2.0.0',
-    description: 'Trainer and jockey statistics of a race meeting. Calculation rules: /api-docs#rules.',
+    description: `Trainer and jockey statistics of a race meeting. Calculation rules: ${basePath(c)}/api-docs#rules.`,
   },
-});
+  ...(basePath(c) ? { servers: [{ url: basePath(c) }] } : {}),
+}));
 
 
 export default app;

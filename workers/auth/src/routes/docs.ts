@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { basePath } from '../../../shared/base-path.ts';
 import openapi from '../../openapi.json' with { type: 'json' };
 import type { AuthEnv } from '../context.ts';
 
@@ -21,7 +22,11 @@ const page = `<!doctype html>
 
 docs.get('/api/docs', (c) => c.redirect('/api/docs/', 301));
 docs.get('/api/docs/', (c) => c.html(page));
-docs.get('/api/docs/openapi.json', (c) => c.json(openapi));
+// Under a path prefix "Try it out" must call the API under it too; at the root the file is served as it is.
+docs.get('/api/docs/openapi.json', (c) => {
+  const base = basePath(c);
+  return c.json(base ? { ...openapi, servers: [{ url: base }] } : openapi);
+});
 // A file rather than an inline script, so the page's policy allows scripts from this origin only.
 docs.get('/api/docs/swagger-init.js', (c) =>
   c.body("window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui' });", 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),

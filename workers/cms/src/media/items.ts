@@ -10,18 +10,21 @@ import type { FileSlot } from './schemas.ts';
 export type PhotoRow = typeof photos.$inferSelect;
 export type VideoRow = typeof videos.$inferSelect;
 
-/** Where a client fetches a stored file: the public bucket address when configured, else this Worker. */
-function fileUrl(config: MediaConfig, type: MediaType, id: number, slot: FileSlot, key: string): string;
-function fileUrl(config: MediaConfig, type: MediaType, id: number, slot: FileSlot, key: string | null): string | null;
-function fileUrl(config: MediaConfig, type: MediaType, id: number, slot: FileSlot, key: string | null) {
+/**
+ * Where a client fetches a stored file: the public bucket address when configured, else this
+ * Worker under `base`, the path prefix the request came in under ('' at the root).
+ */
+function fileUrl(config: MediaConfig, base: string, type: MediaType, id: number, slot: FileSlot, key: string): string;
+function fileUrl(config: MediaConfig, base: string, type: MediaType, id: number, slot: FileSlot, key: string | null): string | null;
+function fileUrl(config: MediaConfig, base: string, type: MediaType, id: number, slot: FileSlot, key: string | null) {
   if (!key) return null;
-  return config.MEDIA_PUBLIC_BASE_URL ? `${config.MEDIA_PUBLIC_BASE_URL}/${key}` : `/api/v1/media/${id}/file/${slot}?type=${type}`;
+  return config.MEDIA_PUBLIC_BASE_URL ? `${config.MEDIA_PUBLIC_BASE_URL}/${key}` : `${base}/api/v1/media/${id}/file/${slot}?type=${type}`;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function photoItem(row: PhotoRow, config: MediaConfig) {
-  const at = (slot: FileSlot, key: string | null) => fileUrl(config, 'photo', row.id, slot, key);
+export function photoItem(row: PhotoRow, config: MediaConfig, base: string) {
+  const at = (slot: FileSlot, key: string | null) => fileUrl(config, base, 'photo', row.id, slot, key);
   return {
     type: 'photo' as const,
     id: row.id,
@@ -41,7 +44,7 @@ export function photoItem(row: PhotoRow, config: MediaConfig) {
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     urls: {
-      original: fileUrl(config, 'photo', row.id, 'original', row.originalKey),
+      original: fileUrl(config, base, 'photo', row.id, 'original', row.originalKey),
       thumbnail: at('thumbnail', row.thumbnailKey),
       medium: at('medium', row.mediumKey),
       large: at('large', row.largeKey),
@@ -49,7 +52,7 @@ export function photoItem(row: PhotoRow, config: MediaConfig) {
   };
 }
 
-export function videoItem(row: VideoRow, config: MediaConfig) {
+export function videoItem(row: VideoRow, config: MediaConfig, base: string) {
   return {
     type: 'video' as const,
     id: row.id,
@@ -64,7 +67,7 @@ export function videoItem(row: VideoRow, config: MediaConfig) {
     createdBy: row.createdBy,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
-    urls: { video: fileUrl(config, 'video', row.id, 'video', row.videoKey), poster: fileUrl(config, 'video', row.id, 'poster', row.posterKey) },
+    urls: { video: fileUrl(config, base, 'video', row.id, 'video', row.videoKey), poster: fileUrl(config, base, 'video', row.id, 'poster', row.posterKey) },
   };
 }
 

@@ -10,8 +10,11 @@ import { presignR2Put, signUpload } from './presign.ts';
 import type { CreateBody, FileSlot, UpdateBody } from './schemas.ts';
 import { checkPending, deleteObjects, promoteFile, promotePhoto, type PromotedPhoto } from './store.ts';
 
-/** What the media library works with: the CMS database, the bucket and the media settings. */
-export type Library = { db: CmsDb; bucket: R2Bucket; config: MediaConfig };
+/**
+ * What the media library works with: the CMS database, the bucket, the media settings, and the
+ * path prefix the request came in under ('' at the root) for the URLs it answers.
+ */
+export type Library = { db: CmsDb; bucket: R2Bucket; config: MediaConfig; base: string };
 
 const notFound = (type: MediaType, id: number) => new HttpError(404, 'not_found', `No ${type} with id ${id}.`);
 
@@ -32,7 +35,8 @@ const photoFiles = (photo: PromotedPhoto) => ({
 
 /**
  * Step 1 of an upload: a fresh pending key and where to PUT it. An R2 presigned PUT when the
- * service has S3 credentials; otherwise this Worker's own signed address under `uploadBase`.
+ * service has S3 credentials; otherwise this Worker's own signed address under `uploadBase`
+ * (absolute, with the path prefix the request came in under).
  */
 export async function uploadAddress(
   config: MediaConfig,
@@ -82,7 +86,7 @@ export async function uploadAddress(
  * Step 2: checks the uploads, promotes them out of the pending prefix (a photo with its
  * variants) and stores the record. Whatever was written is deleted again if anything fails.
  */
-export async function createItem({ db, bucket, config }: Library, body: z.output<typeof CreateBody>, createdBy: number) {
+export async function createItem({ db, bucket, config, base }: Library, body: z.output<typeof CreateBody>, createdBy: number) {
   if (body.type === 'photo') {
     const head = await checkPending(bucket, config, body.objectKey, 'original', 'objectKey');
     const photo = await promotePhoto(bucket, config, head, 'objectKey');
@@ -99,7 +103,7 @@ export async function createItem({ db, bucket, config }: Library, body: z.output
         })
         .returning();
       await deleteObjects(bucket, [head.key]);
-      return photoItem(row!, config);
+      return photoItem(row!, config, base);
     } catch (err) {
       await deleteObjects(bucket, [photo.key, ...Object.values(photo.variants)]);
       throw err;
@@ -128,22 +132,22 @@ export async function createItem({ db, bucket, config }: Library, body: z.output
       })
       .returning();
     await deleteObjects(bucket, [videoHead.key, posterHead?.key]);
-    return videoItem(row!, config);
+    return videoItem(row!, config, base);
   } catch (err) {
     await deleteObjects(bucket, written);
     throw err;
   }
 }
 
-export async function getItem({ db, config }: Library, type: MediaType, id: number) {
+export async function getItem({ db, config, base }: Library, type: MediaType, id: number) {
   if (type === 'photo') {
     const row = await db.query.photos.findFirst({ where: eq(photos.id, id) });
     if (!row) throw notFound(type, id);
-    return photoItem(row, config);
+    return photoItem(row, config, base);
   }
   const row = await db.query.videos.findFirst({ where: eq(videos.id, id) });
   if (!row) throw notFound(type, id);
-  return videoItem(row, config);
+  return videoItem(row, config, base);
 }
 
 /**
@@ -151,7 +155,7 @@ export async function getItem({ db, config }: Library, type: MediaType, id: numb
  * the stored file; a new key from upload-url replaces it (checked and promoted as in step 2),
  * and the replaced objects are deleted once the record points at the new ones.
  */
-export async function updateItem({ db, bucket, config }: Library, id: number, body: z.output<typeof UpdateBody>) {
+export async function updateItem({ db, bucket, config, base }: Library, id: number, body: z.output<typeof UpdateBody>) {
   const now = Date.now();
   const meta = { title: body.title, caption: body.caption, credit: body.credit };
 
@@ -179,7 +183,7 @@ export async function updateItem({ db, bucket, config }: Library, id: number, bo
         .returning();
       if (!updated) throw notFound('photo', id);
       if (photo) await deleteObjects(bucket, [head!.key, ...photoKeys(row)]);
-      return photoItem(updated, config);
+      return photoItem(updated, config, base);
     } catch (err) {
       if (photo) await deleteObjects(bucket, [photo.key, ...Object.values(photo.variants)]);
       throw err;
@@ -212,7 +216,7 @@ export async function updateItem({ db, bucket, config }: Library, id: number, bo
       .returning();
     if (!updated) throw notFound('video', id);
     await deleteObjects(bucket, [videoHead?.key, posterHead?.key, video ? row.videoKey : undefined, poster || removePoster ? row.posterKey : undefined]);
-    return videoItem(updated, config);
+    return videoItem(updated, config, base);
   } catch (err) {
     await deleteObjects(bucket, written);
     throw err;

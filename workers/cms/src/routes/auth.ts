@@ -1,5 +1,6 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { basePath } from '../../../shared/base-path.ts';
 import { HttpError } from '../../../shared/http-error.ts';
 import { finishLogin, revokeSession, startLogin } from '../auth-client.ts';
 import type { CmsEnv, SessionUser } from '../context.ts';
@@ -86,7 +87,7 @@ auth.openapi(
   async (c) => {
     const { code, loginToken } = c.req.valid('json');
     const pending = loginToken ?? getCookie(c, LOGIN_COOKIE);
-    if (!pending) throw new HttpError(400, 'no_pending_login', 'No login in progress: post e-mail and password to /api/v1/auth/login first.');
+    if (!pending) throw new HttpError(400, 'no_pending_login', `No login in progress: post e-mail and password to ${basePath(c)}/api/v1/auth/login first.`);
     const login = await finishLogin(c, pending, code);
     deleteCookie(c, LOGIN_COOKIE, { path: LOGIN_COOKIE_PATH, secure: true, httpOnly: true, sameSite: 'Strict' });
     let user: SessionUser;

@@ -19,9 +19,11 @@ const page = `<!doctype html>
 </body>
 </html>`;
 
-// Sent with credentials so "Try it out" carries the session cookie once signed in.
-const script = `window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
+// Sent with credentials so "Try it out" carries the session cookie once signed in. The document is
+// read under the prefix the page was served under (the meta tag names it; absent at the root).
+const script = `const base = document.querySelector('meta[name="base-path"]')?.content ?? '';
+window.ui = SwaggerUIBundle({
+  url: base + '/openapi.json',
   dom_id: '#swagger-ui',
   requestInterceptor: (request) => { request.credentials = 'same-origin'; return request; },
 });`;

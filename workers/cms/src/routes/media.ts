@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { basePath } from '../../../shared/base-path.ts';
 import { paged } from '../../../shared/paging.ts';
 import type { CmsContext, CmsEnv } from '../context.ts';
 import { mediaConfig } from '../media/config.ts';
@@ -29,7 +30,7 @@ export const media = new OpenAPIHono<CmsEnv>();
 const tags = ['Media'];
 const security = [{ session: [] }];
 const itemContent = (schema: z.ZodType) => ({ 'application/json': { schema } });
-const library = (c: CmsContext): Library => ({ db: c.var.db, bucket: c.env.MEDIA, config: mediaConfig(c.env) });
+const library = (c: CmsContext): Library => ({ db: c.var.db, bucket: c.env.MEDIA, config: mediaConfig(c.env), base: basePath(c) });
 
 media.openapi(
   createRoute({
@@ -47,10 +48,10 @@ media.openapi(
     const config = mediaConfig(c.env);
     if (type === 'photo') {
       const { rows, total } = await listPhotos(c.var.db, { search, photoType }, { page, pageSize });
-      return c.json(paged(rows.map((row) => photoItem(row, config)), total, { page, pageSize }), 200);
+      return c.json(paged(rows.map((row) => photoItem(row, config, basePath(c))), total, { page, pageSize }), 200);
     }
     const { rows, total } = await listVideos(c.var.db, { search }, { page, pageSize });
-    return c.json(paged(rows.map((row) => videoItem(row, config)), total, { page, pageSize }), 200);
+    return c.json(paged(rows.map((row) => videoItem(row, config, basePath(c))), total, { page, pageSize }), 200);
   },
 );
 
@@ -70,7 +71,8 @@ media.openapi(
   }),
   async (c) => {
     const { type, contentType, size, slot = defaultSlot(type) } = c.req.valid('query');
-    const uploadBase = new URL(MEDIA_ANONYMOUS_PREFIX, c.req.url);
+    // The Worker's own upload address is under the prefix the client reached it by.
+    const uploadBase = new URL(`${basePath(c)}${MEDIA_ANONYMOUS_PREFIX}`, c.req.url);
     return c.json(await uploadAddress(mediaConfig(c.env), { type, slot, contentType, size }, uploadBase), 200);
   },
 );

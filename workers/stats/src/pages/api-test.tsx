@@ -14,9 +14,13 @@ const ENDPOINTS = [
   'GET /health',
 ];
 
-/** The tester's browser code, served as /assets/api-test.js (the page policy allows no inline script). */
+/**
+ * The tester's browser code, served as /assets/api-test.js (the page policy allows no inline
+ * script). The path typed is the service's own (as listed): under a path prefix it is sent under it.
+ */
 export const API_TEST_JS = `
 const $ = (id) => document.getElementById(id);
+const BASE = document.querySelector('meta[name="base-path"]')?.content ?? '';
 $('token').value = localStorage.getItem('statsToken') || '';
 $('preset').addEventListener('change', () => {
   const [method, path] = $('preset').value.split(' ');
@@ -29,7 +33,7 @@ $('send').addEventListener('click', async () => {
   if (init.method === 'POST') { headers['Content-Type'] = 'application/json'; init.body = $('body').value; }
   const started = performance.now();
   try {
-    const res = await fetch($('path').value, init);
+    const res = await fetch(BASE + $('path').value, init);
     const text = await res.text();
     let shown = text;
     try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch {}

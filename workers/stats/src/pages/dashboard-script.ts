@@ -1,11 +1,13 @@
 import { ASSET_VERSION } from '../asset-version.ts';
 
 // The dashboard's browser module (served as /assets/dashboard.js): picks a meeting, loads
-// /meetingStats, renders sortable tables and the IV-by-price-band chart with uPlot.
+// /meetingStats, renders sortable tables and the IV-by-price-band chart with uPlot. Its URLs are
+// relative to the module or under the page's base path, so it works under a path prefix too.
 export const DASHBOARD_JS = String.raw`
-import uPlot from '/assets/uplot-${ASSET_VERSION.uplot}.esm.js';
+import uPlot from './uplot-${ASSET_VERSION.uplot}.esm.js';
 
 const $ = (id) => document.getElementById(id);
+const BASE = document.querySelector('meta[name="base-path"]')?.content ?? '';
 const params = new URLSearchParams(location.search);
 // A token in the link (?token= / ?sso_token=) is used for this page only and taken out of the
 // address; it is stored only when the user asks for it. A crafted link cannot plant a token.
@@ -24,9 +26,9 @@ const token = () => fromUrl || localStorage.getItem('statsToken') || '';
 const esc = (v) => String(v ?? '').replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
 
 async function api(path) {
-  const res = await fetch(path, { headers: { Authorization: 'Bearer ' + token() } });
+  const res = await fetch(BASE + path, { headers: { Authorization: 'Bearer ' + token() } });
   const body = await res.json().catch(() => ({}));
-  if (res.status === 401) { $('status').innerHTML = 'Not logged in: <a href="/login?direct=1">log in</a>.'; throw new Error('unauthorised'); }
+  if (res.status === 401) { $('status').innerHTML = 'Not logged in: <a href="' + esc(BASE) + '/login?direct=1">log in</a>.'; throw new Error('unauthorised'); }
   if (!res.ok) throw new Error(typeof body.detail === 'string' ? body.detail : 'HTTP ' + res.status);
   return body;
 }

@@ -1,7 +1,8 @@
 import { ASSET_VERSION } from '../asset-version.ts';
 
-export function SwaggerUiPage() {
-  const init = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });`;
+/** `base` is the path prefix the page was served under ('' at the root): script and element URLs the HTML rewrite does not reach. */
+export function SwaggerUiPage(props: { base: string }) {
+  const init = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${props.base}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true });`;
   return (
     <html lang="en">
       <head>
@@ -19,7 +20,7 @@ export function SwaggerUiPage() {
   );
 }
 
-export function RedocPage() {
+export function RedocPage(props: { base: string }) {
   return (
     <html lang="en">
       <head>
@@ -29,7 +30,7 @@ export function RedocPage() {
         <style>{'body{margin:0}'}</style>
       </head>
       <body>
-        <redoc spec-url="/openapi.json"></redoc>
+        <redoc spec-url={`${props.base}/openapi.json`}></redoc>
         <script src={`/assets/redoc-${ASSET_VERSION.redoc}.standalone.js`}></script>
       </body>
     </html>

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { basePath } from '../../../shared/base-path.ts';
 import { ASSETS } from '../assets.ts';
 import { racingToday, type StatsEnv } from '../context.ts';
 import { ApiDocsPage } from '../pages/api-docs.tsx';
@@ -25,8 +26,8 @@ export const pages = new Hono<StatsEnv>()
   })
   .get('/api-test', (c) => c.html(<ApiTestPage />))
   .get('/api-docs', (c) => c.html(<ApiDocsPage />))
-  .get('/docs', (c) => c.html(<SwaggerUiPage />, 200, { 'Content-Security-Policy': DOCS_CSP }))
-  .get('/redoc', (c) => c.html(<RedocPage />, 200, { 'Content-Security-Policy': DOCS_CSP }))
+  .get('/docs', (c) => c.html(<SwaggerUiPage base={basePath(c)} />, 200, { 'Content-Security-Policy': DOCS_CSP }))
+  .get('/redoc', (c) => c.html(<RedocPage base={basePath(c)} />, 200, { 'Content-Security-Policy': DOCS_CSP }))
   .get('/assets/:file', (c) => {
     const asset = ASSETS[new URL(c.req.url).pathname];
     if (!asset) return c.notFound();
