@@ -23,7 +23,7 @@ export interface LocalWorkerOptions {
  * A Worker in local workerd on a free loopback port, as `wrangler dev` would serve it, for tests
  * and benchmarks driven from Node. The caller disposes it.
  */
-export async function startLocalWorker(options: LocalWorkerOptions) {
+export async function startLocalWorker(options: LocalWorkerOptions): Promise<Awaited<ReturnType<typeof unstable_startWorker>>> {
   const bindings = Object.fromEntries(
     Object.entries(options.vars ?? {}).map(([name, value]) => [name, { type: 'plain_text' as const, value }]),
   );
