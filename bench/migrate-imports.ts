@@ -7,7 +7,7 @@ import { withClient } from '../scripts/racing/pg-client.ts';
 import { ROOT, applyLocalD1Migrations, executeD1 } from '../scripts/workers.ts';
 import { SEGMENT_SECONDS } from '../workers/migrate/src/imports/areas.ts';
 import { writeXlsx } from '../workers/migrate/src/imports/sheet.ts';
-import { randomBytes, sha256Hex, toBase64Url, utf8 } from '../workers/shared/encoding.ts';
+import { randomBytes, sha256Hex, toBase64Url, utf8 } from '../workers/shared/crypto.ts';
 import type { BenchContext } from './context.ts';
 import { checkpoint, cpuSeconds, mb, memoryKb, postgresCpuSeconds, workerdPids } from './migrate.ts';
 
@@ -104,7 +104,7 @@ async function operatorSession(persistTo: string): Promise<string> {
     ],
     { persistTo },
   );
-  // As workers/migrate/src/session.ts signs it: HS256 with the key workers/shared/derived-key.ts
+  // As workers/migrate/src/session.ts signs it: HS256 with the key workers/shared/crypto.ts
   // derives from SESSION_SECRET (HKDF-SHA256, the label as salt), issuer "migrate".
   const base = await crypto.subtle.importKey('raw', utf8(SESSION_SECRET), 'HKDF', false, ['deriveKey']);
   const key = await crypto.subtle.deriveKey(

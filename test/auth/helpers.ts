@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/d1';
 import { expect } from 'vitest';
 import * as schema from '../../d1/auth/schema';
 import { encryptTotpSecret, hashBackupCode, stepAt, totpAt } from '../../workers/auth/src/totp';
-import { fromBase32 } from '../../workers/shared/encoding';
+import { fromBase32 } from '../../workers/shared/crypto';
 import { hashPassword } from '../../workers/auth/src/passwords';
 
 export const CLIENT_SECRET = 'test-client-secret';

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../d1/cms/schema';
-import { sha256Hex } from '../../workers/shared/encoding';
+import { sha256Hex } from '../../workers/shared/crypto';
 import { openRefreshToken } from '../../workers/cms/src/session';
 import { AUTH_TEST_VARS } from './accounts';
 import { account, api, cookieFrom, freshCode, signIn, withEnv } from './helpers';

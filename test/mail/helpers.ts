@@ -2,7 +2,7 @@ import { env, exports } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import * as OTPAuth from 'otpauth';
 import { sessions } from '../../d1/mail/schema';
-import { randomBytes, sha256Hex, toBase64Url } from '../../workers/shared/encoding';
+import { randomBytes, sha256Hex, toBase64Url } from '../../workers/shared/crypto';
 import { mailboxStub } from '../../workers/mail/src/context';
 import { csrfTokenFor } from '../../workers/mail/src/session';
 import type { TestAccountName } from './accounts';

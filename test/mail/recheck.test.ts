@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { describe, expect, it } from 'vitest';
 import { sessions } from '../../d1/mail/schema';
-import { sha256Hex } from '../../workers/shared/encoding';
+import { sha256Hex } from '../../workers/shared/crypto';
 import { createMailApp } from '../../workers/mail/src/app';
 import { open, seal } from '../../workers/mail/src/sealing';
 import { BASE, directSession, send, signIn } from './helpers';

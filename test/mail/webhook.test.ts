@@ -4,7 +4,7 @@ import { drizzle } from 'drizzle-orm/d1';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { subscriptions } from '../../d1/mail/schema';
-import { sha256Hex } from '../../workers/shared/encoding';
+import { sha256Hex } from '../../workers/shared/crypto';
 import worker from '../../workers/mail/src/index';
 import { mailboxStub } from '../../workers/mail/src/context';
 import { type StandinMailbox, type TestSession, connectedMailbox, control, directSession, mailbox, newUserId, pumpWebhooks, send } from './helpers';

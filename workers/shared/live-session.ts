@@ -1,5 +1,5 @@
 import type { LiveSession } from '../../durable-objects/live-session.ts';
-import { randomBytes, toBase64Url } from './encoding.ts';
+import { randomBytes, toBase64Url } from './crypto.ts';
 
 // Server-side session revocation for services whose session is a signed cookie (the form
 // service, the auth dashboard): the cookie carries a random session id, and the LiveSession

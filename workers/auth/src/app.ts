@@ -11,7 +11,7 @@ import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-he
 import { addressThrottle, clientAddress } from '../../shared/throttle.ts';
 import { authConfig } from './config.ts';
 import type { AuthEnv } from './context.ts';
-import { secretsEqual } from '../../shared/encoding.ts';
+import { secretsEqual } from '../../shared/crypto.ts';
 import { dashboard } from './routes/dashboard/index.ts';
 import { docs } from './routes/docs.ts';
 import { loginHandler, loginRoute, THROTTLED, verifyHandler, verifyRoute } from './routes/login.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { constantTimeEqual, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding.ts';
+import { aesGcmKey, constantTimeEqual, fromBase64Url, hmacKey, hmacSha256, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
 
 /**
  * Access and refresh tokens: `<kind>.<sealed payload>.<signature>`, base64url. The payload is
@@ -35,15 +35,9 @@ async function tokenKeys(secret: string, kind: Kind): Promise<TokenKeys> {
   const cacheKey = `${kind}:${secret}`;
   const cached = derivedKeys.get(cacheKey);
   if (cached) return cached;
-  const master = await crypto.subtle.importKey('raw', utf8(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const [mac, enc] = await Promise.all([
-    crypto.subtle.sign('HMAC', master, utf8(`racing-auth.${kind}.mac.v1`)),
-    crypto.subtle.sign('HMAC', master, utf8(`racing-auth.${kind}.enc.v1`)),
-  ]);
-  const [signing, sealing] = await Promise.all([
-    crypto.subtle.importKey('raw', mac, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
-    crypto.subtle.importKey('raw', enc, 'AES-GCM', false, ['encrypt', 'decrypt']),
-  ]);
+  const master = await hmacKey(secret, 'SHA-256', ['sign']);
+  const [mac, enc] = await Promise.all([hmacSha256(master, `racing-auth.${kind}.mac.v1`), hmacSha256(master, `racing-auth.${kind}.enc.v1`)]);
+  const [signing, sealing] = await Promise.all([hmacKey(mac, 'SHA-256', ['sign']), aesGcmKey(enc)]);
   const keys = { signing, sealing };
   derivedKeys.set(cacheKey, keys);
   return keys;

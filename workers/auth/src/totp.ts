@@ -1,4 +1,4 @@
-import { fromBase32, fromBase64Url, randomBytes, sha256Hex, toBase32, toBase64Url, utf8 } from '../../shared/encoding.ts';
+import { aesGcmKey, fromBase32, fromBase64Url, hmacKey, randomBytes, sha256Hex, toBase32, toBase64Url, utf8 } from '../../shared/crypto.ts';
 
 export const TOTP_PERIOD_SECONDS = 30;
 /** Codes one step either side of now are accepted (clock drift between phone and server). */
@@ -8,7 +8,7 @@ type TotpHash = 'SHA-1' | 'SHA-256' | 'SHA-512';
 
 /** RFC 6238 TOTP for one time step (RFC 4226 dynamic truncation over HMAC of the counter). */
 export async function totpAt(secret: Uint8Array<ArrayBuffer>, step: number, digits = 6, hash: TotpHash = 'SHA-1'): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash }, false, ['sign']);
+  const key = await hmacKey(secret, hash, ['sign']);
   const counter = new Uint8Array(8);
   new DataView(counter.buffer).setBigUint64(0, BigInt(step));
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, counter));
@@ -42,8 +42,7 @@ export function otpauthUri(issuer: string, account: string, secretBase32: string
 }
 
 /** Imported once per isolate for each key (resolved keys only, so no request waits on another's import). */
-// The key type spelled through the call, so the module also type-checks in Node programs (the CLI).
-type AesKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+type AesKey = Awaited<ReturnType<typeof aesGcmKey>>;
 const totpKeys = new Map<string, AesKey>();
 
 /** TOTP secrets at rest: AES-256-GCM under AUTH_TOTP_ENCRYPTION_KEY, bound to the account e-mail. */
@@ -52,7 +51,7 @@ async function totpKey(keyBase64: string): Promise<AesKey> {
   if (cached) return cached;
   const raw = fromBase64Url(keyBase64);
   if (!raw || raw.length !== 32) throw new Error('AUTH_TOTP_ENCRYPTION_KEY must be 32 bytes, base64');
-  const key = await crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
+  const key = await aesGcmKey(raw);
   totpKeys.set(keyBase64, key);
   return key;
 }

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { LiveSession } from '../../../durable-objects/live-session.ts';
 import type { FormEnv } from './context.ts';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { fromBase64Url, toBase64Url } from '../../shared/encoding.ts';
+import { fromBase64Url, hmacKey, hmacSha256, secretsEqual, toBase64Url } from '../../shared/crypto.ts';
 import { liveSession, newSessionId, SESSION_ID } from '../../shared/live-session.ts';
 
 // The session is a signed cookie `<payload>.<hmac>`, the payload holding the user name, the
@@ -33,27 +33,27 @@ const fromBase64url = (text: string) => (/^[A-Za-z0-9_-]*$/.test(text) ? (fromBa
 /** Imported keys, kept for the isolate's life: every request checks a cookie with the same key. */
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
-function hmacKey(secret: string, purpose: string): Promise<CryptoKey> {
+function purposeKey(secret: string, purpose: string): Promise<CryptoKey> {
   // One secret, separate keys per purpose, so a login token can never pass as a session.
   const material = `${purpose}:${secret}`;
   let key = hmacKeys.get(material);
   if (!key) {
-    key = crypto.subtle.importKey('raw', encoder.encode(material), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    key = hmacKey(material);
     hmacKeys.set(material, key);
   }
   return key;
 }
 
 async function sign(secret: string, purpose: string, value: string): Promise<string> {
-  const key = await hmacKey(secret, purpose);
-  return toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(value))));
+  const key = await purposeKey(secret, purpose);
+  return toBase64Url(await hmacSha256(key, value));
 }
 
 /** crypto.subtle.verify compares in constant time. */
 async function verify(secret: string, purpose: string, value: string, signature: string): Promise<boolean> {
   const bytes = fromBase64url(signature);
   if (!bytes || bytes.length !== 32) return false;
-  const key = await hmacKey(secret, purpose);
+  const key = await purposeKey(secret, purpose);
   return crypto.subtle.verify('HMAC', key, bytes, encoder.encode(value));
 }
 
@@ -135,11 +135,4 @@ export async function checkLoginToken(c: Context, secret: string, submitted: unk
 }
 
 /** Equal-time comparison of a submitted credential with the configured one (hashes first, so lengths never leak). */
-export async function credentialMatches(submitted: string, expected: string): Promise<boolean> {
-  const [a, b] = await Promise.all(
-    [submitted, expected].map(async (value) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(value)))),
-  );
-  let diff = 0;
-  for (let i = 0; i < 32; i++) diff |= a![i]! ^ b![i]!;
-  return diff === 0;
-}
+export const credentialMatches = secretsEqual;

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { basePath } from '../../shared/base-path.ts';
 import { HttpError } from '../../shared/http-error.ts';
-import { secretsEqual } from '../../shared/encoding.ts';
+import { secretsEqual } from '../../shared/crypto.ts';
 import { isLoopback } from './config.ts';
 import { devAutoConnect } from './connection.ts';
 import { type MailEnv, mailboxStub } from './context.ts';

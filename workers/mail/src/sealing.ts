@@ -1,5 +1,4 @@
-import { derivedKey } from '../../shared/derived-key.ts';
-import { fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding.ts';
+import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
 
 /**
  * AES-256-GCM for values kept at rest or handed to the browser (the mailbox refresh token, the

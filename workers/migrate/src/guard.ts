@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { derivedKey } from '../../shared/derived-key.ts';
-import { fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding.ts';
+import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import type { MigrateContext, MigrateEnv, Role } from './context.ts';
 import { checkSession } from './session.ts';

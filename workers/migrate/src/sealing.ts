@@ -1,5 +1,4 @@
-import { derivedKey } from '../../shared/derived-key.ts';
-import { fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/encoding.ts';
+import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
 
 /**
  * AES-256-GCM sealing for values kept at rest (configuration passwords, upstream refresh tokens).

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { type StatsEnv, statsConfig } from './context.ts';
 import { detailError } from './errors.ts';
 // The one constant-time comparison every service uses (web-standard: no Workers-only API).
-import { secretsEqual } from '../../shared/encoding.ts';
+import { secretsEqual } from '../../shared/crypto.ts';
 
 /** The presented token: `Authorization: Bearer`, then query `token`, then query `sso_token`. */
 export function presentedToken(authorization: string | undefined, url: URL): string | undefined {

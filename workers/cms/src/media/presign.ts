@@ -1,6 +1,5 @@
 import { AwsV4Signer } from 'aws4fetch';
-import { derivedKey } from '../../../shared/derived-key.ts';
-import { toHex, utf8 } from '../../../shared/encoding.ts';
+import { derivedKey, toHex, utf8 } from '../../../shared/crypto.ts';
 import type { R2Credentials } from './config.ts';
 
 export type PresignOptions = {

@@ -1,8 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
-import { derivedKey } from '../../../shared/derived-key.ts';
-import { randomBytes, secretsEqual, toBase64Url, utf8 } from '../../../shared/encoding.ts';
+import { derivedKey, randomBytes, secretsEqual, toBase64Url, utf8 } from '../../../shared/crypto.ts';
 import { HttpError } from '../../../shared/http-error.ts';
 import { finishLogin, revokeLogin, startLogin } from '../auth-client.ts';
 import type { MailEnv } from '../context.ts';

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
-import { secretsEqual } from '../../../shared/encoding.ts';
+import { secretsEqual } from '../../../shared/crypto.ts';
 import { statsConfig, type StatsEnv } from '../context.ts';
 import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors.ts';
 import { LoginPage } from '../pages/login.tsx';

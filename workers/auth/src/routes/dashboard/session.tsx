@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { credentials, users } from '../../../../../d1/auth/schema.ts';
-import { sha256Hex } from '../../../../shared/encoding.ts';
+import { sha256Hex } from '../../../../shared/crypto.ts';
 import { liveSession, newSessionId, SESSION_ID } from '../../../../shared/live-session.ts';
 import { audit } from '../../audit.ts';
 import { authDeps, checkCode, checkPassword } from '../../login.ts';

@@ -1,4 +1,8 @@
-/** Byte encodings and comparisons shared by the Workers: tokens, password and TOTP codes, sessions, signatures (Web APIs only). */
+/**
+ * The byte and crypto helpers every service uses (Web APIs only): encodings (base64url, base32,
+ * hex, UTF-8), random bytes, constant-time comparison, key derivation and key import for tokens,
+ * sessions, TOTP codes and signatures. No service keeps its own copy.
+ */
 
 export function toBase64Url(bytes: Uint8Array): string {
   let binary = '';
@@ -84,4 +88,43 @@ export function fromBase32(text: string): Uint8Array<ArrayBuffer> | null {
     }
   }
   return new Uint8Array(out);
+}
+
+type KeyAlgorithmParams = Parameters<SubtleCrypto['deriveKey']>[2];
+/** The key type spelled through the call, so the module also type-checks in Node programs (scripts). */
+type Key = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
+const derivedKeys = new Map<string, Promise<Key>>();
+
+/**
+ * A WebCrypto key derived from a secret with HKDF-SHA256, the label as salt, so one secret gives
+ * independent keys for independent uses. Derived once per isolate for each secret and label.
+ */
+export function derivedKey(secret: string, label: string, algorithm: KeyAlgorithmParams, usages: Parameters<SubtleCrypto['deriveKey']>[4]): Promise<Key> {
+  const cacheKey = `${label}\u0000${secret}`;
+  let key = derivedKeys.get(cacheKey);
+  if (!key) {
+    key = crypto.subtle
+      .importKey('raw', utf8(secret), 'HKDF', false, ['deriveKey'])
+      .then((base) => crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: utf8(label), info: new Uint8Array() }, base, algorithm, false, usages));
+    derivedKeys.set(cacheKey, key);
+  }
+  return key;
+}
+
+type HmacHash = 'SHA-1' | 'SHA-256' | 'SHA-512';
+
+/** Raw bytes (or a string's UTF-8) as an HMAC key. */
+export function hmacKey(material: Uint8Array<ArrayBuffer> | string, hash: HmacHash = 'SHA-256', usages: ('sign' | 'verify')[] = ['sign', 'verify']): Promise<Key> {
+  return crypto.subtle.importKey('raw', typeof material === 'string' ? utf8(material) : material, { name: 'HMAC', hash }, false, usages);
+}
+
+/** Raw bytes (16 or 32) as an AES-GCM key. */
+export function aesGcmKey(material: Uint8Array<ArrayBuffer> | ArrayBuffer): Promise<Key> {
+  return crypto.subtle.importKey('raw', material, 'AES-GCM', false, ['encrypt', 'decrypt']);
+}
+
+/** HMAC-SHA256 of a string under a key. */
+export async function hmacSha256(key: Key, data: string | Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  return new Uint8Array(await crypto.subtle.sign('HMAC', key, typeof data === 'string' ? utf8(data) : data));
 }
