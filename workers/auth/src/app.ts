@@ -1,12 +1,11 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { drizzle } from 'drizzle-orm/d1';
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import * as schema from '../../../d1/auth/schema.ts';
-import { drainUnreadBody, limitBody } from '../../shared/body.ts';
+import { createApp } from '../../shared/app.ts';
+import { limitBody } from '../../shared/body.ts';
 import { notFound } from '../../shared/errors.ts';
 import { HttpError } from '../../shared/http-error.ts';
-import { requestLog } from '../../shared/request-log.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
 import { addressThrottle, clientAddress } from '../../shared/throttle.ts';
 import { authConfig } from './config.ts';
@@ -56,22 +55,17 @@ function throttled(c: Context<AuthEnv>, retryAfterSeconds: number) {
 }
 
 export function createAuthApp() {
-  const app = new OpenAPIHono<AuthEnv>({
-    defaultHook: (result, c) => {
-      if (result.success) return;
-      const issues = result.error.issues.map((issue) => ({
-        field: [result.target, ...issue.path.map(String)].join('.'),
-        message: issue.message,
-      }));
+  // The spec's error shape ({success: false, message}) for invalid input and errors.
+  const app = createApp<AuthEnv>('auth', {
+    invalid: ({ target, error }, c) => {
+      const issues = error.issues.map((issue) => ({ field: [target, ...issue.path.map(String)].join('.'), message: issue.message }));
       return c.json(fail(`Invalid ${issues.map((i) => i.field).join(', ')}`, { issues }), 400);
     },
+    onError,
+    notFound,
   });
-  app.use(drainUnreadBody());
-  app.use(requestLog('auth'));
   // Tokens, codes and the enrolment page's secret: nothing here may be stored by a browser or a cache.
   app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP, noStore: true }));
-  app.onError(onError);
-  app.notFound(notFound);
   app.use(async (c, next) => {
     c.set('config', authConfig(c.env));
     c.set('db', drizzle(c.env.DB, { schema }));

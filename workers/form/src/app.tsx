@@ -1,3 +1,4 @@
+import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { createApp } from '../../shared/app.ts';
 import { errorBody, onError as jsonOnError } from '../../shared/errors.ts';
 import { racingReads } from '../../shared/pg.ts';
@@ -27,8 +28,23 @@ export interface FormAppOptions {
   salesLookup?: SalesLookup;
 }
 
+const formNotFound: NotFoundHandler<FormEnv> = (c) => {
+  const path = new URL(c.req.url).pathname;
+  if (isApi(path) || !path.startsWith('/form/')) return c.json(errorBody(c, 'not_found', `No route for ${c.req.method} ${path}`), 404);
+  return c.html(<ErrorPage title="Page not found" message={`There is no page at ${path}.`} />, 404);
+};
+
+// The shared handler decides status and wording; pages get them as HTML.
+const formOnError: ErrorHandler<FormEnv> = async (err, c) => {
+  const response = await jsonOnError(err, c);
+  if (isApi(new URL(c.req.url).pathname)) return response;
+  const body = await response.clone().json<{ message?: string }>().catch(() => ({ message: undefined }));
+  const title = response.status === 503 ? 'Racing data unavailable' : response.status >= 500 ? 'Something went wrong' : 'Request not accepted';
+  return c.html(<ErrorPage title={title} message={body.message ?? 'The request could not be completed.'} signedIn={false} />, response.status as 500);
+};
+
 export function createFormApp(options: FormAppOptions = {}) {
-  const app = createApp<FormEnv>('form');
+  const app = createApp<FormEnv>('form', { notFound: formNotFound, onError: formOnError });
   app.use(securityHeaders({ csp: STRICT_PAGE_CSP }));
 
   app.use('*', async (c, next) => {
@@ -73,21 +89,6 @@ export function createFormApp(options: FormAppOptions = {}) {
   app.route('/form/guide/', guide);
   app.route('/form/search/', search);
   app.route('/form/api/', api);
-
-  app.notFound((c) => {
-    const path = new URL(c.req.url).pathname;
-    if (isApi(path) || !path.startsWith('/form/')) return c.json(errorBody(c, 'not_found', `No route for ${c.req.method} ${path}`), 404);
-    return c.html(<ErrorPage title="Page not found" message={`There is no page at ${path}.`} />, 404);
-  });
-
-  // The shared handler decides status and wording; pages get them as HTML.
-  app.onError(async (err, c) => {
-    const response = await jsonOnError(err, c);
-    if (isApi(new URL(c.req.url).pathname)) return response;
-    const body = await response.clone().json<{ message?: string }>().catch(() => ({ message: undefined }));
-    const title = response.status === 503 ? 'Racing data unavailable' : response.status >= 500 ? 'Something went wrong' : 'Request not accepted';
-    return c.html(<ErrorPage title={title} message={body.message ?? 'The request could not be completed.'} signedIn={false} />, response.status as 500);
-  });
 
   return app;
 }

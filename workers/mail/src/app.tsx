@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { ErrorHandler, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { createApp } from '../../shared/app.ts';
 import { basePath } from '../../shared/base-path.ts';
 import { onError as jsonOnError } from '../../shared/errors.ts';
@@ -44,8 +44,36 @@ const headers: MiddlewareHandler<MailEnv> = async (c, next) => {
   c.header('Cache-Control', 'no-store');
 };
 
+const mailNotFound: NotFoundHandler<MailEnv> = (c) => {
+  const path = new URL(c.req.url).pathname;
+  // The address as the client asked for it, prefix included.
+  const asked = `${basePath(c)}${path}`;
+  if (isJson(path)) return c.json({ error: 'not_found', message: `No route for ${c.req.method} ${asked}`, request_id: c.var.requestId }, 404);
+  return c.html(<ErrorPage title="Page not found" message={`There is no page at ${asked}.`} />, 404);
+};
+
+// The shared handler decides status and wording; pages get them as HTML.
+const mailOnError: ErrorHandler<MailEnv> = async (err, c) => {
+  if (err instanceof HttpError) {
+    const retryAfter = err.details?.retryAfterSeconds;
+    if (typeof retryAfter === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+  }
+  const response = await jsonOnError(err, c);
+  for (const [name, value] of Object.entries(securityHeaders(c.env))) response.headers.set(name, value);
+  response.headers.set('Cache-Control', 'no-store');
+  if (isJson(new URL(c.req.url).pathname)) return response;
+  const body = await response
+    .clone()
+    .json<{ message?: string }>()
+    .catch(() => ({ message: undefined }));
+  const title = response.status === 502 ? 'The mail service failed' : response.status >= 500 ? 'Something went wrong' : 'Request not accepted';
+  const page = await c.html(<ErrorPage title={title} message={body.message ?? 'The request could not be completed.'} />, response.status as 500);
+  for (const [name, value] of response.headers) if (name !== 'content-type' && name !== 'content-length') page.headers.set(name, value);
+  return page;
+};
+
 export function createMailApp() {
-  const app = createApp<MailEnv>('mail');
+  const app = createApp<MailEnv>('mail', { notFound: mailNotFound, onError: mailOnError });
   app.use('*', headers, mailServices());
   app.route('/', login);
   app.route('/', status);
@@ -69,34 +97,6 @@ export function createMailApp() {
     // Under the path prefix the routes are reached below it, not at the origin's root.
     servers: [{ url: basePath(c) || '/' }],
   }));
-
-  app.notFound((c) => {
-    const path = new URL(c.req.url).pathname;
-    // The address as the client asked for it, prefix included.
-    const asked = `${basePath(c)}${path}`;
-    if (isJson(path)) return c.json({ error: 'not_found', message: `No route for ${c.req.method} ${asked}`, request_id: c.var.requestId }, 404);
-    return c.html(<ErrorPage title="Page not found" message={`There is no page at ${asked}.`} />, 404);
-  });
-
-  // The shared handler decides status and wording; pages get them as HTML.
-  app.onError(async (err, c) => {
-    if (err instanceof HttpError) {
-      const retryAfter = err.details?.retryAfterSeconds;
-      if (typeof retryAfter === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
-    }
-    const response = await jsonOnError(err, c);
-    for (const [name, value] of Object.entries(securityHeaders(c.env))) response.headers.set(name, value);
-    response.headers.set('Cache-Control', 'no-store');
-    if (isJson(new URL(c.req.url).pathname)) return response;
-    const body = await response
-      .clone()
-      .json<{ message?: string }>()
-      .catch(() => ({ message: undefined }));
-    const title = response.status === 502 ? 'The mail service failed' : response.status >= 500 ? 'Something went wrong' : 'Request not accepted';
-    const page = await c.html(<ErrorPage title={title} message={body.message ?? 'The request could not be completed.'} />, response.status as 500);
-    for (const [name, value] of response.headers) if (name !== 'content-type' && name !== 'content-length') page.headers.set(name, value);
-    return page;
-  });
 
   return app;
 }

@@ -1,3 +1,4 @@
+import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { createApp } from '../../shared/app.ts';
@@ -38,8 +39,35 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Referrer-Policy': 'same-origin',
 };
 
+// The address as the client asked for it, prefix included.
+const migrateNotFound: NotFoundHandler<MigrateEnv> = (c) => errorAnswer(c, 404, 'not_found', `There is nothing at ${c.req.method} ${basePath(c)}${new URL(c.req.url).pathname}.`);
+
+const migrateOnError: ErrorHandler<MigrateEnv> = (err, c) => {
+  if (err instanceof HttpError) {
+    if (err.status >= 500 && !(err instanceof ConfigError)) logError(c, err, 'migrate');
+    if (err instanceof ConfigError) logError(c, err, 'migrate');
+    return errorAnswer(c, err.status, err.code, err.message, err.details);
+  }
+  // The engine's refusals of what the operator asked for: a plan that does not fit the schemas,
+  // a filter that is not one read-only condition, a host off the allowed list.
+  if (err instanceof PlanError || err instanceof FilterError || err instanceof HostNotAllowedError) {
+    return errorAnswer(c, 400, err instanceof FilterError ? 'invalid_filter' : err instanceof HostNotAllowedError ? 'host_not_allowed' : 'invalid_plan', err.message);
+  }
+  const unavailable = asDatabaseUnavailable(err);
+  if (unavailable) {
+    logError(c, err, 'migrate');
+    return errorAnswer(c, unavailable.status, unavailable.code, unavailable.message);
+  }
+  if (err instanceof HTTPException) {
+    const status = err.status;
+    return errorAnswer(c, status, status === 413 ? 'payload_too_large' : 'bad_request', err.message || 'The request could not be processed.');
+  }
+  logError(c, err, 'migrate');
+  return errorAnswer(c, 500, 'internal_error', 'An unexpected error occurred.');
+};
+
 export function createMigrateApp() {
-  const app = createApp<MigrateEnv>('migrate');
+  const app = createApp<MigrateEnv>('migrate', { notFound: migrateNotFound, onError: migrateOnError });
 
   app.use('*', async (c, next) => {
     c.set('answerJson', false);
@@ -94,33 +122,6 @@ export function createMigrateApp() {
     // Under the path prefix the routes are reached below it, not at the origin's root.
     servers: [{ url: basePath(c) || '/' }],
   }));
-
-  // The address as the client asked for it, prefix included.
-  app.notFound((c) => errorAnswer(c, 404, 'not_found', `There is nothing at ${c.req.method} ${basePath(c)}${new URL(c.req.url).pathname}.`));
-
-  app.onError((err, c) => {
-    if (err instanceof HttpError) {
-      if (err.status >= 500 && !(err instanceof ConfigError)) logError(c, err, 'migrate');
-      if (err instanceof ConfigError) logError(c, err, 'migrate');
-      return errorAnswer(c, err.status, err.code, err.message, err.details);
-    }
-    // The engine's refusals of what the operator asked for: a plan that does not fit the schemas,
-    // a filter that is not one read-only condition, a host off the allowed list.
-    if (err instanceof PlanError || err instanceof FilterError || err instanceof HostNotAllowedError) {
-      return errorAnswer(c, 400, err instanceof FilterError ? 'invalid_filter' : err instanceof HostNotAllowedError ? 'host_not_allowed' : 'invalid_plan', err.message);
-    }
-    const unavailable = asDatabaseUnavailable(err);
-    if (unavailable) {
-      logError(c, err, 'migrate');
-      return errorAnswer(c, unavailable.status, unavailable.code, unavailable.message);
-    }
-    if (err instanceof HTTPException) {
-      const status = err.status;
-      return errorAnswer(c, status, status === 413 ? 'payload_too_large' : 'bad_request', err.message || 'The request could not be processed.');
-    }
-    logError(c, err, 'migrate');
-    return errorAnswer(c, 500, 'internal_error', 'An unexpected error occurred.');
-  });
 
   return app;
 }

@@ -1,10 +1,9 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
+import { createApp } from '../../shared/app.ts';
 import { basePath } from '../../shared/base-path.ts';
-import { drainUnreadBody } from '../../shared/body.ts';
-import { requestLog } from '../../shared/request-log.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
 import type { StatsEnv } from './context.ts';
-import { onDetailError, onNotFound } from './errors.ts';
+import { fastApiInvalid, onDetailError, onNotFound } from './errors.ts';
 import { localStats } from './routes/local-stats.ts';
 import { login } from './routes/login.tsx';
 import { meetingStats } from './routes/meeting-stats.ts';
@@ -15,12 +14,8 @@ import { userContext } from './routes/user-context.ts';
 
 // The meeting statistics API (spec 000 B). Errors are FastAPI-shaped ({detail}) because its
 // existing clients were written against a FastAPI service; see errors.ts and the README.
-const app = new OpenAPIHono<StatsEnv>();
-app.use(drainUnreadBody());
-app.use(requestLog('stats'));
+const app = createApp<StatsEnv>('stats', { invalid: fastApiInvalid, onError: onDetailError, notFound: onNotFound });
 app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP }));
-app.onError(onDetailError);
-app.notFound(onNotFound);
 
 app.openapi(
   createRoute({

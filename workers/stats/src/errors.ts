@@ -2,6 +2,7 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { InvalidInput } from '../../shared/app.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import { logError } from '../../shared/errors.ts';
 import { asDatabaseUnavailable } from '../../shared/pg-errors.ts';
@@ -53,21 +54,20 @@ export const onDetailError: ErrorHandler<StatsEnv> = (err, c) => {
 
 export const onNotFound: NotFoundHandler<StatsEnv> = (c) => c.json({ detail: 'Not Found' }, 404);
 
-/** An OpenAPIHono whose zod validation failures answer 422 in FastAPI's shape. */
-export function statsRouter() {
-  return new OpenAPIHono<StatsEnv>({
-    defaultHook: (result, c) => {
-      if (result.success) return;
-      const detail: ValidationIssue[] = result.error.issues.map((issue) => {
-        const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
-        return {
-          type: missing ? 'missing' : issue.code,
-          loc: [result.target, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
-          msg: missing ? 'Field required' : issue.message,
-        };
-      });
-      return c.json({ detail }, 422);
-    },
+/** Invalid input answers 422 in FastAPI's shape (the app's `invalid` option, inherited by every router). */
+export function fastApiInvalid({ target, error }: InvalidInput, c: Context<StatsEnv>) {
+  const detail: ValidationIssue[] = error.issues.map((issue) => {
+    const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+    return {
+      type: missing ? 'missing' : issue.code,
+      loc: [target, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+      msg: missing ? 'Field required' : issue.message,
+    };
   });
+  return c.json({ detail }, 422);
 }
 
+/** A router of the app: its invalid input answers as the app's does (fastApiInvalid). */
+export function statsRouter() {
+  return new OpenAPIHono<StatsEnv>();
+}
