@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { createApp } from '../../workers/shared/app.ts';
 import { openRacingReads, racingDb, racingDbConfigSchema, type RacingDbVariables, readRows } from '../../workers/shared/pg.ts';
 import { parseConfig } from '../../workers/shared/config.ts';
@@ -30,7 +31,7 @@ app.get('/noop', (c) => c.text('ok'));
 app.get('/http/select1', async (c) => {
   const reads = openRacingReads(parseConfig(racingDbConfigSchema, c.env));
   const started = performance.now();
-  await readRows(reads, 'select 1');
+  await readRows(reads, { name: 'select 1', text: 'select 1', row: z.object({ '?column?': z.literal(1) }) });
   return c.json({ ms: performance.now() - started });
 });
 

@@ -129,10 +129,6 @@ export function racingDb(): MiddlewareHandler<{ Variables: RacingDbVariables }> 
   };
 }
 
-/** The rows of one raw SQL statement over the HTTP read path, typed by the caller. */
-export async function queryRows<T = Record<string, unknown>>(db: RacingReads, query: SQL): Promise<T[]> {
-  return (await db.execute(query)).rows as T[];
-}
 
 // ——— One-shot reads over HTTP ———
 //
@@ -197,18 +193,103 @@ export function racingReads(options: { startupOptions?: string } = {}): Middlewa
   };
 }
 
-/** The rows of one parameterised statement over HTTP, typed by the caller. */
-export async function readRows<T = Record<string, unknown>>(db: RacingReads, text: string, params: unknown[] = []): Promise<T[]> {
-  return (await db.$client.query(text, params)) as T[];
+// ——— Typed reads ———
+//
+// Reads that drizzle's query builder cannot express as one statement (JSON aggregates, window
+// functions, CTEs kept for their plans) stay hand-written, and each declares the zod schema of its
+// rows: the rows are parsed through it, so their types are checked where they enter, not assumed.
+// A row that does not match is a RowShapeError (a defect: the schema and the statement disagree),
+// which the services answer as any unexpected error, a logged 500.
+
+/** A row of a statement that does not have the shape the statement declares. */
+export class RowShapeError extends Error {
+  constructor(
+    readonly statement: string,
+    readonly rowIndex: number,
+    readonly issues: readonly z.core.$ZodIssue[],
+  ) {
+    const first = issues[0];
+    const where = first && first.path.length ? first.path.map(String).join('.') : 'row';
+    super(`Row ${rowIndex} of ${statement} does not match its schema: ${where}: ${first?.message ?? 'invalid'}`);
+    this.name = 'RowShapeError';
+  }
+}
+
+/** The zod schema of one row of a statement. */
+export type RowSchema = z.ZodType;
+
+/** Every row parsed through `schema`; the first that fails is a RowShapeError naming `statement`. */
+export function parseRows<S extends RowSchema>(statement: string, schema: S, rows: readonly unknown[]): z.output<S>[] {
+  const out: z.output<S>[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const parsed = schema.safeParse(rows[i]);
+    if (!parsed.success) throw new RowShapeError(statement, i, parsed.error.issues);
+    out[i] = parsed.data;
+  }
+  return out;
+}
+
+/** The one row of a statement that always yields exactly one (a select of sub-selects). */
+export function parseOne<S extends RowSchema>(statement: string, schema: S, rows: readonly unknown[]): z.output<S> {
+  if (rows.length !== 1) throw new RowShapeError(statement, rows.length, [{ code: 'custom', path: [], message: `expected one row, got ${rows.length}`, input: rows }]);
+  return parseRows(statement, schema, rows)[0]!;
+}
+
+/** A hand-written statement (drizzle `sql` template) with its name and the schema of its rows. */
+export interface TypedSql<S extends RowSchema> {
+  name: string;
+  row: S;
+  sql: SQL;
+}
+
+export const typedSql = <S extends RowSchema>(name: string, row: S, query: SQL): TypedSql<S> => ({ name, row, sql: query });
+
+/** The rows of a typed statement over the HTTP read path, each checked against its schema. */
+export async function selectRows<S extends RowSchema>(db: RacingReads, query: TypedSql<S>): Promise<z.output<S>[]> {
+  return parseRows(query.name, query.row, (await db.execute(query.sql)).rows);
+}
+
+/** The single row of a typed statement that always yields one. */
+export async function selectOne<S extends RowSchema>(db: RacingReads, query: TypedSql<S>): Promise<z.output<S>> {
+  return parseOne(query.name, query.row, (await db.execute(query.sql)).rows);
+}
+
+/** A hand-written parameterised statement ($1, $2, …) with its name and the schema of its rows. */
+export interface TextStatement<S extends RowSchema = RowSchema> {
+  name: string;
+  text: string;
+  params?: unknown[];
+  row: S;
+}
+
+/** The rows of one parameterised statement over HTTP, each checked against its schema. */
+export async function readRows<S extends RowSchema>(db: RacingReads, statement: TextStatement<S>): Promise<z.output<S>[]> {
+  return parseRows(statement.name, statement.row, await db.$client.query(statement.text, statement.params ?? []));
 }
 
 /**
  * Several parameterised statements as one non-interactive transaction, in one round trip: the
- * rows of each, in order.
+ * rows of each, in order, each checked against its statement's schema.
  */
-export async function readBatch(db: RacingReads, statements: { text: string; params?: unknown[] }[]): Promise<unknown[][]> {
+export async function readBatch<const T extends readonly TextStatement[]>(
+  db: RacingReads,
+  statements: T,
+): Promise<{ -readonly [K in keyof T]: z.output<T[K]['row']>[] }> {
   const sql = db.$client;
-  return (await sql.transaction(statements.map(({ text, params }) => sql.query(text, params ?? [])))) as unknown[][];
+  const results: unknown[][] = await sql.transaction(statements.map(({ text, params }) => sql.query(text, params ?? [])));
+  return statements.map((s, i) => parseRows(s.name, s.row, results[i] ?? [])) as { -readonly [K in keyof T]: z.output<T[K]['row']>[] };
 }
+
+// Column schemas for hand-written rows, as the HTTP driver hands values over: int2/int4 as numbers,
+// int8 and numeric as their text (numbers inside JSON), dates and timestamps as text.
+
+/** An int2/int4 column (or one inside JSON). */
+export const pgInt = z.number().int();
+/** A numeric column: its text as a column, a number inside JSON; either way a number here. */
+export const pgNumeric = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)]);
+/** A count or other int8: its text as a column, a number inside JSON. */
+export const pgCount = z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]);
+/** A date as `YYYY-MM-DD` (`date::text` or to_char). */
+export const pgDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
 export { racingSchema };

@@ -1,9 +1,13 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, not, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { escapeLike } from '../../shared/like.ts';
-import { queryRows, type RacingReads } from '../../shared/pg.ts';
+import { pgInt, type RacingReads, type RowSchema, selectRows, typedSql } from '../../shared/pg.ts';
+import { courses as courseTable, meetings, races } from '../../shared/racing/schema.ts';
 
 // Search-as-you-type and pick lists over the racing database: one statement per request, on the
-// request's one-shot read over HTTP. SQL that PostgreSQL 15 and 18 both accept.
+// request's one-shot read over HTTP. SQL that PostgreSQL 15 and 18 both accept. The searches are
+// hand-written (two index scans in one statement) and declare their rows' schema; the pick lists
+// are drizzle's query builder over the racing schema.
 
 export const SEARCH_LIMIT = 20;
 
@@ -20,34 +24,40 @@ function nameSearch(table: SQL, columns: SQL, query: string): SQL {
     ) found order by rank, name, id limit ${SEARCH_LIMIT}`;
 }
 
-const strip = <T extends { rank: number }>(found: T[]) => found.map(({ rank: _rank, ...rest }) => rest);
+/** A search's items; the rank column orders them in SQL and is left out by the item's schema (zod drops unknown keys). */
+const search = <S extends RowSchema>(db: RacingReads, name: string, item: S, query: SQL) => selectRows(db, typedSql(name, item, query));
 
-export type HorseItem = { id: number; name: string; country: string; foalingYear: number; sex: string };
+const horseItem = z.object({ id: pgInt, name: z.string(), country: z.string(), foalingYear: pgInt, sex: z.string() });
+export type HorseItem = z.output<typeof horseItem>;
 export const horseSearchSql = (query: string) => nameSearch(sql`horses`, sql`id, name, country, foaling_year as "foalingYear", sex`, query);
-export const searchHorses = async (db: RacingReads, query: string) => strip(await queryRows<HorseItem & { rank: number }>(db, horseSearchSql(query)));
+export const searchHorses = (db: RacingReads, query: string) => search(db, 'the horse search', horseItem, horseSearchSql(query));
 
-export type TrainerItem = { id: number; name: string; state: string };
+const trainerItem = z.object({ id: pgInt, name: z.string(), state: z.string() });
+export type TrainerItem = z.output<typeof trainerItem>;
 export const trainerSearchSql = (query: string) => nameSearch(sql`trainers`, sql`id, name, state`, query);
-export const searchTrainers = async (db: RacingReads, query: string) => strip(await queryRows<TrainerItem & { rank: number }>(db, trainerSearchSql(query)));
+export const searchTrainers = (db: RacingReads, query: string) => search(db, 'the trainer search', trainerItem, trainerSearchSql(query));
 
-export type JockeyItem = { id: number; name: string; state: string; apprentice: boolean };
-export const searchJockeys = async (db: RacingReads, query: string) =>
-  strip(await queryRows<JockeyItem & { rank: number }>(db, nameSearch(sql`jockeys`, sql`id, name, state, apprentice`, query)));
+const jockeyItem = z.object({ id: pgInt, name: z.string(), state: z.string(), apprentice: z.boolean() });
+export type JockeyItem = z.output<typeof jockeyItem>;
+export const searchJockeys = (db: RacingReads, query: string) =>
+  search(db, 'the jockey search', jockeyItem, nameSearch(sql`jockeys`, sql`id, name, state, apprentice`, query));
 
 export type CourseItem = { id: number; name: string; state: string | null; country: string; meetingId: number | null };
 
+const COURSE_COLUMNS = { id: courseTable.id, name: courseTable.name, state: courseTable.state, country: courseTable.country };
+
 /** Every course by name; with a date, only the courses racing that day (barrier trials left out), with the meeting. */
-export function courses(db: RacingReads, date?: string): Promise<CourseItem[]> {
+export async function courses(db: RacingReads, date?: string): Promise<CourseItem[]> {
   if (date === undefined) {
-    return queryRows(db, sql`select id, name, state, country, null::int as "meetingId" from courses order by name, id`);
+    const all = await db.select(COURSE_COLUMNS).from(courseTable).orderBy(courseTable.name, courseTable.id);
+    return all.map((course) => ({ ...course, meetingId: null }));
   }
-  return queryRows(
-    db,
-    sql`select co.id, co.name, co.state, co.country, m.id as "meetingId"
-        from meetings m join courses co on co.id = m.course_id
-        where m.date = ${date}::date and not m.is_trial
-        order by co.name, co.id`,
-  );
+  return db
+    .select({ ...COURSE_COLUMNS, meetingId: meetings.id })
+    .from(meetings)
+    .innerJoin(courseTable, eq(courseTable.id, meetings.courseId))
+    .where(and(eq(meetings.date, date), not(meetings.isTrial)))
+    .orderBy(courseTable.name, courseTable.id);
 }
 
 export type RaceItem = {
@@ -70,13 +80,21 @@ export const RACES_LIMIT = 200;
  * `today` onwards (latest meeting first); barrier trials left out. An unknown course has none.
  */
 export function racesOfCourse(db: RacingReads, courseId: number, date: string | undefined, today: string): Promise<RaceItem[]> {
-  const when = date === undefined ? sql`m.date >= ${today}::date - ${RACES_DAYS_BACK}::int` : sql`m.date = ${date}::date`;
-  return queryRows(
-    db,
-    sql`select ra.id, ra.meeting_id as "meetingId", m.date::text as date, ra.race_number as "raceNumber", ra.name,
-               ra.distance, ra.class, to_char(ra.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "startTime"
-        from meetings m join races ra on ra.meeting_id = m.id
-        where m.course_id = ${courseId} and not m.is_trial and ${when}
-        order by m.date desc, ra.race_number limit ${RACES_LIMIT}`,
-  );
+  const when = date === undefined ? gte(meetings.date, sql`${today}::date - ${RACES_DAYS_BACK}::int`) : eq(meetings.date, date);
+  return db
+    .select({
+      id: races.id,
+      meetingId: races.meetingId,
+      date: meetings.date,
+      raceNumber: races.raceNumber,
+      name: races.name,
+      distance: races.distance,
+      class: races.class,
+      startTime: sql<string | null>`to_char(${races.startTime} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`.mapWith(String),
+    })
+    .from(meetings)
+    .innerJoin(races, eq(races.meetingId, meetings.id))
+    .where(and(eq(meetings.courseId, courseId), not(meetings.isTrial), when))
+    .orderBy(desc(meetings.date), races.raceNumber)
+    .limit(RACES_LIMIT);
 }

@@ -1,21 +1,15 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, like, not, type SQL, sql } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
 import { escapeLike } from '../../shared/like.ts';
-import { queryRows, type RacingReads } from '../../shared/pg.ts';
-import { MAX_RUNS, type Run, normaliseRun } from './runs.ts';
+import { pgDate, pgInt, pgNumeric, type RacingReads, selectOne, selectRows, typedSql } from '../../shared/pg.ts';
+import { courses, horses, meetings, races, sales } from '../../shared/racing/schema.ts';
+import { MAX_RUNS, type Run, runSchema } from './runs.ts';
 
 // Every page's data comes from one set-based statement (JSON built in Postgres), so a page costs
-// one round trip on the request's pool. SQL that PostgreSQL 15 and 18 both accept.
-
-type Row = Record<string, unknown>;
-
-const rows = (db: RacingReads, query: SQL): Promise<Row[]> => queryRows(db, query);
-
-async function one(db: RacingReads, query: SQL): Promise<Row> {
-  return (await rows(db, query))[0] ?? {};
-}
-
-const asArray = (value: unknown): Row[] => (Array.isArray(value) ? (value as Row[]) : []);
-const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+// one round trip on the request's pool. SQL that PostgreSQL 15 and 18 both accept. Plain selects
+// are drizzle's query builder over the racing schema; the hand-written statements declare the
+// schema of their row, which every row is parsed through (see typedSql in shared/pg.ts).
 
 /** The columns of a run, over `ru` (runners) joined as below. */
 const RUN_COLUMNS = sql`
@@ -56,68 +50,66 @@ function raceCardJson(raceId: SQL): SQL {
     where ru.race_id = ${raceId})`;
 }
 
-export interface Horse {
-  id: number;
-  name: string;
-  country: string;
-  foaling_year: number;
-  sex: string;
-  sire: string;
-  dam: string;
-}
+const horseSchema = z.object({
+  id: pgInt,
+  name: z.string(),
+  country: z.string(),
+  foaling_year: pgInt,
+  sex: z.string(),
+  sire: z.string(),
+  dam: z.string(),
+});
+export type Horse = z.output<typeof horseSchema>;
 
-export interface TrialRun {
-  date: string;
-  course: string;
-  heat_number: number;
-  distance: number;
-  jockey: string | null;
-  barrier: number;
-  finishing_position: number;
-  margin: number;
-  time_seconds: number;
-}
+const trialRunSchema = z.object({
+  date: pgDate,
+  course: z.string(),
+  heat_number: pgInt,
+  distance: pgInt,
+  jockey: z.string().nullable(),
+  barrier: pgInt,
+  finishing_position: pgInt,
+  margin: pgNumeric,
+  time_seconds: pgNumeric,
+});
+export type TrialRun = z.output<typeof trialRunSchema>;
 
-export interface RaceCardRunner {
-  horse_id: number;
-  tab_number: number;
-  horse_name: string;
-  jockey_id: number | null;
-  jockey: string | null;
-  trainer_id: number;
-  trainer: string;
-  barrier: number;
-  weight: number;
-  starting_price: number | null;
-  finishing_position: number | null;
-  margin: number | null;
-  scratched: boolean;
-}
+const raceCardRunnerSchema = z.object({
+  horse_id: pgInt,
+  tab_number: pgInt,
+  horse_name: z.string(),
+  jockey_id: pgInt.nullable(),
+  jockey: z.string().nullable(),
+  trainer_id: pgInt,
+  trainer: z.string(),
+  barrier: pgInt,
+  weight: pgNumeric,
+  starting_price: pgNumeric.nullable(),
+  finishing_position: pgInt.nullable(),
+  margin: pgNumeric.nullable(),
+  scratched: z.boolean(),
+});
+export type RaceCardRunner = z.output<typeof raceCardRunnerSchema>;
 
-export interface ToolbarMeeting {
-  meeting_id: number;
-  meeting_name: string;
-}
+const toolbarMeetingSchema = z.object({ meeting_id: pgInt, meeting_name: z.string() });
+export type ToolbarMeeting = z.output<typeof toolbarMeetingSchema>;
 
-export interface ToolbarRace {
-  race_id: number;
-  race_number: number;
-  race_name: string;
-  distance: number;
-  class_level: string;
-}
+const toolbarRaceSchema = z.object({ race_id: pgInt, race_number: pgInt, race_name: z.string(), distance: pgInt, class_level: z.string() });
+export type ToolbarRace = z.output<typeof toolbarRaceSchema>;
 
-export interface RunnerPageData {
-  horse: Horse | null;
-  runs: Run[];
-  trial_runs: TrialRun[];
-  selected_date: string | null;
-  selected_meeting_id: number | null;
-  selected_race_id: number | null;
-  date_meetings: ToolbarMeeting[];
-  meeting_races: ToolbarRace[];
-  selected_race_runners: RaceCardRunner[];
-}
+/** The runner page's one row. */
+const runnerPageRow = z.object({
+  horse: horseSchema.nullable(),
+  runs: z.array(runSchema),
+  trial_runs: z.array(trialRunSchema),
+  selected_date: pgDate.nullable(),
+  selected_meeting_id: pgInt.nullable(),
+  selected_race_id: pgInt.nullable(),
+  date_meetings: z.array(toolbarMeetingSchema),
+  meeting_races: z.array(toolbarRaceSchema),
+  selected_race_runners: z.array(raceCardRunnerSchema),
+});
+export type RunnerPageData = z.output<typeof runnerPageRow>;
 
 export interface RunnerPageQuery {
   horseId: number;
@@ -131,19 +123,8 @@ export interface RunnerPageQuery {
  * the `race` asked for; else the horse's run on `date`; else (no date) its latest run. Its meeting
  * and date follow from the race; without a race, the `meeting` asked for or the date's first one.
  */
-export async function runnerPage(db: RacingReads, q: RunnerPageQuery): Promise<RunnerPageData> {
-  const row = await one(db, runnerPageSql(q));
-  return {
-    horse: (row.horse as Horse | null) ?? null,
-    runs: asArray(row.runs).map(normaliseRun),
-    trial_runs: asArray(row.trial_runs) as unknown as TrialRun[],
-    selected_date: (row.selected_date as string | null) ?? null,
-    selected_meeting_id: numberOrNull(row.selected_meeting_id),
-    selected_race_id: numberOrNull(row.selected_race_id),
-    date_meetings: asArray(row.date_meetings) as unknown as ToolbarMeeting[],
-    meeting_races: asArray(row.meeting_races) as unknown as ToolbarRace[],
-    selected_race_runners: asArray(row.selected_race_runners) as unknown as RaceCardRunner[],
-  };
+export function runnerPage(db: RacingReads, q: RunnerPageQuery): Promise<RunnerPageData> {
+  return selectOne(db, typedSql('the runner page', runnerPageRow, runnerPageSql(q)));
 }
 
 /** The runner page's statement (exported for the benchmark, which runs the same SQL in psql). */
@@ -187,32 +168,33 @@ export function runnerPageSql(q: RunnerPageQuery): SQL {
       ${raceCardJson(sql`(select id from sel_race)`)} as selected_race_runners`;
 }
 
-export interface Sale {
-  sale_name: string;
-  lot: number;
-  sale_date: string;
-  price: number;
-  vendor: string;
-  purchaser: string;
-}
+const SALE_COLUMNS = {
+  sale_name: sales.saleName,
+  lot: sales.lot,
+  sale_date: sales.saleDate,
+  price: sales.price,
+  vendor: sales.vendor,
+  purchaser: sales.purchaser,
+};
+export type Sale = { [K in keyof typeof SALE_COLUMNS]: (typeof SALE_COLUMNS)[K]['_']['data'] };
 
+const salesOrder = [desc(sales.saleDate), desc(sales.id)];
+
+/** The sales statement (for the benchmark, which runs the same SQL in psql). */
 export function salesSql(horseId: number): SQL {
-  return sql`select sale_name, lot, sale_date::text as sale_date, price, vendor, purchaser
-        from sales where horse_id = ${horseId} order by sale_date desc, id desc`;
+  return new QueryBuilder().select(SALE_COLUMNS).from(sales).where(eq(sales.horseId, horseId)).orderBy(...salesOrder).getSQL();
 }
 
-export async function salesOf(db: RacingReads, horseId: number): Promise<Sale[]> {
-  return (await rows(db, salesSql(horseId))) as unknown as Sale[];
+export function salesOf(db: RacingReads, horseId: number): Promise<Sale[]> {
+  return db.select(SALE_COLUMNS).from(sales).where(eq(sales.horseId, horseId)).orderBy(...salesOrder);
 }
 
 export type PersonKind = 'jockey' | 'trainer';
 
-export interface Person {
-  id: number;
-  name: string;
-  state: string;
-  apprentice?: boolean;
-}
+const personSchema = z.object({ id: pgInt, name: z.string(), state: z.string(), apprentice: z.boolean().optional() });
+export type Person = z.output<typeof personSchema>;
+
+const personPageRow = z.object({ person: personSchema.nullable(), runs: z.array(runSchema) });
 
 export async function personPage(db: RacingReads, kind: PersonKind, id: number): Promise<{ person: Person | null; runs: Run[] }> {
   const profile =
@@ -220,42 +202,52 @@ export async function personPage(db: RacingReads, kind: PersonKind, id: number):
       ? sql`select id, name, state, apprentice from jockeys where id = ${id}`
       : sql`select id, name, state from trainers where id = ${id}`;
   const filter = kind === 'jockey' ? sql`ru.jockey_id = ${id}` : sql`ru.trainer_id = ${id}`;
-  const row = await one(
+  return selectOne(
     db,
-    sql`with runs as (${runsOf(filter)})
+    typedSql(
+      `the ${kind} page`,
+      personPageRow,
+      sql`with runs as (${runsOf(filter)})
     select (select row_to_json(x) from (${profile}) x) as person,
            (select coalesce(json_agg(runs), '[]'::json) from runs) as runs`,
+    ),
   );
-  return { person: (row.person as Person | null) ?? null, runs: asArray(row.runs).map(normaliseRun) };
 }
 
 export async function raceDates(db: RacingReads): Promise<string[]> {
-  return (await rows(db, sql`select distinct date::text as date from meetings where not is_trial order by 1 desc`)).map((r) =>
-    String(r.date),
-  );
+  const found = await db.selectDistinct({ date: meetings.date }).from(meetings).where(not(meetings.isTrial)).orderBy(desc(meetings.date));
+  return found.map((r) => r.date);
 }
+
+const dateRow = z.object({ date: pgDate });
 
 /** Race dates around `date`: up to `before` earlier ones, then `date` and later ones, oldest first. */
 export async function dateStrip(db: RacingReads, date: string, before = 3, after = 4): Promise<string[]> {
-  return (
-    await rows(
-      db,
+  const found = await selectRows(
+    db,
+    typedSql(
+      'the date strip',
+      dateRow,
       sql`select date::text as date from (
           (select distinct date from meetings where date < ${date}::date and not is_trial order by date desc limit ${before})
           union
           (select distinct date from meetings where date >= ${date}::date and not is_trial order by date limit ${after})
         ) d order by date`,
-    )
-  ).map((r) => String(r.date));
+    ),
+  );
+  return found.map((r) => r.date);
 }
 
+const raceDay = (date: string) => and(eq(meetings.date, date), not(meetings.isTrial));
+
 export async function meetingsOn(db: RacingReads, date: string): Promise<{ meeting_id: string; meeting_name: string }[]> {
-  return (await rows(
-    db,
-    sql`select m.id::text as meeting_id, co.name as meeting_name
-        from meetings m join courses co on co.id = m.course_id
-        where m.date = ${date}::date and not m.is_trial order by co.name, m.id`,
-  )) as { meeting_id: string; meeting_name: string }[];
+  const found = await db
+    .select({ id: meetings.id, name: courses.name })
+    .from(meetings)
+    .innerJoin(courses, eq(courses.id, meetings.courseId))
+    .where(raceDay(date))
+    .orderBy(courses.name, meetings.id);
+  return found.map((m) => ({ meeting_id: String(m.id), meeting_name: m.name }));
 }
 
 export interface ApiRace {
@@ -268,91 +260,134 @@ export interface ApiRace {
 }
 
 export async function racesOn(db: RacingReads, date: string, meetingId?: number): Promise<ApiRace[]> {
-  const meeting = meetingId === undefined ? sql`true` : sql`m.id = ${meetingId}`;
-  return (await rows(
-    db,
-    sql`select ra.id as race_id, ra.race_number::int as race_number, ra.name as race_name, co.name as course_name,
-               ra.distance || 'm' as distance, ra.class as class_level
-        from races ra join meetings m on m.id = ra.meeting_id join courses co on co.id = m.course_id
-        where m.date = ${date}::date and not m.is_trial and ${meeting}
-        order by co.name, m.id, ra.race_number`,
-  )) as unknown as ApiRace[];
+  const found = await db
+    .select({
+      race_id: races.id,
+      race_number: races.raceNumber,
+      race_name: races.name,
+      course_name: courses.name,
+      distance: races.distance,
+      class_level: races.class,
+    })
+    .from(races)
+    .innerJoin(meetings, eq(meetings.id, races.meetingId))
+    .innerJoin(courses, eq(courses.id, meetings.courseId))
+    .where(and(raceDay(date), meetingId === undefined ? undefined : eq(meetings.id, meetingId)))
+    .orderBy(courses.name, meetings.id, races.raceNumber);
+  return found.map((r) => ({ ...r, distance: `${r.distance}m` }));
 }
 
-export interface RaceCard {
-  race: { race_id: number; race_number: number; race_name: string; course_name: string; date: string; distance: number; class_level: string } | null;
-  runners: RaceCardRunner[];
-}
+const raceCardRow = z.object({
+  race: z
+    .object({
+      race_id: pgInt,
+      race_number: pgInt,
+      race_name: z.string(),
+      course_name: z.string(),
+      date: pgDate,
+      distance: pgInt,
+      class_level: z.string(),
+    })
+    .nullable(),
+  runners: z.array(raceCardRunnerSchema),
+});
+export type RaceCard = z.output<typeof raceCardRow>;
 
-export async function raceCard(db: RacingReads, raceId: number): Promise<RaceCard> {
-  const row = await one(
+export function raceCard(db: RacingReads, raceId: number): Promise<RaceCard> {
+  return selectOne(
     db,
-    sql`select
+    typedSql(
+      'the race card',
+      raceCardRow,
+      sql`select
       (select row_to_json(x) from (
         select ra.id as race_id, ra.race_number, ra.name as race_name, co.name as course_name, m.date::text as date,
                ra.distance, ra.class as class_level
         from races ra join meetings m on m.id = ra.meeting_id join courses co on co.id = m.course_id where ra.id = ${raceId}) x) as race,
       ${raceCardJson(sql`${raceId}::int`)} as runners`,
+    ),
   );
-  return { race: (row.race as RaceCard['race']) ?? null, runners: asArray(row.runners) as unknown as RaceCardRunner[] };
 }
 
 export const SEARCH_LIMIT = 25;
 
 /** Names starting with the query first, then names containing it; `%` and `_` are literal. */
-export async function searchHorses(db: RacingReads, query: string): Promise<{ id: number; runner_name: string; country: string }[]> {
+export function searchHorses(db: RacingReads, query: string): Promise<{ id: number; runner_name: string; country: string }[]> {
   const needle = escapeLike(query.toLowerCase());
-  return (await rows(
-    db,
-    sql`select id, name as runner_name, country from horses
-        where lower(name) like ${`%${needle}%`}
-        order by (lower(name) like ${`${needle}%`}) desc, name, id limit ${SEARCH_LIMIT}`,
-  )) as { id: number; runner_name: string; country: string }[];
+  const lowerName = sql`lower(${horses.name})`;
+  return db
+    .select({ id: horses.id, runner_name: horses.name, country: horses.country })
+    .from(horses)
+    .where(like(lowerName, `%${needle}%`))
+    .orderBy(sql`(${lowerName} like ${`${needle}%`}) desc`, horses.name, horses.id)
+    .limit(SEARCH_LIMIT);
 }
 
-export interface GuideMeeting {
-  meeting_id: number;
-  meeting_name: string;
-  country: string;
-  state: string | null;
-  track_condition: string;
-  races: { race_id: number; race_number: number; race_name: string; distance: number; class_level: string; start_time: string | null }[];
-}
+const guideMeetingSchema = z.object({
+  meeting_id: pgInt,
+  meeting_name: z.string(),
+  country: z.string(),
+  state: z.string().nullable(),
+  track_condition: z.string(),
+  races: z.array(
+    z.object({
+      race_id: pgInt,
+      race_number: pgInt,
+      race_name: z.string(),
+      distance: pgInt,
+      class_level: z.string(),
+      start_time: z.string().nullable(),
+    }),
+  ),
+});
+export type GuideMeeting = z.output<typeof guideMeetingSchema>;
+
+const guideRow = z.object({ meetings: z.array(guideMeetingSchema) });
 
 export async function guideMeetings(db: RacingReads, date: string, country?: string): Promise<GuideMeeting[]> {
   const byCountry = country === undefined ? sql`true` : sql`co.country = ${country}`;
-  const row = await one(
+  const row = await selectOne(
     db,
-    sql`select coalesce(json_agg(x order by x.meeting_name, x.meeting_id), '[]'::json) as meetings from (
+    typedSql(
+      'the race guide',
+      guideRow,
+      sql`select coalesce(json_agg(x order by x.meeting_name, x.meeting_id), '[]'::json) as meetings from (
       select m.id as meeting_id, co.name as meeting_name, co.country, co.state, m.track_condition,
         (select coalesce(json_agg(json_build_object('race_id', ra.id, 'race_number', ra.race_number, 'race_name', ra.name,
             'distance', ra.distance, 'class_level', ra.class, 'start_time', ra.start_time) order by ra.race_number), '[]'::json)
          from races ra where ra.meeting_id = m.id) as races
       from meetings m join courses co on co.id = m.course_id
       where m.date = ${date}::date and not m.is_trial and ${byCountry}) x`,
+    ),
   );
-  return asArray(row.meetings) as unknown as GuideMeeting[];
+  return row.meetings;
 }
 
 export async function countriesOn(db: RacingReads, date: string): Promise<string[]> {
-  return (
-    await rows(
-      db,
-      sql`select distinct co.country from meetings m join courses co on co.id = m.course_id
-          where m.date = ${date}::date and not m.is_trial order by 1`,
-    )
-  ).map((r) => String(r.country));
+  const found = await db
+    .selectDistinct({ country: courses.country })
+    .from(meetings)
+    .innerJoin(courses, eq(courses.id, meetings.courseId))
+    .where(raceDay(date))
+    .orderBy(courses.country);
+  return found.map((r) => r.country);
 }
+
+const winnerRow = z.object({ horse_id: pgInt.nullable() });
 
 /** The winner of the latest race run before `today`; else the first horse; null in an empty database. */
 export async function latestWinner(db: RacingReads, today: string): Promise<number | null> {
-  const row = await one(
+  const row = await selectOne(
     db,
-    sql`select coalesce(
+    typedSql(
+      'the latest winner',
+      winnerRow,
+      sql`select coalesce(
       (select ru.horse_id from meetings m join races ra on ra.meeting_id = m.id join runners ru on ru.race_id = ra.id
        where m.date < ${today}::date and not m.is_trial and ru.finishing_position = 1
        order by m.date desc, ra.start_time desc nulls last, ra.id desc limit 1),
       (select min(id) from horses)) as horse_id`,
+    ),
   );
-  return numberOrNull(row.horse_id);
+  return row.horse_id;
 }

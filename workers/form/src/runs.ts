@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { pgDate, pgInt, pgNumeric } from '../../shared/pg.ts';
+
 /** One start as every form page shows it, whoever it is listed for (horse, jockey or trainer). */
 export interface Run {
   race_id: number;
@@ -35,35 +38,34 @@ export interface Run {
 /** The page-level cap the spec sets on runs. */
 export const MAX_RUNS = 200;
 
-/** Runs from the database come as JSON; numbers may arrive as strings (numeric columns). */
-export function normaliseRun(raw: Record<string, unknown>): Run {
-  const num = (value: unknown) => (value === null || value === undefined || value === '' ? null : Number(value));
-  const str = (value: unknown) => (value === null || value === undefined ? null : String(value));
-  return {
-    race_id: Number(raw.race_id),
-    date: String(raw.date),
-    meeting_id: Number(raw.meeting_id),
-    course: String(raw.course),
-    country: String(raw.country),
-    race_number: Number(raw.race_number),
-    race_name: String(raw.race_name),
-    distance: Number(raw.distance),
-    class_level: String(raw.class_level),
-    race_type: String(raw.race_type),
-    track_condition: String(raw.track_condition),
-    horse_id: Number(raw.horse_id),
-    horse: String(raw.horse),
-    jockey_id: num(raw.jockey_id),
-    jockey: str(raw.jockey),
-    trainer_id: Number(raw.trainer_id),
-    trainer: String(raw.trainer),
-    tab_number: Number(raw.tab_number),
-    barrier: Number(raw.barrier),
-    weight: Number(raw.weight),
-    starting_price: num(raw.starting_price),
-    finishing_position: num(raw.finishing_position),
-    margin: num(raw.margin),
-    field_size: Number(raw.field_size),
-    last_600: num(raw.last_600),
-  };
-}
+/**
+ * A run as the form statements build it (a JSON object per run): checked as it is read. Numeric
+ * columns (weight, price, margin, sectional) arrive as JSON numbers.
+ */
+export const runSchema = z.object({
+  race_id: pgInt,
+  date: pgDate,
+  meeting_id: pgInt,
+  course: z.string(),
+  country: z.string(),
+  race_number: pgInt,
+  race_name: z.string(),
+  distance: pgInt,
+  class_level: z.string(),
+  race_type: z.string(),
+  track_condition: z.string(),
+  horse_id: pgInt,
+  horse: z.string(),
+  jockey_id: pgInt.nullable(),
+  jockey: z.string().nullable(),
+  trainer_id: pgInt,
+  trainer: z.string(),
+  tab_number: pgInt,
+  barrier: pgInt,
+  weight: pgNumeric,
+  starting_price: pgNumeric.nullable(),
+  finishing_position: pgInt.nullable(),
+  margin: pgNumeric.nullable(),
+  field_size: pgInt,
+  last_600: pgNumeric.nullable(),
+}) satisfies z.ZodType<Run>;

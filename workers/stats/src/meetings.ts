@@ -1,19 +1,18 @@
-import { type RacingReads, readBatch, readRows } from '../../shared/pg.ts';
+import { z } from 'zod';
+import { pgDate, pgInt, type RacingReads, readBatch, readRows, type RowSchema, type TextStatement } from '../../shared/pg.ts';
 import { detailError } from './errors.ts';
 import type { Meeting } from './schemas.ts';
 
 export type CourseRef = { courseId: number } | { courseName: string };
 
-interface MeetingRow {
-  date: string;
-  course: string;
-  course_id: number;
-}
+const meetingRow = z.object({ date: pgDate, course: z.string(), course_id: pgInt });
 
 /** The statement that finds the race meeting (not a barrier trial) at a course on a date. */
-function meetingStatement(date: string, course: CourseRef): { text: string; params: unknown[] } {
+function meetingStatement(date: string, course: CourseRef) {
   const byId = 'courseId' in course;
   return {
+    name: 'the meeting look-up',
+    row: meetingRow,
     text: `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id
        from meetings m join courses c on c.id = m.course_id
       where m.date = $1::date and not m.is_trial and ${byId ? 'c.id = $2' : 'lower(c.name) = lower($2)'}
@@ -23,8 +22,8 @@ function meetingStatement(date: string, course: CourseRef): { text: string; para
 }
 
 /** The meeting of meetingStatement's rows; 404 in FastAPI's shape when there is none. */
-function meetingOf(rows: unknown[], date: string, course: CourseRef): Meeting {
-  const row = rows[0] as MeetingRow | undefined;
+function meetingOf(rows: z.output<typeof meetingRow>[], date: string, course: CourseRef): Meeting {
+  const row = rows[0];
   if (!row) {
     const which = 'courseId' in course ? `courseId ${course.courseId}` : `course "${course.courseName}"`;
     throw detailError(404, `No race meeting at ${which} on ${date}`);
@@ -37,30 +36,31 @@ function meetingOf(rows: unknown[], date: string, course: CourseRef): Meeting {
  * about it, in one round trip: the statement needs only the date and the course id, and finds
  * nothing without a meeting.
  */
-export async function meetingAnd<T>(db: RacingReads, date: string, courseId: number, statement: { text: string; params: unknown[] }): Promise<{ meeting: Meeting; rows: T[] }> {
+export async function meetingAnd<S extends RowSchema>(
+  db: RacingReads,
+  date: string,
+  courseId: number,
+  statement: TextStatement<S>,
+): Promise<{ meeting: Meeting; rows: z.output<S>[] }> {
   const course = { courseId };
   const [meetingRows, rows] = await readBatch(db, [meetingStatement(date, course), statement]);
-  return { meeting: meetingOf(meetingRows ?? [], date, course), rows: (rows ?? []) as T[] };
+  return { meeting: meetingOf(meetingRows, date, course), rows };
 }
 
 /** The race meeting (not a barrier trial) at a course on a date; 404 in FastAPI's shape when there is none. */
 export async function findMeeting(db: RacingReads, date: string, course: CourseRef): Promise<Meeting> {
-  const { text, params } = meetingStatement(date, course);
-  return meetingOf(await readRows(db, text, params), date, course);
+  return meetingOf(await readRows(db, meetingStatement(date, course)), date, course);
 }
 
-export interface MeetingListItem {
-  date: string;
-  course: string;
-  course_id: number;
-  races: number;
-  runners: number;
-}
+const meetingListItem = z.object({ date: pgDate, course: z.string(), course_id: pgInt, races: pgInt, runners: pgInt });
+export type MeetingListItem = z.output<typeof meetingListItem>;
 
 /** Race meetings on a date that have runners (scratchings aside), by course name. */
-export async function meetingsOn(db: RacingReads, date: string): Promise<MeetingListItem[]> {
-  const rows = await readRows<MeetingListItem>(db, 
-    `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id,
+export function meetingsOn(db: RacingReads, date: string): Promise<MeetingListItem[]> {
+  return readRows(db, {
+    name: 'the meetings of a date',
+    row: meetingListItem,
+    text: `select to_char(m.date, 'YYYY-MM-DD') as date, c.name as course, c.id as course_id,
             count(distinct ra.id)::int as races, count(r.id)::int as runners
        from meetings m
        join courses c on c.id = m.course_id
@@ -69,23 +69,21 @@ export async function meetingsOn(db: RacingReads, date: string): Promise<Meeting
       where m.date = $1::date and not m.is_trial
       group by m.id, m.date, c.id, c.name
       order by c.name, c.id`,
-    [date],
-  );
-  return rows;
+    params: [date],
+  });
 }
 
-export interface Participant {
-  role: 'trainer' | 'jockey';
-  id: number;
-  name: string;
-}
+const participant = z.object({ role: z.enum(['trainer', 'jockey']), id: pgInt, name: z.string() });
+export type Participant = z.output<typeof participant>;
 
 /**
  * The meeting at a course on a date (404 when there is none) and the trainers and jockeys of its
  * non-scratched runners (a rider still to be named is skipped), in one round trip.
  */
 export async function meetingParticipants(db: RacingReads, date: string, courseId: number): Promise<{ meeting: Meeting; people: Participant[] }> {
-  const { meeting, rows } = await meetingAnd<Participant>(db, date, courseId, {
+  const { meeting, rows } = await meetingAnd(db, date, courseId, {
+    name: 'the meeting participants',
+    row: participant,
     text: `with entered as (
        select r.trainer_id, r.jockey_id
          from meetings m join races ra on ra.meeting_id = m.id join runners r on r.race_id = ra.id

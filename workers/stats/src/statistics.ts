@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { pgDate, pgInt } from '../../shared/pg.ts';
 import { PRICE_BANDS, type StatsRecord } from './schemas.ts';
 
 // The statistics of one meeting's trainers and jockeys, as of the day before the meeting, in one
@@ -96,24 +98,34 @@ left join top_horses th on th.r = e.r and th.person_id = e.person_id
 order by e.r, e.person_id
 `;
 
-export type Role = 'trainer' | 'jockey';
+export const roleSchema = z.enum(['trainer', 'jockey']);
+export type Role = z.output<typeof roleSchema>;
 
-/** One row of MEETING_STATS_SQL. */
-export interface PersonRow {
-  role: Role;
-  id: number;
-  name: string;
-  starts: number;
-  wins: number;
-  wins_30d: number;
-  meetings: number;
-  pos_sum: number;
-  last_win_date: string | null;
+/** One row of MEETING_STATS_SQL, checked as it is read (sums inside JSON arrive as numbers). */
+export const personRowSchema = z.object({
+  role: roleSchema,
+  id: pgInt,
+  name: z.string(),
+  starts: pgInt,
+  wins: pgInt,
+  wins_30d: pgInt,
+  meetings: pgInt,
+  pos_sum: pgInt,
+  last_win_date: pgDate.nullable(),
   /** [band 1-6, starts, wins, places, baseline starts, baseline wins, baseline places] */
-  bands: [number, number, number, number, number, number, number][];
+  bands: z.array(z.tuple([pgInt, pgInt, pgInt, pgInt, pgInt, pgInt, pgInt])),
   /** [horse name, starts, wins], best first, at most five */
-  top_horses: [string, number, number][];
-}
+  top_horses: z.array(z.tuple([z.string(), pgInt, pgInt])),
+});
+export type PersonRow = z.output<typeof personRowSchema>;
+
+/** The meeting statistics' statement for one meeting: $1 date, $2 course id, $3 who. */
+export const meetingStatsStatement = (date: string, courseId: number, who: 'all' | Role) => ({
+  name: 'the meeting statistics',
+  text: MEETING_STATS_SQL,
+  params: [date, courseId, who],
+  row: personRowSchema,
+});
 
 /**
  * numerator ÷ denominator to two decimals, half up, computed on the exact integers: floating
