@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMigrateApp } from '../../workers/migrate/src/app';
-import { guardInfo, type Access } from '../../workers/migrate/src/guard';
+import type { Access } from '../../workers/migrate/src/guard';
+import { accessTable, routeGuards, unprotectedBrowserWrites } from '../support/route-guards';
 import { signIn } from './helpers';
 
 const app = createMigrateApp();
@@ -10,6 +11,7 @@ const app = createMigrateApp();
  * data or starts work needs Admin or Operator) and Admin-only kept Admin-only.
  */
 const EXPECTED: Record<string, Access> = {
+  'GET /openapi.json': 'anonymous',
   'GET /Account/Login': 'anonymous',
   'POST /Account/Login': 'anonymous',
   'GET /Account/Verify': 'anonymous',
@@ -128,40 +130,19 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/sectional/progress/:jobId': 'any',
 };
 
-/** Every registered route (method + path) with the guards among its handlers. */
-function registeredRoutes() {
-  const routes = new Map<string, ReturnType<typeof guardInfo>[]>();
-  for (const route of app.routes) {
-    if (route.method === 'ALL') continue; // app-wide middleware (headers, config, body limit)
-    const key = `${route.method} ${route.path}`;
-    const guards = routes.get(key) ?? [];
-    const info = guardInfo(route.handler);
-    if (info) guards.push(info);
-    routes.set(key, guards);
-  }
-  return routes;
-}
-
 const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 const concrete = (path: string) => path.replace(':id', '1').replace(':sessionId', SAMPLE_ID).replace(':tableName', 'horses');
 
 describe('every route declares its guard', () => {
-  it('has exactly one guard on each registered route, with the expected access', () => {
-    const routes = registeredRoutes();
-    // The OpenAPI document is the one unguarded route: it describes, it reveals nothing.
-    routes.delete('GET /openapi.json');
-    expect([...routes.keys()].sort()).toEqual(Object.keys(EXPECTED).sort());
-    for (const [key, guards] of routes) {
-      expect(guards, key).toHaveLength(1);
-      expect(guards[0]!.access, key).toBe(EXPECTED[key]);
-    }
+  const routes = routeGuards(app);
+
+  it('has exactly one access guard on each registered route, with the expected access', () => {
+    expect(accessTable(routes)).toEqual(EXPECTED);
   });
 
   it('checks anti-forgery on every POST and on nothing else', () => {
-    for (const [key, guards] of registeredRoutes()) {
-      if (key === 'GET /openapi.json') continue;
-      expect(guards[0]!.antiForgery, key).toBe(key.startsWith('POST '));
-    }
+    expect(unprotectedBrowserWrites(routes)).toEqual([]);
+    for (const route of routes) expect(route.antiForgery, route.key).toBe(route.method === 'POST');
   });
 });
 

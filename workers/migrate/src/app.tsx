@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import { createApp } from '../../shared/app.ts';
 import { basePath } from '../../shared/base-path.ts';
 import { logError } from '../../shared/errors.ts';
+import { anonymous } from '../../shared/guard.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import { asDatabaseUnavailable } from '../../shared/pg-errors.ts';
 import { ConfigError } from '../../shared/config.ts';
@@ -112,6 +113,8 @@ export function createMigrateApp() {
   app.route('/', imports);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
+  // The document describes the JSON routes and reveals nothing: open to anyone, as its route says.
+  app.get('/openapi.json', anonymous);
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {

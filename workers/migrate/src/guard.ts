@@ -1,27 +1,21 @@
 import type { MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
+import { type Access as SharedAccess, defineGuard } from '../../shared/guard.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import type { MigrateContext, MigrateEnv, Role } from './context.ts';
 import { checkSession } from './session.ts';
 
 /**
- * Access control is part of each route's definition: every route passes one of these guards in
- * its own `app.get(path, guard, handler)` / `createRoute({ middleware: [guard] })` call, and a
- * test walks `app.routes` to prove none is missing. A guard states who may call the route
+ * Access control is part of each route's definition (workers/shared/guard.ts): every route passes
+ * one of these guards in its own `app.get(path, guard, handler)` /
+ * `createRoute({ middleware: [guard] })` call, and a test walks `app.routes` to prove none is
+ * missing. A guard states who may call the route
  * (anonymous, any signed-in role, Admin or Operator, Admin) and whether it checks anti-forgery
  * (every POST does).
  */
 
-export type Access = 'anonymous' | 'any' | 'operator' | 'admin';
-export type GuardInfo = { access: Access; antiForgery: boolean; json: boolean };
-
-const registry = new WeakMap<object, GuardInfo>();
-
-/** The guard a registered handler is, if it is one (for the route-walking test). */
-export function guardInfo(handler: unknown): GuardInfo | undefined {
-  return typeof handler === 'function' ? registry.get(handler) : undefined;
-}
+export type Access = SharedAccess<'any' | 'operator' | 'admin'>;
 
 const ALLOWED: Record<Exclude<Access, 'anonymous'>, readonly Role[]> = {
   any: ['Admin', 'Operator', 'Viewer'],
@@ -75,7 +69,8 @@ async function antiForgeryValid(c: MigrateContext): Promise<boolean> {
 }
 
 function makeGuard(access: Access, antiForgery: boolean, json: boolean): MiddlewareHandler<MigrateEnv> {
-  const guard: MiddlewareHandler<MigrateEnv> = async (c, next) => {
+  // Every caller of this app is a browser: signed in by the session cookie, or signing in.
+  return defineGuard<MigrateEnv>({ access, antiForgery, browserSession: true }, async (c, next) => {
     // Failures of JSON routes (403, 404, 400) come back as JSON bodies, of pages as pages.
     c.set('answerJson', json);
     if (access !== 'anonymous') {
@@ -91,9 +86,7 @@ function makeGuard(access: Access, antiForgery: boolean, json: boolean): Middlew
       throw new HttpError(403, 'forbidden', `This needs the role ${ALLOWED[access].join(' or ')}; you are ${c.var.user.role}.`);
     }
     await next();
-  };
-  registry.set(guard, { access, antiForgery, json });
-  return guard;
+  });
 }
 
 /**
