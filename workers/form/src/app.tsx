@@ -8,6 +8,7 @@ import { formConfig } from './config.ts';
 import type { FormEnv } from './context.ts';
 import type { SalesLookup } from './data.ts';
 import { api } from './routes/api.ts';
+import { apiDocument } from './openapi.ts';
 import { guide } from './routes/guide.tsx';
 import { login } from './routes/login.tsx';
 import { personRoutes } from './routes/people.tsx';
@@ -89,6 +90,7 @@ export function createFormApp(options: FormAppOptions = {}) {
   app.route('/form/guide/', guide);
   app.route('/form/search/', search);
   app.route('/form/api/', api);
+  app.route('/', apiDocument);
 
   return app;
 }
