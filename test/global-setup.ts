@@ -70,6 +70,9 @@ export default async function setup(project: TestProject) {
   project.provide('legacyDatabaseHost', new URL(legacyDatabaseUrl).host);
   project.provide('graphStandin', graphStandin.url);
   project.provide('realPostgresUrl', realPostgres ?? '');
+  // The OpenAPI fuzz tests' cases per operation and seed (test/support/openapi-fuzz.ts); '' = their defaults.
+  project.provide('fuzzRuns', process.env.FUZZ_RUNS ?? '');
+  project.provide('fuzzSeed', process.env.FUZZ_SEED ?? '');
   return async () => {
     for (const socket of held) socket.destroy();
     silent.close();
@@ -115,5 +118,8 @@ declare module 'vitest' {
     graphStandin: string;
     /** A real PostgreSQL database ('' when there is none; see realPostgresForCopy). */
     realPostgresUrl: string;
+    /** FUZZ_RUNS and FUZZ_SEED of the run ('' when unset). */
+    fuzzRuns: string;
+    fuzzSeed: string;
   }
 }
