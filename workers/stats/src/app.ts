@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createApp } from '../../shared/app.ts';
 import { basePath } from '../../shared/base-path.ts';
+import { anonymous } from '../../shared/guard.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
 import type { StatsEnv } from './context.ts';
 import { fastApiInvalid, onDetailError, onNotFound } from './errors.ts';
@@ -22,6 +23,7 @@ app.openapi(
     method: 'get',
     path: '/health',
     summary: 'Liveness',
+    middleware: [anonymous] as const,
     responses: { 200: { content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } }, description: 'Alive' } },
   }),
   (c) => c.json({ status: 'ok' as const }, 200),
@@ -38,6 +40,8 @@ app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http
 app.openAPIRegistry.registerComponent('securitySchemes', 'tokenQuery', { type: 'apiKey', in: 'query', name: 'token' });
 app.openAPIRegistry.registerComponent('securitySchemes', 'ssoTokenQuery', { type: 'apiKey', in: 'query', name: 'sso_token' });
 // Under a path prefix the document's server is the prefix, so "Try it out" calls the API under it.
+// The document is open to anyone, as its route says.
+app.get('/openapi.json', anonymous);
 app.doc31('/openapi.json', (c) => ({
   openapi: '3.1.0',
   info: {

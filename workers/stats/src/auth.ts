@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { defineGuard } from '../../shared/guard.ts';
 import { type StatsEnv, statsConfig } from './context.ts';
 import { detailError } from './errors.ts';
 // The one constant-time comparison every service uses (web-standard: no Workers-only API).
@@ -10,9 +11,12 @@ export function presentedToken(authorization: string | undefined, url: URL): str
   return bearer ?? url.searchParams.get('token') ?? url.searchParams.get('sso_token') ?? undefined;
 }
 
-/** The static token guard of every data route: 401 `{detail}` when it is missing or wrong. */
+/**
+ * The static token guard of every data route (access 'token'): 401 `{detail}` when it is missing
+ * or wrong. Not a browser session (the token is sent explicitly), so no anti-forgery is needed.
+ */
 export function requireToken(): MiddlewareHandler<StatsEnv> {
-  return async (c, next) => {
+  return defineGuard<StatsEnv, StatsAccess>({ access: 'token' }, async (c, next) => {
     const config = statsConfig(c);
     const token = presentedToken(c.req.header('authorization'), new URL(c.req.url));
     if (!token) {
@@ -24,5 +28,8 @@ export function requireToken(): MiddlewareHandler<StatsEnv> {
       throw detailError(401, 'Invalid token');
     }
     await next();
-  };
+  });
 }
+
+/** Who may call a stats route: anyone, or a caller presenting the static token. */
+export type StatsAccess = 'token';

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
 import { secretsEqual } from '../../../shared/crypto.ts';
+import { anonymous } from '../../../shared/guard.ts';
 import { statsConfig, type StatsEnv } from '../context.ts';
 import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors.ts';
 import { LoginPage } from '../pages/login.tsx';
@@ -57,7 +58,7 @@ export const login = statsRouter()
       method: 'post',
       path: '/login',
       summary: 'Exchange the built-in credential pair for the static token',
-      middleware: [limitBody(BODY_LIMIT)] as const,
+      middleware: [anonymous, limitBody(BODY_LIMIT)] as const,
       request: {
         body: {
           content: {
@@ -97,6 +98,7 @@ export const login = statsRouter()
       method: 'get',
       path: '/login',
       summary: 'The login page, or a redirect to the single-sign-on portal for visitors coming from it',
+      middleware: [anonymous] as const,
       request: { query: z.object({ direct: z.string().max(10).optional() }) },
       responses: {
         200: { content: { 'text/html': { schema: z.string() } }, description: 'Login page' },
@@ -117,7 +119,7 @@ export const login = statsRouter()
       method: 'post',
       path: '/api/logout',
       summary: 'Forward a logout ({sessionId}) to the external authentication service',
-      middleware: [limitBody(BODY_LIMIT)] as const,
+      middleware: [anonymous, limitBody(BODY_LIMIT)] as const,
       request: { body: { content: { 'application/json': { schema: logoutSchema } } } },
       responses: {
         200: json(z.object({ status: z.literal('success') }), 'The authentication service accepted the logout'),

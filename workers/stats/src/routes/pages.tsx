@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { basePath } from '../../../shared/base-path.ts';
+import { anonymous } from '../../../shared/guard.ts';
 import { ASSETS } from '../assets.ts';
 import { racingToday, type StatsEnv } from '../context.ts';
 import { ApiDocsPage } from '../pages/api-docs.tsx';
@@ -13,7 +14,7 @@ const DOCS_CSP =
 
 // Open pages (no token: the browser code sends the one stored at login) and their assets.
 export const pages = new Hono<StatsEnv>()
-  .get('/', (c) => {
+  .get('/', anonymous, (c) => {
     // The page works without config; the date box starts on today's racing day.
     const timeZone = typeof c.env.RACING_TIMEZONE === 'string' && c.env.RACING_TIMEZONE ? c.env.RACING_TIMEZONE : 'Australia/Sydney';
     let today: string;
@@ -24,11 +25,11 @@ export const pages = new Hono<StatsEnv>()
     }
     return c.html(<DashboardPage today={today} />);
   })
-  .get('/api-test', (c) => c.html(<ApiTestPage />))
-  .get('/api-docs', (c) => c.html(<ApiDocsPage />))
-  .get('/docs', (c) => c.html(<SwaggerUiPage base={basePath(c)} />, 200, { 'Content-Security-Policy': DOCS_CSP }))
-  .get('/redoc', (c) => c.html(<RedocPage base={basePath(c)} />, 200, { 'Content-Security-Policy': DOCS_CSP }))
-  .get('/assets/:file', (c) => {
+  .get('/api-test', anonymous, (c) => c.html(<ApiTestPage />))
+  .get('/api-docs', anonymous, (c) => c.html(<ApiDocsPage />))
+  .get('/docs', anonymous, (c) => c.html(<SwaggerUiPage base={basePath(c)} />, 200, { 'Content-Security-Policy': DOCS_CSP }))
+  .get('/redoc', anonymous, (c) => c.html(<RedocPage base={basePath(c)} />, 200, { 'Content-Security-Policy': DOCS_CSP }))
+  .get('/assets/:file', anonymous, (c) => {
     const asset = ASSETS[new URL(c.req.url).pathname];
     if (!asset) return c.notFound();
     // The package files carry their version in the URL; the service's own scripts do not.
