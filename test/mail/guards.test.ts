@@ -3,6 +3,7 @@ import { createMailApp } from '../../workers/mail/src/app';
 import { apiMailbox, apiSession, assistant, assistantAdmin, csrf, pageMailbox, pageSession } from '../../workers/mail/src/guards';
 import { AI_GATES, type AiGate } from './ai-gates';
 import { directSession, send } from './helpers';
+import { accessTable, routeGuards, unprotectedBrowserWrites } from '../support/route-guards';
 import { type Gate, TOOLS_GATES } from './tools-gates';
 
 /**
@@ -64,25 +65,28 @@ const ALL_GUARDS = [pageSession, apiSession, csrf, pageMailbox, apiMailbox, assi
 
 describe('route guards', () => {
   const app = createMailApp();
-  const routes = app.routes.filter((r) => r.method !== 'ALL');
-  const keys = [...new Set(routes.map((r) => `${r.method} ${r.path}`))];
+  // The shared walker: every route has exactly one access guard (anonymous or a session).
+  const routes = routeGuards(app);
 
   it('every registered route has a gate here, and every gate here a route', () => {
-    expect(keys.sort()).toEqual(Object.keys(GATES).sort());
+    expect(routes.map((r) => r.key).sort()).toEqual(Object.keys(GATES).sort());
   });
 
-  it.each(keys)('%s carries exactly the guards of its gate, in order', (key) => {
+  it('names anonymous access exactly on the gate-less routes, a session on the others', () => {
+    expect(accessTable(routes)).toEqual(Object.fromEntries(Object.entries(GATES).map(([key, gate]) => [key, gate === 'none' ? 'anonymous' : 'session'])));
+  });
+
+  it.each(routes.map((r) => r.key))('%s carries exactly the guards of its gate, in order', (key) => {
     const [method, path] = key.split(' ');
-    const handlers = routes.filter((r) => r.method === method && r.path === path).map((r) => r.handler);
+    const handlers = app.routes.filter((r) => r.method === method && r.path === path).map((r) => r.handler);
     const guards = handlers.filter((h) => ALL_GUARDS.includes(h));
     expect(guards).toEqual(REQUIRED[GATES[key]!]);
   });
 
-  it('every state-changing route outside sign-in and the webhook has anti-forgery', () => {
-    for (const key of keys.filter((k) => !k.startsWith('GET '))) {
-      if (['POST /', 'POST /login', 'POST /graph/webhook'].includes(key)) continue;
-      expect(REQUIRED[GATES[key]!], key).toContain(csrf);
-    }
+  it('every state-changing route of a session has anti-forgery', () => {
+    expect(unprotectedBrowserWrites(routes)).toEqual([]);
+    // Outside the session: only the sign-in form and Graph's webhook change anything.
+    expect(routes.filter((r) => r.method !== 'GET' && !r.browserSession).map((r) => r.key).sort()).toEqual(['POST /', 'POST /graph/webhook', 'POST /login']);
   });
 });
 

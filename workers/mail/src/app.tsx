@@ -1,4 +1,5 @@
 import type { ErrorHandler, MiddlewareHandler, NotFoundHandler } from 'hono';
+import { anonymous } from '../../shared/guard.ts';
 import { createApp } from '../../shared/app.ts';
 import { basePath } from '../../shared/base-path.ts';
 import { onError as jsonOnError } from '../../shared/errors.ts';
@@ -87,6 +88,8 @@ export function createMailApp() {
   app.route('/', webhook);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'mail_session' });
+  // The document is open to anyone, as its route says.
+  app.get('/openapi.json', anonymous);
   app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {

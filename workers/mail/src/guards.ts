@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { basePath } from '../../shared/base-path.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import { secretsEqual } from '../../shared/crypto.ts';
+import { defineGuard } from '../../shared/guard.ts';
 import { isLoopback } from './config.ts';
 import { devAutoConnect } from './connection.ts';
 import { type MailEnv, mailboxStub } from './context.ts';
@@ -10,22 +11,29 @@ import { GraphClient } from './graph/client.ts';
 import { readSession } from './session.ts';
 
 /**
- * The guards a route names in its own definition (never a list of paths elsewhere). The route
- * test walks `app.routes` and checks each route carries the ones its gate needs.
+ * The guards a route names in its own definition (never a list of paths elsewhere), declared
+ * through workers/shared/guard.ts. Each route names one access guard (`anonymous` from there, or
+ * `apiSession` / `pageSession`: access 'session'); the other guards add to it (anti-forgery, a
+ * connected mailbox, the assistant's accounts). The route test walks `app.routes` and checks
+ * each route carries the ones its gate needs.
  */
 
+/** Who may call a mail route: anyone, or a signed-in account (the session cookie). */
+export type MailAccess = 'session';
+const session = { access: 'session', browserSession: true } as const;
+
 /** Gate "login" for JSON routes: 401 JSON without a live session. */
-export const apiSession: MiddlewareHandler<MailEnv> = async (c, next) => {
+export const apiSession = defineGuard<MailEnv, MailAccess>(session, async (c, next) => {
   const session = await readSession(c);
   if (!session) throw new HttpError(401, 'unauthenticated', `Sign in first at ${basePath(c)}/login.`);
   c.set('user', session.user);
   c.set('csrfToken', session.csrfToken);
   c.set('sessionIdHash', session.idHash);
   await next();
-};
+});
 
 /** Gate "login" for pages: to the login form (and back here after it) without a live session. */
-export const pageSession: MiddlewareHandler<MailEnv> = async (c, next) => {
+export const pageSession = defineGuard<MailEnv, MailAccess>(session, async (c, next) => {
   const session = await readSession(c);
   if (!session) {
     const url = new URL(c.req.url);
@@ -35,7 +43,7 @@ export const pageSession: MiddlewareHandler<MailEnv> = async (c, next) => {
   c.set('csrfToken', session.csrfToken);
   c.set('sessionIdHash', session.idHash);
   await next();
-};
+});
 
 /** A foreign Origin (or a cross-site fetch without one) may not change anything. */
 export function checkSameOrigin(origin: string | undefined, fetchSite: string | undefined, own: string): void {
@@ -47,7 +55,7 @@ export function checkSameOrigin(origin: string | undefined, fetchSite: string | 
  * Anti-forgery on every state change (after a session guard): the same-origin check, and the
  * session's token in the `X-CSRF-Token` header (scripts) or the `csrf_token` form field (forms).
  */
-export const csrf: MiddlewareHandler<MailEnv> = async (c, next) => {
+export const csrf = defineGuard<MailEnv>({ antiForgery: true }, async (c, next) => {
   checkSameOrigin(c.req.header('origin'), c.req.header('sec-fetch-site'), new URL(c.req.url).origin);
   let token = c.req.header('x-csrf-token');
   if (token === undefined && (c.req.header('content-type') ?? '').match(/^(application\/x-www-form-urlencoded|multipart\/form-data)/i)) {
@@ -58,7 +66,7 @@ export const csrf: MiddlewareHandler<MailEnv> = async (c, next) => {
     throw new HttpError(403, 'csrf_failed', 'The anti-forgery token is missing or wrong: reload the page and try again.');
   }
   await next();
-};
+});
 
 /**
  * The signed-in user's own mailbox is connected (connecting the stand-in at once in development
@@ -76,16 +84,16 @@ async function mailboxConnected(c: Parameters<MiddlewareHandler<MailEnv>>[0]): P
 }
 
 /** Gate "token" for JSON routes: 401 JSON when no mailbox is connected. */
-export const apiMailbox: MiddlewareHandler<MailEnv> = async (c, next) => {
+export const apiMailbox = defineGuard<MailEnv>({ requires: 'mailbox' }, async (c, next) => {
   if (!(await mailboxConnected(c))) throw new HttpError(401, 'mailbox_not_connected', `No mailbox is connected: connect it at ${basePath(c)}/connect.`);
   await next();
-};
+});
 
 /** Gate "token" for pages: to the connect page when no mailbox is connected. */
-export const pageMailbox: MiddlewareHandler<MailEnv> = async (c, next) => {
+export const pageMailbox = defineGuard<MailEnv>({ requires: 'mailbox' }, async (c, next) => {
   if (!(await mailboxConnected(c))) return c.redirect('/connect', 302);
   await next();
-};
+});
 
 /** Bodies read through a byte cap (chunked ones included): 413 beyond it. */
 export const limitBody = (maxSize: number): MiddlewareHandler<MailEnv> =>
@@ -114,12 +122,12 @@ function isAssistantAdmin(admins: string, email: string): boolean {
  * Gate "assistant" (after a session guard): the AI routes are for the accounts allowed to use
  * the assistant — its admins always, others when listed at /api/admin/users. 403 otherwise.
  */
-export const assistant: MiddlewareHandler<MailEnv> = async (c, next) => {
+export const assistant = defineGuard<MailEnv>({ requires: 'assistant' }, async (c, next) => {
   if (!(await assistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.email))) {
     throw new HttpError(403, 'assistant_not_allowed', `This account may not use the assistant: ask an assistant admin to add it at ${basePath(c)}/api/admin/users.`);
   }
   await next();
-};
+});
 
 /** Whether an account may use the assistant: an admin, or listed in `ai_users`. */
 async function assistantAllowed(db: D1Database, admins: string, email: string): Promise<boolean> {
@@ -139,7 +147,7 @@ export async function userAssistantAllowed(db: D1Database, admins: string, userI
 }
 
 /** Gate "assistant admin" (after a session guard): managing who may use the assistant. */
-export const assistantAdmin: MiddlewareHandler<MailEnv> = async (c, next) => {
+export const assistantAdmin = defineGuard<MailEnv>({ requires: 'assistant-admin' }, async (c, next) => {
   if (!isAssistantAdmin(c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.email)) throw new HttpError(403, 'assistant_admin_only', 'Only the assistant’s admins (MAIL_ASSISTANT_ADMINS) manage its users.');
   await next();
-};
+});

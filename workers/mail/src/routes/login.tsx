@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { anonymous } from '../../../shared/guard.ts';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { derivedKey, randomBytes, secretsEqual, toBase64Url, utf8 } from '../../../shared/crypto.ts';
@@ -131,10 +132,10 @@ async function submit(c: Context<MailEnv>) {
 }
 
 const formLimit = limitBody(16 * 1024);
-login.get('/', showForm);
-login.get('/login', showForm);
-login.post('/', formLimit, submit);
-login.post('/login', formLimit, submit);
+login.get('/', anonymous, showForm);
+login.get('/login', anonymous, showForm);
+login.post('/', anonymous, formLimit, submit);
+login.post('/login', anonymous, formLimit, submit);
 
 async function logout(c: Context<MailEnv>) {
   const refreshToken = await endSession(c);

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { anonymous } from '../../../shared/guard.ts';
 import { type MailEnv, mailboxStub } from '../context.ts';
 import { readSession } from '../session.ts';
 
@@ -8,7 +9,7 @@ import { readSession } from '../session.ts';
  */
 export const status = new Hono<MailEnv>();
 
-status.get('/api/auth-status', async (c) => {
+status.get('/api/auth-status', anonymous, async (c) => {
   const session = await readSession(c);
   if (!session) return c.json({ authenticated: false });
   const mailbox = await mailboxStub(c.env, session.user.id).status();

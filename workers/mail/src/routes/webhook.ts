@@ -1,4 +1,5 @@
 import { inArray } from 'drizzle-orm';
+import { anonymous } from '../../../shared/guard.ts';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { subscriptions } from '../../../../d1/mail/schema.ts';
@@ -40,13 +41,13 @@ function echo(token: string) {
   return new Response(token, { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }
 
-webhook.get('/graph/webhook', (c) => {
+webhook.get('/graph/webhook', anonymous, (c) => {
   const token = c.req.query('validationToken');
   if (token === undefined) throw new HttpError(400, 'validation_token_required', 'Graph calls this address with a validationToken or a notification batch.');
   return echo(token);
 });
 
-webhook.post('/graph/webhook', limitBody(MAX_BATCH_BYTES), async (c) => {
+webhook.post('/graph/webhook', anonymous, limitBody(MAX_BATCH_BYTES), async (c) => {
   const token = c.req.query('validationToken');
   if (token !== undefined) return echo(token);
   const body: unknown = await c.req.json().catch(() => undefined);
