@@ -1,5 +1,5 @@
 import { drizzle } from 'drizzle-orm/d1';
-import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
+import type { ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import * as schema from '../../../d1/auth/schema.ts';
 import { createApp } from '../../shared/app.ts';
@@ -7,13 +7,12 @@ import { limitBody } from '../../shared/body.ts';
 import { notFound } from '../../shared/errors.ts';
 import { HttpError } from '../../shared/http-error.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
-import { addressThrottle, clientAddress } from '../../shared/throttle.ts';
+import { clientAddress } from '../../shared/throttle.ts';
 import { authConfig } from './config.ts';
 import type { AuthEnv } from './context.ts';
-import { secretsEqual } from '../../shared/crypto.ts';
 import { dashboard } from './routes/dashboard/index.ts';
 import { docs } from './routes/docs.ts';
-import { loginHandler, loginRoute, THROTTLED, verifyHandler, verifyRoute } from './routes/login.ts';
+import { loginHandler, loginRoute, verifyHandler, verifyRoute } from './routes/login.ts';
 import { refreshHandler, refreshRoute, revokeHandler, revokeRoute } from './routes/tokens.ts';
 import { whoamiHandler, whoamiRoute } from './routes/whoami.ts';
 import { fail } from './schemas.ts';
@@ -30,29 +29,6 @@ const onError: ErrorHandler<AuthEnv> = (err, c) => {
   console.error(JSON.stringify({ level: 'error', request_id: c.get('requestId'), error: err.message, stack: err.stack }));
   return c.json(fail('An unexpected error occurred.'), 500);
 };
-
-/**
- * Every JSON endpoint but whoami (and the docs page, which a browser opens) needs the shared client
- * secret. Wrong values are counted per client address (CF-Connecting-IP: X-Auth-Client-IP is only
- * trusted once the secret is right); past the limit that address gets 429 with Retry-After.
- */
-const clientSecret: MiddlewareHandler<AuthEnv> = async (c, next) => {
-  const given = c.req.header('x-auth-client-secret') ?? '';
-  const throttle = addressThrottle(c.env.ACCOUNT_GUARD, 'client-secret', c.var.ip);
-  const locked = await throttle.lockedFor();
-  if (locked !== undefined) return throttled(c, locked);
-  if (!(await secretsEqual(given, c.var.config.AUTH_SSO_SHARED_SECRET))) {
-    const lockedNow = await throttle.failed();
-    if (lockedNow !== undefined) return throttled(c, lockedNow);
-    return c.json(fail('The client secret is missing or wrong.'), 401);
-  }
-  await next();
-};
-
-function throttled(c: Context<AuthEnv>, retryAfterSeconds: number) {
-  c.header('Retry-After', String(retryAfterSeconds));
-  return c.json(fail(THROTTLED), 429);
-}
 
 export function createAuthApp() {
   // The spec's error shape ({success: false, message}) for invalid input and errors.
@@ -73,8 +49,8 @@ export function createAuthApp() {
     await next();
   });
   app.use('/api/*', limitBody<AuthEnv>(MAX_BODY_BYTES, (c) => c.json(fail(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), 413)));
-  for (const path of [loginRoute.path, verifyRoute.path, refreshRoute.path, revokeRoute.path]) app.use(path, clientSecret);
-
+  // Each route names its guard in its definition: the client secret (client-secret.ts) on all
+  // but whoami, the docs' and the dashboard's own.
   app.openapi(loginRoute, loginHandler);
   app.openapi(verifyRoute, verifyHandler);
   app.openapi(refreshRoute, refreshHandler);

@@ -3,6 +3,7 @@ import { publicUser } from '../accounts.ts';
 import { audit } from '../audit.ts';
 import type { Context } from 'hono';
 import type { AuthEnv } from '../context.ts';
+import { clientSecret, THROTTLED } from '../client-secret.ts';
 import { authDeps, checkCode, checkPassword } from '../login.ts';
 import { startFamily } from '../refresh-families.ts';
 import { clientIpHeader, clientSecretHeader, fail, failure, jsonBody, TokenPair, User } from '../schemas.ts';
@@ -21,12 +22,13 @@ function clientIp(c: Context<AuthEnv>): string {
 }
 
 export const GENERIC_LOGIN_FAILURE = 'Invalid email, password or site.';
-export const THROTTLED = 'Too many attempts. Try again later.';
+export { THROTTLED };
 
 export const loginRoute = createRoute({
   method: 'post',
   path: '/api/login/',
   summary: 'Step one: e-mail, password and site; answers a pending token for the code step',
+  middleware: [clientSecret] as const,
   request: {
     headers: clientSecretHeader.extend(clientIpHeader),
     body: jsonBody(
@@ -75,6 +77,7 @@ export const verifyRoute = createRoute({
   method: 'post',
   path: '/api/verify-2fa/',
   summary: 'Step two: the pending token and a 6-digit TOTP code (or a backup code); answers the tokens',
+  middleware: [clientSecret] as const,
   request: {
     headers: clientSecretHeader.extend(clientIpHeader),
     body: jsonBody(

@@ -1,4 +1,5 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
+import { clientSecret } from '../client-secret.ts';
 import type { AuthEnv } from '../context.ts';
 import { authDeps } from '../login.ts';
 import { revoke, rotate } from '../refresh-families.ts';
@@ -8,6 +9,7 @@ export const refreshRoute = createRoute({
   method: 'post',
   path: '/api/token/refresh/',
   summary: 'Rotates a refresh token: answers a new access token and a new refresh token that replaces the one sent',
+  middleware: [clientSecret] as const,
   request: { headers: clientSecretHeader, body: jsonBody(RefreshTokenBody) },
   responses: {
     200: { description: 'rotated', content: { 'application/json': { schema: TokenPair } } },
@@ -35,6 +37,7 @@ export const revokeRoute = createRoute({
   method: 'post',
   path: '/api/token/revoke/',
   summary: 'Revokes a refresh token and its family (logout)',
+  middleware: [clientSecret] as const,
   request: { headers: clientSecretHeader, body: jsonBody(RefreshTokenBody) },
   responses: {
     200: {

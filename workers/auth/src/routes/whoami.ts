@@ -1,4 +1,5 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
+import { anonymous } from '../../../shared/guard.ts';
 import type { AuthEnv } from '../context.ts';
 import { fail, failure } from '../schemas.ts';
 import { openAccessToken } from '../tokens.ts';
@@ -8,6 +9,8 @@ export const whoamiRoute = createRoute({
   path: '/api/whoami/',
   summary: 'Who an access token belongs to (checked in the Worker, no database read)',
   security: [{ bearer: [] }],
+  // Open to any caller, without the client secret: the answer is the token's own check.
+  middleware: [anonymous] as const,
   responses: {
     200: {
       description: 'the token is valid',

@@ -9,12 +9,13 @@ import { audit } from '../../audit.ts';
 import { enrol, qrSvg, type Enrolment } from '../../enrolment.ts';
 import { hashPassword } from '../../passwords.ts';
 import { badRequest, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
+import { adminForm, adminPage } from './session.tsx';
 import { text } from '../../../../shared/text.ts';
 
 /** Accounts: create and enrol in 2FA, re-enrol, (de)activate, per-site credentials. */
 export const accountRoutes = new Hono<DashboardEnv>();
 
-accountRoutes.get('/admin/accounts/', async (c) => {
+accountRoutes.get('/admin/accounts/', adminPage, async (c) => {
   const list = await c.var.db.select().from(users).orderBy(users.email);
   const siteList = await c.var.db.select({ id: sites.id, siteName: sites.siteName }).from(sites).orderBy(sites.siteName);
   return c.html(
@@ -138,7 +139,7 @@ const newAccount = z.object({
   password: text().min(12, 'The password needs at least 12 characters.').max(1024),
 });
 
-accountRoutes.post('/admin/accounts/', async (c) => {
+accountRoutes.post('/admin/accounts/', adminForm, async (c) => {
   const parsed = newAccount.safeParse(await form(c));
   if (!parsed.success) return badRequest(c, c.var.admin, firstIssue(parsed.error));
   const input = parsed.data;
@@ -158,7 +159,7 @@ accountRoutes.post('/admin/accounts/', async (c) => {
   return c.html(<EnrolmentPage admin={c.var.admin} email={email} enrolment={enrolment} />, 201);
 });
 
-accountRoutes.post('/admin/accounts/:id/enrol/', async (c) => {
+accountRoutes.post('/admin/accounts/:id/enrol/', adminForm, async (c) => {
   const id = idParam(c);
   const [user] = id.success ? await c.var.db.select().from(users).where(eq(users.id, id.data)).limit(1) : [];
   if (!user) return badRequest(c, c.var.admin, 'No such account.');
@@ -168,7 +169,7 @@ accountRoutes.post('/admin/accounts/:id/enrol/', async (c) => {
   return c.html(<EnrolmentPage admin={c.var.admin} email={user.email} enrolment={enrolment} />);
 });
 
-accountRoutes.post('/admin/accounts/:id/active/', async (c) => {
+accountRoutes.post('/admin/accounts/:id/active/', adminForm, async (c) => {
   const id = idParam(c);
   const active = (await form(c)).active === 'true';
   if (!id.success) return badRequest(c, c.var.admin, 'No such account.');
@@ -186,7 +187,7 @@ const siteCredential = z.object({
   site_role: text().trim().max(60).optional(),
 });
 
-accountRoutes.post('/admin/credentials/', async (c) => {
+accountRoutes.post('/admin/credentials/', adminForm, async (c) => {
   const parsed = siteCredential.safeParse(await form(c));
   if (!parsed.success) return badRequest(c, c.var.admin, firstIssue(parsed.error));
   const input = parsed.data;

@@ -1,15 +1,30 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { every } from 'hono/combine';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
+import { csrf } from 'hono/csrf';
 import { credentials, users } from '../../../../../d1/auth/schema.ts';
+import { limitBody } from '../../../../shared/body.ts';
 import { sha256Hex } from '../../../../shared/crypto.ts';
+import { anonymous, defineGuard } from '../../../../shared/guard.ts';
 import { liveSession, newSessionId, SESSION_ID } from '../../../../shared/live-session.ts';
 import { audit } from '../../audit.ts';
+import type { AuthAccess } from '../../client-secret.ts';
 import { authDeps, checkCode, checkPassword } from '../../login.ts';
 import { form, Page, type DashboardEnv } from './layout.tsx';
 
 /** Signing in (password, then code), out, and the check every other dashboard page sits behind. */
 export const session = new Hono<DashboardEnv>();
+
+const DASHBOARD_BODY_BYTES = 16 * 1024;
+/** Every form post: refused from another origin (hono/csrf), then read through a byte cap. */
+const formChecks: MiddlewareHandler<DashboardEnv>[] = [
+  csrf(),
+  limitBody<DashboardEnv>(DASHBOARD_BODY_BYTES, (c) => c.text(`The form is larger than ${DASHBOARD_BODY_BYTES} bytes.`, 413)),
+];
+
+/** The sign-in and sign-out forms: open to anyone, but only posted from the dashboard's own pages. */
+const signInForm = defineGuard<DashboardEnv, AuthAccess>({ access: 'anonymous', antiForgery: true }, every(...formChecks));
 
 const SESSION_COOKIE = '__Host-auth_dashboard';
 const SESSION_SECONDS = 3600;
@@ -43,10 +58,10 @@ const CodeForm = (props: { pendingToken: string; error?: string }) => (
   </Page>
 );
 
-session.get('/admin', (c) => c.redirect('/admin/'));
-session.get('/admin/login/', (c) => c.html(<LoginForm />));
+session.get('/admin', anonymous, (c) => c.redirect('/admin/'));
+session.get('/admin/login/', anonymous, (c) => c.html(<LoginForm />));
 
-session.post('/admin/login/', async (c) => {
+session.post('/admin/login/', signInForm, async (c) => {
   const fields = await form(c);
   const email = (fields.email ?? '').slice(0, 254);
   const password = (fields.password ?? '').slice(0, 1024);
@@ -59,7 +74,7 @@ session.post('/admin/login/', async (c) => {
   return c.html(<LoginForm error="Invalid e-mail or password." />, 400);
 });
 
-session.post('/admin/verify/', async (c) => {
+session.post('/admin/verify/', signInForm, async (c) => {
   const fields = await form(c);
   const pendingToken = (fields.pending_token ?? '').slice(0, 256);
   const code = (fields.code ?? '').slice(0, 32);
@@ -83,7 +98,7 @@ session.post('/admin/verify/', async (c) => {
   return c.redirect('/admin/', 303);
 });
 
-session.post('/admin/logout/', async (c) => {
+session.post('/admin/logout/', signInForm, async (c) => {
   const cookie = await sessionCookie(c);
   // Ended server-side: the cookie stops working at once, even where a copy of it survives.
   if (cookie) await liveSession(c.env.SESSIONS, cookie.sessionId).end();
@@ -120,7 +135,7 @@ async function sessionCookie(c: Context<DashboardEnv>) {
  * Everything else needs a signed-in, still active administrator, checked on every request: a
  * session still open (not logged out), opened under the account's current password.
  */
-export const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
+const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
   const cookie = await sessionCookie(c);
   if (cookie && (await liveSession(c.env.SESSIONS, cookie.sessionId).isLive())) {
     const [admin] = await c.var.db.select().from(users).where(eq(users.id, cookie.userId)).limit(1);
@@ -131,3 +146,9 @@ export const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => 
   }
   return c.redirect('/admin/login/', 303);
 };
+
+/** The dashboard's pages (GET): a signed-in administrator's session, else to the sign-in form. */
+export const adminPage = defineGuard<DashboardEnv, AuthAccess>({ access: 'admin', browserSession: true }, requireAdmin);
+
+/** The dashboard's forms (POST): the form checks, then an administrator's session. */
+export const adminForm = defineGuard<DashboardEnv, AuthAccess>({ access: 'admin', antiForgery: true, browserSession: true }, every(...formChecks, requireAdmin));

@@ -5,12 +5,13 @@ import { sites } from '../../../../../d1/auth/schema.ts';
 import { siteRoles } from '../../accounts.ts';
 import { audit } from '../../audit.ts';
 import { badRequest, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
+import { adminForm, adminPage } from './session.tsx';
 import { text } from '../../../../shared/text.ts';
 
 /** Registering and managing the sites that log their users in here. */
 export const siteRoutes = new Hono<DashboardEnv>();
 
-siteRoutes.get('/admin/', async (c) => {
+siteRoutes.get('/admin/', adminPage, async (c) => {
   const list = await c.var.db.select().from(sites).orderBy(sites.siteName);
   return c.html(
     <Page title="Sites" admin={c.var.admin}>
@@ -71,7 +72,7 @@ const siteFields = z.object({
 });
 const newSite = siteFields.extend({ site_name: text().trim().min(1, 'The site name is required.').max(200) });
 
-siteRoutes.post('/admin/sites/', async (c) => {
+siteRoutes.post('/admin/sites/', adminForm, async (c) => {
   const parsed = newSite.safeParse(await form(c));
   if (!parsed.success) return badRequest(c, c.var.admin, firstIssue(parsed.error));
   const { site_name, site_url, roles } = parsed.data;
@@ -85,7 +86,7 @@ siteRoutes.post('/admin/sites/', async (c) => {
   return c.redirect('/admin/', 303);
 });
 
-siteRoutes.post('/admin/sites/:id/', async (c) => {
+siteRoutes.post('/admin/sites/:id/', adminForm, async (c) => {
   const id = idParam(c);
   const parsed = siteFields.safeParse(await form(c));
   if (!id.success) return badRequest(c, c.var.admin, 'No such site.');
@@ -101,7 +102,7 @@ siteRoutes.post('/admin/sites/:id/', async (c) => {
   return c.redirect('/admin/', 303);
 });
 
-siteRoutes.post('/admin/sites/:id/delete/', async (c) => {
+siteRoutes.post('/admin/sites/:id/delete/', adminForm, async (c) => {
   const id = idParam(c);
   if (!id.success) return badRequest(c, c.var.admin, 'No such site.');
   const [site] = await c.var.db.delete(sites).where(eq(sites.id, id.data)).returning({ siteName: sites.siteName });
