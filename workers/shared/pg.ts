@@ -277,6 +277,7 @@ export async function readBatch<const T extends readonly TextStatement[]>(
 ): Promise<{ -readonly [K in keyof T]: z.output<T[K]['row']>[] }> {
   const sql = db.$client;
   const results: unknown[][] = await sql.transaction(statements.map(({ text, params }) => sql.query(text, params ?? [])));
+  // Each element is parsed by its own statement's schema; `map` only loses the tuple's per-index types.
   return statements.map((s, i) => parseRows(s.name, s.row, results[i] ?? [])) as { -readonly [K in keyof T]: z.output<T[K]['row']>[] };
 }
 
