@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
-/** The modules that read the racing database for requests. */
+/** The modules that read the racing database for requests (and the migration app's sheet imports into it). */
 const READ_MODULES = [
   'workers/shared/pg.ts',
   'workers/form/src/queries.ts',
@@ -20,6 +20,7 @@ const READ_MODULES = [
   'workers/stats/src/meeting-records.ts',
   'workers/stats/src/saved-stats.ts',
   'workers/cms/src/racing-lookups.ts',
+  'workers/migrate/src/imports/areas.ts',
 ];
 
 /** Every TypeScript source of the Workers whose requests read the racing database. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { IMPORT_AREAS } from '../../../../d1/migrate/schema.ts';
+import { pgInt, parseRows } from '../../../shared/pg.ts';
 import type { Sql } from '../engine/db.ts';
 import type { ColumnDef, Problem, SheetRecord } from './records.ts';
 
@@ -49,12 +50,18 @@ export type ImportAreaDef = {
 const key = (...parts: unknown[]) => parts.map((p) => String(p).toLowerCase()).join('\u001f');
 const problem = (column: string, kind: Problem['kind'], message: string): Problem => ({ column, kind, message });
 
+// The destination's rows as these look-ups and writes read them, checked as they are read.
+const idName = z.object({ id: pgInt, name: z.string() });
+const idOnly = z.object({ id: pgInt });
+const trialMeeting = z.object({ id: pgInt, date: z.string(), course: z.string() });
+const writeCounts = z.object({ inserted: pgInt, updated: pgInt });
+
 /** Rows of `table` whose name (any case) is one of `names`, grouped by lower-cased name. */
 async function idsByName(dest: Sql, table: 'horses' | 'trainers' | 'jockeys', names: Iterable<string>): Promise<Map<string, number[]>> {
   const wanted = [...new Set([...names].map((n) => n.toLowerCase()))];
   const found = new Map<string, number[]>();
   if (wanted.length === 0) return found;
-  const rows = await dest.query<{ id: number; name: string }>(`SELECT id, lower(name) AS name FROM ${table} WHERE lower(name) = ANY($1::text[]) ORDER BY id`, [wanted]);
+  const rows = parseRows(`the ${table} by name`, idName, await dest.query(`SELECT id, lower(name) AS name FROM ${table} WHERE lower(name) = ANY($1::text[]) ORDER BY id`, [wanted]));
   for (const r of rows) found.set(r.name, [...(found.get(r.name) ?? []), Number(r.id)]);
   return found;
 }
@@ -62,7 +69,7 @@ async function idsByName(dest: Sql, table: 'horses' | 'trainers' | 'jockeys', na
 async function existingIds(dest: Sql, table: 'horses' | 'trainers' | 'jockeys', ids: Iterable<number>): Promise<Set<number>> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Set();
-  const rows = await dest.query<{ id: number }>(`SELECT id FROM ${table} WHERE id = ANY($1::int[])`, [wanted]);
+  const rows = parseRows(`the ${table} by id`, idOnly, await dest.query(`SELECT id FROM ${table} WHERE id = ANY($1::int[])`, [wanted]));
   return new Set(rows.map((r) => Number(r.id)));
 }
 
@@ -159,11 +166,13 @@ const barrierTrials: ImportAreaDef = {
     }
     const [meetingRows, horse, trainer, jockey] = await Promise.all([
       dates.size && courses.size
-        ? dest.query<{ id: number; date: string; course: string }>(
-            `SELECT m.id, m.date::text AS date, lower(c.name) AS course FROM meetings m JOIN courses c ON c.id = m.course_id
+        ? dest
+            .query(
+              `SELECT m.id, m.date::text AS date, lower(c.name) AS course FROM meetings m JOIN courses c ON c.id = m.course_id
              WHERE m.is_trial AND m.date = ANY($1::date[]) AND lower(c.name) = ANY($2::text[]) ORDER BY m.id`,
-            [[...dates], [...courses]],
-          )
+              [[...dates], [...courses]],
+            )
+            .then((found) => parseRows('the trial meetings', trialMeeting, found))
         : Promise.resolve([]),
       personResolver(dest, 'horses', 'horse', 'Horse', fk.horse ?? 'name', records.map((r) => r.values.horse)),
       personResolver(dest, 'trainers', 'trainer', 'Trainer', fk.trainer ?? 'name', records.map((r) => r.values.trainer)),
@@ -199,7 +208,7 @@ const barrierTrials: ImportAreaDef = {
 
   async write(tx, rows, fk) {
     const column = (i: number) => rows.map((r) => r.values[i] ?? null);
-    const [row] = await tx.query<{ inserted: number; updated: number }>(
+    const [row] = parseRows('the written counts', writeCounts, await tx.query(
       `WITH input AS (
          SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::int[], $5::int[], $6::int[], $7::smallint[], $8::smallint[], $9::numeric[], $10::numeric[])
            AS t(meeting_id, heat_number, distance, horse_id, jockey_id, trainer_id, barrier, finishing_position, margin, time_seconds)),
@@ -223,7 +232,7 @@ const barrierTrials: ImportAreaDef = {
          RETURNING id)
        SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM upd)::int AS updated`,
       [column(0), column(1), column(2), column(3), column(4), column(5), column(6), column(7), column(8), column(9), fk.jockey === 'ignore'],
-    );
+    ));
     const inserted = Number(row?.inserted ?? 0);
     const updated = Number(row?.updated ?? 0);
     return { inserted, updated, unchanged: rows.length - inserted - updated };
@@ -247,7 +256,16 @@ const SECTIONAL_COLUMNS: readonly ColumnDef[] = [
 
 const SectionalFk = z.object({ runner: z.enum(['horse', 'tab']).default('horse') });
 
-type RunnerRow = { id: number | null; date: string; course: string; race_number: number | null; horse: string | null; tab_number: number | null; scratched: boolean | null };
+const runnerRow = z.object({
+  id: pgInt.nullable(),
+  date: z.string(),
+  course: z.string(),
+  race_number: pgInt.nullable(),
+  horse: z.string().nullable(),
+  tab_number: pgInt.nullable(),
+  scratched: z.boolean().nullable(),
+});
+type RunnerRow = z.output<typeof runnerRow>;
 
 const sectional: ImportAreaDef = {
   area: 'Sectional',
@@ -280,13 +298,13 @@ const sectional: ImportAreaDef = {
     }
     const found =
       dates.size && courses.size
-        ? await dest.query<RunnerRow>(
+        ? parseRows('the runners of the meetings', runnerRow, await dest.query(
             `SELECT ru.id, m.date::text AS date, lower(c.name) AS course, r.race_number, lower(h.name) AS horse, ru.tab_number, ru.scratched
              FROM meetings m JOIN courses c ON c.id = m.course_id
              LEFT JOIN races r ON r.meeting_id = m.id LEFT JOIN runners ru ON ru.race_id = r.id LEFT JOIN horses h ON h.id = ru.horse_id
              WHERE NOT m.is_trial AND m.date = ANY($1::date[]) AND lower(c.name) = ANY($2::text[])`,
             [[...dates], [...courses]],
-          )
+          ))
         : [];
     // meeting → race number → runners (by horse name and by tab number)
     const meetings = new Map<string, Map<number, { byHorse: Map<string, RunnerRow>; byTab: Map<number, RunnerRow> }>>();
@@ -343,7 +361,7 @@ const sectional: ImportAreaDef = {
 
   async write(tx, rows) {
     const column = (i: number) => rows.map((r) => r.values[i] ?? null);
-    const [row] = await tx.query<{ inserted: number; updated: number }>(
+    const [row] = parseRows('the written counts', writeCounts, await tx.query(
       `WITH input AS (SELECT * FROM unnest($1::int[], $2::text[], $3::numeric[]) AS t(runner_id, segment, time_seconds)),
        existing AS (
          SELECT DISTINCT ON (s.runner_id, s.segment) s.id, s.runner_id, s.segment, s.time_seconds FROM sectional_times s
@@ -356,7 +374,7 @@ const sectional: ImportAreaDef = {
          WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.runner_id = i.runner_id AND e.segment = i.segment) RETURNING id)
        SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM upd)::int AS updated`,
       [column(0), column(1), column(2)],
-    );
+    ));
     const inserted = Number(row?.inserted ?? 0);
     const updated = Number(row?.updated ?? 0);
     return { inserted, updated, unchanged: rows.length - inserted - updated };
