@@ -4,6 +4,7 @@ import { basePath } from '../../../shared/base-path.ts';
 import { HttpError } from '../../../shared/http-error.ts';
 import { finishLogin, revokeSession, startLogin } from '../auth-client.ts';
 import type { CmsEnv, SessionUser } from '../context.ts';
+import { reader, signIn } from '../guards.ts';
 import { endSession, startSession } from '../session.ts';
 import { errorResponses, jsonBody } from './openapi.ts';
 import { text } from '../../../shared/text.ts';
@@ -52,6 +53,7 @@ export const auth = new OpenAPIHono<CmsEnv>();
 auth.openapi(
   createRoute({
     method: 'post',
+    middleware: [signIn] as const,
     path: '/login',
     tags: ['Auth'],
     summary: 'Step 1: e-mail and password',
@@ -73,6 +75,7 @@ auth.openapi(
 auth.openapi(
   createRoute({
     method: 'post',
+    middleware: [signIn] as const,
     path: '/totp-verify',
     tags: ['Auth'],
     summary: 'Step 2: the TOTP code; sets the session cookie',
@@ -105,6 +108,7 @@ auth.openapi(
 auth.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/me',
     tags: ['Auth'],
     summary: 'The signed-in user',
@@ -120,6 +124,7 @@ auth.openapi(
 auth.openapi(
   createRoute({
     method: 'post',
+    middleware: [reader] as const,
     path: '/logout',
     tags: ['Auth'],
     summary: 'Ends the session here and at the authentication service',

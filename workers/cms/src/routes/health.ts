@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { parseConfig } from '../../../shared/config.ts';
 import { openRacingReads, racingDbConfigSchema } from '../../../shared/pg.ts';
+import { anonymous } from '../../../shared/guard.ts';
 import type { CmsEnv } from '../context.ts';
 
 /** Each check gets this long; a hanging dependency is reported unhealthy, not waited for. */
@@ -82,6 +83,7 @@ export const health = new OpenAPIHono<CmsEnv>();
 health.openapi(
   createRoute({
     method: 'get',
+    middleware: [anonymous] as const,
     path: '/health',
     tags: ['Health'],
     summary: 'Readiness of the service’s dependencies (anonymous)',

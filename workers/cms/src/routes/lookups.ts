@@ -5,6 +5,7 @@ import { racingReads } from '../../../shared/pg.ts';
 import { isoDate } from '../../../shared/dates.ts';
 import { racingToday } from '../../../shared/racing-day.ts';
 import type { CmsContext, CmsEnv } from '../context.ts';
+import { reader } from '../guards.ts';
 import { courses, racesOfCourse, searchHorses, searchJockeys, searchTrainers } from '../racing-lookups.ts';
 import { errorResponses, idList, idText } from './openapi.ts';
 import { text } from '../../../shared/text.ts';
@@ -33,6 +34,7 @@ const security = [{ session: [] }];
 lookups.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/bootstrap',
     tags,
     security,
@@ -59,18 +61,19 @@ lookups.openapi(
 );
 
 lookups.openapi(
-  createRoute({ method: 'get', path: '/sites', tags, security, summary: 'Site dropdown', responses: { 200: json(z.array(Site), 'Sites by name'), ...errorResponses(401) } }),
+  createRoute({ method: 'get', middleware: [reader] as const, path: '/sites', tags, security, summary: 'Site dropdown', responses: { 200: json(z.array(Site), 'Sites by name'), ...errorResponses(401) } }),
   async (c) => c.json(await listSites(c), 200),
 );
 
 lookups.openapi(
-  createRoute({ method: 'get', path: '/authors', tags, security, summary: 'Author dropdown', responses: { 200: json(z.array(Author), 'Authors by name'), ...errorResponses(401) } }),
+  createRoute({ method: 'get', middleware: [reader] as const, path: '/authors', tags, security, summary: 'Author dropdown', responses: { 200: json(z.array(Author), 'Authors by name'), ...errorResponses(401) } }),
   async (c) => c.json(await listAuthors(c), 200),
 );
 
 lookups.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/contributors',
     tags,
     security,
@@ -83,6 +86,7 @@ lookups.openapi(
 lookups.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/news-types',
     tags,
     security,
@@ -116,7 +120,7 @@ function searchRoute(path: string, item: z.ZodType, summary: string) {
     security,
     summary,
     description: 'Names starting with the query first, then names containing it; at most 20. An empty query answers [] without a database call.',
-    middleware: [racingReads()] as const,
+    middleware: [reader, racingReads()] as const,
     request: { query: SearchQuery },
     responses: { 200: json(z.array(item), 'Matches'), ...errorResponses(400, 401, 503) },
   });
@@ -158,7 +162,7 @@ lookups.openapi(
     tags,
     security,
     summary: 'Courses, optionally only those racing on a date',
-    middleware: [racingReads()] as const,
+    middleware: [reader, racingReads()] as const,
     request: { query: z.object({ date: isoDate.optional().openapi({ example: '2026-11-23' }) }) },
     responses: { 200: json(z.array(Course), 'Courses by name'), ...errorResponses(400, 401, 503) },
   }),
@@ -191,7 +195,7 @@ lookups.openapi(
     security,
     summary: 'Races of a course',
     description: 'On `date`, or without it from 30 days ago onwards, latest meeting first (at most 200); [] for a course without races. `courseId` is required.',
-    middleware: [racingReads()] as const,
+    middleware: [reader, racingReads()] as const,
     request: { query: RacesQuery },
     responses: { 200: json(z.array(Race), 'Races'), ...errorResponses(400, 401, 503) },
   }),

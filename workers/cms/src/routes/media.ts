@@ -18,11 +18,11 @@ import {
   UploadUrlResult,
 } from '../media/schemas.ts';
 import { receiveUpload } from '../media/upload.ts';
-import { requireEditor } from '../session.ts';
+import { editor, reader, signedUpload } from '../guards.ts';
 import { errorResponses, IdParam, jsonBody } from './openapi.ts';
 
-/** Paths under this prefix authenticate by their own signature (local signed uploads), not the session. */
-export const MEDIA_ANONYMOUS_PREFIX = '/api/v1/media/uploads/';
+/** Local signed uploads: authenticated by the address's own signature, not the session. */
+const UPLOADS_PREFIX = '/api/v1/media/uploads/';
 
 /** The media library: one controller for the photo and video galleries. */
 export const media = new OpenAPIHono<CmsEnv>();
@@ -35,6 +35,7 @@ const library = (c: CmsContext): Library => ({ db: c.var.db, bucket: c.env.MEDIA
 media.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/',
     tags,
     security,
@@ -55,10 +56,10 @@ media.openapi(
   },
 );
 
-media.use('/upload-url', requireEditor());
 media.openapi(
   createRoute({
     method: 'get',
+    middleware: [editor] as const,
     path: '/upload-url',
     tags,
     security,
@@ -72,17 +73,18 @@ media.openapi(
   async (c) => {
     const { type, contentType, size, slot = defaultSlot(type) } = c.req.valid('query');
     // The Worker's own upload address is under the prefix the client reached it by.
-    const uploadBase = new URL(`${basePath(c)}${MEDIA_ANONYMOUS_PREFIX}`, c.req.url);
+    const uploadBase = new URL(`${basePath(c)}${UPLOADS_PREFIX}`, c.req.url);
     return c.json(await uploadAddress(mediaConfig(c.env), { type, slot, contentType, size }, uploadBase), 200);
   },
 );
 
 // The Worker's own upload addresses (no S3 credentials): authenticated by their signature alone.
-media.put('/uploads/*', (c) => receiveUpload(c, c.req.path.slice(MEDIA_ANONYMOUS_PREFIX.length), mediaConfig(c.env)));
+media.put('/uploads/*', signedUpload, (c) => receiveUpload(c, c.req.path.slice(UPLOADS_PREFIX.length), mediaConfig(c.env)));
 
 media.openapi(
   createRoute({
     method: 'post',
+    middleware: [editor] as const,
     path: '/',
     tags,
     security,
@@ -99,6 +101,7 @@ media.openapi(
 media.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/{id}',
     tags,
     security,
@@ -113,6 +116,7 @@ media.openapi(
 media.openapi(
   createRoute({
     method: 'put',
+    middleware: [editor] as const,
     path: '/{id}',
     tags,
     security,
@@ -129,6 +133,7 @@ media.openapi(
 media.openapi(
   createRoute({
     method: 'delete',
+    middleware: [editor] as const,
     path: '/{id}',
     tags,
     security,
@@ -146,6 +151,7 @@ media.openapi(
 media.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/{id}/file/{slot}',
     tags,
     security,

@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { HttpError } from '../../../shared/http-error.ts';
 import { paged } from '../../../shared/paging.ts';
 import type { CmsEnv } from '../context.ts';
+import { editor, reader } from '../guards.ts';
 import { linkSearch, listStories, storyChildren, storyDetail, storyParent } from '../stories.ts';
 import { LinkSearchQuery, RestrictedStoryError, StoryBody, StoryDetail, StoryListQuery, StoryPage, StorySummary } from '../story-schemas.ts';
 import { createStory, deleteStory, missingRestrictedTags, updateStory } from '../story-writes.ts';
@@ -20,6 +21,7 @@ const badInput = json(z.union([ErrorSchema, RestrictedStoryError]), 'Invalid inp
 stories.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/link-search',
     tags,
     security,
@@ -37,6 +39,7 @@ stories.openapi(
 stories.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/',
     tags,
     security,
@@ -54,6 +57,7 @@ stories.openapi(
 stories.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/{id}',
     tags,
     security,
@@ -72,6 +76,7 @@ stories.openapi(
 stories.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/{id}/parent',
     tags,
     security,
@@ -90,6 +95,7 @@ stories.openapi(
 stories.openapi(
   createRoute({
     method: 'get',
+    middleware: [reader] as const,
     path: '/{id}/children',
     tags,
     security,
@@ -108,6 +114,7 @@ stories.openapi(
 stories.openapi(
   createRoute({
     method: 'post',
+    middleware: [editor] as const,
     path: '/',
     tags,
     security,
@@ -126,6 +133,7 @@ stories.openapi(
 stories.openapi(
   createRoute({
     method: 'put',
+    middleware: [editor] as const,
     path: '/{id}',
     tags,
     security,
@@ -148,6 +156,7 @@ stories.openapi(
 stories.openapi(
   createRoute({
     method: 'delete',
+    middleware: [editor] as const,
     path: '/{id}',
     tags,
     security,
