@@ -8,7 +8,8 @@ import { formConfig } from './config.ts';
 import type { FormEnv } from './context.ts';
 import type { SalesLookup } from './data.ts';
 import { api } from './routes/api.ts';
-import { apiDocument } from './openapi.ts';
+import { signedIn } from './guards.ts';
+import { apiDocument, OPENAPI_PATH } from './openapi.ts';
 import { guide } from './routes/guide.tsx';
 import { login } from './routes/login.tsx';
 import { personRoutes } from './routes/people.tsx';
@@ -18,8 +19,6 @@ import { readSession, sessionSettings } from './session.ts';
 import { ErrorPage } from './views/layout.tsx';
 import { defaultCache } from '../../shared/workers-runtime.ts';
 
-/** Routes open without a session: the login page and the horse search (the spec's public pair). */
-const PUBLIC_PATHS = new Set(['/form/', '/form/api/search/']);
 const MAX_URL_LENGTH = 4096;
 
 const isApi = (path: string) => path.startsWith('/form/api/');
@@ -31,6 +30,8 @@ export interface FormAppOptions {
 
 const formNotFound: NotFoundHandler<FormEnv> = (c) => {
   const path = new URL(c.req.url).pathname;
+  // Whether a page exists is for signed-in users: anyone else goes to the login page.
+  if (path.startsWith('/form/') && c.var.config && !c.var.session) return c.redirect('/form/', 302);
   if (isApi(path) || !path.startsWith('/form/')) return c.json(errorBody(c, 'not_found', `No route for ${c.req.method} ${path}`), 404);
   return c.html(<ErrorPage title="Page not found" message={`There is no page at ${path}.`} />, 404);
 };
@@ -76,9 +77,8 @@ export function createFormApp(options: FormAppOptions = {}) {
       'cache',
       new DataCache(defaultCache(), { defer: (work) => c.executionCtx.waitUntil(work.catch(() => {})), origin: new URL(c.req.url).origin }),
     );
-    const session = await readSession(c, sessionSettings(c));
-    c.set('session', session);
-    if (!session && !PUBLIC_PATHS.has(c.req.path)) return c.redirect('/form/', 302);
+    // Read for every request; each route's own guard (guards.ts) decides whether it needs one.
+    c.set('session', await readSession(c, sessionSettings(c)));
     await next();
   });
   app.use('/form/*', racingReads());
@@ -90,6 +90,8 @@ export function createFormApp(options: FormAppOptions = {}) {
   app.route('/form/guide/', guide);
   app.route('/form/search/', search);
   app.route('/form/api/', api);
+  // The API document is for signed-in users, as its route says.
+  app.get(OPENAPI_PATH, signedIn);
   app.route('/', apiDocument);
 
   return app;

@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import { errorBody } from '../../../shared/errors.ts';
 import { hasNul, NUL_MESSAGE } from '../../../shared/text.ts';
 import type { FormEnv } from '../context.ts';
+import { anonymous } from '../../../shared/guard.ts';
+import { signedIn } from '../guards.ts';
 import { MAX_QUERY_LENGTH, parseDate, parseId } from '../params.ts';
 import { cachedRaceCard, cachedSearch } from '../data.ts';
 import { meetingsOn, raceDates, racesOn } from '../queries.ts';
@@ -12,18 +14,18 @@ export const api = new Hono<FormEnv>();
 
 export const MIN_SEARCH_CHARS = 3;
 
-api.get('/dates/', async (c) => {
+api.get('/dates/', signedIn, async (c) => {
   const dates = await c.var.cache.get('dates', {}, () => raceDates(c.var.racing));
   return c.json({ dates });
 });
 
-api.get('/meetings/', async (c) => {
+api.get('/meetings/', signedIn, async (c) => {
   const date = parseDate(c.req.query('date'));
   if (!date) return c.json({ meetings: [] });
   return c.json({ meetings: await c.var.cache.get('meetings', { date }, () => meetingsOn(c.var.racing, date)) });
 });
 
-api.get('/races/', async (c) => {
+api.get('/races/', signedIn, async (c) => {
   const date = parseDate(c.req.query('date'));
   const meetingParam = c.req.query('meeting');
   const meeting = meetingParam === undefined || meetingParam === '' ? undefined : parseId(meetingParam);
@@ -32,7 +34,7 @@ api.get('/races/', async (c) => {
   return c.json({ races: await c.var.cache.get('races', { date, meeting }, () => racesOn(c.var.racing, date, meeting)) });
 });
 
-api.get('/runners/', async (c) => {
+api.get('/runners/', signedIn, async (c) => {
   const raceId = parseId(c.req.query('race_id'));
   if (raceId === undefined) return c.json({ runners: [] });
   const card = await cachedRaceCard(c, raceId);
@@ -50,7 +52,7 @@ api.get('/runners/', async (c) => {
 });
 
 /** Public. Also used by the search box on every page. */
-api.get('/search/', async (c) => {
+api.get('/search/', anonymous, async (c) => {
   const query = (c.req.query('q') ?? '').trim();
   if (query.length > MAX_QUERY_LENGTH) {
     return c.json(errorBody(c, 'invalid_request', `q must be at most ${MAX_QUERY_LENGTH} characters`), 400);

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { FormEnv } from '../context.ts';
+import { signedIn } from '../guards.ts';
 import { racingToday } from '../config.ts';
 import { BadParams, COUNTRY_PATTERN, parseDate, parseId } from '../params.ts';
 import { cachedRaceCard } from '../data.ts';
@@ -9,7 +10,7 @@ import { badRequestPage } from '../views/render.tsx';
 
 export const guide = new Hono<FormEnv>();
 
-guide.get('/', async (c) => {
+guide.get('/', signedIn, async (c) => {
   const bad = new BadParams();
   const date = bad.optional('date', c.req.query('date'), parseDate, 'a real date as YYYY-MM-DD') ?? racingToday(c.var.config.RACING_TIMEZONE);
   const country = bad.optional('country', c.req.query('country'), (v) => (COUNTRY_PATTERN.test(v) ? v : undefined), 'a country code such as AUS or NZ');

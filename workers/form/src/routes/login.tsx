@@ -1,6 +1,8 @@
 import { type Context, Hono } from 'hono';
 import { limitBody } from '../../../shared/body.ts';
+import { anonymous } from '../../../shared/guard.ts';
 import type { FormEnv } from '../context.ts';
+import { signedIn } from '../guards.ts';
 import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
 import { checkLoginToken, credentialMatches, endSession, issueLoginToken, sessionSettings, startSession } from '../session.ts';
 import { LoginPage } from '../views/login.tsx';
@@ -19,7 +21,7 @@ function tooManyAttempts(c: Context<FormEnv>, retryAfterSeconds: number, usernam
   return loginAgain(c, 429, `Too many failed logins from your address. Try again in ${Math.ceil(retryAfterSeconds / 60)} minutes.`, username);
 }
 
-login.get('/', async (c) => {
+login.get('/', anonymous, async (c) => {
   const config = c.var.config;
   if (c.var.session) return c.redirect('/form/runner/', 302);
   return c.html(<LoginPage token={await issueLoginToken(c, config.SESSION_SECRET)} />);
@@ -27,6 +29,8 @@ login.get('/', async (c) => {
 
 login.post(
   '/',
+  // Open to anyone; the handler checks the form's own anti-forgery token and the Origin.
+  anonymous,
   limitBody<FormEnv>(16 * 1024, (c) => c.text('Login form too large', 413)),
   async (c) => {
     const config = c.var.config;
@@ -56,7 +60,7 @@ login.post(
   },
 );
 
-login.get('/logout/', async (c) => {
+login.get('/logout/', signedIn, async (c) => {
   // The spec logs out on GET; a cross-site navigation (a link on another site) is not allowed to.
   if (c.req.header('sec-fetch-site') === 'cross-site') return c.redirect('/form/runner/', 302);
   await endSession(c, sessionSettings(c), c.var.session);

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { FormEnv } from '../context.ts';
+import { signedIn } from '../guards.ts';
 import { BadParams, parseId, parseTab } from '../params.ts';
 import { type PersonKind, personPage } from '../queries.ts';
 import { computeStats } from '../stats.ts';
@@ -10,7 +11,7 @@ import { badRequestPage, notFoundPage } from '../views/render.tsx';
 export function personRoutes(kind: PersonKind) {
   const routes = new Hono<FormEnv>();
   const title = kind === 'jockey' ? 'Jockey' : 'Trainer';
-  routes.get('/:id/', async (c) => {
+  routes.get('/:id/', signedIn, async (c) => {
     const id = parseId(c.req.param('id'));
     const bad = new BadParams();
     if (id === undefined) bad.problems.push(`the ${kind} id must be a whole number from 1 (got “${c.req.param('id').slice(0, 40)}”)`);

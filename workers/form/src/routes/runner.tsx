@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { FormEnv } from '../context.ts';
+import { signedIn } from '../guards.ts';
 import { racingToday } from '../config.ts';
 import { type SalesLookup, salesRequest } from '../data.ts';
 import { BadParams, parseDate, parseId, parseTab } from '../params.ts';
@@ -11,7 +12,7 @@ import { RunnerPage } from '../views/runner.tsx';
 export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
   const runner = new Hono<FormEnv>();
 
-  runner.get('/', async (c) => {
+  runner.get('/', signedIn, async (c) => {
     const { config, cache, racing } = c.var;
     const today = racingToday(config.RACING_TIMEZONE);
     const horseId =
@@ -20,7 +21,7 @@ export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
     return c.redirect(`/form/runner/${horseId}/?tab=brief`, 302);
   });
 
-  runner.get('/:id/', async (c) => {
+  runner.get('/:id/', signedIn, async (c) => {
     const horseId = parseId(c.req.param('id'));
     const bad = new BadParams();
     if (horseId === undefined) bad.problems.push(`the horse id must be a whole number from 1 (got “${c.req.param('id').slice(0, 40)}”)`);

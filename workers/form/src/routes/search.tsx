@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { hasNul, NUL_MESSAGE } from '../../../shared/text.ts';
 import type { FormEnv } from '../context.ts';
+import { signedIn } from '../guards.ts';
 import { cachedSearch } from '../data.ts';
 import { MAX_QUERY_LENGTH } from '../params.ts';
 import { badRequestPage } from '../views/render.tsx';
@@ -10,7 +11,7 @@ import { MIN_SEARCH_CHARS } from './api.ts';
 /** The search box's page when script is off (with script, results appear as you type). */
 export const search = new Hono<FormEnv>();
 
-search.get('/', async (c) => {
+search.get('/', signedIn, async (c) => {
   const query = (c.req.query('q') ?? '').trim();
   if (query.length > MAX_QUERY_LENGTH) return badRequestPage(c, [`the search must be at most ${MAX_QUERY_LENGTH} characters`]);
   if (hasNul(query)) return badRequestPage(c, [`the search ${NUL_MESSAGE}`]);
