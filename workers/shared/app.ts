@@ -1,4 +1,4 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, Env, ErrorHandler, NotFoundHandler } from 'hono';
 import type { ZodError } from 'zod';
 import { drainUnreadBody } from './body.ts';
@@ -17,7 +17,32 @@ export type AppOptions<E extends Env> = {
   invalid?: (input: InvalidInput, c: Context<E>) => Response | Promise<Response>;
   onError?: ErrorHandler<E>;
   notFound?: NotFoundHandler<E>;
+  /**
+   * The schema of the service's error body, for the answers the platform gives on every route
+   * whatever the route declares: 415 for a body of a media type the route does not take. Defaults
+   * to the platform's `{error, message, request_id}`.
+   */
+  errorSchema?: z.ZodType;
 };
+
+const platformError = z.object({ error: z.string(), message: z.string(), request_id: z.string().optional() }).passthrough();
+
+type Registry = OpenAPIHono['openAPIRegistry'];
+
+/**
+ * Adds to every route that takes a body the 415 its validator answers for another media type
+ * (@hono/zod-openapi raises it before the handler runs), unless the route documents one itself.
+ */
+export function documentPlatformAnswers(registry: Registry, errorSchema: z.ZodType): void {
+  for (const definition of registry.definitions) {
+    if (definition.type !== 'route' || !definition.route.request?.body || definition.route.responses[415]) continue;
+    const types = Object.keys(definition.route.request.body.content).join(' or ');
+    definition.route.responses[415] = {
+      description: `The body is not ${types}`,
+      content: { 'application/json': { schema: errorSchema } },
+    };
+  }
+}
 
 /** The platform's answer to invalid input: 400 with the offending fields. */
 export function invalidRequest<E extends Env>(input: InvalidInput, c: Context<E>) {
@@ -45,5 +70,18 @@ export function createApp<E extends Env>(service: string, options: AppOptions<E 
   app.use(requestLog(service));
   app.onError(options.onError ?? onError);
   app.notFound(options.notFound ?? notFound);
+  // The generated document names the platform's answers too (sub-routers' routes are in the
+  // registry by then).
+  const errorSchema = options.errorSchema ?? platformError;
+  const document31 = app.getOpenAPI31Document;
+  app.getOpenAPI31Document = (...args) => {
+    documentPlatformAnswers(app.openAPIRegistry, errorSchema);
+    return document31(...args);
+  };
+  const document30 = app.getOpenAPIDocument;
+  app.getOpenAPIDocument = (...args) => {
+    documentPlatformAnswers(app.openAPIRegistry, errorSchema);
+    return document30(...args);
+  };
   return app;
 }

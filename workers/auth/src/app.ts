@@ -15,7 +15,7 @@ import { docs } from './routes/docs.ts';
 import { loginHandler, loginRoute, verifyHandler, verifyRoute } from './routes/login.ts';
 import { refreshHandler, refreshRoute, revokeHandler, revokeRoute } from './routes/tokens.ts';
 import { whoamiHandler, whoamiRoute } from './routes/whoami.ts';
-import { fail } from './schemas.ts';
+import { fail, Failure } from './schemas.ts';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
@@ -39,6 +39,7 @@ export function createAuthApp() {
     },
     onError,
     notFound,
+    errorSchema: Failure,
   });
   // Tokens, codes and the enrolment page's secret: nothing here may be stored by a browser or a cache.
   app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP, noStore: true }));

@@ -4,7 +4,7 @@ import { basePath } from '../../shared/base-path.ts';
 import { anonymous } from '../../shared/guard.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
 import type { StatsEnv } from './context.ts';
-import { fastApiInvalid, onDetailError, onNotFound } from './errors.ts';
+import { detailSchema, fastApiInvalid, onDetailError, onNotFound } from './errors.ts';
 import { localStats } from './routes/local-stats.ts';
 import { login } from './routes/login.tsx';
 import { meetingStats } from './routes/meeting-stats.ts';
@@ -15,7 +15,7 @@ import { userContext } from './routes/user-context.ts';
 
 // The meeting statistics API (spec 000 B). Errors are FastAPI-shaped ({detail}) because its
 // existing clients were written against a FastAPI service; see errors.ts and the README.
-const app = createApp<StatsEnv>('stats', { invalid: fastApiInvalid, onError: onDetailError, notFound: onNotFound });
+const app = createApp<StatsEnv>('stats', { invalid: fastApiInvalid, onError: onDetailError, notFound: onNotFound, errorSchema: detailSchema });
 app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP }));
 
 app.openapi(

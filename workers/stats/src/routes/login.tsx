@@ -103,6 +103,7 @@ export const login = statsRouter()
       responses: {
         200: { content: { 'text/html': { schema: z.string() } }, description: 'Login page' },
         302: { description: 'To the single-sign-on portal' },
+        422: json(validationErrorSchema, '`direct` longer than 10 characters'),
       },
     }),
     async (c) => {
@@ -123,6 +124,7 @@ export const login = statsRouter()
       request: { body: { content: { 'application/json': { schema: logoutSchema } } } },
       responses: {
         200: json(z.object({ status: z.literal('success') }), 'The authentication service accepted the logout'),
+        413: json(detailSchema, 'Body larger than 16 KB'),
         422: json(validationErrorSchema, 'sessionId missing'),
         502: json(detailSchema, 'The authentication service failed or did not answer in time'),
         503: json(detailSchema, 'No authentication service is configured'),
