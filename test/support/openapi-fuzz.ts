@@ -115,19 +115,19 @@ export function validate(doc: OpenApiDocument, schema: Schema | undefined, value
   }
   if (s.not && validate(doc, s.not, value, at).length === 0) problems.push(`${at}: matches a schema it must not`);
   if ('const' in s && !deepEqual(s.const, value)) problems.push(`${at}: must be ${JSON.stringify(s.const)}`);
-  if (s.enum && !s.enum.some((e) => deepEqual(e, value))) problems.push(`${at}: ${JSON.stringify(value)?.slice(0, 80)} is not one of ${JSON.stringify(s.enum).slice(0, 200)}`);
+  if (s.enum && !s.enum.some((e) => deepEqual(e, value))) problems.push(`${at}: ${clip(JSON.stringify(value), 80)} is not one of ${clip(JSON.stringify(s.enum), 200)}`);
   const types = s.type === undefined ? undefined : Array.isArray(s.type) ? s.type : [s.type];
   if (types && !types.some((t) => hasType(value, t))) {
-    problems.push(`${at}: expected ${types.join(' or ')}, got ${typeName(value)} ${JSON.stringify(value)?.slice(0, 80)}`);
+    problems.push(`${at}: expected ${types.join(' or ')}, got ${typeName(value)} ${clip(JSON.stringify(value), 80)}`);
     return problems;
   }
   if (typeof value === 'string') {
     const length = [...value].length;
     if (s.minLength !== undefined && length < s.minLength) problems.push(`${at}: shorter than ${s.minLength}`);
     if (s.maxLength !== undefined && length > s.maxLength) problems.push(`${at}: longer than ${s.maxLength}`);
-    if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(value)) problems.push(`${at}: ${JSON.stringify(value).slice(0, 80)} does not match ${s.pattern}`);
+    if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(value)) problems.push(`${at}: ${clip(JSON.stringify(value), 80)} does not match ${s.pattern}`);
     const format = FORMATS[s.format ?? ''];
-    if (format && !format(value)) problems.push(`${at}: ${JSON.stringify(value).slice(0, 80)} is not a ${s.format}`);
+    if (format && !format(value)) problems.push(`${at}: ${clip(JSON.stringify(value), 80)} is not a ${s.format}`);
   }
   if (typeof value === 'number') {
     if (s.minimum !== undefined && value < s.minimum) problems.push(`${at}: ${value} below minimum ${s.minimum}`);
@@ -183,6 +183,14 @@ function hasType(value: unknown, type: string): boolean {
     default:
       return true;
   }
+}
+
+/** At most `n` code points of `text`, well-formed (a message with a lone surrogate cannot cross to the test runner). */
+function clip(text: string | undefined, n: number): string {
+  if (text === undefined) return 'undefined';
+  const points = Array.from(text.length > n * 2 ? text.slice(0, n * 2) : text);
+  const kept = points.length > n ? `${points.slice(0, n).join('')}…` : points.join('');
+  return kept.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 const typeName = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
@@ -523,7 +531,7 @@ export async function checkAnswer(doc: OpenApiDocument, op: DocumentedOperation,
   const status = String(res.status);
   const documented = responses[status] ?? responses[`${status[0]}XX`] ?? responses[`${status[0]}xx`];
   const text = await res.text();
-  const excerpt = text.slice(0, 300);
+  const excerpt = clip(text, 300);
   if (res.status >= 500) return `answered ${res.status} (${excerpt})`;
   if (!documented) return `answered ${res.status}, which the document does not list (it lists ${Object.keys(responses).join(', ')}): ${excerpt}`;
   const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -613,7 +621,7 @@ export async function fuzzDocument(options: FuzzOptions): Promise<FuzzReport> {
     const opSeed = (seed ^ hash(op.key)) | 0;
     const property = fc.asyncProperty(caseArbitrary(doc, op, credentials, skipHeaders), async (c) => {
       const request = toRequest(options.base, op, c, credentials, options.headers ?? (() => ({})));
-      const described = `${op.key} as ${c.credential}: ${request.method} ${request.url.slice(0, 300)} body ${c.body ? `${c.body.kind} ${c.body.contentType ?? ''} ${typeof c.body.body === 'string' ? c.body.body.slice(0, 200) : 'form data'}` : 'none'}`;
+      const described = `${op.key} as ${c.credential}: ${request.method} ${clip(request.url, 300)} body ${c.body ? `${c.body.kind} ${c.body.contentType ?? ''} ${typeof c.body.body === 'string' ? clip(c.body.body, 200) : 'form data'}` : 'none'}`;
       let timer: number | undefined;
       const timeout = new Promise<never>((_, reject) => (timer = +setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms: ${described}`)), timeoutMs)));
       try {

@@ -23,7 +23,15 @@ export type AppOptions<E extends Env> = {
    * to the platform's `{error, message, request_id}`.
    */
   errorSchema?: z.ZodType;
+  /**
+   * Answers the service itself gives on every route before routing (e.g. `414` for a long
+   * address), documented for every route (of `methods`, default all) with their `content`
+   * (default: JSON in `errorSchema`).
+   */
+  everyRoute?: Record<number, EveryRouteAnswer>;
 };
+
+export type EveryRouteAnswer = { description: string; methods?: string[]; content?: Record<string, { schema: z.ZodType }> };
 
 const platformError = z.object({ error: z.string(), message: z.string(), request_id: z.string().optional() }).passthrough();
 
@@ -33,9 +41,14 @@ type Registry = OpenAPIHono['openAPIRegistry'];
  * Adds to every route that takes a body the 415 its validator answers for another media type
  * (@hono/zod-openapi raises it before the handler runs), unless the route documents one itself.
  */
-export function documentPlatformAnswers(registry: Registry, errorSchema: z.ZodType): void {
+export function documentPlatformAnswers(registry: Registry, errorSchema: z.ZodType, everyRoute: Record<number, EveryRouteAnswer> = {}): void {
   for (const definition of registry.definitions) {
-    if (definition.type !== 'route' || !definition.route.request?.body || definition.route.responses[415]) continue;
+    if (definition.type !== 'route') continue;
+    for (const [status, { description, methods, content }] of Object.entries(everyRoute)) {
+      if (methods && !methods.includes(definition.route.method.toUpperCase())) continue;
+      definition.route.responses[status] ??= { description, content: content ?? { 'application/json': { schema: errorSchema } } };
+    }
+    if (!definition.route.request?.body || definition.route.responses[415]) continue;
     const types = Object.keys(definition.route.request.body.content).join(' or ');
     definition.route.responses[415] = {
       description: `The body is not ${types}`,
@@ -75,12 +88,12 @@ export function createApp<E extends Env>(service: string, options: AppOptions<E 
   const errorSchema = options.errorSchema ?? platformError;
   const document31 = app.getOpenAPI31Document;
   app.getOpenAPI31Document = (...args) => {
-    documentPlatformAnswers(app.openAPIRegistry, errorSchema);
+    documentPlatformAnswers(app.openAPIRegistry, errorSchema, options.everyRoute);
     return document31(...args);
   };
   const document30 = app.getOpenAPIDocument;
   app.getOpenAPIDocument = (...args) => {
-    documentPlatformAnswers(app.openAPIRegistry, errorSchema);
+    documentPlatformAnswers(app.openAPIRegistry, errorSchema, options.everyRoute);
     return document30(...args);
   };
   return app;

@@ -74,7 +74,11 @@ const mailOnError: ErrorHandler<MailEnv> = async (err, c) => {
 };
 
 export function createMailApp() {
-  const app = createApp<MailEnv>('mail', { notFound: mailNotFound, onError: mailOnError });
+  const app = createApp<MailEnv>('mail', {
+    notFound: mailNotFound,
+    onError: mailOnError,
+    everyRoute: { 414: { description: `The address is longer than ${MAX_URL_LENGTH} characters` } },
+  });
   app.use('*', headers, mailServices());
   app.route('/', login);
   app.route('/', status);

@@ -1,4 +1,5 @@
 import type { ErrorHandler, NotFoundHandler } from 'hono';
+import { z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { createApp } from '../../shared/app.ts';
@@ -22,6 +23,7 @@ import { sessionRoutes } from './routes/session.tsx';
 import { imports } from './routes/imports.tsx';
 import { sync } from './routes/sync.tsx';
 import { wizardJson } from './routes/wizard-json.ts';
+import { ErrorBody } from './routes/json.ts';
 import { errorAnswer } from './views/errors.tsx';
 import { SHEET_LIMITS } from './imports/sheet.ts';
 
@@ -67,8 +69,18 @@ const migrateOnError: ErrorHandler<MigrateEnv> = (err, c) => {
   return errorAnswer(c, 500, 'internal_error', 'An unexpected error occurred.');
 };
 
+const errorContent = { 'application/json': { schema: ErrorBody }, 'text/html': { schema: z.string() } };
+
 export function createMigrateApp() {
-  const app = createApp<MigrateEnv>('migrate', { notFound: migrateNotFound, onError: migrateOnError });
+  const app = createApp<MigrateEnv>('migrate', {
+    notFound: migrateNotFound,
+    onError: migrateOnError,
+    // JSON under /api/ (and for clients asking for it), an error page elsewhere.
+    everyRoute: {
+      413: { description: `The body is larger than ${MAX_BODY_BYTES} bytes`, methods: ['POST', 'PUT', 'DELETE'], content: errorContent },
+      414: { description: `The address is longer than ${MAX_URL_LENGTH} characters`, content: errorContent },
+    },
+  });
 
   app.use('*', async (c, next) => {
     c.set('answerJson', false);
