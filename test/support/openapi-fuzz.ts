@@ -491,7 +491,11 @@ export function caseArbitrary(doc: OpenApiDocument, op: DocumentedOperation, cre
       const headers: Record<string, string> = {};
       params.forEach((p, i) => {
         const value = values[`${i}`];
-        if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(value?.[0] ?? ''));
+        if (p.in === 'path') {
+          // A dot segment would leave the operation's path (the URL parser resolves it away).
+          const segment = value?.[0] ?? '';
+          path = path.replace(`{${p.name}}`, encodeURIComponent(segment === '.' || segment === '..' ? `${segment}x` : segment));
+        }
         else if (value === undefined) return;
         else if (p.in === 'query') for (const v of value) query.push([p.name, v]);
         else if (p.in === 'header') headers[p.name] = asciiHeaderValue(value.join(','));
