@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type GraphStandin, startGraphStandin } from '../scripts/graph-standin/server.ts';
 import { applyLocalD1Migrations, startLocalWorker } from '../scripts/local-worker.ts';
 import { ROOT, executeD1 } from '../scripts/workers.ts';
-import { randomBytes, sha256Hex, toBase64Url } from '../workers/shared/crypto.ts';
+import { randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
 
 const CONFIG = 'workers/mail/wrangler.toml';
 export const BENCH_MAIL_CLIENT_ID = 'bench-mail-client';

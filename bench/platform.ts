@@ -5,7 +5,7 @@ import type { BenchContext } from './context.ts';
 import { keepAliveClient } from './http.ts';
 import { psqlTimings, psqlWallTimes } from './psql.ts';
 import { median, ms, percentile, sample } from './stats.ts';
-import { relaySqlEndpoint } from '../workers/shared/pg.ts';
+import { relaySqlEndpoint } from '#shared/pg.ts';
 
 /** Worker → relay → Postgres against psql on the same server: new connection, warm connection. */
 export async function benchPlatform({ url, relay, runs }: BenchContext) {

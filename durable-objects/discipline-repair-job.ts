@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { JobLog } from './job-log.ts';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../d1/migrate/schema.ts';
+import * as schema from '#d1/migrate/schema.ts';
 import {
   type DisciplineDifference,
   type DisciplineRepairJobRpc,

@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { JobLog } from './job-log.ts';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../d1/migrate/schema.ts';
+import * as schema from '#d1/migrate/schema.ts';
 import { type Sql, openDestination } from '../workers/migrate/src/engine/db.ts';
 import type { EngineEnv, LogEntry } from '../workers/migrate/src/engine/types.ts';
 import { analyseSheet } from '../workers/migrate/src/imports/analyse.ts';

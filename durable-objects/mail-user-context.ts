@@ -1,8 +1,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Message } from '@microsoft/microsoft-graph-types';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../d1/mail/schema.ts';
-import { HttpError } from '../workers/shared/http-error.ts';
+import * as schema from '#d1/mail/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { type Category, categoriesOf } from '../workers/mail/src/ai/categories.ts';
 import { failJob, recategoriseStep } from '../workers/mail/src/ai/jobs.ts';
 import { createModel } from '../workers/mail/src/ai/model.ts';

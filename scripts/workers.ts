@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
 import { applyLocalD1MigrationsDirect, executeLocalD1 } from './d1-local.ts';
-import { ROUTER_PORT, SERVICES, type ServiceName } from '../workers/shared/services.ts';
+import { ROUTER_PORT, SERVICES, type ServiceName } from '#shared/services.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 

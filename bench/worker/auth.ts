@@ -2,8 +2,8 @@ import { createAuthApp } from '../../workers/auth/src/app.ts';
 import { hashPassword, verifyPassword } from '../../workers/auth/src/passwords.ts';
 import { signAccessToken } from '../../workers/auth/src/tokens.ts';
 
-export { AccountGuard } from '../../durable-objects/account-guard.ts';
-export { PendingLogin } from '../../durable-objects/pending-login.ts';
+export { AccountGuard } from '#durable-objects/account-guard.ts';
+export { PendingLogin } from '#durable-objects/pending-login.ts';
 
 // The auth Worker as deployed, plus two routes that time work inside the isolate for `npm run bench -- auth`.
 const app = createAuthApp();

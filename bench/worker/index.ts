@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { createApp } from '../../workers/shared/app.ts';
-import { openRacingReads, racingDb, racingDbConfigSchema, type RacingDbVariables, readRows } from '../../workers/shared/pg.ts';
-import { parseConfig } from '../../workers/shared/config.ts';
+import { createApp } from '#shared/app.ts';
+import { openRacingReads, racingDb, racingDbConfigSchema, type RacingDbVariables, readRows } from '#shared/pg.ts';
+import { parseConfig } from '#shared/config.ts';
 
 // A Worker used only by `npm run bench`: the shared Postgres path with nothing else around it.
 const app = createApp<{ Variables: RacingDbVariables }>('bench');

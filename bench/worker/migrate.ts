@@ -1,9 +1,9 @@
-import type { MigrationJob } from '../../durable-objects/migration-job.ts';
+import type { MigrationJob } from '#durable-objects/migration-job.ts';
 import type { RunPlan } from '../../workers/migrate/src/engine/types.ts';
 
 // A Worker used only by `npm run bench -- migrate`: the migrate Worker's MigrationJob Durable
 // Object with its real alarms, started and polled over plain HTTP (no sign-in in the way).
-export { MigrationJob } from '../../durable-objects/migration-job.ts';
+export { MigrationJob } from '#durable-objects/migration-job.ts';
 
 type BenchEnv = { MIGRATION_JOB: DurableObjectNamespace<MigrationJob> };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
-import * as cms from '../../d1/cms/schema.ts';
+import * as cms from '#d1/cms/schema.ts';
 import { applyMigrations, D1Database } from './d1.ts';
 
 const CMS_MIGRATIONS = new URL('../../d1/cms/migrations/', import.meta.url);

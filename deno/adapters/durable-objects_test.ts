@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { DurableObject } from 'cloudflare:workers';
-import { PendingLogin } from '../../durable-objects/pending-login.ts';
-import { LiveSession } from '../../durable-objects/live-session.ts';
+import { PendingLogin } from '#durable-objects/pending-login.ts';
+import { LiveSession } from '#durable-objects/live-session.ts';
 import { type AlarmInvocationInfo, type DurableObjectState, DurableObjectNamespace } from './durable-objects.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

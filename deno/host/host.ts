@@ -12,7 +12,7 @@ import { readDevVars } from './dev-vars.ts';
 import { drain, HostExecutionContext } from './execution-context.ts';
 import { installFixedLengthStream } from './fixed-length-stream.ts';
 import { readWorkerConfig, workerConfigPath, type WorkerConfig } from './wrangler-config.ts';
-import { SERVICES } from '../../workers/shared/services.ts';
+import { SERVICES } from '#shared/services.ts';
 
 export const SERVICE_NAMES = Object.keys(SERVICES) as (keyof typeof SERVICES)[];
 export const ROUTER_PORT = 8787;

@@ -1,4 +1,4 @@
-import type { AustralianState, CourseCategory, CourseCountry } from '../../workers/shared/racing/schema.ts';
+import type { AustralianState, CourseCategory, CourseCountry } from '#shared/racing/schema.ts';
 import type { TimeZone } from './calendar.ts';
 
 /** Horses, trainers and jockeys are based in a region: a state (ACT racing draws on NSW) or NZ. */

@@ -1,4 +1,4 @@
-import type { HorseCountry, HorseSex } from '../../workers/shared/racing/schema.ts';
+import type { HorseCountry, HorseSex } from '#shared/racing/schema.ts';
 import { type Day, dayOfDate, isoDate, seasonYear, yearOf } from './calendar.ts';
 import type { Region } from './courses.ts';
 import { NameBook, horseName, personName, studName } from './names.ts';

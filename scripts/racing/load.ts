@@ -1,7 +1,7 @@
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import * as racingSchema from '../../workers/shared/racing/schema.ts';
+import * as racingSchema from '#shared/racing/schema.ts';
 import { type GenerateOptions, countRacing, generateRacing } from './generate.ts';
 import { readRacingMigration } from './migration.ts';
 import { withClient } from './pg-client.ts';

@@ -1,4 +1,4 @@
-import type { CourseCategory, RaceType } from '../../workers/shared/racing/schema.ts';
+import type { CourseCategory, RaceType } from '#shared/racing/schema.ts';
 import type { Horse } from './horses.ts';
 import type { Suitability } from './population.ts';
 import type { Random } from './random.ts';

@@ -9,7 +9,7 @@ import {
   sectionalTimes,
   trainers,
   trialRuns,
-} from '../../workers/shared/racing/schema.ts';
+} from '#shared/racing/schema.ts';
 
 /** The generated tables, by SQL name, in an order that satisfies their foreign keys. */
 export const RACING_TABLES = {

@@ -1,7 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditLog, sites, users } from '../../d1/auth/schema';
+import { auditLog, sites, users } from '#d1/auth/schema.ts';
 import { adminCookie, codeFor, createAccount, db, ORIGIN, page, post, signInToDashboard, type TestAccount, type Tokens } from './helpers';
 
 describe('admin dashboard', () => {

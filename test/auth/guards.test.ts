@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAuthApp } from '../../workers/auth/src/app';
 import type { AuthAccess } from '../../workers/auth/src/client-secret';
-import type { Access } from '../../workers/shared/guard';
+import type { Access } from '#shared/guard.ts';
 import { accessTable, routeGuards, unprotectedBrowserWrites } from '../support/route-guards';
 import { page, post } from './helpers';
 

@@ -1,9 +1,9 @@
 import { exports } from 'cloudflare:workers';
 import { and, eq, isNull } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { credentials } from '../../d1/auth/schema';
+import { credentials } from '#d1/auth/schema.ts';
 import { hashPassword } from '../../workers/auth/src/passwords';
-import { ADDRESS_FAILURE_LIMIT } from '../../workers/shared/throttle';
+import { ADDRESS_FAILURE_LIMIT } from '#shared/throttle.ts';
 import { adminCookie, CLIENT_SECRET, createAccount, db, ORIGIN, page, pendingToken, post, signIn, codeFor, uniqueIp } from './helpers';
 import { chunkedBody } from '../support/chunked-body';
 

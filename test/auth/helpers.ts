@@ -1,9 +1,9 @@
 import { env, exports } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import { expect } from 'vitest';
-import * as schema from '../../d1/auth/schema';
+import * as schema from '#d1/auth/schema.ts';
 import { encryptTotpSecret, hashBackupCode, stepAt, totpAt } from '../../workers/auth/src/totp';
-import { fromBase32 } from '../../workers/shared/crypto';
+import { fromBase32 } from '#shared/crypto.ts';
 import { hashPassword } from '../../workers/auth/src/passwords';
 
 export const CLIENT_SECRET = 'test-client-secret';

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditLog, credentials, sites, totpUsedSteps } from '../../d1/auth/schema';
+import { auditLog, credentials, sites, totpUsedSteps } from '#d1/auth/schema.ts';
 import { stepAt } from '../../workers/auth/src/totp';
 import { PENDING_LOGIN_MAX_ATTEMPTS } from '../../workers/auth/src/login';
 import { hashPassword } from '../../workers/auth/src/passwords';

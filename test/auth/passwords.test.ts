@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { credentials } from '../../d1/auth/schema';
-import { toBase64Url, utf8 } from '../../workers/shared/crypto';
+import { credentials } from '#d1/auth/schema.ts';
+import { toBase64Url, utf8 } from '#shared/crypto.ts';
 import { DJANGO_MAX_ITERATIONS, SCRYPT, hashPassword, verifyPassword } from '../../workers/auth/src/passwords';
 import { codeFor, createAccount, db, post } from './helpers';
 import { pbkdf2 } from '@noble/hashes/pbkdf2.js';

@@ -2,7 +2,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from 'cloudflare:workers';
 import { eq, inArray, like, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { auditLog, refreshFamilies, totpUsedSteps } from '../../d1/auth/schema';
+import { auditLog, refreshFamilies, totpUsedSteps } from '#d1/auth/schema.ts';
 import worker from '../../workers/auth/src/index';
 import { authConfig } from '../../workers/auth/src/config';
 import { CONCURRENT_REFRESH_GRACE_MS } from '../../workers/auth/src/refresh-families';

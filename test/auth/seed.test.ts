@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { backupCodes, users } from '../../d1/auth/schema';
+import { backupCodes, users } from '#d1/auth/schema.ts';
 import { DEV_ACCOUNT, devSeedSql } from '../../workers/auth/src/account-sql';
 import { codeFor, db, post, whoami, type Tokens } from './helpers';
 

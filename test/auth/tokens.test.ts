@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditLog, refreshFamilies, users } from '../../d1/auth/schema';
+import { auditLog, refreshFamilies, users } from '#d1/auth/schema.ts';
 import { CONCURRENT_REFRESH_GRACE_MS } from '../../workers/auth/src/refresh-families';
 import { signAccessToken } from '../../workers/auth/src/tokens';
 import { createAccount, db, post, signIn, whoami, type Tokens } from './helpers';

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { fromBase32, toBase32, utf8 } from '../../workers/shared/crypto';
+import { fromBase32, toBase32, utf8 } from '#shared/crypto.ts';
 import {
   decryptTotpSecret,
   encryptTotpSecret,

@@ -7,7 +7,7 @@ import { seedAuthDevAccount } from '../../scripts/auth-admin';
 import { applyLocalD1Migrations } from '../../scripts/local-worker';
 import { ROOT } from '../../scripts/workers';
 import { DEV_ACCOUNT } from '../../workers/auth/src/account-sql';
-import { fromBase32 } from '../../workers/shared/crypto';
+import { fromBase32 } from '#shared/crypto.ts';
 import { stepAt, totpAt } from '../../workers/auth/src/totp';
 import { haveChromium, launchChromium, startServiceWorker } from '../support/browser';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import app from '../../workers/cms/src/app';
 import type { CmsAccess } from '../../workers/cms/src/guards';
-import type { Access } from '../../workers/shared/guard';
+import type { Access } from '#shared/guard.ts';
 import { accessTable, routeGuards, unprotectedBrowserWrites } from '../support/route-guards';
 import { api } from './helpers';
 

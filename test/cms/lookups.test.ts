@@ -2,8 +2,8 @@ import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as schema from '../../d1/cms/schema';
-import { openRacingDb, racingDbConfigSchema } from '../../workers/shared/pg';
+import * as schema from '#d1/cms/schema.ts';
+import { openRacingDb, racingDbConfigSchema } from '#shared/pg.ts';
 import { api, signIn, UNREACHABLE_RACING, withEnv } from './helpers';
 
 const db = drizzle(env.DB, { schema });

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { eq, sql } from 'drizzle-orm';
-import * as schema from '../../d1/cms/schema';
+import * as schema from '#d1/cms/schema.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, signIn } from './helpers';
 import { createStory, db, lookups, type Lookups, type StoryJson } from './story-fixtures';

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../../d1/cms/schema';
+import * as schema from '#d1/cms/schema.ts';
 import { newSession } from '../../workers/cms/src/session';
 import type { StoryDetail } from '../../workers/cms/src/story-schemas';
 import { api } from './helpers';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFormApp } from '../../workers/form/src/app';
 import type { FormAccess } from '../../workers/form/src/guards';
-import type { Access } from '../../workers/shared/guard';
+import type { Access } from '#shared/guard.ts';
 import { accessTable, routeGuards, unprotectedBrowserWrites } from '../support/route-guards';
 import { fetchForm } from './helpers';
 

@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createFormApp } from '../../workers/form/src/app';
-import { ADDRESS_FAILURE_LIMIT } from '../../workers/shared/throttle';
+import { ADDRESS_FAILURE_LIMIT } from '#shared/throttle.ts';
 import { BASE, PASSWORD, USERNAME, cookiesOf, fetchForm, loginForm, setCookies, sessionCookie } from './helpers';
 import { chunkedBody } from '../support/chunked-body';
 

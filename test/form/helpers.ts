@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
-import { parseConfig } from '../../workers/shared/config';
-import { openRacingDb, racingDbConfigSchema } from '../../workers/shared/pg';
+import { parseConfig } from '#shared/config.ts';
+import { openRacingDb, racingDbConfigSchema } from '#shared/pg.ts';
 
 export const BASE = 'https://form.racing.example';
 export const USERNAME = env.ADMIN_USERNAME;

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import type { Horse, RaceCard, RunnerPageData, Sale } from '../../workers/form/src/queries';
 import type { Run } from '../../workers/form/src/runs';
-import type { horses, races, runners, sales } from '../../workers/shared/racing/schema';
+import type { horses, races, runners, sales } from '#shared/racing/schema.ts';
 import { fetchForm, query, sessionCookie } from './helpers';
 
 // What the form Worker sends to PostgreSQL: every statement goes over the driver's HTTP path

@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as schema from '../../d1/mail/schema';
-import { aiPrompts } from '../../d1/mail/schema';
+import * as schema from '#d1/mail/schema.ts';
+import { aiPrompts } from '#d1/mail/schema.ts';
 import { createRecategoriseJob } from '../../workers/mail/src/ai/jobs';
 import { type StandinMailbox, type TestSession, connectedMailbox, control, directSession, mailbox, pumpWebhooks, send } from './helpers';
 

@@ -1,8 +1,8 @@
 import { env, exports } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import * as OTPAuth from 'otpauth';
-import { sessions } from '../../d1/mail/schema';
-import { randomBytes, sha256Hex, toBase64Url } from '../../workers/shared/crypto';
+import { sessions } from '#d1/mail/schema.ts';
+import { randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
 import { mailboxStub } from '../../workers/mail/src/context';
 import { csrfTokenFor } from '../../workers/mail/src/session';
 import type { TestAccountName } from './accounts';

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import { describe, expect, it } from 'vitest';
-import { sessions } from '../../d1/mail/schema';
+import { sessions } from '#d1/mail/schema.ts';
 import { createMailApp } from '../../workers/mail/src/app';
 import { BASE, account, cookieFrom, freshCode, loginForm, send, signIn } from './helpers';
 

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { mailboxes, subscriptions } from '../../d1/mail/schema';
+import { mailboxes, subscriptions } from '#d1/mail/schema.ts';
 import worker from '../../workers/mail/src/index';
 import { type StandinMailbox, type TestSession, connectedMailbox, control, directSession, mailbox, pumpWebhooks, send } from './helpers';
 

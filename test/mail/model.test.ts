@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import { afterEach, describe, expect, it } from 'vitest';
-import * as schema from '../../d1/mail/schema';
+import * as schema from '#d1/mail/schema.ts';
 import { cleanBody, htmlToText } from '../../workers/mail/src/ai/clean';
 import { ModelError, createModel, offlineModel } from '../../workers/mail/src/ai/model';
 import { classify, extract, summarise, type TaskContext } from '../../workers/mail/src/ai/task';

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { mailboxes } from '../../d1/mail/schema';
+import { mailboxes } from '#d1/mail/schema.ts';
 import { BASE, type TestSession, account, connectMailbox, control, cookieFrom, directSession, freshCode, newMailbox, pumpWebhooks, send } from './helpers';
 
 /**

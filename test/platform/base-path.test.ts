@@ -2,7 +2,7 @@ import { createExecutionContext } from 'cloudflare:test';
 import { Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
 import { describe, expect, it } from 'vitest';
-import { BASE_PATH_HEADER, basePath, prefixCookie, prefixHtml, prefixLocation, servedUnder } from '../../workers/shared/base-path';
+import { BASE_PATH_HEADER, basePath, prefixCookie, prefixHtml, prefixLocation, servedUnder } from '#shared/base-path.ts';
 
 const PAGE = `<!doctype html><html><head><title>t</title><link rel="stylesheet" href="/static/app.css"></head>
 <body><a href="/runner/1/?tab=detailed">runner</a> <a href='//cdn.example/x'>other host</a> <a href="https://x.example/a">abs</a>

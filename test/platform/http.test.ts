@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../workers/shared/app';
-import { parseConfig } from '../../workers/shared/config';
-import { HttpError } from '../../workers/shared/http-error';
+import { createApp } from '#shared/app.ts';
+import { parseConfig } from '#shared/config.ts';
+import { HttpError } from '#shared/http-error.ts';
 
 const meetingRoute = createRoute({
   method: 'post',

@@ -1,8 +1,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../workers/shared/app';
-import { racingDb, type RacingDbVariables } from '../../workers/shared/pg';
+import { createApp } from '#shared/app.ts';
+import { racingDb, type RacingDbVariables } from '#shared/pg.ts';
 
 // Production reaches Neon without a relay: the driver opens wss://<host>/v2 itself, and the
 // runtime reports a failed WebSocket as an ErrorEvent, which is not an Error.

@@ -1,8 +1,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { count, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../workers/shared/app';
-import { racingDb, racingSchema, type RacingDbVariables } from '../../workers/shared/pg';
+import { createApp } from '#shared/app.ts';
+import { racingDb, racingSchema, type RacingDbVariables } from '#shared/pg.ts';
 
 const { meetings, races, runners } = racingSchema;
 

@@ -2,8 +2,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { sql } from 'drizzle-orm';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createApp } from '../../workers/shared/app';
-import { parseConfig } from '../../workers/shared/config';
+import { createApp } from '#shared/app.ts';
+import { parseConfig } from '#shared/config.ts';
 import {
   openRacingReads,
   parseOne,
@@ -19,7 +19,7 @@ import {
   selectOne,
   selectRows,
   typedSql,
-} from '../../workers/shared/pg';
+} from '#shared/pg.ts';
 
 // The typed read helpers: rows are parsed through the schema their statement declares; a row that
 // does not match is a RowShapeError, which a service answers as its 500.

@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:workers';
 import type { PoolClient } from '@neondatabase/serverless';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../workers/shared/config';
-import { openRacingDb, racingDbConfigSchema } from '../../workers/shared/pg';
+import { parseConfig } from '#shared/config.ts';
+import { openRacingDb, racingDbConfigSchema } from '#shared/pg.ts';
 import type { StatsRecord } from '../../workers/stats/src/schemas';
 import { MEETING_STATS_SQL, type PersonRow, toRecord } from '../../workers/stats/src/statistics';
 import { recentMeeting } from './helpers';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import app from '../../workers/stats/src/app';
 import type { StatsAccess } from '../../workers/stats/src/auth';
-import type { Access } from '../../workers/shared/guard';
+import type { Access } from '#shared/guard.ts';
 import { accessTable, routeGuards } from '../support/route-guards';
 import { call } from './helpers';
 

@@ -1,6 +1,6 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ADDRESS_FAILURE_LIMIT } from '../../workers/shared/throttle';
+import { ADDRESS_FAILURE_LIMIT } from '#shared/throttle.ts';
 import { ratio2, toRecord, type PersonRow } from '../../workers/stats/src/statistics';
 import { halfUp2 } from './raw-racing';
 import { TOKEN, call, recentMeeting } from './helpers';

@@ -2,9 +2,9 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import app from '../../workers/stats/src/app';
-import { USER_CONTEXT_TTL_MS } from '../../durable-objects/user-context';
+import { USER_CONTEXT_TTL_MS } from '#durable-objects/user-context.ts';
 import { FAKE_COURSE } from './fake-contract';
-import { openRacingReads } from '../../workers/shared/pg';
+import { openRacingReads } from '#shared/pg.ts';
 import { loadPayload } from '../../workers/stats/src/saved-stats';
 import { TOKEN, call, ctx, recentMeeting } from './helpers';
 

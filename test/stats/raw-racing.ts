@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
-import { parseConfig } from '../../workers/shared/config';
-import { openRacingDb, racingDbConfigSchema } from '../../workers/shared/pg';
+import { parseConfig } from '#shared/config.ts';
+import { openRacingDb, racingDbConfigSchema } from '#shared/pg.ts';
 
 // The racing tables as plain rows (simple selects, no joins or aggregates), and the statistics
 // computed from them in plain JavaScript, straight from the published rules: an independent

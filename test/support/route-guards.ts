@@ -1,4 +1,4 @@
-import { type GuardInfo, guardOf } from '../../workers/shared/guard.ts';
+import { type GuardInfo, guardOf } from '#shared/guard.ts';
 
 /** What a Hono app exposes of its routes: one entry per registered handler. */
 export type RoutedApp = { routes: readonly { method: string; path: string; handler: unknown }[] };

@@ -1,4 +1,4 @@
-import type { LiveSession } from '../../durable-objects/live-session.ts';
+import type { LiveSession } from '#durable-objects/live-session.ts';
 import { randomBytes, toBase64Url } from './crypto.ts';
 
 // Server-side session revocation for services whose session is a signed cookie (the form

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AccountGuard } from '../../durable-objects/account-guard.ts';
+import type { AccountGuard } from '#durable-objects/account-guard.ts';
 
 // Failed attempts at a secret (an admin login, a client secret) counted per client address in an
 // AccountGuard Durable Object, so every isolate sees the same count. Keyed by address, not by

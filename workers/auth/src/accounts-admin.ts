@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { backupCodes, credentials, users } from '../../../d1/auth/schema.ts';
+import { backupCodes, credentials, users } from '#d1/auth/schema.ts';
 import { normaliseEmail } from './accounts.ts';
 import type { AuthDb } from './context.ts';
 import type { Enrolment } from './enrolment.ts';

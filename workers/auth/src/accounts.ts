@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { credentials, sites, users } from '../../../d1/auth/schema.ts';
+import { credentials, sites, users } from '#d1/auth/schema.ts';
 import type { AuthDb } from './context.ts';
 import { normaliseEmail } from './email.ts';
 

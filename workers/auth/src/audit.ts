@@ -1,4 +1,4 @@
-import { auditLog } from '../../../d1/auth/schema.ts';
+import { auditLog } from '#d1/auth/schema.ts';
 import type { AuthDb } from './context.ts';
 
 export type AuditEvent =

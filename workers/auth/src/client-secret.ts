@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import { secretsEqual } from '../../shared/crypto.ts';
-import { defineGuard } from '../../shared/guard.ts';
-import { addressThrottle } from '../../shared/throttle.ts';
+import { secretsEqual } from '#shared/crypto.ts';
+import { defineGuard } from '#shared/guard.ts';
+import { addressThrottle } from '#shared/throttle.ts';
 import type { AuthEnv } from './context.ts';
 import { fail } from './schemas.ts';
 

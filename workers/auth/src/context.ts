@@ -1,5 +1,5 @@
 import type { DrizzleD1Database } from 'drizzle-orm/d1';
-import type * as schema from '../../../d1/auth/schema.ts';
+import type * as schema from '#d1/auth/schema.ts';
 import type { AuthConfig } from './config.ts';
 
 export type AuthDb = DrizzleD1Database<typeof schema>;

@@ -1,13 +1,13 @@
-import { servedUnder } from '../../shared/base-path.ts';
+import { servedUnder } from '#shared/base-path.ts';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../../../d1/auth/schema.ts';
+import * as schema from '#d1/auth/schema.ts';
 import { createAuthApp } from './app.ts';
 import { retentionConfig } from './config.ts';
 import { runRetention } from './retention.ts';
 
-export { AccountGuard } from '../../../durable-objects/account-guard.ts';
-export { LiveSession } from '../../../durable-objects/live-session.ts';
-export { PendingLogin } from '../../../durable-objects/pending-login.ts';
+export { AccountGuard } from '#durable-objects/account-guard.ts';
+export { LiveSession } from '#durable-objects/live-session.ts';
+export { PendingLogin } from '#durable-objects/pending-login.ts';
 
 const app = createAuthApp();
 

@@ -1,11 +1,11 @@
 import { and, eq, isNull, lt } from 'drizzle-orm';
-import { backupCodes, credentials, totpUsedSteps, users } from '../../../d1/auth/schema.ts';
-import type { PendingLoginState } from '../../../durable-objects/pending-login.ts';
+import { backupCodes, credentials, totpUsedSteps, users } from '#d1/auth/schema.ts';
+import type { PendingLoginState } from '#durable-objects/pending-login.ts';
 import { findLoginCredential, normaliseEmail, type User } from './accounts.ts';
 import { audit } from './audit.ts';
 import type { AuthConfig } from './config.ts';
 import type { AuthDb, AuthEnv } from './context.ts';
-import { randomBytes, toBase64Url } from '../../shared/crypto.ts';
+import { randomBytes, toBase64Url } from '#shared/crypto.ts';
 import { accountGuard, pendingLogin, recordAccountFailure, takeIpBudget } from './guard.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.ts';
 import { decryptTotpSecret, hashBackupCode, matchTotp, TOTP_WINDOW } from './totp.ts';

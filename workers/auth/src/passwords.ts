@@ -1,7 +1,7 @@
 import { pbkdf2 } from '@noble/hashes/pbkdf2.js';
 import { scrypt } from '@noble/hashes/scrypt.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { constantTimeEqual, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
+import { constantTimeEqual, fromBase64Url, randomBytes, toBase64Url, utf8 } from '#shared/crypto.ts';
 
 /**
  * scrypt at one of OWASP's minimum settings (N=2^14, r=8, p=5: the same work as N=2^17, r=8,

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
-import { refreshFamilies, users } from '../../../d1/auth/schema.ts';
+import { refreshFamilies, users } from '#d1/auth/schema.ts';
 import { permissionsFor, type User } from './accounts.ts';
 import { audit } from './audit.ts';
 import type { AuthDeps } from './login.ts';

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { auditLog, refreshFamilies, totpUsedSteps } from '../../../d1/auth/schema.ts';
+import { auditLog, refreshFamilies, totpUsedSteps } from '#d1/auth/schema.ts';
 import type { RetentionConfig } from './config.ts';
 import type { AuthDb } from './context.ts';
 import { stepAt } from './totp.ts';

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { text } from '../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 /** Every failure of the JSON API: the spec's `{success: false, error}`. */
 export const Failure = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { aesGcmKey, constantTimeEqual, fromBase64Url, hmacKey, hmacSha256, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
+import { aesGcmKey, constantTimeEqual, fromBase64Url, hmacKey, hmacSha256, randomBytes, toBase64Url, utf8 } from '#shared/crypto.ts';
 
 /**
  * Access and refresh tokens: `<kind>.<sealed payload>.<signature>`, base64url. The payload is

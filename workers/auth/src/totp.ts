@@ -1,4 +1,4 @@
-import { aesGcmKey, fromBase32, fromBase64Url, hmacKey, randomBytes, sha256Hex, toBase32, toBase64Url, utf8 } from '../../shared/crypto.ts';
+import { aesGcmKey, fromBase32, fromBase64Url, hmacKey, randomBytes, sha256Hex, toBase32, toBase64Url, utf8 } from '#shared/crypto.ts';
 
 export const TOTP_PERIOD_SECONDS = 30;
 /** Codes one step either side of now are accepted (clock drift between phone and server). */

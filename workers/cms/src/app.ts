@@ -1,8 +1,8 @@
 import { cors } from 'hono/cors';
-import { createApp } from '../../shared/app.ts';
-import { basePath } from '../../shared/base-path.ts';
-import { anonymous } from '../../shared/guard.ts';
-import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
+import { createApp } from '#shared/app.ts';
+import { basePath } from '#shared/base-path.ts';
+import { anonymous } from '#shared/guard.ts';
+import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '#shared/security-headers.ts';
 import { cmsServices, editorOrigins, type CmsEnv } from './context.ts';
 import { auth } from './routes/auth.ts';
 import { docs } from './routes/docs.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { CmsContext } from './context.ts';
 
 /**

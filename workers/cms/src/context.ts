@@ -1,10 +1,10 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import * as schema from '../../../d1/cms/schema.ts';
-import { parseConfig } from '../../shared/config.ts';
-import { racingTimezone } from '../../shared/racing-day.ts';
-import type { RacingReadsVariables } from '../../shared/pg.ts';
+import * as schema from '#d1/cms/schema.ts';
+import { parseConfig } from '#shared/config.ts';
+import { racingTimezone } from '#shared/racing-day.ts';
+import type { RacingReadsVariables } from '#shared/pg.ts';
 
 const list = (fallback: string) =>
   z

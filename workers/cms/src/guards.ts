@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
-import { limitBody } from '../../shared/body.ts';
-import { defineGuard } from '../../shared/guard.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { limitBody } from '#shared/body.ts';
+import { defineGuard } from '#shared/guard.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { CmsEnv } from './context.ts';
 import { requireEditor, requireSession } from './session.ts';
 

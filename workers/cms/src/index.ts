@@ -1,4 +1,4 @@
-import { servedUnder } from '../../shared/base-path.ts';
+import { servedUnder } from '#shared/base-path.ts';
 import app from './app.ts';
 
 export default { fetch: servedUnder('/cms', app.fetch) } satisfies ExportedHandler<Env>;

@@ -1,8 +1,8 @@
 import { and, desc, eq, gte, not, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { escapeLike } from '../../shared/like.ts';
-import { pgInt, type RacingReads, type RowSchema, selectRows, typedSql } from '../../shared/pg.ts';
-import { courses as courseTable, meetings, races } from '../../shared/racing/schema.ts';
+import { escapeLike } from '#shared/like.ts';
+import { pgInt, type RacingReads, type RowSchema, selectRows, typedSql } from '#shared/pg.ts';
+import { courses as courseTable, meetings, races } from '#shared/racing/schema.ts';
 
 // Search-as-you-type and pick lists over the racing database: one statement per request, on the
 // request's one-shot read over HTTP. SQL that PostgreSQL 15 and 18 both accept. The searches are

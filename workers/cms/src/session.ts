@@ -1,9 +1,9 @@
 import { and, eq, lt } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { sessions } from '../../../d1/cms/schema.ts';
-import { derivedKey, fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from '../../shared/crypto.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { sessions } from '#d1/cms/schema.ts';
+import { derivedKey, fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { refreshSession, type VerifiedLogin } from './auth-client.ts';
 import type { CmsContext, CmsEnv, SessionUser } from './context.ts';
 

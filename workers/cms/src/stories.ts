@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { AccessScope } from '../../../d1/cms/schema.ts';
+import type { AccessScope } from '#d1/cms/schema.ts';
 import { storyTextContains } from './story-search.ts';
-import { offsetOf } from '../../shared/paging.ts';
+import { offsetOf } from '#shared/paging.ts';
 import { batch, statement } from './d1-sql.ts';
 import { LINK_SEARCH_LIMIT, type StoryDetail, type StoryFilters, type StorySort, type StorySummary } from './story-schemas.ts';
 

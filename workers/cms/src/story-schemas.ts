@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { ACCESS_SCOPES } from '../../../d1/cms/schema.ts';
-import { pageOf, pagingQuery } from '../../shared/paging.ts';
-import { isoDate } from '../../shared/dates.ts';
+import { ACCESS_SCOPES } from '#d1/cms/schema.ts';
+import { pageOf, pagingQuery } from '#shared/paging.ts';
+import { isoDate } from '#shared/dates.ts';
 import { idList, idText } from './routes/openapi.ts';
-import { text } from '../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 /** The list's sort values: a field, descending with a leading `-`; ties break on the id the same way. */
 export const STORY_SORTS = ['publishedAt', '-publishedAt', 'title', '-title', 'id', '-id', 'updatedAt', '-updatedAt'] as const;

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { sqliteContains } from '../../shared/like.ts';
+import { sqliteContains } from '#shared/like.ts';
 
 // Story text search through `stories_search`, an FTS5 index with the trigram tokenizer over the
 // stories' title and summary (d1/cms/migrations/0002_story_search_exact.sql). Every batch that

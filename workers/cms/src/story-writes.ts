@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { StoryDetail, StoryInput } from './story-schemas.ts';
 import { batch, statement } from './d1-sql.ts';
 import { type DetailRow, detailQuery, rowsOf, toDetail } from './stories.ts';

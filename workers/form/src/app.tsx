@@ -1,8 +1,8 @@
 import type { ErrorHandler, NotFoundHandler } from 'hono';
-import { createApp } from '../../shared/app.ts';
-import { errorBody, onError as jsonOnError } from '../../shared/errors.ts';
-import { racingReads } from '../../shared/pg.ts';
-import { securityHeaders, STRICT_PAGE_CSP } from '../../shared/security-headers.ts';
+import { createApp } from '#shared/app.ts';
+import { errorBody, onError as jsonOnError } from '#shared/errors.ts';
+import { racingReads } from '#shared/pg.ts';
+import { securityHeaders, STRICT_PAGE_CSP } from '#shared/security-headers.ts';
 import { DataCache } from './cache.ts';
 import { formConfig } from './config.ts';
 import type { FormEnv } from './context.ts';
@@ -17,7 +17,7 @@ import { runnerRoutes } from './routes/runner.tsx';
 import { search } from './routes/search.tsx';
 import { readSession, sessionSettings } from './session.ts';
 import { ErrorPage } from './views/layout.tsx';
-import { defaultCache } from '../../shared/workers-runtime.ts';
+import { defaultCache } from '#shared/workers-runtime.ts';
 
 const MAX_URL_LENGTH = 4096;
 

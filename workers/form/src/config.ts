@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { parseConfig } from '../../shared/config.ts';
-import { racingTimezone } from '../../shared/racing-day.ts';
+import { parseConfig } from '#shared/config.ts';
+import { racingTimezone } from '#shared/racing-day.ts';
 
-export { racingToday } from '../../shared/racing-day.ts';
+export { racingToday } from '#shared/racing-day.ts';
 
 const formConfigSchema = z.object({
   ADMIN_USERNAME: z.string().min(1),

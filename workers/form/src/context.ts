@@ -1,4 +1,4 @@
-import type { RacingReadsVariables } from '../../shared/pg.ts';
+import type { RacingReadsVariables } from '#shared/pg.ts';
 import type { DataCache } from './cache.ts';
 import type { FormConfig } from './config.ts';
 import type { Session } from './session.ts';

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { RacingReads } from '../../shared/pg.ts';
+import type { RacingReads } from '#shared/pg.ts';
 import type { CacheRequest } from './cache.ts';
 import type { FormEnv } from './context.ts';
 import { type RaceCard, type Sale, raceCard, salesOf, searchHorses } from './queries.ts';

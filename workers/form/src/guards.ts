@@ -1,4 +1,4 @@
-import { defineGuard } from '../../shared/guard.ts';
+import { defineGuard } from '#shared/guard.ts';
 import type { FormEnv } from './context.ts';
 
 /**

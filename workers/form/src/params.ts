@@ -1,7 +1,7 @@
 // Parsing of path and query values. Pages answer a bad value with a 400 page naming it; the
 // JSON lookups treat it as missing (the spec's empty array).
 
-import { isCalendarDate } from '../../shared/dates.ts';
+import { isCalendarDate } from '#shared/dates.ts';
 
 const MAX_ID = 2_147_483_647;
 

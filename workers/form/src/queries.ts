@@ -1,9 +1,9 @@
 import { and, desc, eq, like, not, type SQL, sql } from 'drizzle-orm';
 import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import { escapeLike } from '../../shared/like.ts';
-import { pgDate, pgInt, pgNumeric, type RacingReads, selectOne, selectRows, typedSql } from '../../shared/pg.ts';
-import { courses, horses, meetings, races, sales } from '../../shared/racing/schema.ts';
+import { escapeLike } from '#shared/like.ts';
+import { pgDate, pgInt, pgNumeric, type RacingReads, selectOne, selectRows, typedSql } from '#shared/pg.ts';
+import { courses, horses, meetings, races, sales } from '#shared/racing/schema.ts';
 import { MAX_RUNS, type Run, runSchema } from './runs.ts';
 
 // Every page's data comes from one set-based statement (JSON built in Postgres), so a page costs

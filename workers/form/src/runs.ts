@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pgDate, pgInt, pgNumeric } from '../../shared/pg.ts';
+import { pgDate, pgInt, pgNumeric } from '#shared/pg.ts';
 
 /** One start as every form page shows it, whoever it is listed for (horse, jockey or trainer). */
 export interface Run {

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
-import type { LiveSession } from '../../../durable-objects/live-session.ts';
+import type { LiveSession } from '#durable-objects/live-session.ts';
 import type { FormEnv } from './context.ts';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { fromBase64Url, hmacKey, hmacSha256, secretsEqual, toBase64Url } from '../../shared/crypto.ts';
-import { liveSession, newSessionId, SESSION_ID } from '../../shared/live-session.ts';
+import { fromBase64Url, hmacKey, hmacSha256, secretsEqual, toBase64Url } from '#shared/crypto.ts';
+import { liveSession, newSessionId, SESSION_ID } from '#shared/live-session.ts';
 
 // The session is a signed cookie `<payload>.<hmac>`, the payload holding the user name, the
 // expiry, a random session id and a tag of the password it was opened with. The session id must

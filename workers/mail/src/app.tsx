@@ -1,9 +1,9 @@
 import type { ErrorHandler, MiddlewareHandler, NotFoundHandler } from 'hono';
-import { anonymous } from '../../shared/guard.ts';
-import { createApp } from '../../shared/app.ts';
-import { basePath } from '../../shared/base-path.ts';
-import { onError as jsonOnError } from '../../shared/errors.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { anonymous } from '#shared/guard.ts';
+import { createApp } from '#shared/app.ts';
+import { basePath } from '#shared/base-path.ts';
+import { onError as jsonOnError } from '#shared/errors.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { type MailEnv, mailServices } from './context.ts';
 import { api } from './routes/api.ts';
 import { assistantApi } from './routes/assistant.ts';

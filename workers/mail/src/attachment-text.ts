@@ -6,7 +6,7 @@
  * Type0 subsets) come out partly or not at all: `text` is then what could be read.
  */
 
-import { readCapped } from '../../shared/body.ts';
+import { readCapped } from '#shared/body.ts';
 
 export type TextKind = 'text' | 'html' | 'pdf';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MailContext } from './context.ts';
 
 /**

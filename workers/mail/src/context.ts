@@ -1,7 +1,7 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Context, MiddlewareHandler } from 'hono';
-import * as schema from '../../../d1/mail/schema.ts';
-import { basePath } from '../../shared/base-path.ts';
+import * as schema from '#d1/mail/schema.ts';
+import { basePath } from '#shared/base-path.ts';
 import { type MailConfig, mailConfig } from './config.ts';
 import type { GraphClient } from './graph/client.ts';
 

@@ -1,4 +1,4 @@
-import { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { type GraphClient, WELL_KNOWN_FOLDERS } from './graph/client.ts';
 
 /** Friendlier names for the well-known folders, as the pages and older links use them. */

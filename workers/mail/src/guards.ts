@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { basePath } from '../../shared/base-path.ts';
-import { HttpError } from '../../shared/http-error.ts';
-import { secretsEqual } from '../../shared/crypto.ts';
-import { defineGuard } from '../../shared/guard.ts';
+import { basePath } from '#shared/base-path.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { secretsEqual } from '#shared/crypto.ts';
+import { defineGuard } from '#shared/guard.ts';
 import { isLoopback } from './config.ts';
 import { devAutoConnect } from './connection.ts';
 import { type MailEnv, mailboxStub } from './context.ts';

@@ -1,11 +1,11 @@
-import { servedUnder } from '../../shared/base-path.ts';
+import { servedUnder } from '#shared/base-path.ts';
 import { createMailApp } from './app.tsx';
 import { pruneAssistantHistory } from './ai/retention.ts';
 import { mailConfig } from './config.ts';
 import { renewSubscriptions } from './subscriptions.ts';
 
-export { AccountGuard } from '../../../durable-objects/account-guard.ts';
-export { MailUserContext } from '../../../durable-objects/mail-user-context.ts';
+export { AccountGuard } from '#durable-objects/account-guard.ts';
+export { MailUserContext } from '#durable-objects/mail-user-context.ts';
 
 const app = createMailApp();
 

@@ -1,4 +1,4 @@
-import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
+import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '#shared/crypto.ts';
 
 /**
  * AES-256-GCM for values kept at rest or handed to the browser (the mailbox refresh token, the

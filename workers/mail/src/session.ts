@@ -1,9 +1,9 @@
 import { and, eq, lt } from 'drizzle-orm';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { sessions } from '../../../d1/mail/schema.ts';
-import { derivedKey, randomBytes, sha256Hex, toBase64Url, utf8 } from '../../shared/crypto.ts';
+import { sessions } from '#d1/mail/schema.ts';
+import { derivedKey, randomBytes, sha256Hex, toBase64Url, utf8 } from '#shared/crypto.ts';
 import type { MailContext, SessionUser } from './context.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { type VerifiedLogin, refreshSession } from './auth-client.ts';
 import { open, seal } from './sealing.ts';
 

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
-import * as schema from '../../../d1/mail/schema.ts';
-import { mailboxes, subscriptions } from '../../../d1/mail/schema.ts';
-import { randomBytes, sha256Hex, toBase64Url } from '../../shared/crypto.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import * as schema from '#d1/mail/schema.ts';
+import { mailboxes, subscriptions } from '#d1/mail/schema.ts';
+import { randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MailConfig } from './config.ts';
 import { mailboxStub } from './context.ts';
 import { GraphClient } from './graph/client.ts';

@@ -1,6 +1,6 @@
 import { desc, eq, getTableColumns, sql } from 'drizzle-orm';
-import { configurations } from '../../../d1/migrate/schema.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { configurations } from '#d1/migrate/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateDb, MigrateServices } from './context.ts';
 import type { Connection, EngineEnv } from './engine/types.ts';
 import { openPassword, sealPassword } from './sealing.ts';

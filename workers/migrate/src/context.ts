@@ -1,8 +1,8 @@
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import * as schema from '../../../d1/migrate/schema.ts';
-import { parseConfig } from '../../shared/config.ts';
+import * as schema from '#d1/migrate/schema.ts';
+import { parseConfig } from '#shared/config.ts';
 
 /** `host` (any port) or `host:port`, lower-cased; hosts a configuration may name. */
 export const allowedHosts = z

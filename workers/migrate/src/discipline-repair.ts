@@ -1,5 +1,5 @@
 import { desc, eq, inArray } from 'drizzle-orm';
-import { DISCIPLINE_REPAIR_STATES, disciplineRepairJobs } from '../../../d1/migrate/schema.ts';
+import { DISCIPLINE_REPAIR_STATES, disciplineRepairJobs } from '#d1/migrate/schema.ts';
 import type { MigrateDb, MigrateServices } from './context.ts';
 import type { Connection, LogEntry } from './engine/types.ts';
 import {

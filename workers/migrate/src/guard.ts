@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
-import { type Access as SharedAccess, defineGuard } from '../../shared/guard.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { type Access as SharedAccess, defineGuard } from '#shared/guard.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateEnv, Role } from './context.ts';
 import { checkSession } from './session.ts';
 

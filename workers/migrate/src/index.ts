@@ -1,10 +1,10 @@
-import { servedUnder } from '../../shared/base-path.ts';
+import { servedUnder } from '#shared/base-path.ts';
 import { createMigrateApp } from './app.tsx';
 import { scheduled } from './sync-jobs.ts';
 
-export { DisciplineRepairJob } from '../../../durable-objects/discipline-repair-job.ts';
-export { ImportJob } from '../../../durable-objects/import-job.ts';
-export { MigrationJob } from '../../../durable-objects/migration-job.ts';
+export { DisciplineRepairJob } from '#durable-objects/discipline-repair-job.ts';
+export { ImportJob } from '#durable-objects/import-job.ts';
+export { MigrationJob } from '#durable-objects/migration-job.ts';
 
 const app = createMigrateApp();
 

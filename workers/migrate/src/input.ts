@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext } from './context.ts';
 
 /** Text that PostgreSQL and D1 can hold: no NUL, at most `max` characters. */

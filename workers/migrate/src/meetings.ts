@@ -1,5 +1,5 @@
-import { HttpError } from '../../shared/http-error.ts';
-import { asDatabaseUnavailable } from '../../shared/pg-errors.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { asDatabaseUnavailable } from '#shared/pg-errors.ts';
 import type { ConfigurationView } from './configurations.ts';
 import type { Row, Sql } from './engine/db.ts';
 import { mappedId } from './engine/mappings.ts';

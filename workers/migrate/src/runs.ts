@@ -1,4 +1,4 @@
-import { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { connectionOf, engineEnv } from './configurations.ts';
 import type { MigrateContext, MigrateServices } from './context.ts';
 import * as engine from './engine/index.ts';

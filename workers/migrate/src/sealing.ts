@@ -1,4 +1,4 @@
-import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '../../shared/crypto.ts';
+import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '#shared/crypto.ts';
 
 /**
  * AES-256-GCM sealing for values kept at rest (configuration passwords, upstream refresh tokens).

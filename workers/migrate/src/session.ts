@@ -1,8 +1,8 @@
 import { and, eq, lt } from 'drizzle-orm';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { jwtVerify, SignJWT } from 'jose';
-import { loginSessions } from '../../../d1/migrate/schema.ts';
-import { derivedKey, randomBytes, sha256Hex, toBase64Url } from '../../shared/crypto.ts';
+import { loginSessions } from '#d1/migrate/schema.ts';
+import { derivedKey, randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
 import { refreshSession, revokeSession, type VerifiedLogin } from './auth-client.ts';
 import { ROLES, type MigrateContext, type Role, type SessionUser } from './context.ts';
 import { open, REFRESH_TOKEN_LABEL, seal } from './sealing.ts';

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import { configurations, customRelationships, migrationSessions, syncJobs, syncSchemaFiles, type SYNC_RUN_STATUSES } from '../../../d1/migrate/schema.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { configurations, customRelationships, migrationSessions, syncJobs, syncSchemaFiles, type SYNC_RUN_STATUSES } from '#d1/migrate/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { connectionOf, engineEnv } from './configurations.ts';
 import { servicesOf, type MigrateDb, type MigrateServices } from './context.ts';
 import * as engine from './engine/index.ts';

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, isNotNull, sql } from 'drizzle-orm';
-import { customRelationships, migrationSessions, rateLimits, SESSION_STATUSES, type SessionStatus } from '../../../d1/migrate/schema.ts';
-import { HttpError } from '../../shared/http-error.ts';
+import { customRelationships, migrationSessions, rateLimits, SESSION_STATUSES, type SessionStatus } from '#d1/migrate/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateDb } from './context.ts';
 import type { ForeignKey, MappingDocument, RunProgress, TablePlan } from './engine/types.ts';
 import { GUID } from './input.ts';

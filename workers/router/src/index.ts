@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { errorBody, onError } from '../../shared/errors.ts';
-import { requestLog } from '../../shared/request-log.ts';
-import { SERVICES, isServiceName, type ServiceName } from '../../shared/services.ts';
+import { errorBody, onError } from '#shared/errors.ts';
+import { requestLog } from '#shared/request-log.ts';
+import { SERVICES, isServiceName, type ServiceName } from '#shared/services.ts';
 
 type RouterEnv = { Bindings: Env; Variables: { requestId: string } };
 

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { createApp } from '../../shared/app.ts';
-import { basePath } from '../../shared/base-path.ts';
-import { anonymous } from '../../shared/guard.ts';
-import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '../../shared/security-headers.ts';
+import { createApp } from '#shared/app.ts';
+import { basePath } from '#shared/base-path.ts';
+import { anonymous } from '#shared/guard.ts';
+import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '#shared/security-headers.ts';
 import type { StatsEnv } from './context.ts';
 import { detailSchema, fastApiInvalid, onDetailError, onNotFound } from './errors.ts';
 import { localStats } from './routes/local-stats.ts';

@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
-import { defineGuard } from '../../shared/guard.ts';
+import { defineGuard } from '#shared/guard.ts';
 import { type StatsEnv, statsConfig } from './context.ts';
 import { detailError } from './errors.ts';
 // The one constant-time comparison every service uses (web-standard: no Workers-only API).
-import { secretsEqual } from '../../shared/crypto.ts';
+import { secretsEqual } from '#shared/crypto.ts';
 
 /** The presented token: `Authorization: Bearer`, then query `token`, then query `sso_token`. */
 export function presentedToken(authorization: string | undefined, url: URL): string | undefined {

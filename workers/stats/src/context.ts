@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { parseConfig } from '../../shared/config.ts';
-import type { RacingReadsVariables } from '../../shared/pg.ts';
-import { racingTimezone } from '../../shared/racing-day.ts';
+import { parseConfig } from '#shared/config.ts';
+import type { RacingReadsVariables } from '#shared/pg.ts';
+import { racingTimezone } from '#shared/racing-day.ts';
 
-export { racingToday } from '../../shared/racing-day.ts';
+export { racingToday } from '#shared/racing-day.ts';
 
 const flag = z.enum(['true', 'false', '1', '0', '']).default('false').transform((v) => v === 'true' || v === '1');
 const optionalUrl = z

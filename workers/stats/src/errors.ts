@@ -2,10 +2,10 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { InvalidInput } from '../../shared/app.ts';
-import { HttpError } from '../../shared/http-error.ts';
-import { logError } from '../../shared/errors.ts';
-import { asDatabaseUnavailable } from '../../shared/pg-errors.ts';
+import type { InvalidInput } from '#shared/app.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { logError } from '#shared/errors.ts';
+import { asDatabaseUnavailable } from '#shared/pg-errors.ts';
 import type { StatsEnv } from './context.ts';
 
 // Existing clients of this API were written against a FastAPI service, so every error body has

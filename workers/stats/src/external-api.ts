@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import { HttpError } from '../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { StatsConfig } from './context.ts';
 import { detailError } from './errors.ts';
 import { jockeysWrapperSchema, meetingWrapperSchema, trainersWrapperSchema } from './schemas.ts';

@@ -1,4 +1,4 @@
-import { type RacingReads, readRows } from '../../shared/pg.ts';
+import { type RacingReads, readRows } from '#shared/pg.ts';
 import { type CourseRef, findMeeting, meetingAnd } from './meetings.ts';
 import type { Meeting, StatsRecord } from './schemas.ts';
 import { meetingStatsStatement, recordsOf, type Role } from './statistics.ts';

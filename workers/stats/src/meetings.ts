@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pgDate, pgInt, type RacingReads, readBatch, readRows, type RowSchema, type TextStatement } from '../../shared/pg.ts';
+import { pgDate, pgInt, type RacingReads, readBatch, readRows, type RowSchema, type TextStatement } from '#shared/pg.ts';
 import { detailError } from './errors.ts';
 import type { Meeting } from './schemas.ts';
 

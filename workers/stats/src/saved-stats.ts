@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type RacingReads, readRows } from '../../shared/pg.ts';
+import { type RacingReads, readRows } from '#shared/pg.ts';
 import { type SavedPayload, savedPayloadSchema } from './schemas.ts';
 
 // Saved payloads live beside the racing data in `meeting_stats_payloads`, one per meeting (the

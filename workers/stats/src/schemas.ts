@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { isCalendarDate } from '../../shared/dates.ts';
-import { text } from '../../shared/text.ts';
+import { isCalendarDate } from '#shared/dates.ts';
+import { text } from '#shared/text.ts';
 
 /** A calendar date YYYY-MM-DD that exists (2026-02-30 does not). */
 export const isoDate = z

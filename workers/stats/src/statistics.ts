@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pgDate, pgInt } from '../../shared/pg.ts';
+import { pgDate, pgInt } from '#shared/pg.ts';
 import { PRICE_BANDS, type StatsRecord } from './schemas.ts';
 
 // The statistics of one meeting's trainers and jockeys, as of the day before the meeting, in one

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { basePath } from '../../../shared/base-path.ts';
-import { anonymous } from '../../../shared/guard.ts';
+import { basePath } from '#shared/base-path.ts';
+import { anonymous } from '#shared/guard.ts';
 import openapi from '../../openapi.json' with { type: 'json' };
 import type { AuthEnv } from '../context.ts';
 

@@ -7,7 +7,7 @@ import { clientSecret, THROTTLED } from '../client-secret.ts';
 import { authDeps, checkCode, checkPassword } from '../login.ts';
 import { startFamily } from '../refresh-families.ts';
 import { clientIpHeader, clientSecretHeader, fail, failure, jsonBody, TokenPair, User } from '../schemas.ts';
-import { text } from '../../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 const IP = /^[0-9A-Fa-f:.]{2,45}$/;
 

@@ -1,5 +1,5 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
-import { anonymous } from '../../../shared/guard.ts';
+import { anonymous } from '#shared/guard.ts';
 import type { AuthEnv } from '../context.ts';
 import { fail, failure } from '../schemas.ts';
 import { openAccessToken } from '../tokens.ts';

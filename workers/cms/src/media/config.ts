@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig } from '../../../shared/config.ts';
+import { parseConfig } from '#shared/config.ts';
 
 const list = (fallback: string) =>
   z

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, type SQL, sql } from 'drizzle-orm';
-import { photos, videos } from '../../../../d1/cms/schema.ts';
-import { sqliteContains } from '../../../shared/like.ts';
-import { offsetOf, type Paging } from '../../../shared/paging.ts';
+import { photos, videos } from '#d1/cms/schema.ts';
+import { sqliteContains } from '#shared/like.ts';
+import { offsetOf, type Paging } from '#shared/paging.ts';
 import type { CmsDb } from '../context.ts';
 import type { MediaConfig } from './config.ts';
 import type { MediaType } from './keys.ts';

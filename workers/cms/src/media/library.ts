@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import { photos, videos } from '../../../../d1/cms/schema.ts';
-import { HttpError } from '../../../shared/http-error.ts';
+import { photos, videos } from '#d1/cms/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { CmsDb } from '../context.ts';
 import { r2Credentials, type MediaConfig } from './config.ts';
 import { photoItem, photoKeys, videoItem, videoKeys } from './items.ts';

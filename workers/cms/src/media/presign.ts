@@ -1,5 +1,5 @@
 import { AwsV4Signer } from 'aws4fetch';
-import { derivedKey, toHex, utf8 } from '../../../shared/crypto.ts';
+import { derivedKey, toHex, utf8 } from '#shared/crypto.ts';
 import type { R2Credentials } from './config.ts';
 
 export type PresignOptions = {

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { pageOf, pagingQuery } from '../../../shared/paging.ts';
+import { pageOf, pagingQuery } from '#shared/paging.ts';
 import { MEDIA_TYPES, UPLOAD_SLOTS } from './keys.ts';
-import { text as plainText } from '../../../shared/text.ts';
+import { text as plainText } from '#shared/text.ts';
 
 export const MediaTypeParam = z.enum(MEDIA_TYPES, { error: 'must be photo or video' }).openapi({ description: 'The gallery: photo or video', example: 'photo' });
 

@@ -1,4 +1,4 @@
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MediaConfig } from './config.ts';
 import { extensionOf, isPendingKey, itemFolder, type MediaType, slotRules, type UploadSlot } from './keys.ts';
 import { imageDimensions, matchesContentType, sniffContentType } from './sniff.ts';

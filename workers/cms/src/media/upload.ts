@@ -1,9 +1,9 @@
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { CmsContext } from '../context.ts';
 import type { MediaConfig } from './config.ts';
 import { isAnyPendingKey, slotRules, UPLOAD_SLOTS, type UploadSlot } from './keys.ts';
 import { verifyUpload } from './presign.ts';
-import { fixedLengthStream } from '../../../shared/workers-runtime.ts';
+import { fixedLengthStream } from '#shared/workers-runtime.ts';
 
 const slotOfKey = (key: string): UploadSlot => {
   const folder = key.split('/')[1];

@@ -1,13 +1,13 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { basePath } from '../../../shared/base-path.ts';
-import { HttpError } from '../../../shared/http-error.ts';
+import { basePath } from '#shared/base-path.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { finishLogin, revokeSession, startLogin } from '../auth-client.ts';
 import type { CmsEnv, SessionUser } from '../context.ts';
 import { reader, signIn } from '../guards.ts';
 import { endSession, startSession } from '../session.ts';
 import { errorResponses, jsonBody } from './openapi.ts';
-import { text } from '../../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 /** Holds the pending login between the two steps, for browsers; API clients may send it in the body. */
 const LOGIN_COOKIE = 'app_login';

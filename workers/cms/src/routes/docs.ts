@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { anonymous } from '../../../shared/guard.ts';
+import { anonymous } from '#shared/guard.ts';
 import type { CmsEnv } from '../context.ts';
 
 /** Interactive API docs at the service root: Swagger UI (swagger-ui-dist, static assets) over /openapi.json. */

@@ -1,8 +1,8 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { parseConfig } from '../../../shared/config.ts';
-import { openRacingReads, racingDbConfigSchema } from '../../../shared/pg.ts';
-import { anonymous } from '../../../shared/guard.ts';
+import { parseConfig } from '#shared/config.ts';
+import { openRacingReads, racingDbConfigSchema } from '#shared/pg.ts';
+import { anonymous } from '#shared/guard.ts';
 import type { CmsEnv } from '../context.ts';
 
 /** Each check gets this long; a hanging dependency is reported unhealthy, not waited for. */

@@ -1,14 +1,14 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { asc, inArray } from 'drizzle-orm';
-import { authors, contributors, newsTypes, sites } from '../../../../d1/cms/schema.ts';
-import { racingReads } from '../../../shared/pg.ts';
-import { isoDate } from '../../../shared/dates.ts';
-import { racingToday } from '../../../shared/racing-day.ts';
+import { authors, contributors, newsTypes, sites } from '#d1/cms/schema.ts';
+import { racingReads } from '#shared/pg.ts';
+import { isoDate } from '#shared/dates.ts';
+import { racingToday } from '#shared/racing-day.ts';
 import type { CmsContext, CmsEnv } from '../context.ts';
 import { reader } from '../guards.ts';
 import { courses, racesOfCourse, searchHorses, searchJockeys, searchTrainers } from '../racing-lookups.ts';
 import { errorResponses, idList, idText } from './openapi.ts';
-import { text } from '../../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 /** Read-only pick lists for the editing forms. */
 export const lookups = new OpenAPIHono<CmsEnv>();

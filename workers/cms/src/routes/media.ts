@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { basePath } from '../../../shared/base-path.ts';
-import { paged } from '../../../shared/paging.ts';
+import { basePath } from '#shared/base-path.ts';
+import { paged } from '#shared/paging.ts';
 import type { CmsContext, CmsEnv } from '../context.ts';
 import { mediaConfig } from '../media/config.ts';
 import { listPhotos, listVideos, photoItem, videoItem } from '../media/items.ts';

@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error.ts';
-import { paged } from '../../../shared/paging.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { paged } from '#shared/paging.ts';
 import type { CmsEnv } from '../context.ts';
 import { editor, reader } from '../guards.ts';
 import { linkSearch, listStories, storyChildren, storyDetail, storyParent } from '../stories.ts';

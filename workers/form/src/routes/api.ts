@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { errorBody } from '../../../shared/errors.ts';
-import { hasNul, NUL_MESSAGE } from '../../../shared/text.ts';
+import { errorBody } from '#shared/errors.ts';
+import { hasNul, NUL_MESSAGE } from '#shared/text.ts';
 import type { FormEnv } from '../context.ts';
-import { anonymous } from '../../../shared/guard.ts';
+import { anonymous } from '#shared/guard.ts';
 import { signedIn } from '../guards.ts';
 import { MAX_QUERY_LENGTH, parseDate, parseId } from '../params.ts';
 import { cachedRaceCard, cachedSearch } from '../data.ts';

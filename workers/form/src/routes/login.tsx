@@ -1,9 +1,9 @@
 import { type Context, Hono } from 'hono';
-import { limitBody } from '../../../shared/body.ts';
-import { anonymous } from '../../../shared/guard.ts';
+import { limitBody } from '#shared/body.ts';
+import { anonymous } from '#shared/guard.ts';
 import type { FormEnv } from '../context.ts';
 import { signedIn } from '../guards.ts';
-import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
+import { addressThrottle, clientAddress } from '#shared/throttle.ts';
 import { checkLoginToken, credentialMatches, endSession, issueLoginToken, sessionSettings, startSession } from '../session.ts';
 import { LoginPage } from '../views/login.tsx';
 

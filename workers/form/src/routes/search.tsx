@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { hasNul, NUL_MESSAGE } from '../../../shared/text.ts';
+import { hasNul, NUL_MESSAGE } from '#shared/text.ts';
 import type { FormEnv } from '../context.ts';
 import { signedIn } from '../guards.ts';
 import { cachedSearch } from '../data.ts';

@@ -1,5 +1,5 @@
 import { type SQLWrapper, and, eq, sql } from 'drizzle-orm';
-import { aiCategories, aiDrafts, aiSummaries } from '../../../../d1/mail/schema.ts';
+import { aiCategories, aiDrafts, aiSummaries } from '#d1/mail/schema.ts';
 import type { MailDb } from '../context.ts';
 import type { CategoryRule } from './task.ts';
 

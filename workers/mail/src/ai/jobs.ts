@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { aiEmails, aiJobs, aiSummaries } from '../../../../d1/mail/schema.ts';
-import { toBase64Url, randomBytes } from '../../../shared/crypto.ts';
+import { aiEmails, aiJobs, aiSummaries } from '#d1/mail/schema.ts';
+import { toBase64Url, randomBytes } from '#shared/crypto.ts';
 import type { MailDb } from '../context.ts';
 import { categoriesOf, setCategory } from './categories.ts';
 import { type TaskContext, classify, classifyPrompt } from './task.ts';

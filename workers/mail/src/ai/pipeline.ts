@@ -1,7 +1,7 @@
 import type { Message, Recipient } from '@microsoft/microsoft-graph-types';
 import { and, eq } from 'drizzle-orm';
-import { aiDrafts, aiEmails, aiSummaries } from '../../../../d1/mail/schema.ts';
-import { HttpError } from '../../../shared/http-error.ts';
+import { aiDrafts, aiEmails, aiSummaries } from '#d1/mail/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MailDb } from '../context.ts';
 import type { GraphClient } from '../graph/client.ts';
 import { asHtml } from '../mail-views.ts';

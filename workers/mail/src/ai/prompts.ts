@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { aiPrompts } from '../../../../d1/mail/schema.ts';
+import { aiPrompts } from '#d1/mail/schema.ts';
 import type { MailDb } from '../context.ts';
 
 /**

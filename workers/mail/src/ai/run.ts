@@ -1,5 +1,5 @@
 import type { MailContext } from '../context.ts';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { GraphClient } from '../graph/client.ts';
 import { ModelError, createModel } from './model.ts';
 import type { TaskContext } from './task.ts';

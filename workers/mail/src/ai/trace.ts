@@ -1,6 +1,6 @@
 import type { DrizzleD1Database } from 'drizzle-orm/d1';
-import * as schema from '../../../../d1/mail/schema.ts';
-import { toBase64Url, randomBytes } from '../../../shared/crypto.ts';
+import * as schema from '#d1/mail/schema.ts';
+import { toBase64Url, randomBytes } from '#shared/crypto.ts';
 import type { GraphTransport } from '../graph/client.ts';
 import type { GraphRequest, GraphResult } from '../graph/transport.ts';
 

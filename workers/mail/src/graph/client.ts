@@ -1,5 +1,5 @@
 import type { FileAttachment, MailFolder, Message, Person, Subscription, User } from '@microsoft/microsoft-graph-types';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { GraphRequest, GraphResult } from './transport.ts';
 
 /** A page of a Graph collection. */

@@ -1,9 +1,9 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Message } from '@microsoft/microsoft-graph-types';
 import type { Context, MiddlewareHandler } from 'hono';
-import { fromBase64Url, toBase64Url, utf8 } from '../../../shared/crypto.ts';
-import { HttpError } from '../../../shared/http-error.ts';
-import { NUL_MESSAGE, hasNul } from '../../../shared/text.ts';
+import { fromBase64Url, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { NUL_MESSAGE, hasNul } from '#shared/text.ts';
 import type { MailEnv } from '../context.ts';
 import { resolveFolder } from '../folders.ts';
 import { apiMailbox, apiSession, csrf, limitBody } from '../guards.ts';

@@ -1,6 +1,6 @@
 import { desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { aiSummaries } from '../../../../d1/mail/schema.ts';
+import { aiSummaries } from '#d1/mail/schema.ts';
 import { categoriesOf } from '../ai/categories.ts';
 import { jobView, latestJobs } from '../ai/jobs.ts';
 import { summaryRow } from '../ai/pipeline.ts';

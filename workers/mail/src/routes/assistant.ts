@@ -1,10 +1,10 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { and, asc, desc, eq, or, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import { aiCategories, aiDrafts, aiEmails, aiJobs, aiPrompts, aiSummaries, aiThreadSummaries, aiTraceSteps, aiTraces, aiUsers } from '../../../../d1/mail/schema.ts';
-import { basePath } from '../../../shared/base-path.ts';
-import { HttpError } from '../../../shared/http-error.ts';
-import { sqliteContains } from '../../../shared/like.ts';
+import { aiCategories, aiDrafts, aiEmails, aiJobs, aiPrompts, aiSummaries, aiThreadSummaries, aiTraceSteps, aiTraces, aiUsers } from '#d1/mail/schema.ts';
+import { basePath } from '#shared/base-path.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { sqliteContains } from '#shared/like.ts';
 import { categoriesOf, needsReplyColumn, setCategory } from '../ai/categories.ts';
 import { createRecategoriseJob, jobView, latestJobs } from '../ai/jobs.ts';
 import { ensureDraft, messageText, processMessage, summaryOf, summaryRow } from '../ai/pipeline.ts';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { isLoopback } from '../config.ts';
 import { CALLBACK_PATH, completeConnection, disconnectMailbox, redirectUri } from '../connection.ts';
 import { type MailEnv, mailboxStub } from '../context.ts';

@@ -1,9 +1,9 @@
 import { type Context, Hono } from 'hono';
-import { anonymous } from '../../../shared/guard.ts';
+import { anonymous } from '#shared/guard.ts';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
-import { derivedKey, randomBytes, secretsEqual, toBase64Url, utf8 } from '../../../shared/crypto.ts';
-import { HttpError } from '../../../shared/http-error.ts';
+import { derivedKey, randomBytes, secretsEqual, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { finishLogin, revokeLogin, startLogin } from '../auth-client.ts';
 import type { MailEnv } from '../context.ts';
 import { checkSameOrigin, csrf, limitBody, pageSession } from '../guards.ts';

@@ -1,5 +1,5 @@
 import { type Context, Hono } from 'hono';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MailEnv } from '../context.ts';
 import { resolveFolder } from '../folders.ts';
 import { pageMailbox, pageSession } from '../guards.ts';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { anonymous } from '../../../shared/guard.ts';
+import { anonymous } from '#shared/guard.ts';
 import { type MailEnv, mailboxStub } from '../context.ts';
 import { readSession } from '../session.ts';
 

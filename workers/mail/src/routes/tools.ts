@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { MailFolder } from '@microsoft/microsoft-graph-types';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { InflatedTooLarge, extractText, textKindOf } from '../attachment-text.ts';
 import { webhookUrl } from '../connection.ts';
 import type { MailEnv } from '../context.ts';

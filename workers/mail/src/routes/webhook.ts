@@ -1,12 +1,12 @@
 import { inArray } from 'drizzle-orm';
-import { anonymous } from '../../../shared/guard.ts';
+import { anonymous } from '#shared/guard.ts';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { subscriptions } from '../../../../d1/mail/schema.ts';
-import { type MailboxNotification, announcesNewMessage } from '../../../../durable-objects/mail-user-context.ts';
-import { secretsEqual, sha256Hex } from '../../../shared/crypto.ts';
-import { HttpError } from '../../../shared/http-error.ts';
-import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
+import { subscriptions } from '#d1/mail/schema.ts';
+import { type MailboxNotification, announcesNewMessage } from '#durable-objects/mail-user-context.ts';
+import { secretsEqual, sha256Hex } from '#shared/crypto.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { addressThrottle, clientAddress } from '#shared/throttle.ts';
 import { type MailEnv, mailboxStub } from '../context.ts';
 import { limitBody, userAssistantAllowed } from '../guards.ts';
 

@@ -1,4 +1,4 @@
-import { type RacingDbConfig, openRacingDb } from '../../../shared/pg.ts';
+import { type RacingDbConfig, openRacingDb } from '#shared/pg.ts';
 import { type Connection, type DbTarget, type EngineEnv, HostNotAllowedError } from './types.ts';
 
 // The engine's two databases through the shared driver set-up (relay, error wrapping): raw

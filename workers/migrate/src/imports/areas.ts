@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { IMPORT_AREAS } from '../../../../d1/migrate/schema.ts';
-import { pgInt, parseRows } from '../../../shared/pg.ts';
+import type { IMPORT_AREAS } from '#d1/migrate/schema.ts';
+import { pgInt, parseRows } from '#shared/pg.ts';
 import type { Sql } from '../engine/db.ts';
 import type { ColumnDef, Problem, SheetRecord } from './records.ts';
 

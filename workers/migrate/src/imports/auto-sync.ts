@@ -1,6 +1,6 @@
 import { and, desc, eq, isNotNull, lte, sql } from 'drizzle-orm';
-import { IMPORT_AREAS, importAutoSyncs, importEvents } from '../../../../d1/migrate/schema.ts';
-import { HttpError } from '../../../shared/http-error.ts';
+import { IMPORT_AREAS, importAutoSyncs, importEvents } from '#d1/migrate/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MigrateDb, MigrateServices } from '../context.ts';
 import { areaDef, fkConfig, type ImportArea } from './areas.ts';
 import { importActive, importJob, type ImportState, startImport } from './jobs.ts';

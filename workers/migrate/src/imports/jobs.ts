@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import { type IMPORT_JOB_STATES, importJobs, importUploads } from '../../../../d1/migrate/schema.ts';
-import { HttpError } from '../../../shared/http-error.ts';
+import { type IMPORT_JOB_STATES, importJobs, importUploads } from '#d1/migrate/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MigrateDb, MigrateServices } from '../context.ts';
 import type { LogEntry } from '../engine/types.ts';
 import type { ImportArea } from './areas.ts';

@@ -1,4 +1,4 @@
-import { readCapped } from '../../../shared/body.ts';
+import { readCapped } from '#shared/body.ts';
 import type { ImportArea } from './areas.ts';
 import type { SheetSource } from './jobs.ts';
 import { SHEET_LIMITS } from './sheet.ts';

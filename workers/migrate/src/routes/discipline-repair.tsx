@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { activeConfiguration, activeConnection, engineEnv } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
 import {

@@ -1,8 +1,8 @@
 import { and, count, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { pendingMappings } from '../../../../d1/migrate/schema.ts';
-import { HttpError } from '../../../shared/http-error.ts';
+import { pendingMappings } from '#d1/migrate/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext } from '../context.ts';
 import { openDestination, withSql } from '../engine/db.ts';
 import { engineEnv } from '../configurations.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
 import * as engine from '../engine/index.ts';

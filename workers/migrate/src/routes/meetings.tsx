@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error.ts';
-import { racingToday } from '../../../shared/racing-day.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { racingToday } from '#shared/racing-day.ts';
 import { activeConnection, engineEnv, type ConfigurationView } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
 import { openDestination, openSource, withSql } from '../engine/db.ts';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { SESSION_STATUSES } from '../../../../d1/migrate/schema.ts';
+import { SESSION_STATUSES } from '#d1/migrate/schema.ts';
 import type { MigrateEnv } from '../context.ts';
 import { guard } from '../guard.ts';
 import { formBody, query } from '../input.ts';

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { HttpError } from '../../../shared/http-error.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { connectionOf, engineEnv, findConfiguration, listConfigurations } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
 import * as engine from '../engine/index.ts';

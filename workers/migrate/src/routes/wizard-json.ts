@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { and, eq } from 'drizzle-orm';
-import { customRelationships } from '../../../../d1/migrate/schema.ts';
+import { customRelationships } from '#d1/migrate/schema.ts';
 import { engineEnv } from '../configurations.ts';
 import * as engine from '../engine/index.ts';
 import { guard } from '../guard.ts';

@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { errorBody } from '../../../shared/errors.ts';
+import { errorBody } from '#shared/errors.ts';
 import type { MigrateContext } from '../context.ts';
 import { ErrorPage } from './layout.tsx';
 

@@ -1,4 +1,4 @@
-import { SESSION_STATUSES, type SessionStatus } from '../../../../d1/migrate/schema.ts';
+import { SESSION_STATUSES, type SessionStatus } from '#d1/migrate/schema.ts';
 import type { SessionUser } from '../context.ts';
 import type { SortBy, WizardSession } from '../wizard-sessions.ts';
 import { Csrf, Layout } from './layout.tsx';

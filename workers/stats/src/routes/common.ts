@@ -1,9 +1,9 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { UserContext } from '../../../../durable-objects/user-context.ts';
-import { limitBody as limitBodyBytes } from '../../../shared/body.ts';
-import { racingReads } from '../../../shared/pg.ts';
-import { clientAddress } from '../../../shared/throttle.ts';
+import type { UserContext } from '#durable-objects/user-context.ts';
+import { limitBody as limitBodyBytes } from '#shared/body.ts';
+import { racingReads } from '#shared/pg.ts';
+import { clientAddress } from '#shared/throttle.ts';
 import { requireToken } from '../auth.ts';
 import { racingToday, statsConfig, type StatsEnv } from '../context.ts';
 import { detailError, detailSchema, validationErrorSchema } from '../errors.ts';

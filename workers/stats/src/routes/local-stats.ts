@@ -6,7 +6,7 @@ import type { CourseRef } from '../meetings.ts';
 import { courseIdParam, statsRecordSchema } from '../schemas.ts';
 import { meetingWithStatistics } from '../meeting-records.ts';
 import { dateQuery, guardedRoute, notFoundError, ok, requestedDate } from './common.ts';
-import { text } from '../../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 // The kebab-case family: always computed from the racing database, bare arrays of records.
 

@@ -1,13 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { addressThrottle, clientAddress } from '../../../shared/throttle.ts';
-import { secretsEqual } from '../../../shared/crypto.ts';
-import { anonymous } from '../../../shared/guard.ts';
+import { addressThrottle, clientAddress } from '#shared/throttle.ts';
+import { secretsEqual } from '#shared/crypto.ts';
+import { anonymous } from '#shared/guard.ts';
 import { statsConfig, type StatsEnv } from '../context.ts';
 import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors.ts';
 import { LoginPage } from '../pages/login.tsx';
 import { json, limitBody } from './common.ts';
-import { text } from '../../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 const credentialsSchema = z
   .object({ username: text().min(1).max(200), password: text().min(1).max(200) })

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { basePath } from '../../../shared/base-path.ts';
-import { anonymous } from '../../../shared/guard.ts';
+import { basePath } from '#shared/base-path.ts';
+import { anonymous } from '#shared/guard.ts';
 import { ASSETS } from '../assets.ts';
 import { racingToday, type StatsEnv } from '../context.ts';
 import { ApiDocsPage } from '../pages/api-docs.tsx';

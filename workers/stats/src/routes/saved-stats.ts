@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { racingReads } from '../../../shared/pg.ts';
+import { racingReads } from '#shared/pg.ts';
 import { statsRouter } from '../errors.ts';
 import { isoDate, notFoundStatusSchema, savedPayloadSchema } from '../schemas.ts';
 import { loadPayload, savePayload } from '../saved-stats.ts';

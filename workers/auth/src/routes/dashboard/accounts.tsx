@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import { z } from 'zod';
-import { credentials, sites, users } from '../../../../../d1/auth/schema.ts';
+import { credentials, sites, users } from '#d1/auth/schema.ts';
 import { normaliseEmail, siteRoles, type User } from '../../accounts.ts';
 import { createAccount, storeEnrolment } from '../../accounts-admin.ts';
 import { audit } from '../../audit.ts';
@@ -10,7 +10,7 @@ import { enrol, qrSvg, type Enrolment } from '../../enrolment.ts';
 import { hashPassword } from '../../passwords.ts';
 import { badRequest, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
 import { adminForm, adminPage } from './session.tsx';
-import { text } from '../../../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 /** Accounts: create and enrol in 2FA, re-enrol, (de)activate, per-site credentials. */
 export const accountRoutes = new Hono<DashboardEnv>();

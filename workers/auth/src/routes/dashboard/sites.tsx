@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { sites } from '../../../../../d1/auth/schema.ts';
+import { sites } from '#d1/auth/schema.ts';
 import { siteRoles } from '../../accounts.ts';
 import { audit } from '../../audit.ts';
 import { badRequest, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
 import { adminForm, adminPage } from './session.tsx';
-import { text } from '../../../../shared/text.ts';
+import { text } from '#shared/text.ts';
 
 /** Registering and managing the sites that log their users in here. */
 export const siteRoutes = new Hono<DashboardEnv>();
