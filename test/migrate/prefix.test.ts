@@ -167,8 +167,9 @@ for (const mount of [
     it('names URLs in JSON under the mount: the API document, a signed-out JSON call, an unknown API route', async () => {
       const doc = await client.get(`${prefix}/openapi.json`);
       expect(doc.status).toBe(200);
-      const body = await doc.json<{ servers: { url: string }[]; info: { description: string } }>();
-      expect(body.servers).toEqual([{ url: prefix || '/' }]);
+      const body = await doc.json<{ servers?: { url: string }[]; info: { description: string } }>();
+      // Under the mount the document's server is the mount; at the root it names none.
+      expect(body.servers).toEqual(prefix ? [{ url: prefix }] : undefined);
       expect(body.info.description).toContain(`${prefix}/Account/Login`);
 
       const anonymous = new Client();

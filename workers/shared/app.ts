@@ -1,8 +1,10 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, Env, ErrorHandler, NotFoundHandler } from 'hono';
 import type { ZodError } from 'zod';
+import { basePath } from './base-path.ts';
 import { drainUnreadBody } from './body.ts';
 import { errorBody, notFound, onError } from './errors.ts';
+import { anonymous } from './guard.ts';
 import { requestLog } from './request-log.ts';
 
 /** Input that failed its route's zod schema: which part of the request (`json`, `query`, `param`, …) and why. */
@@ -97,4 +99,22 @@ export function createApp<E extends Env>(service: string, options: AppOptions<E 
     return document30(...args);
   };
   return app;
+}
+
+/** What a service says of itself at the top of its API document. */
+export type ApiInfo = { title: string; version: string; description: string };
+
+/**
+ * The service's generated API document at `/openapi.json`: open to anyone, as its route says.
+ * Served under a path prefix, the document's server is that prefix (as FastAPI's `root_path`
+ * does), so "try it" requests stay under it; at the root it names no server. `info` may name
+ * addresses under the prefix through `basePath(c)`.
+ */
+export function serveApiDocument<E extends Env>(app: OpenAPIHono<E>, info: (c: Context<E>) => ApiInfo) {
+  app.get('/openapi.json', anonymous);
+  app.doc31('/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: info(c),
+    ...(basePath(c) ? { servers: [{ url: basePath(c) }] } : {}),
+  }));
 }

@@ -1,7 +1,5 @@
 import { cors } from 'hono/cors';
-import { createApp } from '#shared/app.ts';
-import { basePath } from '#shared/base-path.ts';
-import { anonymous } from '#shared/guard.ts';
+import { createApp, serveApiDocument } from '#shared/app.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '#shared/security-headers.ts';
 import { cmsServices, editorOrigins, type CmsEnv } from './context.ts';
 import { auth } from './routes/auth.ts';
@@ -44,18 +42,11 @@ app.route('/api/v1/media', media);
 app.route('/api/v1/lookup', lookups);
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'app_session' });
-// The API document is open to anyone, as its route says.
-app.get('/openapi.json', anonymous);
-// Under a path prefix the document's server is the prefix, so "Try it out" calls the API under it.
-app.doc31('/openapi.json', (c) => ({
-  openapi: '3.1.0',
-  info: {
-    title: 'Content management API',
-    version: '1.0.0',
-    description:
-      'Stories, the media library (photos and videos, uploaded straight to object storage) and lookup lists for the editing forms. Sign in with the two auth steps; the session cookie then goes with every request.',
-  },
-  ...(basePath(c) ? { servers: [{ url: basePath(c) }] } : {}),
+serveApiDocument(app, () => ({
+  title: 'Content management API',
+  version: '1.0.0',
+  description:
+    'Stories, the media library (photos and videos, uploaded straight to object storage) and lookup lists for the editing forms. Sign in with the two auth steps; the session cookie then goes with every request.',
 }));
 
 export default app;

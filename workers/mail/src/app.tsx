@@ -1,6 +1,5 @@
 import type { ErrorHandler, MiddlewareHandler, NotFoundHandler } from 'hono';
-import { anonymous } from '#shared/guard.ts';
-import { createApp } from '#shared/app.ts';
+import { createApp, serveApiDocument } from '#shared/app.ts';
 import { basePath } from '#shared/base-path.ts';
 import { onError as jsonOnError } from '#shared/errors.ts';
 import { HttpError } from '#shared/http-error.ts';
@@ -92,17 +91,10 @@ export function createMailApp() {
   app.route('/', webhook);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'mail_session' });
-  // The document is open to anyone, as its route says.
-  app.get('/openapi.json', anonymous);
-  app.doc31('/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: {
-      title: 'Mail assistant',
-      version: '1.0.0',
-      description: `A mailbox over Microsoft Graph. Sign in at ${basePath(c)}/login; state-changing calls need the session’s X-CSRF-Token (the csrf-token meta tag of every page).`,
-    },
-    // Under the path prefix the routes are reached below it, not at the origin's root.
-    servers: [{ url: basePath(c) || '/' }],
+  serveApiDocument(app, (c) => ({
+    title: 'Mail assistant',
+    version: '1.0.0',
+    description: `A mailbox over Microsoft Graph. Sign in at ${basePath(c)}/login; state-changing calls need the session’s X-CSRF-Token (the csrf-token meta tag of every page).`,
   }));
 
   return app;

@@ -2,10 +2,9 @@ import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { createApp } from '#shared/app.ts';
+import { createApp, serveApiDocument } from '#shared/app.ts';
 import { basePath } from '#shared/base-path.ts';
 import { logError } from '#shared/errors.ts';
-import { anonymous } from '#shared/guard.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { asDatabaseUnavailable } from '#shared/pg-errors.ts';
 import { ConfigError } from '#shared/config.ts';
@@ -125,17 +124,10 @@ export function createMigrateApp() {
   app.route('/', imports);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
-  // The document describes the JSON routes and reveals nothing: open to anyone, as its route says.
-  app.get('/openapi.json', anonymous);
-  app.doc31('/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: {
-      title: 'Migration web app: JSON routes',
-      version: '1.0.0',
-      description: `The JSON routes of the migration wizard and its API controllers. Sign in through ${basePath(c)}/Account/Login; the AuthToken cookie then goes with every request, and every POST carries the RequestVerificationToken header from the page.`,
-    },
-    // Under the path prefix the routes are reached below it, not at the origin's root.
-    servers: [{ url: basePath(c) || '/' }],
+  serveApiDocument(app, (c) => ({
+    title: 'Migration web app: JSON routes',
+    version: '1.0.0',
+    description: `The JSON routes of the migration wizard and its API controllers. Sign in through ${basePath(c)}/Account/Login; the AuthToken cookie then goes with every request, and every POST carries the RequestVerificationToken header from the page.`,
   }));
 
   return app;

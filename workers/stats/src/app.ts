@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { createApp } from '#shared/app.ts';
+import { createApp, serveApiDocument } from '#shared/app.ts';
 import { basePath } from '#shared/base-path.ts';
 import { anonymous } from '#shared/guard.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '#shared/security-headers.ts';
@@ -39,17 +39,10 @@ app.route('/', savedStats);
 app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 app.openAPIRegistry.registerComponent('securitySchemes', 'tokenQuery', { type: 'apiKey', in: 'query', name: 'token' });
 app.openAPIRegistry.registerComponent('securitySchemes', 'ssoTokenQuery', { type: 'apiKey', in: 'query', name: 'sso_token' });
-// Under a path prefix the document's server is the prefix, so "Try it out" calls the API under it.
-// The document is open to anyone, as its route says.
-app.get('/openapi.json', anonymous);
-app.doc31('/openapi.json', (c) => ({
-  openapi: '3.1.0',
-  info: {
-    title: 'Meeting statistics API',
-    version: '2.0.0',
-    description: `Trainer and jockey statistics of a race meeting. Calculation rules: ${basePath(c)}/api-docs#rules.`,
-  },
-  ...(basePath(c) ? { servers: [{ url: basePath(c) }] } : {}),
+serveApiDocument(app, (c) => ({
+  title: 'Meeting statistics API',
+  version: '2.0.0',
+  description: `Trainer and jockey statistics of a race meeting. Calculation rules: ${basePath(c)}/api-docs#rules.`,
 }));
 
 
