@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { SCHEMA_STATEMENT, watchSql } from '../support/sql-watch';
 import type { Horse, RaceCard, RunnerPageData, Sale } from '../../workers/form/src/queries';
 import type { Run } from '../../workers/form/src/runs';
 import type { horses, races, runners, sales } from '#shared/racing/schema.ts';
@@ -9,28 +10,7 @@ import { fetchForm, query, sessionCookie } from './helpers';
 // (`POST …/sql`), which these tests watch from inside the isolate. No page or lookup sends DDL or
 // session settings; a row that does not match its statement's schema is refused as a 500 page.
 
-const SCHEMA_STATEMENT = /^\s*(create|alter|drop|truncate|comment|grant|revoke|set|reset|discard|vacuum|analyze|reindex|cluster|refresh|lock|load|security)\b|\binto\s+(temp|temporary|unlogged)\b/i;
-
-type SqlBody = { query?: string; queries?: { query: string }[] };
 type SqlAnswer = { fields?: { name: string }[]; rows?: unknown[][] } & Record<string, unknown>;
-
-/** Records the statements the Worker posts to the relay's /sql, and lets `edit` change a single statement's answer. */
-function watchSql(edit?: (answer: SqlAnswer) => void) {
-  const statements: string[] = [];
-  const realFetch = globalThis.fetch;
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).pathname !== '/sql') return realFetch(request);
-    const body = (await request.clone().json()) as SqlBody;
-    for (const { query: text } of body.queries ?? [{ query: body.query ?? '' }]) statements.push(text);
-    const response = await realFetch(request);
-    if (!edit || !response.ok) return response;
-    const answer = (await response.json()) as SqlAnswer;
-    edit(answer);
-    return Response.json(answer, { status: response.status });
-  });
-  return statements;
-}
 
 let cookie: string;
 let horseId: number;
@@ -83,7 +63,7 @@ describe('rows off their schema', () => {
   it("a runner page whose run has a distance that is no number answers the service's 500 page", async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     let edited = false;
-    watchSql((answer) => {
+    watchSql<SqlAnswer>((answer) => {
       const at = answer.fields?.findIndex((f) => f.name === 'runs') ?? -1;
       const row = answer.rows?.[0];
       if (at < 0 || !row) return;

@@ -1,31 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SCHEMA_STATEMENT, watchSql } from '../support/sql-watch';
 import { call, recentMeeting, TOKEN } from './helpers';
 
 // What the stats Worker sends to PostgreSQL: every statement goes over the driver's HTTP path
 // (`POST …/sql`), which these tests watch from inside the isolate. No request sends DDL or session
 // settings; and a row that does not match its statement's schema is refused as a 500, not passed on.
-
-const SCHEMA_STATEMENT = /^\s*(create|alter|drop|truncate|comment|grant|revoke|set|reset|discard|vacuum|analyze|reindex|cluster|refresh|lock|load|security)\b|\binto\s+(temp|temporary|unlogged)\b/i;
-
-type SqlBody = { query?: string; queries?: { query: string }[] };
-
-/** Records the statements the Worker posts to the relay's /sql, and lets `edit` change the answer. */
-function watchSql(edit?: (body: { results?: unknown[] } & Record<string, unknown>) => void) {
-  const statements: string[] = [];
-  const realFetch = globalThis.fetch;
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).pathname !== '/sql') return realFetch(request);
-    const body = (await request.clone().json()) as SqlBody;
-    for (const { query } of body.queries ?? [{ query: body.query ?? '' }]) statements.push(query);
-    const response = await realFetch(request);
-    if (!edit || !response.ok) return response;
-    const answer = (await response.json()) as { results?: unknown[] } & Record<string, unknown>;
-    edit(answer);
-    return Response.json(answer, { status: response.status });
-  });
-  return statements;
-}
 
 const auth = { Authorization: `Bearer ${TOKEN}`, 'CF-Connecting-IP': '198.51.100.77' };
 
@@ -77,7 +56,7 @@ describe('rows off their schema', () => {
   it('a meeting list whose row has a non-numeric count answers 500 in FastAPI shape and logs the statement', async () => {
     const { date } = await recentMeeting();
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
-    watchSql((answer) => {
+    watchSql<{ results?: unknown[] } & Record<string, unknown>>((answer) => {
       // One statement: {fields, rows}; the `races` column of the first row becomes text that is no number.
       const fields = answer.fields as { name: string }[];
       const rows = answer.rows as unknown[][];
@@ -94,7 +73,7 @@ describe('rows off their schema', () => {
   it('a statistics row whose band is not a 7-tuple answers 500', async () => {
     const { date, courseId } = await recentMeeting();
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    watchSql((answer) => {
+    watchSql<{ results?: unknown[] } & Record<string, unknown>>((answer) => {
       // By course id the meeting and the statistics come as one batch: {results: [meeting, statistics]}.
       const stats = (answer.results as { fields: { name: string }[]; rows: unknown[][] }[] | undefined)?.[1];
       if (!stats) return;
