@@ -21,6 +21,7 @@ const READ_MODULES = [
   'workers/stats/src/saved-stats.ts',
   'workers/cms/src/racing-lookups.ts',
   'workers/migrate/src/imports/areas.ts',
+  'workers/migrate/src/routes/imports.tsx',
 ];
 
 /** Every TypeScript source of the Workers whose requests read the racing database. */

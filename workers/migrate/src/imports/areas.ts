@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { IMPORT_AREAS } from '#d1/migrate/schema.ts';
-import { pgInt, parseRows } from '#shared/pg.ts';
+import { parseOne, parseRows, pgCount, pgInt } from '#shared/pg.ts';
 import type { Sql } from '../engine/db.ts';
 import type { ColumnDef, Problem, SheetRecord } from './records.ts';
 
@@ -390,4 +390,11 @@ export const areaDef = (area: ImportArea): ImportAreaDef => IMPORT_AREA_DEFS[are
 export function fkConfig(def: ImportAreaDef, raw: unknown): Record<string, string> {
   const parsed = def.fkSchema.safeParse(raw ?? {});
   return parsed.success ? parsed.data : { ...def.defaultFk };
+}
+
+const countRow = z.object({ n: pgCount });
+
+/** How many rows an import area's destination table holds. */
+export async function destinationCount(sql: Sql, table: string): Promise<number> {
+  return parseOne(`the count of ${table}`, countRow, await sql.query(`SELECT count(*) AS n FROM ${table}`)).n;
 }

@@ -4,7 +4,7 @@ import type { MigrateContext } from '../context.ts';
 import { openDestination, withSql } from '../engine/db.ts';
 import { engineEnv } from '../configurations.ts';
 import { analyseSheet } from '../imports/analyse.ts';
-import { areaDef, fkConfig, type ImportArea, type ImportAreaDef } from '../imports/areas.ts';
+import { areaDef, destinationCount, fkConfig, type ImportArea, type ImportAreaDef } from '../imports/areas.ts';
 import { AUTO_SYNC_INTERVAL, findAutoSync, hasSheet, recentEvents, recordEvent, refreshAutoSync, saveAutoSync, startAutoSyncRun, toggleAutoSync } from '../imports/auto-sync.ts';
 import { compileSheetFilter, SHEET_FILTER_MAX_LENGTH, SheetFilterError } from '../imports/filter.ts';
 import { areaBusy, findUpload, importJob, importProgress, latestUpload, recentImportJobs, recordUpload, startImport } from '../imports/jobs.ts';
@@ -180,9 +180,9 @@ function registerArea(area: ImportArea): void {
       (dest) =>
         dest.transaction(async (tx) => {
           await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`import:${def.table}`]);
-          const [row] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${def.table}`);
+          const count = await destinationCount(tx, def.table);
           await tx.query(`TRUNCATE ${def.table}`);
-          return Number(row?.n ?? 0);
+          return count;
         }),
     );
     await recordEvent(c.var.db, area, 'ClearData', `${def.table} truncated: ${removed} rows removed`, c.var.user.email, Date.now());
@@ -285,9 +285,9 @@ function registerArea(area: ImportArea): void {
       responses: { 200: json(LiveCounts, 'Counts'), ...guardedResponses },
     }),
     async (c) => {
-      const [upload, rows] = await Promise.all([
+      const [upload, destinationRows] = await Promise.all([
         latestUpload(c.var.db, area),
-        withSql(() => openDestination(engineEnv(c)), (dest) => dest.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${def.table}`)),
+        withSql(() => openDestination(engineEnv(c)), (dest) => destinationCount(dest, def.table)),
       ]);
       let fk: Record<string, number> = {};
       try {
@@ -295,7 +295,7 @@ function registerArea(area: ImportArea): void {
       } catch {
         fk = {};
       }
-      return c.json({ sourceRowCount: upload?.rows ?? 0, destinationCounts: { [def.table]: Number(rows[0]?.n ?? 0) }, fkMappingCounts: fk }, 200);
+      return c.json({ sourceRowCount: upload?.rows ?? 0, destinationCounts: { [def.table]: destinationRows }, fkMappingCounts: fk }, 200);
     },
   );
 
