@@ -1,5 +1,6 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { rootRelativeUrls } from '../support/page-urls';
 import checkedIn from '../../workers/auth/openapi.json';
 import { codeFor, createAccount, ORIGIN, page, post, uniqueIp, type Tokens } from './helpers';
 
@@ -8,17 +9,6 @@ import { codeFor, createAccount, ORIGIN, page, post, uniqueIp, type Tokens } fro
  * origin, through the Worker's default export: the same answers, every URL a client follows under
  * the prefix it came in by.
  */
-
-const URL_ATTRIBUTE = /\s(?:href|src|action|formaction|poster|data-url|data-href|spec-url)\s*=\s*["']?(\/[^"'\s>]*)/gi;
-
-/** Root-relative URLs in a page's start tags and inline scripts (the text between tags is not followed). */
-function rootRelativeUrls(html: string): string[] {
-  const inTags = [...html.matchAll(/<[a-zA-Z][^>]*>/g)].flatMap(([tag]) => [...tag.matchAll(URL_ATTRIBUTE)].map((m) => m[1]!));
-  const inScripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)].flatMap(([, body]) =>
-    [...body!.matchAll(/["'`](\/(?!\/)[^"'`\s]*)["'`]/g)].map((m) => m[1]!),
-  );
-  return [...inTags, ...inScripts];
-}
 
 /** Every root-relative URL of the page is under the prefix (at the root: none carries it twice). */
 function expectUnder(html: string, base: string) {

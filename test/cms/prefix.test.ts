@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { rootRelativeUrls } from '../support/page-urls';
 import { api, BASE, cookieFrom, freshCode, account } from './helpers';
 import { encodeImage, putTo, type UploadAddress } from './media-helpers';
 import { lookups, type StoryJson } from './story-fixtures';
@@ -8,17 +9,6 @@ import { lookups, type StoryJson } from './story-fixtures';
  * origin, through the Worker's default export: the same answers, every URL a client follows under
  * the prefix it came in by.
  */
-
-const URL_ATTRIBUTE = /\s(?:href|src|action|formaction|poster|data-url|data-href|spec-url)\s*=\s*["']?(\/[^"'\s>]*)/gi;
-
-/** Root-relative URLs in a page's start tags and inline scripts (the text between tags is not followed). */
-function rootRelativeUrls(html: string): string[] {
-  const inTags = [...html.matchAll(/<[a-zA-Z][^>]*>/g)].flatMap(([tag]) => [...tag.matchAll(URL_ATTRIBUTE)].map((m) => m[1]!));
-  const inScripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)].flatMap(([, body]) =>
-    [...body!.matchAll(/["'`](\/(?!\/)[^"'`\s]*)["'`]/g)].map((m) => m[1]!),
-  );
-  return [...inTags, ...inScripts];
-}
 
 /** A same-origin browser request: writes carry the page's Origin, which the CMS checks. */
 const browser = (cookie: string, json?: unknown): RequestInit & { cookie: string; json?: unknown } => ({ cookie, json, headers: { origin: BASE } });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { rootRelativeUrls } from '../support/page-urls';
 import { call, recentMeeting, TOKEN } from './helpers';
 
 /**
@@ -6,17 +7,6 @@ import { call, recentMeeting, TOKEN } from './helpers';
  * origin, through the Worker's default export: the same answers, every URL a browser follows under
  * the prefix it came in by.
  */
-
-const URL_ATTRIBUTE = /\s(?:href|src|action|formaction|poster|data-url|data-href|spec-url)\s*=\s*["']?(\/[^"'\s>]*)/gi;
-
-/** Root-relative URLs in a page's start tags and inline scripts (the text between tags is not followed). */
-function rootRelativeUrls(html: string): string[] {
-  const inTags = [...html.matchAll(/<[a-zA-Z][^>]*>/g)].flatMap(([tag]) => [...tag.matchAll(URL_ATTRIBUTE)].map((m) => m[1]!));
-  const inScripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)].flatMap(([, body]) =>
-    [...body!.matchAll(/["'`](\/(?!\/)[^"'`\s]*)["'`]/g)].map((m) => m[1]!),
-  );
-  return [...inTags, ...inScripts];
-}
 
 /** A page under `base`: 200, every root-relative URL under the prefix, the base-path meta tag under it only. */
 async function pageUnder(base: string, path: string): Promise<{ html: string; urls: string[] }> {
