@@ -1,7 +1,7 @@
 import { HttpError } from '#shared/http-error.ts';
 import { asDatabaseUnavailable } from '#shared/pg-errors.ts';
 import type { ConfigurationView } from './configurations.ts';
-import type { Row, Sql } from './engine/db.ts';
+import type { Reader, Row } from './engine/db.ts';
 import { mappedId } from './engine/mappings.ts';
 
 // The meetings comparison: a meeting of the source (the legacy racing system behind the active
@@ -100,7 +100,7 @@ export type MeetingsDb = { source: Query; dest: Query; configId: number };
  * The source's queries, with its failures said as the source's: unreachable → 503, a refused
  * login or unknown database → 502, a database without the legacy tables → 502.
  */
-export function sourceQuery(sql: Sql, config: ConfigurationView): Query {
+export function sourceQuery(sql: Reader, config: ConfigurationView): Query {
   const where = `${config.host}:${config.port}/${config.database} (configuration "${config.name}")`;
   return async (text, values) => {
     try {

@@ -1,4 +1,4 @@
-import { type RacingDbConfig, openRacingDb } from '#shared/pg.ts';
+import { type RacingDbConfig, openRacingDb, openRacingReads } from '#shared/pg.ts';
 import { type Connection, type DbTarget, type EngineEnv, HostNotAllowedError } from './types.ts';
 
 // The engine's two databases through the shared driver set-up (relay, error wrapping): raw
@@ -38,6 +38,26 @@ export interface Sql {
   /** `COPY … FROM STDIN` fed with `rows`: how many rows the server took. `last` as for copyOut. */
   copyIn(text: string, rows: CopyRows, options?: { last?: boolean }): Promise<number>;
   end(): Promise<void>;
+}
+
+/** What a read needs of a database, on a connection (Sql) or over HTTP (Reads): parameterised statements. */
+export type Reader = Pick<Sql, 'query'>;
+
+/** One statement of a batch: its text and parameters. */
+export type Statement = { text: string; values?: unknown[] };
+
+/**
+ * One-shot reads on one database over the driver's HTTP query path (`neon()`, workers/shared/pg.ts):
+ * each call is one round trip, with no WebSocket, authentication or connection held, so there is
+ * nothing to end. The wizard's and the pages' look-ups read this way; copies, writes, COPY and
+ * anything that needs a session keep `Sql`.
+ */
+export interface Reads extends Reader {
+  /**
+   * Statements as one read-only non-interactive transaction, in one round trip: the rows of each,
+   * in order. `statementTimeoutMs` limits each statement (SET LOCAL, sent in the same batch).
+   */
+  batch(statements: readonly Statement[], options?: { statementTimeoutMs?: number }): Promise<Row[][]>;
 }
 
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -279,6 +299,35 @@ export function openUrl(env: EngineEnv, url: string): Sql {
     },
     () => pool.end().catch(() => {}),
   );
+}
+
+/** Reads on a postgres:// URL over HTTP (see Reads). */
+export function openReads(env: EngineEnv, url: string): Reads {
+  const sql = openRacingReads(dbConfig(env, url)).$client;
+  return {
+    async query<T extends Row>(text: string, values?: unknown[]) {
+      return (await sql.query(text, values ?? [])) as T[];
+    },
+    async batch(statements, options = {}) {
+      const timeout = options.statementTimeoutMs ? [sql.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`)] : [];
+      const results = await sql.transaction([...timeout, ...statements.map((s) => sql.query(s.text, s.values ?? []))], { readOnly: true });
+      return results.slice(timeout.length) as Row[][];
+    },
+  };
+}
+
+export function destinationReads(env: EngineEnv): Reads {
+  return openReads(env, env.DATABASE_URL);
+}
+
+/** Reads on a source, refused before any request when its host is not allowed. */
+export function sourceReads(env: EngineEnv, conn: Connection): Reads {
+  assertHostAllowed(env, conn);
+  return openReads(env, connectionUrl(conn));
+}
+
+export function targetReads(env: EngineEnv, target: DbTarget): Reads {
+  return target === 'destination' ? destinationReads(env) : sourceReads(env, target);
 }
 
 export function openDestination(env: EngineEnv): Sql {

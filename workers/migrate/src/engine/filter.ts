@@ -1,4 +1,4 @@
-import { type Sql, ident, openSource, withSql } from './db.ts';
+import { type Reads, type Sql, ident, sourceReads } from './db.ts';
 import { type Connection, type EngineEnv, FilterError } from './types.ts';
 
 // Operator-typed WHERE conditions on the source. They only ever run as one statement (the
@@ -79,16 +79,17 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-/** Rows of `sql`'s table matching the filter, or FilterError with the database's reason. */
-export async function countWithFilter(sql: Sql, table: string, filter: string, timeoutMs = FILTER_TIMEOUT_MS): Promise<number> {
+/**
+ * Rows of the source table matching the filter, or FilterError with the database's reason: one
+ * read-only batch with its statement timeout, one round trip.
+ */
+export async function countWithFilter(source: Reads, table: string, filter: string, timeoutMs = FILTER_TIMEOUT_MS): Promise<number> {
   const condition = `(${checkFilter(filter)})`;
   try {
     // A parameter keeps the statement on the extended protocol, which refuses a second statement.
-    const rows = await readSource(
-      sql,
-      (tx) => tx.query<{ n: string | number }>(`SELECT count(*)::bigint AS n FROM ${ident(table)} WHERE ${condition} LIMIT $1`, [1]),
-      timeoutMs,
-    );
+    const [rows = []] = await source.batch([{ text: `SELECT count(*)::bigint AS n FROM ${ident(table)} WHERE ${condition} LIMIT $1`, values: [1] }], {
+      statementTimeoutMs: timeoutMs,
+    });
     return Number(rows[0]?.n ?? 0);
   } catch (error) {
     throw new FilterError(describe(error));
@@ -96,10 +97,7 @@ export async function countWithFilter(sql: Sql, table: string, filter: string, t
 }
 
 /** `/api/table/test-filter`: the count of source rows the filter keeps. */
-export function testFilter(env: EngineEnv, conn: Connection, table: string, filter: string): Promise<{ count: number }> {
+export async function testFilter(env: EngineEnv, conn: Connection, table: string, filter: string): Promise<{ count: number }> {
   checkFilter(filter);
-  return withSql(
-    () => openSource(env, conn),
-    async (sql) => ({ count: await countWithFilter(sql, table, filter) }),
-  );
+  return { count: await countWithFilter(sourceReads(env, conn), table, filter) };
 }

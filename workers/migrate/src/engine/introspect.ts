@@ -1,4 +1,4 @@
-import type { Sql } from './db.ts';
+import type { Reader, Reads } from './db.ts';
 import type { ColumnInfo, ForeignKey, SchemaInfo, TableInfo } from './types.ts';
 
 // Tables, columns, primary and foreign keys of a database's public schema, from pg_catalog in
@@ -51,9 +51,18 @@ function textArray(value: unknown): string[] {
   return inner ? inner.split(',').map((s) => s.replace(/^"|"$/g, '')) : [];
 }
 
-export async function introspectSql(sql: Sql, options: { hideEngineTables?: boolean } = {}): Promise<SchemaInfo> {
-  const columns = await sql.query<ColumnRow>(COLUMNS);
-  const constraints = await sql.query<ConstraintRow>(CONSTRAINTS);
+/** The schema read on a connection (or any reader), one statement after the other. */
+export async function introspectSql(sql: Reader, options: { hideEngineTables?: boolean } = {}): Promise<SchemaInfo> {
+  return schemaFrom(await sql.query<ColumnRow>(COLUMNS), await sql.query<ConstraintRow>(CONSTRAINTS), options);
+}
+
+/** The schema read over HTTP: both statements in one batch, one round trip, one snapshot. */
+export async function introspectReads(reads: Reads, options: { hideEngineTables?: boolean } = {}): Promise<SchemaInfo> {
+  const [columns = [], constraints = []] = await reads.batch([{ text: COLUMNS }, { text: CONSTRAINTS }]);
+  return schemaFrom(columns as ColumnRow[], constraints as ConstraintRow[], options);
+}
+
+function schemaFrom(columns: readonly ColumnRow[], constraints: readonly ConstraintRow[], options: { hideEngineTables?: boolean }): SchemaInfo {
   const tables = new Map<string, TableInfo>();
   for (const row of columns) {
     if (options.hideEngineTables && ENGINE_TABLES.has(row.table_name)) continue;

@@ -1,8 +1,8 @@
 import { type CursorRow, type PreparedTable, backfillChunk, chunkSizeOf, openCursors, prepareTables, PlanError } from './copy.ts';
-import { type Sql, ident, literal, openDestination, openSource, openTarget, withSql } from './db.ts';
+import { type Sql, ident, literal, openDestination, openSource, sourceReads, targetReads, withSql } from './db.ts';
 import { readSource } from './filter.ts';
 import { filterCondition } from './filter.ts';
-import { findColumn, findTable, introspectSql } from './introspect.ts';
+import { findColumn, findTable, introspectReads, introspectSql } from './introspect.ts';
 import { valueExpression } from './expressions.ts';
 import { allMappings, deleteMappings, mappedDestTables, mappedId, splitRanges } from './mappings.ts';
 import {
@@ -21,28 +21,21 @@ import {
   type TablePlan,
 } from './types.ts';
 
-// The wizard's one-shot operations: each opens what it needs and ends it before returning.
+// The wizard's one-shot operations: each opens what it needs and ends it before returning. Its
+// look-ups (connection test, schema) are one round trip each over the HTTP read path.
 
 export async function testConnection(env: EngineEnv, conn: Connection): Promise<{ success: boolean; message: string }> {
   try {
-    return await withSql(
-      () => openSource(env, conn),
-      async (sql) => {
-        const rows = await sql.query<{ version: string }>('SELECT version() AS version');
-        const version = /PostgreSQL [\d.]+/.exec(rows[0]?.version ?? '')?.[0] ?? 'PostgreSQL';
-        return { success: true, message: `Connected to ${conn.database} on ${conn.host}:${conn.port} (${version})` };
-      },
-    );
+    const rows = await sourceReads(env, conn).query<{ version: string }>('SELECT version() AS version');
+    const version = /PostgreSQL [\d.]+/.exec(rows[0]?.version ?? '')?.[0] ?? 'PostgreSQL';
+    return { success: true, message: `Connected to ${conn.database} on ${conn.host}:${conn.port} (${version})` };
   } catch (error) {
     return { success: false, message: `Connection failed: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 
 export function introspect(env: EngineEnv, target: DbTarget): Promise<SchemaInfo> {
-  return withSql(
-    () => openTarget(env, target),
-    (sql) => introspectSql(sql, { hideEngineTables: target === 'destination' }),
-  );
+  return introspectReads(targetReads(env, target), { hideEngineTables: target === 'destination' });
 }
 
 export async function listTables(env: EngineEnv, target: DbTarget): Promise<{ name: string; estimatedRows: number }[]> {

@@ -1,4 +1,4 @@
-import type { Sql } from '../engine/db.ts';
+import type { Reader } from '../engine/db.ts';
 import type { ImportAreaDef, WriteRow } from './areas.ts';
 import { compileSheetFilter } from './filter.ts';
 import { PROBLEM_KINDS, type ProblemKind, readRecords, type SheetRecord } from './records.ts';
@@ -29,7 +29,7 @@ export type Analysis = {
  * (SheetFilterError when it does not compile), finds each row's destination references and marks
  * the second and later rows of one natural key as duplicates.
  */
-export async function analyseSheet(dest: Sql, def: ImportAreaDef, bytes: Uint8Array, fileName: string, fk: Record<string, string>, filter = ''): Promise<Analysis> {
+export async function analyseSheet(dest: Reader, def: ImportAreaDef, bytes: Uint8Array, fileName: string, fk: Record<string, string>, filter = ''): Promise<Analysis> {
   const sheet = await readSheet(bytes, fileName);
   const { records: all, ignored } = readRecords(sheet, def.columns, def.required(fk));
   const keep = filter.trim() ? compileSheetFilter(filter, def.columns.map((c) => c.key)) : null;

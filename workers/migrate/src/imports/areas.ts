@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { IMPORT_AREAS } from '#d1/migrate/schema.ts';
 import { parseOne, parseRows, pgCount, pgInt } from '#shared/pg.ts';
-import type { Sql } from '../engine/db.ts';
+import type { Reader, Sql } from '../engine/db.ts';
 import type { ColumnDef, Problem, SheetRecord } from './records.ts';
 
 // The two spreadsheet imports (README, "Barrier trials and sectional times"): the columns each
@@ -40,7 +40,7 @@ export type ImportAreaDef = {
   /** The columns a sheet must have under these foreign-key choices. */
   required(fk: Record<string, string>): Set<string>;
   /** Finds each record's destination rows, adding a problem where one is missing; the rows to write. */
-  resolve(dest: Sql, records: SheetRecord[], fk: Record<string, string>): Promise<Resolution>;
+  resolve(dest: Reader, records: SheetRecord[], fk: Record<string, string>): Promise<Resolution>;
   /** Writes one chunk (inside the caller's transaction). */
   write(tx: Sql, rows: WriteRow[], fk: Record<string, string>): Promise<WriteCounts>;
   /** A one-line account of a row for the log and the preview. */
@@ -57,7 +57,7 @@ const trialMeeting = z.object({ id: pgInt, date: z.string(), course: z.string() 
 const writeCounts = z.object({ inserted: pgInt, updated: pgInt });
 
 /** Rows of `table` whose name (any case) is one of `names`, grouped by lower-cased name. */
-async function idsByName(dest: Sql, table: 'horses' | 'trainers' | 'jockeys', names: Iterable<string>): Promise<Map<string, number[]>> {
+async function idsByName(dest: Reader, table: 'horses' | 'trainers' | 'jockeys', names: Iterable<string>): Promise<Map<string, number[]>> {
   const wanted = [...new Set([...names].map((n) => n.toLowerCase()))];
   const found = new Map<string, number[]>();
   if (wanted.length === 0) return found;
@@ -66,7 +66,7 @@ async function idsByName(dest: Sql, table: 'horses' | 'trainers' | 'jockeys', na
   return found;
 }
 
-async function existingIds(dest: Sql, table: 'horses' | 'trainers' | 'jockeys', ids: Iterable<number>): Promise<Set<number>> {
+async function existingIds(dest: Reader, table: 'horses' | 'trainers' | 'jockeys', ids: Iterable<number>): Promise<Set<number>> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Set();
   const rows = parseRows(`the ${table} by id`, idOnly, await dest.query(`SELECT id FROM ${table} WHERE id = ANY($1::int[])`, [wanted]));
@@ -84,7 +84,7 @@ type PersonTable = 'horses' | 'trainers' | 'jockeys';
  * A reference to a horse, trainer or jockey by name (one exact match, any case) or by the racing
  * database's id: a resolver that gives a record's id, or adds its problem and gives null.
  */
-async function personResolver(dest: Sql, table: PersonTable, column: string, heading: string, mode: string, values: unknown[]) {
+async function personResolver(dest: Reader, table: PersonTable, column: string, heading: string, mode: string, values: unknown[]) {
   const kind = `unknown ${table.slice(0, -1)}` as Problem['kind'];
   const present = values.filter((v): v is string | number => v !== null && v !== undefined && v !== '');
   if (mode === 'id') {
@@ -395,6 +395,6 @@ export function fkConfig(def: ImportAreaDef, raw: unknown): Record<string, strin
 const countRow = z.object({ n: pgCount });
 
 /** How many rows an import area's destination table holds. */
-export async function destinationCount(sql: Sql, table: string): Promise<number> {
+export async function destinationCount(sql: Reader, table: string): Promise<number> {
   return parseOne(`the count of ${table}`, countRow, await sql.query(`SELECT count(*) AS n FROM ${table}`)).n;
 }

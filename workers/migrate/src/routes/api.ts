@@ -167,9 +167,9 @@ api.openapi(
     const { tableName } = c.req.valid('param');
     const { conn } = await activeConnection(c);
     const env = engineEnv(c);
-    const [columns, tables] = await Promise.all([engine.tableColumns(env, conn, tableName), engine.listTables(env, conn)]);
-    if (!columns) return c.json({ error: 'not_found', message: `The source has no table ${tableName}.` }, 404);
-    const estimatedRows = tables.find((t) => t.name === tableName)?.estimatedRows ?? 0;
-    return c.json({ tableName, estimatedRows, columns: columns.map(({ ColumnName, DataType, IsPrimaryKey, nullable }) => ({ ColumnName, DataType, IsPrimaryKey, nullable })) }, 200);
+    // One read of the source's schema (one round trip) gives both the columns and the size.
+    const table = (await engine.introspect(env, conn)).tables.find((t) => t.name === tableName);
+    if (!table) return c.json({ error: 'not_found', message: `The source has no table ${tableName}.` }, 404);
+    return c.json({ tableName, estimatedRows: table.estimatedRows, columns: table.columns.map(({ ColumnName, DataType, IsPrimaryKey, nullable }) => ({ ColumnName, DataType, IsPrimaryKey, nullable })) }, 200);
   },
 );

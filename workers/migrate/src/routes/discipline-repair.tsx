@@ -12,7 +12,7 @@ import {
   type RepairPreview,
   type RepairProgress,
 } from '../discipline-repair.ts';
-import { openDestination, openSource, withSql } from '../engine/db.ts';
+import { destinationReads, sourceReads } from '../engine/db.ts';
 import { guard } from '../guard.ts';
 import { GUID, formBody, parsed, query, sessionId } from '../input.ts';
 import { sourceQuery } from '../meetings.ts';
@@ -43,10 +43,9 @@ disciplineRepair.get('/DisciplineRepair', guard.read('any'), async (c) => {
     try {
       const { conn } = await activeConnection(c);
       const env = engineEnv(c);
-      preview = await withSql(
-        () => openSource(env, conn),
-        (source) => withSql(() => openDestination(env), (dest) => previewRepair({ source: sourceQuery(source, config), dest: (t, v) => dest.query(t, v), configId: config.id })),
-      );
+      // Look-ups only: each statement one round trip over the HTTP read path.
+      const dest = destinationReads(env);
+      preview = await previewRepair({ source: sourceQuery(sourceReads(env, conn), config), dest: (t, v) => dest.query(t, v), configId: config.id });
     } catch (err) {
       previewError = `The preview could not be made: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
     }

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext } from '../context.ts';
-import { openDestination, withSql } from '../engine/db.ts';
+import { destinationReads, openDestination, withSql } from '../engine/db.ts';
 import { engineEnv } from '../configurations.ts';
 import { analyseSheet } from '../imports/analyse.ts';
 import { areaDef, destinationCount, fkConfig, type ImportArea, type ImportAreaDef } from '../imports/areas.ts';
@@ -131,7 +131,7 @@ function registerArea(area: ImportArea): void {
     const fk = fkConfig(def, fkOf(def, body));
     let analysis;
     try {
-      analysis = await withSql(() => openDestination(engineEnv(c)), (dest) => analyseSheet(dest, def, file.bytes, file.name, fk));
+      analysis = await analyseSheet(destinationReads(engineEnv(c)), def, file.bytes, file.name, fk);
     } catch (error) {
       const problem = sheetProblem(error);
       if (problem) return c.redirect(withError(page, `${file.name}: ${problem} Nothing was stored.`), 302);
@@ -199,7 +199,7 @@ function registerArea(area: ImportArea): void {
       try {
         const source = auto.sourceUrl ? ({ kind: 'url', url: auto.sourceUrl } as const) : ({ kind: 'r2', key: auto.sheetPath! } as const);
         const bytes = await fetchSheet(c.env.SHEETS, source);
-        const a = await withSql(() => openDestination(engineEnv(c)), (dest) => analyseSheet(dest, def, bytes, auto.sheetName ?? 'sheet', auto.fk, auto.filter));
+        const a = await analyseSheet(destinationReads(engineEnv(c)), def, bytes, auto.sheetName ?? 'sheet', auto.fk, auto.filter);
         preview = { rows: a.rows, valid: a.valid.length, invalid: a.invalid, filteredOut: a.filteredOut, problemCounts: a.problemCounts as Record<string, number> };
       } catch (error) {
         const problem = sheetProblem(error);
@@ -230,7 +230,7 @@ function registerArea(area: ImportArea): void {
     let sheet: { path: string; name: string } | undefined;
     if (file) {
       try {
-        await withSql(() => openDestination(engineEnv(c)), (dest) => analyseSheet(dest, def, file.bytes, file.name, checkedFk.data, filter.filter));
+        await analyseSheet(destinationReads(engineEnv(c)), def, file.bytes, file.name, checkedFk.data, filter.filter);
       } catch (error) {
         const problem = sheetProblem(error);
         if (problem) return c.redirect(withError(back, `${file.name}: ${problem} Nothing was saved.`), 302);
@@ -287,7 +287,7 @@ function registerArea(area: ImportArea): void {
     async (c) => {
       const [upload, destinationRows] = await Promise.all([
         latestUpload(c.var.db, area),
-        withSql(() => openDestination(engineEnv(c)), (dest) => destinationCount(dest, def.table)),
+        destinationCount(destinationReads(engineEnv(c)), def.table),
       ]);
       let fk: Record<string, number> = {};
       try {

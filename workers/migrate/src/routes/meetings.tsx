@@ -3,7 +3,7 @@ import { HttpError } from '#shared/http-error.ts';
 import { racingToday } from '#shared/racing-day.ts';
 import { activeConnection, engineEnv, type ConfigurationView } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
-import { openDestination, openSource, withSql } from '../engine/db.ts';
+import { destinationReads, sourceReads } from '../engine/db.ts';
 import { guard } from '../guard.ts';
 import { query } from '../input.ts';
 import { meetingPair, raceComparison, recentMeetings, runnerComparison, sourceQuery, type MeetingsDb } from '../meetings.ts';
@@ -28,18 +28,15 @@ const wholeNumber = z
   .refine((n) => n >= 1 && n <= MAX_ID, `must be between 1 and ${MAX_ID}`);
 const optionalWholeNumber = z.preprocess((v) => (v === '' ? undefined : v), wholeNumber.optional());
 
-/** The active configuration's source and the destination, opened for `work` and ended after it. */
+/**
+ * The active configuration's source and the destination for `work`: each statement one round trip
+ * over the HTTP read path, no connection to open or end.
+ */
 async function withMeetingsDb<T>(c: MigrateContext, work: (db: MeetingsDb, config: ConfigurationView) => Promise<T>): Promise<T> {
   const { config, conn } = await activeConnection(c);
   const env = engineEnv(c);
-  return withSql(
-    () => openSource(env, conn),
-    (source) =>
-      withSql(
-        () => openDestination(env),
-        (dest) => work({ source: sourceQuery(source, config), dest: (text, values) => dest.query(text, values), configId: config.id }, config),
-      ),
-  );
+  const dest = destinationReads(env);
+  return work({ source: sourceQuery(sourceReads(env, conn), config), dest: (text, values) => dest.query(text, values), configId: config.id }, config);
 }
 
 const PageQuery = z.object({
