@@ -59,6 +59,14 @@ export async function benchPlatform({ url, relay, runs }: BenchContext) {
       `  select 1 over the HTTP read path: whole request p50 ${ms(median(whole))}; the read timed inside the isolate p50 ${ms(median(inside))};` +
         ` the relay's /sql from Node p50 ${ms(median(direct))}; psql \\timing p50 ${ms(median(psqlSelect))}`,
     );
+
+    // A migration look-up (the destination's schema, two catalogue statements) both ways.
+    const viaHttp = await sample(runs, () => http.ok('/migrate/schema?via=http'));
+    const viaWs = await sample(runs, () => http.ok('/migrate/schema?via=ws'));
+    console.log(
+      `  migration look-up (destination schema, 2 statements): HTTP read path, one batch p50 ${ms(median(viaHttp))};` +
+        ` new WebSocket connection p50 ${ms(median(viaWs))} (${(median(viaWs) / median(viaHttp)).toFixed(1)}× the HTTP read)`,
+    );
     http.close();
     relayHttp.close();
   } finally {

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { createApp } from '#shared/app.ts';
 import { openRacingReads, racingDb, racingDbConfigSchema, type RacingDbVariables, readRows } from '#shared/pg.ts';
 import { parseConfig } from '#shared/config.ts';
+import { destinationReads, openDestination, withSql } from '../../workers/migrate/src/engine/db.ts';
+import { introspectReads, introspectSql } from '../../workers/migrate/src/engine/introspect.ts';
 
 // A Worker used only by `npm run bench`: the shared Postgres path with nothing else around it.
 const app = createApp<{ Variables: RacingDbVariables }>('bench');
@@ -33,6 +35,19 @@ app.get('/http/select1', async (c) => {
   const started = performance.now();
   await readRows(reads, { name: 'select 1', text: 'select 1', row: z.object({ '?column?': z.literal(1) }) });
   return c.json({ ms: performance.now() - started });
+});
+
+/**
+ * A migration look-up, the destination's schema (two catalogue statements): over the HTTP read path
+ * as one batch (`via=http`, what the app does), or on a new WebSocket connection (`via=ws`, what it
+ * did before).
+ */
+app.get('/migrate/schema', async (c) => {
+  const { DATABASE_URL, PG_WS_PROXY } = parseConfig(racingDbConfigSchema, c.env);
+  const env = { DATABASE_URL, PG_WS_PROXY };
+  const schema =
+    c.req.query('via') === 'ws' ? await withSql(() => openDestination(env), (sql) => introspectSql(sql)) : await introspectReads(destinationReads(env));
+  return c.json({ tables: schema.tables.length });
 });
 
 export default app;
