@@ -45,6 +45,22 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Awa
       ...(options.testScheduled ? { testScheduled: true } : {}),
     },
   });
-  await worker.ready;
+  // wrangler reports a Worker that cannot start (a Durable Object its config names but its entry
+  // does not export, a build error) as a log line and leaves `ready` pending: fail instead of hanging.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${options.entrypoint ?? options.config}: the Worker did not start within ${READY_TIMEOUT_MS / 1000} s (see wrangler's error above)`)), READY_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([worker.ready, timeout]);
+  } catch (err) {
+    await worker.dispose().catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
   return worker;
 }
+
+/** How long a local Worker may take to start. */
+const READY_TIMEOUT_MS = 120_000;

@@ -3,6 +3,7 @@ import { hashPassword, verifyPassword } from '../../workers/auth/src/passwords.t
 import { signAccessToken } from '../../workers/auth/src/tokens.ts';
 
 export { AccountGuard } from '#durable-objects/account-guard.ts';
+export { LiveSession } from '#durable-objects/live-session.ts';
 export { PendingLogin } from '#durable-objects/pending-login.ts';
 
 // The auth Worker as deployed, plus two routes that time work inside the isolate for `npm run bench -- auth`.
