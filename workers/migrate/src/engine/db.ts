@@ -316,32 +316,30 @@ export function openReads(env: EngineEnv, url: string): Reads {
   };
 }
 
+/** A source's URL, refused before any connection or request when its host is not allowed. */
+function sourceUrl(env: EngineEnv, conn: Connection): string {
+  assertHostAllowed(env, conn);
+  return connectionUrl(conn);
+}
+
 export function destinationReads(env: EngineEnv): Reads {
   return openReads(env, env.DATABASE_URL);
 }
 
-/** Reads on a source, refused before any request when its host is not allowed. */
 export function sourceReads(env: EngineEnv, conn: Connection): Reads {
-  assertHostAllowed(env, conn);
-  return openReads(env, connectionUrl(conn));
+  return openReads(env, sourceUrl(env, conn));
 }
 
 export function targetReads(env: EngineEnv, target: DbTarget): Reads {
-  return target === 'destination' ? destinationReads(env) : sourceReads(env, target);
+  return openReads(env, target === 'destination' ? env.DATABASE_URL : sourceUrl(env, target));
 }
 
 export function openDestination(env: EngineEnv): Sql {
   return openUrl(env, env.DATABASE_URL);
 }
 
-/** A source connection, refused before connecting when its host is not allowed. */
 export function openSource(env: EngineEnv, conn: Connection): Sql {
-  assertHostAllowed(env, conn);
-  return openUrl(env, connectionUrl(conn));
-}
-
-export function openTarget(env: EngineEnv, target: DbTarget): Sql {
-  return target === 'destination' ? openDestination(env) : openSource(env, target);
+  return openUrl(env, sourceUrl(env, conn));
 }
 
 /** Runs `work` on a freshly opened database and always ends its pool. */
