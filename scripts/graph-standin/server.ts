@@ -219,7 +219,12 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     let status = 0;
     let faultId: number | null = null;
     try {
-      const fault = await applyFault(account, method, url.pathname, [url.pathname, graphPath]);
+      // A delayed answer ends when its client gives up (a timed-out fetch closes the connection), so
+      // the abandoned request stops holding one of the mailbox's concurrency slots.
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      const fault = await applyFault(account, method, url.pathname, [url.pathname, graphPath], AbortSignal.any([closing.signal, gone.signal]));
+      if (gone.signal.aborted) return;
       if (fault === 'drop') {
         res.destroy();
         return;
@@ -264,7 +269,13 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
   }
 
   /** The first matching fault of the account: delays, then answers its status (or drops the connection). */
-  async function applyFault(account: Account, method: string, _path: string, paths: string[]): Promise<{ id: number; status: number; headers: Record<string, string> } | 'drop' | null> {
+  async function applyFault(
+    account: Account,
+    method: string,
+    _path: string,
+    paths: string[],
+    signal: AbortSignal = closing.signal,
+  ): Promise<{ id: number; status: number; headers: Record<string, string> } | 'drop' | null> {
     const fault = account.faults.find((f: Fault) => (f.method === null || f.method === method) && (f.pathPrefix === null || paths.some((p) => p.startsWith(f.pathPrefix!))) && (f.remaining === null || f.remaining > 0));
     if (!fault) return null;
     fault.hits += 1;
@@ -272,7 +283,7 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       fault.remaining -= 1;
       if (fault.remaining === 0) account.faults = account.faults.filter((f) => f !== fault);
     }
-    if (fault.delayMs > 0) await sleep(fault.delayMs, closing.signal);
+    if (fault.delayMs > 0) await sleep(fault.delayMs, signal);
     if (fault.status === null) return null;
     if (fault.status === 0) return 'drop';
     const headers: Record<string, string> = {};

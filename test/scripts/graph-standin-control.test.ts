@@ -119,6 +119,21 @@ describe('control API: concurrency and the request log', () => {
     expect(log.requests.filter((r) => r.path === '/v1.0/me/messages')).toHaveLength(6);
   });
 
+  it('ends a delayed answer whose client gave up, so it no longer holds a concurrency slot', async () => {
+    const { tokens, graph, ctl } = await mailbox();
+    await ctl('POST', '/faults', { delayMs: 20_000, count: 4, pathPrefix: '/me/messages' });
+    const abandoned = Array.from({ length: 4 }, () =>
+      fetch(`${standin.graphBaseUrl}/me/messages?$top=1`, { headers: { authorization: `Bearer ${tokens.access_token}` }, signal: AbortSignal.timeout(200) }).catch(
+        (err: unknown) => (err as Error).name,
+      ),
+    );
+    expect(await Promise.all(abandoned)).toEqual(Array(4).fill('TimeoutError'));
+    // The stand-in sees the connections close a moment later.
+    for (let i = 0; i < 50 && ((await (await ctl('GET', '/log')).json()) as Log).inFlight > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(((await (await ctl('GET', '/log')).json()) as Log).inFlight).toBe(0);
+    expect((await graph('/me/messages?$top=1')).status).toBe(200);
+  });
+
   it('counts the limit per app: another client id has its own four', async () => {
     const { box, graph, ctl } = await mailbox();
     const otherApp = graphClient(standin.graphBaseUrl, (await signIn(standin.url, { loginHint: box.loginHint, clientId: 'another-app' })).access_token);
