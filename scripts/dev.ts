@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin.ts';
@@ -13,6 +13,9 @@ import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy }
 import { type PasswordFront, startPasswordFront } from './racing/legacy-password.ts';
 import { loadRacing, racingDatasetInfo } from './racing/load.ts';
 import { startRelay } from './relay.ts';
+import { whenLaunchersGone } from './dev-launchers.ts';
+import { assertPortsFree, type DevPort } from './ports.ts';
+import { spawnWatched, stopWatched, sweepWatched } from './watched-process.ts';
 import { useWorkerdV8Flags } from './workerd-v8/index.ts';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
 // at once, and Ctrl-C would leave every `wrangler dev` running.
@@ -24,6 +27,8 @@ const DEV_RELAY_PORT = 8790;
 /** The Microsoft Graph and identity platform stand-in the mail assistant talks to locally. */
 const DEV_GRAPH_STANDIN_PORT = 8796;
 const STALE_AFTER_DAYS = 3;
+/** However a stop goes (a hung close, say), the runner exits within this. */
+const SHUTDOWN_DEADLINE_MS = 20_000;
 
 /**
  * Development data a service's local D1 gets after its migrations (idempotent): what it seeded,
@@ -46,7 +51,7 @@ const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string, database
   },
 };
 
-const children: ChildProcess[] = [];
+const children: ChildProcessWithoutNullStreams[] = [];
 let embedded: EmbeddedPostgres | undefined;
 let embeddedLegacy: EmbeddedPostgres | undefined;
 let legacyFront: PasswordFront | undefined;
@@ -59,7 +64,8 @@ async function main() {
   // Seven workerd processes and the embedded databases share the machine: V8 without background
   // threads cannot livelock between them (see vitest.config.ts and scripts/workerd-v8).
   useWorkerdV8Flags(['--single-threaded']);
-  const workers = landedWorkers();
+  const workers = selectedWorkers(landedWorkers(), process.argv);
+  await assertPortsFree(devPorts(workers));
   for (const worker of workers) createDevVars(worker);
 
   const databaseUrl = process.env.DATABASE_URL ?? (await startEmbedded());
@@ -113,7 +119,35 @@ async function main() {
   console.log(`  ${'Racing Postgres'.padEnd(42)} ${redact(databaseUrl)}`);
   console.log(`  ${'Legacy source Postgres (migration app)'.padEnd(42)} ${redact(legacyUrl)}`);
   if (graphStandin) console.log(`  ${'Microsoft Graph stand-in'.padEnd(42)} ${graphStandin.url}/_standin`);
-  console.log('\nCtrl-C stops everything.');
+  console.log(`\nCtrl-C (or kill ${process.pid}) stops everything.`);
+}
+
+/** `--only auth,router`: serve only the Workers named (the databases, relay and seeds as always). */
+function selectedWorkers(all: WorkerInfo[], argv: readonly string[]): WorkerInfo[] {
+  const at = argv.indexOf('--only');
+  if (at < 0) return all;
+  const names = (argv[at + 1] ?? '').split(',').filter(Boolean);
+  const unknown = names.filter((name) => !all.some((worker) => worker.name === name));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new Error(`--only takes Worker names, comma-separated, of ${all.map((worker) => worker.name).join(', ')}${unknown.length ? ` (not ${unknown.join(', ')})` : ''}`);
+  }
+  return all.filter((worker) => names.includes(worker.name));
+}
+
+const inspectorPort = (worker: WorkerInfo) => worker.port + 1000;
+
+/** The fixed ports this start will listen on, checked before anything starts. */
+function devPorts(workers: WorkerInfo[]): DevPort[] {
+  return [
+    ...(process.env.DATABASE_URL ? [] : [{ port: DEV_PG_PORT, what: 'embedded PostgreSQL' }]),
+    ...(process.env.LEGACY_DATABASE_URL ? [] : [{ port: DEV_LEGACY_PORT, what: 'legacy source PostgreSQL' }]),
+    { port: DEV_RELAY_PORT, what: 'Postgres relay' },
+    ...(workers.some((worker) => worker.name === 'mail') ? [{ port: DEV_GRAPH_STANDIN_PORT, what: 'Microsoft Graph stand-in' }] : []),
+    ...workers.flatMap((worker) => [
+      { port: worker.port, what: `${worker.name} Worker` },
+      { port: inspectorPort(worker), what: `${worker.name} inspector` },
+    ]),
+  ];
 }
 
 function createDevVars(worker: WorkerInfo) {
@@ -190,9 +224,9 @@ function applyD1Migrations(worker: WorkerInfo) {
 
 function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
   const args = ['dev', '-c', localDevConfig(worker), '--port', String(worker.port), '--ip', '127.0.0.1'];
-  args.push('--inspector-port', String(worker.port + 1000), '--persist-to', devStateDir(worker.name), '--show-interactive-dev-session=false', ...vars);
-  // Its own process group, so stopping it reaches wrangler's inner process and workerd too.
-  const child = spawn(wranglerBin(), args, { cwd: ROOT, detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
+  args.push('--inspector-port', String(inspectorPort(worker)), '--persist-to', devStateDir(worker.name), '--show-interactive-dev-session=false', ...vars);
+  // Under a watchdog that ends wrangler, its inner process and workerd when this runner is gone.
+  const child = spawnWatched(wranglerBin(), args, { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
   children.push(child);
   return new Promise((resolve, reject) => {
     const prefix = `[${worker.name}]`.padEnd(10);
@@ -209,30 +243,11 @@ function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
       reject(error);
       // After start-up too: one service dying takes the whole dev session down, loudly.
       if (!shuttingDown) {
+        sweepWatched(child);
         console.error(`\n✗ ${error.message}`);
         void shutdown(1);
       }
     });
-  });
-}
-
-function stopGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return Promise.resolve();
-  const pid = child.pid;
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, name);
-    } catch {
-      // already gone
-    }
-  };
-  return new Promise((resolve) => {
-    const force = setTimeout(() => signal('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    signal('SIGINT');
   });
 }
 
@@ -247,18 +262,33 @@ function redact(url: string) {
 async function shutdown(code: number) {
   if (shuttingDown) return;
   shuttingDown = true;
-  await Promise.all(children.map(stopGroup));
-  await closeRelay?.();
-  await graphStandin?.close();
-  await embedded?.close();
-  await legacyFront?.close();
-  await embeddedLegacy?.close();
-  process.exit(code);
+  setTimeout(() => process.exit(code), SHUTDOWN_DEADLINE_MS).unref();
+  try {
+    await Promise.all(children.map(stopWatched));
+    await closeRelay?.();
+    await graphStandin?.close();
+    await embedded?.close();
+    await legacyFront?.close();
+    await embeddedLegacy?.close();
+  } finally {
+    process.exit(code);
+  }
 }
 
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
-main().catch(async (err) => {
-  console.error(`\n✗ ${err instanceof Error ? err.message : String(err)}`);
-  await shutdown(1);
+/** Stops everything after an error: a start-up failure's message, or a crash's whole stack. */
+function fail(err: unknown, crashed = false) {
+  console.error(`\n✗ ${err instanceof Error ? ((crashed && err.stack) || err.message) : String(err)}`);
+  void shutdown(1);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+// A crash stops the stack in order too (and were this process killed outright, the watchdogs would).
+process.on('uncaughtException', (err) => fail(err, true));
+process.on('unhandledRejection', (err) => fail(err, true));
+// Whatever ends this process, nothing it started keeps running in a Worker's process group.
+process.on('exit', () => children.forEach(sweepWatched));
+whenLaunchersGone((pid) => {
+  console.error(`\n✗ the process that started the dev runner (pid ${pid}) has ended: stopping everything`);
+  void shutdown(1);
 });
+main().catch((err: unknown) => fail(err));
