@@ -1,5 +1,7 @@
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, signIn, withEnv } from './helpers';
+import { encodeImage, upload } from './media-helpers';
 import { lookups } from './story-fixtures';
 
 let cookie: string;
@@ -112,5 +114,40 @@ describe('headers', () => {
     expect(page.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
     const json = await api('/api/v1/auth/me');
     expect(json.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+describe('stored files of an active type', () => {
+  it('a file the bucket holds as SVG (or HTML) is served as a sandboxed octet-stream download; a JPEG still shows', async () => {
+    const objectKey = await upload(cookie, 'photo', encodeImage(200, 120, 'jpeg'), 'image/jpeg');
+    const created = await api('/api/v1/media', { method: 'POST', cookie, json: { type: 'photo', objectKey, title: 'Active types' } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const photo = await created.json<{ thumbnailKey: string; mediumKey: string; urls: Record<'thumbnail' | 'medium' | 'large', string> }>();
+    const shown = await api(photo.urls.large, { cookie });
+    expect([shown.status, shown.headers.get('content-type'), shown.headers.get('content-disposition')]).toEqual([200, 'image/jpeg', 'inline']);
+    expect(shown.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+    await shown.arrayBuffer();
+    // Written to the bucket by other means than this service's uploads, which take passive types only.
+    await env.MEDIA.put(photo.thumbnailKey, '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', { httpMetadata: { contentType: 'image/svg+xml' } });
+    await env.MEDIA.put(photo.mediumKey, '<script>alert(1)</script>', { httpMetadata: { contentType: 'text/html' } });
+    for (const url of [photo.urls.thumbnail, photo.urls.medium]) {
+      const res = await api(url, { cookie });
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('content-type'), url).toBe('application/octet-stream');
+      expect(res.headers.get('content-disposition'), url).toBe('attachment');
+      expect(res.headers.get('content-security-policy'), url).toBe("sandbox; default-src 'none'");
+      expect(res.headers.get('x-content-type-options'), url).toBe('nosniff');
+      await res.arrayBuffer();
+    }
+  });
+
+  it('upload addresses are never given for an active type, and a media type list naming one is a configuration error', async () => {
+    const svg = await api('/api/v1/media/upload-url?type=photo&contentType=image%2Fsvg%2Bxml&size=100', { cookie });
+    expect(svg.status).toBe(400);
+    const misconfigured = await withEnv('/api/v1/media/upload-url?type=photo&contentType=image%2Fpng&size=100', { headers: { cookie } }, { MEDIA_PHOTO_CONTENT_TYPES: 'image/png,image/svg+xml' });
+    expect(misconfigured.status).toBe(500);
+    const body = await misconfigured.json<{ error: string; message: string }>();
+    expect(body.error).toBe('configuration_error');
+    expect(body.message).toMatch(/MEDIA_PHOTO_CONTENT_TYPES: must list passive types only .*not image\/svg\+xml/);
   });
 });

@@ -221,6 +221,67 @@ describe('security', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
+  it('active types (HTML, SVG, XHTML, XML, JavaScript) come back as sandboxed octet-stream downloads, never as themselves', async () => {
+    const active = [
+      { name: 'page.html', contentType: 'text/html', body: '<script>alert(document.cookie)</script>' },
+      { name: 'logo.svg', contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>' },
+      { name: 'page.xhtml', contentType: 'application/xhtml+xml', body: '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>' },
+      { name: 'feed.xml', contentType: 'text/xml', body: '<?xml version="1.0"?><x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script>' },
+      { name: 'data.xml', contentType: 'application/xml', body: '<?xml version="1.0"?><a/>' },
+      { name: 'run.js', contentType: 'text/javascript', body: 'alert(1)' },
+      { name: 'app.js', contentType: 'application/javascript; charset=utf-8', body: 'alert(1)' },
+      { name: 'odd.bin', contentType: 'Text/HTML ; charset=utf-8', body: '<script>alert(1)</script>' },
+    ];
+    const id = await deliverWith(active.map((a) => ({ name: a.name, contentType: a.contentType, contentBytes: b64(a.body) })));
+    const list = await get<{ attachments: Attachment[] }>(`/api/email/${id}/attachments`);
+    expect(list.body.attachments.map((a) => a.name)).toEqual(active.map((a) => a.name));
+    for (const [i, attachment] of list.body.attachments.entries()) {
+      const res = await send(`/api/email/${id}/attachments/${attachment.id}`, { cookie: session.cookie });
+      expect(res.status, attachment.name).toBe(200);
+      expect(res.headers.get('content-type'), attachment.name).toBe('application/octet-stream');
+      expect(res.headers.get('content-disposition'), attachment.name).toMatch(/^attachment; filename="/);
+      expect(res.headers.get('content-security-policy'), attachment.name).toBe("sandbox; default-src 'none'");
+      expect(res.headers.get('x-content-type-options'), attachment.name).toBe('nosniff');
+      expect(new TextDecoder().decode(await res.arrayBuffer()), attachment.name).toBe(active[i]!.body);
+    }
+  });
+
+  it('passive types keep their own type (PNG, PDF, plain text with a charset), under the same sandbox', async () => {
+    const png = '\x89PNG\r\n\x1a\n';
+    const id = await deliverWith([
+      { name: 'photo.png', contentType: 'image/png', contentBytes: b64(png) },
+      { name: 'notes.txt', contentType: 'text/plain', contentBytes: b64('Good 4') },
+    ]);
+    const { value } = await control<Delivered>(box, 'POST', '/deliver', { subject: 'Race card', attachment: true });
+    const pdfMessage = value[0]!.immutableId;
+    const pdf = (await get<{ attachments: Attachment[] }>(`/api/email/${pdfMessage}/attachments`)).body.attachments.find((a) => a.contentType === 'application/pdf')!;
+    const [image, text] = (await get<{ attachments: Attachment[] }>(`/api/email/${id}/attachments`)).body.attachments;
+    const expected: [string, string, string][] = [
+      [`/api/email/${id}/attachments/${image!.id}`, 'image/png', 'photo.png'],
+      [`/api/email/${id}/attachments/${text!.id}`, 'text/plain; charset=utf-8', 'notes.txt'],
+      [`/api/email/${pdfMessage}/attachments/${pdf.id}`, 'application/pdf', pdf.name],
+    ];
+    for (const [path, type, name] of expected) {
+      const res = await send(path, { cookie: session.cookie });
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('content-type'), name).toBe(type);
+      expect(res.headers.get('content-disposition'), name).toContain(`attachment; filename="${name}"`);
+      expect(res.headers.get('content-security-policy'), name).toBe("sandbox; default-src 'none'");
+      expect(res.headers.get('x-content-type-options'), name).toBe('nosniff');
+    }
+    const image2 = await send(expected[0]![0], { cookie: session.cookie });
+    expect(new Uint8Array(await image2.arrayBuffer())).toEqual(Uint8Array.from(png, (ch) => ch.charCodeAt(0)));
+  });
+
+  it('the .eml download is an attachment under the same sandbox', async () => {
+    const id = await deliverWith([{ name: 'a.txt', contentType: 'text/plain', contentBytes: b64('x') }], '<script>alert(1)</script>');
+    const res = await send(`/api/email-download/${id}`, { cookie: session.cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('message/rfc822');
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="_script_alert\(1\)_script_\.eml"/);
+    expect(res.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+  });
+
   it('another user’s message is not reachable (Graph’s 404 in the caller’s own mailbox)', async () => {
     const id = await deliverWith([{ name: 'a.txt', contentType: 'text/plain', contentBytes: b64('private') }]);
     const other = await connectedMailbox('tools-other');

@@ -39,7 +39,9 @@ function securityHeaders(env: Env): Record<string, string> {
 const headers: MiddlewareHandler<MailEnv> = async (c, next) => {
   if (c.req.url.length > MAX_URL_LENGTH) throw new HttpError(414, 'uri_too_long', `The address is longer than ${MAX_URL_LENGTH} characters.`);
   await next();
-  for (const [name, value] of Object.entries(securityHeaders(c.env))) c.header(name, value);
+  // A file answer keeps the sandbox policy its route set (workers/shared/downloads.ts).
+  const own = c.res.headers.has('Content-Security-Policy');
+  for (const [name, value] of Object.entries(securityHeaders(c.env))) if (!(own && name === 'Content-Security-Policy')) c.header(name, value);
   // Everything here is per-session or carries a credential: never stored by a browser or cache.
   c.header('Cache-Control', 'no-store');
 };

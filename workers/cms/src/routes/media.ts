@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { basePath } from '#shared/base-path.ts';
+import { fileHeaders } from '#shared/downloads.ts';
 import { paged } from '#shared/paging.ts';
 import type { CmsContext, CmsEnv } from '../context.ts';
 import { mediaConfig } from '../media/config.ts';
@@ -166,12 +167,11 @@ media.openapi(
   async (c) => {
     const { id, slot } = c.req.valid('param');
     const object = await storedFile(library(c), c.req.valid('query').type, id, slot);
-    const headers = new Headers({ etag: object.httpEtag, 'cache-control': 'private, max-age=3600' });
-    object.writeHttpMetadata(headers);
+    // Uploaded bytes served from the API's own origin: shown only when of a passive type, never sniffed, never run as a page.
+    const headers = new Headers(fileHeaders(object.httpMetadata?.contentType ?? ''));
+    headers.set('etag', object.httpEtag);
+    headers.set('cache-control', 'private, max-age=3600');
     headers.set('content-length', String(object.size));
-    // Uploaded bytes served from the API's own origin: never sniffed, never run as a page.
-    headers.set('x-content-type-options', 'nosniff');
-    headers.set('content-security-policy', "default-src 'none'; sandbox");
     return new Response(object.body, { headers });
   },
 );

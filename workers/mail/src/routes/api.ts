@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Message } from '@microsoft/microsoft-graph-types';
 import type { Context, MiddlewareHandler } from 'hono';
 import { fromBase64Url, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { downloadHeaders } from '#shared/downloads.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { NUL_MESSAGE, hasNul } from '#shared/text.ts';
 import type { MailEnv } from '../context.ts';
@@ -206,10 +207,7 @@ api.openapi(
     const graph = c.var.graph;
     const [mime, message] = await Promise.all([graph.mime(message_id), graph.message(message_id)]);
     const name = (message.subject ?? 'message').replace(/[^\w .()-]+/g, '_').trim().slice(0, 80) || 'message';
-    return c.body(mime, 200, {
-      'Content-Type': 'message/rfc822',
-      'Content-Disposition': `attachment; filename="${name}.eml"; filename*=UTF-8''${encodeURIComponent(name)}.eml`,
-    });
+    return c.body(mime, 200, downloadHeaders('message/rfc822', `${name}.eml`));
   },
 );
 

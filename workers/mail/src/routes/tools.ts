@@ -1,5 +1,6 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { MailFolder } from '@microsoft/microsoft-graph-types';
+import { fileHeaders } from '#shared/downloads.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { InflatedTooLarge, extractText, textKindOf } from '../attachment-text.ts';
 import { webhookUrl } from '../connection.ts';
@@ -163,7 +164,7 @@ tools.openapi(
     security,
     middleware: readGuards,
     request: { params: attachmentParams },
-    responses: { 200: { description: 'The attachment’s bytes, with its content type', content: { 'application/octet-stream': { schema: z.string() } } }, ...readErrors, 413: codeErrors[413] },
+    responses: { 200: { description: 'The attachment’s bytes as a download: its own content type when that is a passive one (raster images, PDF, plain text, audio, video), else application/octet-stream', content: { 'application/octet-stream': { schema: z.string() } } }, ...readErrors, 413: codeErrors[413] },
   }),
   async (c) => {
     const { message_id, attachment_id } = c.req.valid('param');
@@ -171,12 +172,8 @@ tools.openapi(
     // the bytes come through the mailbox object, whose calls carry at most 32 MiB
     if (meta.size > MAX_DOWNLOAD_BYTES) throw new HttpError(413, 'attachment_too_large', `The attachment is ${meta.size} bytes; attachments up to ${MAX_DOWNLOAD_BYTES} bytes are downloaded here.`);
     const bytes = await c.var.graph.attachmentBytes(message_id, attachment_id);
-    const name = meta.name.replace(/[^\w .()-]+/g, '_').trim().slice(0, 120) || 'attachment';
-    // Served as a download only (and under the service's CSP): nothing of it runs on this origin.
-    return c.body(bytes, 200, {
-      'Content-Type': /^[\w.+-]+\/[\w.+-]+$/.test(meta.contentType) ? meta.contentType : 'application/octet-stream',
-      'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${enc(meta.name || name)}`,
-    });
+    // The sender chose the type: always a download, its own type only when on the inline allow-list.
+    return c.body(bytes, 200, fileHeaders(meta.contentType, { name: meta.name || 'attachment', disposition: 'attachment' }));
   },
 );
 
