@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { seedAuthDevAccount } from '../../scripts/auth-admin';
 import { applyLocalD1Migrations } from '../../scripts/local-worker';
 import { ROOT } from '../../scripts/workers';
@@ -22,6 +22,8 @@ beforeAll(async () => {
   applyLocalD1Migrations(join(ROOT, 'workers/auth/wrangler.toml'), 'DB', persistTo);
   await seedAuthDevAccount(persistTo);
   const secrets = {
+    // What makes the Worker local, as npm run dev gives it to every Worker: the development secrets are refused without it.
+    PG_WS_PROXY: inject('pgRelay'),
     AUTH_SSO_SHARED_SECRET: 'dev-client-secret',
     AUTH_TOKEN_SECRET: 'dev-token-secret-change-me-in-production-0123456789',
     AUTH_TOTP_ENCRYPTION_KEY: 'ZGV2LXRvdHAta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0=',

@@ -128,4 +128,16 @@ describe('browser protections', () => {
     expect(body.error).toBe('configuration_error');
     expect(body.message).toContain('SESSION_SECRET is not set');
   });
+
+  it('refuses a published development secret outside local development, and takes it locally', async () => {
+    // workers/cms/.dev.vars.example; the Worker is local only with its Postgres relay on loopback.
+    const deployed = await withEnv('/api/v1/auth/me', { headers: { cookie } }, { AUTH_CLIENT_SECRET: 'dev-client-secret', PG_WS_PROXY: '' });
+    expect(deployed.status).toBe(500);
+    const body = await deployed.json<{ error: string; message: string }>();
+    expect(body.error).toBe('configuration_error');
+    expect(body.message).toMatch(/AUTH_CLIENT_SECRET is a published development value .*wrangler secret put AUTH_CLIENT_SECRET/);
+    expect(env.PG_WS_PROXY).toMatch(/^ws:\/\/127\.0\.0\.1:/);
+    const local = await withEnv('/api/v1/auth/me', { headers: { cookie } }, { AUTH_CLIENT_SECRET: 'dev-client-secret' });
+    expect(local.status).toBe(200);
+  });
 });

@@ -112,6 +112,26 @@ describe('bodies', () => {
   });
 });
 
+describe('configuration', () => {
+  it('refuses the published development secret outside local development, and takes it locally', async () => {
+    // workers/form/.dev.vars.example; the Worker is local only with its Postgres relay on loopback.
+    const published = { SESSION_SECRET: 'dev-only-form-session-secret-change-me-0123456789', ADMIN_PASSWORD: 'admin-dev-password' };
+    const call = async (overrides: Record<string, unknown>) => {
+      const ctx = createExecutionContext();
+      const res = await createFormApp().request(`${BASE}/form/`, {}, { ...env, ...published, ...overrides }, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const deployed = await call({ PG_WS_PROXY: '' });
+    expect(deployed.status).toBe(500);
+    const text = await deployed.text();
+    expect(text).toMatch(/ADMIN_PASSWORD is a published development value/);
+    expect(text).toMatch(/SESSION_SECRET is a published development value/);
+    expect(text).not.toContain(published.SESSION_SECRET);
+    expect((await call({})).status).toBe(200);
+  });
+});
+
 describe('headers', () => {
   it('HSTS on https outside local development, never on http://localhost', async () => {
     const res = await fetchForm('/form/');

@@ -165,6 +165,23 @@ describe('headers', () => {
   });
 });
 
+describe('configuration', () => {
+  it('refuses the published development secrets outside local development, and takes them locally', async () => {
+    const { env } = await import('cloudflare:workers');
+    // workers/mail/.dev.vars.example; the Worker is local only with a Postgres relay on loopback, as npm run dev gives every Worker.
+    const published = { SESSION_SECRET: 'dev-only-mail-session-secret-change-me-0123456789', MAIL_TOKEN_SECRET: 'dev-only-mail-token-secret-change-me-0123456789', MS_CLIENT_ID: 'mail-assistant-dev' };
+    const app = createMailApp();
+    const deployed = await app.request('https://mail.test/api/auth-status', {}, { ...env, ...published, PG_WS_PROXY: undefined });
+    expect(deployed.status).toBe(500);
+    const body = await deployed.json<{ error: string; message: string }>();
+    expect(body.error).toBe('configuration_error');
+    expect(body.message).toMatch(/SESSION_SECRET is a published development value .*MAIL_TOKEN_SECRET is a published development value .*MS_CLIENT_ID is a published development value/);
+    const local = await app.request('https://mail.test/api/auth-status', {}, { ...env, ...published, PG_WS_PROXY: 'ws://127.0.0.1:8790' });
+    expect(local.status).toBe(200);
+    expect(await local.json()).toEqual({ authenticated: false });
+  });
+});
+
 describe('pages', () => {
   it('/outlook is the mail client shell: folders, list, reading pane, compose with To/CC/BCC', async () => {
     const session = await directSession('client@example.com');

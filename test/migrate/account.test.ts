@@ -298,3 +298,19 @@ describe('sign-in: the authentication service throttling or down', () => {
     expect(await down.text()).toContain('could not be reached');
   });
 });
+
+describe('configuration', () => {
+  it('refuses the published development secrets outside local development, and takes them locally', async () => {
+    // workers/migrate/.dev.vars.example; the Worker is local only with its Postgres relay on loopback.
+    const published = { SESSION_SECRET: 'dev-only-migrate-session-secret-change-me-0123', CONFIG_ENCRYPTION_KEY: 'dev-only-migrate-config-key-change-me-012345' };
+    const client = new Client();
+    const deployed = await withEnv(client, '/Account/Login', {}, { ...published, PG_WS_PROXY: '' });
+    expect(deployed.status).toBe(500);
+    const page = await deployed.text();
+    expect(page).toMatch(/SESSION_SECRET is a published development value/);
+    expect(page).toMatch(/CONFIG_ENCRYPTION_KEY is a published development value/);
+    expect(page).not.toContain(published.SESSION_SECRET);
+    expect(env.PG_WS_PROXY).toMatch(/^ws:\/\/127\.0\.0\.1:/);
+    expect((await withEnv(client, '/Account/Login', {}, published)).status).toBe(200);
+  });
+});

@@ -211,4 +211,15 @@ describe('bad input: a clear 4xx in FastAPI shape, never a 500', () => {
     expect(res.status).toBe(500);
     expect((await res.json<{ detail: string }>()).detail).toContain('ADMIN_PASSWORD is not set');
   });
+
+  it('a published development secret → 500 {detail} outside local development; taken locally', async () => {
+    // workers/stats/.dev.vars.example; the Worker is local only with its Postgres relay on loopback.
+    const login = (overrides: Record<string, unknown>) =>
+      app.request('/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: env.ADMIN_USERNAME, password: 'admin-dev-password' }) }, { ...env, ADMIN_PASSWORD: 'admin-dev-password', ...overrides });
+    const deployed = await login({ PG_WS_PROXY: undefined });
+    expect(deployed.status).toBe(500);
+    expect((await deployed.json<{ detail: string }>()).detail).toMatch(/ADMIN_PASSWORD is a published development value/);
+    const local = await login({});
+    expect(local.status).toBe(200);
+  });
 });

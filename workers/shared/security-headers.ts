@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { isLoopbackHost } from './local-development.ts';
 
 /** The strictest page policy: everything from the service's own origin, no inline script or style. */
 export const STRICT_PAGE_CSP =
@@ -9,10 +10,6 @@ export const INLINE_STYLE_PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
 const HSTS = 'max-age=31536000; includeSubDomains';
-
-/** Local development and tests over plain loopback names: HSTS there would pin the browser to https. */
-const isLocalHost = (hostname: string) =>
-  hostname === 'localhost' || hostname.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]';
 
 /**
  * The security headers of every response of a service: `nosniff`, no framing (`X-Frame-Options:
@@ -38,6 +35,7 @@ export function securityHeaders(options: { csp: string; noStore?: boolean }): Mi
     if (!headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', options.csp);
     if (options.noStore && !headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');
     const url = new URL(c.req.url);
-    if (url.protocol === 'https:' && !isLocalHost(url.hostname)) headers.set('Strict-Transport-Security', HSTS);
+    // Not on loopback names (local development, tests): HSTS there would pin the browser to https.
+    if (url.protocol === 'https:' && !isLoopbackHost(url.hostname)) headers.set('Strict-Transport-Security', HSTS);
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseConfig } from '#shared/config.ts';
+import { isLoopbackHost } from '#shared/local-development.ts';
 
 const baseUrl = z
   .string()
@@ -64,7 +65,4 @@ export type GraphSettings = Pick<
 >;
 
 /** True for http(s) addresses on this machine: the stand-in, never Microsoft. */
-export function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
-}
+export const isLoopback = (url: string): boolean => isLoopbackHost(new URL(url).hostname);
