@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { JobLog } from './job-log.ts';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '#d1/migrate/schema.ts';
+import { allowedHosts } from '../workers/migrate/src/context.ts';
 import { type Sql, openDestination } from '../workers/migrate/src/engine/db.ts';
 import type { EngineEnv, LogEntry } from '../workers/migrate/src/engine/types.ts';
 import { analyseSheet } from '../workers/migrate/src/imports/analyse.ts';
@@ -30,7 +31,7 @@ const LOG_SHOWN = 200;
 /** Problems kept and listed (the first, in sheet order); the counts cover all. */
 const PROBLEMS_KEPT = 1_000;
 
-type ImportEnv = EngineEnv & { DB: D1Database; SHEETS: R2Bucket };
+type ImportEnv = EngineEnv & { DB: D1Database; SHEETS: R2Bucket; MIGRATE_SHEET_HOSTS?: string };
 
 type Stored = {
   state: ImportState;
@@ -129,7 +130,8 @@ export class ImportJob extends DurableObject<ImportEnv> implements ImportJobRpc 
     const def = areaDef(plan.area);
     let dest: Sql | undefined;
     try {
-      const bytes = await fetchSheet(this.env.SHEETS, plan.source);
+      // The list as it is now: an address saved before its host was taken off is not fetched.
+      const bytes = await fetchSheet(this.env.SHEETS, plan.source, allowedHosts.parse(this.env.MIGRATE_SHEET_HOSTS));
       dest = openDestination(this.env);
       const analysis = await analyseSheet(dest, def, bytes, plan.fileName, plan.fk, plan.filter);
       if (stored.sheetRows === null) {

@@ -1,6 +1,6 @@
 import { createExecutionContext, createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { servicesOf } from '../../workers/migrate/src/context';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { runAutoSyncSchedule } from '../../workers/migrate/src/imports/auto-sync';
@@ -398,6 +398,50 @@ describe('auto-sync', () => {
     }
     const res = await operator.postJson('/api/sectional/autosync/run-now', {});
     expect([200, 409]).toContain(res.status);
+  });
+
+  it('holds a sheet address to MIGRATE_SHEET_HOSTS: refused on save, never fetched by a run; an allowed one is fetched and imported', async () => {
+    const row = () => env.DB.prepare("SELECT source_url FROM import_auto_syncs WHERE area = 'Sectional'").first<{ source_url: string | null }>();
+    const before = (await row())!.source_url;
+    const refused = await upload(operator, '/Sectional/SaveAutoSync', null, { intervalMinutes: '30', sourceUrl: 'https://elsewhere.example/sectionals.csv', 'fk.runner': 'horse' });
+    expect(refused.status).toBe(302);
+    expect(errorOf(refused)).toMatch(/The host elsewhere\.example is not on this service's sheet hosts \(MIGRATE_SHEET_HOSTS: sheets\.invalid, \*\.sheets\.invalid\).*Nothing was saved\./);
+    expect((await row())!.source_url).toBe(before);
+    expect((await operator.page('/Sectional/AutoSync')).html).toContain('Addresses on these hosts only: sheets.invalid, *.sheets.invalid.');
+
+    const s = sectionals[0]!;
+    const requested: string[] = [];
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const request = new Request(input, init);
+      const { hostname } = new URL(request.url);
+      if (hostname === 'elsewhere.example' || hostname.endsWith('sheets.invalid')) {
+        requested.push(request.url);
+        return new Response(writeCsv(SECTIONAL_HEADER, [[s.date, s.course, s.race_number, s.horse, null, s.segment, Number(s.time_seconds)]]));
+      }
+      return realFetch(request);
+    });
+    try {
+      // Saved before its host was taken off the list: the run fails with the reason and fetches nothing.
+      await env.DB.prepare("UPDATE import_auto_syncs SET source_url = 'https://elsewhere.example/sectionals.csv', enabled = 0, next_run_at = NULL WHERE area = 'Sectional'").run();
+      const started = await operator.postJson('/api/sectional/autosync/run-now', {});
+      expect(started.status).toBe(200);
+      const failed = await untilFinished(viewer, '/api/sectional', (await started.json<{ jobId: string }>()).jobId);
+      expect(failed.state).toBe('failed');
+      expect(failed.log.map((l) => l.message).join('\n')).toContain("The host elsewhere.example is not on this service's sheet hosts");
+      expect(requested).toEqual([]);
+
+      const saved = await upload(operator, '/Sectional/SaveAutoSync', null, { intervalMinutes: '30', sourceUrl: 'https://sheets.invalid/today.csv', 'fk.runner': 'horse' });
+      expect(saved.headers.get('location')).toBe('/Sectional/AutoSync?saved=1');
+      const run = await operator.postJson('/api/sectional/autosync/run-now', {});
+      const done = await untilFinished(viewer, '/api/sectional', (await run.json<{ jobId: string }>()).jobId);
+      expect(done.state, JSON.stringify(done.log.slice(-3))).toBe('completed');
+      expect(done.inserted + done.updated + done.unchanged).toBe(1);
+      expect(requested).toContain('https://sheets.invalid/today.csv');
+    } finally {
+      vi.restoreAllMocks();
+      await env.DB.prepare("UPDATE import_auto_syncs SET source_url = ?, enabled = 0, next_run_at = NULL WHERE area = 'Sectional'").bind(before).run();
+    }
   });
 });
 

@@ -23,6 +23,8 @@ export default defineProject({
           DATABASE_URL: inject('racingDatabaseUrl'),
           PG_WS_PROXY: inject('pgRelay'),
           MIGRATE_ALLOWED_HOSTS: inject('legacyDatabaseHost') ?? '',
+          // The auto-sync tests' sheet addresses (imports.test.ts, sheet-hosts.test.ts).
+          MIGRATE_SHEET_HOSTS: 'sheets.invalid,*.sheets.invalid',
           // The embedded racing database cannot take COPY … FROM STDIN (engine-direct.test.ts covers
           // that path on a real server).
           MIGRATE_DIRECT_COPY: inject('racingDatabaseEmbedded') ? 'off' : 'on',

@@ -18,7 +18,7 @@ export function engineEnv(c: MigrateServices): EngineEnv {
 }
 
 /** True when `host:port` is on MIGRATE_ALLOWED_HOSTS (an entry `host` allows every port). */
-export function hostAllowed(allowed: string[], host: string, port: number): boolean {
+export function hostAllowed(allowed: readonly string[], host: string, port: number): boolean {
   const name = host.trim().toLowerCase();
   return allowed.some((entry) => entry === name || entry === `${name}:${port}`);
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import * as schema from '#d1/migrate/schema.ts';
 import { parseConfig } from '#shared/config.ts';
 
-/** `host` (any port) or `host:port`, lower-cased; hosts a configuration may name. */
+/** `host` (any port) or `host:port`, lower-cased: hosts a configuration (or a sheet address) may name. */
 export const allowedHosts = z
   .string()
   .default('')
@@ -24,6 +24,8 @@ export const migrateConfigSchema = z.object({
   CONFIG_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters'),
   MIGRATE_AUTH_SITE: z.string().default('migrate'),
   MIGRATE_ALLOWED_HOSTS: allowedHosts,
+  /** Hosts an auto-sync's sheet address (and every redirect of it) may name; `*.domain` for a whole domain. */
+  MIGRATE_SHEET_HOSTS: allowedHosts,
   SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(300).max(7 * 86_400).default(43_200),
   SESSION_REFRESH_WINDOW_SECONDS: z.coerce.number().int().min(0).max(899).default(120),
 });

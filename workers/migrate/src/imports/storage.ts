@@ -1,4 +1,5 @@
 import { readCapped } from '#shared/body.ts';
+import { hostAllowed } from '../configurations.ts';
 import type { ImportArea } from './areas.ts';
 import type { SheetSource } from './jobs.ts';
 import { SHEET_LIMITS } from './sheet.ts';
@@ -63,8 +64,51 @@ export function isSheetUrl(text: string): boolean {
   }
 }
 
-/** The sheet's bytes, from R2 or its address. */
-export async function fetchSheet(bucket: R2Bucket, source: SheetSource): Promise<Uint8Array> {
+/** True when the address's host is on MIGRATE_SHEET_HOSTS: `host`, `host:port`, or `*.domain` for every host under it. */
+export function sheetHostAllowed(hosts: readonly string[], url: URL): boolean {
+  const name = url.hostname.toLowerCase();
+  return hostAllowed(hosts, name, Number(url.port || 443)) || hosts.some((entry) => entry.startsWith('*.') && name.endsWith(entry.slice(1)));
+}
+
+/** Why an address may not be fetched (not https, or its host off MIGRATE_SHEET_HOSTS); null when it may. */
+export function sheetUrlRefusal(text: string, hosts: readonly string[]): string | null {
+  if (!isSheetUrl(text)) return `${text.slice(0, 300)} is not an https:// address.`;
+  const url = new URL(text);
+  if (sheetHostAllowed(hosts, url)) return null;
+  return `The host ${url.host} is not on this service's sheet hosts (MIGRATE_SHEET_HOSTS: ${hosts.length ? hosts.join(', ') : 'none'}): only an administrator can add it.`;
+}
+
+/** Redirects followed, each checked against the list like the first address. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** GET of an allowed address, following its redirects by hand so that every hop is held to `hosts`. */
+async function fetchAllowed(address: string, hosts: readonly string[], signal: AbortSignal): Promise<Response> {
+  let url = address;
+  for (let hop = 0; ; hop++) {
+    const refused = sheetUrlRefusal(url, hosts);
+    if (refused) throw new SheetUnavailableError(hop ? `Fetching ${address} was refused: it redirects to ${url.slice(0, 300)}. ${refused}` : refused);
+    let res: Response;
+    try {
+      res = await fetch(url, { signal, redirect: 'manual', headers: { accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*' } });
+    } catch (error) {
+      throw new SheetUnavailableError(`Fetching ${url} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!REDIRECT_STATUSES.has(res.status)) return res;
+    await res.body?.cancel().catch(() => {});
+    const location = res.headers.get('location');
+    if (!location) throw new SheetUnavailableError(`Fetching ${url} failed: HTTP ${res.status} without a Location.`);
+    if (hop === MAX_REDIRECTS) throw new SheetUnavailableError(`Fetching ${address} failed: more than ${MAX_REDIRECTS} redirects.`);
+    try {
+      url = new URL(location, url).toString();
+    } catch {
+      throw new SheetUnavailableError(`Fetching ${url} failed: HTTP ${res.status} to a Location that is not an address.`);
+    }
+  }
+}
+
+/** The sheet's bytes, from R2 or its address (on `sheetHosts`, MIGRATE_SHEET_HOSTS, as every redirect must be). */
+export async function fetchSheet(bucket: R2Bucket, source: SheetSource, sheetHosts: readonly string[]): Promise<Uint8Array> {
   if (source.kind === 'r2') {
     const object = await bucket.get(source.key);
     if (!object) {
@@ -74,16 +118,10 @@ export async function fetchSheet(bucket: R2Bucket, source: SheetSource): Promise
     }
     return new Uint8Array(await object.arrayBuffer());
   }
-  if (!isSheetUrl(source.url)) throw new SheetUnavailableError(`${source.url} is not an https:// address.`);
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new Error(`no answer within ${FETCH_TIMEOUT_MS / 1000} s`)), FETCH_TIMEOUT_MS);
   try {
-    let res: Response;
-    try {
-      res = await fetch(source.url, { signal: abort.signal, headers: { accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*' } });
-    } catch (error) {
-      throw new SheetUnavailableError(`Fetching ${source.url} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const res = await fetchAllowed(source.url, sheetHosts, abort.signal);
     if (!res.ok) {
       await res.body?.cancel().catch(() => {});
       throw new SheetUnavailableError(`Fetching ${source.url} failed: HTTP ${res.status} ${res.statusText}`.trim());

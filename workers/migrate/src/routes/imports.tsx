@@ -10,7 +10,7 @@ import { compileSheetFilter, SHEET_FILTER_MAX_LENGTH, SheetFilterError } from '.
 import { areaBusy, findUpload, importJob, importProgress, latestUpload, recentImportJobs, recordUpload, startImport } from '../imports/jobs.ts';
 import { readRecords } from '../imports/records.ts';
 import { readSheet, SheetError } from '../imports/sheet.ts';
-import { EXAMPLES_PREFIX, exampleSheets, fetchSheet, isSheetUrl, SheetUnavailableError, storeAutoSyncSheet, storeUpload, TEMP_PATH } from '../imports/storage.ts';
+import { EXAMPLES_PREFIX, exampleSheets, fetchSheet, isSheetUrl, SheetUnavailableError, sheetUrlRefusal, storeAutoSyncSheet, storeUpload, TEMP_PATH } from '../imports/storage.ts';
 import { guard } from '../guard.ts';
 import { type FormBody, GUID, formBody, parsed, query, sessionId } from '../input.ts';
 import { ImportAutoSyncPage, ImportIndexPage, ImportPreviewPage, ImportProgressPage } from '../views/imports.tsx';
@@ -198,7 +198,7 @@ function registerArea(area: ImportArea): void {
     if (auto && hasSheet(auto)) {
       try {
         const source = auto.sourceUrl ? ({ kind: 'url', url: auto.sourceUrl } as const) : ({ kind: 'r2', key: auto.sheetPath! } as const);
-        const bytes = await fetchSheet(c.env.SHEETS, source);
+        const bytes = await fetchSheet(c.env.SHEETS, source, c.var.config.MIGRATE_SHEET_HOSTS);
         const a = await analyseSheet(destinationReads(engineEnv(c)), def, bytes, auto.sheetName ?? 'sheet', auto.fk, auto.filter);
         preview = { rows: a.rows, valid: a.valid.length, invalid: a.invalid, filteredOut: a.filteredOut, problemCounts: a.problemCounts as Record<string, number> };
       } catch (error) {
@@ -208,7 +208,7 @@ function registerArea(area: ImportArea): void {
       }
     }
     return c.html(
-      <ImportAutoSyncPage csrf={c.var.csrfToken} user={c.var.user} def={def} autoSync={auto} preview={preview} previewError={previewError} error={c.req.query('error')} saved={c.req.query('saved') === '1'} />,
+      <ImportAutoSyncPage csrf={c.var.csrfToken} user={c.var.user} def={def} autoSync={auto} sheetHosts={c.var.config.MIGRATE_SHEET_HOSTS} preview={preview} previewError={previewError} error={c.req.query('error')} saved={c.req.query('saved') === '1'} />,
     );
   });
 
@@ -222,6 +222,8 @@ function registerArea(area: ImportArea): void {
     }
     const url = one(body, 'sourceUrl').trim();
     if (url && (url.length > 2000 || !isSheetUrl(url))) return c.redirect(withError(back, 'The address must be an https:// address. Nothing was saved.'), 302);
+    const refused = url ? sheetUrlRefusal(url, c.var.config.MIGRATE_SHEET_HOSTS) : null;
+    if (refused) return c.redirect(withError(back, `${refused} Nothing was saved.`), 302);
     const checkedFk = def.fkSchema.safeParse(fkOf(def, body));
     if (!checkedFk.success) return c.redirect(withError(back, 'Choose one of the offered foreign-key matches. Nothing was saved.'), 302);
     const filter = checkedFilter(def, one(body, 'filter'));
@@ -321,7 +323,7 @@ function registerArea(area: ImportArea): void {
       const upload = tempPath ? (TEMP_PATH.test(tempPath) ? await findUpload(c.var.db, area, tempPath) : undefined) : await latestUpload(c.var.db, area);
       if (!upload) return c.json({ success: false as const, error: tempPath ? 'That upload is unknown or expired.' : `No ${def.title.toLowerCase()} sheet has been uploaded yet.` }, 200);
       try {
-        const bytes = await fetchSheet(c.env.SHEETS, { kind: 'r2', key: upload.tempPath });
+        const bytes = await fetchSheet(c.env.SHEETS, { kind: 'r2', key: upload.tempPath }, c.var.config.MIGRATE_SHEET_HOSTS);
         const { records } = readRecords(await readSheet(bytes, upload.fileName), def.columns, new Set());
         if (!checked.filter) return c.json({ success: true as const, count: records.length }, 200);
         const keep = compileSheetFilter(checked.filter, def.columns.map((col) => col.key));

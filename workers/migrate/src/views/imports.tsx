@@ -362,12 +362,14 @@ export function ImportAutoSyncPage({
   user,
   def,
   autoSync,
+  sheetHosts,
   preview,
   previewError,
   error,
   saved,
 }: Base & {
   autoSync: AutoSync | null;
+  sheetHosts: readonly string[];
   preview: { rows: number; valid: number; invalid: number; filteredOut: number; problemCounts: Record<string, number> } | null;
   previewError?: string;
   error?: string;
@@ -446,6 +448,9 @@ export function ImportAutoSyncPage({
         <label>
           or fetch it from <input type="url" name="sourceUrl" value={autoSync?.sourceUrl ?? ''} placeholder="https://…" size={60} />
         </label>
+        <p class="muted" data-sheet-hosts>
+          Addresses on these hosts only: {sheetHosts.length ? sheetHosts.join(', ') : 'none (MIGRATE_SHEET_HOSTS is empty)'}.
+        </p>
         <FkSelects def={def} fk={autoSync?.fk ?? def.defaultFk} />
         <FilterInput def={def} value={autoSync?.filter ?? ''} />
         <button type="submit">Save</button>
