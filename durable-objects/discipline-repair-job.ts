@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { failureText, sqlStateOf } from '#shared/pg-errors.ts';
 import { JobLog } from './job-log.ts';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '#d1/migrate/schema.ts';
@@ -212,7 +213,8 @@ export class DisciplineRepairJob extends DurableObject<RepairEnv> implements Dis
   }
 
   private async failBatch(stored: Stored, error: unknown): Promise<void> {
-    const message = error instanceof Error ? error.message : String(error);
+    if (sqlStateOf(error)) console.error(JSON.stringify({ level: 'error', service: 'migrate', event: 'job_step_failed', error: error instanceof Error ? error.message : String(error) }));
+    const message = failureText(error);
     const attempts = stored.attempts + 1;
     const fatal = isPermanent(error) || attempts >= MAX_ATTEMPTS;
     const next = { ...stored, attempts, errors: [...stored.errors, message].slice(-20) };

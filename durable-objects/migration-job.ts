@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { failureText, sqlStateOf } from '#shared/pg-errors.ts';
 import { type CursorRow, PlanError, type PreparedTable, openCursors, prepareTables, readCursors, sourceTotals, validateTable } from '../workers/migrate/src/engine/copy.ts';
 import { type Sql, assertHostAllowed, openDestination, openSource } from '../workers/migrate/src/engine/db.ts';
 import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../workers/migrate/src/engine/run.ts';
@@ -132,16 +133,10 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
       source = openSource(this.env, plan.source);
       dest = openDestination(this.env);
       if (!stored.tables) {
-        // The source's row counts are read while the plan is checked; a plan that does not fit is
-        // reported as such, whatever the count found.
-        const [prepared, counted] = await Promise.allSettled([
-          prepareTables(source, dest, plan, { directCopy: directCopyAllowed(this.env) }),
-          sourceTotals(source, plan),
-        ]);
-        if (prepared.status === 'rejected') throw prepared.reason;
-        if (counted.status === 'rejected') throw counted.reason;
-        const tables = prepared.value;
-        const totals = counted.value;
+        // The source's row counts are read once the plan is checked: they read through its filters,
+        // which are parsed against the source's schema while the tables are prepared.
+        const tables = await prepareTables(source, dest, plan, { directCopy: directCopyAllowed(this.env) });
+        const totals = await sourceTotals(source, tables);
         const cursors = await openCursors(dest, plan);
         const state = this.cancelRequested() ? 'cancelling' : 'running';
         stored = { ...stored, tables, cursors, totals, state, startedAt: stored.startedAt ?? new Date().toISOString() };
@@ -225,7 +220,8 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
   }
 
   private async failSlice(stored: Stored, error: unknown): Promise<void> {
-    const message = error instanceof Error ? error.message : String(error);
+    if (sqlStateOf(error)) console.error(JSON.stringify({ level: 'error', service: 'migrate', event: 'job_step_failed', error: error instanceof Error ? error.message : String(error) }));
+    const message = failureText(error);
     const attempts = stored.attempts + 1;
     const fatal = error instanceof PlanError || error instanceof HostNotAllowedError || isRefusedLogin(error) || attempts >= MAX_ATTEMPTS;
     const reason = isRefusedLogin(error) ? `the source or destination refused the login: ${message}` : message;

@@ -38,6 +38,7 @@ export const TEST_ACCOUNTS = {
   prefixOperator: { email: 'prefix-operator@example.com', password: 'prefix-operator-password', totpSecret: '4RU6BKDDXYGIZLLEUFAR7CDYKJKBYYXU', role: 'user', siteRole: 'Operator' },
   rootOperator: { email: 'root-operator@example.com', password: 'root-operator-password', totpSecret: 'UOY6QME7CILFENXAQKQEH344NNAJPWXJ', role: 'user', siteRole: 'Operator' },
   readsOperator: { email: 'reads-operator@example.com', password: 'reads-operator-password', totpSecret: 'BZAUB7VLULVL7U6FJCWFPLI7CHXRRXPT', role: 'user', siteRole: 'Operator' },
+  filterOperator: { email: 'filter-operator@example.com', password: 'filter-operator-password', totpSecret: '4VD6EP4PN6A4PZPT7DVEJNDSPVBJEIKE', role: 'user', siteRole: 'Operator' },
   fuzzAdmin: { email: 'fuzz-admin@example.com', password: 'fuzz-admin-password', totpSecret: 'XTZPREBIB4PK5EBQHPL2PBBQBMN3RMH3', role: 'admin' },
 } as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user'; siteRole?: 'Admin' | 'Operator' | 'Viewer' }>;
 

@@ -124,7 +124,7 @@ describe('configurations: error cases', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.json<{ success: boolean; message: string }>();
-    expect(body).toEqual({ success: false, message: expect.stringMatching(/password authentication failed for user "postgres"/) });
+    expect(body).toEqual({ success: false, message: expect.stringMatching(/^Connection failed for user "postgres": the server refused the password \(SQLSTATE 28P01, invalid authorization\)$/) });
     expect(body.message).not.toContain(wrong);
     expect(body.message).not.toContain(LEGACY.Password);
   });

@@ -48,10 +48,10 @@ describe('testConnection', () => {
     expect(await testConnection(engineEnv, legacyConnection())).toEqual({ success: true, message: expect.stringMatching(/^Connected to .*PostgreSQL/) });
   });
 
-  it('reports a wrong password as a failure with the server\'s reason and no secret', async () => {
+  it('reports a wrong password as a failure in the app\'s words, with no secret', async () => {
     const wrong = 'not-the-legacy-password-8e2c';
     const result = await testConnection(engineEnv, { ...legacyConnection(), password: wrong });
-    expect(result).toEqual({ success: false, message: expect.stringMatching(/^Connection failed: password authentication failed for user "postgres"$/) });
+    expect(result).toEqual({ success: false, message: expect.stringMatching(/^Connection failed for user "postgres": the server refused the password \(SQLSTATE 28P01, invalid authorization\)$/) });
     expect(result.message).not.toContain(wrong);
     expect(result.message).not.toContain(legacyConnection().password);
   });

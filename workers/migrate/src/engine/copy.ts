@@ -1,10 +1,11 @@
 import { type CopyRows, type Sql, ident, literal } from './db.ts';
 import { canonicalText, checksumAggregate, keyText, valueExpression } from './expressions.ts';
-import { COPY_READ_TIMEOUT_MS, filterCondition, readSource } from './filter.ts';
+import { COPY_READ_TIMEOUT_MS, readSource, tableCondition } from './filter.ts';
+import { conditionSql } from './condition.ts';
 import { findColumn, findTable, introspectSql } from './introspect.ts';
 import { allMappings, mappedId, rangesExist, rangesOverlap, recordMappings, rowsExist, sourceNumber } from './mappings.ts';
 import { validatePlan } from './plan.ts';
-import type { ForeignKey, RunPlan, TablePlan, TableValidation } from './types.ts';
+import { FilterError, type ForeignKey, type RunPlan, type SchemaInfo, type TablePlan, type TableValidation } from './types.ts';
 
 // The copy step. A chunk is: keyset-read up to N source rows (read-only transaction), then ONE
 // destination statement (one transaction, one round trip) that converts, translates foreign keys
@@ -38,7 +39,29 @@ export type PreparedTable = {
    * streamed by COPY into the destination table. Absent (older stored runs) means no.
    */
   direct?: boolean;
+  /**
+   * The table's filter as printed from its parsed tree (condition.ts), `true` when it has none.
+   * Absent (runs prepared before filters were parsed) with a filter refuses the run (`whereOf`).
+   */
+  where?: string;
 };
+
+/** The WHERE condition a prepared table's source reads use. */
+export function whereOf(table: PreparedTable): string {
+  if (table.where !== undefined) return table.where;
+  if (table.plan.filter?.trim()) throw new PlanError(`${table.plan.sourceTable}: this run was prepared before filters were checked; start it again`);
+  return 'true';
+}
+
+/** A table's filter compiled against the source schema; a refused filter makes the plan wrong, not the run flaky. */
+function preparedWhere(table: TablePlan, sourceSchema: SchemaInfo): string {
+  try {
+    return conditionSql(tableCondition(table.filter, table.sourceTable, sourceSchema));
+  } catch (error) {
+    if (error instanceof FilterError) throw new PlanError(`${table.sourceTable}: the filter was refused: ${error.message}`);
+    throw error;
+  }
+}
 
 const INTEGER_TYPES = new Set(['smallint', 'integer', 'bigint']);
 
@@ -122,6 +145,7 @@ export async function prepareTables(
       sequence,
       translated,
       deferred,
+      where: preparedWhere(table, sourceSchema),
     };
     entry.direct = options.directCopy === true && directShape(entry) && (await ascendingSequence(dest, sequence!));
     prepared.push(entry);
@@ -177,15 +201,13 @@ export async function readCursors(dest: Sql, runId: string): Promise<CursorRow[]
   );
 }
 
-/** Source rows each table will copy (after its filter). */
-export async function sourceTotals(source: Sql, plan: RunPlan): Promise<Record<string, number>> {
+/** Source rows each table will copy (after its filter), by destination table. */
+export async function sourceTotals(source: Sql, tables: readonly PreparedTable[]): Promise<Record<string, number>> {
   const totals: Record<string, number> = {};
   await readSource(source, async (tx) => {
-    for (const table of plan.tables) {
-      const rows = await tx.query<{ n: string }>(
-        `SELECT count(*)::bigint AS n FROM ${ident(table.sourceTable)} WHERE ${filterCondition(table.filter)}`,
-      );
-      totals[table.destTable] = Number(rows[0]?.n ?? 0);
+    for (const table of tables) {
+      const rows = await tx.query<{ n: string }>(`SELECT count(*)::bigint AS n FROM ${ident(table.plan.sourceTable)} WHERE ${whereOf(table)}`);
+      totals[table.plan.destTable] = Number(rows[0]?.n ?? 0);
     }
   });
   return totals;
@@ -254,7 +276,7 @@ async function readSourcePage(
   const num = integerSourceKey(table) ? 'k0::bigint' : sourceNumber(keyText(plan.sourceKey.map((_, i) => `k${i}`)));
   const text = `SELECT count(*)::int AS n, ${last} AS last, min(${num})::text AS lo, max(${num})::text AS hi,
       string_agg(${fields.join(` || E'\\t' || `)}, E'\\n') AS data
-    FROM (SELECT ${inner} FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset}
+    FROM (SELECT ${inner} FROM ${ident(plan.sourceTable)} WHERE ${whereOf(table)} AND ${keyset}
           ORDER BY ${keys.join(', ')} LIMIT $${params.length}) page`;
   const [row] = await readSource(source, (tx) => tx.query(text, params));
   const rows = Number(row?.n ?? 0);
@@ -512,7 +534,7 @@ async function readDirectPage(source: Sql, table: PreparedTable, cursor: string 
       // The ids' list is built only when they have gaps (a subquery in CASE runs only when reached).
       const [head] = await tx.query<{ n: number; lo: string | null; hi: string | null; keys: string | null }>(
         `WITH page AS MATERIALIZED (
-           SELECT ${key} AS k FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset} ORDER BY ${key} LIMIT $${params.length}
+           SELECT ${key} AS k FROM ${ident(plan.sourceTable)} WHERE ${whereOf(table)} AND ${keyset} ORDER BY ${key} LIMIT $${params.length}
          ),
          span AS (SELECT count(*)::int AS n, min(k) AS lo, max(k) AS hi FROM page)
          SELECT n, lo::text AS lo, hi::text AS hi,
@@ -812,7 +834,7 @@ export async function validateTable(source: Sql, dest: Sql, configId: number, ta
   const sourceRows = await readSource(source, (tx) =>
     tx.query<{ n: string; checksum: string }>(
       `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${sourceParts.join(', ')})`)} AS checksum
-       FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)}`,
+       FROM ${ident(plan.sourceTable)} WHERE ${whereOf(table)}`,
     ),
   );
   const joins: string[] = [];

@@ -1,7 +1,8 @@
 // The migration engine: what the app's routes and the MigrationJob Durable Object call.
 export { DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, PlanError } from './copy.ts';
 export { assertHostAllowed, isHostAllowed } from './db.ts';
-export { FILTER_MAX_LENGTH, checkFilter, testFilter } from './filter.ts';
+export { compileCondition } from './condition.ts';
+export { FILTER_MAX_LENGTH, testFilter } from './filter.ts';
 export {
   backfillBooleanColumns,
   backfillForeignKeys,

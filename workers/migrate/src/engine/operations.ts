@@ -1,7 +1,7 @@
-import { type CursorRow, type PreparedTable, backfillChunk, chunkSizeOf, openCursors, prepareTables, PlanError } from './copy.ts';
+import { type CursorRow, type PreparedTable, backfillChunk, whereOf, chunkSizeOf, openCursors, prepareTables, PlanError } from './copy.ts';
 import { type Sql, ident, literal, openDestination, openSource, sourceReads, targetReads, withSql } from './db.ts';
+import { failureText, sqlStateOf } from '#shared/pg-errors.ts';
 import { readSource } from './filter.ts';
-import { filterCondition } from './filter.ts';
 import { findColumn, findTable, introspectReads, introspectSql } from './introspect.ts';
 import { valueExpression } from './expressions.ts';
 import { allMappings, deleteMappings, mappedDestTables, mappedId, splitRanges } from './mappings.ts';
@@ -30,7 +30,9 @@ export async function testConnection(env: EngineEnv, conn: Connection): Promise<
     const version = /PostgreSQL [\d.]+/.exec(rows[0]?.version ?? '')?.[0] ?? 'PostgreSQL';
     return { success: true, message: `Connected to ${conn.database} on ${conn.host}:${conn.port} (${version})` };
   } catch (error) {
-    return { success: false, message: `Connection failed: ${error instanceof Error ? error.message : String(error)}` };
+    if (sqlStateOf(error)) console.error(JSON.stringify({ level: 'warn', service: 'migrate', event: 'connection_test_failed', error: error instanceof Error ? error.message : String(error) }));
+    const who = sqlStateOf(error)?.startsWith('28') ? ` for user "${conn.username}"` : '';
+    return { success: false, message: `Connection failed${who}: ${failureText(error)}` };
   }
 }
 
@@ -135,7 +137,7 @@ async function readSourcePage(source: Sql, table: PreparedTable, cursor: string 
   const select = [...keys.map((k, i) => `${k}::text AS k${i}`), ...plan.columns.map((c, i) => `${ident(c.source)}::text AS c${i}`)];
   const rows = await readSource(source, (tx) =>
     tx.query(
-      `SELECT ${select.join(', ')} FROM ${ident(plan.sourceTable)} WHERE ${filterCondition(plan.filter)} AND ${keyset}
+      `SELECT ${select.join(', ')} FROM ${ident(plan.sourceTable)} WHERE ${whereOf(table)} AND ${keyset}
        ORDER BY ${keys.join(', ')} LIMIT $${after.length + 1}`,
       [...after, limit],
     ),
