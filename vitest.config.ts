@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { useWorkerdV8Flags } from './scripts/workerd-v8';
+import { PROJECT_TEST_DEFAULTS } from './test/project-defaults';
 
 // Every workerd of the run (the test Workers, and the auth and other services the global setups
 // start) runs V8 without background threads. With them, on a machine of two cores and anything
@@ -22,7 +23,6 @@ export default defineConfig({
     // cores.
     maxWorkers: 2,
     silent: 'passed-only',
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    ...PROJECT_TEST_DEFAULTS,
   },
 });

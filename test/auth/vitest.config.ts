@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineProject } from 'vitest/config';
+import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/auth/migrations`);
@@ -41,6 +42,7 @@ export default defineProject({
   ],
   resolve: { alias: noble },
   test: {
+    ...PROJECT_TEST_DEFAULTS,
     name: 'auth',
     include: ['test/auth/**/*.test.ts'],
     setupFiles: ['test/auth/setup.ts'],

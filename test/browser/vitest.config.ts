@@ -1,9 +1,11 @@
 import { defineProject } from 'vitest/config';
+import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
 
 // Real-browser tests: each service's pages in Debian Chromium, driven by playwright-core,
 // against the service started in local workerd (test/support/browser.ts).
 export default defineProject({
   test: {
+    ...PROJECT_TEST_DEFAULTS,
     name: 'browser',
     environment: 'node',
     include: ['test/browser/**/*.test.ts'],

@@ -3,6 +3,7 @@ import { defineProject } from 'vitest/config';
 import { forwardToAuthService } from '../support/auth-service';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
+import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/cms/migrations`);
@@ -36,6 +37,7 @@ export default defineProject({
   // that workerd's module fallback can load @cf-wasm/photon's .wasm as a CompiledWasm module.
   resolve: { preserveSymlinks: true },
   test: {
+    ...PROJECT_TEST_DEFAULTS,
     name: 'cms',
     include: ['test/cms/**/*.test.ts'],
     setupFiles: ['test/cms/setup.ts'],

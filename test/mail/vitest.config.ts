@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-worker
 import { defineProject } from 'vitest/config';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
+import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/mail/migrations`);
@@ -58,6 +59,7 @@ export default defineProject({
     })),
   ],
   test: {
+    ...PROJECT_TEST_DEFAULTS,
     name: 'mail',
     // Sign-in goes through the real auth service (scrypt) and Graph retries wait out Retry-After.
     testTimeout: 30_000,

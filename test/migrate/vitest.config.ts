@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-worker
 import { defineProject } from 'vitest/config';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
+import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/migrate/migrations`);
@@ -48,6 +49,7 @@ export default defineProject({
   ],
   resolve: { preserveSymlinks: true },
   test: {
+    ...PROJECT_TEST_DEFAULTS,
     name: 'migrate',
     // Sign-in goes through the real auth service (scrypt) and runs copy jobs: seconds, not milliseconds.
     testTimeout: 30_000,

@@ -1,5 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
+import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
 
 // The shared Worker pieces (Postgres access, errors, validation, config) tested inside workerd.
 export default defineProject({
@@ -16,5 +17,5 @@ export default defineProject({
       },
     })),
   ],
-  test: { name: 'platform', include: ['test/platform/**/*.test.ts'], root: new URL('../..', import.meta.url).pathname },
+  test: { ...PROJECT_TEST_DEFAULTS, name: 'platform', include: ['test/platform/**/*.test.ts'], root: new URL('../..', import.meta.url).pathname },
 });

@@ -1,5 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
+import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -22,5 +23,5 @@ export default defineProject({
       },
     }),
   ],
-  test: { name: 'router', include: ['test/router/**/*.test.ts'], root },
+  test: { ...PROJECT_TEST_DEFAULTS, name: 'router', include: ['test/router/**/*.test.ts'], root },
 });

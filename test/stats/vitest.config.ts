@@ -2,6 +2,7 @@ import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
 import { FAKE_EXTERNAL_KEY } from './fake-contract';
 import './global-setup';
+import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -36,6 +37,7 @@ export default defineProject({
   // wrangler.toml (npm assets bundled as strings) resolve the same way wrangler's bundler does.
   resolve: { preserveSymlinks: true },
   test: {
+    ...PROJECT_TEST_DEFAULTS,
     name: 'stats',
     include: ['test/stats/**/*.test.ts'],
     globalSetup: ['test/stats/global-setup.ts'],

@@ -1,0 +1,9 @@
+// What every test project inherits: a project named by its own config file does not take the root
+// config's test options, so each spreads these first and may only raise them.
+
+/** A test's limit: generous, since the suite runs two files at a time on two cores, often beside a dev stack. */
+export const TEST_TIMEOUT_MS = 20_000;
+/** A hook's limit: setup signs in through the real auth service and applies migrations. */
+export const HOOK_TIMEOUT_MS = 60_000;
+
+export const PROJECT_TEST_DEFAULTS = { testTimeout: TEST_TIMEOUT_MS, hookTimeout: HOOK_TIMEOUT_MS } as const;
