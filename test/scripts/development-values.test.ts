@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDevVars } from '../../scripts/dev-vars';
 import { ROOT, landedWorkers } from '../../scripts/workers';
-import { PUBLISHED_DEVELOPMENT_VALUES } from '../../workers/shared/development-values';
+import { PUBLISHED_DEVELOPMENT_VALUES } from '#shared/development-values.ts';
 
 // The Workers refuse, outside local development, every secret published in a .dev.vars.example
 // (workers/shared/config.ts): the list they hold must be exactly those files' values.
