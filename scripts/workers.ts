@@ -58,7 +58,9 @@ export function localDevConfig(worker: WorkerInfo): string {
   const withoutRoutes = text.replace(/^routes = \[[\s\S]*?^\]\n/m, '');
   if (withoutRoutes === text) return worker.config;
   const path = join(dirname(worker.config), '.wrangler-local.toml');
-  writeFileSync(join(ROOT, path), withoutRoutes);
+  // Unchanged, it is not written: a `wrangler dev` running on it (another stack's) reloads on any write.
+  const current = existsSync(join(ROOT, path)) ? readFileSync(join(ROOT, path), 'utf8') : undefined;
+  if (current !== withoutRoutes) writeFileSync(join(ROOT, path), withoutRoutes);
   return path;
 }
 
