@@ -1,6 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin.ts';
 import { asVarFlags, devServiceVars } from './dev-service-vars.ts';
 import { seedCmsDevData } from './cms-seed.ts';
@@ -9,32 +9,46 @@ import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { type GraphStandin, startGraphStandin } from './graph-standin/server.ts';
 import { racingToday } from './racing-today.ts';
-import { DEV_LEGACY_CONNECTION, DEV_LEGACY_PORT, legacyDatasetInfo, loadLegacy } from './racing/legacy-load.ts';
+import { DEV_LEGACY_CONNECTION, legacyDatasetInfo, loadLegacy } from './racing/legacy-load.ts';
 import { type PasswordFront, startPasswordFront } from './racing/legacy-password.ts';
 import { loadRacing, racingDatasetInfo } from './racing/load.ts';
 import { startRelay } from './relay.ts';
 import { whenLaunchersGone } from './dev-launchers.ts';
-import { assertPortsFree, type DevPort } from './ports.ts';
+import { DEV_GRAPH_STANDIN_PORT, DEV_LEGACY_PORT, DEV_PG_PORT, DEV_RELAY_PORT, assertPortsFree, devPortOffset, devStackPorts, inspectorPort } from './ports.ts';
 import { spawnWatched, stopWatched, sweepWatched } from './watched-process.ts';
 import { useWorkerdV8Flags } from './workerd-v8/index.ts';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
 // at once, and Ctrl-C would leave every `wrangler dev` running.
 import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, localDevConfig, workerBindings, wranglerBin, type WorkerInfo } from './workers.ts';
 
-// Fixed local addresses, so `.dev.vars.example` can name them.
-const DEV_PG_PORT = 54329;
-const DEV_RELAY_PORT = 8790;
-/** The Microsoft Graph and identity platform stand-in the mail assistant talks to locally. */
-const DEV_GRAPH_STANDIN_PORT = 8796;
 const STALE_AFTER_DAYS = 3;
 /** However a stop goes (a hung close, say), the runner exits within this. */
 const SHUTDOWN_DEADLINE_MS = 20_000;
 
 /**
+ * How far this stack's ports are moved from the fixed ones (`--port-offset N` or DEV_PORT_OFFSET):
+ * a second stack beside `npm run dev`, every Worker given its moved addresses. Read first in main.
+ */
+let offset = 0;
+
+/**
+ * Where this stack keeps its state: the repository's `.data` and `.wrangler/state` with wrangler's
+ * own dev registry, or with `--state-dir DIR` (DEV_STATE_DIR; `.data/port-offset-N` for an offset
+ * without one) everything under DIR, its registry too, so its Workers' service bindings reach each
+ * other and never a Worker of the same name in another stack.
+ */
+let state: DevState = devState([], {}, 0);
+
+/** The legacy source as this stack's Workers reach it: its password front's port moves with the offset. */
+const legacyConnection = () => ({ ...DEV_LEGACY_CONNECTION, port: DEV_LEGACY_PORT + offset });
+
+type SeedContext = { databaseUrl: string };
+
+/**
  * Development data a service's local D1 gets after its migrations (idempotent): what it seeded,
  * for the start-up log. Seeds run from here, so no seeding code is deployed.
  */
-const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string, databaseUrl: string) => Promise<string> | string>> = {
+const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string, context: SeedContext) => Promise<string> | string>> = {
   auth: async (persistTo) => {
     await seedAuthDevAccount(persistTo);
     return 'development account demo@example.com (see workers/auth/README.md)';
@@ -43,9 +57,9 @@ const DEV_SEEDS: Partial<Record<WorkerInfo['name'], (persistTo: string, database
     const content = seedCmsDevData(persistTo);
     return `development content: ${content.sites.length} sites, ${content.stories.length} stories (see workers/cms/README.md)`;
   },
-  migrate: async (persistTo, databaseUrl) => {
-    await seedMigrateAuthAccounts();
-    await seedMigrateDevData(DEV_LEGACY_CONNECTION, persistTo);
+  migrate: async (persistTo, { databaseUrl }) => {
+    await seedMigrateAuthAccounts(workerState('auth'));
+    await seedMigrateDevData(legacyConnection(), persistTo);
     const examples = await seedMigrateExampleSheets(databaseUrl, persistTo);
     return `active configuration on the legacy source database, a sync job of its trainers every 5 minutes; Operator and Viewer accounts (see workers/migrate/README.md); ${examples}`;
   },
@@ -64,8 +78,20 @@ async function main() {
   // Seven workerd processes and the embedded databases share the machine: V8 without background
   // threads cannot livelock between them (see vitest.config.ts and scripts/workerd-v8).
   useWorkerdV8Flags(['--single-threaded']);
-  const workers = selectedWorkers(landedWorkers(), process.argv);
-  await assertPortsFree(devPorts(workers));
+  offset = devPortOffset(process.argv);
+  state = devState(process.argv, process.env, offset);
+  const selected = selectedWorkers(landedWorkers(), process.argv);
+  await assertPortsFree(
+    devStackPorts({
+      workers: selected,
+      offset,
+      embeddedDatabase: !process.env.DATABASE_URL,
+      embeddedLegacy: !process.env.LEGACY_DATABASE_URL,
+      graphStandin: selected.some((worker) => worker.name === 'mail'),
+    }),
+  );
+  const workers = selected.map((worker) => ({ ...worker, port: worker.port + offset }));
+  if (state.dir) step(`state      ${shown(state.dir)}${offset ? `; every port moved by ${offset}` : ''}`);
   for (const worker of workers) createDevVars(worker);
 
   const databaseUrl = process.env.DATABASE_URL ?? (await startEmbedded());
@@ -73,29 +99,30 @@ async function main() {
   const legacyUrl = process.env.LEGACY_DATABASE_URL ?? (await startEmbeddedLegacy());
   await ensureLegacyData(legacyUrl, (await racingDatasetInfo(databaseUrl))?.today ?? racingToday(), forceReload);
   // The relay reaches the two dev databases only (RELAY_ALLOWED_UPSTREAMS adds more).
-  const relay = await startRelay({ port: DEV_RELAY_PORT, allow: [databaseUrl, legacyUrl] });
+  const relay = await startRelay({ port: DEV_RELAY_PORT + offset, allow: [databaseUrl, legacyUrl] });
   closeRelay = relay.close;
   step(`relay      ${relay.address}/v1?address=host:port`);
 
   for (const worker of workers) applyD1Migrations(worker);
   for (const worker of workers) {
     const seed = DEV_SEEDS[worker.name];
-    if (seed) step(`d1         ${worker.name} ${await seed(devStateDir(worker.name), databaseUrl)}`);
+    if (seed) step(`d1         ${worker.name} ${await seed(workerState(worker.name), { databaseUrl })}`);
   }
   // Passed on the command line: a wrangler.toml with `secrets.required` loads only the secrets it
   // names from .dev.vars, and the relay address is a local-only setting, not a secret.
   const vars = ['--var', `PG_WS_PROXY:${relay.address}`];
-  if (process.env.DATABASE_URL) vars.push('--var', `DATABASE_URL:${databaseUrl}`);
+  // .dev.vars names the database on its fixed port: a moved stack names its own.
+  if (process.env.DATABASE_URL || offset) vars.push('--var', `DATABASE_URL:${databaseUrl}`);
   // The mail assistant reaches Microsoft Graph and the identity platform through the stand-in,
   // whose seeded mailbox the Worker connects by itself.
   if (workers.some((worker) => worker.name === 'mail')) {
-    graphStandin = await startGraphStandin({ port: DEV_GRAPH_STANDIN_PORT });
+    graphStandin = await startGraphStandin({ port: DEV_GRAPH_STANDIN_PORT + offset });
     step(`graph      Microsoft Graph stand-in at ${graphStandin.graphBaseUrl} (see scripts/graph-standin/README.md)`);
   }
   const extra = devServiceVars({
     legacyDatabaseUrl: legacyUrl,
     embeddedRacingDatabase: !process.env.DATABASE_URL,
-    graphStandin: graphStandin?.identityBaseUrl ?? `http://127.0.0.1:${DEV_GRAPH_STANDIN_PORT}`,
+    graphStandin: graphStandin?.identityBaseUrl ?? `http://127.0.0.1:${DEV_GRAPH_STANDIN_PORT + offset}`,
   });
   const serviceVars: Partial<Record<WorkerInfo['name'], string[]>> = {
     // `--test-scheduled` serves /__scheduled, through which the tick below reaches the Cron Trigger's handler.
@@ -134,21 +161,32 @@ function selectedWorkers(all: WorkerInfo[], argv: readonly string[]): WorkerInfo
   return all.filter((worker) => names.includes(worker.name));
 }
 
-const inspectorPort = (worker: WorkerInfo) => worker.port + 1000;
+type DevState = {
+  /** The folder given (or chosen for an offset); none for the repository's own places. */
+  dir?: string;
+  pglite: string;
+  pgliteLegacy: string;
+  /** wrangler's dev registry (WRANGLER_REGISTRY_PATH); wrangler's global one when undefined. */
+  registry?: string;
+};
 
-/** The fixed ports this start will listen on, checked before anything starts. */
-function devPorts(workers: WorkerInfo[]): DevPort[] {
-  return [
-    ...(process.env.DATABASE_URL ? [] : [{ port: DEV_PG_PORT, what: 'embedded PostgreSQL' }]),
-    ...(process.env.LEGACY_DATABASE_URL ? [] : [{ port: DEV_LEGACY_PORT, what: 'legacy source PostgreSQL' }]),
-    { port: DEV_RELAY_PORT, what: 'Postgres relay' },
-    ...(workers.some((worker) => worker.name === 'mail') ? [{ port: DEV_GRAPH_STANDIN_PORT, what: 'Microsoft Graph stand-in' }] : []),
-    ...workers.flatMap((worker) => [
-      { port: worker.port, what: `${worker.name} Worker` },
-      { port: inspectorPort(worker), what: `${worker.name} inspector` },
-    ]),
-  ];
+function devState(argv: readonly string[], env: NodeJS.ProcessEnv, offset: number): DevState {
+  const at = argv.indexOf('--state-dir');
+  const given = at >= 0 ? argv[at + 1] : env.DEV_STATE_DIR || undefined;
+  if (at >= 0 && (!given || given.startsWith('--'))) throw new Error('--state-dir takes a folder');
+  // Relative to where `npm run dev` was typed (npm runs this from the repository's root).
+  const dir = given ? resolve(env.INIT_CWD ?? process.cwd(), given) : offset ? join(ROOT, '.data', `port-offset-${offset}`) : undefined;
+  if (!dir) return { pglite: join(ROOT, '.data', 'pglite'), pgliteLegacy: join(ROOT, '.data', 'pglite-legacy') };
+  return { dir, pglite: join(dir, 'pglite'), pgliteLegacy: join(dir, 'pglite-legacy'), registry: join(dir, 'registry') };
 }
+
+/** A Worker's local D1, R2 and Durable Object state in this stack. */
+function workerState(name: WorkerInfo['name']): string {
+  return state.dir ? join(state.dir, 'wrangler', name) : devStateDir(name);
+}
+
+/** A path as the log shows it: relative inside the repository. */
+const shown = (path: string) => (path.startsWith(`${ROOT}/`) ? relative(ROOT, path) : path);
 
 function createDevVars(worker: WorkerInfo) {
   const dir = dirname(join(ROOT, worker.config));
@@ -161,25 +199,25 @@ function createDevVars(worker: WorkerInfo) {
 }
 
 async function startEmbedded(): Promise<string> {
-  embedded = await startEmbeddedPostgres({ dataDir: join(ROOT, '.data', 'pglite'), port: DEV_PG_PORT });
-  step(`postgres   embedded PGlite at ${embedded.url} (data in .data/pglite)`);
+  embedded = await startEmbeddedPostgres({ dataDir: state.pglite, port: DEV_PG_PORT + offset });
+  step(`postgres   embedded PGlite at ${embedded.url} (data in ${shown(state.pglite)})`);
   return embedded.url;
 }
 
 /**
  * The migration app's source: a second embedded database (see scripts/racing/legacy.ts) behind a
- * front on the fixed port that checks its password, as a real server would (PGlite takes any).
+ * front on its port (54330, moved by the offset) that checks its password, as a real server would (PGlite takes any).
  */
 async function startEmbeddedLegacy(): Promise<string> {
-  embeddedLegacy = await startEmbeddedPostgres({ dataDir: join(ROOT, '.data', 'pglite-legacy') });
+  embeddedLegacy = await startEmbeddedPostgres({ dataDir: state.pgliteLegacy });
   legacyFront = await startPasswordFront({
     upstream: { host: '127.0.0.1', port: embeddedLegacy.port },
     user: DEV_LEGACY_CONNECTION.username,
     password: DEV_LEGACY_CONNECTION.password,
     database: DEV_LEGACY_CONNECTION.database,
-    port: DEV_LEGACY_PORT,
+    port: legacyConnection().port,
   });
-  step(`legacy     embedded PGlite behind a password check at ${redact(legacyFront.url)} (data in .data/pglite-legacy)`);
+  step(`legacy     embedded PGlite behind a password check at ${redact(legacyFront.url)} (data in ${shown(state.pgliteLegacy)})`);
   return legacyFront.url;
 }
 
@@ -192,7 +230,7 @@ async function ensureLegacyData(legacyUrl: string, today: string, force: boolean
   }
   step(`legacy     loading the old system's demo data anchored on ${today}…`);
   const { elapsedMs } = await loadLegacy(legacyUrl, { size: 'demo', today });
-  step(`legacy     loaded in ${(elapsedMs / 1000).toFixed(1)} s (source for the migration app: ${DEV_LEGACY_CONNECTION.host}:${DEV_LEGACY_CONNECTION.port})`);
+  step(`legacy     loaded in ${(elapsedMs / 1000).toFixed(1)} s (source for the migration app: ${legacyConnection().host}:${legacyConnection().port})`);
 }
 
 async function ensureDemoData(databaseUrl: string, force: boolean) {
@@ -217,16 +255,17 @@ async function ensureDemoData(databaseUrl: string, force: boolean) {
 
 function applyD1Migrations(worker: WorkerInfo) {
   for (const database of workerBindings(worker).d1) {
-    applyLocalD1Migrations(worker.config, database.binding, devStateDir(worker.name));
+    applyLocalD1Migrations(worker.config, database.binding, workerState(worker.name));
     step(`d1         ${worker.name}/${database.binding} migrations applied`);
   }
 }
 
 function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
   const args = ['dev', '-c', localDevConfig(worker), '--port', String(worker.port), '--ip', '127.0.0.1'];
-  args.push('--inspector-port', String(inspectorPort(worker)), '--persist-to', devStateDir(worker.name), '--show-interactive-dev-session=false', ...vars);
+  args.push('--inspector-port', String(inspectorPort(worker.port)), '--persist-to', workerState(worker.name), '--show-interactive-dev-session=false', ...vars);
+  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', ...(state.registry ? { WRANGLER_REGISTRY_PATH: state.registry } : {}) };
   // Under a watchdog that ends wrangler, its inner process and workerd when this runner is gone.
-  const child = spawnWatched(wranglerBin(), args, { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
+  const child = spawnWatched(wranglerBin(), args, { cwd: ROOT, env });
   children.push(child);
   return new Promise((resolve, reject) => {
     const prefix = `[${worker.name}]`.padEnd(10);

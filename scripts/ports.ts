@@ -1,8 +1,61 @@
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import { DEV_LEGACY_PORT } from './racing/legacy-load.ts';
 
 /** A fixed local port the dev stack listens on, and what listens there. */
 export type DevPort = { port: number; what: string };
+
+// Where `npm run dev` listens: fixed, so `.dev.vars.example` can name the database's.
+export const DEV_PG_PORT = 54329;
+export const DEV_RELAY_PORT = 8790;
+/** The Microsoft Graph and identity platform stand-in the mail assistant talks to locally. */
+export const DEV_GRAPH_STANDIN_PORT = 8796;
+export { DEV_LEGACY_PORT };
+
+/** A Worker's inspector (DevTools) port, beside its own. */
+export const inspectorPort = (workerPort: number) => workerPort + 1000;
+
+/** The largest `--port-offset`: the highest port of the stack (the legacy database's) moved to 65535. */
+export const MAX_PORT_OFFSET = 65535 - Math.max(DEV_PG_PORT, DEV_LEGACY_PORT);
+
+/**
+ * How far a stack's ports are moved from `npm run dev`'s: `--port-offset N`, else `DEV_PORT_OFFSET`,
+ * else 0. Every port it listens on and names to a Worker moves by the same amount.
+ */
+export function devPortOffset(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): number {
+  const at = argv.indexOf('--port-offset');
+  const raw = at >= 0 ? (argv[at + 1] ?? '') : env.DEV_PORT_OFFSET;
+  if (raw === undefined || (at < 0 && raw === '')) return 0;
+  const offset = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(offset <= MAX_PORT_OFFSET)) throw new Error(`--port-offset (or DEV_PORT_OFFSET) takes a whole number from 0 to ${MAX_PORT_OFFSET}, not "${raw}"`);
+  return offset;
+}
+
+export type DevStackPortsOptions = {
+  /** The Workers served, on their own ports (landedWorkers() in workers.ts). */
+  workers: readonly { name: string; port: number }[];
+  offset: number;
+  /** The embedded racing and legacy databases are started (no DATABASE_URL, LEGACY_DATABASE_URL given). */
+  embeddedDatabase: boolean;
+  embeddedLegacy: boolean;
+  /** The Graph stand-in is started (the mail Worker is served). */
+  graphStandin: boolean;
+};
+
+/** Every port a stack listens on, moved by its offset: the dev runner checks them before anything starts. */
+export function devStackPorts(options: DevStackPortsOptions): DevPort[] {
+  const ports: DevPort[] = [
+    ...(options.embeddedDatabase ? [{ port: DEV_PG_PORT, what: 'embedded PostgreSQL' }] : []),
+    ...(options.embeddedLegacy ? [{ port: DEV_LEGACY_PORT, what: 'legacy source PostgreSQL' }] : []),
+    { port: DEV_RELAY_PORT, what: 'Postgres relay' },
+    ...(options.graphStandin ? [{ port: DEV_GRAPH_STANDIN_PORT, what: 'Microsoft Graph stand-in' }] : []),
+    ...options.workers.flatMap((worker) => [
+      { port: worker.port, what: `${worker.name} Worker` },
+      { port: inspectorPort(worker.port), what: `${worker.name} inspector` },
+    ]),
+  ];
+  return ports.map((entry) => ({ ...entry, port: entry.port + options.offset }));
+}
 
 /** Whether something already listens on `host:port` (tried by listening there and closing at once). */
 export function portInUse(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -50,6 +103,7 @@ export async function assertPortsFree(ports: readonly DevPort[]): Promise<void> 
   const stop = groups.length ? `, or \`kill -- ${groups.join(' ')}\`` : '';
   throw new Error(
     `the dev stack's ports are taken:\n${lines.join('\n')}\n` +
-      `A dev stack from an earlier start may still be running: stop it (Ctrl-C in its terminal${stop}) and start again.`,
+      `A dev stack from an earlier start may still be running: stop it (Ctrl-C in its terminal${stop}) and start again, ` +
+      'or start a second stack beside it on other ports and its own state (--port-offset N).',
   );
 }
