@@ -1,15 +1,26 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { assertPortsFree, portInUse } from '../../scripts/ports';
-import { ROOT } from '../../scripts/workers';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PORT_OFFSET, assertPortsFree, devStackPorts, portInUse } from '../../scripts/ports';
+import { ROOT, landedWorkers } from '../../scripts/workers';
 
 // The dev runner (scripts/dev.ts, as `npm run dev` starts it through tsx), however it stops, leaves
 // no process and no port of its stack behind: its `wrangler dev`s, their workerd, the databases.
 // It starts a subset of the Workers (--only) to keep each start short; the spawning is the same.
+// Each start is a second stack (--port-offset, --state-dir), so a developer's `npm run dev` may run
+// beside the test: it neither blocks the start nor shares a port, a database file or a registry.
 
-/** Every fixed port of the dev stack: the six services and the router, their inspectors, the relay, both databases. */
-const STACK_PORTS = [8701, 8702, 8703, 8704, 8705, 8706, 8787, 9701, 9702, 9703, 9704, 9705, 9706, 9787, 8790, 54329, 54330];
+/** Every port of a whole stack moved by `offset`: the services and the router, their inspectors, the relay, the stand-in, both databases. */
+const stackPorts = (offset: number) =>
+  devStackPorts({ workers: landedWorkers(), offset, embeddedDatabase: true, embeddedLegacy: true, graphStandin: true }).map((entry) => entry.port);
+/**
+ * Offsets whose ports all stay off Linux's ephemeral range (32768–60999), which random ports
+ * (connections, workerd's own listeners) come from: Workers below it, the databases above it. None
+ * meets a port of `npm run dev`'s own stack.
+ */
+const OFFSETS = Array.from({ length: Math.floor((MAX_PORT_OFFSET - 6700) / 100) + 1 }, (_, i) => 6700 + i * 100);
 /** A start on a busy two-core machine: the demo data's first load, then wrangler and workerd. */
 const START_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 30_000;
@@ -38,11 +49,30 @@ function stillRunning(procs: readonly Proc[]): Proc[] {
   return procs.filter((proc) => now.some((p) => p.pid === proc.pid && p.args === proc.args && !p.stat.startsWith('Z')));
 }
 
-async function busyPorts(): Promise<number[]> {
+async function busyPorts(ports: readonly number[]): Promise<number[]> {
   const busy: number[] = [];
-  for (const port of STACK_PORTS) if (await portInUse(port)) busy.push(port);
+  for (const port of ports) if (await portInUse(port)) busy.push(port);
   return busy;
 }
+
+/** An offset, tried from a random one on, whose whole stack's ports are free now. */
+async function freeOffset(): Promise<number> {
+  const start = Math.floor(Math.random() * OFFSETS.length);
+  for (let i = 0; i < OFFSETS.length; i++) {
+    const offset = OFFSETS[(start + i) % OFFSETS.length]!;
+    if ((await busyPorts(stackPorts(offset))).length === 0) return offset;
+  }
+  throw new Error(`no port offset of ${OFFSETS[0]}…${OFFSETS.at(-1)} has all its ports free`);
+}
+
+/** The test stacks' own databases, local state and dev registry, shared by the tests (the demo data loads once). */
+let stateDir = '';
+beforeAll(() => {
+  stateDir = mkdtempSync(join(tmpdir(), 'dev-stop-'));
+});
+afterAll(() => {
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+});
 
 type Runner = { launcher: ChildProcess; runnerPid: number; stack: Proc[]; output: () => string };
 
@@ -61,14 +91,16 @@ afterEach(async () => {
   for (let tries = 0; tries < 40 && stillRunning(procs).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 250));
 });
 
-/** `tsx scripts/dev.ts --only …` in a process group of its own (a terminal's job), once it serves. */
-async function startRunner(only: string): Promise<Runner> {
-  const launcher = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/dev.ts', '--only', only], {
+/** `tsx scripts/dev.ts --only … --port-offset N --state-dir …` in a process group of its own (a terminal's job), once it serves. */
+async function startRunner(only: string, offset: number): Promise<Runner> {
+  const args = ['scripts/dev.ts', '--only', only, '--port-offset', String(offset), '--state-dir', stateDir];
+  // The embedded databases and the stack's own places, whatever the environment names.
+  const inherited = ['DATABASE_URL', 'LEGACY_DATABASE_URL', 'DEV_PORT_OFFSET', 'DEV_STATE_DIR', 'WRANGLER_REGISTRY_PATH'];
+  const launcher = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), ...args], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // The embedded databases, whatever the environment names.
-    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL' && name !== 'LEGACY_DATABASE_URL')),
+    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !inherited.includes(name))),
   });
   let output = '';
   // What it has started so far, for the clean-up should the start fail half-way.
@@ -96,29 +128,42 @@ async function startRunner(only: string): Promise<Runner> {
 }
 
 /** Waits until no process of the stack runs and no port of it listens; what is left if that takes too long. */
-async function leftBehind(stack: readonly Proc[]): Promise<{ processes: string[]; ports: number[] }> {
+async function leftBehind(stack: readonly Proc[], stackPortList: readonly number[]): Promise<{ processes: string[]; ports: number[] }> {
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   for (;;) {
     const processes = stillRunning(stack).map((proc) => `${proc.pid} ${proc.args.slice(0, 120)}`);
-    const ports = await busyPorts();
+    const ports = await busyPorts(stackPortList);
     if ((processes.length === 0 && ports.length === 0) || Date.now() > deadline) return { processes, ports };
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
+/** The answer's status, or 0 while nothing answers. */
+const statusOf = (url: string) => fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(5_000) }).then((answer) => answer.status, () => 0);
+
 const runnerTest = (name: string, only: string, stop: (runner: Runner) => void) =>
   it(
     name,
     async () => {
-      // The ports must be free to begin with (a dev stack running here would hold them).
-      await assertPortsFree(STACK_PORTS.map((port) => ({ port, what: 'dev stack' })));
-      const runner = await startRunner(only);
+      const offset = await freeOffset();
+      const ports = stackPorts(offset);
+      // Free to begin with, or the test would not prove that the stop freed them.
+      await assertPortsFree(ports.map((port) => ({ port, what: `dev stack moved by ${offset}` })));
+      const runner = await startRunner(only, offset);
       const workerds = runner.stack.filter((proc) => /\bworkerd\b/.test(proc.args));
       expect(workerds.length, 'workerd processes under the runner').toBeGreaterThan(0);
-      expect(await busyPorts()).toEqual(expect.arrayContaining([8701, 8790, 54329]));
+      // auth, the relay and the racing database, each on its moved port.
+      expect(await busyPorts(ports)).toEqual(expect.arrayContaining([8701 + offset, 8790 + offset, 54329 + offset]));
+      if (only.split(',').includes('router')) {
+        // The router reaches this stack's auth by its service binding, through the stack's own dev registry.
+        expect(existsSync(join(stateDir, 'registry', 'auth')), "auth in the stack's dev registry").toBe(true);
+        const direct = await statusOf(`http://127.0.0.1:${8701 + offset}/api/docs/`);
+        expect(direct).toBeGreaterThan(0);
+        expect(await statusOf(`http://127.0.0.1:${8787 + offset}/auth/api/docs/`), 'auth through the router').toBe(direct);
+      }
       const stopped = Date.now();
       stop(runner);
-      const left = await leftBehind(runner.stack);
+      const left = await leftBehind(runner.stack, ports);
       expect(left, `left behind ${Math.round((Date.now() - stopped) / 1000)} s after the stop:\n${runner.output().slice(-2000)}`).toEqual({ processes: [], ports: [] });
     },
     START_TIMEOUT_MS + STOP_TIMEOUT_MS + 30_000,
