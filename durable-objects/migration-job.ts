@@ -1,8 +1,11 @@
 import { DurableObject } from 'cloudflare:workers';
+import { drizzle } from 'drizzle-orm/d1';
+import * as schema from '#d1/migrate/schema.ts';
 import { failureText, sqlStateOf } from '#shared/pg-errors.ts';
 import { type CursorRow, PlanError, type PreparedTable, openCursors, prepareTables, readCursors, sourceTotals, validateTable } from '../workers/migrate/src/engine/copy.ts';
 import { type Sql, assertHostAllowed, openDestination, openSource } from '../workers/migrate/src/engine/db.ts';
 import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../workers/migrate/src/engine/run.ts';
+import { recordRunEnd } from '../workers/migrate/src/run-ends.ts';
 import {
   type EngineEnv,
   directCopyAllowed,
@@ -23,6 +26,9 @@ const PIPELINE_DEPTH = 2;
 const MAX_ATTEMPTS = 6;
 const LOG_KEEP = 2_000;
 const TERMINAL: readonly RunState[] = ['completed', 'failed', 'cancelled'];
+
+/** The benches host this class without the app's D1; there a run's end is learnt from its progress only. */
+type JobEnv = EngineEnv & { DB?: D1Database };
 
 type Stored = {
   state: RunState;
@@ -53,8 +59,8 @@ function isRefusedLogin(error: unknown): boolean {
  * starts from the destination's cursors, so an evicted or reset object, or a dropped connection,
  * resumes where the last committed chunk left off, with nothing lost or copied twice.
  */
-export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJobRpc {
-  constructor(ctx: DurableObjectState, env: EngineEnv) {
+export class MigrationJob extends DurableObject<JobEnv> implements MigrationJobRpc {
+  constructor(ctx: DurableObjectState, env: JobEnv) {
     super(ctx, env);
     ctx.storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY AUTOINCREMENT, level TEXT NOT NULL, message TEXT NOT NULL, table_name TEXT, timestamp TEXT NOT NULL)`,
@@ -236,12 +242,23 @@ export class MigrationJob extends DurableObject<EngineEnv> implements MigrationJ
   }
 
   private finish(stored: Stored, state: RunState): void {
-    this.save({ ...stored, state, finishedAt: new Date().toISOString() });
+    const finishedAt = new Date();
+    this.save({ ...stored, state, finishedAt: finishedAt.toISOString() });
     // The source password is no longer needed once the run is over.
     const plan = this.ctx.storage.kv.get<RunPlan>('plan');
     if (plan) this.ctx.storage.kv.put('plan', { ...plan, source: { ...plan.source, password: '' } });
     void this.ctx.storage.deleteAlarm();
     this.log(state === 'failed' ? 'Error' : state === 'cancelled' ? 'Warning' : 'Information', `Run ${state}`, null);
+    if (plan && this.env.DB) this.ctx.waitUntil(this.recordEnd(this.env.DB, plan, state, finishedAt.getTime(), stored.errors.at(-1) ?? null));
+  }
+
+  /** The session or sync job learns of the end at once, so its next run is not held by a stale status. */
+  private async recordEnd(d1: D1Database, plan: RunPlan, state: RunState, finishedAt: number, error: string | null): Promise<void> {
+    try {
+      await recordRunEnd(drizzle(d1, { schema }), plan.sessionId, plan.runId, state, finishedAt, error);
+    } catch (err) {
+      console.error(JSON.stringify({ level: 'error', service: 'migrate', event: 'run_end_not_recorded', runId: plan.runId, error: err instanceof Error ? err.message : String(err) }));
+    }
   }
 
   private cancelRequested(): boolean {

@@ -3,7 +3,7 @@ import { connectionOf, engineEnv } from './configurations.ts';
 import type { MigrateContext, MigrateServices } from './context.ts';
 import * as engine from './engine/index.ts';
 import type { ForeignKey, MappingDocument, RunPlan, SchemaInfo, TablePlan } from './engine/types.ts';
-import { asForeignKey, customForeignKeys, updateWizardSession, type WizardSession } from './wizard-sessions.ts';
+import { asForeignKey, claimSessionRun, customForeignKeys, recordRunState, releaseSessionRun, wizardSession, type WizardSession } from './wizard-sessions.ts';
 
 /** The MigrationJob Durable Object of a run (one per run). */
 export function migrationJob(c: Pick<MigrateServices, 'env'>, runId: string) {
@@ -86,13 +86,29 @@ export async function runPlanFor(c: MigrateServices, session: RunSpec, runId: st
   return { plan: { runId, sessionId: session.sessionId, configId: session.configId, source, tables, deferred, patchMode: session.patchMode }, dest };
 }
 
-/** Starts a run of the session in a new MigrationJob; 400 when the plan has errors or no table. */
+/**
+ * Starts a run of the session in a new MigrationJob: the session is claimed first (compare-and-set
+ * in D1), so a second start at the same time gets 409 naming the run in progress; a Running status
+ * whose job has already ended is settled from the job and the claim tried again. 400 when the plan
+ * has errors or no table (the claim given back).
+ */
 export async function startRun(c: MigrateContext, session: WizardSession): Promise<string> {
-  if (session.status === 'Running') throw new HttpError(409, 'already_running', 'This session already has a run in progress; cancel it first.');
   const runId = crypto.randomUUID();
-  const { plan, dest } = await runPlanOf(c, session, runId);
-  await launchRun(c, plan, dest);
-  await updateWizardSession(c.var.db, session.id, { runId, status: 'Running', startedAt: Date.now(), finishedAt: null });
+  if (!(await claimSessionRun(c.var.db, session.id, runId, Date.now()))) {
+    const holder = await wizardSession(c, session.id);
+    const progress = holder.runId ? await migrationJob(c, holder.runId).progress() : null;
+    if (progress) await recordRunState(c.var.db, holder, progress);
+    if (!(await claimSessionRun(c.var.db, session.id, runId, Date.now()))) {
+      throw new HttpError(409, 'already_running', `This session already has a run in progress (run ${holder.runId}); cancel it first.`, { runId: holder.runId });
+    }
+  }
+  try {
+    const { plan, dest } = await runPlanOf(c, session, runId);
+    await launchRun(c, plan, dest);
+  } catch (error) {
+    await releaseSessionRun(c.var.db, session, runId);
+    throw error;
+  }
   return runId;
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } from 'drizzle-orm';
 import { configurations, customRelationships, migrationSessions, syncJobs, syncSchemaFiles, type SYNC_RUN_STATUSES } from '#d1/migrate/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { connectionOf, engineEnv } from './configurations.ts';
@@ -226,11 +226,56 @@ export async function refreshActiveSyncJobs(s: MigrateServices): Promise<void> {
 }
 
 /**
+ * Claims the job for run `runId` in one conditional statement: false while another run of it is
+ * queued, copying or stopping, so two concurrent starts never both launch.
+ */
+async function claimSyncRun(db: MigrateDb, jobId: number, runId: string, now: number): Promise<boolean> {
+  const row = await db
+    .update(syncJobs)
+    .set({ lastRunId: runId, lastRunAt: now, lastStatus: 'queued', lastError: null, updatedAt: now })
+    .where(and(eq(syncJobs.id, jobId), or(isNull(syncJobs.lastStatus), notInArray(syncJobs.lastStatus, [...ACTIVE]))))
+    .returning({ id: syncJobs.id })
+    .get();
+  return row !== undefined;
+}
+
+/**
  * Builds the job's run plan as the wizard would (the configuration's mapping document, else
  * names suggested from both schemas) and starts it in a new MigrationJob; records the run on the
- * job and schedules the next one at `now` + interval. Throws (400) when the plan no longer fits.
+ * job and schedules the next one at `now` + interval. The job is claimed first (409 naming the
+ * run in progress; a stale status is settled from its job before that). Throws (400) when the
+ * plan no longer fits, the claim given back.
  */
 export async function startSyncRun(s: MigrateServices, job: SyncJob, now: number): Promise<string> {
+  const runId = crypto.randomUUID();
+  let before = job;
+  if (!(await claimSyncRun(s.var.db, job.id, runId, now))) {
+    const holder = await refreshSyncJob(s, (await findSyncJob(s.var.db, job.id)) ?? job);
+    before = holder;
+    if (!(await claimSyncRun(s.var.db, job.id, runId, now))) {
+      throw new HttpError(409, 'already_running', `The sync job ${job.name} has a run in progress (run ${holder.lastRunId}).`, { runId: holder.lastRunId });
+    }
+  }
+  try {
+    await launchSyncRun(s, job, runId);
+  } catch (error) {
+    // The job as it was before the claim; recordSyncFailure then says why.
+    await s.var.db
+      .update(syncJobs)
+      .set({ lastRunId: before.lastRunId, lastRunAt: before.lastRunAt, lastStatus: before.lastStatus })
+      .where(and(eq(syncJobs.id, job.id), eq(syncJobs.lastRunId, runId)))
+      .run();
+    throw error;
+  }
+  await s.var.db
+    .update(syncJobs)
+    .set({ nextRunAt: job.enabled ? nextRunAfter(now, job.intervalMinutes) : null, updatedAt: now })
+    .where(and(eq(syncJobs.id, job.id), eq(syncJobs.lastRunId, runId)))
+    .run();
+  return runId;
+}
+
+async function launchSyncRun(s: MigrateServices, job: SyncJob, runId: string): Promise<void> {
   const env = engineEnv(s);
   const source = await connectionOf(s, job.configId);
   const [sourceSchema, dest, doc, custom] = await Promise.all([
@@ -245,16 +290,9 @@ export async function startSyncRun(s: MigrateServices, job: SyncJob, now: number
   const unmapped = plans.filter((p) => !p.destTable).map((p) => p.sourceTable);
   if (unmapped.length) throw new HttpError(400, 'invalid_plan', `No destination table for ${unmapped.join(', ')}: upload a mapping document that names it.`);
   const destTables = new Set(plans.map((p) => p.destTable));
-  const runId = crypto.randomUUID();
   const spec = { sessionId: syncSessionId(job.id), configId: job.configId, plans, filters: {}, tableOrder: [], patchMode: job.patchMode, custom: custom.filter((fk) => destTables.has(fk.childTable)) };
   const { plan } = await runPlanFor(s, spec, runId, dest);
   await launchRun(s, plan, dest, sourceSchema);
-  await s.var.db
-    .update(syncJobs)
-    .set({ lastRunId: runId, lastRunAt: now, lastStatus: 'queued', lastError: null, nextRunAt: job.enabled ? nextRunAfter(now, job.intervalMinutes) : null, updatedAt: now })
-    .where(eq(syncJobs.id, job.id))
-    .run();
-  return runId;
 }
 
 /** Records why a start failed; the job stays as scheduled. */
@@ -313,6 +351,10 @@ export async function runSchedule(s: MigrateServices, now: number): Promise<Sche
       await startSyncRun(s, job, now);
       report.started.push(job.id);
     } catch (error) {
+      if (error instanceof HttpError && error.status === 409) {
+        report.skipped.push(job.id);
+        continue;
+      }
       const message = await recordSyncFailure(s.var.db, job.id, error);
       report.failed.push({ id: job.id, error: message });
       console.error(JSON.stringify({ level: 'error', service: 'migrate', event: 'sync_job_failed', job: job.id, error: message }));

@@ -1,9 +1,10 @@
-import { and, asc, count, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNotNull, ne, sql } from 'drizzle-orm';
 import { customRelationships, migrationSessions, rateLimits, SESSION_STATUSES, type SessionStatus } from '#d1/migrate/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateDb } from './context.ts';
 import type { ForeignKey, MappingDocument, RunProgress, TablePlan } from './engine/types.ts';
 import { GUID } from './input.ts';
+import { FINAL_STATUS, recordRunEnd } from './run-ends.ts';
 
 /** One wizard session, its JSON columns parsed. */
 export type WizardSession = {
@@ -138,13 +139,34 @@ export const asForeignKey = (r: { parentTable: string; parentColumn: string; chi
   nullable: true,
 });
 
-const FINAL: Partial<Record<RunProgress['state'], SessionStatus>> = { completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
-
-/** Records a run's end on its session the first time a progress read sees it. */
+/** Records a run's end on its session the first time a progress read sees it (unless the job did already). */
 export async function recordRunState(db: MigrateDb, session: WizardSession, progress: RunProgress): Promise<void> {
-  const status = FINAL[progress.state];
-  if (!status || session.status === status) return;
-  await updateWizardSession(db, session.id, { status, finishedAt: progress.finishedAt ? Date.parse(progress.finishedAt) || Date.now() : Date.now() });
+  const status = FINAL_STATUS[progress.state];
+  if (!status || session.status === status || !session.runId) return;
+  await recordRunEnd(db, session.id, session.runId, progress.state, progress.finishedAt ? Date.parse(progress.finishedAt) || Date.now() : Date.now(), null);
+}
+
+/**
+ * Claims the session for run `runId` in one conditional statement: true unless a run holds it
+ * (status Running), so two concurrent starts never both launch.
+ */
+export async function claimSessionRun(db: MigrateDb, id: string, runId: string, now: number): Promise<boolean> {
+  const row = await db
+    .update(migrationSessions)
+    .set({ status: 'Running', runId, startedAt: now, finishedAt: null, updatedAt: now })
+    .where(and(eq(migrationSessions.id, id), ne(migrationSessions.status, 'Running')))
+    .returning({ id: migrationSessions.id })
+    .get();
+  return row !== undefined;
+}
+
+/** Gives a claim back when its run could not start: the session as it was before. */
+export async function releaseSessionRun(db: MigrateDb, before: WizardSession, runId: string): Promise<void> {
+  await db
+    .update(migrationSessions)
+    .set({ status: before.status, runId: before.runId, startedAt: before.startedAt, finishedAt: before.finishedAt, updatedAt: Date.now() })
+    .where(and(eq(migrationSessions.id, before.id), eq(migrationSessions.runId, runId)))
+    .run();
 }
 
 /**

@@ -1,9 +1,9 @@
-import { and, desc, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import { IMPORT_AREAS, importAutoSyncs, importEvents } from '#d1/migrate/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateDb, MigrateServices } from '../context.ts';
 import { areaDef, fkConfig, type ImportArea } from './areas.ts';
-import { importActive, importJob, type ImportState, startImport } from './jobs.ts';
+import { importActive, importJob, type ImportState, startImport, TERMINAL_IMPORT_STATES } from './jobs.ts';
 import { urlFileName } from './storage.ts';
 
 // Each area's auto-sync (README, "Auto-sync"): the area's saved sheet, or the sheet at an HTTPS
@@ -122,22 +122,50 @@ export async function refreshAutoSync(s: MigrateServices, a: AutoSync): Promise<
 }
 
 /**
- * Starts a run of the area's auto-sync now (`trigger` says who asked): the job id. 409 while its
- * last run is in progress. The next scheduled run stays as it is (the schedule moves it when it
- * claims a run).
+ * Claims the area's auto-sync for job `jobId` in one conditional statement: false while its last
+ * run is in progress, so two concurrent starts never both launch.
  */
-export async function startAutoSyncRun(s: MigrateServices, a: AutoSync, trigger: 'auto-sync' | 'run-now', user: string, now: number): Promise<string> {
-  const current = await refreshAutoSync(s, a);
-  if (importActive(current.lastStatus)) throw new HttpError(409, 'already_running', `The ${areaDef(a.area).title.toLowerCase()} auto-sync has a run in progress (${current.lastJobId}).`);
-  if (!hasSheet(a)) throw new HttpError(400, 'no_sheet', `The ${areaDef(a.area).title.toLowerCase()} auto-sync has no saved sheet or address yet: save its settings with one first.`);
-  const source = a.sourceUrl ? ({ kind: 'url', url: a.sourceUrl } as const) : ({ kind: 'r2', key: a.sheetPath! } as const);
-  const fileName = a.sourceUrl ? urlFileName(a.sourceUrl) : (a.sheetName ?? 'sheet');
-  const jobId = await startImport(s, { area: a.area, fileName, source, fk: a.fk, filter: a.filter, startedBy: user, trigger });
-  await s.var.db
+async function claimAutoSyncRun(db: MigrateDb, area: ImportArea, jobId: string, now: number): Promise<boolean> {
+  const row = await db
     .update(importAutoSyncs)
     .set({ lastJobId: jobId, lastRunAt: now, lastStatus: 'queued', lastError: null })
-    .where(eq(importAutoSyncs.area, a.area))
-    .run();
+    .where(and(eq(importAutoSyncs.area, area), or(isNull(importAutoSyncs.lastStatus), inArray(importAutoSyncs.lastStatus, [...TERMINAL_IMPORT_STATES]))))
+    .returning({ area: importAutoSyncs.area })
+    .get();
+  return row !== undefined;
+}
+
+/**
+ * Starts a run of the area's auto-sync now (`trigger` says who asked): the job id. The auto-sync
+ * is claimed first: 409 naming the job while its last run is in progress (a stale status is
+ * settled from its job before that). The next scheduled run stays as it is (the schedule moves it
+ * when it claims a run).
+ */
+export async function startAutoSyncRun(s: MigrateServices, a: AutoSync, trigger: 'auto-sync' | 'run-now', user: string, now: number): Promise<string> {
+  const title = areaDef(a.area).title.toLowerCase();
+  if (!hasSheet(a)) throw new HttpError(400, 'no_sheet', `The ${title} auto-sync has no saved sheet or address yet: save its settings with one first.`);
+  const jobId = crypto.randomUUID();
+  let before = a;
+  if (!(await claimAutoSyncRun(s.var.db, a.area, jobId, now))) {
+    const current = await findAutoSync(s.var.db, a.area);
+    before = current ? await refreshAutoSync(s, current) : a;
+    if (!(await claimAutoSyncRun(s.var.db, a.area, jobId, now))) {
+      throw new HttpError(409, 'already_running', `The ${title} auto-sync has a run in progress (job ${before.lastJobId}).`, { jobId: before.lastJobId });
+    }
+  }
+  const source = a.sourceUrl ? ({ kind: 'url', url: a.sourceUrl } as const) : ({ kind: 'r2', key: a.sheetPath! } as const);
+  const fileName = a.sourceUrl ? urlFileName(a.sourceUrl) : (a.sheetName ?? 'sheet');
+  try {
+    await startImport(s, { area: a.area, fileName, source, fk: a.fk, filter: a.filter, startedBy: user, trigger }, jobId);
+  } catch (error) {
+    // Nothing started: the auto-sync as it was before the claim.
+    await s.var.db
+      .update(importAutoSyncs)
+      .set({ lastJobId: before.lastJobId, lastRunAt: before.lastRunAt, lastStatus: before.lastStatus, lastError: before.lastError })
+      .where(and(eq(importAutoSyncs.area, a.area), eq(importAutoSyncs.lastJobId, jobId)))
+      .run();
+    throw error;
+  }
   return jobId;
 }
 
@@ -173,6 +201,10 @@ export async function runAutoSyncSchedule(s: MigrateServices, now: number): Prom
       await startAutoSyncRun(s, a, 'auto-sync', 'schedule', now);
       report.started.push(a.area);
     } catch (error) {
+      if (error instanceof HttpError && error.status === 409) {
+        report.skipped.push(a.area);
+        continue;
+      }
       const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
       await s.var.db.update(importAutoSyncs).set({ lastError: message, lastStatus: 'failed' }).where(eq(importAutoSyncs.area, a.area)).run();
       report.failed.push({ area: a.area, error: message });

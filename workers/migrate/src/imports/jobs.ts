@@ -90,8 +90,7 @@ export async function updateImportJob(db: MigrateDb, jobId: string, state: Impor
 }
 
 /** Starts an import in a new ImportJob: its id. */
-export async function startImport(s: MigrateServices, plan: Omit<ImportPlan, 'jobId'>): Promise<string> {
-  const jobId = crypto.randomUUID();
+export async function startImport(s: MigrateServices, plan: Omit<ImportPlan, 'jobId'>, jobId: string = crypto.randomUUID()): Promise<string> {
   const full = { ...plan, jobId };
   await recordImportJob(s.var.db, full, Date.now());
   await importJob(s, jobId).start(full);

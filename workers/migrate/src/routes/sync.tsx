@@ -256,12 +256,12 @@ sync.openapi(
   }),
   async (c) => {
     const job = await refreshSyncJob(c, await syncJobOr404(c.var.db, c.req.valid('param').id));
-    if (runActive(job.lastStatus)) throw new HttpError(409, 'already_running', `The sync job ${job.name} has a run in progress (${job.lastRunId}).`);
     let runId;
     try {
       runId = await startSyncRun(c, job, Date.now());
     } catch (err) {
-      await recordSyncFailure(c.var.db, job.id, err);
+      // A refused start (409) leaves the run in progress as it is.
+      if (!(err instanceof HttpError && err.status === 409)) await recordSyncFailure(c.var.db, job.id, err);
       throw err;
     }
     return c.json({ message: `The sync job ${job.name} started: run ${runId}.` }, 200);
