@@ -130,6 +130,28 @@ export function customForeignKeys(db: MigrateDb, sessionId: string) {
   return db.select().from(customRelationships).where(eq(customRelationships.sessionId, sessionId)).orderBy(customRelationships.id).all();
 }
 
+type Relationship = { parentTable: string; parentColumn: string; childTable: string; childColumn: string };
+
+/** Adds a custom relationship to the session: its id. */
+export async function addCustomRelationship(db: MigrateDb, sessionId: string, r: Relationship): Promise<number> {
+  const row = await db
+    .insert(customRelationships)
+    .values({ sessionId, parentTable: r.parentTable, parentColumn: r.parentColumn, childTable: r.childTable, childColumn: r.childColumn })
+    .returning({ id: customRelationships.id })
+    .get();
+  return row.id;
+}
+
+/** Deletes relationship `id` only if it belongs to the session: false when it does not (nothing deleted). */
+export async function deleteCustomRelationship(db: MigrateDb, sessionId: string, id: number): Promise<boolean> {
+  const row = await db
+    .delete(customRelationships)
+    .where(and(eq(customRelationships.id, id), eq(customRelationships.sessionId, sessionId)))
+    .returning({ id: customRelationships.id })
+    .get();
+  return row !== undefined;
+}
+
 export const asForeignKey = (r: { parentTable: string; parentColumn: string; childTable: string; childColumn: string }): ForeignKey => ({
   childTable: r.childTable,
   childColumn: r.childColumn,

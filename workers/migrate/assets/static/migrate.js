@@ -80,7 +80,7 @@
   });
   document.querySelectorAll('[data-delete-relationship]').forEach(function (button) {
     button.addEventListener('click', function () {
-      postForm('/Migration/DeleteRelationship', { relationshipId: button.getAttribute('data-delete-relationship') }).then(function () { window.location.reload(); });
+      postForm('/Migration/DeleteRelationship', { sessionId: button.getAttribute('data-session'), relationshipId: button.getAttribute('data-delete-relationship') }).then(function () { window.location.reload(); });
     });
   });
 

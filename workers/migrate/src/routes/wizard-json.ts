@@ -1,12 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
-import { customRelationships } from '#d1/migrate/schema.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { engineEnv } from '../configurations.ts';
 import * as engine from '../engine/index.ts';
 import { guard } from '../guard.ts';
 import { identifier, intId, sessionId } from '../input.ts';
 import { migrationJob } from '../runs.ts';
-import { wizardSession } from '../wizard-sessions.ts';
+import { addCustomRelationship, deleteCustomRelationship, wizardSession } from '../wizard-sessions.ts';
 import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 /** The wizard's JSON actions, called by its pages' scripts. */
@@ -55,12 +54,8 @@ wizardJson.openapi(
     if (!child?.some((col) => col.ColumnName === input.childColumn) || !parent?.some((col) => col.ColumnName === input.parentColumn)) {
       return c.json({ success: false, message: `${input.childTable}.${input.childColumn} or ${input.parentTable}.${input.parentColumn} is not a destination column.` }, 400);
     }
-    const row = await c.var.db
-      .insert(customRelationships)
-      .values({ sessionId: session.id, parentTable: input.parentTable, parentColumn: input.parentColumn, childTable: input.childTable, childColumn: input.childColumn })
-      .returning({ id: customRelationships.id })
-      .get();
-    return c.json({ success: true, id: row.id, message: `Added ${input.childTable}.${input.childColumn} → ${input.parentTable}.${input.parentColumn}.` }, 200);
+    const id = await addCustomRelationship(c.var.db, session.id, input);
+    return c.json({ success: true, id, message: `Added ${input.childTable}.${input.childColumn} → ${input.parentTable}.${input.parentColumn}.` }, 200);
   },
 );
 
@@ -68,16 +63,19 @@ wizardJson.openapi(
   createRoute({
     method: 'post',
     path: '/Migration/DeleteRelationship',
-    summary: 'Deletes a custom relationship',
+    summary: "Deletes a custom relationship of the session (another session's is not found)",
     security,
     middleware: [guard.write('operator', { json: true })],
-    request: form(z.object({ relationshipId: intId })),
-    responses: { 200: json(z.object({ success: z.boolean(), message: z.string() }), 'Deleted'), 404: json(ErrorBody, 'No such relationship'), ...guardedResponses },
+    request: form(z.object({ sessionId, relationshipId: intId })),
+    responses: { 200: json(z.object({ success: z.boolean(), message: z.string() }), 'Deleted'), 404: json(ErrorBody, 'No such session, or no such relationship in it'), ...guardedResponses },
   }),
   async (c) => {
-    const { relationshipId } = c.req.valid('form');
-    const row = await c.var.db.delete(customRelationships).where(and(eq(customRelationships.id, relationshipId))).returning({ id: customRelationships.id }).get();
-    if (!row) return c.json({ error: 'not_found', message: `There is no relationship ${relationshipId}.` }, 404);
+    const input = c.req.valid('form');
+    const session = await wizardSession(c, input.sessionId);
+    const relationshipId = input.relationshipId;
+    if (!(await deleteCustomRelationship(c.var.db, session.id, relationshipId))) {
+      throw new HttpError(404, 'not_found', `The migration session ${session.id} has no relationship ${relationshipId}.`);
+    }
     return c.json({ success: true, message: `Relationship ${relationshipId} deleted.` }, 200);
   },
 );

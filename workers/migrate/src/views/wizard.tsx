@@ -251,7 +251,7 @@ export function RelationshipConfigPage({ csrf, user, session, fks, destTables }:
               <td>{fk.custom ? 'custom' : 'detected'}</td>
               <td>
                 {fk.id !== undefined ? (
-                  <button type="button" class="secondary" data-delete-relationship={String(fk.id)}>
+                  <button type="button" class="secondary" data-session={session.id} data-delete-relationship={String(fk.id)}>
                     Delete
                   </button>
                 ) : null}
