@@ -31,7 +31,7 @@ export type StepOutcome<T> =
 
 export type VerifiedLogin = z.output<typeof Verified> & { permissions: string };
 export type Tokens = z.output<typeof Tokens>;
-export type RefreshOutcome = { kind: 'rotated'; tokens: Tokens } | { kind: 'ended'; reason: string } | { kind: 'unavailable'; message: string };
+export type RefreshOutcome = { kind: 'rotated'; tokens: Tokens; permissions: string } | { kind: 'ended'; reason: string } | { kind: 'unavailable'; message: string };
 
 const UNAVAILABLE = 'The authentication service could not be reached; try again shortly.';
 
@@ -96,12 +96,23 @@ export async function finishLogin(c: MigrateContext, pendingToken: string, code:
   return { kind: 'ok', value: { ...verified.data, permissions: permissions.data.user_permissions } };
 }
 
-/** Rotates the refresh token: a new access token, and proof the account is active and the session live. */
+/**
+ * Rotates the refresh token: a new access token, proof the account is active and the session live,
+ * and the account's permission on this site now (whoami), so a role changed upstream takes effect.
+ */
 export async function refreshSession(c: MigrateContext, refreshToken: string): Promise<RefreshOutcome> {
   const { status, json } = await call(c, 'POST', '/api/token/refresh/', { refresh_token: refreshToken });
   if (status === 200) {
     const tokens = Tokens.safeParse(json);
-    return tokens.success ? { kind: 'rotated', tokens: tokens.data } : { kind: 'unavailable', message: UNAVAILABLE };
+    if (!tokens.success) return { kind: 'unavailable', message: UNAVAILABLE };
+    const who = await call(c, 'GET', '/api/whoami/', undefined, { authorization: `Bearer ${tokens.data.access_token}` });
+    const permissions = WhoAmI.safeParse(who.json);
+    if (who.status !== 200 || !permissions.success) {
+      // The session ends without a role to go on with: its new refresh family must not stay live.
+      await revokeSession(c, tokens.data.refresh_token);
+      return { kind: 'unavailable', message: UNAVAILABLE };
+    }
+    return { kind: 'rotated', tokens: tokens.data, permissions: permissions.data.user_permissions };
   }
   if (status === 401 || status === 403) {
     const failure = Failure.safeParse(json);

@@ -126,14 +126,21 @@ export async function checkSession(c: MigrateContext, now = Date.now()): Promise
     await db.delete(loginSessions).where(eq(loginSessions.idHash, idHash)).run();
     return signedOut(c, 'expired');
   }
+  const role = roleFromPermissions(outcome.permissions);
+  if (!role) {
+    // The account has no role on this site any more: the session ends here and upstream.
+    await db.delete(loginSessions).where(eq(loginSessions.idHash, idHash)).run();
+    c.executionCtx.waitUntil(revokeSession(c, outcome.tokens.refresh_token).catch(() => false));
+    return signedOut(c, 'expired');
+  }
   const accessExpiresAt = now + outcome.tokens.expires_in * 1000;
   await db
     .update(loginSessions)
-    .set({ accessExpiresAt, refreshTokenSealed: await seal(config.SESSION_SECRET, REFRESH_TOKEN_LABEL, idHash, outcome.tokens.refresh_token) })
+    .set({ accessExpiresAt, role, refreshTokenSealed: await seal(config.SESSION_SECRET, REFRESH_TOKEN_LABEL, idHash, outcome.tokens.refresh_token) })
     .where(eq(loginSessions.idHash, idHash))
     .run();
-  await setAuthCookie(c, { ...claims, uexp: Math.floor(accessExpiresAt / 1000) }, row.expiresAt, now);
-  return { kind: 'ok', user };
+  await setAuthCookie(c, { ...claims, role, uexp: Math.floor(accessExpiresAt / 1000) }, row.expiresAt, now);
+  return { kind: 'ok', user: { ...user, role } };
 }
 
 function signedOut(c: MigrateContext, reason?: 'expired'): SessionCheck {
