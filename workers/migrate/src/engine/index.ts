@@ -18,5 +18,5 @@ export {
   testConnection,
 } from './operations.ts';
 export { orderTables } from './order.ts';
-export { normaliseName, parseMappingDocument, suggestTablePlan, validatePlan } from './plan.ts';
+export { normaliseName, parseMappingDocument, parseMappingDocumentText, suggestTablePlan, validatePlan } from './plan.ts';
 export * from './types.ts';

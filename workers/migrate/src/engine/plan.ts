@@ -122,9 +122,71 @@ export const mappingDocumentSchema = z.object({
     .max(500),
 });
 
-/** A schema file's JSON as a MappingDocument, or an Error listing what is wrong with it. */
+/** A schema file's JSON as a MappingDocument, or an Error saying in words which field of which table is wrong. */
 export function parseMappingDocument(json: unknown): MappingDocument {
   const parsed = mappingDocumentSchema.safeParse(json);
   if (parsed.success) return parsed.data;
-  throw new Error(`Not a mapping document: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'document'}: ${i.message}`).join('; ')}`);
+  const problems = [...new Set(parsed.error.issues.slice(0, 20).map((issue) => describeIssue(json, issue)))];
+  throw new Error(`${problems.join('; ')}${parsed.error.issues.length > 20 ? `; and ${parsed.error.issues.length - 20} more` : ''}.`);
+}
+
+/** A schema file's text as a MappingDocument; an Error in words when it is not JSON or not such a document. */
+export function parseMappingDocumentText(text: string): MappingDocument {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`the file is not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  return parseMappingDocument(json);
+}
+
+const valueAt = (json: unknown, path: readonly PropertyKey[]): unknown =>
+  path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? Reflect.get(value, key) : undefined), json);
+
+const NOUNS: Record<string, string> = { string: 'text', array: 'a list', object: 'an object', number: 'a number', boolean: 'true or false', null: 'null' };
+
+/** Where an issue is, in the document's own terms: "table 2 (horse), column 3 (name), field dest". */
+function placeOf(json: unknown, path: readonly PropertyKey[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i];
+    const next = path[i + 1];
+    if ((key === 'tables' || key === 'columns') && typeof next === 'number') {
+      const item = valueAt(json, path.slice(0, i + 2));
+      const name = key === 'tables' ? valueAt(item, ['sourceTable']) : valueAt(item, ['source']);
+      parts.push(`${key === 'tables' ? 'table' : 'column'} ${next + 1}${typeof name === 'string' && name ? ` (${name})` : ''}`);
+      i++;
+    } else if (typeof next === 'number') {
+      parts.push(`entry ${next + 1} of ${String(key)}`);
+      i++;
+    } else {
+      parts.push(`field ${String(key)}`);
+    }
+  }
+  return parts.join(', ') || 'the file';
+}
+
+function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
+  const value = valueAt(json, issue.path);
+  const place = placeOf(json, issue.path);
+  if (issue.path.length === 0) return 'the file is not a JSON object with version and tables';
+  if (issue.path.length === 1 && issue.path[0] === 'version') {
+    return value === undefined ? 'the file has no version (it must say "version": 1)' : `the version must be 1, the file says ${JSON.stringify(value)}`;
+  }
+  if (value === undefined && issue.code === 'invalid_type') return `${place} is missing`;
+  switch (issue.code) {
+    case 'invalid_type':
+      return `${place} must be ${NOUNS[issue.expected] ?? issue.expected}`;
+    case 'too_small':
+      return issue.origin === 'string' ? `${place} is empty` : `${place} needs at least ${issue.minimum} entr${Number(issue.minimum) === 1 ? 'y' : 'ies'}`;
+    case 'too_big':
+      return issue.origin === 'string' ? `${place} is longer than ${issue.maximum} characters` : `${place} has more than ${issue.maximum} entries`;
+    case 'invalid_union':
+      return `${place} is not a known transform (kind date, timestamp or map)`;
+    case 'invalid_value':
+      return `${place} must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+    default:
+      return `${place} ${issue.message}`;
+  }
 }

@@ -23,6 +23,21 @@ const REASONS: Record<string, string> = {
   signedout: 'You are signed out.',
 };
 
+/**
+ * The authentication service's refusal in this form's words: it names a site field this form does
+ * not have, and says nothing of what was typed.
+ */
+function refusalText(outcome: Exclude<StepOutcome<unknown>, { kind: 'ok' }>, typed: { email: string; code?: string }): string {
+  if (outcome.kind !== 'refused') return outcome.message;
+  if (typed.code === undefined && /^invalid email, password/i.test(outcome.message)) {
+    return `The password is not the one for ${typed.email}, or no account signs in with that address here. Check both and try again.`;
+  }
+  if (typed.code !== undefined && /^invalid code/i.test(outcome.message)) {
+    return `The code ${typed.code} is not accepted${typed.email ? ` for ${typed.email}` : ''}: enter the 6-digit code your authenticator app shows now, or an unused backup code.`;
+  }
+  return outcome.message;
+}
+
 /** A step that did not succeed: the form again, with the status that says why. */
 function failureStatus(outcome: Exclude<StepOutcome<unknown>, { kind: 'ok' }>, c: MigrateContext): 200 | 429 | 502 {
   if (outcome.kind === 'throttled') {
@@ -48,7 +63,7 @@ account.post('/Account/Login', guard.write('anonymous'), async (c) => {
     const next = new URLSearchParams({ pendingToken: outcome.value, email });
     return c.redirect(`/Account/Verify?${next}`, 302);
   }
-  return c.html(<LoginPage csrf={c.var.csrfToken} error={outcome.message} email={email} />, failureStatus(outcome, c));
+  return c.html(<LoginPage csrf={c.var.csrfToken} error={refusalText(outcome, { email })} email={email} />, failureStatus(outcome, c));
 });
 
 account.get('/Account/Verify', guard.read('anonymous'), (c) => {
@@ -68,7 +83,7 @@ account.post('/Account/Verify', guard.write('anonymous'), async (c) => {
   const { pendingToken, email, code } = input.data;
   const outcome = await finishLogin(c, pendingToken, code);
   if (outcome.kind !== 'ok') {
-    return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email={email} error={outcome.message} />, failureStatus(outcome, c));
+    return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email={email} error={refusalText(outcome, { email, code })} />, failureStatus(outcome, c));
   }
   const role = roleFromPermissions(outcome.value.permissions);
   if (!role) {

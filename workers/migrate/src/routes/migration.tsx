@@ -92,7 +92,7 @@ migration.post('/Migration/SchemaImport', guard.write('operator'), async (c) => 
   if (!(file instanceof File) || file.size === 0) return importSchema(c, session, null);
   let doc;
   try {
-    doc = engine.parseMappingDocument(JSON.parse(await file.text()));
+    doc = engine.parseMappingDocumentText(await file.text());
   } catch (err) {
     const error = `The schema file is not a valid mapping document: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000);
     const saved = await savedSchemaFile(c.var.db, session);

@@ -214,7 +214,7 @@ sync.openapi(
     if (!(file instanceof File) || file.size === 0) throw new HttpError(400, 'no_file', 'Choose a mapping document (JSON) to upload in schemaFile.');
     let doc;
     try {
-      doc = engine.parseMappingDocument(JSON.parse(await file.text()));
+      doc = engine.parseMappingDocumentText(await file.text());
     } catch (err) {
       throw new HttpError(400, 'invalid_schema_file', `The schema file is not a valid mapping document: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000));
     }
