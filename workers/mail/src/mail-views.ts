@@ -7,6 +7,8 @@ export const AddressSchema = z.object({ name: z.string(), address: z.string() })
 export const FolderSchema = z
   .object({ id: z.string(), name: z.string(), parentId: z.string().nullable(), unread: z.number().int(), total: z.number().int(), children: z.number().int(), wellKnown: z.string().nullable() })
   .openapi('Folder');
+/** A folder in the tree /api/folders answers: `depth` 0 at the top level, its parent's + 1 below. */
+export const FolderInTreeSchema = FolderSchema.extend({ depth: z.number().int() }).openapi('FolderInTree');
 export const MessageSummarySchema = z
   .object({
     id: z.string(),

@@ -30,6 +30,8 @@ const ATTACHMENT_FIELDS = 'id,name,contentType,size,isInline';
 
 /** Most pages followed for one answer (nextLink paging is bounded, never endless). */
 const MAX_PAGES = 20;
+/** Levels of child folders walked below the top level. */
+const MAX_FOLDER_DEPTH = 16;
 
 const select = (fields: readonly string[]) => fields.join(',');
 const enc = encodeURIComponent;
@@ -99,15 +101,18 @@ export class GraphClient {
     return this.get<User>(`/me${query({ $select: 'id,displayName,mail,userPrincipalName' })}`);
   }
 
-  /** Top-level folders and their children, with counts. */
+  /** Every folder of the mailbox at any depth, with counts: the top level, then each level's children. */
   async folders(): Promise<MailFolder[]> {
-    const top = await this.all<MailFolder>(`/me/mailFolders${query({ $top: 100, $select: select(FOLDER_FIELDS) })}`);
-    const children = await Promise.all(
-      top
-        .filter((folder) => (folder.childFolderCount ?? 0) > 0 && folder.id)
-        .map((folder) => this.all<MailFolder>(`/me/mailFolders/${enc(folder.id!)}/childFolders${query({ $top: 100, $select: select(FOLDER_FIELDS) })}`)),
-    );
-    return [...top, ...children.flat()];
+    const all = await this.all<MailFolder>(`/me/mailFolders${query({ $top: 100, $select: select(FOLDER_FIELDS) })}`);
+    let level = all;
+    // Bounded like paging: a folder tree deeper than this is not walked further.
+    for (let depth = 0; depth < MAX_FOLDER_DEPTH && level.length; depth++) {
+      const parents = level.filter((folder) => (folder.childFolderCount ?? 0) > 0 && folder.id);
+      const children = await Promise.all(parents.map((folder) => this.all<MailFolder>(`/me/mailFolders/${enc(folder.id!)}/childFolders${query({ $top: 100, $select: select(FOLDER_FIELDS) })}`)));
+      level = children.flat();
+      all.push(...level);
+    }
+    return all;
   }
 
   folder(id: string): Promise<MailFolder> {

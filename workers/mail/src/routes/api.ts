@@ -6,9 +6,9 @@ import { downloadHeaders } from '#shared/downloads.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { NUL_MESSAGE, hasNul } from '#shared/text.ts';
 import type { MailEnv } from '../context.ts';
-import { resolveFolder } from '../folders.ts';
+import { folderTree, resolveFolder } from '../folders.ts';
 import { apiMailbox, apiSession, csrf, limitBody } from '../guards.ts';
-import { AddressSchema, FolderSchema, MessageSchema, MessageSummarySchema, asHtml, folderView, messageView, summaryView } from '../mail-views.ts';
+import { AddressSchema, FolderInTreeSchema, FolderSchema, MessageSchema, MessageSummarySchema, asHtml, folderView, messageView, summaryView } from '../mail-views.ts';
 
 /** The mailbox's JSON routes (gate "token": a session and a connected mailbox). */
 
@@ -64,11 +64,11 @@ api.openapi(
     summary: 'Folders with unread and total counts',
     security,
     middleware: readGuards,
-    responses: { 200: json(z.object({ folders: z.array(FolderSchema) }), 'Every folder (children after their parents)'), ...readErrors },
+    responses: { 200: json(z.object({ folders: z.array(FolderInTreeSchema) }), 'Every folder as Outlook draws it: each under its parent, well-known folders first, then by name'), ...readErrors },
   }),
   async (c) => {
     const [folders, wellKnown] = await Promise.all([c.var.graph.folders(), c.var.mailbox.wellKnownFolders()]);
-    return c.json({ folders: folders.map((f) => folderView(f, wellKnown)) }, 200);
+    return c.json({ folders: folderTree(folders.map((f) => folderView(f, wellKnown))) }, 200);
   },
 );
 

@@ -3,7 +3,7 @@ import type { Child } from 'hono/jsx';
 import type { SessionUser } from '../context.ts';
 
 /** Bumped with the stylesheet or script, so browsers fetch the new one. */
-export const ASSET_VERSION = '3';
+export const ASSET_VERSION = '4';
 
 export interface LayoutProps {
   title: string;

@@ -86,25 +86,27 @@
     return f.wellKnown ?? f.id;
   }
 
+  // The server answers the folders in Outlook's order, each after its parent with its depth.
   function renderFolders() {
     folderList.replaceChildren(
-      ...state.folders.map((f) =>
-        el(
-          'li',
-          {},
-          el(
-            'a',
-            {
-              href: `#folder=${encodeURIComponent(folderKey(f))}`,
-              class: folderKey(f) === state.folder ? 'current' : f.parentId && state.folders.some((p) => p.id === f.parentId) ? 'child' : '',
-              'aria-current': folderKey(f) === state.folder ? 'page' : undefined,
-              'data-folder': folderKey(f),
-            },
-            el('span', { class: 'name', text: f.name }),
-            f.unread ? el('span', { class: 'count', text: String(f.unread), 'aria-label': `${f.unread} unread` }) : null,
-          ),
-        ),
-      ),
+      ...state.folders.map((f) => {
+        const link = el(
+          'a',
+          {
+            href: `#folder=${encodeURIComponent(folderKey(f))}`,
+            class: [folderKey(f) === state.folder ? 'current' : '', f.depth ? 'child' : ''].filter(Boolean).join(' '),
+            'aria-current': folderKey(f) === state.folder ? 'page' : undefined,
+            'data-folder': folderKey(f),
+            'data-depth': String(f.depth ?? 0),
+            'data-parent': f.depth ? f.parentId : undefined,
+          },
+          el('span', { class: 'name', text: f.name }),
+          f.unread ? el('span', { class: 'count', text: String(f.unread), 'aria-label': `${f.unread} unread` }) : null,
+        );
+        // A custom property through the CSSOM (the page's CSP allows no style attributes in markup).
+        link.style.setProperty('--depth', String(f.depth ?? 0));
+        return el('li', {}, link);
+      }),
     );
   }
 
