@@ -7,6 +7,7 @@ export type AiGate = 'page-ai' | 'api-ai' | 'api-ai-csrf' | 'api-ai-token' | 'ap
 
 export const AI_GATES: Record<string, AiGate> = {
   'GET /dashboard': 'page-ai',
+  'GET /admin': 'page-ai',
   'GET /trace/:trace_id': 'page-ai',
   'GET /admin/docdb-latest': 'page-ai',
   'POST /api/llm/summarise': 'api-ai-csrf',

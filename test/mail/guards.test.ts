@@ -26,7 +26,6 @@ const GATES: Record<string, Gate | AiGate> = {
   'GET /connect/callback': 'page-login',
   'POST /disconnect': 'page-login-csrf',
   'GET /outlook': 'page-login',
-  'GET /admin': 'page-login',
   'GET /inbox': 'page-token',
   'GET /folder/:name': 'page-token',
   'GET /api/folders': 'api-token',
@@ -187,6 +186,19 @@ describe('pages', () => {
     const session = await directSession('client@example.com');
     const html = await (await send('/outlook', { cookie: session.cookie })).text();
     for (const part of ['data-folders', 'data-messages', 'data-reader', 'id="compose-to"', 'id="compose-cc"', 'id="compose-bcc"', '/static/mail/outlook.js', `content="${session.csrf}"`]) expect(html).toContain(part);
+  });
+
+  it('/admin answers an account not allowed the assistant as the other assistant pages do', async () => {
+    // Not an admin domain of the test config, and not listed at /api/admin/users.
+    const outsider = await directSession('outsider@elsewhere.test');
+    const answers = await Promise.all(['/admin', '/dashboard', '/admin/docdb-latest'].map(async (path) => {
+      const res = await send(path, { cookie: outsider.cookie });
+      return { status: res.status, type: res.headers.get('content-type'), allowed: (await res.text()).includes('may not use the assistant') };
+    }));
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]).toEqual(answers[2]);
+    expect(answers[0]!.status).toBe(403);
+    expect(answers[0]!.allowed).toBe(true);
   });
 
   it('/trace/<id> refuses a malformed id with 400, an unknown one with 404', async () => {

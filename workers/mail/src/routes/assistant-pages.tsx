@@ -72,7 +72,7 @@ assistantPages.get('/trace/:trace_id', pageSession, assistant, async (c) => {
   );
 });
 
-assistantPages.get('/admin', pageSession, async (c) => {
+assistantPages.get('/admin', pageSession, assistant, async (c) => {
   const userId = c.var.user.id;
   const [categories, jobs, prompts] = await Promise.all([categoriesOf(c.var.db, userId), latestJobs(c.var.db, userId, 5), Promise.all(PROMPT_NAMES.map(async (n) => ({ name: n, ...(await promptFor(c.var.db, userId, n))! })))]);
   const views = jobs.map(jobView);
