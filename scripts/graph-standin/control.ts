@@ -188,6 +188,14 @@ async function scoped(ctx: ControlContext, account: Account, method: string, res
     case 'subscriptions':
       if (method !== 'GET') throw notAllowed();
       return ok({ value: ctx.hub.live(account).map((s) => ctx.hub.json(account, s)) });
+    case 'html': {
+      if (method === 'GET') return ok({ rewrite: account.mailbox.rewriteHtml });
+      if (method !== 'POST') throw notAllowed();
+      const rewrite = object(body).rewrite;
+      if (typeof rewrite !== 'boolean') throw invalid('rewrite must be true or false');
+      account.mailbox.rewriteHtml = rewrite;
+      return ok({ rewrite });
+    }
     case 'webhook-mode': {
       if (method !== 'POST') throw notAllowed();
       const mode = object(body).mode;

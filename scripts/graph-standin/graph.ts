@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Account, Reply } from './account.ts';
-import { GraphError, escapeHtml, htmlToText, isRecord, parseJsonBody } from './http.ts';
+import { GraphError, escapeHtml, exchangeHtml, htmlToText, isRecord, parseJsonBody } from './http.ts';
 import type { AccessToken } from './identity.ts';
 import { guid } from './ids.ts';
 import { EMAIL_PATTERN, bodyText, textToHtml, type Mailbox, type Recipient, type StoredFolder, type StoredMessage } from './mailbox.ts';
@@ -688,7 +688,7 @@ function applyPatch(mailbox: Mailbox, message: StoredMessage, input: unknown, op
         if (!isRecord(value) || typeof value.content !== 'string') throw requestBodyRead('The body must be an itemBody {contentType, content}.');
         const type = String(value.contentType ?? 'text').toLowerCase();
         if (type !== 'html' && type !== 'text') throw requestBodyRead(`The value '${String(value.contentType)}' is not valid for contentType.`);
-        const content = value.content;
+        const content = type === 'html' && mailbox.rewriteHtml ? exchangeHtml(value.content) : value.content;
         changes.push(() => (message.body = { contentType: type, content }));
         break;
       }
@@ -816,7 +816,7 @@ function createResponse(mailbox: Mailbox, original: StoredMessage, kind: 'reply'
   const draft = mailbox.addMessage({
     folderId: mailbox.wellKnown('drafts').id,
     subject,
-    body: { contentType: 'html', content },
+    body: { contentType: 'html', content: mailbox.rewriteHtml ? exchangeHtml(content) : content },
     from: mailbox.me(),
     toRecipients: to,
     ccRecipients: cc,

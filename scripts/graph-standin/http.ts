@@ -84,3 +84,66 @@ export function htmlToText(html: string): string {
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
+
+// ---- Exchange's rewriting of HTML bodies -------------------------------------------------
+
+/**
+ * What Exchange does to the HTML body of a draft it is given (with the mailbox's `rewriteHtml`
+ * setting): the body wrapped in its own document, attributes in another order with double
+ * quotes, characters written as other entities, whitespace between tags changed. The
+ * content is the same; the string is not, so a client that finds its text by string equality fails.
+ */
+
+const DOCUMENT_HEAD =
+  '<html><head>\r\n<meta http-equiv="Content-Type" content="text/html; charset=utf-8">\r\n<style type="text/css" style="display:none">\r\nP {margin-top:0;margin-bottom:0;}\r\n</style>\r\n</head>\r\n<body dir="ltr">\r\n';
+const DOCUMENT_TAIL = '\r\n</body>\r\n</html>\r\n';
+
+const TAG = /<!--[\s\S]*?(?:-->|$)|<(\/?)([A-Za-z][\w:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|<[!?][^>]*>/g;
+const ATTRIBUTE = /([^\s"'>\/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
+
+const decode = (text: string) =>
+  text
+    .replace(/&nbsp;/g, '\u00a0')
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&#x([0-9a-f]+);/gi, (_, n: string) => String.fromCodePoint(parseInt(n, 16)))
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+// Exchange's spelling: numeric references for the apostrophe and the no-break space.
+const encodeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#39;').replace(/\u00a0/g, '&#160;');
+const encodeAttribute = (value: string) => encodeText(value).replace(/"/g, '&quot;');
+
+function rewriteTag(closing: string, name: string, attrs: string): string {
+  const tag = name.toLowerCase();
+  if (closing) return `</${tag}>`;
+  const list: [string, string | undefined][] = [];
+  for (const match of attrs.matchAll(ATTRIBUTE)) {
+    if (match[1] === '/') continue;
+    const value = match[2] ?? match[3] ?? match[4];
+    list.push([match[1]!.toLowerCase(), value === undefined ? undefined : decode(value)]);
+  }
+  list.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `<${tag}${list.map(([key, value]) => (value === undefined ? ` ${key}` : ` ${key}="${encodeAttribute(value)}"`)).join('')}>`;
+}
+
+/** The HTML as Exchange stores it: the body's content re-serialised inside Exchange's document. */
+export function exchangeHtml(html: string): string {
+  const body = /<body[^>]*>([\s\S]*?)(?:<\/body>|$)/i.exec(html)?.[1] ?? html;
+  let out = '';
+  let last = 0;
+  for (const match of body.matchAll(TAG)) {
+    out += rewriteText(body.slice(last, match.index));
+    out += match[2] ? rewriteTag(match[1] ?? '', match[2], match[3] ?? '') : match[0];
+    last = match.index + match[0].length;
+  }
+  out += rewriteText(body.slice(last));
+  return `${DOCUMENT_HEAD}${out.trim()}${DOCUMENT_TAIL}`;
+}
+
+/** Text between tags: entities re-spelt, a run of whitespace between tags a line break. */
+function rewriteText(text: string): string {
+  if (/^\s*$/.test(text)) return text ? '\r\n' : '';
+  return encodeText(decode(text)).replace(/\s*\n\s*/g, '\r\n');
+}

@@ -97,6 +97,8 @@ export class Mailbox {
   private readonly listeners = new Set<(change: MailboxChange) => void>();
   readonly rootFolderId: string;
   clockOffsetMs = 0;
+  /** HTML bodies stored the way Exchange rewrites them (exchangeHtml in http.ts); off: stored as given. */
+  rewriteHtml = false;
   private counter = 0;
 
   constructor(
