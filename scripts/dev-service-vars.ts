@@ -27,6 +27,8 @@ export function devServiceVars(options: DevServiceVarsOptions): { migrate: Recor
       IDENTITY_BASE_URL: standin,
       MAIL_DEV_AUTO_CONNECT: 'true',
       MAIL_ASSISTANT_ADMINS: 'demo@example.com',
+      // Workers AI runs only at Cloudflare: locally the offline model (templates, keywords).
+      MAIL_MODEL: 'offline',
     },
   };
 }

@@ -127,7 +127,8 @@ async function main() {
   const serviceVars: Partial<Record<WorkerInfo['name'], string[]>> = {
     // `--test-scheduled` serves /__scheduled, through which the tick below reaches the Cron Trigger's handler.
     migrate: [...asVarFlags(extra.migrate), '--test-scheduled'],
-    mail: asVarFlags(extra.mail),
+    // `--local`: its Workers AI binding is always remote, and would need a Cloudflare login to start.
+    mail: [...asVarFlags(extra.mail), '--local'],
   };
   await Promise.all(workers.map((worker) => startWorker(worker, [...vars, ...(serviceVars[worker.name] ?? [])])));
   // Local workerd does not fire Cron Triggers: the migration app's sync jobs get their minute tick

@@ -36,6 +36,8 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Awa
     triggers: configCrons(options.config).map((cron) => ({ type: 'cron' as const, cron })),
     dev: {
       server: { hostname: '127.0.0.1', port: 0 },
+      // Local only: a Workers AI binding (the mail Worker's) would otherwise need a Cloudflare login to start.
+      remote: false,
       inspector: false,
       logLevel: options.logLevel ?? 'warn',
       persist: options.persistTo ?? false,

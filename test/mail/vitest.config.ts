@@ -14,6 +14,10 @@ export default defineProject({
   plugins: [
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: `${root}workers/mail/wrangler.toml` },
+      // The AI binding is always remote: without this the run would need a Cloudflare login. The
+      // tests' model is the stand-in's OpenAI-compatible endpoint; Workers AI is tested through a
+      // stand-in binding object (workers-ai.test.ts).
+      remoteBindings: false,
       miniflare: {
         bindings: {
           TEST_MIGRATIONS: migrations,

@@ -36,8 +36,8 @@ export const mailConfigSchema = z.object({
     .enum(['true', 'false', ''])
     .default('false')
     .transform((v) => v === 'true'),
-  /** The language model: `offline` (deterministic, no network), `workers-ai` (the AI binding) or `openai` (any OpenAI-compatible endpoint). */
-  MAIL_MODEL: z.enum(['offline', 'workers-ai', 'openai']).default('offline'),
+  /** The language model: `workers-ai` (the AI binding, the deployed default), `openai` (any OpenAI-compatible endpoint) or `offline` (templates and keywords, no network). */
+  MAIL_MODEL: z.enum(['offline', 'workers-ai', 'openai']).default('workers-ai'),
   /** Workers AI model id (with MAIL_MODEL=workers-ai). */
   WORKERS_AI_MODEL: z.string().min(1).max(200).default('@cf/meta/llama-3.1-8b-instruct'),
   /** OpenAI-compatible endpoint (with MAIL_MODEL=openai): base URL (…/v1), model name, key (a secret). */
