@@ -208,7 +208,7 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     const eml = await page.evaluate(async (href) => (await fetch(href)).status, download!);
     expect(eml).toBe(200);
 
-    await page.getByRole('button', { name: 'AI draft' }).click();
+    await page.getByRole('button', { name: 'Template reply' }).click();
     const trace = await page.locator('[data-trace-link]').getAttribute('href');
     expect(trace).toMatch(/^\/mail\/trace\/tr_/);
     await page.locator('[data-trace-link]').click();
@@ -278,7 +278,7 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     await messages.filter({ hasText: 'Nomination for race 4 at Flemington' }).first().click();
     await page.locator('[data-reader] article.message').first().waitFor();
 
-    await page.getByRole('button', { name: 'AI draft' }).click();
+    await page.getByRole('button', { name: 'Template reply' }).click();
     const draft = page.locator('#ai-draft-body');
     await draft.waitFor();
     expect(await draft.inputValue()).toContain('Kind regards');

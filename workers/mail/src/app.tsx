@@ -8,6 +8,8 @@ import { api } from './routes/api.ts';
 import { assistantApi } from './routes/assistant.ts';
 import { assistantPages } from './routes/assistant-pages.tsx';
 import { connect } from './routes/connect.tsx';
+import { dashboardApi } from './routes/dashboard.ts';
+import { draftsApi } from './routes/drafts.ts';
 import { llm } from './routes/llm.ts';
 import { login } from './routes/login.tsx';
 import { pages } from './routes/pages.tsx';
@@ -89,6 +91,8 @@ export function createMailApp() {
   app.route('/', api);
   app.route('/', llm);
   app.route('/', assistantApi);
+  app.route('/', draftsApi);
+  app.route('/', dashboardApi);
   app.route('/', tools);
   app.route('/', webhook);
 

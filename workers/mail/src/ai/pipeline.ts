@@ -3,10 +3,11 @@ import { and, eq } from 'drizzle-orm';
 import { aiDrafts, aiEmails, aiSummaries } from '#d1/mail/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MailDb } from '../context.ts';
-import type { GraphClient } from '../graph/client.ts';
+import { type GraphClient, unlessMissing } from '../graph/client.ts';
 import { asHtml } from '../mail-views.ts';
 import { type Category, categoriesOf, needsReply, unlessReplied } from './categories.ts';
 import { cleanBody } from './clean.ts';
+import { withReply } from './reply-html.ts';
 import { type TaskContext, classify, replyDraft, summarise } from './task.ts';
 
 /** Storage limits of the document store (longer text is cut, never refused: it came from Graph). */
@@ -106,12 +107,29 @@ export async function processMessage(ctx: TaskContext, graph: GraphClient | unde
       .values({ userId: ctx.userId, messageId: id, subject: values.subject, sender: values.sender, bodyText: raw, cleanText: clean, receivedAt, cachedAt: now })
       .onConflictDoUpdate({ target: [aiEmails.userId, aiEmails.messageId], set: { subject: values.subject, sender: values.sender, bodyText: raw, cleanText: clean, cachedAt: now } }),
   ]);
-  if (options.draft && graph && direction === 'inbound' && replyMode === 'draft') await ensureDraft(ctx, graph, message, clean, category);
+  if (options.draft && graph && direction === 'inbound' && replyMode === 'draft') {
+    // A template never writes into the mailbox on its own: its reply is kept as a suggestion.
+    if (ctx.model.kind === 'template') await suggestReply(ctx, id, clean, category);
+    else await ensureDraft(ctx, graph, message, clean, category);
+  }
   return { summary: summaryRow(stored!), category, clean };
 }
 
 /** A reply draft row's id while its draft is being made (a claim): no Graph id has that prefix. */
 const PENDING = 'pending:';
+/** A reply row the offline model suggested (no draft in the mailbox); /api/draft/generate makes the draft. */
+const SUGGESTION = 'suggestion:';
+export const isSuggestion = (draftId: string) => draftId.startsWith(SUGGESTION);
+
+/** The offline model's reply to a new message, stored as a suggestion (a draft or suggestion made before stays). */
+async function suggestReply(ctx: TaskContext, emailId: string, clean: string, category: string): Promise<void> {
+  const bodyHtml = asHtml(await replyDraft(ctx, clean, category));
+  const now = Date.now();
+  await ctx.db
+    .insert(aiDrafts)
+    .values({ userId: ctx.userId, emailId, draftId: `${SUGGESTION}${ctx.tracer.id}`, bodyHtml, category, traceId: ctx.tracer.id, createdAt: now, updatedAt: now, sentAt: null })
+    .onConflictDoNothing();
+}
 /** A claim older than this is taken as abandoned (its maker failed without clearing it). */
 const CLAIM_MS = 2 * 60_000;
 
@@ -135,8 +153,8 @@ export async function ensureDraft(ctx: TaskContext, graph: GraphClient, message:
     if (!existing) throw busy();
     if (existing.draftId.startsWith(PENDING)) {
       if (existing.updatedAt > started - CLAIM_MS) throw busy();
-    } else if (!existing.sentAt) {
-      const still = await graph.message(existing.draftId).catch(() => undefined);
+    } else if (!existing.sentAt && !isSuggestion(existing.draftId)) {
+      const still = await unlessMissing(graph.message(existing.draftId));
       if (still?.isDraft) return { draftId: existing.draftId, bodyHtml: existing.bodyHtml, reused: true };
     }
     // the draft was sent or is gone, or a stale claim: take the row over, if nobody did meanwhile
@@ -156,7 +174,7 @@ export async function ensureDraft(ctx: TaskContext, graph: GraphClient, message:
     if (!draft.id) throw new Error('Graph answered a reply draft without an id');
     draftId = draft.id;
     try {
-      await graph.update(draft.id, { body: { contentType: 'html', content: `${bodyHtml}${draft.body?.content ?? ''}` } });
+      await graph.update(draft.id, { body: { contentType: 'html', content: withReply(draft.body?.content ?? '', bodyHtml) } });
     } catch (err) {
       await graph.deleteMessage(draft.id).catch(() => undefined);
       throw err;

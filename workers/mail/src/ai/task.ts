@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MailDb } from '../context.ts';
-import { type Model, ModelError } from './model.ts';
+import { type Model, ModelError, outputName } from './model.ts';
 import { type PromptName, promptFor } from './prompts.ts';
 import type { Tracer } from './trace.ts';
 import type { TaskKind } from './offline.ts';
@@ -24,7 +24,7 @@ function taskMessage(kind: TaskKind, sections: Record<string, string>): string {
 }
 
 /** One model call, bounded in time, recorded as a step. */
-async function call(ctx: TaskContext, promptName: string, system: string, user: string, attempt: number): Promise<string> {
+async function call(ctx: TaskContext, kind: TaskKind, promptName: string, system: string, user: string, attempt: number): Promise<string> {
   const started = Date.now();
   const timeout = AbortSignal.timeout(ctx.timeoutMs);
   try {
@@ -32,7 +32,7 @@ async function call(ctx: TaskContext, promptName: string, system: string, user: 
       ctx.model.generate({ system, user }, timeout),
       new Promise<never>((_, reject) => timeout.addEventListener('abort', () => reject(new ModelError('timeout', `The model did not answer within ${ctx.timeoutMs} ms.`)), { once: true })),
     ]);
-    ctx.tracer.record({ kind: 'model', name: promptName, latencyMs: Date.now() - started, tokensIn: answer.tokensIn, tokensOut: answer.tokensOut, outcome: 'ok', detail: `${ctx.model.name}${attempt ? ' (retry)' : ''}` });
+    ctx.tracer.record({ kind: 'model', name: promptName, latencyMs: Date.now() - started, tokensIn: answer.tokensIn, tokensOut: answer.tokensOut, outcome: 'ok', detail: `${outputName(ctx.model, kind)}${answer.tokensEstimated ? ', tokens estimated' : ''}${attempt ? ' (retry)' : ''}` });
     return answer.text;
   } catch (err) {
     const error = err instanceof ModelError ? err : new ModelError('unavailable', err instanceof Error ? err.message : String(err));
@@ -63,7 +63,7 @@ export async function structured<T>(ctx: TaskContext, kind: TaskKind, promptName
   for (let attempt = 0; attempt < 2; attempt++) {
     let text: string;
     try {
-      text = await call(ctx, promptName, system, user, attempt);
+      text = await call(ctx, kind, promptName, system, user, attempt);
     } catch (err) {
       last = err as ModelError;
       if (last.kind === 'unconfigured') break;
@@ -84,7 +84,7 @@ export async function freeText(ctx: TaskContext, kind: TaskKind, promptName: str
   let last: ModelError | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const text = (await call(ctx, promptName, system, user, attempt)).trim();
+      const text = (await call(ctx, kind, promptName, system, user, attempt)).trim();
       if (text) return text.slice(0, 20_000);
       const step = ctx.tracer.steps.at(-1);
       if (step) step.outcome = 'malformed';

@@ -57,6 +57,19 @@ export function graphHttpError(result: Extract<GraphResult, { ok: false }>): Htt
   });
 }
 
+/**
+ * The item, or undefined when Graph has no such item (404); every other failure (outage,
+ * throttling past the retries, a timeout, a refusal) is thrown as it is, so it never reads as "none".
+ */
+export async function unlessMissing<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
 /** Typed Microsoft Graph calls for one mailbox (types from @microsoft/microsoft-graph-types). */
 export class GraphClient {
   constructor(

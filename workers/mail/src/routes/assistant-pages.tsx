@@ -8,7 +8,7 @@ import { PROMPT_NAMES, promptFor } from '../ai/prompts.ts';
 import type { MailEnv } from '../context.ts';
 import { assistant, pageSession } from '../guards.ts';
 import { ErrorPage, Layout } from '../views/layout.tsx';
-import { dashboardFigures, traceIdParam, traceOf } from './assistant.ts';
+import { dashboardFigures, traceIdParam, traceOf } from './dashboard.ts';
 
 /** The assistant's pages (server-rendered from SQL): dashboard, admin, a trace, the latest summaries. */
 export const assistantPages = new Hono<MailEnv>();
@@ -21,14 +21,14 @@ assistantPages.get('/dashboard', pageSession, assistant, async (c) => {
     <Layout title="Dashboard" user={c.var.user} csrfToken={c.var.csrfToken}>
       <section class="panel" data-shell="dashboard">
         <h1>Dashboard</h1>
-        <p>Model: <strong data-model>{d.model}</strong></p>
+        <p>Model: <strong data-model data-model-kind={d.model_kind}>{d.model_title}</strong></p>
         <dl class="figures">
           <dt>E-mails summarised</dt><dd data-figure="emails">{d.emails}</dd>
           <dt>Received / sent</dt><dd>{d.inbound} / {d.outbound}</dd>
           <dt>Needing a reply</dt><dd data-figure="needs_reply">{d.needs_reply}</dd>
           <dt>Pinned</dt><dd>{d.pinned}</dd>
-          <dt>Drafts made / sent</dt><dd data-figure="drafts">{d.drafts.made} / {d.drafts.sent}</dd>
-          <dt>Model calls (7 days)</dt><dd data-figure="model_calls">{d.model_calls_7d.calls} ({d.model_calls_7d.failed} failed, {d.model_calls_7d.avg_ms} ms on average, {d.model_calls_7d.tokens_in} + {d.model_calls_7d.tokens_out} tokens)</dd>
+          <dt>Drafts made / sent</dt><dd data-figure="drafts">{d.drafts.made} / {d.drafts.sent}{d.drafts.suggested ? ` (and ${d.drafts.suggested} ${d.model_kind === 'template' ? 'template replies' : 'replies'} suggested, not drafted)` : ''}</dd>
+          <dt>Model calls (7 days)</dt><dd data-figure="model_calls">{d.model_calls_7d.calls} ({d.model_calls_7d.failed} failed, {d.model_calls_7d.avg_ms} ms on average, {d.model_calls_7d.tokens_in} + {d.model_calls_7d.tokens_out} tokens{d.model_calls_7d.tokens_estimated ? `, estimated for ${d.model_calls_7d.tokens_estimated} of them` : ''})</dd>
           <dt>New mail queue</dt><dd>{d.new_mail_queue.queued} waiting, {d.new_mail_queue.done} done, {d.new_mail_queue.failed} failed</dd>
         </dl>
         <h2>By category</h2>

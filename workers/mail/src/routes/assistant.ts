@@ -9,10 +9,11 @@ import { categoriesOf, needsReplyColumn, setCategory } from '../ai/categories.ts
 import { createRecategoriseJob, jobView, latestJobs } from '../ai/jobs.ts';
 import { ensureDraft, messageText, processMessage, summaryOf, summaryRow } from '../ai/pipeline.ts';
 import { DEFAULT_PROMPTS, PROMPT_NAMES, categoryPromptName, defaultCategoryPrompt, isPromptName, promptFor, resetPrompt, savePrompt } from '../ai/prompts.ts';
+import { replaceReply } from '../ai/reply-html.ts';
 import { aiContext, traced, tracedGraph } from '../ai/run.ts';
 import { classify, freeText, prompt, summariseThread } from '../ai/task.ts';
 import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
-import type { GraphClient } from '../graph/client.ts';
+import { type GraphClient, unlessMissing } from '../graph/client.ts';
 import { resolveFolder } from '../folders.ts';
 import { apiMailbox, apiSession, assistant, assistantAdmin, assistantAdmins, csrf, limitBody } from '../guards.ts';
 import { categoryName } from './llm.ts';
@@ -39,7 +40,7 @@ const Rule = text(4000);
 const PromptBody = text(20_000).pipe(z.string().trim().min(1, 'is required'));
 const CategoryParam = z.object({ name: categoryName.openapi({ param: { name: 'name', in: 'path' } }) });
 const CategorySchema = z.object({ name: z.string(), rule: z.string(), reply_mode: z.string(), emails: z.number().int(), created_at: z.string(), updated_at: z.string() }).openapi('Category');
-const JobSchema = z.object({ job_id: z.string(), kind: z.string(), status: z.string(), total: z.number().int(), done: z.number().int(), changed: z.number().int(), error: z.string().nullable(), created_at: z.string(), finished_at: z.string().nullable() }).openapi('Job');
+export const JobSchema = z.object({ job_id: z.string(), kind: z.string(), status: z.string(), total: z.number().int(), done: z.number().int(), changed: z.number().int(), error: z.string().nullable(), created_at: z.string(), finished_at: z.string().nullable() }).openapi('Job');
 const SummarySchema = z
   .object({
     message_id: z.string(),
@@ -561,125 +562,6 @@ assistantApi.openapi(
   },
 );
 
-// ---- drafts ------------------------------------------------------------------------------
-
-const DraftId = messageId;
-
-assistantApi.openapi(
-  createRoute({
-    method: 'post',
-    path: '/api/draft/generate',
-    tags: ['Drafts'],
-    summary: 'The AI reply draft of an e-mail: reuses the one made before, else creates one at the provider; none when the e-mail’s category is in no-reply mode',
-    security,
-    middleware: writeMail(4096),
-    request: jsonBody(z.object({ email_id: messageId })),
-    responses: { 200: ok(z.object({ draft_id: z.string().nullable(), email_id: z.string(), body_html: z.string(), reused: z.boolean(), category: z.string(), no_reply: z.boolean(), trace_id: TraceId })), 409: json(ErrorSchema, 'A reply draft of that e-mail is being made'), ...aiErrors },
-  }),
-  async (c) => {
-    const { email_id } = c.req.valid('json');
-    const ctx = aiContext(c, 'draft generate');
-    const graph = tracedGraph(c, ctx);
-    const answer = await traced(ctx, async () => {
-      const message = await graph.message(email_id);
-      const categories = await categoriesOf(ctx.db, ctx.userId);
-      const stored = await summaryOf(ctx.db, ctx.userId, email_id);
-      const { category, clean } = stored
-        ? { category: stored.category, clean: messageText(message).clean }
-        : await processMessage(ctx, graph, message, { ownAddress: (await c.var.mailbox.status()).account?.mail, draft: false, categories });
-      if (categories.find((x) => x.name === category)?.replyMode === 'no_reply') return { draft_id: null, email_id, body_html: '', reused: false, category, no_reply: true };
-      const draft = await ensureDraft(ctx, graph, message, clean, category);
-      return { draft_id: draft.draftId, email_id, body_html: draft.bodyHtml, reused: draft.reused, category, no_reply: false };
-    });
-    return c.json({ ...answer, trace_id: ctx.tracer.id }, 200);
-  },
-);
-
-/**
- * The draft's AI reply row, or null for a plain draft of this mailbox (one made with
- * POST /api/drafts or in the mail client): that is checked at Graph. Neither: 404 no_draft.
- */
-async function draftRow(c: MailContext, draftId: string) {
-  const row = await c.var.db.select().from(aiDrafts).where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draftId))).get();
-  if (row) return row;
-  const message = await c.var.graph.message(draftId).catch((err: unknown) => {
-    if (err instanceof HttpError && (err.status === 404 || err.status === 400)) return undefined;
-    throw err;
-  });
-  if (!message?.isDraft) throw new HttpError(404, 'no_draft', 'No draft of that id in this mailbox.');
-  return null;
-}
-
-assistantApi.openapi(
-  createRoute({
-    method: 'post',
-    path: '/api/draft/update',
-    tags: ['Drafts'],
-    summary: 'Replaces the reply text of a draft (the quoted original of an AI reply draft stays below it; a plain draft’s body is replaced whole)',
-    security,
-    middleware: writeMail(2 * 1024 * 1024),
-    request: jsonBody(z.object({ draft_id: DraftId, body_html: text(1_000_000) })),
-    responses: { 200: ok(z.object({ draft_id: z.string(), updated: z.literal(true) })), ...aiErrors },
-  }),
-  async (c) => {
-    const { draft_id, body_html } = c.req.valid('json');
-    const row = await draftRow(c, draft_id);
-    const graph = c.var.graph;
-    if (!row) {
-      // a plain draft: its body is replaced whole
-      await graph.update(draft_id, { body: { contentType: 'html', content: body_html } });
-      return c.json({ draft_id, updated: true as const }, 200);
-    }
-    if (row.sentAt) throw new HttpError(409, 'draft_sent', 'The draft was sent already.');
-    const draft = await graph.message(draft_id);
-    const content = draft.body?.content ?? '';
-    // The draft's HTML is our reply text followed by the quoted original: keep the latter.
-    const quoted = content.includes(row.bodyHtml) ? content.slice(content.indexOf(row.bodyHtml) + row.bodyHtml.length) : '';
-    await graph.update(draft_id, { body: { contentType: 'html', content: `${body_html}${quoted}` } });
-    await c.var.db.update(aiDrafts).set({ bodyHtml: body_html, updatedAt: Date.now() }).where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draft_id)));
-    return c.json({ draft_id, updated: true as const }, 200);
-  },
-);
-
-assistantApi.openapi(
-  createRoute({ method: 'post', path: '/api/draft/send', tags: ['Drafts'], summary: 'Sends a draft (an AI reply draft or a plain draft of this mailbox)', security, middleware: writeMail(4096), request: jsonBody(z.object({ draft_id: DraftId })), responses: { 202: ok(z.object({ sent: z.literal(true), draft_id: z.string() }), 'Sent'), 409: json(ErrorSchema, 'Sent already'), ...aiErrors } }),
-  async (c) => {
-    const { draft_id } = c.req.valid('json');
-    const row = await draftRow(c, draft_id);
-    if (!row) {
-      await c.var.graph.send(draft_id);
-      return c.json({ sent: true as const, draft_id }, 202);
-    }
-    if (row.sentAt) throw new HttpError(409, 'draft_sent', 'The draft was sent already.');
-    await c.var.graph.send(draft_id);
-    await c.var.db.batch([
-      c.var.db.update(aiDrafts).set({ sentAt: Date.now(), updatedAt: Date.now() }).where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draft_id))),
-      c.var.db.update(aiSummaries).set({ needsReply: 0, updatedAt: Date.now() }).where(and(eq(aiSummaries.userId, c.var.user.id), eq(aiSummaries.messageId, row.emailId))),
-    ]);
-    return c.json({ sent: true as const, draft_id }, 202);
-  },
-);
-
-assistantApi.openapi(
-  createRoute({
-    method: 'get',
-    path: '/api/draft/find',
-    tags: ['Drafts'],
-    summary: 'The reply draft of an e-mail (not yet sent)',
-    security,
-    middleware: readMail,
-    request: { query: z.object({ email_id: messageId.openapi({ param: { name: 'email_id', in: 'query' } }) }) },
-    responses: { 200: ok(z.object({ draft_id: z.string(), email_id: z.string(), body_html: z.string() })), ...readErrors },
-  }),
-  async (c) => {
-    const { email_id } = c.req.valid('query');
-    const row = await c.var.db.select().from(aiDrafts).where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.emailId, email_id))).get();
-    const still = row && !row.sentAt ? await c.var.graph.message(row.draftId).catch(() => undefined) : undefined;
-    if (!row || !still?.isDraft) throw new HttpError(404, 'no_draft', 'No reply draft for that e-mail.');
-    return c.json({ draft_id: row.draftId, email_id, body_html: row.bodyHtml }, 200);
-  },
-);
-
 // ---- threads -----------------------------------------------------------------------------
 
 const ThreadSummarySchema = z.object({ thread_id: z.string(), summary: z.string(), bullets: z.array(z.string()), message_count: z.number().int(), updated_at: z.string(), trace_id: TraceId.optional() }).openapi('ThreadSummary');
@@ -773,113 +655,6 @@ assistantApi.openapi(
       return freeText(ctx, 'reply', 'reply', system, { GUIDANCE: guidance, TEXT: `${stored.summary}\n${bullets}` });
     });
     return c.json({ thread_id, body: bodyText, trace_id: ctx.tracer.id }, 200);
-  },
-);
-
-// ---- dashboard, traces ---------------------------------------------------------------------
-
-export async function dashboardFigures(c: MailContext) {
-  const db = c.var.db;
-  const userId = c.var.user.id;
-  const since = Date.now() - 7 * 86_400_000;
-  const [totals, byCategory, drafts, model, jobs, queue, recent] = await Promise.all([
-    db
-      .select({ emails: sql<number>`count(*)`, pinned: sql<number>`coalesce(sum(${aiSummaries.pinned}), 0)`, needs_reply: sql<number>`coalesce(sum(${aiSummaries.needsReply}), 0)`, inbound: sql<number>`coalesce(sum(${aiSummaries.direction} = 'inbound'), 0)`, outbound: sql<number>`coalesce(sum(${aiSummaries.direction} = 'outbound'), 0)` })
-      .from(aiSummaries)
-      .where(eq(aiSummaries.userId, userId))
-      .get(),
-    db.select({ category: aiSummaries.category, emails: sql<number>`count(*)` }).from(aiSummaries).where(eq(aiSummaries.userId, userId)).groupBy(aiSummaries.category).orderBy(desc(sql`count(*)`)).all(),
-    db.select({ made: sql<number>`count(*)`, sent: sql<number>`count(${aiDrafts.sentAt})` }).from(aiDrafts).where(eq(aiDrafts.userId, userId)).get(),
-    db
-      .select({ calls: sql<number>`count(*)`, failed: sql<number>`coalesce(sum(${aiTraceSteps.outcome} <> 'ok'), 0)`, avg_ms: sql<number>`coalesce(avg(${aiTraceSteps.latencyMs}), 0)`, tokens_in: sql<number>`coalesce(sum(${aiTraceSteps.tokensIn}), 0)`, tokens_out: sql<number>`coalesce(sum(${aiTraceSteps.tokensOut}), 0)` })
-      .from(aiTraceSteps)
-      .innerJoin(aiTraces, eq(aiTraces.id, aiTraceSteps.traceId))
-      .where(and(eq(aiTraces.userId, userId), eq(aiTraceSteps.kind, 'model'), sql`${aiTraces.createdAt} >= ${since}`))
-      .get(),
-    latestJobs(db, userId, 5),
-    mailboxStub(c.env, userId)
-      .queueState()
-      .catch(() => ({ queued: 0, done: 0, failed: 0, avgMs: 0, avgModelMs: 0 })),
-    db.select({ id: aiTraces.id, name: aiTraces.name, outcome: aiTraces.outcome, createdAt: aiTraces.createdAt }).from(aiTraces).where(eq(aiTraces.userId, userId)).orderBy(desc(aiTraces.createdAt)).limit(10).all(),
-  ]);
-  return {
-    model: c.var.config.MAIL_MODEL,
-    emails: totals?.emails ?? 0,
-    pinned: totals?.pinned ?? 0,
-    needs_reply: totals?.needs_reply ?? 0,
-    inbound: totals?.inbound ?? 0,
-    outbound: totals?.outbound ?? 0,
-    by_category: byCategory,
-    drafts: { made: drafts?.made ?? 0, sent: drafts?.sent ?? 0 },
-    model_calls_7d: { calls: model?.calls ?? 0, failed: model?.failed ?? 0, avg_ms: Math.round(model?.avg_ms ?? 0), tokens_in: model?.tokens_in ?? 0, tokens_out: model?.tokens_out ?? 0 },
-    new_mail_queue: {
-      queued: queue.queued,
-      done: queue.done,
-      failed: queue.failed,
-      avg_ms: queue.avgMs,
-      avg_model_ms: queue.avgModelMs,
-    },
-    jobs: jobs.map(jobView),
-    recent_traces: recent.map((t) => ({ trace_id: t.id, name: t.name, outcome: t.outcome, created_at: iso(t.createdAt) })),
-  };
-}
-
-const DashboardSchema = z
-  .object({
-    model: z.string(),
-    emails: z.number(),
-    pinned: z.number(),
-    needs_reply: z.number(),
-    inbound: z.number(),
-    outbound: z.number(),
-    by_category: z.array(z.object({ category: z.string(), emails: z.number() })),
-    drafts: z.object({ made: z.number(), sent: z.number() }),
-    model_calls_7d: z.object({ calls: z.number(), failed: z.number(), avg_ms: z.number(), tokens_in: z.number(), tokens_out: z.number() }),
-    new_mail_queue: z.object({ queued: z.number(), done: z.number(), failed: z.number(), avg_ms: z.number().openapi({ description: 'Per processed message, whole' }), avg_model_ms: z.number().openapi({ description: 'Per processed message, in the model' }) }),
-    jobs: z.array(JobSchema),
-    recent_traces: z.array(z.object({ trace_id: z.string(), name: z.string(), outcome: z.string(), created_at: z.string() })),
-  })
-  .openapi('Dashboard');
-
-assistantApi.openapi(
-  createRoute({ method: 'get', path: '/api/dashboard', tags: ['Dashboard'], summary: 'The figures the /dashboard page shows (from SQL)', security, middleware: read, responses: { 200: ok(DashboardSchema), ...readErrors } }),
-  async (c) => c.json(await dashboardFigures(c), 200),
-);
-
-/** A trace id as the `/api/traces/{trace_id}` route and the `/trace/:trace_id` page accept it. */
-export const traceIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
-
-export async function traceOf(c: MailContext, traceId: string) {
-  const trace = await c.var.db.select().from(aiTraces).where(and(eq(aiTraces.id, traceId), eq(aiTraces.userId, c.var.user.id))).get();
-  if (!trace) return undefined;
-  const steps = await c.var.db.select().from(aiTraceSteps).where(eq(aiTraceSteps.traceId, traceId)).orderBy(aiTraceSteps.seq).all();
-  return {
-    trace_id: trace.id,
-    name: trace.name,
-    outcome: trace.outcome,
-    created_at: iso(trace.createdAt),
-    steps: steps.map((s) => ({ seq: s.seq, kind: s.kind, name: s.name, latency_ms: s.latencyMs, tokens_in: s.tokensIn, tokens_out: s.tokensOut, outcome: s.outcome, detail: s.detail, at: iso(s.at) })),
-  };
-}
-
-assistantApi.openapi(
-  createRoute({
-    method: 'get',
-    path: '/api/traces/{trace_id}',
-    tags: ['Dashboard'],
-    summary: 'The ordered steps of a trace (model and Graph calls: name, latency, tokens, outcome)',
-    security,
-    middleware: read,
-    request: { params: z.object({ trace_id: traceIdParam.openapi({ param: { name: 'trace_id', in: 'path' } }) }) },
-    responses: {
-      200: ok(z.object({ trace_id: z.string(), name: z.string(), outcome: z.string(), created_at: z.string(), steps: z.array(z.object({ seq: z.number(), kind: z.string(), name: z.string(), latency_ms: z.number(), tokens_in: z.number(), tokens_out: z.number(), outcome: z.string(), detail: z.string(), at: z.string() })) })),
-      ...readErrors,
-    },
-  }),
-  async (c) => {
-    const trace = await traceOf(c, c.req.valid('param').trace_id);
-    if (!trace) throw new HttpError(404, 'not_found', 'No such trace.');
-    return c.json(trace, 200);
   },
 );
 

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { HttpError } from '#shared/http-error.ts';
 import type { MailEnv } from '../context.ts';
+import { createModel } from '../ai/model.ts';
 import { resolveFolder } from '../folders.ts';
 import { pageMailbox, pageSession } from '../guards.ts';
 import { folderView, summaryView } from '../mail-views.ts';
@@ -14,7 +15,7 @@ export const pages = new Hono<MailEnv>();
 pages.get('/outlook', pageSession, (c) =>
   c.html(
     <Layout title="Mail" user={c.var.user} csrfToken={c.var.csrfToken} script bodyClass="outlook">
-      <div class="client" data-client>
+      <div class="client" data-client data-model-kind={createModel(c.var.config, c.env).kind}>
         <nav class="folders" aria-label="Folders">
           <button type="button" class="compose-button" data-action="compose" aria-keyshortcuts="c">
             New message

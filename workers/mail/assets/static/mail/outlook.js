@@ -26,6 +26,9 @@
 
   const state = { folders: [], folder: 'inbox', q: '', items: [], next: null, skip: 0, count: null, selected: -1, thread: null, openId: null };
   const folderList = $('[data-folders]');
+  // The offline model writes a fixed template, never called AI (the page says which model runs).
+  const templateModel = $('[data-client]')?.getAttribute('data-model-kind') === 'template';
+  const draftLabel = templateModel ? 'Template reply' : 'AI draft';
   const list = $('[data-messages]');
   const reader = $('[data-reader]');
   const status = $('[data-status]');
@@ -201,7 +204,7 @@
       el('button', { type: 'button', class: 'back', onclick: closeReader, text: '← Back' }),
       el('button', { type: 'button', 'data-action': 'reply', onclick: () => showReply(current, false), text: 'Reply' }),
       el('button', { type: 'button', 'data-action': 'reply-all', onclick: () => showReply(current, true), text: 'Reply all' }),
-      el('button', { type: 'button', 'data-action': 'ai-draft', onclick: () => showAiDraft(current), text: 'AI draft' }),
+      el('button', { type: 'button', 'data-action': 'ai-draft', onclick: () => showAiDraft(current), text: draftLabel }),
       el('button', { type: 'button', 'data-action': 'archive', onclick: () => act(current, 'archive'), text: 'Archive' }),
       el('button', { type: 'button', 'data-action': 'delete', onclick: () => act(current, 'delete'), text: 'Delete' }),
       el('button', { type: 'button', 'data-action': 'toggle-read', onclick: () => toggleRead(current), text: current.isRead ? 'Mark unread' : 'Mark read' }),
@@ -276,7 +279,7 @@
   /** The reply draft text as HTML paragraphs (escaped). */
   const textAsHtml = (text) => `<div>${text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`).replace(/\r?\n/g, '<br>')}</div>`;
 
-  /** The AI reply draft of the open message: generated (or the one made before), edited, sent. */
+  /** The reply draft of the open message (the model's, or a template): generated (or the one made before), edited, sent. */
   async function showAiDraft(message) {
     const slot = $('[data-reply-slot]');
     if (!slot || !message) return;
@@ -296,7 +299,7 @@
     const form = el(
       'form',
       { class: 'reply', 'data-ai-draft-form': '', 'data-draft-id': draft.draft_id },
-      el('h3', { text: `AI draft (${draft.category}${draft.reused ? ', the one made before' : ''})` }),
+      el('h3', { text: `${draftLabel} (${draft.category}${draft.reused ? ', the one made before' : ''})` }),
       el('label', { for: 'ai-draft-body', text: 'Draft' }),
       el('textarea', { id: 'ai-draft-body', name: 'body', rows: '10', required: true }),
       el('p', { class: 'error', role: 'alert', 'data-ai-error': '' }),
