@@ -157,3 +157,54 @@ describe('configurations: security', () => {
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
+
+describe('configurations: delete', () => {
+  it('asks first, naming the sync jobs that go with it; deleting the active one makes the most recently used other active and says so', async () => {
+    const admin = await signIn('routesAdmin');
+    await create(admin, { ...LEGACY, Name: 'Delete older' });
+    await create(admin, { ...LEGACY, Name: 'Delete newer' });
+    await create(admin, { ...LEGACY, Name: 'Delete active' });
+    const all = (await rows()).results;
+    const older = all.find((r) => r.name === 'Delete older')!;
+    const newer = all.find((r) => r.name === 'Delete newer')!;
+    const doomed = all.find((r) => r.name === 'Delete active')!;
+    await admin.page('/Configuration');
+    expect((await admin.post('/Configuration/SetActive', { id: String(doomed.id) })).status).toBe(302);
+    // The newer one was used last (a wizard session of it); the older one never.
+    await env.DB.prepare("insert into migration_sessions (id, config_id, created_by, created_at) values (?, ?, 'test', ?)").bind(crypto.randomUUID(), newer.id, Date.now() + 60_000).run();
+    for (const name of ['Nightly copy', 'Hourly copy']) {
+      await env.DB.prepare('insert into sync_jobs (name, config_id, tables, interval_minutes) values (?, ?, ?, 60)').bind(name, doomed.id, '["horse"]').run();
+    }
+
+    const list = await admin.page('/Configuration');
+    expect(list.html).toContain(`href="/Configuration/Delete/${doomed.id}"`);
+    const ask = await admin.page(`/Configuration/Delete/${doomed.id}`);
+    expect(ask.res.status).toBe(200);
+    expect(ask.html).toContain('Delete the configuration Delete active?');
+    expect(ask.html).toContain('<li>Hourly copy</li>');
+    expect(ask.html).toContain('<li>Nightly copy</li>');
+    expect(ask.html).toContain('the most recently used of the others becomes active');
+    expect(ask.html).toContain('action="/Configuration/Delete"');
+    expect((await admin.page('/Configuration/Delete/999999')).res.status).toBe(404);
+    expect((await admin.page('/Configuration/Delete/abc')).res.status).toBe(404);
+    const operator = await signIn('routesOperator');
+    expect((await operator.get(`/Configuration/Delete/${doomed.id}`)).status).toBe(403);
+
+    const deleted = await admin.post('/Configuration/Delete', { id: String(doomed.id) });
+    expect(deleted.status).toBe(302);
+    expect(deleted.headers.get('location')).toBe(`/Configuration?deleted=1&activated=${newer.id}`);
+    const after = (await rows()).results;
+    expect(after.some((r) => r.id === doomed.id)).toBe(false);
+    expect(after.filter((r) => r.is_active === 1).map((r) => r.id)).toEqual([newer.id]);
+    expect(older.id).not.toBe(newer.id);
+    const jobs = await env.DB.prepare('select count(*) as n from sync_jobs where config_id = ?').bind(doomed.id).first<{ n: number }>();
+    expect(jobs?.n).toBe(0);
+    const shown = await admin.page(deleted.headers.get('location')!);
+    expect(shown.html).toContain('The configuration was deleted. Delete newer is now the active configuration.');
+
+    // Deleting one that is not active leaves the active one as it is.
+    const again = await admin.post('/Configuration/Delete', { id: String(older.id) });
+    expect(again.headers.get('location')).toBe('/Configuration?deleted=1');
+    expect((await rows()).results.filter((r) => r.is_active === 1).map((r) => r.id)).toEqual([newer.id]);
+  });
+});

@@ -1,5 +1,5 @@
-import { desc, eq, getTableColumns, sql } from 'drizzle-orm';
-import { configurations } from '#d1/migrate/schema.ts';
+import { asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { configurations, syncJobs } from '#d1/migrate/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateDb, MigrateServices } from './context.ts';
 import type { Connection, EngineEnv } from './engine/types.ts';
@@ -72,9 +72,30 @@ export async function updateConfiguration(c: MigrateContext, id: number, input: 
   return true;
 }
 
-export async function deleteConfiguration(db: MigrateDb, id: number): Promise<boolean> {
-  const row = await db.delete(configurations).where(eq(configurations.id, id)).returning({ id: configurations.id }).get();
-  return row !== undefined;
+/** The names of the sync jobs that go with a configuration when it is deleted (their rows cascade). */
+export async function syncJobNamesOf(db: MigrateDb, id: number): Promise<string[]> {
+  const rows = await db.select({ name: syncJobs.name }).from(syncJobs).where(eq(syncJobs.configId, id)).orderBy(asc(syncJobs.name), asc(syncJobs.id)).all();
+  return rows.map((r) => r.name);
+}
+
+/**
+ * Deletes a configuration (its sync jobs cascade) and, when it was the active one, makes the most
+ * recently used of the rest active (latest wizard session, else latest edit or activation), in one
+ * batch: one configuration stays active while any exists. `activated`: the one made active, if any.
+ */
+export async function deleteConfiguration(db: MigrateDb, id: number): Promise<{ deleted: boolean; activated: ConfigurationView | undefined }> {
+  const lastUsed = sql`max(coalesce((select max(s.created_at) from migration_sessions s where s.config_id = c.id), 0), c.updated_at)`;
+  const [deleted, activated] = await db.batch([
+    db.delete(configurations).where(eq(configurations.id, id)).returning({ id: configurations.id }),
+    db
+      .update(configurations)
+      .set({ isActive: true, updatedAt: Date.now() })
+      .where(
+        sql`${configurations.id} = (select c.id from configurations c order by ${lastUsed} desc, c.id desc limit 1) and not exists (select 1 from configurations where is_active = 1)`,
+      )
+      .returning(viewColumns),
+  ]);
+  return { deleted: deleted.length > 0, activated: activated[0] };
 }
 
 /** Makes one configuration the active one, in one batch (D1 runs a batch as a transaction). */

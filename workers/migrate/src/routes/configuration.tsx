@@ -8,12 +8,13 @@ import {
   hostAllowed,
   listConfigurations,
   setActiveConfiguration,
+  syncJobNamesOf,
   updateConfiguration,
   type ConfigurationInput,
 } from '../configurations.ts';
 import { guard } from '../guard.ts';
 import { form, formBody, intId, parsed, text } from '../input.ts';
-import { ConfigurationForm, ConfigurationList, type FormValues } from '../views/configuration.tsx';
+import { ConfigurationDeletePage, ConfigurationForm, ConfigurationList, type FormValues } from '../views/configuration.tsx';
 import { notFoundPage } from '../views/errors.tsx';
 
 /** Configuration: the source database connections (spec 002 A, Configuration). */
@@ -63,7 +64,11 @@ async function readForm(c: MigrateContext, passwordRequired: boolean) {
 
 configuration.get('/Configuration', guard.read('any'), async (c) => {
   const rows = await listConfigurations(c.var.db);
-  return c.html(<ConfigurationList csrf={c.var.csrfToken} user={c.var.user} rows={rows} allowed={c.var.config.MIGRATE_ALLOWED_HOSTS} />);
+  // After a delete: which configuration became active, named from the list (the address carries an id only).
+  const activated = c.req.query('activated');
+  const made = activated ? rows.find((r) => String(r.id) === activated && r.isActive) : undefined;
+  const notice = c.req.query('deleted') === '1' ? `The configuration was deleted.${made ? ` ${made.name} is now the active configuration.` : ''}` : undefined;
+  return c.html(<ConfigurationList csrf={c.var.csrfToken} user={c.var.user} rows={rows} allowed={c.var.config.MIGRATE_ALLOWED_HOSTS} notice={notice} />);
 });
 // Conventional routing: /Configuration/Index is the list too.
 configuration.get('/Configuration/Index', guard.read('any'), (c) => c.redirect('/Configuration', 302));
@@ -98,10 +103,19 @@ configuration.post('/Configuration/Edit', guard.write('operator'), async (c) => 
 
 const IdForm = z.object({ id: intId });
 
+configuration.get('/Configuration/Delete/:id', guard.read('admin'), async (c) => {
+  const id = intId.safeParse(c.req.param('id'));
+  const row = id.success ? await findConfiguration(c.var.db, id.data) : undefined;
+  if (!row) return notFoundPage(c, 'There is no such configuration.');
+  const [syncJobs, all] = await Promise.all([syncJobNamesOf(c.var.db, row.id), listConfigurations(c.var.db)]);
+  return c.html(<ConfigurationDeletePage csrf={c.var.csrfToken} user={c.var.user} row={row} syncJobs={syncJobs} others={all.length - 1} />);
+});
+
 configuration.post('/Configuration/Delete', guard.write('admin'), async (c) => {
   const { id } = await form(c, IdForm);
-  if (!(await deleteConfiguration(c.var.db, id))) return notFoundPage(c, 'There is no such configuration.');
-  return c.redirect('/Configuration', 302);
+  const { deleted, activated } = await deleteConfiguration(c.var.db, id);
+  if (!deleted) return notFoundPage(c, 'There is no such configuration.');
+  return c.redirect(`/Configuration?deleted=1${activated ? `&activated=${activated.id}` : ''}`, 302);
 });
 
 configuration.post('/Configuration/SetActive', guard.write('operator'), async (c) => {

@@ -6,10 +6,15 @@ export type FormValues = Partial<Record<'Id' | 'Name' | 'Host' | 'Port' | 'Datab
 
 const canEdit = (user: SessionUser) => user.role === 'Admin' || user.role === 'Operator';
 
-export function ConfigurationList({ csrf, user, rows, allowed }: { csrf: string; user: SessionUser; rows: ConfigurationView[]; allowed: string[] }) {
+export function ConfigurationList({ csrf, user, rows, allowed, notice }: { csrf: string; user: SessionUser; rows: ConfigurationView[]; allowed: string[]; notice?: string }) {
   return (
     <Layout title="Configurations" csrf={csrf} user={user}>
       <h1>Source database configurations</h1>
+      {notice ? (
+        <p class="notice" role="status" data-notice>
+          {notice}
+        </p>
+      ) : null}
       <p class="muted">Hosts a configuration may name: {allowed.length ? allowed.join(', ') : 'none (MIGRATE_ALLOWED_HOSTS is empty)'}.</p>
       {canEdit(user) ? (
         <p>
@@ -51,15 +56,7 @@ export function ConfigurationList({ csrf, user, rows, allowed }: { csrf: string;
                       <button type="submit">Set active</button>
                     </form>
                   ) : null}
-                  {user.role === 'Admin' ? (
-                    <form method="post" action="/Configuration/Delete" data-confirm="Delete this configuration?">
-                      <Csrf token={csrf} />
-                      <input type="hidden" name="id" value={String(row.id)} />
-                      <button type="submit" class="danger">
-                        Delete
-                      </button>
-                    </form>
-                  ) : null}
+                  {user.role === 'Admin' ? <a href={`/Configuration/Delete/${row.id}`}>Delete</a> : null}
                 </td>
               </tr>
             ))}
@@ -108,6 +105,44 @@ export function ConfigurationForm({ csrf, user, mode, values, errors }: { csrf: 
           <a href="/Configuration">Cancel</a>
         </p>
         <p data-test-result role="status" aria-live="polite"></p>
+      </form>
+    </Layout>
+  );
+}
+
+/** Asks before a configuration goes: what goes with it, and what becomes active instead. */
+export function ConfigurationDeletePage({ csrf, user, row, syncJobs, others }: { csrf: string; user: SessionUser; row: ConfigurationView; syncJobs: string[]; others: number }) {
+  return (
+    <Layout title="Delete configuration" csrf={csrf} user={user}>
+      <h1>Delete the configuration {row.name}?</h1>
+      <p>
+        {row.host}:{row.port}/{row.database} as {row.username}.
+      </p>
+      {syncJobs.length ? (
+        <>
+          <p data-sync-jobs>
+            Its {syncJobs.length === 1 ? 'sync job is' : `${syncJobs.length} sync jobs are`} deleted with it:
+          </p>
+          <ul>
+            {syncJobs.map((name) => (
+              <li>{name}</li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p data-sync-jobs>It has no sync jobs.</p>
+      )}
+      {row.isActive ? (
+        <p>{others ? 'It is the active configuration: the most recently used of the others becomes active.' : 'It is the only configuration: none will be active until you create one.'}</p>
+      ) : null}
+      <form method="post" action="/Configuration/Delete">
+        <Csrf token={csrf} />
+        <input type="hidden" name="id" value={String(row.id)} />
+        <button type="submit" class="danger">
+          Delete {row.name}
+          {syncJobs.length ? ` and ${syncJobs.length === 1 ? 'its sync job' : `its ${syncJobs.length} sync jobs`}` : ''}
+        </button>{' '}
+        <a href="/Configuration">Cancel</a>
       </form>
     </Layout>
   );
