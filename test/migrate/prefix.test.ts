@@ -103,8 +103,8 @@ for (const mount of [
 
     it('links every page (home, configuration, wizard, sync, meetings, sessions, repair, imports) under the mount', async () => {
       const homePage = await expectPage(client, '/');
-      expect(homePage.paths).toContain(`${prefix}/static/migrate.css?v=2`);
-      expect(homePage.paths).toContain(`${prefix}/static/migrate.js?v=2`);
+      expect(homePage.paths).toContain(`${prefix}/static/migrate.css?v=3`);
+      expect(homePage.paths).toContain(`${prefix}/static/migrate.js?v=3`);
       expect(homePage.paths).toContain(`${prefix}/Configuration`);
       expect(homePage.paths).toContain(`${prefix}/Account/Logout`);
 
@@ -125,13 +125,13 @@ for (const mount of [
       expect(schema.paths.some((p) => p.startsWith(`${prefix}/Migration/SchemaImport`))).toBe(true);
 
       const syncPage = await expectPage(client, '/Sync');
-      expect(syncPage.paths).toContain(`${prefix}/static/sync.js?v=2`);
+      expect(syncPage.paths).toContain(`${prefix}/static/sync.js?v=3`);
       await expectPage(client, '/Sync/Create');
       await expectPage(client, '/Session');
       await expectPage(client, '/DisciplineRepair');
       for (const area of ['/BarrierTrials', '/Sectional']) {
         const page = await expectPage(client, area);
-        expect(page.paths).toContain(`${prefix}/static/imports.js?v=2`);
+        expect(page.paths).toContain(`${prefix}/static/imports.js?v=3`);
       }
     });
 
@@ -140,8 +140,8 @@ for (const mount of [
       const meeting = list.paths.find((p) => p.startsWith(`${prefix}/Meetings?rsId=`));
       expect(meeting, 'a meeting link').toBeDefined();
       const page = await expectPage(client, meeting!.slice(prefix.length));
-      expect(page.paths).toContain(`${prefix}/static/meetings.js?v=2`);
-      expect(page.paths).toContain(`${prefix}/static/meetings.css?v=2`);
+      expect(page.paths).toContain(`${prefix}/static/meetings.js?v=3`);
+      expect(page.paths).toContain(`${prefix}/static/meetings.css?v=3`);
       const rsId = /<section data-races[^>]*\sdata-rs-meeting="(\d+)"/.exec(page.html)?.[1];
       expect(rsId).toBeDefined();
       const races = await client.get(`${prefix}/Meetings/Races?rsMeetingId=${rsId}`);
@@ -151,12 +151,12 @@ for (const mount of [
 
     // At the root the platform serves the assets before the Worker runs.
     if (prefix) it('serves the stylesheet and scripts under the mount', async () => {
-      const css = await client.get(`${prefix}/static/migrate.css?v=2`);
+      const css = await client.get(`${prefix}/static/migrate.css?v=3`);
       expect(css.status).toBe(200);
       expect(css.headers.get('content-type')).toMatch(/^text\/css/);
       await css.body?.cancel();
       for (const script of ['migrate', 'meetings', 'sync', 'imports', 'discipline-repair']) {
-        const js = await client.get(`${prefix}/static/${script}.js?v=2`);
+        const js = await client.get(`${prefix}/static/${script}.js?v=3`);
         expect(js.status, script).toBe(200);
         expect(js.headers.get('content-type'), script).toMatch(/javascript/);
         // Each script reads the mount from the page before it builds a URL of the app.

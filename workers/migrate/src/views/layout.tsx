@@ -4,7 +4,7 @@ import type { SessionUser } from '../context.ts';
 import { CSRF_FIELD } from '../guard.ts';
 
 /** Bumped with the stylesheet or script, so browsers fetch the new one. */
-export const ASSET_VERSION = '2';
+export const ASSET_VERSION = '3';
 
 export interface PageProps {
   title: string;
