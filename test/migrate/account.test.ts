@@ -94,6 +94,9 @@ describe('sign-in: error cases', () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain('role="alert"');
+    // In this form's words: the address typed, no site field it does not have.
+    expect(html).toContain(`The password is not the one for ${account('accountAdmin').email}`);
+    expect(html).not.toContain('site.');
     expect(html).toContain('action="/Account/Login"');
     expect(client.cookies.has('AuthToken')).toBe(false);
   });
@@ -108,6 +111,7 @@ describe('sign-in: error cases', () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain('role="alert"');
+    expect(html).toContain(`The code 000000 is not accepted for ${email}`);
     expect(html).toContain(`value="${pendingToken}"`);
     expect(client.cookies.has('AuthToken')).toBe(false);
   });
@@ -206,6 +210,32 @@ describe('sign-in: security', () => {
     const after = (await rowOf(email))!;
     expect(after.access_expires_at - Date.now()).toBeGreaterThan(800_000);
     expect(after.refresh_token_sealed).not.toBe(before.refresh_token_sealed);
+  });
+
+  it('takes the role from the authentication service again at each refresh, and ends the session when there is none', async () => {
+    const email = account('refreshOperator').email;
+    const setRole = (role: 'Viewer' | 'Operator' | null) => env.AUTH_SITE_ROLE.fetch('https://auth-site-role.test/', { method: 'POST', body: JSON.stringify({ email, role }) });
+    await setRole('Operator');
+    const client = await signIn('refreshOperator');
+    expect((await client.page('/Configuration/Create')).res.status).toBe(200);
+    expect((await setRole('Viewer')).status).toBe(204);
+    // Before the refresh window the stored role stands; inside it the refresh brings the new one.
+    const row = (await rowOf(email))!;
+    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?').bind(Date.now() + 30_000, row.id_hash).run();
+    const home = await client.page('/');
+    expect(home.res.status).toBe(200);
+    expect(home.html).toContain('(Viewer)');
+    expect((await rowOf(email))!.role).toBe('Viewer');
+    expect(decodeJwt(client.cookies.get('AuthToken')!).role).toBe('Viewer');
+    expect((await client.get('/Configuration/Create')).status).toBe(403);
+    // No role on the site any more: the next refresh ends the session.
+    expect((await setRole(null)).status).toBe(204);
+    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?').bind(Date.now() + 30_000, row.id_hash).run();
+    const out = await client.get('/');
+    expect(out.status).toBe(302);
+    expect(out.headers.get('location')).toBe('/Account/Login?reason=expired');
+    expect(await rowOf(email)).toBeUndefined();
+    await setRole('Operator');
   });
 
   it('clears the cookie and redirects to /Account/Login?reason=expired when the refresh fails', async () => {

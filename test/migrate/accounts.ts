@@ -37,6 +37,7 @@ export const TEST_ACCOUNTS = {
   importViewer: { email: 'import-viewer@example.com', password: 'import-viewer-password', totpSecret: 'C74KUBYW5UZJODBCXR6EU4K4KXIUVSEZ', role: 'user', siteRole: 'Viewer' },
   prefixOperator: { email: 'prefix-operator@example.com', password: 'prefix-operator-password', totpSecret: '4RU6BKDDXYGIZLLEUFAR7CDYKJKBYYXU', role: 'user', siteRole: 'Operator' },
   rootOperator: { email: 'root-operator@example.com', password: 'root-operator-password', totpSecret: 'UOY6QME7CILFENXAQKQEH344NNAJPWXJ', role: 'user', siteRole: 'Operator' },
+  refreshOperator: { email: 'refresh-operator@example.com', password: 'refresh-operator-password', totpSecret: 'MFZWIZLUN5ZGK43IMVZGK2LSMFZWIZLU', role: 'user', siteRole: 'Operator' },
   readsOperator: { email: 'reads-operator@example.com', password: 'reads-operator-password', totpSecret: 'BZAUB7VLULVL7U6FJCWFPLI7CHXRRXPT', role: 'user', siteRole: 'Operator' },
   filterOperator: { email: 'filter-operator@example.com', password: 'filter-operator-password', totpSecret: '4VD6EP4PN6A4PZPT7DVEJNDSPVBJEIKE', role: 'user', siteRole: 'Operator' },
   fuzzAdmin: { email: 'fuzz-admin@example.com', password: 'fuzz-admin-password', totpSecret: 'XTZPREBIB4PK5EBQHPL2PBBQBMN3RMH3', role: 'admin' },

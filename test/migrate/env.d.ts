@@ -9,5 +9,7 @@ declare namespace Cloudflare {
     TEST_REAL_POSTGRES_URL: string;
     MIGRATE_DIRECT_COPY: string;
     PG_WS_PROXY: string;
+    /** POST `{email, role}` (role null removes it): the account's role on the migrate site at the auth service. */
+    AUTH_SITE_ROLE: Fetcher;
   }
 }

@@ -21,6 +21,7 @@ export default async function setup(project: TestProject) {
   const auth = await startTestAuthService(accounts, AUTH_TEST_VARS, { sql: siteSql() });
   project.provide('migrateAuthUrl', auth.url);
   project.provide('migrateBackupCodes', JSON.stringify(auth.backupCodes));
+  project.provide('migrateAuthPersist', auth.persistTo);
   return () => auth.dispose();
 }
 
@@ -29,5 +30,7 @@ declare module 'vitest' {
     migrateAuthUrl: string;
     /** JSON: each test account's single-use backup codes. */
     migrateBackupCodes: string;
+    /** The auth service's local D1 folder: AUTH_SITE_ROLE changes a role there while it serves. */
+    migrateAuthPersist: string;
   }
 }

@@ -1,5 +1,7 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
+import { executeSql } from '../../scripts/auth-admin';
+import { MIGRATE_SITE, siteRoleSql } from '../../scripts/migrate-seed';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
 import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
@@ -34,6 +36,15 @@ export default defineProject({
           CONFIG_ENCRYPTION_KEY: 'migrate-test-config-key-0123456789abcdef01',
         },
         serviceBindings: {
+          // Test only: sets (or, with role null, removes) an account's role on the migrate site at the auth service.
+          AUTH_SITE_ROLE: async (request: Request) => {
+            const { email, role } = (await request.json()) as { email: string; role: 'Admin' | 'Operator' | 'Viewer' | null };
+            const user = `(SELECT id FROM users WHERE email = '${email.toLowerCase().replace(/'/g, "''")}')`;
+            const site = `(SELECT id FROM sites WHERE site_name = '${MIGRATE_SITE}')`;
+            const statements = role ? siteRoleSql(email, role) : [`DELETE FROM credentials WHERE user_id = ${user} AND site_id = ${site}`];
+            executeSql(statements, { remote: false, persistTo: inject('migrateAuthPersist') });
+            return new Response(null, { status: 204 });
+          },
           // The real auth Worker, reached over local HTTP as the binding would reach it.
           AUTH: async (request: Request) => {
             const url = new URL(request.url);

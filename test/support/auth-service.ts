@@ -14,6 +14,8 @@ export interface TestAuthService {
   url: string;
   /** Each account's single-use backup codes, by the name it was given. */
   backupCodes: Record<string, string[]>;
+  /** Its local D1's folder, for statements a test runs while it serves (executeSql). */
+  persistTo: string;
   dispose(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startTestAuthService(
   return {
     url: (await worker.url).origin,
     backupCodes,
+    persistTo,
     dispose: async () => {
       await worker.dispose();
       rmSync(persistTo, { recursive: true, force: true });
