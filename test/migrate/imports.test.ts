@@ -355,6 +355,14 @@ describe('auto-sync', () => {
     const { message, jobId } = await now.json<{ message: string; jobId: string }>();
     expect(message).toContain(jobId);
     await untilFinished(viewer, '/api/barriertrials', jobId);
+    // Two at once: one job starts, the other is refused naming it.
+    const pair = await Promise.all([operator.postJson('/api/barriertrials/autosync/run-now', {}), operator.postJson('/api/barriertrials/autosync/run-now', {})]);
+    expect(pair.map((r) => r.status).sort()).toEqual([200, 409]);
+    const winner = await pair.find((r) => r.status === 200)!.json<{ jobId: string }>();
+    const refused = await pair.find((r) => r.status === 409)!.json<{ error: string; message: string; jobId: string }>();
+    expect(refused).toMatchObject({ error: 'already_running', jobId: winner.jobId });
+    expect(refused.message).toContain(winner.jobId);
+    await untilFinished(viewer, '/api/barriertrials', winner.jobId);
     await env.DB.prepare("UPDATE import_auto_syncs SET last_status = 'running', last_job_id = ? WHERE area = 'BarrierTrials'").bind(crypto.randomUUID()).run();
     expect((await operator.postJson('/api/barriertrials/autosync/run-now', {})).status).toBe(409);
     const later = started!.next_run_at + 60_000;

@@ -27,6 +27,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /Configuration/Create': 'operator',
   'GET /Configuration/Edit/:id': 'operator',
   'POST /Configuration/Edit': 'operator',
+  'GET /Configuration/Delete/:id': 'admin',
   'POST /Configuration/Delete': 'admin',
   'POST /Configuration/SetActive': 'operator',
   'GET /Migration/TableSelection': 'operator',
@@ -217,8 +218,9 @@ describe('not found and bad input (error cases)', () => {
     expect((await admin.post('/Session/Delete', { sessionId: SAMPLE_ID })).status).toBe(404);
     expect((await admin.post('/Session/Delete', { sessionId: 'x' })).status).toBe(400);
     expect((await admin.post('/Migration/CancelMigration', { sessionId: SAMPLE_ID })).status).toBe(404);
-    expect((await admin.post('/Migration/DeleteRelationship', { relationshipId: '999999' })).status).toBe(404);
-    expect((await admin.post('/Migration/DeleteRelationship', { relationshipId: 'abc' })).status).toBe(400);
+    expect((await admin.post('/Migration/DeleteRelationship', { sessionId: SAMPLE_ID, relationshipId: '999999' })).status).toBe(404);
+    expect((await admin.post('/Migration/DeleteRelationship', { sessionId: SAMPLE_ID, relationshipId: 'abc' })).status).toBe(400);
+    expect((await admin.post('/Migration/DeleteRelationship', { relationshipId: '999999' })).status).toBe(400);
   });
 
   it('answers 400 on a NUL or an overlong identifier', async () => {

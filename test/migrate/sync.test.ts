@@ -304,6 +304,27 @@ describe('toggle, run-now, session-status and status', () => {
     expect((await operator.postJson('/api/sync/x/run-now', {})).status).toBe(400);
   });
 
+  it('starts one run of two concurrent run-nows (the other 409 naming it); the job records its end; a stale status does not hold the job', async () => {
+    const job = await createJob('Run twice');
+    const [a, b] = await Promise.all([operator.postJson(`/api/sync/${job.id}/run-now`, {}), operator.postJson(`/api/sync/${job.id}/run-now`, {})]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const started = await jobNamed('Run twice');
+    const refused = await (a.status === 409 ? a : b).json<{ error: string; message: string; runId: string }>();
+    expect(refused).toMatchObject({ error: 'already_running', runId: started.lastRunId });
+    expect(refused.message).toContain(started.lastRunId!);
+    // Nothing reads the progress: the MigrationJob writes the end on the job.
+    const row = () => env.DB.prepare('SELECT last_status FROM sync_jobs WHERE id = ?').bind(job.id).first<{ last_status: string }>();
+    const deadline = Date.now() + 90_000;
+    while (!['completed', 'failed', 'cancelled'].includes((await row())!.last_status) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    expect((await row())!.last_status).toBe('completed');
+    // A status left at running by a run that has ended is settled from the job, and the run starts.
+    await env.DB.prepare("UPDATE sync_jobs SET last_status = 'running' WHERE id = ?").bind(job.id).run();
+    const again = await operator.postJson(`/api/sync/${job.id}/run-now`, {});
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect((await jobNamed('Run twice')).lastRunId).not.toBe(started.lastRunId);
+    expect((await untilFinished(viewer, job.id)).status).toBe('completed');
+  }, 200_000);
+
   it('records a run-now whose plan no longer fits on the job, as errored', async () => {
     const job = await createJob('Gone table', { Tables: ['sale_lot'] });
     await env.DB.prepare("UPDATE sync_jobs SET tables = '[\"no_longer_there\"]' WHERE id = ?").bind(job.id).run();

@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
 import { signIn, type Client, legacyConfigurationForm } from './helpers';
@@ -97,7 +98,7 @@ describe('the wizard end to end (happy path)', () => {
     expect(addedBody).toMatchObject({ success: true });
     const badAdd = await operator.post('/Migration/AddCustomRelationship', { sessionId, parentTable: 'courses', parentColumn: 'nope', childTable: 'trainers', childColumn: 'id' });
     expect(badAdd.status).toBe(400);
-    const removed = await operator.post('/Migration/DeleteRelationship', { relationshipId: String(addedBody.id) });
+    const removed = await operator.post('/Migration/DeleteRelationship', { sessionId, relationshipId: String(addedBody.id) });
     expect(await removed.json()).toMatchObject({ success: true });
     const related = await operator.post('/Migration/RelationshipConfig', {
       sessionId,
@@ -160,10 +161,22 @@ describe('the wizard: error cases', () => {
   it('refuses a schema file that is not a mapping document (400) and keeps the session as it was', async () => {
     const sessionId = await newSession(operator);
     await operator.post('/Migration/TableSelection', { sessionId, selectedTables: ['venue'] });
-    for (const content of ['not json', '{"version": 2}', JSON.stringify({ version: 1, tables: [{ sourceTable: 'x' }] })]) {
+    const words: Record<string, string[]> = {
+      'not json': ['the file is not JSON'],
+      '{"version": 2}': ['the version must be 1, the file says 2', 'field tables is missing'],
+      [JSON.stringify({ version: 1, tables: [{ sourceTable: 'x' }] })]: ['table 1 (x), field destTable is missing', 'table 1 (x), field columns is missing'],
+      [JSON.stringify({ tables: [{ sourceTable: 'horse', destTable: 'horses', destKey: 'id', sourceKey: ['horse_id'], columns: [{ source: 'horse_name', dest: '' }] }] })]: [
+        'the file has no version',
+        'table 1 (horse), column 1 (horse_name), field dest is empty',
+      ],
+    };
+    for (const [content, expected] of Object.entries(words)) {
       const res = await uploadSchema(operator, sessionId, content);
       expect(res.status, content).toBe(400);
-      expect(await res.text()).toContain('not a valid mapping document');
+      const html = await res.text();
+      expect(html).toContain('not a valid mapping document');
+      for (const text of expected) expect(html, content).toContain(text);
+      expect(html).not.toContain('Invalid input');
     }
     // Without a file the mappings are suggested by name.
     const suggested = await operator.post('/Migration/SchemaImportUseSaved', { sessionId });
@@ -253,5 +266,66 @@ describe('the field-mapping flow', () => {
     expect((await operator.page('/Migration/FkPatch')).res.status).toBe(200);
     const res = await operator.post('/Migration/FkPatch', { childSourceTable: 'race_entry' });
     expect(res.status).toBe(400);
+  });
+});
+
+/** A session with the legacy mapping document for TABLES, ready to run: its id. */
+async function readySession(client: Client): Promise<string> {
+  const sessionId = await newSession(client);
+  expect((await client.post('/Migration/TableSelection', { sessionId, selectedTables: TABLES })).status).toBe(302);
+  expect((await uploadSchema(client, sessionId, JSON.stringify(LEGACY_MAPPING))).status).toBe(302);
+  await client.page(`/Migration/RunConfig?sessionId=${sessionId}`);
+  return sessionId;
+}
+
+const sessionRow = (id: string) => env.DB.prepare('select status, run_id from migration_sessions where id = ?').bind(id).first<{ status: string; run_id: string | null }>();
+
+describe('runs that cannot collide', () => {
+  it('starts one run of two concurrent RunConfig posts (the other 409 naming it), records its end from the job, then lets a new run start', async () => {
+    const sessionId = await readySession(operator);
+    const [a, b] = await Promise.all([operator.post('/Migration/RunConfig', { sessionId }), operator.post('/Migration/RunConfig', { sessionId })]);
+    expect([a.status, b.status].sort()).toEqual([302, 409]);
+    const refused = a.status === 409 ? a : b;
+    const row = await sessionRow(sessionId);
+    expect(row?.status).toBe('Running');
+    expect(await refused.text()).toContain(`run ${row!.run_id}`);
+
+    // Nothing reads the progress: the job itself records the end on the session.
+    const deadline = Date.now() + 90_000;
+    let status = row!.status;
+    while (status === 'Running' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      status = (await sessionRow(sessionId))!.status;
+    }
+    expect(status).toBe('Completed');
+
+    const [c, d] = await Promise.all([operator.post('/Migration/StartMigration', { sessionId }), operator.post('/Migration/StartMigration', { sessionId })]);
+    expect([c.status, d.status].sort()).toEqual([302, 409]);
+    const second = await sessionRow(sessionId);
+    expect(second!.run_id).not.toBe(row!.run_id);
+    expect(await (c.status === 409 ? c : d).text()).toContain(`run ${second!.run_id}`);
+    expect((await waitForRun(operator, sessionId)).state).toBe('completed');
+
+    // A status left at Running by a run that has ended does not hold the session.
+    await env.DB.prepare("update migration_sessions set status = 'Running' where id = ?").bind(sessionId).run();
+    const third = await operator.post('/Migration/StartMigration', { sessionId });
+    expect(third.status).toBe(302);
+    expect((await sessionRow(sessionId))!.run_id).not.toBe(second!.run_id);
+    expect((await waitForRun(operator, sessionId)).state).toBe('completed');
+  }, 240_000);
+
+  it("refuses DeleteRelationship of another session's relationship (404) and keeps it", async () => {
+    const mine = await newSession(operator);
+    const theirs = await newSession(operator);
+    const added = await operator.post('/Migration/AddCustomRelationship', { sessionId: theirs, parentTable: 'courses', parentColumn: 'id', childTable: 'trainers', childColumn: 'id' });
+    const { id } = await added.json<{ id: number }>();
+    const refused = await operator.post('/Migration/DeleteRelationship', { sessionId: mine, relationshipId: String(id) });
+    expect(refused.status).toBe(404);
+    expect(await refused.json()).toMatchObject({ error: 'not_found' });
+    const kept = await env.DB.prepare('select session_id from custom_relationships where id = ?').bind(id).first<{ session_id: string }>();
+    expect(kept?.session_id).toBe(theirs);
+    expect((await operator.post('/Migration/DeleteRelationship', { relationshipId: String(id) })).status).toBe(400);
+    const removed = await operator.post('/Migration/DeleteRelationship', { sessionId: theirs, relationshipId: String(id) });
+    expect(await removed.json()).toMatchObject({ success: true });
   });
 });
