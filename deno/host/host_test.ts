@@ -13,6 +13,9 @@ Deno.test('serves auth and the router from the Workers\' own modules', { sanitiz
     stateDir,
     crons: false,
     testScheduled: true,
+    // As `npm run dev:deno` gives every Worker: a loopback relay marks local development, where
+    // the published development secrets of .dev.vars.example are accepted (nothing listens there).
+    vars: { PG_WS_PROXY: 'ws://127.0.0.1:1' },
     seed: (service) => seedDevData(service, { withMigrate: false }),
     log: (line) => lines.push(line),
   });

@@ -85,14 +85,17 @@ describe('the wizard reads over HTTP', () => {
     expect(sockets).toEqual([]);
   });
 
-  it('counts a filter in one read-only batch that carries its statement timeout', async () => {
+  it('reads the schema, then counts a filter in one read-only batch that carries its statement timeout', async () => {
     const res = await operator.postJson('/api/table/test-filter', { TableName: 'trainer', Filter: 'trainer_id > 0', OriginalCount: 1 });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ success: true, count: expect.any(Number) });
-    expect(posts).toHaveLength(1);
-    expect(posts[0]!.readOnly).toBe(true);
-    expect(posts[0]!.queries[0]).toMatch(/^SET LOCAL statement_timeout = \d+$/);
-    expect(posts[0]!.queries[1]).toMatch(/^SELECT count\(\*\)::bigint AS n FROM "trainer" WHERE \(trainer_id > 0\) LIMIT \$1$/);
+    // The source's schema first (the filter's columns are resolved in it), then the count.
+    expect(posts).toHaveLength(2);
+    expect(posts.every((p) => p.readOnly)).toBe(true);
+    expect(posts[0]!.queries).toHaveLength(2);
+    expect(posts[0]!.queries.join('\n')).toContain('pg_catalog');
+    expect(posts[1]!.queries[0]).toMatch(/^SET LOCAL statement_timeout = \d+$/);
+    expect(posts[1]!.queries[1]).toBe('SELECT count(*)::bigint AS n FROM "trainer" WHERE ("trainer_id" > 0) LIMIT $1');
     expect(sockets).toEqual([]);
   });
 
