@@ -252,9 +252,14 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
       for (let at = 1; at <= statements; at += 2) {
         const p = plan(await destination(), { filter: 'entry_id % 3 <> 0' });
         const broken = faulty(db, at, mode);
-        await expect(copyAllPipelined(db, broken.sql, p, 2, { directCopy: true }), `${mode} statement ${at}`).rejects.toBeInstanceOf(
-          InjectedFault,
+        // Two chunks in flight interleave differently from run to run, so this run may end in
+        // fewer statements than the probe's: then the fault point lies past its end.
+        const outcome = await copyAllPipelined(db, broken.sql, p, 2, { directCopy: true }).then(
+          () => 'finished' as const,
+          (error: unknown) => error,
         );
+        if (outcome === 'finished') expect(broken.statements(), `${mode} statement ${at}`).toBeLessThan(at);
+        else expect(outcome, `${mode} statement ${at}`).toBeInstanceOf(InjectedFault);
         await copyAllPipelined(db, db, p, 2, { directCopy: true });
         await expectExactlyOnce(p, filtered);
       }
