@@ -1,5 +1,5 @@
 import { parse } from 'pgsql-ast-parser';
-import { ident } from './db.ts';
+import { ident, literal } from './db.ts';
 import { FilterError, type ColumnInfo, type SchemaInfo, type TableInfo } from './types.ts';
 import { CAST_TYPES, EXTRACT_FIELDS, FUNCTIONS, KEYWORDS, type FunctionRule } from './condition-rules.ts';
 
@@ -311,9 +311,9 @@ function requireNode(value: unknown): Node {
   return value;
 }
 
-/** A string literal whatever standard_conforming_strings says: E'…' with quotes and backslashes doubled. */
+/** A string literal, read the same whatever standard_conforming_strings says (db.ts `literal`). */
 function stringLiteral(node: Node): string {
   const value = typeof node.value === 'string' ? node.value : '';
   if (value.includes('\u0000')) throw new FilterError('The filter contains a NUL character');
-  return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+  return literal(value);
 }

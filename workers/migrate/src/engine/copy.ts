@@ -403,7 +403,7 @@ const producing = (cursor: string) => `hashtextextended($4 || ':' || $2 || ':' |
 
 /** The same lock's key with literal values, for a transaction that takes it before its first statement. */
 function producingKey(runId: string, table: string, cursor: string | null): string {
-  return `hashtextextended(${simpleLiteral(`${runId}:${table}:${cursor ?? ''}`)}, 0)`;
+  return `hashtextextended(${literal(`${runId}:${table}:${cursor ?? ''}`)}, 0)`;
 }
 
 /**
@@ -630,14 +630,10 @@ function inlineParameters(text: string, values: unknown[]): string {
     if (value === null || value === undefined) return 'NULL';
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
     if (typeof value === 'boolean') return String(value);
-    return simpleLiteral(String(value));
+    return literal(String(value));
   });
 }
 
-/** A string literal read the same whatever the server's standard_conforming_strings. */
-function simpleLiteral(value: string): string {
-  return value.includes('\\') ? `E${literal(value.replaceAll('\\', '\\\\'))}` : literal(value);
-}
 
 /**
  * A direct chunk (see `directShape`), one destination transaction: COPY the converted rows into the

@@ -358,10 +358,14 @@ export function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** A quoted SQL string literal (standard_conforming_strings). */
+/**
+ * A quoted SQL string literal, read the same whatever the server's standard_conforming_strings:
+ * a value with a backslash is written as E'…' with the backslashes doubled.
+ */
 export function literal(value: string): string {
   if (value.includes('\u0000')) throw new Error('text contains NUL');
-  return `'${value.replaceAll("'", "''")}'`;
+  const quoted = `'${value.replaceAll("'", "''")}'`;
+  return value.includes('\\') ? `E${quoted.replaceAll('\\', '\\\\')}` : quoted;
 }
 
 /** The separator of composite source keys in id mappings. */
