@@ -220,7 +220,7 @@ describe('not found and bad input (error cases)', () => {
     expect((await admin.post('/Migration/CancelMigration', { sessionId: SAMPLE_ID })).status).toBe(404);
     expect((await admin.post('/Migration/DeleteRelationship', { sessionId: SAMPLE_ID, relationshipId: '999999' })).status).toBe(404);
     expect((await admin.post('/Migration/DeleteRelationship', { sessionId: SAMPLE_ID, relationshipId: 'abc' })).status).toBe(400);
-    expect((await admin.post('/Migration/DeleteRelationship', { relationshipId: '999999' })).status).toBe(400);
+    expect((await admin.post('/Migration/DeleteRelationship', { relationshipId: '999999' })).status).toBe(404);
   });
 
   it('answers 400 on a NUL or an overlong identifier', async () => {

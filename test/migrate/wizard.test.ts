@@ -324,8 +324,14 @@ describe('runs that cannot collide', () => {
     expect(await refused.json()).toMatchObject({ error: 'not_found' });
     const kept = await env.DB.prepare('select session_id from custom_relationships where id = ?').bind(id).first<{ session_id: string }>();
     expect(kept?.session_id).toBe(theirs);
-    expect((await operator.post('/Migration/DeleteRelationship', { relationshipId: String(id) })).status).toBe(400);
+    // The spec's form (relationshipId alone) reaches only a relationship of a session the caller started.
+    await env.DB.prepare('update migration_sessions set created_by = ? where id = ?').bind('someone-else@example.com', theirs).run();
+    expect((await operator.post('/Migration/DeleteRelationship', { relationshipId: String(id) })).status).toBe(404);
+    expect(await env.DB.prepare('select id from custom_relationships where id = ?').bind(id).first()).not.toBeNull();
     const removed = await operator.post('/Migration/DeleteRelationship', { sessionId: theirs, relationshipId: String(id) });
     expect(await removed.json()).toMatchObject({ success: true });
+    const again = await operator.post('/Migration/AddCustomRelationship', { sessionId: mine, parentTable: 'courses', parentColumn: 'id', childTable: 'trainers', childColumn: 'id' });
+    const own = (await again.json<{ id: number }>()).id;
+    expect(await (await operator.post('/Migration/DeleteRelationship', { relationshipId: String(own) })).json()).toMatchObject({ success: true });
   });
 });

@@ -142,6 +142,17 @@ export async function addCustomRelationship(db: MigrateDb, sessionId: string, r:
   return row.id;
 }
 
+/** The session of relationship `id` when that session was started by `email`; undefined otherwise. */
+export async function ownRelationshipSession(db: MigrateDb, id: number, email: string): Promise<string | undefined> {
+  const row = await db
+    .select({ sessionId: customRelationships.sessionId })
+    .from(customRelationships)
+    .innerJoin(migrationSessions, eq(migrationSessions.id, customRelationships.sessionId))
+    .where(and(eq(customRelationships.id, id), eq(migrationSessions.createdBy, email)))
+    .get();
+  return row?.sessionId;
+}
+
 /** Deletes relationship `id` only if it belongs to the session: false when it does not (nothing deleted). */
 export async function deleteCustomRelationship(db: MigrateDb, sessionId: string, id: number): Promise<boolean> {
   const row = await db

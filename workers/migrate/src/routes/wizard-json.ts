@@ -5,7 +5,7 @@ import * as engine from '../engine/index.ts';
 import { guard } from '../guard.ts';
 import { identifier, intId, sessionId } from '../input.ts';
 import { migrationJob } from '../runs.ts';
-import { addCustomRelationship, deleteCustomRelationship, wizardSession } from '../wizard-sessions.ts';
+import { addCustomRelationship, deleteCustomRelationship, ownRelationshipSession, wizardSession } from '../wizard-sessions.ts';
 import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 /** The wizard's JSON actions, called by its pages' scripts. */
@@ -66,13 +66,16 @@ wizardJson.openapi(
     summary: "Deletes a custom relationship of the session (another session's is not found)",
     security,
     middleware: [guard.write('operator', { json: true })],
-    request: form(z.object({ sessionId, relationshipId: intId })),
+    // `relationshipId` alone (the spec's form) reaches only a relationship of a session the caller started.
+    request: form(z.object({ sessionId: sessionId.optional(), relationshipId: intId })),
     responses: { 200: json(z.object({ success: z.boolean(), message: z.string() }), 'Deleted'), 404: json(ErrorBody, 'No such session, or no such relationship in it'), ...guardedResponses },
   }),
   async (c) => {
     const input = c.req.valid('form');
-    const session = await wizardSession(c, input.sessionId);
     const relationshipId = input.relationshipId;
+    const owned = input.sessionId ?? (await ownRelationshipSession(c.var.db, relationshipId, c.var.user.email));
+    if (!owned) throw new HttpError(404, 'not_found', `No relationship ${relationshipId} in a migration session of yours; name its sessionId.`);
+    const session = await wizardSession(c, owned);
     if (!(await deleteCustomRelationship(c.var.db, session.id, relationshipId))) {
       throw new HttpError(404, 'not_found', `The migration session ${session.id} has no relationship ${relationshipId}.`);
     }
