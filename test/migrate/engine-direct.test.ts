@@ -248,22 +248,28 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
     expect(chunks).toBeGreaterThan(3);
     await expectExactlyOnce(probe, filtered);
     const statements = counter.statements();
+    let faults = 0;
     for (const mode of ['before', 'after'] as const) {
       for (let at = 1; at <= statements; at += 2) {
         const p = plan(await destination(), { filter: 'entry_id % 3 <> 0' });
         const broken = faulty(db, at, mode);
-        // Two chunks in flight interleave differently from run to run, so this run may end in
-        // fewer statements than the probe's: then the fault point lies past its end.
+        // Two chunks in flight interleave differently from run to run: the run may end before the
+        // fault point, or a chunk behind a stale one may take the fault and be drained and run again.
+        // Either way the resumed run below must hold every row exactly once.
         const outcome = await copyAllPipelined(db, broken.sql, p, 2, { directCopy: true }).then(
           () => 'finished' as const,
           (error: unknown) => error,
         );
-        if (outcome === 'finished') expect(broken.statements(), `${mode} statement ${at}`).toBeLessThan(at);
-        else expect(outcome, `${mode} statement ${at}`).toBeInstanceOf(InjectedFault);
+        if (outcome !== 'finished') {
+          expect(outcome, `${mode} statement ${at}`).toBeInstanceOf(InjectedFault);
+          faults++;
+        }
         await copyAllPipelined(db, db, p, 2, { directCopy: true });
         await expectExactlyOnce(p, filtered);
       }
     }
+    // Most fault points do cut the run: the loop tests resumption, not only clean runs.
+    expect(faults).toBeGreaterThan(statements / 2);
   }, 300_000);
 
   it('a value the source cannot convert fails the chunk, and nothing of it is written', async () => {

@@ -93,7 +93,7 @@ describe('the wizard reads over HTTP', () => {
     expect(posts).toHaveLength(2);
     expect(posts.every((p) => p.readOnly)).toBe(true);
     expect(posts[0]!.queries).toHaveLength(2);
-    expect(posts[0]!.queries.join('\n')).toContain('pg_catalog');
+    expect(posts[0]!.queries.join('\n')).toMatch(/pg_attribute|pg_constraint/);
     expect(posts[1]!.queries[0]).toMatch(/^SET LOCAL statement_timeout = \d+$/);
     expect(posts[1]!.queries[1]).toBe('SELECT count(*)::bigint AS n FROM "trainer" WHERE ("trainer_id" > 0) LIMIT $1');
     expect(sockets).toEqual([]);
