@@ -22,25 +22,34 @@ const UNAVAILABLE_MESSAGE =
  */
 export function asDatabaseUnavailable(err: unknown): DatabaseUnavailableError | undefined {
   if (err instanceof DatabaseUnavailableError) return err;
-  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 6; depth++) {
-    const code = Reflect.get(e, 'code');
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
-      if (UNAVAILABLE_SQLSTATE.test(code)) return new DatabaseUnavailableError({ cause: err });
-      return undefined; // the server answered: a query error, not an outage
-    }
+  for (const e of errorChain(err)) {
+    const code = sqlStateField(e);
+    // The server answered with a SQLSTATE: an outage only for the classes above, else a query error.
+    if (code) return UNAVAILABLE_SQLSTATE.test(code) ? new DatabaseUnavailableError({ cause: err }) : undefined;
     const message = Reflect.get(e, 'message');
     if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return new DatabaseUnavailableError({ cause: err });
-    e = Reflect.get(e, 'cause') ?? Reflect.get(e, 'error');
   }
   return undefined;
 }
 
+/** An error and what it wraps (drizzle's `cause`, an ErrorEvent's `error`), at most six deep. */
+function* errorChain(err: unknown): Generator<object> {
+  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 6; depth++) {
+    yield e;
+    e = Reflect.get(e, 'cause') ?? Reflect.get(e, 'error');
+  }
+}
+
+const sqlStateField = (e: object): string | undefined => {
+  const code = Reflect.get(e, 'code');
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+};
+
 /** The SQLSTATE of a driver error (possibly wrapped by drizzle or an event), if the server sent one. */
 export function sqlStateOf(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 6; depth++) {
-    const code = Reflect.get(e, 'code');
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-    e = Reflect.get(e, 'cause') ?? Reflect.get(e, 'error');
+  for (const e of errorChain(err)) {
+    const code = sqlStateField(e);
+    if (code) return code;
   }
   return undefined;
 }
