@@ -257,11 +257,13 @@ function deliver(account: Account, input: Record<string, unknown>): Reply {
   for (let i = 0; i < count; i++) {
     const sample = inboundMessage(mailbox, mailbox.messages.size + i);
     const text = optionalString(input, 'body') ?? sample.text;
+    // Mail as it arrives: a raw HTML body is stored as given (scripts, styles and all), not escaped.
+    const html = optionalString(input, 'html');
     const subject = optionalString(input, 'subject') ?? (original ? `RE: ${original.subject.replace(/^RE:\s*/i, '')}` : sample.subject);
     const message = mailbox.addMessage({
       folderId: folder.id,
       subject: count > 1 && input.subject !== undefined ? `${subject} (${i + 1})` : subject,
-      body: { contentType: 'html', content: textToHtml(text) },
+      body: { contentType: 'html', content: html ?? textToHtml(text) },
       from: sender ?? sample.from,
       toRecipients: [mailbox.me()],
       ccRecipients: Array.isArray(cc) ? cc.map((c) => recipient(String(c.name ?? c.address), String(c.address))) : [],
@@ -275,14 +277,18 @@ function deliver(account: Account, input: Record<string, unknown>): Reply {
   return { status: 201, json: { value: created } };
 }
 
-function parseDeliveredAttachments(value: unknown): { name: string; contentType: string; bytes: Buffer }[] {
+function parseDeliveredAttachments(value: unknown): { name: string; contentType: string; bytes: Buffer; isInline?: boolean; contentId?: string | null }[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || value.length > 10) throw invalid('attachments must be a list of at most 10 {name, contentType?, contentBytes}');
   return value.map((a) => {
     if (!isRecord(a) || typeof a.name !== 'string' || !a.name || typeof a.contentBytes !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(a.contentBytes)) {
       throw invalid('each attachment needs a name and base64 contentBytes');
     }
-    return { name: a.name, contentType: typeof a.contentType === 'string' ? a.contentType : 'application/octet-stream', bytes: Buffer.from(a.contentBytes, 'base64') };
+    if (a.contentId !== undefined && (typeof a.contentId !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(a.contentId))) throw invalid('contentId must be 1–200 printable characters');
+    if (a.isInline !== undefined && typeof a.isInline !== 'boolean') throw invalid('isInline must be true or false');
+    // An inline part (an image of an HTML body, `cid:<contentId>`) or an attachment.
+    const inline = typeof a.contentId === 'string' ? { isInline: a.isInline ?? true, contentId: a.contentId } : {};
+    return { name: a.name, contentType: typeof a.contentType === 'string' ? a.contentType : 'application/octet-stream', bytes: Buffer.from(a.contentBytes, 'base64'), ...inline };
   });
 }
 
@@ -343,7 +349,7 @@ function index(ctx: ControlContext) {
       'POST [scope]/authorize-error {error?, error_description?}',
       'POST [scope]/limits {maxConcurrent}',
       'GET|POST [scope]/clock {offsetMs? | advanceMs? | now?}',
-      'POST [scope]/deliver {count?, subject?, body?, from?, cc?, folder?, inReplyTo?, attachment?, attachments?}',
+      'POST [scope]/deliver {count?, subject?, body?, html?, from?, cc?, folder?, inReplyTo?, attachment?, attachments?[{name, contentType?, contentBytes, contentId?, isInline?}]}',
       'GET|DELETE [scope]/log',
       'GET|DELETE [scope]/deliveries [?count=&wait=]',
       'GET [scope]/subscriptions',

@@ -221,8 +221,8 @@ export class Mailbox {
         name: a.name,
         contentType: a.contentType,
         bytes: a.bytes,
-        isInline: false,
-        contentId: null,
+        isInline: a.isInline ?? false,
+        contentId: a.contentId ?? null,
         lastModifiedDateTime: fields.receivedDateTime ?? now,
       })),
       inReplyTo: fields.inReplyTo ?? null,
@@ -290,7 +290,7 @@ export type NewMessage = {
   isDraft?: boolean;
   importance?: 'low' | 'normal' | 'high';
   categories?: string[];
-  attachments?: { name: string; contentType: string; bytes: Buffer }[];
+  attachments?: { name: string; contentType: string; bytes: Buffer; isInline?: boolean; contentId?: string | null }[];
 };
 
 export function isoSeconds(ms: number): string {
