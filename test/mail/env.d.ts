@@ -3,6 +3,7 @@ declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
     TEST_ACCOUNTS: string;
+    TEST_BACKUP_CODES: string;
     GRAPH_STANDIN: string;
   }
 }

@@ -13,6 +13,7 @@ export default async function setup(project: TestProject) {
   const [auth, standin] = await Promise.all([startTestAuthService(TEST_ACCOUNTS, AUTH_TEST_VARS), startGraphStandin({ port: 0 })]);
   project.provide('mailAuthUrl', auth.url);
   project.provide('mailGraphStandin', standin.url);
+  project.provide('mailBackupCodes', JSON.stringify(auth.backupCodes));
   return async () => {
     await standin.close();
     await auth.dispose();
@@ -24,5 +25,7 @@ declare module 'vitest' {
     mailAuthUrl: string;
     /** `http://127.0.0.1:PORT`: identity platform at the root, Graph under /v1.0, control under /_standin. */
     mailGraphStandin: string;
+    /** JSON: each test account's single-use backup codes, for a sign-in once the TOTP steps are used. */
+    mailBackupCodes: string;
   }
 }

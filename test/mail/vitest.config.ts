@@ -22,6 +22,7 @@ export default defineProject({
         bindings: {
           TEST_MIGRATIONS: migrations,
           TEST_ACCOUNTS: JSON.stringify(TEST_ACCOUNTS),
+          TEST_BACKUP_CODES: inject('mailBackupCodes'),
           GRAPH_STANDIN: inject('mailGraphStandin'),
           GRAPH_BASE_URL: `${inject('mailGraphStandin')}/v1.0`,
           IDENTITY_BASE_URL: inject('mailGraphStandin'),
