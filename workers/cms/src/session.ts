@@ -2,8 +2,9 @@ import { and, eq, lt } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { sessions } from '#d1/cms/schema.ts';
-import { derivedKey, fromBase64Url, randomBytes, sha256Hex, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
 import { HttpError } from '#shared/http-error.ts';
+import { openOrUndefined, seal, type SealingKey } from '#shared/sealing.ts';
 import { refreshSession, type VerifiedLogin } from './auth-client.ts';
 import type { CmsContext, CmsEnv, SessionUser } from './context.ts';
 
@@ -12,24 +13,15 @@ export const SESSION_MAX_AGE_SECONDS = 86_400;
 /** Past this many recheck periods without reaching the authentication service, a session is refused. */
 const OUTAGE_GRACE_PERIODS = 3;
 
-/** AES-256-GCM key for refresh tokens at rest, derived from SESSION_SECRET. */
-const sealingKey = (secret: string) => derivedKey(secret, 'cms-session-refresh-token', { name: 'AES-GCM', length: 256 }, ['encrypt', 'decrypt']);
+/** Refresh tokens at rest: the shared sealing under SESSION_SECRET with this label. */
+const refreshTokenKey = (secret: string): SealingKey => ({ secret, label: 'cms-session-refresh-token' });
 
 /** The session id is the associated data: a sealed token copied to another row does not open. */
-export async function sealRefreshToken(secret: string, idHash: string, token: string): Promise<string> {
-  const iv = randomBytes(12);
-  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8(idHash) }, await sealingKey(secret), utf8(token));
-  return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
-}
+export const sealRefreshToken = (secret: string, idHash: string, token: string): Promise<string> => seal(refreshTokenKey(secret), idHash, token);
 
-export async function openRefreshToken(secret: string, idHash: string, sealed: string): Promise<string> {
-  const [version, ivText, dataText] = sealed.split('.');
-  const iv = fromBase64Url(ivText ?? '');
-  const data = fromBase64Url(dataText ?? '');
-  if (version !== 'v1' || !iv || !data) throw new Error('unknown sealed token format');
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv, additionalData: utf8(idHash) }, await sealingKey(secret), data);
-  return new TextDecoder().decode(plain);
-}
+/** The refresh token, or undefined when the sealed value does not open (forged, moved, another secret). */
+export const openRefreshToken = (secret: string, idHash: string, sealed: string): Promise<string | undefined> =>
+  openOrUndefined(refreshTokenKey(secret), idHash, sealed);
 
 function sessionCookie(c: CmsContext, value: string) {
   setCookie(c, SESSION_COOKIE, value, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/api', maxAge: SESSION_MAX_AGE_SECONDS });
@@ -114,9 +106,15 @@ async function recheck(c: CmsContext, row: SessionRow, now: number): Promise<voi
     .where(and(eq(sessions.idHash, row.idHash), eq(sessions.checkedAt, row.checkedAt)))
     .run();
   if (claimed.meta.changes !== 1) return;
+  const refreshToken = await openRefreshToken(config.SESSION_SECRET, row.idHash, row.refreshTokenSealed);
+  if (refreshToken === undefined) {
+    // Sealed under another SESSION_SECRET (or damaged): nothing to recheck with, the session ends.
+    await db.delete(sessions).where(eq(sessions.idHash, row.idHash)).run();
+    unauthenticated(c, 'The session has ended; sign in again.');
+  }
   let outcome;
   try {
-    outcome = await refreshSession(c, await openRefreshToken(config.SESSION_SECRET, row.idHash, row.refreshTokenSealed));
+    outcome = await refreshSession(c, refreshToken);
   } catch (err) {
     // Unreachable: keep the session for a while (the account was confirmed recently), so an auth
     // outage does not sign every editor out; retry on the next request.
@@ -142,7 +140,7 @@ export async function endSession(c: CmsContext): Promise<string | undefined> {
   const idHash = await sha256Hex(id);
   const row = await c.var.db.delete(sessions).where(eq(sessions.idHash, idHash)).returning().get();
   if (!row) return undefined;
-  return openRefreshToken(c.var.config.SESSION_SECRET, idHash, row.refreshTokenSealed).catch(() => undefined);
+  return openRefreshToken(c.var.config.SESSION_SECRET, idHash, row.refreshTokenSealed);
 }
 
 /** Writes (create, update, delete) need an editing role; reads need only a session. */

@@ -1,29 +1,16 @@
-import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { HttpError } from '#shared/http-error.ts';
+import { open, seal, type SealingKey } from '#shared/sealing.ts';
 
 /**
- * AES-256-GCM sealing for values kept at rest (configuration passwords, upstream refresh tokens).
- * The key is derived from a secret with its own label per use; the associated data binds a
- * sealed value to its row, so a value copied to another row does not open.
+ * How the migration app keys the shared sealing (workers/shared/sealing.ts): configuration
+ * passwords under CONFIG_ENCRYPTION_KEY, upstream refresh tokens under SESSION_SECRET, each with
+ * its own label; the associated data binds a sealed value to its row.
  */
-const key = (secret: string, label: string) => derivedKey(secret, label, { name: 'AES-GCM', length: 256 }, ['encrypt', 'decrypt']);
-
-export async function seal(secret: string, label: string, associated: string, plain: string): Promise<string> {
-  const iv = randomBytes(12);
-  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8(associated) }, await key(secret, label), utf8(plain));
-  return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
-}
-
-export async function open(secret: string, label: string, associated: string, sealed: string): Promise<string> {
-  const [version, ivText, dataText, extra] = sealed.split('.');
-  const iv = fromBase64Url(ivText ?? '');
-  const data = fromBase64Url(dataText ?? '');
-  if (version !== 'v1' || !iv || !data || extra !== undefined) throw new Error('unknown sealed value format');
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv, additionalData: utf8(associated) }, await key(secret, label), data);
-  return new TextDecoder().decode(plain);
-}
-
 export const PASSWORD_LABEL = 'migrate-configuration-password';
 export const REFRESH_TOKEN_LABEL = 'migrate-session-refresh-token';
+
+export const refreshTokenKey = (sessionSecret: string): SealingKey => ({ secret: sessionSecret, label: REFRESH_TOKEN_LABEL });
+const passwordKey = (encryptionKey: string): SealingKey => ({ secret: encryptionKey, label: PASSWORD_LABEL });
 
 type ConnectionAddress = { host: string; port: number; database: string; username: string };
 
@@ -31,6 +18,18 @@ type ConnectionAddress = { host: string; port: number; database: string; usernam
 const passwordBinding = (row: ConnectionAddress) => `${row.host}:${row.port}/${row.database}/${row.username}`;
 
 /** A configuration's password sealed for storage (also used by the development seed). */
-export const sealPassword = (key: string, row: ConnectionAddress, password: string) => seal(key, PASSWORD_LABEL, passwordBinding(row), password);
+export const sealPassword = (key: string, row: ConnectionAddress, password: string): Promise<string> => seal(passwordKey(key), passwordBinding(row), password);
 
-export const openPassword = (key: string, row: ConnectionAddress, sealed: string) => open(key, PASSWORD_LABEL, passwordBinding(row), sealed);
+/**
+ * A configuration's stored password. One that does not open (CONFIG_ENCRYPTION_KEY changed, the row
+ * edited by hand) is a 409 that says what to do, never a 500.
+ */
+export async function openPassword(key: string, row: ConnectionAddress, sealed: string): Promise<string> {
+  const opened = await open(passwordKey(key), passwordBinding(row), sealed);
+  if (opened.ok) return opened.value;
+  throw new HttpError(
+    409,
+    'password_unreadable',
+    `The stored password of ${row.username}@${row.host}:${row.port}/${row.database} cannot be opened with this service's CONFIG_ENCRYPTION_KEY: edit the configuration and enter the password again.`,
+  );
+}

@@ -5,7 +5,8 @@ import { loginSessions } from '#d1/migrate/schema.ts';
 import { derivedKey, randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
 import { refreshSession, revokeSession, type VerifiedLogin } from './auth-client.ts';
 import { ROLES, type MigrateContext, type Role, type SessionUser } from './context.ts';
-import { open, REFRESH_TOKEN_LABEL, seal } from './sealing.ts';
+import { open, openOrUndefined, seal } from '#shared/sealing.ts';
+import { refreshTokenKey } from './sealing.ts';
 
 /**
  * Sign-in state. The `AuthToken` cookie holds this app's own session JWT (HS256, jose): the user,
@@ -79,7 +80,7 @@ export async function startSession(c: MigrateContext, login: VerifiedLogin, role
     email: login.user.email,
     name,
     role,
-    refreshTokenSealed: await seal(config.SESSION_SECRET, REFRESH_TOKEN_LABEL, idHash, login.refresh_token),
+    refreshTokenSealed: await seal(refreshTokenKey(config.SESSION_SECRET), idHash, login.refresh_token),
     accessExpiresAt,
     expiresAt,
   });
@@ -115,12 +116,8 @@ export async function checkSession(c: MigrateContext, now = Date.now()): Promise
     .where(and(eq(loginSessions.idHash, idHash), eq(loginSessions.accessExpiresAt, row.accessExpiresAt)))
     .run();
   if (claimed.meta.changes !== 1) return { kind: 'ok', user };
-  let refreshToken: string | undefined;
-  try {
-    refreshToken = await open(config.SESSION_SECRET, REFRESH_TOKEN_LABEL, idHash, row.refreshTokenSealed);
-  } catch {
-    refreshToken = undefined;
-  }
+  const opened = await open(refreshTokenKey(config.SESSION_SECRET), idHash, row.refreshTokenSealed);
+  const refreshToken = opened.ok ? opened.value : undefined;
   const outcome = refreshToken ? await refreshSession(c, refreshToken) : ({ kind: 'ended', reason: 'unreadable token' } as const);
   if (outcome.kind !== 'rotated') {
     await db.delete(loginSessions).where(eq(loginSessions.idHash, idHash)).run();
@@ -136,7 +133,7 @@ export async function checkSession(c: MigrateContext, now = Date.now()): Promise
   const accessExpiresAt = now + outcome.tokens.expires_in * 1000;
   await db
     .update(loginSessions)
-    .set({ accessExpiresAt, role, refreshTokenSealed: await seal(config.SESSION_SECRET, REFRESH_TOKEN_LABEL, idHash, outcome.tokens.refresh_token) })
+    .set({ accessExpiresAt, role, refreshTokenSealed: await seal(refreshTokenKey(config.SESSION_SECRET), idHash, outcome.tokens.refresh_token) })
     .where(eq(loginSessions.idHash, idHash))
     .run();
   await setAuthCookie(c, { ...claims, role, uexp: Math.floor(accessExpiresAt / 1000) }, row.expiresAt, now);
@@ -158,6 +155,6 @@ export async function endSession(c: MigrateContext): Promise<void> {
   const idHash = await sha256Hex(claims.sid);
   const row = await c.var.db.delete(loginSessions).where(eq(loginSessions.idHash, idHash)).returning().get();
   if (!row) return;
-  const refreshToken = await open(c.var.config.SESSION_SECRET, REFRESH_TOKEN_LABEL, idHash, row.refreshTokenSealed).catch(() => undefined);
+  const refreshToken = await openOrUndefined(refreshTokenKey(c.var.config.SESSION_SECRET), idHash, row.refreshTokenSealed);
   if (refreshToken) c.executionCtx.waitUntil(revokeSession(c, refreshToken).catch(() => false));
 }
