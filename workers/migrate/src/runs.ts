@@ -23,8 +23,14 @@ export type RunSpec = {
   custom: ForeignKey[];
 };
 
-/** First plans for the selected tables: from the schema file where it names them, else suggested by name. */
-export function buildPlans(selected: string[], doc: MappingDocument | null, source: SchemaInfo, dest: SchemaInfo): TablePlan[] {
+/** First plans for the selected tables: from the schema file where it names them, else suggested (by name unless `suggest` says otherwise). */
+export function buildPlans(
+  selected: string[],
+  doc: MappingDocument | null,
+  source: SchemaInfo,
+  dest: SchemaInfo,
+  suggest: (table: string) => TablePlan | null = (table) => engine.suggestTablePlan(table, source, dest),
+): TablePlan[] {
   return selected.map((table) => {
     const fromDoc = doc?.tables.find((t) => t.sourceTable === table);
     if (fromDoc) {
@@ -38,7 +44,7 @@ export function buildPlans(selected: string[], doc: MappingDocument | null, sour
         foreignKeys: [],
       };
     }
-    const suggested = engine.suggestTablePlan(table, source, dest);
+    const suggested = suggest(table);
     if (suggested) return suggested;
     const info = source.tables.find((t) => t.name === table);
     return { sourceTable: table, destTable: '', columns: [], sourceKey: info?.primaryKey ?? [], destKey: 'id', foreignKeys: [] };

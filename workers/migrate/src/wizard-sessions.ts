@@ -23,7 +23,30 @@ export type WizardSession = {
   updatedAt: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /** What the last natural-key matching found per table (FindNaturalKeyMatches). */
+  matchSummaries: MatchSummary[];
 };
+
+/** What natural-key matching found for one table, and which cap stopped it. */
+export type MatchSummary = {
+  sourceTable: string;
+  destTable: string;
+  alreadyMapped: number;
+  matched: number;
+  unmatched: number;
+  scanned: number;
+  scanLimit: number;
+  scanCapped: boolean;
+  matchLimit: number;
+  matchCapped: boolean;
+};
+
+/** A session's name for people: its tables and the day it was created. */
+export function sessionName(session: Pick<WizardSession, 'selectedTables' | 'createdAt'>): string {
+  const tables = session.selectedTables.length > 3 ? `${session.selectedTables.slice(0, 3).join(', ')} and ${session.selectedTables.length - 3} more` : session.selectedTables.join(', ');
+  const day = new Date(session.createdAt).toISOString().slice(0, 10);
+  return `${tables || 'No tables yet'} — ${day}`;
+}
 
 type Row = typeof migrationSessions.$inferSelect;
 
@@ -53,13 +76,23 @@ function parse(row: Row): WizardSession {
     updatedAt: row.updatedAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+    matchSummaries: json<{ matches?: MatchSummary[] }>(row.naturalKeys, {}).matches ?? [],
   };
 }
 
-export async function createWizardSession(db: MigrateDb, configId: number, createdBy: string): Promise<string> {
+/** A new session with its selected tables (created by TableSelection's first post): its id. */
+export async function createWizardSession(db: MigrateDb, configId: number, createdBy: string, selectedTables: string[] = []): Promise<string> {
   const id = crypto.randomUUID();
-  await db.insert(migrationSessions).values({ id, configId, createdBy }).run();
+  await db
+    .insert(migrationSessions)
+    .values({ id, configId, createdBy, selectedTables: JSON.stringify(selectedTables), status: selectedTables.length ? 'Configuring' : 'Created' })
+    .run();
   return id;
+}
+
+/** Stores what natural-key matching found (the session's natural_keys column holds it). */
+export async function saveMatchSummaries(db: MigrateDb, id: string, matches: MatchSummary[]): Promise<void> {
+  await db.update(migrationSessions).set({ naturalKeys: JSON.stringify({ matches }), updatedAt: Date.now() }).where(eq(migrationSessions.id, id)).run();
 }
 
 /** The session named by a request: 400 for a malformed id, 404 for an unknown one. */
@@ -112,14 +145,16 @@ export type SortBy = keyof typeof SORTS;
 
 export async function listWizardSessions(db: MigrateDb, options: { status?: SessionStatus; sortBy: SortBy; descending: boolean }) {
   const order = options.descending ? desc(SORTS[options.sortBy]) : asc(SORTS[options.sortBy]);
+  // A session without tables (left by a visit to TableSelection before sessions began at its post) is never listed.
+  const chosen = ne(migrationSessions.selectedTables, '[]');
   const [rows, stats] = await db.batch([
     db
       .select()
       .from(migrationSessions)
-      .where(options.status ? eq(migrationSessions.status, options.status) : undefined)
+      .where(options.status ? and(chosen, eq(migrationSessions.status, options.status)) : chosen)
       .orderBy(order, options.descending ? desc(migrationSessions.id) : asc(migrationSessions.id))
       .limit(500),
-    db.select({ status: migrationSessions.status, n: count() }).from(migrationSessions).groupBy(migrationSessions.status),
+    db.select({ status: migrationSessions.status, n: count() }).from(migrationSessions).where(chosen).groupBy(migrationSessions.status),
   ]);
   const byStatus = Object.fromEntries(SESSION_STATUSES.map((s) => [s, 0])) as Record<SessionStatus, number>;
   for (const s of stats) byStatus[s.status] = s.n;

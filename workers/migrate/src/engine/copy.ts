@@ -818,6 +818,34 @@ export async function backfillChunk(
  */
 export async function validateTable(source: Sql, dest: Sql, configId: number, table: PreparedTable): Promise<TableValidation> {
   const plan = table.plan;
+  const { sourceParts, destParts, joins } = validationParts(table);
+  const sourceRows = await readSource(source, (tx) =>
+    tx.query<{ n: string; checksum: string }>(
+      `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${sourceParts.join(', ')})`)} AS checksum
+       FROM ${ident(plan.sourceTable)} WHERE ${whereOf(table)}`,
+    ),
+  );
+  const destRows = await dest.query<{ n: string; checksum: string }>(
+    `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${destParts.join(', ')})`)} AS checksum
+     FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2 AND $t.source_table = $3')} m
+     JOIN ${ident(plan.destTable)} d ON d.${ident(plan.destKey)} = m.dest_id::${table.destTypes[plan.destKey]}
+     ${joins.join(' ')}`,
+    [configId, plan.destTable, plan.sourceTable],
+  );
+  const sourceCount = Number(sourceRows[0]?.n ?? 0);
+  const destCount = Number(destRows[0]?.n ?? 0);
+  const sourceChecksum = String(sourceRows[0]?.checksum ?? '0');
+  const destChecksum = String(destRows[0]?.checksum ?? '0');
+  return { table: plan.destTable, sourceCount, destCount, sourceChecksum, destChecksum, ok: sourceCount === destCount && sourceChecksum === destChecksum };
+}
+
+/**
+ * The canonical row text of a table on each side, as validation hashes it: the source's parts (over
+ * the source table), the destination's (over the mappings `m` joined to the table `d`, with `joins`
+ * for foreign keys turned back into source ids). Parameter $1 of the joins is the configuration.
+ */
+export function validationParts(table: PreparedTable): { sourceParts: string[]; destParts: string[]; joins: string[] } {
+  const plan = table.plan;
   const fkColumns = new Set([...Object.keys(table.translated), ...table.deferred]);
   const sourceParts = [
     keyText(plan.sourceKey.map(ident)),
@@ -827,12 +855,6 @@ export async function validateTable(source: Sql, dest: Sql, configId: number, ta
       return canonicalText(valueExpression(`${ident(c.source)}::text`, type, c.transform), type);
     }),
   ];
-  const sourceRows = await readSource(source, (tx) =>
-    tx.query<{ n: string; checksum: string }>(
-      `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${sourceParts.join(', ')})`)} AS checksum
-       FROM ${ident(plan.sourceTable)} WHERE ${whereOf(table)}`,
-    ),
-  );
   const joins: string[] = [];
   const destParts = [
     'm.source_id',
@@ -848,16 +870,5 @@ export async function validateTable(source: Sql, dest: Sql, configId: number, ta
       return canonicalText(`d.${ident(c.dest)}`, type);
     }),
   ];
-  const destRows = await dest.query<{ n: string; checksum: string }>(
-    `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${destParts.join(', ')})`)} AS checksum
-     FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2 AND $t.source_table = $3')} m
-     JOIN ${ident(plan.destTable)} d ON d.${ident(plan.destKey)} = m.dest_id::${table.destTypes[plan.destKey]}
-     ${joins.join(' ')}`,
-    [configId, plan.destTable, plan.sourceTable],
-  );
-  const sourceCount = Number(sourceRows[0]?.n ?? 0);
-  const destCount = Number(destRows[0]?.n ?? 0);
-  const sourceChecksum = String(sourceRows[0]?.checksum ?? '0');
-  const destChecksum = String(destRows[0]?.checksum ?? '0');
-  return { table: plan.destTable, sourceCount, destCount, sourceChecksum, destChecksum, ok: sourceCount === destCount && sourceChecksum === destChecksum };
+  return { sourceParts, destParts, joins };
 }

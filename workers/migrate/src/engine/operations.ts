@@ -84,9 +84,13 @@ export async function findNaturalKeyMatches(
   const dest = openDestination(env);
   try {
     const [table] = await prepareTables(source, dest, singleTablePlan(configId, conn, keyPlan), { validate: false });
-    const result: NaturalKeyMatches = { sourceTable: plan.sourceTable, destTable: plan.destTable, alreadyMapped: 0, matches: [], unmatched: 0 };
+    const result: NaturalKeyMatches = { sourceTable: plan.sourceTable, destTable: plan.destTable, alreadyMapped: 0, matches: [], unmatched: 0, matched: 0, scanned: 0, scanLimit: SCAN_LIMIT, scanCapped: false };
     let cursor: string | null = null;
-    for (let scanned = 0; scanned < SCAN_LIMIT; scanned += SCAN_CHUNK) {
+    for (let scanned = 0; ; scanned += SCAN_CHUNK) {
+      if (scanned >= SCAN_LIMIT) {
+        result.scanCapped = true;
+        break;
+      }
       const page = await readSourcePage(source, table!, cursor, SCAN_CHUNK);
       if (page.keys.length === 0) break;
       cursor = JSON.stringify(page.keys.at(-1));
@@ -94,10 +98,14 @@ export async function findNaturalKeyMatches(
         matchStatement(table!),
         [configId, plan.destTable, page.keys.map((k) => k.join('\u001f')), ...page.values],
       );
+      result.scanned! += page.keys.length;
       for (const row of rows) {
         if (row.mapped) result.alreadyMapped++;
         else if (row.dest_id === null) result.unmatched++;
-        else if (result.matches.length < limit) result.matches.push({ sourceId: row.src_id, destId: row.dest_id, key: row.key } satisfies NaturalKeyMatch);
+        else {
+          result.matched!++;
+          if (result.matches.length < limit) result.matches.push({ sourceId: row.src_id, destId: row.dest_id, key: row.key } satisfies NaturalKeyMatch);
+        }
       }
       if (page.keys.length < SCAN_CHUNK) break;
     }

@@ -186,6 +186,12 @@ export type NaturalKeyMatches = {
   matches: NaturalKeyMatch[];
   /** Source rows with no destination row of the same natural key (they would be inserted). */
   unmatched: number;
+  /** Source rows with a match, `matches` holding at most the limit of them. */
+  matched?: number;
+  /** Source rows read, and whether the scan stopped at `scanLimit` before the table's end. */
+  scanned?: number;
+  scanLimit?: number;
+  scanCapped?: boolean;
 };
 
 export type IdMappingPair = { sourceId: string; destId: string };

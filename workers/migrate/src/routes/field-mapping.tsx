@@ -6,12 +6,12 @@ import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';
-import type { NaturalKeyMatches } from '../engine/types.ts';
 import { guard } from '../guard.ts';
-import { formBody, identifier, indexedList, intId, parsed, text } from '../input.ts';
+import { checkbox, formBody, identifier, indexedList, intId, parsed, text } from '../input.ts';
 import { startRun } from '../runs.ts';
-import { FieldMappingPage, FkPatchPage, PendingMappingsPage, SummaryPage } from '../views/wizard.tsx';
-import { updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
+import { FieldMappingPage, FkPatchPage, PendingMappingsPage, SummaryPage } from '../views/wizard/index.ts';
+import { duplicateRisks } from '../wizard-suggestions.ts';
+import { type MatchSummary, saveMatchSummaries, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
 import { applyMappingEditsFrom } from './mapping-edits.ts';
 
 /** The FieldMapping flow (natural keys, matches to confirm) and the standalone FkPatch tool. */
@@ -57,8 +57,22 @@ fieldMapping.post('/Migration/FindNaturalKeyMatches', guard.write('operator'), a
   const session = await sessionFromForm(c);
   const conn = await connectionOf(c, session.configId);
   const rows: (typeof pendingMappings.$inferInsert)[] = [];
+  const summaries: MatchSummary[] = [];
   for (const plan of session.plans.filter((p) => p.destTable && p.naturalKey?.length)) {
     const found = await engine.findNaturalKeyMatches(engineEnv(c), conn, session.configId, plan, MATCH_LIMIT);
+    const matched = found.matched ?? found.matches.length;
+    summaries.push({
+      sourceTable: plan.sourceTable,
+      destTable: plan.destTable,
+      alreadyMapped: found.alreadyMapped,
+      matched,
+      unmatched: found.unmatched,
+      scanned: found.scanned ?? found.alreadyMapped + matched + found.unmatched,
+      scanLimit: found.scanLimit ?? 50_000,
+      scanCapped: found.scanCapped ?? false,
+      matchLimit: MATCH_LIMIT,
+      matchCapped: matched > found.matches.length,
+    });
     for (const match of found.matches) {
       const matchedOn = Object.entries(match.key)
         .map(([k, v]) => `${k}=${v ?? 'null'}`)
@@ -73,6 +87,7 @@ fieldMapping.post('/Migration/FindNaturalKeyMatches', guard.write('operator'), a
     db.delete(pendingMappings).where(and(eq(pendingMappings.sessionId, session.id), eq(pendingMappings.state, 'Pending'))),
     ...chunks(rows, 10).map((part) => db.insert(pendingMappings).values(part)),
   ]);
+  await saveMatchSummaries(db, session.id, summaries);
   return c.redirect(pendingUrl(session.id), 302);
 });
 
@@ -85,8 +100,7 @@ function chunks<T>(items: T[], size: number): T[][] {
 fieldMapping.get('/Migration/PendingMappings', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
   const rows = await c.var.db.select().from(pendingMappings).where(eq(pendingMappings.sessionId, session.id)).orderBy(pendingMappings.tableName, pendingMappings.id).limit(2000).all();
-  const summaries: NaturalKeyMatches[] = [];
-  return c.html(<PendingMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} rows={rows} summaries={summaries} />);
+  return c.html(<PendingMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} rows={rows} summaries={session.matchSummaries} />);
 });
 
 async function reviewedMapping(c: MigrateContext, session: WizardSession) {
@@ -129,15 +143,23 @@ fieldMapping.post('/Migration/AddManualMapping', guard.write('operator'), async 
   return c.redirect(pendingUrl(session.id), 302);
 });
 
-fieldMapping.get('/Migration/Summary', guard.read('any'), async (c) => {
-  const session = await sessionFromQuery(c);
+async function summaryView(c: MigrateContext, session: WizardSession, error?: string) {
   const counts = await c.var.db.select({ state: pendingMappings.state, n: count() }).from(pendingMappings).where(eq(pendingMappings.sessionId, session.id)).groupBy(pendingMappings.state).all();
   const pending = Object.fromEntries(counts.map((r) => [r.state, r.n]));
-  return c.html(<SummaryPage csrf={c.var.csrfToken} user={c.var.user} session={session} pending={pending} />);
-});
+  const risks = await duplicateRisks(c, session);
+  return c.html(<SummaryPage csrf={c.var.csrfToken} user={c.var.user} session={session} pending={pending} risks={risks} error={error} />, error ? 400 : 200);
+}
+
+fieldMapping.get('/Migration/Summary', guard.read('any'), async (c) => summaryView(c, await sessionFromQuery(c)));
 
 fieldMapping.post('/Migration/StartMigration', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
+  const { confirmDuplicates } = parsed(z.object({ confirmDuplicates: checkbox }), await formBody(c), 'form');
+  const risks = confirmDuplicates ? [] : await duplicateRisks(c, session);
+  if (risks.length) {
+    const total = risks.reduce((n, r) => n + r.rowsAtRisk, 0);
+    return summaryView(c, session, `Not started: about ${total} rows of ${risks.map((r) => r.destTable).join(', ')} would be inserted again (no natural key, rows already in the destination). Choose a natural key, or tick the confirmation and start again.`);
+  }
   await startRun(c, session);
   return c.redirect(`/Migration/Progress?sessionId=${session.id}`, 302);
 });

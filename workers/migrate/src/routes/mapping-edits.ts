@@ -5,6 +5,7 @@ import type { MigrateContext } from '../context.ts';
 import * as engine from '../engine/index.ts';
 import type { SchemaInfo, TablePlan } from '../engine/types.ts';
 import { identifier, parsed } from '../input.ts';
+import { proposeKeys, readSamples, suggestPlans, withProposedKeys } from '../wizard-suggestions.ts';
 import type { WizardSession } from '../wizard-sessions.ts';
 
 /** The source (the session's configuration) and destination schemas. */
@@ -51,4 +52,37 @@ export async function applyMappingEditsFrom(c: MigrateContext, session: WizardSe
   const edits = parsed(z.array(MappingEdit).max(200), list, target);
   const { source, dest } = await schemas(c, session);
   return applyMappingEdits(session.plans, edits, source, dest);
+}
+
+/**
+ * Plans after mapping edits, completed from the suggestions: the tables in `changed` (a new
+ * destination chosen on the page) get the suggested columns and a proposed natural key; any other
+ * column mapped as suggested takes the suggestion's transform when it has none.
+ */
+export async function withSuggestedColumns(c: MigrateContext, session: WizardSession, plans: TablePlan[], changed: string[]): Promise<TablePlan[]> {
+  const { source, dest } = await schemas(c, session);
+  const samples = await readSamples(c, session.configId, plans.map((p) => p.sourceTable), source, dest);
+  const suggested = suggestPlans(
+    plans.map((p) => p.sourceTable),
+    source,
+    dest,
+    samples,
+    Object.fromEntries(plans.filter((p) => p.destTable).map((p) => [p.sourceTable, p.destTable])),
+  );
+  const next = plans.map((plan) => {
+    const s = suggested.get(plan.sourceTable);
+    if (!plan.destTable || !s) return plan;
+    if (changed.includes(plan.sourceTable)) return { ...s.plan, naturalKey: undefined };
+    return {
+      ...plan,
+      columns: plan.columns.map((m) => {
+        const hint = s.columns.find((x) => x.source === m.source && x.dest === m.dest);
+        return !m.transform && hint?.transform ? { ...m, transform: hint.transform } : m;
+      }),
+    };
+  });
+  const fresh = next.filter((p) => changed.includes(p.sourceTable) && p.destTable);
+  if (fresh.length === 0) return next;
+  const keys = await proposeKeys(c, fresh, dest, samples);
+  return withProposedKeys(next, keys);
 }

@@ -4,14 +4,16 @@ import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';
-import { FilterError, type MappingDocument, type SchemaInfo, type TablePlan } from '../engine/types.ts';
+import { FilterError, type MappingDocument, type SchemaInfo } from '../engine/types.ts';
 import { guard } from '../guard.ts';
 import { checkbox, formBody, identifier, indexedList, many, parsed, text } from '../input.ts';
 import { buildPlans, migrationJob, planForeignKeys, runOrder, runPlanOf, startRun } from '../runs.ts';
-import { RelationshipConfigPage, FilterConfigPage, ProgressPage, ResultsPage, ReviewMappingsPage, RunConfigPage, SchemaImportPage, TableSelectionPage, ValidateSchemaPage } from '../views/wizard.tsx';
+import { duplicateRisks, proposeKeys, readSamples, suggestPlans, withProposedKeys } from '../wizard-suggestions.ts';
+import { revalidate, runTables } from '../wizard-runs.ts';
+import { FilterConfigPage, ProgressPage, RelationshipConfigPage, ResultsPage, ReviewMappingsPage, RunConfigPage, SchemaImportPage, TableSelectionPage, ValidateSchemaPage } from '../views/wizard/index.ts';
 import { createWizardSession, customForeignKeys, recordRunState, savedSchemaFile, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
 import { fieldMapping } from './field-mapping.tsx';
-import { applyMappingEditsFrom, schemas } from './mapping-edits.ts';
+import { applyMappingEditsFrom, schemas, withSuggestedColumns } from './mapping-edits.ts';
 
 /** The Migration controller: the wizard pages and their redirects (spec 002 A, Migration). */
 export const migration = new Hono<MigrateEnv>();
@@ -49,27 +51,31 @@ async function checkedFilters(c: MigrateContext, session: WizardSession): Promis
 }
 
 migration.get('/Migration/TableSelection', guard.read('operator'), async (c) => {
-  const { config, conn } = await activeConnection(c);
+  // No session is created here: the first post creates it (a visit alone leaves nothing behind).
+  const id = c.req.query('sessionId');
+  const session = id ? await wizardSession(c, id) : null;
+  const conn = session ? await connectionOf(c, session.configId) : (await activeConnection(c)).conn;
   const tables = await engine.listTables(engineEnv(c), conn);
-  const sessionId = await createWizardSession(c.var.db, config.id, c.var.user.email);
-  return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} sessionId={sessionId} tables={tables} />);
+  return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} session={session} tables={tables} />);
 });
 
 migration.post('/Migration/TableSelection', guard.write('operator'), async (c) => {
-  const session = await sessionFromForm(c);
-  const { selectedTables } = parsed(z.object({ selectedTables: many(identifier) }), await formBody(c), 'form');
+  const body = await formBody(c);
+  const session = body.sessionId !== undefined && body.sessionId !== '' ? await wizardSession(c, body.sessionId) : null;
+  const { selectedTables } = parsed(z.object({ selectedTables: many(identifier) }), body, 'form');
   const unique = [...new Set(selectedTables)];
-  const conn = await connectionOf(c, session.configId);
+  const { config, conn } = session ? { config: { id: session.configId }, conn: await connectionOf(c, session.configId) } : await activeConnection(c);
   const tables = await engine.listTables(engineEnv(c), conn);
   if (unique.length === 0 || unique.length > MAX_TABLES) {
-    return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} sessionId={session.id} tables={tables} error={`Select between 1 and ${MAX_TABLES} tables.`} />, 400);
+    return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} session={session} tables={tables} error={`Select between 1 and ${MAX_TABLES} tables.`} />, 400);
   }
   const missing = unique.filter((t) => !tables.some((s) => s.name === t));
   if (missing.length) {
-    return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} sessionId={session.id} tables={tables} error={`Not tables of the source: ${missing.join(', ')}.`} />, 400);
+    return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} session={session} tables={tables} error={`Not tables of the source: ${missing.join(', ')}.`} />, 400);
   }
-  await updateWizardSession(c.var.db, session.id, { selectedTables: unique, status: 'Configuring' });
-  return c.redirect(stepUrl('SchemaImport', session.id), 302);
+  const id = session ? session.id : await createWizardSession(c.var.db, config.id, c.var.user.email, unique);
+  if (session) await updateWizardSession(c.var.db, session.id, { selectedTables: unique, status: session.status === 'Created' ? 'Configuring' : session.status });
+  return c.redirect(stepUrl('SchemaImport', id), 302);
 });
 
 migration.get('/Migration/SchemaImport', guard.read('any'), async (c) => {
@@ -78,11 +84,18 @@ migration.get('/Migration/SchemaImport', guard.read('any'), async (c) => {
   return c.html(<SchemaImportPage csrf={c.var.csrfToken} user={c.var.user} session={session} hasSaved={saved !== null} />);
 });
 
-/** Plans for the session from a schema file (or none), stored; then on to ReviewMappings. */
+/**
+ * Plans for the session from a schema file where it names a table, else suggested from names,
+ * types and sampled values, each with a natural key proposed where it has none; stored, then on to
+ * ReviewMappings.
+ */
 async function importSchema(c: MigrateContext, session: WizardSession, doc: MappingDocument | null) {
   const { source, dest } = await schemas(c, session);
-  const plans = buildPlans(session.selectedTables, doc, source, dest);
-  await updateWizardSession(c.var.db, session.id, { plans, ...(doc ? { schemaFile: doc } : {}) });
+  const samples = await readSamples(c, session.configId, session.selectedTables, source, dest);
+  const suggested = suggestPlans(session.selectedTables, source, dest, samples);
+  const plans = buildPlans(session.selectedTables, doc, source, dest, (table) => suggested.get(table)?.plan ?? null);
+  const keys = await proposeKeys(c, plans, dest, samples);
+  await updateWizardSession(c.var.db, session.id, { plans: withProposedKeys(plans, keys), ...(doc ? { schemaFile: doc } : {}) });
   return c.redirect(stepUrl('ReviewMappings', session.id), 302);
 }
 
@@ -106,17 +119,59 @@ migration.post('/Migration/SchemaImportUseSaved', guard.write('operator'), async
   return importSchema(c, session, await savedSchemaFile(c.var.db, session));
 });
 
+async function reviewView(c: MigrateContext, session: WizardSession, notice?: string) {
+  const { source, dest } = await schemas(c, session);
+  const samples = await readSamples(c, session.configId, session.plans.map((p) => p.sourceTable), source, dest);
+  const suggestions = suggestPlans(
+    session.plans.map((p) => p.sourceTable),
+    source,
+    dest,
+    samples,
+    Object.fromEntries(session.plans.filter((p) => p.destTable).map((p) => [p.sourceTable, p.destTable])),
+  );
+  // A table not copied yet shows the table suggested for it.
+  for (const plan of session.plans.filter((p) => !p.destTable)) {
+    const s = suggestPlans([plan.sourceTable], source, dest, samples).get(plan.sourceTable);
+    if (s) suggestions.set(plan.sourceTable, s);
+  }
+  return c.html(<ReviewMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} source={source} dest={dest} suggestions={suggestions} notice={notice} />);
+}
+
 migration.get('/Migration/ReviewMappings', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
-  const { source, dest } = await schemas(c, session);
-  return c.html(<ReviewMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} source={source} dest={dest} />);
+  const notice = c.req.query('notice') === 'table' ? 'A destination table changed: its columns are filled from the suggestions; review them.' : undefined;
+  return reviewView(c, session, notice);
 });
 
 migration.post('/Migration/ReviewMappings', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
-  const plans = await applyMappingEditsFrom(c, session, indexedList(await formBody(c), 'Mappings'), 'form.Mappings');
+  const body = await formBody(c);
+  const list = indexedList(body, 'Mappings') as Record<string, unknown>[];
+  // The page says which destination its column choices were made for: choices made for another table are dropped.
+  const changed = list.filter((m) => m && typeof m === 'object' && typeof m.ColumnsFor === 'string' && m.ColumnsFor !== m.DestTable).map((m) => String(m.SourceTable));
+  const edits = list.map((m) => (m && typeof m === 'object' && changed.includes(String(m.SourceTable)) ? { SourceTable: m.SourceTable, DestTable: m.DestTable } : m && typeof m === 'object' ? { SourceTable: m.SourceTable, DestTable: m.DestTable, Columns: m.Columns } : m));
+  const applied = await applyMappingEditsFrom(c, session, edits, 'form.Mappings');
+  const plans = await withSuggestedColumns(c, session, applied, changed);
   await updateWizardSession(c.var.db, session.id, { plans });
+  if (body.next === 'FilterConfig') {
+    return c.redirect(changed.some((t) => plans.find((p) => p.sourceTable === t)?.destTable) ? `${stepUrl('ReviewMappings', session.id)}&notice=table` : stepUrl('FilterConfig', session.id), 302);
+  }
   return c.redirect(stepUrl('RelationshipConfig', session.id), 302);
+});
+
+migration.post('/Migration/AcceptSuggestions', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const { source, dest } = await schemas(c, session);
+  const samples = await readSamples(c, session.configId, session.plans.map((p) => p.sourceTable), source, dest);
+  const suggested = suggestPlans(session.plans.map((p) => p.sourceTable), source, dest, samples);
+  const plans = session.plans.map((p) => {
+    const s = suggested.get(p.sourceTable);
+    if (!s?.plan.destTable) return p;
+    return { ...s.plan, naturalKey: s.plan.destTable === p.destTable ? p.naturalKey?.filter((k) => s.plan.columns.some((m) => m.dest === k)) : undefined };
+  });
+  const keys = await proposeKeys(c, plans.filter((p) => !p.naturalKey?.length), dest, samples);
+  await updateWizardSession(c.var.db, session.id, { plans: withProposedKeys(plans, keys) });
+  return c.redirect(stepUrl('ReviewMappings', session.id), 302);
 });
 
 migration.get('/Migration/ValidateSchema', guard.read('any'), async (c) => {
@@ -143,12 +198,14 @@ migration.post('/Migration/FilterConfig', guard.write('operator'), async (c) => 
 
 migration.get('/Migration/RelationshipConfig', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
-  const dest = await engine.introspect(engineEnv(c), 'destination');
+  const { source, dest } = await schemas(c, session);
+  const samples = await readSamples(c, session.configId, session.plans.map((p) => p.sourceTable), source, dest);
+  const proposals = await proposeKeys(c, session.plans, dest, samples);
   const tables = new Set(session.plans.map((p) => p.destTable).filter(Boolean));
   const detected = dest.foreignKeys.filter((fk) => tables.has(fk.childTable) && tables.has(fk.parentTable));
   const custom = (await customForeignKeys(c.var.db, session.id)).map((r) => ({ ...r, custom: true }));
   return c.html(
-    <RelationshipConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} fks={[...detected, ...custom]} destTables={dest.tables.map((t) => t.name)} />,
+    <RelationshipConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} fks={[...detected, ...custom]} destTables={dest.tables.map((t) => t.name)} proposals={proposals} />,
   );
 });
 
@@ -163,7 +220,11 @@ const keyList = text(500).transform((v, ctx) => {
 
 migration.post('/Migration/RelationshipConfig', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
-  const body = await formBody(c);
+  const body = { ...(await formBody(c)) };
+  // The page's key checkboxes post a column each (after an empty one): one comma-separated list.
+  for (const [name, value] of Object.entries(body)) {
+    if (/^columnConfigs\[\d{1,4}\]\.NaturalKey$/.test(name) && Array.isArray(value)) body[name] = value.filter((v) => typeof v === 'string' && v).join(',');
+  }
   const configs = parsed(z.array(z.object({ Table: identifier, NaturalKey: keyList.default([]) })).max(MAX_TABLES), indexedList(body, 'columnConfigs'), 'form.columnConfigs');
   const order = parsed(z.array(identifier).max(MAX_TABLES), indexedList(body, 'tableOrder'), 'form.tableOrder');
   const dest = await engine.introspect(engineEnv(c), 'destination');
@@ -182,23 +243,37 @@ migration.post('/Migration/RelationshipConfig', guard.write('operator'), async (
   return c.redirect(stepUrl('RunConfig', session.id), 302);
 });
 
-async function runConfigView(c: MigrateContext, session: WizardSession, errors: Record<string, string>, status: 200 | 400 = 200) {
+async function runConfigView(c: MigrateContext, session: WizardSession, errors: Record<string, string>, status: 200 | 400 = 200, error?: string) {
   const { source, dest } = await schemas(c, session);
   const fks = await planForeignKeys(c, session, dest);
   const { order, deferred } = runOrder(session, fks);
   const issues = engine.validatePlan(session.plans.filter((p) => p.destTable), source, dest);
-  return c.html(<RunConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} order={order} deferred={deferred} issues={issues} errors={errors} />, status);
+  const [risks, tables] = await Promise.all([duplicateRisks(c, session), runTables(c, session)]);
+  return c.html(
+    <RunConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} order={order} deferred={deferred} issues={issues} errors={errors} risks={risks} tables={tables} source={source} fks={fks} error={error} />,
+    status,
+  );
 }
 
 migration.get('/Migration/RunConfig', guard.read('any'), async (c) => runConfigView(c, await sessionFromQuery(c), {}));
 
+/** Why a start is refused for rows that would be inserted again (null: nothing at risk, or confirmed). */
+export async function duplicateRefusal(c: MigrateContext, session: WizardSession, confirmed: boolean): Promise<{ message: string; risks: Awaited<ReturnType<typeof duplicateRisks>> } | null> {
+  const risks = await duplicateRisks(c, session);
+  if (risks.length === 0 || confirmed) return null;
+  const total = risks.reduce((n, r) => n + r.rowsAtRisk, 0);
+  return { risks, message: `Not started: about ${total} rows of ${risks.map((r) => r.destTable).join(', ')} would be inserted again (no natural key, rows already in the destination). Choose a natural key, or tick the confirmation and start again.` };
+}
+
 migration.post('/Migration/RunConfig', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
-  const { patchMode } = parsed(z.object({ patchMode: checkbox }), await formBody(c), 'form');
+  const { patchMode, confirmDuplicates } = parsed(z.object({ patchMode: checkbox, confirmDuplicates: checkbox }), await formBody(c), 'form');
   const { filters, errors } = await checkedFilters(c, session);
   const updated = { ...session, filters, patchMode };
   if (Object.keys(errors).length) return runConfigView(c, updated, errors, 400);
   await updateWizardSession(c.var.db, session.id, { filters, patchMode });
+  const refusal = await duplicateRefusal(c, updated, confirmDuplicates);
+  if (refusal) return runConfigView(c, updated, {}, 400, refusal.message);
   await startRun(c, updated);
   return c.redirect(progressUrl(session.id), 302);
 });
@@ -217,7 +292,18 @@ migration.get('/Migration/Results', guard.read('any'), async (c) => {
   if (progress) await recordRunState(c.var.db, session, progress);
   const notice = c.req.query('notice');
   const count = c.req.query('count');
-  return c.html(<ResultsPage csrf={c.var.csrfToken} user={c.var.user} session={session} progress={progress} notice={notice} count={count && /^\d{1,12}$/.test(count) ? count : undefined} />);
+  return c.html(
+    <ResultsPage csrf={c.var.csrfToken} user={c.var.user} session={session} progress={progress} notice={notice} count={count && /^\d{1,12}$/.test(count) ? count : undefined} summaries={session.matchSummaries} />,
+  );
+});
+
+migration.post('/Migration/ValidateAgain', guard.write('operator'), async (c) => {
+  const session = await sessionFromForm(c);
+  const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
+  if (!session.runId || !progress) throw new HttpError(409, 'not_started', 'This session has not run yet.');
+  const { plan } = await runPlanOf(c, session, session.runId);
+  const { validation, mismatches } = await revalidate(c, plan);
+  return c.html(<ResultsPage csrf={c.var.csrfToken} user={c.var.user} session={session} progress={{ ...progress, validation }} summaries={session.matchSummaries} mismatches={mismatches} revalidated />);
 });
 
 const resultsUrl = (id: string, notice: string, n: number) => `/Migration/Results?sessionId=${id}&notice=${notice}&count=${n}`;

@@ -1,0 +1,167 @@
+import type { ForeignKey, PlanIssue, SchemaInfo, TablePlan } from '../../engine/types.ts';
+import type { DuplicateRisk } from '../../wizard-suggestions.ts';
+import type { WizardSession } from '../../wizard-sessions.ts';
+import { Csrf, Flash } from '../layout.tsx';
+import { type Base, Scroll, WizardPage } from './common.tsx';
+import { FilterFields } from './filters.tsx';
+
+/** The duplicate warning and the confirmation Start needs while it stands. */
+export function DuplicateWarning({ risks }: { risks: DuplicateRisk[] }) {
+  if (risks.length === 0) return null;
+  return (
+    <section class="warning" role="alert" data-duplicate-risk>
+      <h2>Rows may be inserted twice</h2>
+      <ul>
+        {risks.map((r) => (
+          <li data-risk-table={r.destTable} data-rows-at-risk={String(r.rowsAtRisk)}>
+            {r.sourceTable} → {r.destTable}: no natural key, and {r.destTable} already holds {r.destRows} rows. Estimate: up to {r.rowsAtRisk} of the {r.sourceRows} source rows would be inserted again ({r.mapped} are already in the id mappings). Choose a natural key on the Relationships step, or confirm below.
+          </li>
+        ))}
+      </ul>
+      <label class="check">
+        <input type="checkbox" name="confirmDuplicates" value="true" form="start-form" /> I understand: insert these rows as new rows
+      </label>
+    </section>
+  );
+}
+
+export type RunTable = { plan: TablePlan; rows: number | null };
+
+export function RunConfigPage({
+  csrf,
+  user,
+  session,
+  order,
+  deferred,
+  issues,
+  errors,
+  risks,
+  tables,
+  source,
+  fks,
+  error,
+}: Base & { session: WizardSession; order: string[]; deferred: ForeignKey[]; issues: PlanIssue[]; errors: Record<string, string>; risks: DuplicateRisk[]; tables: RunTable[]; source: SchemaInfo; fks: ForeignKey[]; error?: string }) {
+  const blocking = issues.filter((i) => i.level === 'error');
+  const byDest = new Map(tables.map((t) => [t.plan.destTable, t]));
+  const ordered = order.map((d) => byDest.get(d)).filter((t): t is RunTable => t !== undefined);
+  const unmappedTables = session.plans.filter((p) => !p.destTable);
+  return (
+    <WizardPage title="Run" csrf={csrf} user={user} step="RunConfig" session={session}>
+      <h1>Run summary</h1>
+      <Flash message={error} kind="error" />
+      <h2>Tables in run order (parents first)</h2>
+      <ol data-run-order>
+        {order.map((t) => (
+          <li>{t}</li>
+        ))}
+      </ol>
+      <Scroll label="What the run copies">
+        <table class="grid" data-run-summary>
+          <thead>
+            <tr>
+              <th>Source → destination</th>
+              <th>Rows after the row filter</th>
+              <th>Mapped columns</th>
+              <th>Not copied</th>
+              <th>Natural key</th>
+              <th>Foreign keys</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ordered.map(({ plan, rows }) => {
+              const columns = source.tables.find((t) => t.name === plan.sourceTable)?.columns ?? [];
+              const unmapped = columns.filter((c) => !plan.columns.some((m) => m.source === c.ColumnName) && !plan.sourceKey.includes(c.ColumnName));
+              const tableFks = fks.filter((fk) => fk.childTable === plan.destTable);
+              return (
+                <tr data-table={plan.destTable}>
+                  <td>
+                    {plan.sourceTable} → {plan.destTable}
+                  </td>
+                  <td data-estimated-rows={rows === null ? '' : String(rows)}>
+                    {rows === null ? 'unknown' : rows}
+                    {session.filters[plan.sourceTable] ? <span class="muted"> (filtered)</span> : null}
+                  </td>
+                  <td>{plan.columns.map((c) => `${c.source} → ${c.dest}`).join(', ') || 'none'}</td>
+                  <td>{unmapped.map((c) => c.ColumnName).join(', ') || 'none'}</td>
+                  <td data-natural-key={(plan.naturalKey ?? []).join(',')}>{plan.naturalKey?.length ? plan.naturalKey.join(' + ') : 'none'}</td>
+                  <td>{tableFks.map((fk) => `${fk.childColumn} → ${fk.parentTable}`).join(', ') || 'none'}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </Scroll>
+      {unmappedTables.length ? <p class="muted">Not copied (no destination table): {unmappedTables.map((p) => p.sourceTable).join(', ')}.</p> : null}
+      {deferred.length ? (
+        <p>
+          Copied empty and filled in afterwards (cycle): {deferred.map((fk) => `${fk.childTable}.${fk.childColumn}`).join(', ')}
+        </p>
+      ) : null}
+      {issues.length ? (
+        <ul class="issues">
+          {issues.map((i) => (
+            <li class={i.level}>
+              {i.level}: {i.table}
+              {i.column ? `.${i.column}` : ''} — {i.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <DuplicateWarning risks={risks} />
+      <form method="post" action="/Migration/RunConfig" class="stack" id="start-form">
+        <Csrf token={csrf} />
+        <input type="hidden" name="sessionId" value={session.id} />
+        <h2>Row filters</h2>
+        <FilterFields session={session} errors={errors} />
+        <label class="check">
+          <input type="checkbox" name="patchMode" value="true" checked={session.patchMode} /> Patch mode: update rows that already exist (matched by id mapping or natural key) instead of skipping them
+        </label>
+        <button type="submit" disabled={blocking.length > 0}>
+          Start migration
+        </button>
+      </form>
+    </WizardPage>
+  );
+}
+
+export function SummaryPage({ csrf, user, session, pending, risks, error }: Base & { session: WizardSession; pending: Record<string, number>; risks: DuplicateRisk[]; error?: string }) {
+  return (
+    <WizardPage title="Summary" csrf={csrf} user={user} step="RunConfig" session={session}>
+      <h1>Summary</h1>
+      <Flash message={error} kind="error" />
+      <Scroll label="Plans">
+        <table class="grid">
+          <thead>
+            <tr>
+              <th>Source table</th>
+              <th>Destination</th>
+              <th>Columns</th>
+              <th>Natural key</th>
+              <th>Row filter</th>
+            </tr>
+          </thead>
+          <tbody>
+            {session.plans.map((p: TablePlan) => (
+              <tr>
+                <td>{p.sourceTable}</td>
+                <td>{p.destTable || '(not copied)'}</td>
+                <td>{p.columns.length}</td>
+                <td>{(p.naturalKey ?? []).join(', ')}</td>
+                <td>{session.filters[p.sourceTable] ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
+      <p>
+        Mappings: {pending.Pending ?? 0} pending, {pending.Confirmed ?? 0} confirmed, {pending.Rejected ?? 0} rejected, {pending.Manual ?? 0} added by hand.
+      </p>
+      <DuplicateWarning risks={risks} />
+      <form method="post" action="/Migration/StartMigration" id="start-form">
+        <Csrf token={csrf} />
+        <input type="hidden" name="sessionId" value={session.id} />
+        <button type="submit">Start migration</button>
+      </form>
+    </WizardPage>
+  );
+}
