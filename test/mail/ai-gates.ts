@@ -3,13 +3,22 @@
  * users), merged into the table of `guards.test.ts`. "ai" = an account allowed to use the
  * assistant; "admin" = one of its admins (MAIL_ASSISTANT_ADMINS).
  */
-export type AiGate = 'page-ai' | 'api-ai' | 'api-ai-csrf' | 'api-ai-token' | 'api-ai-token-csrf' | 'api-ai-admin' | 'api-ai-admin-csrf';
+export type AiGate = 'page-ai' | 'page-ai-csrf' | 'page-ai-admin-csrf' | 'api-ai' | 'api-ai-csrf' | 'api-ai-token' | 'api-ai-token-csrf' | 'api-ai-admin' | 'api-ai-admin-csrf';
 
 export const AI_GATES: Record<string, AiGate> = {
   'GET /dashboard': 'page-ai',
   'GET /admin': 'page-ai',
   'GET /trace/:trace_id': 'page-ai',
   'GET /admin/docdb-latest': 'page-ai',
+  'GET /settings': 'page-ai',
+  'POST /settings/categories': 'page-ai-csrf',
+  'POST /settings/categories/update': 'page-ai-csrf',
+  'POST /settings/categories/delete': 'page-ai-csrf',
+  'POST /settings/prompts': 'page-ai-csrf',
+  'POST /settings/prompts/reset': 'page-ai-csrf',
+  'POST /settings/recategorise': 'page-ai-csrf',
+  'POST /settings/users': 'page-ai-admin-csrf',
+  'POST /settings/users/remove': 'page-ai-admin-csrf',
   'POST /api/llm/summarise': 'api-ai-csrf',
   'POST /api/llm/classify': 'api-ai-csrf',
   'POST /api/llm/kv-extract': 'api-ai-csrf',

@@ -53,6 +53,8 @@ const REQUIRED: Record<Gate | AiGate, unknown[]> = {
   'api-token': [apiSession, apiMailbox],
   'api-token-csrf': [apiSession, csrf, apiMailbox],
   'page-ai': [pageSession, assistant],
+  'page-ai-csrf': [pageSession, csrf, assistant],
+  'page-ai-admin-csrf': [pageSession, csrf, assistantAdmin],
   'api-ai': [apiSession, assistant],
   'api-ai-csrf': [apiSession, csrf, assistant],
   'api-ai-token': [apiSession, assistant, apiMailbox],

@@ -13,6 +13,7 @@ import { draftsApi } from './routes/drafts.ts';
 import { llm } from './routes/llm.ts';
 import { login } from './routes/login.tsx';
 import { pages } from './routes/pages.tsx';
+import { settingsPages } from './routes/settings.tsx';
 import { status } from './routes/status.ts';
 import { tools } from './routes/tools.ts';
 import { webhook } from './routes/webhook.ts';
@@ -88,6 +89,7 @@ export function createMailApp() {
   app.route('/', connect);
   app.route('/', pages);
   app.route('/', assistantPages);
+  app.route('/', settingsPages);
   app.route('/', api);
   app.route('/', llm);
   app.route('/', assistantApi);

@@ -82,7 +82,7 @@ assistantPages.get('/admin', pageSession, assistant, async (c) => {
       {running ? <meta http-equiv="refresh" content="2" /> : null}
       <section class="panel" data-shell="admin">
         <h1>Admin</h1>
-        <p>Categories, prompts, summaries and admin users are managed here (JSON routes under <code>/api/admin/</code>, see <a href="/openapi.json">the API</a>).</p>
+        <p>Categories, prompts and who may use the assistant are changed on the <a href="/settings">settings page</a> (or through the JSON routes under <code>/api/admin/</code>, see <a href="/openapi.json">the API</a>).</p>
         <h2>Categories</h2>
         <table class="categories">
           <thead><tr><th>Name</th><th>Rule</th><th>Replies</th></tr></thead>

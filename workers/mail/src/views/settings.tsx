@@ -1,0 +1,302 @@
+import type { JobView } from '../ai/jobs.ts';
+import type { SessionUser } from '../context.ts';
+import type { CategoryView } from '../data/categories.ts';
+import type { PromptView } from '../data/prompts.ts';
+import type { AssistantUser } from '../data/users.ts';
+import { Layout } from './layout.tsx';
+
+/** Bumped with settings.css, so browsers fetch the new one. */
+const SETTINGS_CSS = '/static/mail/settings.css?v=1';
+
+export const REPLY_MODES = [
+  { value: 'manual', label: 'Manual: a reply draft when I ask for one' },
+  { value: 'draft', label: 'Draft: new mail gets a reply draft at once' },
+  { value: 'no_reply', label: 'No reply: never draft a reply' },
+] as const;
+
+/** A form sent back: which one, what the person typed, and what is wrong with it (by field). */
+export interface FormState {
+  form: string;
+  values: Record<string, string>;
+  fields: Record<string, string>;
+}
+
+export interface SettingsView {
+  user: SessionUser;
+  csrfToken: string;
+  flash?: { text: string; kind: 'notice' | 'error' };
+  /** After a category or rule changed: offer the re-categorisation of recent mail. */
+  offerRecategorise: boolean;
+  mailboxConnected: boolean;
+  categories: (CategoryView & { prompt: PromptView })[];
+  prompts: PromptView[];
+  jobs: JobView[];
+  /** For the assistant's admins only: who may use it. */
+  users?: { admins: string[]; listed: AssistantUser[] };
+  form?: FormState;
+}
+
+const PROMPT_TITLES: Record<string, string> = {
+  summarise: 'Summaries',
+  classify: 'Categorising',
+  extract: 'Extracting facts',
+  reply: 'Reply drafts (general)',
+  thread: 'Conversation summaries',
+};
+
+function Csrf({ token }: { token: string }) {
+  return <input type="hidden" name="csrf_token" value={token} />;
+}
+
+/** A labelled field with its error beside it (tied to it for screen readers). */
+function Field(props: { id: string; label: string; name: string; value: string; error?: string; kind?: 'input' | 'textarea' | 'email'; rows?: number; maxlength: number; required?: boolean; hint?: string }) {
+  const describedBy = [props.error ? `${props.id}-error` : '', props.hint ? `${props.id}-hint` : ''].filter(Boolean).join(' ') || undefined;
+  const common = { id: props.id, name: props.name, maxlength: props.maxlength, required: props.required, 'aria-invalid': props.error ? 'true' : undefined, 'aria-describedby': describedBy };
+  return (
+    <div class={`field${props.error ? ' invalid' : ''}`}>
+      <label for={props.id}>{props.label}</label>
+      {props.hint ? <p class="hint" id={`${props.id}-hint`}>{props.hint}</p> : null}
+      {props.kind === 'textarea' ? <textarea {...common} rows={props.rows ?? 4}>{props.value}</textarea> : <input {...common} type={props.kind === 'email' ? 'email' : 'text'} value={props.value} />}
+      {props.error ? (
+        <p class="field-error" id={`${props.id}-error`}>
+          {props.error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function ReplyModeField({ id, value, error }: { id: string; value: string; error?: string }) {
+  return (
+    <div class={`field${error ? ' invalid' : ''}`}>
+      <label for={id}>Replies</label>
+      <select id={id} name="reply_mode" aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-error` : undefined}>
+        {REPLY_MODES.map((m) => (
+          <option value={m.value} selected={m.value === value}>
+            {m.label}
+          </option>
+        ))}
+      </select>
+      {error ? (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The form's own values and errors when it is the one sent back, else the stored values. */
+function stateFor(view: SettingsView, form: string, stored: Record<string, string>) {
+  const mine = view.form?.form === form ? view.form : undefined;
+  return { values: mine ? { ...stored, ...mine.values } : stored, errors: mine?.fields ?? {} };
+}
+
+function RecategoriseForm({ view }: { view: SettingsView }) {
+  return (
+    <form method="post" action="/settings/recategorise" class="recategorise">
+      <Csrf token={view.csrfToken} />
+      <button type="submit">Re-categorise recent mail</button>
+    </form>
+  );
+}
+
+function Jobs({ jobs }: { jobs: JobView[] }) {
+  if (!jobs.length) return <p class="hint">No re-categorisation has run yet.</p>;
+  return (
+    <ul class="jobs">
+      {jobs.map((j) => (
+        <li data-job={j.job_id} data-status={j.status}>
+          <strong>{j.status}</strong>: {j.done} of {j.total} stored e-mails, {j.changed} changed{j.error ? ` — ${j.error}` : ''}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function NewCategory({ view }: { view: SettingsView }) {
+  const { values, errors } = stateFor(view, 'create', { name: '', rule: '', reply_mode: 'manual' });
+  return (
+    <form method="post" action="/settings/categories" class="card" data-form="create" aria-labelledby="new-category">
+      <h3 id="new-category">New category</h3>
+      <Csrf token={view.csrfToken} />
+      <Field id="new-name" label="Name" name="name" value={values.name!} error={errors.name} maxlength={64} required hint="Letters, digits, spaces, _ & ' - (at most 64)." />
+      <Field id="new-rule" label="Rule" name="rule" value={values.rule!} error={errors.rule} kind="textarea" maxlength={4000} hint="In plain language: which e-mails belong here." />
+      <ReplyModeField id="new-mode" value={values.reply_mode!} error={errors.reply_mode} />
+      <button type="submit">Create category</button>
+    </form>
+  );
+}
+
+function CategoryCard({ view, category, index }: { view: SettingsView; category: SettingsView['categories'][number]; index: number }) {
+  const id = `cat-${index}`;
+  const edit = stateFor(view, `update:${category.name}`, { name: category.name, rule: category.rule, reply_mode: category.reply_mode });
+  const prompt = stateFor(view, `prompt:${category.prompt.name}`, { body: category.prompt.body });
+  return (
+    <section class="card" data-category={category.name} aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>
+        {category.name} <span class="count">({category.emails} e-mails)</span>
+      </h3>
+      <form method="post" action="/settings/categories/update" data-form="update">
+        <Csrf token={view.csrfToken} />
+        <input type="hidden" name="category" value={category.name} />
+        <Field id={`${id}-name`} label="Name" name="name" value={edit.values.name!} error={edit.errors.name} maxlength={64} required />
+        <Field id={`${id}-rule`} label="Rule" name="rule" value={edit.values.rule!} error={edit.errors.rule} kind="textarea" maxlength={4000} />
+        <ReplyModeField id={`${id}-mode`} value={edit.values.reply_mode!} error={edit.errors.reply_mode} />
+        <button type="submit">Save {category.name}</button>
+      </form>
+      <form method="post" action="/settings/prompts" data-form="category-prompt">
+        <Csrf token={view.csrfToken} />
+        <input type="hidden" name="category" value={category.name} />
+        <Field id={`${id}-prompt`} label={`Reply prompt${category.prompt.custom ? ' (changed)' : ' (default)'}`} name="body" value={prompt.values.body!} error={prompt.errors.body} kind="textarea" rows={5} maxlength={20000} required />
+        <div class="buttons">
+          <button type="submit">Save reply prompt</button>
+        </div>
+      </form>
+      <div class="buttons">
+        {category.prompt.custom ? (
+          <form method="post" action="/settings/prompts/reset">
+            <Csrf token={view.csrfToken} />
+            <input type="hidden" name="category" value={category.name} />
+            <button type="submit" class="secondary">
+              Reset reply prompt of {category.name}
+            </button>
+          </form>
+        ) : null}
+        <form method="post" action="/settings/categories/delete">
+          <Csrf token={view.csrfToken} />
+          <input type="hidden" name="category" value={category.name} />
+          <button type="submit" class="danger">
+            Delete {category.name}
+          </button>
+        </form>
+      </div>
+    </section>
+  );
+}
+
+function PromptCard({ view, prompt, index }: { view: SettingsView; prompt: PromptView; index: number }) {
+  const id = `prompt-${index}`;
+  const state = stateFor(view, `prompt:${prompt.name}`, { body: prompt.body });
+  return (
+    <section class="card" data-prompt={prompt.name} aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>
+        {PROMPT_TITLES[prompt.name] ?? prompt.name} <span class="count">({prompt.custom ? 'changed' : 'default'})</span>
+      </h3>
+      <form method="post" action="/settings/prompts">
+        <Csrf token={view.csrfToken} />
+        <input type="hidden" name="prompt" value={prompt.name} />
+        <Field id={id} label={`Prompt “${prompt.name}”`} name="body" value={state.values.body!} error={state.errors.body} kind="textarea" rows={5} maxlength={20000} required />
+        <button type="submit">Save prompt</button>
+      </form>
+      {prompt.custom ? (
+        <form method="post" action="/settings/prompts/reset">
+          <Csrf token={view.csrfToken} />
+          <input type="hidden" name="prompt" value={prompt.name} />
+          <button type="submit" class="secondary">
+            Reset “{prompt.name}” to the default
+          </button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+function Users({ view, users }: { view: SettingsView; users: NonNullable<SettingsView['users']> }) {
+  const add = stateFor(view, 'add-user', { email: '', name: '' });
+  const removeError = view.form?.form === 'remove-user' ? view.form : undefined;
+  return (
+    <section class="panel" aria-labelledby="users-title" data-section="users">
+      <h2 id="users-title">Who may use the assistant</h2>
+      <p class="hint">Admins come from the MAIL_ASSISTANT_ADMINS setting and are changed there. Removing an account ends its use of the assistant at once and cancels its running re-categorisations; it stays signed in to the mail client, and its categories, prompts and summaries are kept.</p>
+      <ul class="users">
+        {users.admins.map((email) => (
+          <li data-user={email}>
+            <span class="address">{email}</span> <span class="badge">admin</span>
+          </li>
+        ))}
+        {users.listed.map((u) => (
+          <li data-user={u.email}>
+            <span class="address">{u.email}</span>
+            {u.name ? ` (${u.name})` : ''}
+            <form method="post" action="/settings/users/remove">
+              <Csrf token={view.csrfToken} />
+              <input type="hidden" name="email" value={u.email} />
+              <button type="submit" class="danger">
+                Remove {u.email}
+              </button>
+            </form>
+            {removeError?.values.email === u.email ? (
+              <p class="field-error" role="alert">
+                {removeError.fields.email}
+              </p>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      {removeError && !users.listed.some((u) => u.email === removeError.values.email) ? (
+        <p class="field-error" role="alert">
+          {removeError.fields.email}
+        </p>
+      ) : null}
+      <form method="post" action="/settings/users" class="card" data-form="add-user" aria-labelledby="add-user-title">
+        <h3 id="add-user-title">Add an account</h3>
+        <Csrf token={view.csrfToken} />
+        <Field id="user-email" label="Sign-in e-mail" name="email" value={add.values.email!} error={add.errors.email} kind="email" maxlength={320} required />
+        <Field id="user-name" label="Name (optional)" name="name" value={add.values.name!} error={add.errors.name} maxlength={200} />
+        <button type="submit">Add account</button>
+      </form>
+    </section>
+  );
+}
+
+export function SettingsPage({ view }: { view: SettingsView }) {
+  return (
+    <Layout title="Assistant settings" user={view.user} csrfToken={view.csrfToken}>
+      <link rel="stylesheet" href={SETTINGS_CSS} />
+      <div class="settings" data-shell="settings">
+        <section class="panel">
+          <h1>Assistant settings</h1>
+          {view.flash ? (
+            <p class={`flash ${view.flash.kind}`} role={view.flash.kind === 'error' ? 'alert' : 'status'}>
+              {view.flash.text}
+            </p>
+          ) : null}
+          {view.form && !view.flash ? (
+            <p class="flash error" role="alert">
+              Not saved: see the message next to the field below.
+            </p>
+          ) : null}
+          <div class={`recategorise-box${view.offerRecategorise ? ' offered' : ''}`}>
+            <p>
+              {view.offerRecategorise ? 'To see the effect of the change on your mail now: ' : ''}
+              Re-categorise recent mail: your stored e-mails are classified again by the current rules{view.mailboxConnected ? ', and the newest Inbox messages not yet summarised are summarised and categorised as new mail is' : ' (connect your mailbox to include Inbox messages not yet summarised)'}. It runs in the background.
+            </p>
+            <RecategoriseForm view={view} />
+            <Jobs jobs={view.jobs} />
+            <p>
+              <a href="/settings">Refresh the progress</a>
+            </p>
+          </div>
+        </section>
+        <section class="panel" aria-labelledby="categories-title" data-section="categories">
+          <h2 id="categories-title">Categories</h2>
+          <p class="hint">Each category has a rule the assistant reads to sort mail into it, a reply mode, and a reply prompt for its reply drafts. Mail that fits none is “unknown”.</p>
+          {view.categories.length ? null : <p>No categories yet.</p>}
+          {view.categories.map((category, i) => (
+            <CategoryCard view={view} category={category} index={i} />
+          ))}
+          <NewCategory view={view} />
+        </section>
+        <section class="panel" aria-labelledby="prompts-title" data-section="prompts">
+          <h2 id="prompts-title">Prompts</h2>
+          <p class="hint">The instructions the model is given for each task. Reset goes back to the default.</p>
+          {view.prompts.map((prompt, i) => (
+            <PromptCard view={view} prompt={prompt} index={i} />
+          ))}
+        </section>
+        {view.users ? <Users view={view} users={view.users} /> : null}
+      </div>
+    </Layout>
+  );
+}
