@@ -41,6 +41,7 @@ export function Layout({ title, user, csrfToken, script = false, bodyClass, chil
                 <a href="/inbox">Inbox (plain)</a>
                 <a href="/dashboard">Dashboard</a>
                 <a href="/admin">Admin</a>
+                <a href="/settings">Settings</a>
                 <a href="/connect">Mailbox</a>
               </nav>
               <form method="post" action="/logout" class="logout">
