@@ -1,66 +1,69 @@
-import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
+import { assetUrl, contentHash } from '#shared/views/assets.ts';
+import { ErrorPage as SharedErrorPage, PageShell } from '#shared/views/page.tsx';
+import { ASSET_MANIFEST } from '../asset-manifest.ts';
 
-/** Bumped with the stylesheet or script, so browsers fetch the new one. */
-export const ASSET_VERSION = '5';
+/** One version for every asset at once (a hash of their hashes); pages link `asset(path)`, versioned by the file's own hash. */
+export const ASSET_VERSION = contentHash(Object.values(ASSET_MANIFEST).join(','));
+
+/** An asset's URL path (under /form) carrying its content hash. */
+export const asset = (path: keyof typeof ASSET_MANIFEST) => assetUrl(ASSET_MANIFEST, path);
+
+type AssetPath = keyof typeof ASSET_MANIFEST;
 
 export interface LayoutProps {
   title: string;
   /** Shows the navigation (signed-in pages). */
   signedIn?: boolean;
+  /** The page's own stylesheets and scripts (asset paths such as `/form/static/x.css`), after the common ones. */
+  styles?: AssetPath[];
+  scripts?: AssetPath[];
   children?: Child;
 }
 
-export function Layout({ title, signedIn = false, children }: LayoutProps) {
+const NAV = [
+  { href: '/form/runner/', label: 'Runner form' },
+  { href: '/form/guide/', label: 'Form guide' },
+  { href: '/form/logout/', label: 'Log out' },
+];
+
+export function Layout({ title, signedIn = false, styles = [], scripts = [], children }: LayoutProps) {
+  const commonScripts: AssetPath[] = signedIn ? ['/form/static/form.js'] : [];
   return (
-    <>
-      {raw('<!DOCTYPE html>')}
-      <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · Runner form`}</title>
-        <link rel="stylesheet" href={`/form/static/form.css?v=${ASSET_VERSION}`} />
-        {signedIn ? <script src={`/form/static/form.js?v=${ASSET_VERSION}`} defer /> : null}
-      </head>
-      <body>
-        <a class="skip" href="#main">
-          Skip to content
-        </a>
-        {signedIn ? (
-          <header class="top">
-            <nav aria-label="Main">
-              <a href="/form/runner/">Runner form</a>
-              <a href="/form/guide/">Form guide</a>
-              <a href="/form/logout/">Log out</a>
-            </nav>
-            <form class="search" action="/form/search/" method="get" role="search" data-search>
-              <label for="horse-search">Find a horse</label>
-              <input id="horse-search" name="q" type="search" minlength={3} maxlength={100} autocomplete="off" placeholder="Horse name (3+ letters)" aria-controls="search-results" />
-              <button type="submit">Search</button>
-              <ul id="search-results" class="search-results" aria-live="polite"></ul>
-            </form>
-          </header>
-        ) : null}
-        <main id="main" tabindex={-1}>
-          {children}
-        </main>
-      </body>
-      </html>
-    </>
+    <PageShell
+      title={title}
+      service="Runner form"
+      home={signedIn ? '/form/guide/' : '/form/'}
+      styles={(['/form/static/page.css', '/form/static/form.css', ...styles] as AssetPath[]).map(asset)}
+      scripts={[...commonScripts, ...scripts].map(asset)}
+      nav={signedIn ? NAV : undefined}
+      headerExtra={
+        signedIn ? (
+          <form class="search" action="/form/search/" method="get" role="search" data-search>
+            <label for="horse-search">Find a horse</label>
+            <input id="horse-search" name="q" type="search" minlength={3} maxlength={100} autocomplete="off" placeholder="Horse name (3+ letters)" aria-controls="search-results" />
+            <button type="submit">Search</button>
+            <ul id="search-results" class="search-results" aria-live="polite"></ul>
+          </form>
+        ) : undefined
+      }
+    >
+      {children}
+    </PageShell>
   );
 }
 
 export function ErrorPage({ title, message, signedIn = true }: { title: string; message: string; signedIn?: boolean }) {
   return (
-    <Layout title={title} signedIn={signedIn}>
-      <section class="error" role="alert">
-        <h1>{title}</h1>
-        <p>{message}</p>
-        <p>
-          <a href="/form/guide/">Open today’s form guide</a>
-        </p>
-      </section>
-    </Layout>
+    <SharedErrorPage
+      title={title}
+      message={message}
+      home={{ href: '/form/guide/', label: 'Open today’s form guide' }}
+      frame={(body) => (
+        <Layout title={title} signedIn={signedIn}>
+          {body}
+        </Layout>
+      )}
+    />
   );
 }

@@ -1,9 +1,16 @@
-import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
+import { assetUrl, contentHash } from '#shared/views/assets.ts';
+import { ErrorPage as SharedErrorPage, PageShell } from '#shared/views/page.tsx';
+import { ASSET_MANIFEST } from '../asset-manifest.ts';
 import type { SessionUser } from '../context.ts';
 
-/** Bumped with the stylesheet or script, so browsers fetch the new one. */
-export const ASSET_VERSION = '4';
+/** One version for every asset at once (a hash of their hashes); pages link `asset(path)`, versioned by the file's own hash. */
+export const ASSET_VERSION = contentHash(Object.values(ASSET_MANIFEST).join(','));
+
+type AssetPath = keyof typeof ASSET_MANIFEST;
+
+/** An asset's URL carrying its content hash (`/static/mail/x.js?v=…`). */
+export const asset = (path: AssetPath) => assetUrl(ASSET_MANIFEST, path);
 
 export interface LayoutProps {
   title: string;
@@ -13,63 +20,60 @@ export interface LayoutProps {
   /** The mail client's script. */
   script?: boolean;
   bodyClass?: string;
+  /** The page's own stylesheets and scripts (asset paths such as `/static/mail/x.css`), after the common ones. */
+  styles?: AssetPath[];
+  scripts?: AssetPath[];
   children?: Child;
 }
 
-export function Layout({ title, user, csrfToken, script = false, bodyClass, children }: LayoutProps) {
+const NAV = [
+  { href: '/outlook', label: 'Mail' },
+  { href: '/inbox', label: 'Inbox (plain)' },
+  { href: '/dashboard', label: 'Dashboard' },
+  { href: '/admin', label: 'Admin' },
+  { href: '/settings', label: 'Settings' },
+  { href: '/connect', label: 'Mailbox' },
+];
+
+export function Layout({ title, user, csrfToken, script = false, bodyClass, styles = [], scripts = [], children }: LayoutProps) {
+  const commonScripts: AssetPath[] = script ? ['/static/mail/outlook.js'] : [];
   return (
-    <>
-      {raw('<!DOCTYPE html>')}
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          {csrfToken ? <meta name="csrf-token" content={csrfToken} /> : null}
-          <title>{`${title} · Mail assistant`}</title>
-          <link rel="icon" href="data:," />
-          <link rel="stylesheet" href={`/static/mail/mail.css?v=${ASSET_VERSION}`} />
-          {script ? <script src={`/static/mail/outlook.js?v=${ASSET_VERSION}`} defer /> : null}
-        </head>
-        <body class={bodyClass}>
-          <a class="skip" href="#main">
-            Skip to content
-          </a>
-          {user ? (
-            <header class="top">
-              <nav aria-label="Main">
-                <a href="/outlook">Mail</a>
-                <a href="/inbox">Inbox (plain)</a>
-                <a href="/dashboard">Dashboard</a>
-                <a href="/admin">Admin</a>
-                <a href="/settings">Settings</a>
-                <a href="/connect">Mailbox</a>
-              </nav>
-              <form method="post" action="/logout" class="logout">
-                <input type="hidden" name="csrf_token" value={csrfToken} />
-                <span class="who">{user.email}</span>
-                <button type="submit">Log out</button>
-              </form>
-            </header>
-          ) : null}
-          <main id="main" tabindex={-1}>
-            {children}
-          </main>
-        </body>
-      </html>
-    </>
+    <PageShell
+      title={title}
+      service="Mail assistant"
+      home={user ? '/outlook' : '/login'}
+      head={csrfToken ? <meta name="csrf-token" content={csrfToken} /> : undefined}
+      styles={(['/static/mail/page.css', '/static/mail/mail.css', ...styles] as AssetPath[]).map(asset)}
+      scripts={[...commonScripts, ...scripts].map(asset)}
+      bodyClass={bodyClass}
+      nav={user ? NAV : undefined}
+      user={
+        user ? (
+          <form method="post" action="/logout" class="logout site-user">
+            <input type="hidden" name="csrf_token" value={csrfToken} />
+            <span class="who">{user.email}</span>
+            <button type="submit">Log out</button>
+          </form>
+        ) : undefined
+      }
+    >
+      {children}
+    </PageShell>
   );
 }
 
 export function ErrorPage({ title, message, user }: { title: string; message: string; user?: SessionUser }) {
   return (
-    <Layout title={title} user={user}>
-      <section class="panel error" role="alert">
-        <h1>{title}</h1>
-        <p>{message}</p>
-        <p>
-          <a href="/outlook">Back to the mailbox</a>
-        </p>
-      </section>
-    </Layout>
+    <SharedErrorPage
+      title={title}
+      message={message}
+      class="panel error"
+      home={{ href: '/outlook', label: 'Back to the mailbox' }}
+      frame={(body) => (
+        <Layout title={title} user={user}>
+          {body}
+        </Layout>
+      )}
+    />
   );
 }

@@ -1,11 +1,11 @@
 import type { ConfigurationView } from '../configurations.ts';
 import type { SessionUser } from '../context.ts';
 import { PREVIEW_LIMIT, TERMINAL_REPAIR_STATES, type RepairJobRow, type RepairPreview, type RepairProgress } from '../discipline-repair.ts';
-import { ASSET_VERSION, CancelJobForm, Csrf, JobLogList, Layout } from './layout.tsx';
+import { asset, CancelJobForm, Csrf, JobLogList, Layout } from './layout.tsx';
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 const canWrite = (user: SessionUser) => user.role !== 'Viewer';
-const RepairScript = () => <script src={`/static/discipline-repair.js?v=${ASSET_VERSION}`} defer />;
+const RepairScript = () => <script src={asset('/static/discipline-repair.js')} defer />;
 
 type Base = { csrf: string; user: SessionUser };
 

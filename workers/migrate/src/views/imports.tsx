@@ -3,11 +3,11 @@ import type { Analysis } from '../imports/analyse.ts';
 import type { FkChoice, ImportAreaDef } from '../imports/areas.ts';
 import type { AutoSync, ImportEvent } from '../imports/auto-sync.ts';
 import { type ImportJobRow, type ImportProgress, TERMINAL_IMPORT_STATES, type UploadRow } from '../imports/jobs.ts';
-import { ASSET_VERSION, CancelJobForm, Csrf, JobLogList, Layout } from './layout.tsx';
+import { asset, CancelJobForm, Csrf, JobLogList, Layout } from './layout.tsx';
 
 const when = (ms: number | null) => (ms === null ? '—' : `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
 const canWrite = (user: SessionUser) => user.role !== 'Viewer';
-const ImportScript = () => <script src={`/static/imports.js?v=${ASSET_VERSION}`} defer />;
+const ImportScript = () => <script src={asset('/static/imports.js')} defer />;
 /** Rows the preview page lists (all rows with problems are counted; the first are listed too). */
 export const PREVIEW_ROWS = 200;
 export const PREVIEW_PROBLEM_ROWS = 500;

@@ -1,60 +1,62 @@
-import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
+import { assetUrl, contentHash } from '#shared/views/assets.ts';
+import { ErrorPage as SharedErrorPage, PageShell } from '#shared/views/page.tsx';
+import { ASSET_MANIFEST } from '../asset-manifest.ts';
 import type { SessionUser } from '../context.ts';
 import { CSRF_FIELD } from '../guard.ts';
 
-/** Bumped with the stylesheet or script, so browsers fetch the new one. */
-export const ASSET_VERSION = '3';
+/** One version for every asset at once (a hash of their hashes); pages link `asset(path)`, versioned by the file's own hash. */
+export const ASSET_VERSION = contentHash(Object.values(ASSET_MANIFEST).join(','));
+
+/** An asset's URL carrying its content hash (`/static/x.js?v=…`). */
+export const asset = (path: keyof typeof ASSET_MANIFEST) => assetUrl(ASSET_MANIFEST, path);
 
 export interface PageProps {
   title: string;
   csrf: string;
   user?: SessionUser;
+  /** The page's own stylesheets and scripts (asset paths such as `/static/meetings.css`), after the common ones. */
+  styles?: (keyof typeof ASSET_MANIFEST)[];
+  scripts?: (keyof typeof ASSET_MANIFEST)[];
   children?: Child;
 }
 
-export function Layout({ title, csrf, user, children }: PageProps) {
+const NAV = [
+  { href: '/', label: 'Home' },
+  { href: '/Configuration', label: 'Configurations' },
+  { href: '/Migration/TableSelection', label: 'New migration' },
+  { href: '/Session', label: 'Sessions' },
+  { href: '/Sync', label: 'Sync jobs' },
+  { href: '/Meetings', label: 'Meetings' },
+  { href: '/DisciplineRepair', label: 'Discipline repair' },
+  { href: '/BarrierTrials', label: 'Barrier trials' },
+  { href: '/Sectional', label: 'Sectional times' },
+];
+
+export function Layout({ title, csrf, user, styles = [], scripts = [], children }: PageProps) {
   return (
-    <>
-      {raw('<!DOCTYPE html>')}
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <meta name="request-verification-token" content={csrf} />
-          <title>{`${title} · Data migration`}</title>
-          {/* No favicon request (it would be a 404 on every page). */}
-          <link rel="icon" href="data:," />
-          <link rel="stylesheet" href={`/static/migrate.css?v=${ASSET_VERSION}`} />
-          <script src={`/static/migrate.js?v=${ASSET_VERSION}`} defer />
-        </head>
-        <body>
-          {user ? (
-            <header class="top">
-              <nav aria-label="Main">
-                <a href="/">Home</a>
-                <a href="/Configuration">Configurations</a>
-                <a href="/Migration/TableSelection">New migration</a>
-                <a href="/Session">Sessions</a>
-                <a href="/Sync">Sync jobs</a>
-                <a href="/Meetings">Meetings</a>
-                <a href="/DisciplineRepair">Discipline repair</a>
-                <a href="/BarrierTrials">Barrier trials</a>
-                <a href="/Sectional">Sectional times</a>
-              </nav>
-              <form method="post" action="/Account/Logout" class="logout">
-                <span>
-                  {user.name} ({user.role})
-                </span>
-                <Csrf token={csrf} />
-                <button type="submit">Sign out</button>
-              </form>
-            </header>
-          ) : null}
-          <main id="main">{children}</main>
-        </body>
-      </html>
-    </>
+    <PageShell
+      title={title}
+      service="Data migration"
+      home="/"
+      head={<meta name="request-verification-token" content={csrf} />}
+      styles={['/static/page.css', '/static/migrate.css', ...styles].map((path) => asset(path as keyof typeof ASSET_MANIFEST))}
+      scripts={['/static/migrate.js', ...scripts].map((path) => asset(path as keyof typeof ASSET_MANIFEST))}
+      nav={user ? NAV : undefined}
+      user={
+        user ? (
+          <form method="post" action="/Account/Logout" class="logout site-user">
+            <span>
+              {user.name} ({user.role})
+            </span>
+            <Csrf token={csrf} />
+            <button type="submit">Sign out</button>
+          </form>
+        ) : undefined
+      }
+    >
+      {children}
+    </PageShell>
   );
 }
 
@@ -88,15 +90,16 @@ export const CancelJobForm = ({ action, jobId, csrf }: { action: string; jobId: 
 
 export function ErrorPage({ title, message, csrf, user }: { title: string; message: string; csrf: string; user?: SessionUser }) {
   return (
-    <Layout title={title} csrf={csrf} user={user}>
-      <section class="error" role="alert">
-        <h1>{title}</h1>
-        <p>{message}</p>
-        <p>
-          <a href="/">Home</a>
-        </p>
-      </section>
-    </Layout>
+    <SharedErrorPage
+      title={title}
+      message={message}
+      home={{ href: '/', label: 'Home' }}
+      frame={(body) => (
+        <Layout title={title} csrf={csrf} user={user}>
+          {body}
+        </Layout>
+      )}
+    />
   );
 }
 

@@ -1,7 +1,7 @@
 import type { ConfigurationView } from '../configurations.ts';
 import type { SessionUser } from '../context.ts';
 import type { FieldComparison, MeetingPair, Value } from '../meetings.ts';
-import { ASSET_VERSION, Layout } from './layout.tsx';
+import { asset, Layout } from './layout.tsx';
 
 /** Labels of the compared fields (the JSON routes name them by these keys). */
 export const FIELD_LABELS: Record<string, string> = {
@@ -49,7 +49,7 @@ export function MeetingListPage({
 }) {
   return (
     <Layout title="Meetings" csrf={csrf} user={user}>
-      <link rel="stylesheet" href={`/static/meetings.css?v=${ASSET_VERSION}`} />
+      <link rel="stylesheet" href={asset('/static/meetings.css')} />
       <h1>Meetings: source and destination</h1>
       <Source configuration={configuration} />
       <Lookup />
@@ -130,7 +130,7 @@ export function MeetingPairPage({
   const title = `Meeting ${source.id}: ${source.venue ?? 'unknown venue'}, ${source.date ?? source.rawDate}`;
   return (
     <Layout title={title} csrf={csrf} user={user}>
-      <link rel="stylesheet" href={`/static/meetings.css?v=${ASSET_VERSION}`} />
+      <link rel="stylesheet" href={asset('/static/meetings.css')} />
       <p>
         <a href="/Meetings">All recent meetings</a>
       </p>
@@ -157,7 +157,7 @@ export function MeetingPairPage({
         </p>
         <div data-races-list></div>
       </section>
-      <script src={`/static/meetings.js?v=${ASSET_VERSION}`} defer />
+      <script src={asset('/static/meetings.js')} defer />
     </Layout>
   );
 }

@@ -2,11 +2,11 @@ import type { SessionUser } from '../context.ts';
 import type { ConfigurationView } from '../configurations.ts';
 import type { ForeignKey, PlanIssue, TablePlan } from '../engine/types.ts';
 import { INTERVAL_MINUTES, type SyncJob } from '../sync-jobs.ts';
-import { ASSET_VERSION, Csrf, Flash, Layout } from './layout.tsx';
+import { asset, Csrf, Flash, Layout } from './layout.tsx';
 
 const when = (ms: number | null) => (ms ? `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
 const canWrite = (user: SessionUser) => user.role !== 'Viewer';
-const SyncScript = () => <script src={`/static/sync.js?v=${ASSET_VERSION}`} defer />;
+const SyncScript = () => <script src={asset('/static/sync.js')} defer />;
 
 export function SyncListPage({ csrf, user, jobs }: { csrf: string; user: SessionUser; jobs: (SyncJob & { configName: string })[] }) {
   return (

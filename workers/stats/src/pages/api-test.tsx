@@ -1,4 +1,4 @@
-import { Layout } from './layout.tsx';
+import { Layout, scriptUrl } from './layout.tsx';
 
 const ENDPOINTS = [
   'GET /meetings?date=',
@@ -79,7 +79,7 @@ export function ApiTestPage() {
         <button id="send" type="button">Send</button>
       </p>
       <pre id="result" aria-live="polite"></pre>
-      <script src="/assets/api-test.js"></script>
+      <script src={scriptUrl('/assets/api-test.js', API_TEST_JS)}></script>
     </Layout>
   );
 }

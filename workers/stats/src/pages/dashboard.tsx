@@ -1,4 +1,5 @@
-import { Layout } from './layout.tsx';
+import { DASHBOARD_JS } from './dashboard-script.ts';
+import { Layout, scriptUrl } from './layout.tsx';
 
 export function DashboardPage(props: { today: string }) {
   return (
@@ -35,7 +36,7 @@ export function DashboardPage(props: { today: string }) {
           <table id="jockeys" aria-label="Jockeys"></table>
         </div>
       </section>
-      <script type="module" src="/assets/dashboard.js"></script>
+      <script type="module" src={scriptUrl('/assets/dashboard.js', DASHBOARD_JS)}></script>
     </Layout>
   );
 }

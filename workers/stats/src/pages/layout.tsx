@@ -1,9 +1,12 @@
 import type { Child } from 'hono/jsx';
+import { assetUrl, contentHash } from '#shared/views/assets.ts';
+import { PageShell } from '#shared/views/page.tsx';
+import { PAGE_CSS } from '#shared/views/page-css.ts';
 
 const CSS = `
-*{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1d2330;background:#f6f7f9}
-header{background:#123;color:#fff;padding:.6rem 1rem;display:flex;gap:1rem;flex-wrap:wrap;align-items:center}
-header a{color:#cde;text-decoration:none}header strong{margin-right:auto}
+body{margin:0;font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1d2330;background:#f6f7f9}
+.top{background:#123;color:#fff;padding:.6rem 1rem}.top a{color:#cde;text-decoration:none}.top .site-name{color:#fff}
+.site-menu>summary{color:#fff}
 main{max-width:1200px;margin:0 auto;padding:1rem}
 h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin:1.4rem 0 .5rem}
 label{display:inline-flex;flex-direction:column;font-size:.85rem;gap:.2rem;margin:0 .6rem .6rem 0}
@@ -21,28 +24,38 @@ code{background:#eef1f5;padding:0 .2rem;border-radius:3px}
 #chart{background:#fff;border:1px solid #dde2e8;border-radius:4px;padding:.4rem;min-height:120px}
 `;
 
-export function Layout(props: { title: string; children: Child; head?: Child }) {
+const NAV = [
+  { href: '/', label: 'Dashboard' },
+  { href: '/api-test', label: 'API tester' },
+  { href: '/api-docs', label: 'Reference' },
+  { href: '/docs', label: 'Swagger UI' },
+  { href: '/redoc', label: 'ReDoc' },
+  { href: '/login?direct=1', label: 'Log in' },
+];
+
+/**
+ * The URL of one of the service's own scripts, versioned by a hash of its content. They live in
+ * TypeScript modules (served by routes/pages.tsx), so the hash is taken from the text itself and
+ * can never be stale.
+ */
+export const scriptUrl = (path: string, body: string) => assetUrl({ [path]: contentHash(body) }, path);
+
+// The stylesheet stays inline: the service has no static-asset directory (its few assets are
+// served from modules by routes/pages.tsx), its page policy allows inline style, and it saves every
+// page a request. The shared structural rules come first, the service's look after.
+export function Layout(props: { title: string; children: Child; head?: Child; styles?: string[]; scripts?: string[] }) {
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{props.title} · Meeting statistics</title>
-        <style dangerouslySetInnerHTML={{ __html: CSS }} />
-        {props.head}
-      </head>
-      <body>
-        <header>
-          <strong>Meeting statistics</strong>
-          <a href="/">Dashboard</a>
-          <a href="/api-test">API tester</a>
-          <a href="/api-docs">Reference</a>
-          <a href="/docs">Swagger UI</a>
-          <a href="/redoc">ReDoc</a>
-          <a href="/login?direct=1">Log in</a>
-        </header>
-        <main>{props.children}</main>
-      </body>
-    </html>
+    <PageShell
+      title={props.title}
+      service="Meeting statistics"
+      home="/"
+      inlineStyle={`${PAGE_CSS}\n${CSS}`}
+      head={props.head}
+      styles={props.styles}
+      scripts={props.scripts}
+      nav={NAV}
+    >
+      {props.children}
+    </PageShell>
   );
 }

@@ -1,4 +1,4 @@
-import { Layout } from './layout.tsx';
+import { Layout, scriptUrl } from './layout.tsx';
 
 /**
  * The login form's browser code, served as /assets/login.js (the page policy allows no inline
@@ -27,7 +27,7 @@ export function LoginPage() {
         <div><button type="submit">Log in</button></div>
         <p id="status" class="error" role="alert"></p>
       </form>
-      <script src="/assets/login.js"></script>
+      <script src={scriptUrl('/assets/login.js', LOGIN_JS)}></script>
     </Layout>
   );
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { basePath } from '#shared/base-path.ts';
 import { anonymous } from '#shared/guard.ts';
+import { contentHash } from '#shared/views/assets.ts';
 import { ASSETS } from '../assets.ts';
 import { racingToday, type StatsEnv } from '../context.ts';
 import { ApiDocsPage } from '../pages/api-docs.tsx';
@@ -11,6 +12,10 @@ import { RedocPage, SwaggerUiPage } from '../pages/openapi-viewers.tsx';
 // The documentation viewers load nothing from elsewhere (ReDoc would fetch its vendor's logo).
 const DOCS_CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; worker-src 'self' blob:; connect-src 'self'";
+
+const OWN_SCRIPT_HASHES: Readonly<Record<string, string>> = Object.fromEntries(
+  ['/assets/dashboard.js', '/assets/login.js', '/assets/api-test.js'].map((path) => [path, contentHash(ASSETS[path]?.body ?? '')]),
+);
 
 // Open pages (no token: the browser code sends the one stored at login) and their assets.
 export const pages = new Hono<StatsEnv>()
@@ -32,8 +37,11 @@ export const pages = new Hono<StatsEnv>()
   .get('/assets/:file', anonymous, (c) => {
     const asset = ASSETS[new URL(c.req.url).pathname];
     if (!asset) return c.notFound();
-    // The package files carry their version in the URL; the service's own scripts do not.
-    const immutable = !['/assets/dashboard.js', '/assets/login.js', '/assets/api-test.js'].includes(c.req.path);
+    // The package files carry their version in the URL; the service's own scripts carry the hash of
+    // their content (`?v=`, pages/layout.tsx scriptUrl) when a page links them, and only a URL with
+    // the current hash may be kept for long.
+    const own = OWN_SCRIPT_HASHES[c.req.path];
+    const immutable = own === undefined || c.req.query('v') === own;
     return c.body(asset.body, 200, {
       'Content-Type': asset.type,
       'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
