@@ -22,9 +22,15 @@ export interface LlmState {
   faults: LlmFault[];
   nextId: number;
   log: { time: string; model: string; mode: string | null; promptTokens: number; completionTokens: number }[];
+  /** The messages of the newest requests as received (what the model was asked), for the tests to read. */
+  requests: { time: string; model: string; system: string; user: string }[];
 }
 
-export const newLlmState = (): LlmState => ({ faults: [], nextId: 1, log: [] });
+/** Requests kept (the newest), and the characters kept of each message. */
+const MAX_REQUESTS = 500;
+const MAX_REQUEST_CHARS = 50_000;
+
+export const newLlmState = (): LlmState => ({ faults: [], nextId: 1, log: [], requests: [] });
 
 type ChatRequest = { model?: string; messages?: { role: string; content: unknown }[] };
 
@@ -43,6 +49,8 @@ export async function handleChat(state: LlmState, req: IncomingMessage, res: Ser
   const system = request.messages.filter((m) => m.role === 'system').map((m) => contentOf(m.content)).join('\n');
   const user = request.messages.filter((m) => m.role === 'user').map((m) => contentOf(m.content)).join('\n');
   const all = `${system}\n${user}`;
+  state.requests.push({ time: new Date().toISOString(), model: request.model ?? '', system: system.slice(0, MAX_REQUEST_CHARS), user: user.slice(0, MAX_REQUEST_CHARS) });
+  if (state.requests.length > MAX_REQUESTS) state.requests.splice(0, state.requests.length - MAX_REQUESTS);
   const fault = state.faults.find((f) => all.includes(f.match));
   if (fault && fault.count !== null && --fault.count <= 0) state.faults.splice(state.faults.indexOf(fault), 1);
   if (fault?.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
@@ -67,7 +75,7 @@ export async function handleChat(state: LlmState, req: IncomingMessage, res: Ser
   });
 }
 
-/** `/_standin/llm/faults` (GET, POST, DELETE) and `/_standin/llm/log` (GET, DELETE). */
+/** `/_standin/llm/faults` (GET, POST, DELETE), `/_standin/llm/log` and `/_standin/llm/requests` (GET, DELETE). */
 export function handleLlmControl(state: LlmState, method: string, segments: string[], body: Buffer): { status: number; json?: unknown } {
   const [what, id] = segments;
   if (what === 'faults' && method === 'POST' && id === undefined) {
@@ -93,5 +101,10 @@ export function handleLlmControl(state: LlmState, method: string, segments: stri
     state.log = [];
     return { status: 204 };
   }
-  return { status: 404, json: { error: { code: 'NotFound', message: 'LLM control: /_standin/llm/faults or /_standin/llm/log' } } };
+  if (what === 'requests' && method === 'GET') return { status: 200, json: { value: state.requests } };
+  if (what === 'requests' && method === 'DELETE') {
+    state.requests = [];
+    return { status: 204 };
+  }
+  return { status: 404, json: { error: { code: 'NotFound', message: 'LLM control: /_standin/llm/faults, /_standin/llm/log or /_standin/llm/requests' } } };
 }

@@ -44,12 +44,17 @@ describe('/api/llm/* with the configured model', () => {
     expect(some.values).toEqual({ venue: 'Flemington' });
   });
 
-  it('reply-draft answers a body greeting the sender', async () => {
-    const res = await post('/api/llm/reply-draft', { text: EMAIL, category: 'Entries' });
+  it('reply-draft answers a body addressed to the sender, signed as the saved reply prompt asks', async () => {
+    const session = await directSession('llm-reply@example.com');
+    const res = await post('/api/llm/reply-draft', { text: EMAIL }, session);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { body: string };
-    expect(body.body).toMatch(/^Hello Jane,/);
-    expect(body.body).toContain('Kind regards');
+    const body = ((await res.json()) as { body: string }).body;
+    expect(body.split('\n')[0]).toContain('Jane');
+    const saved = await send('/api/admin/llm-prompts/reply', { method: 'PUT', cookie: session.cookie, csrf: session.csrf, json: { body: 'Short replies; sign off with "The entries desk".' } });
+    expect(saved.status).toBe(200);
+    const signed = ((await (await post('/api/llm/reply-draft', { text: EMAIL }, session)).json()) as { body: string }).body;
+    expect(signed.split('\n').at(-1)).toBe('The entries desk');
+    expect(signed.split('\n').slice(0, -1)).toEqual(body.split('\n').slice(0, -1));
   });
 });
 

@@ -1,44 +1,17 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { offlineAnswer } from '../../workers/mail/src/ai/offline';
-import { createMailApp } from '../../workers/mail/src/app';
-import { BASE, type StandinMailbox, type TestSession, connectedMailbox, control } from './helpers';
+import { parseTask } from '../../workers/mail/src/ai/fence';
+import { type StandinMailbox, type TestSession, connectedMailbox, control } from './helpers';
+import { standinAi, systemOf, taskOf, userOf, withAi } from './model-standins';
 
 // Workers AI through its binding, in workerd: a stand-in binding object with the binding's
-// documented text-generation shape, run(model, { messages, max_tokens }, { signal }) →
-// { response, usage?: { prompt_tokens, completion_tokens, total_tokens } }.
-
-type Message = { role: string; content: string };
-type Run = { model: string; inputs: { messages: Message[]; max_tokens: number; temperature?: number }; signal: unknown };
-
-/** The binding stand-in: answers as the offline model would (valid JSON for the structured tasks), reporting usage unless told not to. */
-function standinAi(options: { usage?: boolean; fail?: boolean } = {}) {
-  const runs: Run[] = [];
-  return {
-    runs,
-    async run(model: string, inputs: Run['inputs'], runOptions?: { signal?: AbortSignal }) {
-      runs.push({ model, inputs, signal: runOptions?.signal });
-      if (options.fail) throw new Error('AiError: 3040: Capacity temporarily exceeded');
-      const system = inputs.messages.find((m) => m.role === 'system')?.content ?? '';
-      const user = inputs.messages.find((m) => m.role === 'user')?.content ?? '';
-      const response = offlineAnswer(system, user);
-      return options.usage === false ? { response } : { response, usage: { prompt_tokens: 321, completion_tokens: 45, total_tokens: 366 } };
-    },
-  };
-}
+// documented text-generation shape (model-standins.ts), run(model, { messages, max_tokens },
+// { signal }) → { response, usage?: { prompt_tokens, completion_tokens, total_tokens } }.
 
 let box: StandinMailbox;
 let session: TestSession;
 
-const request = async (ai: unknown, method: string, path: string, json?: unknown) => {
-  const res = await createMailApp().request(
-    `${BASE}${path}`,
-    { method, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, 'content-type': 'application/json' }, body: json === undefined ? undefined : JSON.stringify(json) },
-    { ...env, MAIL_MODEL: 'workers-ai', AI: ai },
-    { waitUntil: () => {}, passThroughOnException: () => {}, props: {} },
-  );
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
+const request = (ai: unknown, method: string, path: string, json?: unknown) => withAi(session, ai, method, path, json);
 
 beforeAll(async () => {
   ({ mailbox: box, session } = await connectedMailbox('workers-ai'));
@@ -54,7 +27,7 @@ describe('Workers AI through the AI binding', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ category: 'Media', no_reply: false, reused: false, generated_by: 'AI reply (workers-ai:@cf/meta/llama-3.1-8b-instruct)' });
     expect(res.body.draft_id).toEqual(expect.any(String));
-    expect(res.body.body_html).toContain('Kind regards');
+    expect(String(res.body.body_html).length).toBeGreaterThan(0);
 
     // summarise, classify, the category's reply
     expect(ai.runs.length).toBeGreaterThanOrEqual(3);
@@ -65,7 +38,9 @@ describe('Workers AI through the AI binding', () => {
       expect(run.inputs.max_tokens).toBe(600);
       expect(run.signal).toBeInstanceOf(AbortSignal);
     }
-    expect(ai.runs.some((r) => r.inputs.messages[1]!.content.startsWith('### TASK reply'))).toBe(true);
+    // the task and the person's prompts in the system message, the message fenced in the user message
+    expect(ai.runs.map(taskOf).sort()).toEqual(['classify', 'reply', 'summarise']);
+    for (const run of ai.runs) expect(parseTask(systemOf(run), userOf(run)).data?.text).toContain('A journalist would like an interview on Friday.');
 
     const trace = await request(ai, 'GET', `/api/traces/${String(res.body.trace_id)}`);
     const models = (trace.body.steps as { kind: string; tokens_in: number; tokens_out: number; detail: string }[]).filter((s) => s.kind === 'model');

@@ -1,20 +1,17 @@
+import { parseTask } from './fence.ts';
+
 /**
- * The deterministic offline model: it reads the task block that every request ends with (see
- * `task.ts`) and answers as a careful model would, from the text alone. Same input, same answer;
- * no network. Used by MAIL_MODEL=offline (development, tests, the bench) and by the Graph
- * stand-in's OpenAI-compatible endpoint.
+ * The deterministic offline model: it reads the task block of the system message and the mail
+ * fenced in the user message (see `fence.ts`) and answers by fixed rules — no language model.
+ * It follows what the person's prompts say as far as rules can: the categories and their rules,
+ * the keys asked for, the bullet count (`at most N bullets`), a reply's greeting (`greet with
+ * "…"`) and sign-off (`sign off with "…"`, the category's reply prompt before the general one),
+ * and a conversation's summary so far. It reads the fenced text as data only. Same input, same
+ * answer; no network. Used by MAIL_MODEL=offline (development, the bench) and by the Graph
+ * stand-in's OpenAI-compatible endpoint (the tests).
  */
 
 export type TaskKind = 'summarise' | 'classify' | 'extract' | 'reply' | 'thread';
-
-/** The task block: `### TASK <kind>` then `### <SECTION>` parts. */
-function parseTask(user: string): { kind: TaskKind | undefined; sections: Record<string, string> } {
-  const kind = /^### TASK (\w+)/m.exec(user)?.[1] as TaskKind | undefined;
-  const sections: Record<string, string> = {};
-  const parts = user.split(/^### ([A-Z_]+)\s*$/m);
-  for (let i = 1; i + 1 < parts.length; i += 2) sections[parts[i]!] = parts[i + 1]!.trim();
-  return { kind, sections };
-}
 
 const STOP = new Set(
   'about above after again against all also and any are because been before being below between both but can could did does doing down during each few for from further had has have having her here hers him his how into its itself just more most mail mails email emails message messages other our ours out over own same she should some such than that the their theirs them then there these they this those through too under until very was were what when where which while who whom why will with would you your yours anything something everything from sent send sends'.split(' '),
@@ -32,11 +29,25 @@ function sentences(text: string): string[] {
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1).trimEnd()}…` : s);
 
-function summarise(text: string): { summary: string; bullets: string[] } {
+/** A directive of the person's prompt: `<verb> "<text>"` (straight or curly quotes). */
+function quoted(prompt: string, verb: RegExp): string | undefined {
+  const m = new RegExp(`${verb.source}\\s*(?:"([^"\\n]{1,200})"|“([^”\\n]{1,200})”|'([^'\\n]{1,200})')`, 'i').exec(prompt);
+  return m ? (m[1] ?? m[2] ?? m[3])!.trim() : undefined;
+}
+
+/** `at most N bullets` (or `N bullets`) in the prompt; 4 otherwise. */
+function bulletCount(prompt: string): number {
+  const m = /(?:at most|up to|no more than)?\s*(\d{1,2})\s+(?:bullet|key point)/i.exec(prompt);
+  return m ? Math.min(Number(m[1]), 20) : 4;
+}
+
+function summarise(text: string, prompt: string, previous = ''): { summary: string; bullets: string[] } {
+  const earlier = previous && previous !== '(none)' ? sentences(previous) : [];
   const all = sentences(text);
-  if (!all.length) return { summary: 'Empty message.', bullets: [] };
-  const summary = clip(all.slice(0, 2).join(' '), 400);
-  const bullets = all.slice(0, 4).map((s) => clip(s, 160));
+  if (!all.length && !earlier.length) return { summary: 'Empty message.', bullets: [] };
+  // a rolling summary keeps how the conversation began, then what the new messages add
+  const summary = clip([...earlier.slice(0, 1), ...all.slice(0, earlier.length ? 1 : 2)].join(' '), 400);
+  const bullets = all.slice(0, bulletCount(prompt)).map((s) => clip(s, 160));
   return { summary, bullets };
 }
 
@@ -72,36 +83,40 @@ function extract(text: string, keys: string): { values: Record<string, string> }
   return { values };
 }
 
-function reply(text: string): string {
-  const greeting = /^(?:from|sender):\s*([^<\n]+?)\s*(?:<|$)/im.exec(text)?.[1]?.split(/\s+/)[0];
+function reply(text: string, prompt: string, guidance: string): string {
+  const name = /^(?:from|sender):\s*([^<\n]+?)\s*(?:<|$)/im.exec(text)?.[1]?.split(/\s+/)[0];
+  const greetWith = quoted(guidance, /greet(?: the sender)? with/) ?? quoted(prompt, /greet(?: the sender)? with/);
+  const signOff = quoted(guidance, /sign(?:\s|-)?off with/) ?? quoted(prompt, /sign(?:\s|-)?off with/) ?? 'Kind regards';
   const subject = /^subject:\s*(.+)$/im.exec(text)?.[1]?.trim();
   const body = text.replace(/^(from|sender|subject|to):.*$/gim, '');
   const first = sentences(body)[0];
   const lines = [
-    `Hello${greeting ? ` ${greeting}` : ''},`,
+    greetWith ?? `Hello${name ? ` ${name}` : ''},`,
     '',
     `Thank you for your message${subject ? ` about "${clip(subject, 80)}"` : ''}.${first ? ` You wrote: "${clip(first, 160)}"` : ''}`,
     'I will look into it and come back to you shortly.',
     '',
-    'Kind regards',
+    signOff,
   ];
   return lines.join('\n');
 }
 
-/** The offline answer to a prompt (system text and the user message with its task block). */
-export function offlineAnswer(_system: string, user: string): string {
-  const { kind, sections } = parseTask(user);
-  const text = sections.TEXT ?? user;
+/** The offline answer to a request (the system message with its task block, the user message with the fenced data). */
+export function offlineAnswer(system: string, user: string): string {
+  const { kind, prompt, instructions, data } = parseTask(system, user);
+  // without a fence of this request (a request not made by task.ts) the whole user message is the text
+  const text = data ? (data.text ?? '') : user;
   switch (kind) {
     case 'summarise':
+      return JSON.stringify(summarise(text, prompt));
     case 'thread':
-      return JSON.stringify(summarise(text));
+      return JSON.stringify(summarise(text, prompt, data?.previous));
     case 'classify':
-      return JSON.stringify(classify(text, sections.CATEGORIES ?? ''));
+      return JSON.stringify(classify(text, instructions.CATEGORIES ?? ''));
     case 'extract':
-      return JSON.stringify(extract(text, sections.KEYS ?? ''));
+      return JSON.stringify(extract(text, instructions.KEYS ?? ''));
     case 'reply':
-      return reply(text);
+      return reply(text, prompt, instructions.GUIDANCE ?? '');
     default:
       return clip(sentences(text).slice(0, 2).join(' '), 400);
   }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { MailDb } from '../context.ts';
 import { type Model, ModelError, outputName } from './model.ts';
 import { type PromptName, promptFor } from './prompts.ts';
+import { type ModelMessages, taskMessages } from './fence.ts';
 import type { Tracer } from './trace.ts';
 import type { TaskKind } from './offline.ts';
 
@@ -16,15 +17,14 @@ export interface TaskContext {
   timeoutMs: number;
 }
 
-/** The user message: a task block the prompt's text does not change (see offline.ts). */
-function taskMessage(kind: TaskKind, sections: Record<string, string>): string {
-  const parts = [`### TASK ${kind}`];
-  for (const [name, value] of Object.entries(sections)) parts.push(`### ${name}`, value.slice(0, MAX_INPUT_CHARS));
-  return parts.join('\n');
-}
+/**
+ * The messages of a task (see fence.ts): the person's prompt and the task's instructions
+ * (GUIDANCE, CATEGORIES, KEYS) as the system message, the mail fenced as data in the user message.
+ */
+const messagesOf = (kind: TaskKind, system: string, sections: Record<string, string>): ModelMessages => taskMessages(kind, system, sections, MAX_INPUT_CHARS);
 
 /** One model call, bounded in time, recorded as a step. */
-async function call(ctx: TaskContext, kind: TaskKind, promptName: string, system: string, user: string, attempt: number): Promise<string> {
+async function call(ctx: TaskContext, kind: TaskKind, promptName: string, { system, user }: ModelMessages, attempt: number): Promise<string> {
   const started = Date.now();
   const timeout = AbortSignal.timeout(ctx.timeoutMs);
   try {
@@ -58,12 +58,12 @@ function jsonIn(text: string): unknown {
  * ('malformed'). A failing or silent model is asked once more too.
  */
 export async function structured<T>(ctx: TaskContext, kind: TaskKind, promptName: string, system: string, sections: Record<string, string>, schema: z.ZodType<T>): Promise<T> {
-  const user = taskMessage(kind, sections);
+  const messages = messagesOf(kind, system, sections);
   let last: ModelError | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     let text: string;
     try {
-      text = await call(ctx, kind, promptName, system, user, attempt);
+      text = await call(ctx, kind, promptName, messages, attempt);
     } catch (err) {
       last = err as ModelError;
       if (last.kind === 'unconfigured') break;
@@ -80,11 +80,11 @@ export async function structured<T>(ctx: TaskContext, kind: TaskKind, promptName
 
 /** A free-text answer (a reply body): retried once on failure, refused when empty. */
 export async function freeText(ctx: TaskContext, kind: TaskKind, promptName: string, system: string, sections: Record<string, string>): Promise<string> {
-  const user = taskMessage(kind, sections);
+  const messages = messagesOf(kind, system, sections);
   let last: ModelError | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const text = (await call(ctx, kind, promptName, system, user, attempt)).trim();
+      const text = (await call(ctx, kind, promptName, messages, attempt)).trim();
       if (text) return text.slice(0, 20_000);
       const step = ctx.tracer.steps.at(-1);
       if (step) step.outcome = 'malformed';
