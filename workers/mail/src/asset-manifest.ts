@@ -4,4 +4,5 @@ export const ASSET_MANIFEST = {
   "/static/mail/mail.css": "937968477a",
   "/static/mail/outlook.js": "a848324079",
   "/static/mail/page.css": "771bfce633",
+  "/static/mail/settings.css": "4d982b862f",
 } as const;

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
+// (The pragma: this folder has no tsconfig of its own, and wrangler compiles it with the nearest one.)
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 

@@ -34,7 +34,7 @@ const RECORD_HEADS = ['Starts', 'Wins', '2nds', '3rds', 'Win %', 'Place %'];
 
 function GroupTable({ title, id, groups }: { title: string; id: string; groups: GroupRecord[] }) {
   return (
-    <div class="table-wrap" data-stat-group={id}>
+    <div class="table-wrap" data-stat-group={id} role="region" aria-label={title} tabindex={0}>
       <table>
         <caption>{title}</caption>
         <thead>
@@ -153,7 +153,7 @@ export function DataTable<T>({
   empty?: Child;
 }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" aria-label={caption ?? 'Table'} tabindex={0}>
       <table {...attrs}>
         {caption === undefined ? null : <caption>{caption}</caption>}
         <thead>

@@ -29,7 +29,7 @@ export function ApiDocsPage() {
         document is at <a href="/openapi.json">/openapi.json</a> (<a href="/docs">Swagger UI</a>, <a href="/redoc">ReDoc</a>).
       </p>
       <h2>Routes</h2>
-      <div class="scroll">
+      <div class="scroll" role="region" aria-label="Routes" tabindex={0}>
         <table>
           <tbody>
             {ROUTES.map(([method, path, what]) => (

@@ -28,11 +28,11 @@ export function DashboardPage(props: { today: string }) {
         <h2 id="chart-title">IV by price band</h2>
         <div id="chart"></div>
         <h2>Trainers</h2>
-        <div class="scroll">
+        <div class="scroll" role="region" aria-label="Trainers" tabindex={0}>
           <table id="trainers" aria-label="Trainers"></table>
         </div>
         <h2>Jockeys</h2>
-        <div class="scroll">
+        <div class="scroll" role="region" aria-label="Jockeys" tabindex={0}>
           <table id="jockeys" aria-label="Jockeys"></table>
         </div>
       </section>
