@@ -9,6 +9,8 @@ import type { MailEnv } from '../context.ts';
 import { folderTree, resolveFolder } from '../folders.ts';
 import { apiMailbox, apiSession, csrf, limitBody } from '../guards.ts';
 import { AddressSchema, FolderInTreeSchema, FolderSchema, MessageSchema, MessageSummarySchema, asHtml, folderView, messageView, summaryView } from '../mail-views.ts';
+import { type AssistantFields, DraftOrigin, MessageAssistantSchema, ThreadSummarySchema, assistantAllowed, assistantFields, storedThreadSummary } from '../assistant-fields.ts';
+import { INLINE_IMAGE_TYPES, MAX_INLINE_IMAGE_BYTES, MAX_INLINE_TOTAL_BYTES, contentIdKey, contentIdsIn, dataUrl, frameCsp, frameDocument, sanitiseMailHtml } from '../html-mail.ts';
 
 /** The mailbox's JSON routes (gate "token": a session and a connected mailbox). */
 
@@ -85,9 +87,19 @@ const ListQuery = z.object({
   next: z.string().max(2048).optional().openapi({ description: 'The `next` of the previous page' }),
 });
 
+// What the assistant adds to a message of the mailbox's answers (null for an account not allowed the assistant, or a message it has not read).
+const assistantOfMessage = {
+  assistant: MessageAssistantSchema.nullable().openapi({ description: 'The assistant’s stored category, summary and reply state; null when it has none (or the account may not use the assistant)' }),
+  draftOrigin: DraftOrigin.nullable().openapi({ description: 'For a reply draft of the assistant: "model draft" or "template reply"; null for any other message' }),
+};
+const ListItemSchema = MessageSummarySchema.extend(assistantOfMessage).openapi('MessageListItem');
+const MessageWithAssistantSchema = MessageSchema.extend(assistantOfMessage).openapi('MessageWithAssistant');
+const withAssistant = <T extends { id: string }>(view: T, fields: AssistantFields) => ({ ...view, assistant: fields.messages.get(view.id) ?? null, draftOrigin: fields.drafts.get(view.id) ?? null });
+
 const ListAnswer = z.object({
   folder: FolderSchema,
-  items: z.array(MessageSummarySchema),
+  items: z.array(ListItemSchema),
+  assistant: z.boolean().openapi({ description: 'Whether the account may use the assistant (its fields are null when not)' }),
   top: z.number().int(),
   skip: z.number().int(),
   count: z.number().int().nullable().openapi({ description: 'Messages in the folder (without `q`)' }),
@@ -121,6 +133,7 @@ api.openapi(
     const graph = c.var.graph;
     const folderId = await resolveFolder(graph, folder_name);
     const search = q?.trim() || undefined;
+    const allowed = assistantAllowed(c);
     const [folder, wellKnown] = await Promise.all([graph.folder(folderId), c.var.mailbox.wellKnownFolders()]);
     let items: Message[];
     let count: number | null = null;
@@ -134,10 +147,12 @@ api.openapi(
       count = search ? null : (page['@odata.count'] ?? folder.totalItemCount ?? null);
       nextLink = page['@odata.nextLink'];
     }
+    const fields = await assistantFields(c, items.map((m) => m.id ?? ''), await allowed);
     return c.json(
       {
         folder: folderView(folder, wellKnown),
-        items: items.map((m) => summaryView(m, wellKnown)),
+        items: items.map((m) => withAssistant(summaryView(m, wellKnown), fields)),
+        assistant: fields.allowed,
         top: top === 'all' ? items.length : top,
         skip: top === 'all' || search ? 0 : skip,
         count,
@@ -159,12 +174,13 @@ api.openapi(
     security,
     middleware: readGuards,
     request: { params: z.object({ message_id: messageId }) },
-    responses: { 200: json(MessageSchema, 'The message'), ...readErrors },
+    responses: { 200: json(MessageWithAssistantSchema, 'The message, with what the assistant knows of it'), ...readErrors },
   }),
   async (c) => {
     const { message_id } = c.req.valid('param');
-    const [message, wellKnown] = await Promise.all([c.var.graph.message(message_id, { attachments: true }), c.var.mailbox.wellKnownFolders()]);
-    return c.json(messageView(message, wellKnown), 200);
+    const [message, wellKnown, allowed] = await Promise.all([c.var.graph.message(message_id, { attachments: true }), c.var.mailbox.wellKnownFolders(), assistantAllowed(c)]);
+    const fields = await assistantFields(c, [message.id ?? message_id], allowed);
+    return c.json(withAssistant(messageView(message, wellKnown), fields), 200);
   },
 );
 
@@ -177,19 +193,98 @@ api.openapi(
     security,
     middleware: readGuards,
     request: { params: z.object({ message_id: messageId }) },
-    responses: { 200: json(z.object({ conversationId: z.string(), messages: z.array(MessageSchema) }), 'The thread'), ...readErrors },
+    responses: {
+      200: json(
+        z.object({
+          conversationId: z.string(),
+          messages: z.array(MessageWithAssistantSchema),
+          assistant: z.boolean().openapi({ description: 'Whether the account may use the assistant' }),
+          threadSummary: ThreadSummarySchema.nullable().openapi({ description: 'The conversation’s stored rolling summary (POST /api/threads/{thread_id}/update-summary makes or updates it); null when none yet' }),
+        }),
+        'The thread',
+      ),
+      ...readErrors,
+    },
   }),
   async (c) => {
     const { message_id } = c.req.valid('param');
     const graph = c.var.graph;
-    const [first, wellKnown] = await Promise.all([graph.message(message_id), c.var.mailbox.wellKnownFolders()]);
+    const [first, wellKnown, allowed] = await Promise.all([graph.message(message_id), c.var.mailbox.wellKnownFolders(), assistantAllowed(c)]);
     const conversationId = first.conversationId;
     const messages = conversationId ? await graph.conversation(conversationId) : [first];
     const time = (m: Message) => Date.parse(m.receivedDateTime ?? m.sentDateTime ?? '') || 0;
     messages.sort((a, b) => time(a) - time(b));
-    return c.json({ conversationId: conversationId ?? '', messages: messages.map((m) => messageView(m, wellKnown)) }, 200);
+    const [fields, threadSummary] = await Promise.all([assistantFields(c, messages.map((m) => m.id ?? ''), allowed), storedThreadSummary(c, allowed, conversationId ?? '')]);
+    return c.json({ conversationId: conversationId ?? '', messages: messages.map((m) => withAssistant(messageView(m, wellKnown), fields)), assistant: fields.allowed, threadSummary }, 200);
   },
 );
+
+// The body as the reading pane draws it: a document of its own, for a sandboxed frame.
+const FRAME_ATTACHMENT_FIELDS = 'id,name,contentType,size,isInline,contentId';
+
+api.openapi(
+  createRoute({
+    method: 'get',
+    path: '/api/email/{message_id}/html',
+    tags: ['Mail'],
+    summary: 'The message body as a sandboxed document: sanitised HTML (nothing that runs, submits or navigates), cid: images from its inline attachments, remote images only with images=remote',
+    description:
+      'Drawn by the mail client in `<iframe sandbox>`; answered with its own policy (`sandbox`, `default-src \'none\'`, images from `data:` — and `https:` with images=remote —, inline styles, framed by this service only). A text body is shown as preformatted text.',
+    security,
+    middleware: readGuards,
+    request: {
+      params: z.object({ message_id: messageId }),
+      query: z.object({ images: z.enum(['blocked', 'remote']).optional().openapi({ description: '`remote`: load the remote (https) images the reader asked for; blocked by default' }) }),
+    },
+    responses: { 200: { description: 'The frame document', content: { 'text/html': { schema: z.string() } } }, ...readErrors },
+  }),
+  async (c) => {
+    const { message_id } = c.req.valid('param');
+    const images = c.req.valid('query').images ?? 'blocked';
+    const graph = c.var.graph;
+    const message = await graph.message(message_id);
+    const body = message.body?.content ?? '';
+    let html: string;
+    if ((message.body?.contentType ?? 'text').toLowerCase() !== 'html') {
+      html = `<pre>${body.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)}</pre>`;
+    } else {
+      const inline = await inlineImages(c, message_id, contentIdsIn(body));
+      html = (await sanitiseMailHtml(body, { images, inline })).html;
+    }
+    return c.body(frameDocument(html), 200, {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': frameCsp(images),
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
+  },
+);
+
+/** The message's inline raster images the body names with `cid:`, as data: URLs (each and all of them size-capped). */
+async function inlineImages(c: Context<MailEnv>, messageId: string, wanted: Set<string>): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (!wanted.size) return found;
+  const graph = c.var.graph;
+  const list = await graph.all<{ id?: string; contentType?: string; size?: number; contentId?: string | null }>(`/me/messages/${encodeURIComponent(messageId)}/attachments?$select=${FRAME_ATTACHMENT_FIELDS}`, 100);
+  let total = 0;
+  const chosen = list.filter((a) => {
+    const key = a.contentId ? contentIdKey(a.contentId) : '';
+    const type = (a.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    const size = a.size ?? 0;
+    if (!a.id || !key || !wanted.has(key) || found.has(key) || !INLINE_IMAGE_TYPES.has(type) || size > MAX_INLINE_IMAGE_BYTES || total + size > MAX_INLINE_TOTAL_BYTES) return false;
+    total += size;
+    found.set(key, '');
+    return true;
+  });
+  found.clear();
+  await Promise.all(
+    chosen.map(async (a) => {
+      const bytes = await graph.attachmentBytes(messageId, a.id!);
+      if (bytes.byteLength <= MAX_INLINE_IMAGE_BYTES) found.set(contentIdKey(a.contentId!), dataUrl((a.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase(), bytes));
+    }),
+  );
+  return found;
+}
 
 api.openapi(
   createRoute({
