@@ -40,6 +40,8 @@ export type DevStackPortsOptions = {
   embeddedLegacy: boolean;
   /** The Graph stand-in is started (the mail Worker is served). */
   graphStandin: boolean;
+  /** Each Worker's inspector port beside its own (`wrangler dev`; the Deno host opens none). Default true. */
+  inspectors?: boolean;
 };
 
 /** Every port a stack listens on, moved by its offset: the dev runner checks them before anything starts. */
@@ -51,7 +53,7 @@ export function devStackPorts(options: DevStackPortsOptions): DevPort[] {
     ...(options.graphStandin ? [{ port: DEV_GRAPH_STANDIN_PORT, what: 'Microsoft Graph stand-in' }] : []),
     ...options.workers.flatMap((worker) => [
       { port: worker.port, what: `${worker.name} Worker` },
-      { port: inspectorPort(worker.port), what: `${worker.name} inspector` },
+      ...(options.inspectors === false ? [] : [{ port: inspectorPort(worker.port), what: `${worker.name} inspector` }]),
     ]),
   ];
   return ports.map((entry) => ({ ...entry, port: entry.port + options.offset }));

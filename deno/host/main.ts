@@ -104,8 +104,9 @@ if (import.meta.main) {
   });
   console.log(`\nServing on Deno (state in ${line.stateDir}):`);
   for (const service of host.services.values()) console.log(`  ${service.name.padEnd(8)} ${service.url}`);
-  console.log(`  PG_WS_PROXY ${line.vars.PG_WS_PROXY} (Postgres and the relay are not started by the host)`);
-  console.log(`  mail: Microsoft Graph stand-in expected at ${line.graphStandin}`);
+  // `npm run dev:deno` (scripts/dev-deno.ts) starts these before the host; run alone, the host expects them running.
+  console.log(`  PG_WS_PROXY ${line.vars.PG_WS_PROXY}`);
+  console.log(`  mail: Microsoft Graph stand-in at ${line.graphStandin}`);
   console.log('Ready');
   let stopping = false;
   const stop = async () => {
