@@ -5,9 +5,6 @@ import type { PromptView } from '../data/prompts.ts';
 import type { AssistantUser } from '../data/users.ts';
 import { Layout } from './layout.tsx';
 
-/** Bumped with settings.css, so browsers fetch the new one. */
-const SETTINGS_CSS = '/static/mail/settings.css?v=1';
-
 export const REPLY_MODES = [
   { value: 'manual', label: 'Manual: a reply draft when I ask for one' },
   { value: 'draft', label: 'Draft: new mail gets a reply draft at once' },
@@ -252,8 +249,7 @@ function Users({ view, users }: { view: SettingsView; users: NonNullable<Setting
 
 export function SettingsPage({ view }: { view: SettingsView }) {
   return (
-    <Layout title="Assistant settings" user={view.user} csrfToken={view.csrfToken}>
-      <link rel="stylesheet" href={SETTINGS_CSS} />
+    <Layout title="Assistant settings" user={view.user} csrfToken={view.csrfToken} styles={['/static/mail/settings.css']}>
       <div class="settings" data-shell="settings">
         <section class="panel">
           <h1>Assistant settings</h1>
