@@ -106,7 +106,10 @@ export function ImportIndexPage({
           <h2>Upload a sheet</h2>
           <form method="post" action={`${page}/Preview`} enctype="multipart/form-data" data-upload-form>
             <Csrf token={csrf} />
-            <input type="file" name="excelFile" accept=".xlsx,.csv,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" required />
+            <label class="check" for="upload-excel-file">
+              Sheet (.xlsx or .csv)
+            </label>
+            <input id="upload-excel-file" type="file" name="excelFile" accept=".xlsx,.csv,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" required />
             <FkSelects def={def} fk={def.defaultFk} />
             <button type="submit">Preview</button>
           </form>

@@ -1,0 +1,53 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveChromium } from '../support/browser';
+import { phoneContext } from '../support/page-checks';
+import { MigrateBrowserApp, signIn } from './migrate-support';
+import { expectHeaderMenuWorks, noProblems, problemsByPage } from './phone-pages';
+
+// The migration app's pages at a phone's width (390 px): nothing wider than the screen, no
+// critical or serious axe-core finding. The wizard's pages (/Migration/...) are not among them.
+describe.skipIf(!haveChromium)('migration app on a phone', () => {
+  const harness = new MigrateBrowserApp();
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    await harness.start();
+    // The page policy allows no inline script: axe-core is injected past it.
+    context = await phoneContext(harness.browser!, { bypassCSP: true });
+    page = await context.newPage();
+  }, 180_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await harness.dispose();
+  });
+
+  it('the sign-in page, then every page of the app, fit and pass axe', async () => {
+    expect(await problemsByPage(page, harness.url, ['/Account/Login'])).toEqual(noProblems(['/Account/Login']));
+    await signIn(page, harness.url);
+    const paths = [
+      '/',
+      '/Configuration',
+      '/Configuration/Create',
+      '/Configuration/Edit/90001',
+      '/Session',
+      '/Sync',
+      '/Sync/Create',
+      '/Meetings',
+      '/DisciplineRepair',
+      '/BarrierTrials',
+      '/BarrierTrials/AutoSync',
+      '/Sectional',
+      '/Sectional/AutoSync',
+      '/Home/Error',
+      '/No/Such/Page',
+    ];
+    expect(await problemsByPage(page, harness.url, paths, { '/No/Such/Page': 404 })).toEqual(noProblems(paths));
+  });
+
+  it('the header menu opens from the keyboard and reaches its links', async () => {
+    await expectHeaderMenuWorks(page, `${harness.url}/Sync`);
+  });
+});
