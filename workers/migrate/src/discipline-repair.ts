@@ -2,6 +2,7 @@ import { desc, eq, inArray } from 'drizzle-orm';
 import { DISCIPLINE_REPAIR_STATES, disciplineRepairJobs } from '#d1/migrate/schema.ts';
 import type { MigrateDb, MigrateServices } from './context.ts';
 import type { Connection, LogEntry } from './engine/types.ts';
+import { disciplineRepairJobStub } from './jobs/stubs.ts';
 import {
   LEGACY_VALUES,
   legacyCode,
@@ -241,12 +242,13 @@ export type RepairProgress = {
 export interface DisciplineRepairJobRpc {
   start(plan: RepairPlan): RepairProgress;
   progress(): RepairProgress | null;
-  cancel(): { message: string };
+  /** Stops the job before its next batch; `reason` is logged and kept (default: asked for by a user). */
+  cancel(reason?: string): { message: string };
 }
 
 /** The DisciplineRepairJob Durable Object of a job (one per job). */
 export function disciplineRepairJob(c: Pick<MigrateServices, 'env'>, jobId: string) {
-  return c.env.DISCIPLINE_REPAIR_JOB.get(c.env.DISCIPLINE_REPAIR_JOB.idFromName(jobId));
+  return disciplineRepairJobStub(c.env, jobId);
 }
 
 // ---- the D1 list of jobs ---------------------------------------------------------------------

@@ -3,11 +3,12 @@ import { connectionOf, engineEnv } from './configurations.ts';
 import type { MigrateContext, MigrateServices } from './context.ts';
 import * as engine from './engine/index.ts';
 import type { ForeignKey, MappingDocument, RunPlan, SchemaInfo, TablePlan } from './engine/types.ts';
+import { migrationJobStub } from './jobs/stubs.ts';
 import { asForeignKey, claimSessionRun, customForeignKeys, recordRunState, releaseSessionRun, wizardSession, type WizardSession } from './wizard-sessions.ts';
 
 /** The MigrationJob Durable Object of a run (one per run). */
 export function migrationJob(c: Pick<MigrateServices, 'env'>, runId: string) {
-  return c.env.MIGRATION_JOB.get(c.env.MIGRATION_JOB.idFromName(runId));
+  return migrationJobStub(c.env, runId);
 }
 
 /** What a run is made of, whether a wizard session or a sync job asks for it. */

@@ -3,6 +3,7 @@ import { type IMPORT_JOB_STATES, importJobs, importUploads } from '#d1/migrate/s
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateDb, MigrateServices } from '../context.ts';
 import type { LogEntry } from '../engine/types.ts';
+import { importJobStub } from '../jobs/stubs.ts';
 import type { ImportArea } from './areas.ts';
 import type { ProblemKind } from './records.ts';
 
@@ -61,12 +62,13 @@ export type ImportProgress = ImportCounts & {
 export interface ImportJobRpc {
   start(plan: ImportPlan): ImportProgress;
   progress(): ImportProgress | null;
-  cancel(): { message: string };
+  /** Stops the import before its next chunk; `reason` is logged and kept (default: asked for by a user). */
+  cancel(reason?: string): { message: string };
 }
 
 /** The ImportJob Durable Object of a job (one per job). */
 export function importJob(s: Pick<MigrateServices, 'env'>, jobId: string) {
-  return s.env.IMPORT_JOB.get(s.env.IMPORT_JOB.idFromName(jobId));
+  return importJobStub(s.env, jobId);
 }
 
 // ---- the D1 list of jobs ---------------------------------------------------------------------
