@@ -83,16 +83,15 @@ function stillRunning(procs: readonly Proc[]): Proc[] {
 
 let stateDir = '';
 let offset = 0;
-let launcher: ChildProcess | undefined;
-let output = '';
-/** Every process the command started (recorded while it starts and once it serves). */
+/** Every process the command started (recorded while it starts and once it serves), killed after the file whatever happened. */
 const started: Proc[] = [];
-const record = () => launcher?.pid && started.push(...tree(launcher.pid).filter((proc) => !started.some((p) => p.pid === proc.pid)));
 const url = (name: string, path: string) => `http://127.0.0.1:${workers.find((worker) => worker.name === name)!.port + offset}${path}`;
 
-beforeAll(async () => {
-  stateDir = mkdtempSync(join(tmpdir(), 'dev-deno-'));
-  offset = await freeOffset();
+type Stack = { launcher: ChildProcess; runnerPid: number; procs: Proc[]; record(): void; output(): string };
+let stack: Stack;
+
+/** `npm run dev:deno -- --port-offset N --state-dir DIR …` in a process group of its own (a terminal's job), once it serves. */
+async function startStack(extra: string[] = []): Promise<Stack> {
   // Nothing of the test run's own stack, nor of a developer's: the command's defaults, on its moved ports.
   const inherited = [
     'DATABASE_URL',
@@ -103,34 +102,62 @@ beforeAll(async () => {
     'DEV_STATE_DIR',
     'WRANGLER_REGISTRY_PATH',
   ];
-  // In a process group of its own, as a terminal runs a job (Ctrl-C reaches the whole group).
-  launcher = spawn('npm', ['run', 'dev:deno', '--', '--port-offset', String(offset), '--state-dir', stateDir], {
+  const launcher = spawn('npm', ['run', 'dev:deno', '--', '--port-offset', String(offset), '--state-dir', stateDir, ...extra], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !inherited.includes(name))), NO_COLOR: '1' },
   });
+  let output = '';
+  const procs: Proc[] = [];
+  const record = () => {
+    const fresh = launcher.pid ? tree(launcher.pid).filter((proc) => !procs.some((p) => p.pid === proc.pid)) : [];
+    procs.push(...fresh);
+    started.push(...fresh);
+  };
   const recording = setInterval(record, 2_000);
-  await new Promise<void>((resolve, reject) => {
+  const runnerPid = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`npm run dev:deno did not serve within ${START_TIMEOUT_MS / 1000} s:\n${output.slice(-3000)}`)),
       START_TIMEOUT_MS,
     );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (/Ctrl-C \(or kill \d+\) stops everything/.test(output)) {
+      const pid = /Ctrl-C \(or kill (\d+)\) stops everything/.exec(output)?.[1];
+      if (pid) {
         clearTimeout(timer);
-        resolve();
+        resolve(Number(pid));
       }
     };
-    launcher!.stdout!.on('data', onData);
-    launcher!.stderr!.on('data', onData);
-    launcher!.once('exit', (exitCode) => {
+    launcher.stdout!.on('data', onData);
+    launcher.stderr!.on('data', onData);
+    launcher.once('exit', (exitCode) => {
       clearTimeout(timer);
       reject(new Error(`npm run dev:deno exited (code ${exitCode}) before serving:\n${output.slice(-3000)}`));
     });
   }).finally(() => clearInterval(recording));
   record();
+  return { launcher, runnerPid, procs, record, output: () => output };
+}
+
+/** Once the stack's launcher has ended: what of its processes and ports is still there after the stop's time. */
+async function leftBehind(stack: Stack): Promise<{ processes: string[]; ports: number[] }> {
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  for (;;) {
+    const processes = stillRunning(stack.procs).map((proc) => `${proc.pid} ${proc.args.slice(0, 120)}`);
+    const ports = await busyPorts(stackPorts(offset));
+    if ((processes.length === 0 && ports.length === 0) || Date.now() > deadline) return { processes, ports };
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const exited = (launcher: ChildProcess) =>
+  launcher.exitCode === null && launcher.signalCode === null ? new Promise((resolve) => launcher.once('exit', resolve)) : Promise.resolve();
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'dev-deno-'));
+  offset = await freeOffset();
+  stack = await startStack();
 }, START_TIMEOUT_MS + 10_000);
 
 afterAll(async () => {
@@ -279,23 +306,30 @@ describe('npm run dev:deno alone', () => {
   });
 
   it('Ctrl-C stops everything it started: no process and no port of the stack left', { timeout: STOP_TIMEOUT_MS + 10_000 }, async () => {
-    record();
+    stack.record();
     // The Deno host, under its watchdog, and the Node process that holds the databases, relay and stand-in.
-    expect(started.some((proc) => /deno\/host\/main\.ts/.test(proc.args))).toBe(true);
-    expect(started.some((proc) => /scripts\/dev-deno\.ts/.test(proc.args))).toBe(true);
-    const exited = launcher!.exitCode === null ? new Promise((resolve) => launcher!.once('exit', resolve)) : Promise.resolve();
+    expect(stack.procs.some((proc) => /deno\/host\/main\.ts/.test(proc.args))).toBe(true);
+    expect(stack.procs.some((proc) => proc.pid === stack.runnerPid && /scripts\/dev-deno\.ts/.test(proc.args))).toBe(true);
     // As a terminal's Ctrl-C: SIGINT to the job's process group.
-    process.kill(-launcher!.pid!, 'SIGINT');
-    await exited;
-    const deadline = Date.now() + STOP_TIMEOUT_MS;
-    let left = stillRunning(started);
-    let ports = await busyPorts(stackPorts(offset));
-    while ((left.length > 0 || ports.length > 0) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      left = stillRunning(started);
-      ports = await busyPorts(stackPorts(offset));
-    }
-    expect(left.map((proc) => `${proc.pid} ${proc.args.slice(0, 120)}`)).toEqual([]);
-    expect(ports).toEqual([]);
+    process.kill(-stack.launcher.pid!, 'SIGINT');
+    await exited(stack.launcher);
+    expect(await leftBehind(stack)).toEqual({ processes: [], ports: [] });
   });
+});
+
+describe('npm run dev:deno stopped another way', () => {
+  // The databases keep their demo data from the start above: these starts are short.
+  it.each(['SIGTERM', 'SIGKILL'] as const)(
+    '%s to the process it names ("kill PID") leaves nothing behind',
+    { timeout: START_TIMEOUT_MS + STOP_TIMEOUT_MS + 10_000 },
+    async (signal) => {
+      const again = await startStack(['--only', 'stats,router']);
+      const meetings = await fetch(url('stats', '/meetings'), { headers: { authorization: 'Bearer dev-static-token' } });
+      expect(meetings.status).toBe(200);
+      expect(again.procs.some((proc) => /deno\/host\/main\.ts/.test(proc.args))).toBe(true);
+      process.kill(again.runnerPid, signal);
+      await exited(again.launcher);
+      expect(await leftBehind(again)).toEqual({ processes: [], ports: [] });
+    },
+  );
 });
