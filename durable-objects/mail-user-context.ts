@@ -10,7 +10,7 @@ import { processMessage } from '../workers/mail/src/ai/pipeline.ts';
 import { historyCutoff } from '../workers/mail/src/ai/retention.ts';
 import type { TaskContext } from '../workers/mail/src/ai/task.ts';
 import { Tracer } from '../workers/mail/src/ai/trace.ts';
-import { GraphClient } from '../workers/mail/src/graph/client.ts';
+import { GraphClient, inBackground } from '../workers/mail/src/graph/client.ts';
 import { mailConfig } from '../workers/mail/src/config.ts';
 import { WELL_KNOWN_FOLDERS } from '../workers/mail/src/graph/client.ts';
 import { type GraphRequest, type GraphResult, Semaphore, sendGraph } from '../workers/mail/src/graph/transport.ts';
@@ -76,6 +76,8 @@ export const MAX_KEPT_NOTIFICATIONS = 1000;
 
 /** Graph calls in flight at once for one mailbox (Graph throttles at 4 per app and mailbox). */
 export const MAX_CONCURRENT_GRAPH_REQUESTS = 4;
+/** Of those, the most background work holds (new mail, drafts, renewals): the rest stay free for reads. */
+export const MAX_BACKGROUND_GRAPH_REQUESTS = 2;
 const REFRESH_PURPOSE = 'refresh-token';
 
 /**
@@ -86,7 +88,8 @@ const REFRESH_PURPOSE = 'refresh-token';
  */
 export class MailUserContext extends DurableObject<Env> {
   private refreshing: Promise<string | undefined> | undefined;
-  private readonly slots = new Semaphore(MAX_CONCURRENT_GRAPH_REQUESTS);
+  private readonly slots = new Semaphore(MAX_CONCURRENT_GRAPH_REQUESTS, MAX_BACKGROUND_GRAPH_REQUESTS);
+  private wellKnownLoading: Promise<Record<string, string>> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -135,6 +138,7 @@ export class MailUserContext extends DurableObject<Env> {
       refreshes: 0,
     };
     this.refreshing = undefined;
+    this.wellKnownLoading = undefined;
     await this.ctx.storage.delete('wellKnownFolders');
     await this.ctx.storage.put('connection', stored);
   }
@@ -147,6 +151,7 @@ export class MailUserContext extends DurableObject<Env> {
 
   async disconnect(): Promise<void> {
     this.refreshing = undefined;
+    this.wellKnownLoading = undefined;
     await this.ctx.storage.delete(['connection', 'wellKnownFolders']);
     this.ctx.storage.sql.exec('DELETE FROM notifications');
     this.ctx.storage.sql.exec("DELETE FROM ai_queue WHERE state = 'queued'");
@@ -250,7 +255,8 @@ export class MailUserContext extends DurableObject<Env> {
   private async processQueued(userId: number, messageId: string, attempts: number, ownAddress: string | undefined, categories: Category[]): Promise<void> {
     const started = Date.now();
     const ctx = this.taskContext(userId, 'new mail');
-    const graph = new GraphClient(ctx.tracer.graphTransport(this), this.config.GRAPH_BASE_URL);
+    // background work: the mailbox's reads go first (see Semaphore)
+    const graph = new GraphClient(ctx.tracer.graphTransport(inBackground(this)), this.config.GRAPH_BASE_URL);
     try {
       const message: Message = await graph.message(messageId);
       if (message.isDraft) {
@@ -305,6 +311,14 @@ export class MailUserContext extends DurableObject<Env> {
   async wellKnownFolders(): Promise<Record<string, string>> {
     const cached = await this.ctx.storage.get<Record<string, string>>('wellKnownFolders');
     if (cached) return cached;
+    // the first requests after connecting ask at once (folders, list, message): one look-up for all
+    this.wellKnownLoading ??= this.loadWellKnownFolders().finally(() => {
+      this.wellKnownLoading = undefined;
+    });
+    return this.wellKnownLoading;
+  }
+
+  private async loadWellKnownFolders(): Promise<Record<string, string>> {
     const found: Record<string, string> = {};
     let complete = true;
     await Promise.all(

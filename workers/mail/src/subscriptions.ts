@@ -6,7 +6,7 @@ import { randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MailConfig } from './config.ts';
 import { mailboxStub } from './context.ts';
-import { GraphClient } from './graph/client.ts';
+import { GraphClient, inBackground } from './graph/client.ts';
 
 /** New mail in the inbox, and changes to it (read, moved), reach the webhook. */
 export const INBOX_RESOURCE = "me/mailFolders('inbox')/messages";
@@ -15,7 +15,8 @@ export const CHANGE_TYPE = 'created,updated';
 type Db = ReturnType<typeof drizzle<typeof schema>>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const graphOf = (env: Env, config: MailConfig, userId: number) => new GraphClient(mailboxStub(env, userId), config.GRAPH_BASE_URL);
+// subscription calls (made, renewed, dropped) are background work: the mailbox's reads go first
+const graphOf = (env: Env, config: MailConfig, userId: number) => new GraphClient(inBackground(mailboxStub(env, userId)), config.GRAPH_BASE_URL);
 
 /**
  * Creates the inbox subscription of a user's mailbox: Graph first calls the webhook with a

@@ -1,6 +1,6 @@
 import type { MailContext } from '../context.ts';
 import { HttpError } from '#shared/http-error.ts';
-import { GraphClient } from '../graph/client.ts';
+import { GraphClient, inBackground } from '../graph/client.ts';
 import { ModelError, createModel } from './model.ts';
 import type { TaskContext } from './task.ts';
 import { Tracer } from './trace.ts';
@@ -17,9 +17,13 @@ export function aiContext(c: MailContext, name: string): TaskContext {
   };
 }
 
-/** Graph calls for the signed-in user's mailbox that are steps of the trace (after the mailbox guard). */
+/**
+ * Graph calls for the signed-in user's mailbox that are steps of the trace (after the mailbox
+ * guard): the assistant's work (summaries, categories, drafts), so background priority — reading
+ * the mailbox never waits behind it.
+ */
 export function tracedGraph(c: MailContext, ctx: TaskContext): GraphClient {
-  return new GraphClient(ctx.tracer.graphTransport(c.var.mailbox), c.var.config.GRAPH_BASE_URL);
+  return new GraphClient(ctx.tracer.graphTransport(inBackground(c.var.mailbox)), c.var.config.GRAPH_BASE_URL);
 }
 
 /** A model failure as this service's answer: 502 with the trace to look at, never a 500. */

@@ -14,6 +14,9 @@ export interface GraphTransport {
   graph(request: GraphRequest): Promise<GraphResult>;
 }
 
+/** The same transport with every call marked background work: reads of the mailbox go first (see Semaphore). */
+export const inBackground = (transport: GraphTransport): GraphTransport => ({ graph: (request) => transport.graph({ ...request, priority: 'background' }) });
+
 export const WELL_KNOWN_FOLDERS = ['inbox', 'sentitems', 'drafts', 'deleteditems', 'archive', 'junkemail'] as const;
 export type WellKnownFolder = (typeof WELL_KNOWN_FOLDERS)[number];
 

@@ -11,6 +11,8 @@ export interface GraphRequest {
   body?: unknown;
   /** `bytes` for MIME content and attachments; JSON otherwise. */
   accept?: 'json' | 'bytes';
+  /** `read` unless said otherwise (see Semaphore). */
+  priority?: GraphPriority;
 }
 
 export type GraphFailureKind =
@@ -25,22 +27,61 @@ export type GraphResult =
   | { ok: true; status: number; json?: unknown; bytes?: ArrayBuffer; contentType?: string }
   | { ok: false; kind: GraphFailureKind; status: number; code: string; message: string; retryAfterSeconds?: number };
 
-/** Waits for the caller to be given a slot; at most `limit` callers hold one at a time. */
+/**
+ * Whose call it is: `read` (the default) for what a person waits for — a message, a thread, a
+ * folder; `background` for the work nobody watches (new mail summarised and categorised, reply
+ * drafts, re-categorisation, subscription renewals).
+ */
+export type GraphPriority = 'read' | 'background';
+
+/**
+ * The mailbox's Graph slots: at most `limit` calls in flight. A freed slot goes to the oldest
+ * waiting read first, then to the oldest waiting background call, and background calls hold at
+ * most `backgroundLimit` slots at once, so a read never queues behind background work: it waits
+ * at most for the reads ahead of it.
+ */
 export class Semaphore {
   private active = 0;
-  private readonly queue: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
+  private activeBackground = 0;
+  private readonly reads: (() => void)[] = [];
+  private readonly background: (() => void)[] = [];
+  constructor(
+    private readonly limit: number,
+    private readonly backgroundLimit = limit,
+  ) {}
 
-  async acquire(): Promise<() => void> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.queue.push(resolve));
-    this.active++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.active--;
-      this.queue.shift()?.();
-    };
+  /** In flight now, and waiting (for the tests and the traces). */
+  get state() {
+    return { active: this.active, activeBackground: this.activeBackground, waitingReads: this.reads.length, waitingBackground: this.background.length };
+  }
+
+  acquire(priority: GraphPriority = 'read'): Promise<() => void> {
+    const isBackground = priority === 'background';
+    return new Promise((resolve) => {
+      // the slot is counted as it is handed over, so no caller can slip in between
+      const start = () => {
+        this.active++;
+        if (isBackground) this.activeBackground++;
+        let released = false;
+        resolve(() => {
+          if (released) return;
+          released = true;
+          this.active--;
+          if (isBackground) this.activeBackground--;
+          this.dispatch();
+        });
+      };
+      (isBackground ? this.background : this.reads).push(start);
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.active < this.limit) {
+      const next = this.reads.shift() ?? (this.activeBackground < this.backgroundLimit ? this.background.shift() : undefined);
+      if (!next) return;
+      next();
+    }
   }
 }
 
@@ -84,7 +125,7 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
     if (typeof accessToken !== 'string') return accessToken;
     const remaining = deadline - Date.now();
     if (remaining <= 0) return unavailable('graph_timeout', `Graph did not answer within ${settings.GRAPH_DEADLINE_MS} ms`);
-    const release = await slots.acquire();
+    const release = await slots.acquire(request.priority);
     let res: Response;
     try {
       res = await fetch(url, {

@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import { HttpError } from '#shared/http-error.ts';
 import type { MailEnv } from '../context.ts';
 import { createModel } from '../ai/model.ts';
+import { ensureDevMailbox } from '../connection.ts';
 import { resolveFolder } from '../folders.ts';
 import { pageMailbox, pageSession } from '../guards.ts';
 import { folderView, summaryView } from '../mail-views.ts';
@@ -12,9 +13,10 @@ import { Layout } from '../views/layout.tsx';
 export const pages = new Hono<MailEnv>();
 
 /** The mail client: a shell the script fills (folders, list, reading pane, compose). */
-pages.get('/outlook', pageSession, (c) =>
-  c.html(
-    <Layout title="Mail" user={c.var.user} csrfToken={c.var.csrfToken} script bodyClass="outlook">
+pages.get('/outlook', pageSession, async (c) => {
+  await ensureDevMailbox(c);
+  return c.html(
+    <Layout title="Mail" user={c.var.user} csrfToken={c.var.csrfToken} bodyClass="outlook" styles={['/static/mail/client.css']} scripts={['/static/mail/mail-util.js', '/static/mail/mail-body.js', '/static/mail/mail-assistant.js', '/static/mail/mail-draft.js', '/static/mail/mail-compose.js', '/static/mail/outlook.js']}>
       <div class="client" data-client data-model-kind={createModel(c.var.config, c.env).kind}>
         <nav class="folders" aria-label="Folders">
           <button type="button" class="compose-button" data-action="compose" aria-keyshortcuts="c">
@@ -67,8 +69,8 @@ pages.get('/outlook', pageSession, (c) =>
       </dialog>
       <datalist id="people"></datalist>
     </Layout>,
-  ),
-);
+  );
+});
 
 // /admin, /dashboard, /trace/<id> and /admin/docdb-latest: assistant-pages.tsx.
 
