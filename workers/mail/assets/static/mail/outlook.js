@@ -1,82 +1,24 @@
-// The mail client of /outlook: folders, message list with search and paging, the reading pane
-// with the whole thread, reply, compose with To/CC/BCC and the people typeahead, move, archive,
-// delete, mark read. Keyboard: j/k, Enter, r, a (reply all), c, e, #, u, /, Escape.
+// The mail client of /outlook (the last of its deferred scripts): folders, the message list with search, paging and
+// the assistant's filters, the reading pane with the whole thread, the assistant's summaries and
+// reply drafts, reply, compose, move, archive, delete, mark read. Keyboard: j/k, Enter, r,
+// a (reply all), c, e, #, u, /, Escape. The scripts before it, in order: mail-util.js (helpers),
+// mail-body.js (HTML mail in a sandboxed frame), mail-assistant.js, mail-draft.js, mail-compose.js.
 (() => {
   'use strict';
-  const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
-  // The service's path prefix on a shared origin ('' at the root of its own host).
-  const base = document.querySelector('meta[name="base-path"]')?.getAttribute('content') ?? '';
-  /** A root-relative path of the service, under its prefix. */
-  const at = (path) => `${base}${path}`;
-  /** This page's path as the server routes it (without the prefix), for the `next` of a sign-in. */
-  const ownPath = () => (base && (location.pathname === base || location.pathname.startsWith(`${base}/`)) ? location.pathname.slice(base.length) || '/' : location.pathname);
-  const $ = (sel, root = document) => root.querySelector(sel);
-  const el = (tag, props = {}, ...children) => {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(props)) {
-      if (value === undefined || value === null || value === false) continue;
-      if (key === 'class') node.className = value;
-      else if (key === 'text') node.textContent = value;
-      else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
-      else node.setAttribute(key, value === true ? '' : String(value));
-    }
-    for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
-    return node;
-  };
+  const { listChips, filteredItems, messageSummary, renderFilters, threadSummary } = window.MailClient;
+  const { renderBody } = window.MailClient;
+  const { openCompose, showReply: replyForm, wireCompose } = window.MailClient;
+  const { draftLabel, showAiDraft } = window.MailClient;
+  const { $, api, at, el, say, when, who, whoFull } = window.MailClient;
 
-  const state = { folders: [], folder: 'inbox', q: '', items: [], next: null, skip: 0, count: null, selected: -1, thread: null, openId: null };
+  const state = { folders: [], folder: 'inbox', q: '', filter: '', assistant: false, items: [], next: null, skip: 0, count: null, selected: -1, thread: null, openId: null };
   const folderList = $('[data-folders]');
-  // The offline model writes a fixed template, never called AI (the page says which model runs).
-  const templateModel = $('[data-client]')?.getAttribute('data-model-kind') === 'template';
-  const draftLabel = templateModel ? 'Template reply' : 'AI draft';
   const list = $('[data-messages]');
   const reader = $('[data-reader]');
-  const status = $('[data-status]');
   const more = $('[data-action="more"]');
-  const compose = $('[data-compose]');
-  const composeForm = $('[data-compose-form]');
-
-  async function api(path, init = {}) {
-    const headers = { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.method && init.method !== 'GET' ? { 'x-csrf-token': csrf } : {}) };
-    const res = await fetch(at(path), { ...init, headers, credentials: 'same-origin' });
-    if (res.status === 401) {
-      const body = await res.json().catch(() => ({}));
-      if (body.error === 'mailbox_not_connected') location.href = at('/connect');
-      else location.href = at(`/login?next=${encodeURIComponent(ownPath() + location.hash)}`);
-      throw new Error(body.message || 'Not signed in');
-    }
-    const body = res.status === 204 ? {} : await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(body.message || `Request failed (${res.status})`);
-    return body;
-  }
-
-  const say = (text) => {
-    status.textContent = text;
-  };
-  const when = (iso) => {
-    if (!iso) return '';
-    const d = new Date(iso);
-    const today = new Date();
-    return d.toDateString() === today.toDateString() ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleDateString([], { day: 'numeric', month: 'short', year: d.getFullYear() === today.getFullYear() ? undefined : 'numeric' });
-  };
-  const who = (a) => (a ? a.name || a.address : '');
-  const whoFull = (a) => (a.name && a.name !== a.address ? `${a.name} <${a.address}>` : a.address);
-
-  /**
-   * HTML mail bodies shown as text: tags dropped, entities decoded by a textarea (which parses
-   * nothing into elements, so no script, style or remote image of a message ever applies).
-   */
-  const decoder = document.createElement('textarea');
-  function bodyText(body) {
-    if (body.contentType !== 'html') return body.content;
-    const text = body.content
-      .replace(/<(style|script|head)[\s\S]*?<\/\1>/gi, '')
-      .replace(/<br\s*\/?>/gi, '\n')
-      .replace(/<\/(p|div|tr|li|h\d|blockquote)>/gi, '\n')
-      .replace(/<[^>]*>/g, '');
-    decoder.innerHTML = text;
-    return decoder.value.replace(/\n{3,}/g, '\n\n').trim();
-  }
+  // The assistant's filters, shown once the list says the account may use the assistant.
+  const filters = el('div', { class: 'filters', role: 'group', 'aria-label': 'Filter messages', 'data-filters': '', hidden: true });
+  $('[data-status]').before(filters);
 
   // ---- folders ---------------------------------------------------------------------------
   async function loadFolders() {
@@ -115,6 +57,7 @@
 
   // ---- message list ----------------------------------------------------------------------
   async function loadMessages({ append = false } = {}) {
+    if (state.filter) return loadFiltered();
     const params = new URLSearchParams({ top: '25' });
     if (state.q) params.set('q', state.q);
     if (append && state.next) params.set('next', state.next);
@@ -125,10 +68,34 @@
     state.next = page.next;
     state.count = page.count;
     if (!append) state.selected = -1;
+    state.assistant = page.assistant === true;
+    showFilters();
     renderList();
     const shown = state.items.length;
     say(state.q ? `${shown} result${shown === 1 ? '' : 's'} for “${state.q}” in ${page.folder.name}` : `${page.folder.name}: ${page.folder.unread} unread, ${page.folder.total} in all`);
     more.hidden = !(page.next || (!state.q && page.count !== null && shown < page.count));
+  }
+
+  /** The assistant's filters (every folder): what needs a reply, what awaits one. */
+  async function loadFiltered() {
+    say('Loading…');
+    const items = await filteredItems(state.filter);
+    state.items = items;
+    state.next = null;
+    state.selected = -1;
+    more.hidden = true;
+    renderList();
+    say(`${items.length} message${items.length === 1 ? '' : 's'} ${state.filter === 'needs_reply' ? 'need a reply' : 'await a reply'}`);
+  }
+
+  function showFilters() {
+    filters.hidden = !state.assistant;
+    if (!state.assistant) return;
+    renderFilters(filters, state.filter, (key) => {
+      state.filter = key;
+      showFilters();
+      loadMessages().catch((err) => say(err.message));
+    });
   }
 
   function renderList() {
@@ -148,6 +115,7 @@
           el('time', { datetime: m.receivedAt ?? '', text: when(m.receivedAt ?? m.sentAt) }),
           el('span', { class: 'subject', text: (m.hasAttachments ? '📎 ' : '') + (m.subject || '(no subject)') }),
           el('span', { class: 'preview', text: m.preview }),
+          listChips(m),
         ),
       ),
     );
@@ -177,6 +145,10 @@
     }
     if (state.openId !== id) return;
     state.thread = thread;
+    if (typeof thread.assistant === 'boolean' && thread.assistant !== state.assistant) {
+      state.assistant = thread.assistant;
+      showFilters();
+    }
     const current = thread.messages.find((m) => m.id === id) ?? thread.messages[thread.messages.length - 1];
     renderThread(thread, current);
     reader.focus();
@@ -224,15 +196,16 @@
           el('div', { class: 'to', text: `To: ${m.to.map(whoFull).join(', ')}` }),
           m.cc.length ? el('div', { class: 'cc', text: `CC: ${m.cc.map(whoFull).join(', ')}` }) : null,
           m.bcc.length ? el('div', { class: 'bcc', text: `BCC: ${m.bcc.map(whoFull).join(', ')}` }) : null,
-          el('div', { class: 'meta' }, el('time', { datetime: m.receivedAt ?? '', text: new Date(m.receivedAt ?? m.sentAt ?? 0).toLocaleString() }), m.folder ? el('span', { class: `tag ${m.folder}`, text: m.folder === 'sentitems' ? 'sent' : m.folder }) : null),
+          el('div', { class: 'meta' }, el('time', { datetime: m.receivedAt ?? '', text: new Date(m.receivedAt ?? m.sentAt ?? 0).toLocaleString() }), m.folder ? el('span', { class: `tag ${m.folder}`, text: m.folder === 'sentitems' ? 'sent' : m.folder }) : null, m.draftOrigin ? el('span', { class: `chip origin ${m.draftOrigin === 'template reply' ? 'template' : 'model'}`, 'data-draft-origin': m.draftOrigin, text: m.draftOrigin }) : null),
         ),
-        el('div', { class: 'body', text: bodyText(m.body) }),
+        messageSummary(m, thread.assistant),
+        renderBody(m),
         m.attachments.length
           ? el('ul', { class: 'attachments', 'aria-label': 'Attachments' }, ...m.attachments.map((a) => el('li', { text: `📎 ${a.name} (${Math.max(1, Math.round(a.size / 1024))} KB)` })))
           : null,
       ),
     );
-    reader.replaceChildren(el('h2', { class: 'subject', text: subject }), toolbar, el('div', { class: 'thread' }, ...messages), el('div', { 'data-reply-slot': '' }));
+    reader.replaceChildren(el('h2', { class: 'subject', text: subject }), toolbar, threadSummary(thread), el('div', { class: 'thread' }, ...messages), el('div', { 'data-reply-slot': '' }));
   }
 
   function closeReader() {
@@ -242,97 +215,7 @@
   }
 
   function showReply(message, all) {
-    const slot = $('[data-reply-slot]');
-    if (!slot || !message) return;
-    const form = el(
-      'form',
-      { class: 'reply', 'data-reply-form': '' },
-      el('h3', { text: all ? 'Reply all' : `Reply to ${who(message.from)}` }),
-      el('label', { for: 'reply-cc', text: 'Add CC' }),
-      el('input', { id: 'reply-cc', name: 'cc', list: 'people', autocomplete: 'off', 'data-people': '' }),
-      el('label', { for: 'reply-body', text: 'Message' }),
-      el('textarea', { id: 'reply-body', name: 'body', rows: '6', required: true }),
-      el('p', { class: 'error', role: 'alert', 'data-reply-error': '' }),
-      el('div', { class: 'actions' }, el('button', { type: 'submit', 'data-action': 'send-reply', text: 'Send reply' }), el('button', { type: 'button', class: 'secondary', onclick: () => slot.replaceChildren(), text: 'Discard' })),
-    );
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const data = new FormData(form);
-      const button = $('[data-action="send-reply"]', form);
-      button.disabled = true;
-      try {
-        await api(`/api/reply/${encodeURIComponent(message.id)}`, { method: 'POST', body: JSON.stringify({ body: data.get('body'), all, cc: String(data.get('cc') || '') }) });
-        slot.replaceChildren();
-        say('Reply sent.');
-        // The thread again, with the reply in it.
-        openMessage(message.id).catch(() => {});
-      } catch (err) {
-        $('[data-reply-error]', form).textContent = err.message;
-        button.disabled = false;
-      }
-    });
-    wirePeople(form);
-    slot.replaceChildren(form);
-    $('#reply-body').focus();
-  }
-
-  /** The reply draft text as HTML paragraphs (escaped). */
-  const textAsHtml = (text) => `<div>${text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`).replace(/\r?\n/g, '<br>')}</div>`;
-
-  /** The reply draft of the open message (the model's, or a template): generated (or the one made before), edited, sent. */
-  async function showAiDraft(message) {
-    const slot = $('[data-reply-slot]');
-    if (!slot || !message) return;
-    slot.replaceChildren(el('p', { class: 'status', 'data-ai-status': '', text: 'Writing a draft…' }));
-    let draft;
-    try {
-      draft = await api('/api/draft/generate', { method: 'POST', body: JSON.stringify({ email_id: message.id }) });
-    } catch (err) {
-      slot.replaceChildren(el('p', { class: 'error', role: 'alert', 'data-ai-error': '', text: err.message }));
-      return;
-    }
-    const traceLink = el('a', { href: at(`/trace/${encodeURIComponent(draft.trace_id)}`), 'data-trace-link': '', text: 'How this draft was made' });
-    if (draft.no_reply) {
-      slot.replaceChildren(el('p', { 'data-ai-status': '', text: `No reply: the category ${draft.category} is in no-reply mode. ` }, traceLink));
-      return;
-    }
-    const form = el(
-      'form',
-      { class: 'reply', 'data-ai-draft-form': '', 'data-draft-id': draft.draft_id },
-      el('h3', { text: `${draftLabel} (${draft.category}${draft.reused ? ', the one made before' : ''})` }),
-      el('label', { for: 'ai-draft-body', text: 'Draft' }),
-      el('textarea', { id: 'ai-draft-body', name: 'body', rows: '10', required: true }),
-      el('p', { class: 'error', role: 'alert', 'data-ai-error': '' }),
-      el(
-        'div',
-        { class: 'actions' },
-        el('button', { type: 'button', 'data-action': 'save-draft', text: 'Save draft' }),
-        el('button', { type: 'submit', 'data-action': 'send-draft', text: 'Send' }),
-        traceLink,
-      ),
-    );
-    $('#ai-draft-body', form).value = bodyText({ contentType: 'html', content: draft.body_html });
-    const save = () => api('/api/draft/update', { method: 'POST', body: JSON.stringify({ draft_id: draft.draft_id, body_html: textAsHtml($('#ai-draft-body', form).value) }) });
-    const fail = (err) => {
-      $('[data-ai-error]', form).textContent = err.message;
-    };
-    $('[data-action="save-draft"]', form).addEventListener('click', () => save().then(() => say('Draft saved.'), fail));
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const button = $('[data-action="send-draft"]', form);
-      button.disabled = true;
-      try {
-        await save();
-        await api('/api/draft/send', { method: 'POST', body: JSON.stringify({ draft_id: draft.draft_id }) });
-        slot.replaceChildren(el('p', { 'data-ai-status': '', text: 'Draft sent. ' }, traceLink));
-        say('Reply sent.');
-      } catch (err) {
-        fail(err);
-        button.disabled = false;
-      }
-    });
-    slot.replaceChildren(form);
-    $('#ai-draft-body').focus();
+    replyForm(message, all, () => openMessage(message.id).catch(() => {}));
   }
 
   async function act(message, action, dest) {
@@ -367,64 +250,15 @@
     }
   }
 
-  // ---- people typeahead ------------------------------------------------------------------
-  const datalist = $('#people');
-  let peopleTimer;
-  function wirePeople(root) {
-    for (const input of root.querySelectorAll('[data-people]')) {
-      input.addEventListener('input', () => {
-        clearTimeout(peopleTimer);
-        const parts = input.value.split(',');
-        const last = parts.pop().trim();
-        const prefix = parts.length ? `${parts.join(',')}, ` : '';
-        if (last.length < 2 || last.includes('@')) return;
-        peopleTimer = setTimeout(async () => {
-          try {
-            const { people } = await api(`/api/people?q=${encodeURIComponent(last)}`);
-            datalist.replaceChildren(...people.map((p) => el('option', { value: `${prefix}${p.address}`, text: p.name })));
-          } catch {
-            // Typeahead is a help, not a requirement.
-          }
-        }, 200);
-      });
-    }
-  }
-
-  // ---- compose ---------------------------------------------------------------------------
-  function openCompose() {
-    composeForm.reset();
-    $('[data-compose-error]').textContent = '';
-    compose.showModal();
-    $('#compose-to').focus();
-  }
-
-  composeForm.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const data = new FormData(composeForm);
-    const button = $('[data-action="send"]', composeForm);
-    button.disabled = true;
-    try {
-      await api('/api/compose/send', {
-        method: 'POST',
-        body: JSON.stringify({ to: String(data.get('to') || ''), cc: String(data.get('cc') || ''), bcc: String(data.get('bcc') || ''), subject: String(data.get('subject') || ''), body: String(data.get('body') || '') }),
-      });
-      compose.close();
-      say('Message sent.');
-      if (state.folder === 'sentitems') loadMessages().catch(() => {});
-    } catch (err) {
-      $('[data-compose-error]').textContent = err.message;
-    } finally {
-      button.disabled = false;
-    }
+  wireCompose(() => {
+    if (state.folder === 'sentitems') loadMessages().catch(() => {});
   });
-  $('[data-action="close-compose"]').addEventListener('click', () => compose.close());
-  $('[data-action="compose"]').addEventListener('click', openCompose);
-  wirePeople(composeForm);
 
   // ---- navigation ------------------------------------------------------------------------
   $('[data-search]').addEventListener('submit', (event) => {
     event.preventDefault();
     state.q = $('#q').value.trim();
+    state.filter = '';
     loadMessages().catch((err) => say(err.message));
   });
   more.addEventListener('click', () => loadMessages({ append: true }).catch((err) => say(err.message)));
@@ -435,6 +269,7 @@
     const message = params.get('message');
     if (folder && folder !== state.folder) {
       state.folder = folder;
+      state.filter = '';
       state.q = '';
       $('#q').value = '';
       renderFolders();
