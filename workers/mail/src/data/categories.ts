@@ -5,7 +5,7 @@ import { categoryPromptName } from '../ai/prompts.ts';
 import type { MailDb } from '../context.ts';
 
 /** A user has at most this many categories. */
-export const MAX_CATEGORIES = 100;
+const MAX_CATEGORIES = 100;
 
 export interface CategoryView {
   name: string;

@@ -32,7 +32,7 @@ export async function listedUser(db: MailDb, email: string): Promise<AssistantUs
 }
 
 /** What the status of a job stopped because its owner may no longer use the assistant reads. */
-export const CANCELLED = 'cancelled';
+const CANCELLED = 'cancelled';
 
 /**
  * Takes an account off the list. Its access ends at once (the assistant guard reads the list on

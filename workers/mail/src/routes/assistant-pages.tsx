@@ -1,11 +1,10 @@
-import { desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { aiSummaries } from '#d1/mail/schema.ts';
 import { categoriesOf } from '../ai/categories.ts';
 import { jobView, latestJobs } from '../ai/jobs.ts';
 import { summaryRow } from '../ai/pipeline.ts';
 import { PROMPT_NAMES, promptFor } from '../ai/prompts.ts';
 import type { MailEnv } from '../context.ts';
+import { latestSummaries } from '../data/summaries.ts';
 import { assistant, pageSession } from '../guards.ts';
 import { ErrorPage, Layout } from '../views/layout.tsx';
 import { dashboardFigures, traceIdParam, traceOf } from './dashboard.ts';
@@ -106,7 +105,7 @@ assistantPages.get('/admin', pageSession, assistant, async (c) => {
 });
 
 assistantPages.get('/admin/docdb-latest', pageSession, assistant, async (c) => {
-  const rows = await c.var.db.select().from(aiSummaries).where(eq(aiSummaries.userId, c.var.user.id)).orderBy(desc(aiSummaries.updatedAt)).limit(20).all();
+  const rows = await latestSummaries(c.var.db, c.var.user.id, 20);
   return c.html(
     <Layout title="Latest summaries" user={c.var.user} csrfToken={c.var.csrfToken}>
       <section class="panel" data-shell="docdb-latest">

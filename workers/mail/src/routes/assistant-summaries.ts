@@ -1,15 +1,13 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { and, asc, desc, eq, or, sql } from 'drizzle-orm';
-import { aiEmails, aiSummaries } from '#d1/mail/schema.ts';
 import { basePath } from '#shared/base-path.ts';
 import { HttpError } from '#shared/http-error.ts';
-import { sqliteContains } from '#shared/like.ts';
-import { categoriesOf, needsReplyColumn, setCategory } from '../ai/categories.ts';
+import { categoriesOf, setCategory } from '../ai/categories.ts';
 import { messageText, processMessage, summaryOf, summaryRow } from '../ai/pipeline.ts';
 import { aiContext, traced, tracedGraph } from '../ai/run.ts';
 import { classify } from '../ai/task.ts';
 import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
 import { resolveFolder } from '../folders.ts';
+import { cachedEmailPage, deleteSummary, inboxZero, summaryPage, togglePinned, updateSummary } from '../data/summaries.ts';
 import { categoryName } from './llm.ts';
 import { ErrorSchema, TraceId, json, jsonBody, messageId, security, text } from './api.ts';
 import { SummarySchema, aiErrors, iso, ok, read, readErrors, write, writeErrors, writeMail } from './assistant-common.ts';
@@ -49,21 +47,10 @@ summariesApi.openapi(
   }),
   async (c) => {
     const q = c.req.valid('query');
-    const conditions = [eq(aiSummaries.userId, c.var.user.id)];
-    if (q.direction) conditions.push(eq(aiSummaries.direction, q.direction));
-    if (q.category) conditions.push(eq(aiSummaries.category, q.category));
-    if (q.pinned) conditions.push(eq(aiSummaries.pinned, q.pinned === 'true' ? 1 : 0));
-    if (q.needs_reply) conditions.push(eq(aiSummaries.needsReply, q.needs_reply === 'true' ? 1 : 0));
-    const search = q.search?.trim();
-    if (search) {
-      conditions.push(or(sqliteContains(aiSummaries.subject, search), sqliteContains(aiSummaries.summary, search), sqliteContains(aiSummaries.sender, search))!);
-    }
-    const where = and(...conditions);
-    const [rows, total] = await Promise.all([
-      c.var.db.select().from(aiSummaries).where(where).orderBy(desc(aiSummaries.pinned), desc(aiSummaries.receivedAt), asc(aiSummaries.messageId)).limit(q.page_size).offset((q.page - 1) * q.page_size).all(),
-      c.var.db.select({ n: sql<number>`count(*)` }).from(aiSummaries).where(where).get(),
-    ]);
-    return c.json({ items: rows.map(summaryRow), page: q.page, page_size: q.page_size, total: total?.n ?? 0 }, 200);
+    const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
+    const filter = { search: q.search, direction: q.direction, category: q.category, pinned: flag(q.pinned), needsReply: flag(q.needs_reply) };
+    const { rows, total } = await summaryPage(c.var.db, c.var.user.id, filter, { offset: (q.page - 1) * q.page_size, limit: q.page_size });
+    return c.json({ items: rows.map(summaryRow), page: q.page, page_size: q.page_size, total }, 200);
   },
 );
 
@@ -96,21 +83,13 @@ summariesApi.openapi(
     const userId = c.var.user.id;
     const category = input.category === undefined || input.category === 'unknown' ? undefined : (await categoriesOf(c.var.db, userId)).find((x) => x.name === input.category);
     if (input.category && input.category !== 'unknown' && !category) throw new HttpError(400, 'unknown_category', `No category ${input.category}.`);
-    // needs_reply as given; else, when the category changes, as the new category's reply mode has it
-    let needs: number | ReturnType<typeof needsReplyColumn> | undefined;
-    if (input.needs_reply !== undefined) needs = input.needs_reply ? 1 : 0;
-    else if (input.category !== undefined) needs = needsReplyColumn(userId, input.category, category?.replyMode);
-    await c.var.db
-      .update(aiSummaries)
-      .set({
-        ...(input.summary !== undefined ? { summary: input.summary } : {}),
-        ...(input.bullets !== undefined ? { bullets: JSON.stringify(input.bullets) } : {}),
-        ...(input.category !== undefined ? { category: input.category } : {}),
-        ...(input.pinned !== undefined ? { pinned: input.pinned ? 1 : 0 } : {}),
-        ...(needs !== undefined ? { needsReply: needs } : {}),
-        updatedAt: Date.now(),
-      })
-      .where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.messageId, message_id)));
+    await updateSummary(c.var.db, userId, message_id, {
+      summary: input.summary,
+      bullets: input.bullets,
+      category: input.category === undefined ? undefined : { name: input.category, replyMode: category?.replyMode },
+      pinned: input.pinned,
+      needsReply: input.needs_reply,
+    });
     return c.json(summaryRow(await summaryOr404(c, message_id)), 200);
   },
 );
@@ -120,11 +99,7 @@ summariesApi.openapi(
   async (c) => {
     const { message_id } = c.req.valid('param');
     await summaryOr404(c, message_id);
-    const userId = c.var.user.id;
-    await c.var.db.batch([
-      c.var.db.delete(aiSummaries).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.messageId, message_id))),
-      c.var.db.delete(aiEmails).where(and(eq(aiEmails.userId, userId), eq(aiEmails.messageId, message_id))),
-    ]);
+    await deleteSummary(c.var.db, c.var.user.id, message_id);
     return c.json({ deleted: true as const, message_id }, 200);
   },
 );
@@ -134,12 +109,9 @@ summariesApi.openapi(
   async (c) => {
     const { message_id } = c.req.valid('param');
     await summaryOr404(c, message_id);
-    const [row] = await c.var.db
-      .update(aiSummaries)
-      .set({ pinned: sql`1 - ${aiSummaries.pinned}`, updatedAt: Date.now() })
-      .where(and(eq(aiSummaries.userId, c.var.user.id), eq(aiSummaries.messageId, message_id)))
-      .returning({ pinned: aiSummaries.pinned });
-    return c.json({ message_id, pinned: row!.pinned === 1 }, 200);
+    const pinned = await togglePinned(c.var.db, c.var.user.id, message_id);
+    if (pinned === undefined) throw new HttpError(404, 'not_found', 'No summary of that message.');
+    return c.json({ message_id, pinned }, 200);
   },
 );
 
@@ -180,12 +152,8 @@ summariesApi.openapi(
   }),
   async (c) => {
     const q = c.req.valid('query');
-    const where = eq(aiEmails.userId, c.var.user.id);
-    const [rows, total] = await Promise.all([
-      c.var.db.select().from(aiEmails).where(where).orderBy(desc(aiEmails.cachedAt), asc(aiEmails.messageId)).limit(q.page_size).offset((q.page - 1) * q.page_size).all(),
-      c.var.db.select({ n: sql<number>`count(*)` }).from(aiEmails).where(where).get(),
-    ]);
-    return c.json({ items: rows.map((r) => ({ message_id: r.messageId, subject: r.subject, sender: r.sender, body_text: r.bodyText, clean_text: r.cleanText, received_at: iso(r.receivedAt), cached_at: iso(r.cachedAt) })), page: q.page, page_size: q.page_size, total: total?.n ?? 0 }, 200);
+    const { rows, total } = await cachedEmailPage(c.var.db, c.var.user.id, { offset: (q.page - 1) * q.page_size, limit: q.page_size });
+    return c.json({ items: rows.map((r) => ({ message_id: r.messageId, subject: r.subject, sender: r.sender, body_text: r.bodyText, clean_text: r.cleanText, received_at: iso(r.receivedAt), cached_at: iso(r.cachedAt) })), page: q.page, page_size: q.page_size, total }, 200);
   },
 );
 
@@ -273,26 +241,7 @@ summariesApi.openapi(
   }),
   async (c) => {
     const { limit } = c.req.valid('query');
-    const userId = c.var.user.id;
-    const db = c.var.db;
-    const [needs, awaiting] = await Promise.all([
-      db.select().from(aiSummaries).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.needsReply, 1))).orderBy(desc(aiSummaries.receivedAt)).limit(limit).all(),
-      // The owner's last word in a conversation: no inbound message after it.
-      db
-        .select()
-        .from(aiSummaries)
-        .where(
-          and(
-            eq(aiSummaries.userId, userId),
-            eq(aiSummaries.direction, 'outbound'),
-            sql`${aiSummaries.conversationId} <> ''`,
-            sql`NOT EXISTS (SELECT 1 FROM ai_summaries later WHERE later.user_id = ${aiSummaries.userId} AND later.conversation_id = ${aiSummaries.conversationId} AND later.received_at > ${aiSummaries.receivedAt})`,
-          ),
-        )
-        .orderBy(desc(aiSummaries.receivedAt))
-        .limit(limit)
-        .all(),
-    ]);
+    const { needs, awaiting } = await inboxZero(c.var.db, c.var.user.id, limit);
     return c.json({ needs_reply: needs.map(summaryRow), awaiting_reply: awaiting.map(summaryRow) }, 200);
   },
 );

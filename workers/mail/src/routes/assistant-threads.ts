@@ -1,12 +1,11 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
-import { aiThreadSummaries } from '#d1/mail/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { messageText } from '../ai/pipeline.ts';
 import { categoryPromptName } from '../ai/prompts.ts';
 import { aiContext, traced, tracedGraph } from '../ai/run.ts';
 import { freeText, prompt, summariseThread } from '../ai/task.ts';
 import type { MailEnv } from '../context.ts';
+import { saveThreadSummary, threadSummary } from '../data/threads.ts';
 import type { GraphClient } from '../graph/client.ts';
 import { categoryName } from './llm.ts';
 import { TraceId, jsonBody, security } from './api.ts';
@@ -21,8 +20,7 @@ const threadId = z.string().regex(/^[A-Za-z0-9=+_.:-]{1,512}$/, 'must be a conve
 
 /** Folds the conversation's messages not yet seen into its rolling summary. */
 async function updateThread(ctx: ReturnType<typeof aiContext>, graph: GraphClient, conversationId: string) {
-  const db = ctx.db;
-  const stored = await db.select().from(aiThreadSummaries).where(and(eq(aiThreadSummaries.userId, ctx.userId), eq(aiThreadSummaries.threadId, conversationId))).get();
+  const stored = await threadSummary(ctx.db, ctx.userId, conversationId);
   const messages = await graph.conversation(conversationId);
   if (!messages.length) throw new HttpError(404, 'not_found', 'No messages in that conversation.');
   const time = (m: (typeof messages)[number]) => Date.parse(m.receivedDateTime ?? m.sentDateTime ?? '') || 0;
@@ -35,7 +33,7 @@ async function updateThread(ctx: ReturnType<typeof aiContext>, graph: GraphClien
   for (const m of fresh) seen.add(m.id!);
   const now = Date.now();
   const values = { summary: next.summary, bullets: JSON.stringify(next.bullets), messageCount: messages.length, seen: JSON.stringify([...seen].slice(-500)), updatedAt: now };
-  await db.insert(aiThreadSummaries).values({ userId: ctx.userId, threadId: conversationId, ...values }).onConflictDoUpdate({ target: [aiThreadSummaries.userId, aiThreadSummaries.threadId], set: values });
+  await saveThreadSummary(ctx.db, ctx.userId, conversationId, values);
   return { ...values, threadId: conversationId };
 }
 
@@ -77,7 +75,7 @@ threadsApi.openapi(
     const t = await traced(ctx, async () => {
       const message = await graph.message(c.req.valid('param').message_id);
       if (!message.conversationId) throw new HttpError(404, 'not_found', 'The message has no conversation.');
-      const stored = await ctx.db.select().from(aiThreadSummaries).where(and(eq(aiThreadSummaries.userId, ctx.userId), eq(aiThreadSummaries.threadId, message.conversationId))).get();
+      const stored = await threadSummary(ctx.db, ctx.userId, message.conversationId);
       return stored ?? updateThread(ctx, graph, message.conversationId);
     });
     return c.json({ ...threadView(t), trace_id: ctx.tracer.id }, 200);
@@ -97,7 +95,7 @@ threadsApi.openapi(
   }),
   async (c) => {
     const { thread_id, category } = c.req.valid('json');
-    const stored = await c.var.db.select().from(aiThreadSummaries).where(and(eq(aiThreadSummaries.userId, c.var.user.id), eq(aiThreadSummaries.threadId, thread_id))).get();
+    const stored = await threadSummary(c.var.db, c.var.user.id, thread_id);
     if (!stored) throw new HttpError(404, 'no_thread_summary', 'No rolling summary of that conversation yet: POST /api/threads/<thread_id>/update-summary first.');
     const ctx = aiContext(c, 'draft from-summary');
     const bodyText = await traced(ctx, async () => {

@@ -24,7 +24,7 @@ export const settingsPages = new Hono<MailEnv>();
 settingsPages.route('/', settingsUsers);
 
 /** Inbox messages, newest first, that "re-categorise recent mail" looks at. */
-export const RECENT_INBOX = 50;
+const RECENT_INBOX = 50;
 
 settingsPages.get('/settings', pageSession, assistant, (c) => renderSettings(c, { flash: takeFlash(c) }));
 
