@@ -109,6 +109,7 @@ export async function sanitiseMailHtml(html: string, options: SanitiseOptions = 
   const inline = options.inline ?? new Map<string, string>();
   let blockedImages = 0;
   let missingInline = 0;
+  let styleText = '';
   const rewriter = new HTMLRewriter()
     .on('*', {
       element(element) {
@@ -156,6 +157,10 @@ export async function sanitiseMailHtml(html: string, options: SanitiseOptions = 
             } else element.removeAttribute(original);
             continue;
           }
+          if (name === 'style') {
+            if (/position\s*:\s*(fixed|sticky)/i.test(value)) element.setAttribute(original, unpinned(value));
+            continue;
+          }
           if (OTHER_URL_ATTRIBUTES.has(name)) {
             const scheme = schemeOf(urlForCheck(value));
             if (!(scheme === 'http' || scheme === 'https' || scheme === 'mailto')) element.removeAttribute(original);
@@ -165,6 +170,16 @@ export async function sanitiseMailHtml(html: string, options: SanitiseOptions = 
           element.setAttribute('target', '_blank');
           element.setAttribute('rel', 'noopener noreferrer');
         }
+      },
+    })
+    .on('style', {
+      // A style element's text comes in chunks: gathered, then written back once, unpinned.
+      text(chunk) {
+        styleText += chunk.text;
+        if (chunk.lastInTextNode) {
+          chunk.replace(unpinned(styleText), { html: true });
+          styleText = '';
+        } else chunk.remove();
       },
     })
     .onDocument({
@@ -209,6 +224,12 @@ export const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif
 /** The largest inline image embedded, and all of a message's together. */
 export const MAX_INLINE_IMAGE_BYTES = 3 * 1024 * 1024;
 export const MAX_INLINE_TOTAL_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A mail's CSS with fixed and sticky positioning made static: a mail may lay itself out, not lay
+ * a layer over the reading pane (the frame holds it in anyway; this keeps its own links usable).
+ */
+export const unpinned = (css: string): string => css.replace(/position\s*:\s*(fixed|sticky)/gi, 'position:static');
 
 /** The content ids (`contentIdKey`) a mail's HTML refers to with `cid:`: a quick look before any attachment is read. */
 export function contentIdsIn(html: string): Set<string> {
