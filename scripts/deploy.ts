@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { writeGeneratedFiles } from './asset-manifest.ts';
 import { ROOT, landedWorkers, workerBindings, workerRoutes, wranglerBin, type WorkerInfo } from './workers.ts';
 
 // Deploys every landed service, then the router (its service bindings need the services first).
@@ -37,6 +38,9 @@ function deploy(worker: WorkerInfo, existing: Set<string>) {
   for (const db of databases.filter((d) => !ready.includes(d))) migrate(db.binding);
   if (required.length) console.log(`  ${worker.name}: requires secrets ${required.join(', ')} (wrangler secret put NAME -c ${worker.config})`);
 }
+
+// Pages link browser assets by content hash: bring the generated manifests up to date first.
+for (const path of writeGeneratedFiles()) console.log(`regenerated ${path}`);
 
 const workers = landedWorkers();
 if (dryRun) {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { devDependencies, devLifecycle, devState, selectedWorkers, shown, step, type DevDependencies } from './dev-dependencies.ts';
 import { assertPortsFree, devPortOffset, devStackPorts } from './ports.ts';
 import { spawnWatched, stopWatched, sweepWatched } from './watched-process.ts';
+import { writeGeneratedFiles } from './asset-manifest.ts';
 import { ROOT, landedWorkers } from './workers.ts';
 
 const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
@@ -41,6 +42,9 @@ function hostArguments(argv: readonly string[]): string[] {
 
 async function main() {
   const argv = process.argv.slice(2);
+  // Browser assets are linked by content hash: a stylesheet or script edited since the last run
+  // gets its new hash before the Workers start.
+  for (const path of writeGeneratedFiles()) console.log(`• regenerated ${path}`);
   const offset = devPortOffset(argv);
   const state = devState(argv, process.env, offset);
   const selected = selectedWorkers(landedWorkers(), argv);

@@ -12,6 +12,7 @@ import { spawnWatched, stopWatched, sweepWatched } from './watched-process.ts';
 import { useWorkerdV8Flags } from './workerd-v8/index.ts';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
 // at once, and Ctrl-C would leave every `wrangler dev` running.
+import { writeGeneratedFiles } from './asset-manifest.ts';
 import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, localDevConfig, workerBindings, wranglerBin, type WorkerInfo } from './workers.ts';
 
 /**
@@ -65,6 +66,9 @@ const lifecycle = devLifecycle(
 
 async function main() {
   const forceReload = process.argv.includes('--reload-data');
+  // Browser assets are linked by content hash: a stylesheet or script edited since the last run
+  // gets its new hash before the Workers start.
+  for (const path of writeGeneratedFiles()) console.log(`• regenerated ${path}`);
   // Seven workerd processes and the embedded databases share the machine: V8 without background
   // threads cannot livelock between them (see vitest.config.ts and scripts/workerd-v8).
   useWorkerdV8Flags(['--single-threaded']);
