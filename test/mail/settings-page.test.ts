@@ -174,6 +174,37 @@ describe('categories', () => {
   });
 });
 
+describe('forms naming no category', () => {
+  it('a category field holding NUL, over 64 characters or naming nothing changes nothing and says so', async () => {
+    await follow(await post('/settings/categories', { name: 'Kept', rule: 'kept', reply_mode: 'manual' }));
+    const before = await categories();
+    for (const category of ['Ke\u0000pt', 'K'.repeat(65), 'Nothing']) {
+      for (const [path, form] of [
+        ['/settings/categories/update', { category, name: 'Kept', rule: 'changed', reply_mode: 'draft' }],
+        ['/settings/categories/delete', { category }],
+        ['/settings/prompts', { category, body: 'x' }],
+        ['/settings/prompts/reset', { category }],
+      ] as const) {
+        const html = await follow(await post(path, form));
+        expect(flashOf(html)?.[0], `${path} ${category.length}`).toBe('error');
+      }
+    }
+    expect(await categories()).toEqual(before);
+  });
+
+  it('a form body that cannot be read is 400, not a failure', async () => {
+    const res = await send('/settings/categories', {
+      method: 'POST',
+      cookie: session.cookie,
+      csrf: session.csrf,
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      body: '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nunterminated',
+    });
+    expect(res.status).toBeLessThan(500);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+  });
+});
+
 describe('prompts', () => {
   it('saves and resets a general prompt and a category reply prompt', async () => {
     await follow(await post('/settings/prompts', { prompt: 'summarise', body: '  Summarise in one line.  ' }));

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { HttpError } from '#shared/http-error.ts';
 import { NUL_MESSAGE, hasNul } from '#shared/text.ts';
 import type { MailContext, MailEnv } from '../context.ts';
 import { assistantAdmins, limitBody } from '../guards.ts';
@@ -20,7 +21,9 @@ export const userFormLimit: MiddlewareHandler<MailEnv> = limitBody(16 * 1024);
 
 /** The posted form's text fields (a file where text belongs counts as empty). */
 export async function formFields(c: MailContext): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
+  const body = await c.req.parseBody().catch(() => {
+    throw new HttpError(400, 'invalid_request', 'The form could not be read: send it again from the page.');
+  });
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(body)) if (key !== 'csrf_token') out[key] = typeof value === 'string' ? value : '';
   return out;
@@ -33,6 +36,9 @@ export function textProblem(value: string, max: number, required = false): strin
   if (required && !value.trim()) return 'Required.';
   return undefined;
 }
+
+/** A category named by a form's hidden field: no name of a category holds NUL or is over 64 characters (such a value names none). */
+export const categoryField = (value: string | undefined): string | undefined => (value === undefined || textProblem(value, 64, true) ? undefined : value);
 
 /** The form sent back for correction: the person's input as typed (without NUL characters, which cannot be shown). */
 export function formState(form: string, values: Record<string, string>, fields: Record<string, string | undefined>): FormState | undefined {

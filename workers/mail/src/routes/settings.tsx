@@ -10,7 +10,7 @@ import { assistant, csrf, pageSession } from '../guards.ts';
 import { REPLY_MODES } from '../views/settings.tsx';
 import { recategorise } from './assistant-common.ts';
 import { categoryName } from './llm.ts';
-import { formFields, formState, formLimit, redirectWithFlash, takeFlash, textProblem } from './settings-form.ts';
+import { categoryField, formFields, formState, formLimit, redirectWithFlash, takeFlash, textProblem } from './settings-form.ts';
 import { renderSettings } from './settings-render.tsx';
 import { settingsUsers } from './settings-users.tsx';
 
@@ -62,13 +62,14 @@ settingsPages.post('/settings/categories', pageSession, formLimit, csrf, assista
 
 settingsPages.post('/settings/categories/update', pageSession, formLimit, csrf, assistant, async (c) => {
   const values = await formFields(c);
-  const current = values.category ?? '';
+  const current = categoryField(values.category);
+  if (current === undefined) return redirectWithFlash(c, { text: 'There is no such category (any more).', kind: 'error' });
   const form = `update:${current}`;
   const { name, rule, mode, problems } = categoryProblems(values);
   const invalid = formState(form, values, problems);
   if (invalid) return renderSettings(c, { form: invalid, status: 400 });
   const result = await updateCategory(c.var.db, c.var.user.id, current, { name, rule, replyMode: mode });
-  if (result.outcome === 'not_found') return redirectWithFlash(c, { text: `There is no category “${current.slice(0, 64)}” (any more).`, kind: 'error' });
+  if (result.outcome === 'not_found') return redirectWithFlash(c, { text: `There is no category “${current}” (any more).`, kind: 'error' });
   if (result.outcome === 'name_taken') return renderSettings(c, { form: formState(form, values, { name: `You have a category “${name}” already.` }), status: 409 });
   const rerun = result.renamed || result.ruleChanged;
   if (rerun) await recategorise(c);
@@ -77,17 +78,17 @@ settingsPages.post('/settings/categories/update', pageSession, formLimit, csrf, 
 });
 
 settingsPages.post('/settings/categories/delete', pageSession, formLimit, csrf, assistant, async (c) => {
-  const { category = '' } = await formFields(c);
-  const reset = await deleteCategory(c.var.db, c.var.user.id, category);
-  if (reset === undefined) return redirectWithFlash(c, { text: `There is no category “${category.slice(0, 64)}” (any more).`, kind: 'error' });
+  const category = categoryField((await formFields(c)).category);
+  const reset = category === undefined ? undefined : await deleteCategory(c.var.db, c.var.user.id, category);
+  if (category === undefined || reset === undefined) return redirectWithFlash(c, { text: `There is no category “${category ?? ''}” (any more).`, kind: 'error' });
   return redirectWithFlash(c, { text: `Category “${category}” deleted; ${reset} e-mail${reset === 1 ? '' : 's'} went back to “unknown”.`, kind: 'notice', offer: true });
 });
 
 /** The prompt a form names: a general one (`prompt`) or a category's reply prompt (`category`); undefined when neither exists. */
 async function promptNamed(c: MailContext, values: Record<string, string>): Promise<{ name: string; title: string } | undefined> {
   if (values.prompt !== undefined) return isPromptName(values.prompt) ? { name: values.prompt satisfies PromptName, title: `The prompt “${values.prompt}”` } : undefined;
-  const category = values.category ?? '';
-  if (!(await categoryRow(c.var.db, c.var.user.id, category))) return undefined;
+  const category = categoryField(values.category);
+  if (category === undefined || !(await categoryRow(c.var.db, c.var.user.id, category))) return undefined;
   return { name: categoryPromptName(category), title: `The reply prompt of “${category}”` };
 }
 
