@@ -115,6 +115,9 @@ export function sqlOverHttp(options: { allowed: AllowList; connectTimeoutMs: num
     ].filter(Boolean).join(' ');
     const client = await pool.connect();
     let broken: Error | undefined;
+    // A checked-out connection the server drops (a shutdown) emits 'error': unheard, it would end the relay's process.
+    const dropped = (err: Error) => void (broken = err);
+    client.on('error', dropped);
     try {
       await client.query(begin);
       const results = [];
@@ -126,6 +129,7 @@ export function sqlOverHttp(options: { allowed: AllowList; connectTimeoutMs: num
       else broken = err instanceof Error ? err : new Error(String(err));
       throw err;
     } finally {
+      client.removeListener('error', dropped);
       client.release(broken);
     }
   }
@@ -220,8 +224,14 @@ function parseBody(text: string): Statement | Statement[] {
 }
 
 /** An error the server sent (it has a SQLSTATE), as opposed to a failed connection. */
+/**
+ * An error the server sent about the statement (answered as 400 with its fields). Connection
+ * exceptions (class 08) and a server shutting down or starting up (57P01–57P03) are outages instead.
+ */
 function isServerError(err: unknown): err is Error {
-  return err instanceof pg.DatabaseError || (err instanceof Error && typeof Reflect.get(err, 'code') === 'string' && /^[0-9A-Z]{5}$/.test(String(Reflect.get(err, 'code'))));
+  const code = err instanceof Error ? Reflect.get(err, 'code') : undefined;
+  if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code))) return false;
+  return err instanceof pg.DatabaseError || (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code));
 }
 
 function send(res: ServerResponse, status: number, body: unknown) {
