@@ -6,6 +6,7 @@ import { benchCmsMedia } from './cms-media.ts';
 import { benchCmsStories } from './cms-stories.ts';
 import type { BenchContext } from './context.ts';
 import { benchForm } from './form.ts';
+import { benchLoad } from './load/index.ts';
 import { benchMail } from './mail.ts';
 import { benchMailAi } from './mail-ai.ts';
 import { benchStats } from './meeting-stats.ts';
@@ -15,6 +16,8 @@ import { benchPlatform } from './platform.ts';
 import { benchDatabaseUrl } from './postgres.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+
+const OPTIONS_WITH_VALUE = new Set(['--duration', '--connections', '--timeout', '--soak', '--services']);
 
 /** Each section prints its own figures; `npm run bench -- stats form` runs only those named. */
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
@@ -28,13 +31,14 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   'migrate-imports': benchMigrateImports,
   mail: benchMail,
   'mail-ai': benchMailAi,
+  load: benchLoad,
 };
 
 /** Sections that fill their own tables and need no racing `bench` data. */
 const OWN_DATA = new Set(['migrate']);
 
 /** Sections that need no racing database (they start what they measure themselves). */
-const WITHOUT_DATABASE = new Set(['mail', 'mail-ai']);
+const WITHOUT_DATABASE = new Set(['mail', 'mail-ai', 'load']);
 
 async function ensureBenchData(url: string): Promise<string> {
   const info = await racingDatasetInfo(url);
@@ -50,7 +54,9 @@ async function ensureBenchData(url: string): Promise<string> {
 }
 
 async function main() {
-  const named = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+  // Options that take a value (the load section's): the value is not a section's name.
+  const args = process.argv.slice(2);
+  const named = args.filter((arg, i) => !arg.startsWith('--') && !OPTIONS_WITH_VALUE.has(args[i - 1] ?? ''));
   const unknown = named.filter((name) => !(name in SECTIONS));
   if (unknown.length) throw new Error(`Unknown bench section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
   if (named.length && named.every((name) => WITHOUT_DATABASE.has(name))) {

@@ -1,0 +1,220 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { unstable_startWorker } from 'wrangler';
+import { executeSql } from '../../scripts/auth-admin.ts';
+import { cmsSeedSql, executeCmsSql, generateCmsSeed } from '../../scripts/cms-seed.ts';
+import { applyLocalD1Migrations, startLocalWorker } from '../../scripts/local-worker.ts';
+import { ROOT } from '../../scripts/workers.ts';
+import { accountSql } from '../../workers/auth/src/account-sql.ts';
+import { workerdDescendants } from './procs.ts';
+
+// The Workers the load bench drives, each in local workerd on a free loopback port with the
+// embedded defaults' kind of configuration, signed in the way each bench section signs in, and the
+// workerd process that hosts each (for its memory, and for the faults).
+
+export type ServiceName = 'auth' | 'cms' | 'stats' | 'form';
+
+export interface Started {
+  name: ServiceName;
+  origin: string;
+  pid: number | undefined;
+  dispose(): Promise<void>;
+}
+
+type Worker = Awaited<ReturnType<typeof startLocalWorker>>;
+
+/** Starts a Worker and names the workerd process that appeared with it. */
+async function hosted(name: ServiceName, start: () => Promise<Worker>, cleanup?: () => void): Promise<Started> {
+  const before = new Set(workerdDescendants());
+  const worker = await start();
+  const pid = workerdDescendants().find((p) => !before.has(p));
+  return {
+    name,
+    origin: (await worker.url).origin,
+    pid,
+    dispose: async () => {
+      await worker.dispose();
+      cleanup?.();
+    },
+  };
+}
+
+const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0] ?? '');
+
+export const STATS_TOKEN = 'load-bench-static-token-0123456789';
+
+export async function startStats(url: string, relay: string): Promise<Started> {
+  return hosted('stats', () =>
+    startLocalWorker({
+      config: join(ROOT, 'workers/stats/wrangler.toml'),
+      vars: { DATABASE_URL: url, PG_WS_PROXY: relay, STATIC_API_TOKEN: STATS_TOKEN, ADMIN_USERNAME: 'bench', ADMIN_PASSWORD: 'bench-password' },
+      logLevel: 'error',
+    }),
+  );
+}
+
+/** The form Worker and a signed-in session cookie. */
+export async function startForm(url: string, relay: string): Promise<Started & { cookie: string }> {
+  const started = await hosted('form', () =>
+    startLocalWorker({
+      config: join(ROOT, 'workers/form/wrangler.toml'),
+      vars: {
+        DATABASE_URL: url,
+        PG_WS_PROXY: relay,
+        ADMIN_USERNAME: 'bench',
+        ADMIN_PASSWORD: 'bench-password',
+        SESSION_SECRET: 'bench-only-session-secret-0123456789abcdef',
+      },
+      logLevel: 'error',
+    }),
+  );
+  const loginPage = await fetch(`${started.origin}/form/`);
+  const token = /name="csrf_token" value="([^"]+)"/.exec(await loginPage.text())?.[1];
+  const login = await fetch(`${started.origin}/form/`, {
+    method: 'POST',
+    headers: { cookie: cookiesOf(loginPage).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf_token: token ?? '', username: 'bench', password: 'bench-password' }).toString(),
+    redirect: 'manual',
+  });
+  const cookie = cookiesOf(login).filter((c) => c.startsWith('form_session=')).join('; ');
+  if (!cookie) throw new Error(`form sign-in failed: ${login.status}`);
+  return { ...started, cookie };
+}
+
+const CMS_SECRETS = { AUTH_CLIENT_SECRET: 'bench-client-secret', SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123' };
+type SessionModule = {
+  newSession(
+    secret: string,
+    user: { id: number; email: string; firstName: string; lastName: string; role: string },
+    refreshToken: string,
+  ): Promise<{ id: string; row: Record<string, string | number> }>;
+};
+
+/**
+ * The CMS with its demo stories in local D1 and a stored editor session confirmed "in the future"
+ * (as bench/cms-stories.ts does): the load never reaches the authentication service.
+ */
+export async function startCms(url: string, relay: string, stories: number): Promise<Started & { cookie: string }> {
+  const persistTo = mkdtempSync(join(tmpdir(), 'load-cms-'));
+  const config = join(ROOT, 'workers/cms/wrangler.toml');
+  applyLocalD1Migrations(config, 'DB', persistTo);
+  const { newSession } = (await import('../../workers/cms/src/session.ts' as string)) as SessionModule;
+  const { id, row } = await newSession(
+    CMS_SECRETS.SESSION_SECRET,
+    { id: 1, email: 'bench@example.com', firstName: 'Bench', lastName: 'Editor', role: 'ADMIN' },
+    'bench-refresh-token-never-used',
+  );
+  const session = `insert into sessions (id_hash, user_id, email, first_name, last_name, role, refresh_token_sealed, checked_at, expires_at)
+    values ('${row.idHash}', ${row.userId}, '${row.email}', '${row.firstName}', '${row.lastName}', '${row.role}', '${row.refreshTokenSealed}',
+            ${Number(row.checkedAt) + 7 * 86_400_000}, ${row.expiresAt})`;
+  executeCmsSql([...cmsSeedSql(generateCmsSeed({ stories, seed: 7, paragraphs: 1 })), session, 'analyze'], persistTo);
+  const before = new Set(workerdDescendants());
+  const worker = await unstable_startWorker({
+    config,
+    entrypoint: join(ROOT, 'bench/worker/cms.ts'),
+    bindings: {
+      ...Object.fromEntries(
+        Object.entries({ ...CMS_SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay }).map(([name, value]) => [name, { type: 'plain_text' as const, value }]),
+      ),
+      AUTH: { type: 'fetcher', fetcher: () => new Response('no authentication service in the load bench', { status: 503 }) },
+    },
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'error', persist: persistTo, watch: false, liveReload: false },
+  });
+  await worker.ready;
+  return {
+    name: 'cms',
+    origin: (await worker.url).origin,
+    pid: workerdDescendants().find((p) => !before.has(p)),
+    cookie: `app_session=${id}`,
+    dispose: async () => {
+      await worker.dispose();
+      rmSync(persistTo, { recursive: true, force: true });
+    },
+  };
+}
+
+const AUTH_SECRETS = {
+  AUTH_SSO_SHARED_SECRET: 'bench-client-secret',
+  AUTH_TOKEN_SECRET: 'bench-token-secret-0123456789abcdef0123456789',
+  AUTH_TOTP_ENCRYPTION_KEY: 'YmVuY2gtdG90cC1rZXktMzItYnl0ZXMtbG9uZy0tLS0=',
+  AUTH_IP_LIMIT_PER_MINUTE: '100000',
+};
+const AUTH_PASSWORD = 'bench password';
+
+/**
+ * The authentication Worker with enough enrolled accounts for `families` sign-ins (each uses a
+ * backup code), an access token, and `signIn()` for a new refresh token family: a refresh token is
+ * single-use and a reused one revokes its family, so each load connection keeps a family of its
+ * own, new for each step (a refresh still in flight when a step ends would otherwise be replayed).
+ */
+export async function startAuth(families: number) {
+  const persistTo = mkdtempSync(join(tmpdir(), 'load-auth-'));
+  const config = join(ROOT, 'workers/auth/wrangler.toml');
+  applyLocalD1Migrations(config, 'DB', persistTo);
+  const accounts = Math.max(1, Math.ceil(families / 8));
+  const codes: { email: string; code: string }[] = [];
+  for (let i = 0; i < accounts; i++) {
+    const email = `load${i}@example.com`;
+    const { statements, enrolment } = await accountSql({
+      email,
+      firstName: 'Load',
+      lastName: `Account ${i}`,
+      role: 'admin',
+      password: AUTH_PASSWORD,
+      totpEncryptionKey: AUTH_SECRETS.AUTH_TOTP_ENCRYPTION_KEY,
+      issuer: 'bench',
+      mode: 'replace',
+    });
+    executeSql(statements, { remote: false, persistTo });
+    for (const code of enrolment.backupCodes.slice(0, 8)) codes.push({ email, code });
+  }
+  const started = await hosted(
+    'auth',
+    () => startLocalWorker({ config, vars: AUTH_SECRETS, persistTo, logLevel: 'error' }),
+    () => rmSync(persistTo, { recursive: true, force: true }),
+  );
+  const api = async (path: string, body: unknown) => {
+    const res = await fetch(`${started.origin}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-client-secret': AUTH_SECRETS.AUTH_SSO_SHARED_SECRET },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const signIn = async () => {
+    const next = codes.shift();
+    if (!next) throw new Error('the load bench ran out of enrolled backup codes');
+    const pending = await api('/api/login/', { email: next.email, password: AUTH_PASSWORD, site: '' });
+    const tokens = await api('/api/verify-2fa/', { pending_token: pending.pending_token, code: next.code });
+    return { access: String(tokens.access_token), refresh: String(tokens.refresh_token) };
+  };
+  const first = await signIn();
+  return { ...started, access: first.access, secret: AUTH_SECRETS.AUTH_SSO_SHARED_SECRET, signIn };
+}
+
+/** The heaviest runner page (the horse with most starts) and a 10-race meeting of the last 60 days. */
+export async function pickTargets(url: string, today: string) {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const horse = await client.query<{ id: number }>(
+      'select horse_id as id from runners where not scratched group by 1 order by count(*) desc, 1 limit 1',
+    );
+    const meeting = await client.query<{ date: string; course_id: number }>(
+      `select m.date::text as date, m.course_id from meetings m join races ra on ra.meeting_id = m.id
+        where m.date < $1::date and m.date >= $1::date - 60 and not m.is_trial
+        group by m.id having count(*) >= 8 order by m.date desc, count(*) desc limit 1`,
+      [today],
+    );
+    const horses = await client.query<{ id: number }>(
+      'select horse_id as id from runners where not scratched group by 1 having count(*) >= 5 order by 1 limit 2000',
+    );
+    if (!horse.rows[0] || !meeting.rows[0]) throw new Error('no runner or meeting in the data');
+    return { horse: horse.rows[0].id, meeting: meeting.rows[0], horses: horses.rows.map((r) => r.id) };
+  } finally {
+    await client.end();
+  }
+}
