@@ -67,9 +67,9 @@ export interface QueueState {
 
 /** New mail is processed this many times at most (then left as failed). */
 export const MAX_ATTEMPTS = 3;
-/** Messages processed per alarm run, and at once. */
+/** Messages processed per alarm run, and at once (as many as background work has Graph slots). */
 const QUEUE_BATCH = 20;
-const QUEUE_PARALLEL = 4;
+const QUEUE_PARALLEL = 2;
 
 /** Notifications kept per mailbox (the newest). */
 export const MAX_KEPT_NOTIFICATIONS = 1000;
@@ -226,9 +226,17 @@ export class MailUserContext extends DurableObject<Env> {
       const account = (await this.status()).account;
       // the user's categories, read once for the run's messages
       const categories = due.length ? await categoriesOf(drizzle(this.env.DB, { schema }), userId) : [];
-      for (let i = 0; i < due.length; i += QUEUE_PARALLEL) {
-        await Promise.all(due.slice(i, i + QUEUE_PARALLEL).map((item) => this.processQueued(userId, item.message_id, item.attempts, account?.mail, categories)));
-      }
+      // a pool: the next message starts when one is done; between messages the object takes what
+      // waits (the mailbox's reads) before going on
+      let next = 0;
+      const worker = async () => {
+        while (next < due.length) {
+          const item = due[next++]!;
+          await this.processQueued(userId, item.message_id, item.attempts, account?.mail, categories);
+          await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(QUEUE_PARALLEL, due.length) }, worker));
     }
     for (const job of this.ctx.storage.sql.exec<{ job_id: string; user_id: number; after: string }>('SELECT job_id, user_id, after FROM ai_jobs').toArray()) {
       const ctx = this.taskContext(job.user_id, 'recategorise');
