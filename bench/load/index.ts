@@ -4,6 +4,8 @@ import type { BenchContext } from '../context.ts';
 import { ensureData } from './data.ts';
 import { drive, knee, type Scenario } from './drive.ts';
 import { pgOutage } from './faults.ts';
+import { authOutage } from './faults-auth.ts';
+import { benchMailLoad } from './mail.ts';
 import { memoryOf } from './procs.ts';
 import { startPgInstance } from './pg-instance.ts';
 import { printSweep, type RouteSweep, writeResults } from './report.ts';
@@ -75,12 +77,19 @@ export async function benchLoad(_ctx: BenchContext) {
     ];
     const sweeps = await sweep(scenarios, options);
     const memory = peakMemory(started);
+    if (want('mail')) {
+      const mail = await benchMailLoad(options, (mailScenarios) => sweep(mailScenarios, options));
+      sweeps.push(...mail.sweeps);
+      memory.mail = mail.peakRssMiB;
+      if (mail.throttling) results.graphThrottling = mail.throttling;
+    }
     printSweep(`Concurrency sweep (demo data, ${demo.runners.toLocaleString('en')} runners; load average ${load()})`, sweeps, memory);
     Object.assign(results, { sweeps, peakRssMiB: memory });
 
     if (options.faults && running.stats && running.form) {
       results.pgOutage = await pgOutage(instance, [statsScenarios(running.stats, targets)[0]!, formScenarios(running.form, targets)[0]!], options);
     }
+    if (options.faults && want('cms')) results.authOutage = await authOutage(demo.url, relay.address, options);
     if (options.soakS && running.stats && running.form && running.cms) {
       results.soak = await soak(
         [statsScenarios(running.stats, targets)[0]!, formScenarios(running.form, targets)[1]!, cmsScenarios(running.cms)[0]!],
