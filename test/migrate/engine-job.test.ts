@@ -5,6 +5,7 @@ import type { Sql } from '../../workers/migrate/src/engine/db';
 import type { RunPlan, RunProgress } from '../../workers/migrate/src/engine/types';
 import { type TestDestination, count, createDestination, legacyConnection, legacyPlans, openLegacy, openRacing, runPlan, one } from './engine-support';
 import { countMappings } from '../../workers/migrate/src/engine/mappings';
+import { migrationJobStub } from '../../workers/migrate/src/jobs/stubs';
 
 // The MigrationJob Durable Object: a run driven by its alarms to the end, cancelled, and resumed
 // after the object lost its own view of the progress.
@@ -12,7 +13,7 @@ import { countMappings } from '../../workers/migrate/src/engine/mappings';
 let source: Sql;
 let dest: Sql;
 let target: TestDestination;
-const stubFor = (runId: string) => env.MIGRATION_JOB.get(env.MIGRATION_JOB.idFromName(runId));
+const stubFor = (runId: string) => migrationJobStub(env, runId);
 
 beforeAll(async () => {
   source = openLegacy();

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
 import { servicesOf } from '../../workers/migrate/src/context';
 import worker from '../../workers/migrate/src/index';
+import { migrationJobStub } from '../../workers/migrate/src/jobs/stubs';
 import { nextRunAfter, runSchedule, scheduleDecisions, type SyncJob } from '../../workers/migrate/src/sync-jobs';
 import { BASE, Client, signIn, legacyConfigurationForm } from './helpers';
 
@@ -294,7 +295,7 @@ describe('toggle, run-now, session-status and status', () => {
     }
     const done = await untilFinished(viewer, job.id);
     expect(done.status).toBe('completed');
-    const progress = await env.MIGRATION_JOB.get(env.MIGRATION_JOB.idFromName(done.currentSessionGuid!)).progress();
+    const progress = await migrationJobStub(env, done.currentSessionGuid!).progress();
     expect(progress?.tables.map((t) => t.table)).toEqual(['trainers']);
     expect(progress?.validation?.every((v) => v.ok)).toBe(true);
     const status = await (await viewer.get('/api/sync/status')).json<{ running: number; errored: number; enabled: number; total: number }>();
