@@ -48,11 +48,7 @@ export async function open(key: SealingKey, associated: string, sealed: string):
   } catch {
     return { ok: false, reason: 'not_authentic' };
   }
-  try {
-    return { ok: true, value: new TextDecoder('utf-8', { fatal: true }).decode(plain) };
-  } catch {
-    return { ok: false, reason: 'malformed' };
-  }
+  return { ok: true, value: new TextDecoder().decode(plain) };
 }
 
 /** The plain text, or undefined for anything that does not open (for callers that treat both alike). */

@@ -5,7 +5,7 @@ import { sessions } from '#d1/cms/schema.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { openOrUndefined, seal, type SealingKey } from '#shared/sealing.ts';
-import { refreshSession, type VerifiedLogin } from './auth-client.ts';
+import { refreshSession, type VerifiedLogin } from '#shared/auth-client.ts';
 import type { CmsContext, CmsEnv, SessionUser } from './context.ts';
 
 export const SESSION_COOKIE = 'app_session';
@@ -128,7 +128,7 @@ async function recheck(c: CmsContext, row: SessionRow, now: number): Promise<voi
     await db.delete(sessions).where(eq(sessions.idHash, row.idHash)).run();
     unauthenticated(c, outcome.status === 403 ? 'The account has been deactivated.' : 'The session was ended at the authentication service; sign in again.');
   }
-  const sealed = await sealRefreshToken(config.SESSION_SECRET, row.idHash, outcome.refreshToken);
+  const sealed = await sealRefreshToken(config.SESSION_SECRET, row.idHash, outcome.tokens.refresh_token);
   await db.update(sessions).set({ refreshTokenSealed: sealed }).where(eq(sessions.idHash, row.idHash)).run();
 }
 

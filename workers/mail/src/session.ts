@@ -4,7 +4,7 @@ import { sessions } from '#d1/mail/schema.ts';
 import { derivedKey, randomBytes, sha256Hex, toBase64Url, utf8 } from '#shared/crypto.ts';
 import type { MailContext, SessionUser } from './context.ts';
 import { HttpError } from '#shared/http-error.ts';
-import { type VerifiedLogin, refreshSession } from './auth-client.ts';
+import { type VerifiedLogin, refreshSession } from '#shared/auth-client.ts';
 import { open, seal } from './sealing.ts';
 
 /**
@@ -110,7 +110,7 @@ async function recheck(c: MailContext, row: SessionRow, now: number): Promise<bo
     console.info(JSON.stringify({ level: 'info', service: 'mail', request_id: c.var.requestId, event: 'session_ended_upstream', status: outcome.status }));
     return false;
   }
-  const sealed = await seal(config.MAIL_TOKEN_SECRET, REFRESH_PURPOSE, row.idHash, outcome.refreshToken);
+  const sealed = await seal(config.MAIL_TOKEN_SECRET, REFRESH_PURPOSE, row.idHash, outcome.tokens.refresh_token);
   await db.update(sessions).set({ refreshTokenSealed: sealed }).where(eq(sessions.idHash, row.idHash)).run();
   return true;
 }

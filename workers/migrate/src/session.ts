@@ -3,7 +3,8 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { jwtVerify, SignJWT } from 'jose';
 import { loginSessions } from '#d1/migrate/schema.ts';
 import { derivedKey, randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
-import { refreshSession, revokeSession, type VerifiedLogin } from './auth-client.ts';
+import { permissionsOf, refreshSession, revokeSession, type Tokens, type VerifiedLogin } from '#shared/auth-client.ts';
+import { HttpError } from '#shared/http-error.ts';
 import { ROLES, type MigrateContext, type Role, type SessionUser } from './context.ts';
 import { open, openOrUndefined, seal } from '#shared/sealing.ts';
 import { refreshTokenKey } from './sealing.ts';
@@ -118,8 +119,8 @@ export async function checkSession(c: MigrateContext, now = Date.now()): Promise
   if (claimed.meta.changes !== 1) return { kind: 'ok', user };
   const opened = await open(refreshTokenKey(config.SESSION_SECRET), idHash, row.refreshTokenSealed);
   const refreshToken = opened.ok ? opened.value : undefined;
-  const outcome = refreshToken ? await refreshSession(c, refreshToken) : ({ kind: 'ended', reason: 'unreadable token' } as const);
-  if (outcome.kind !== 'rotated') {
+  const outcome = refreshToken ? await rotate(c, refreshToken) : undefined;
+  if (!outcome) {
     await db.delete(loginSessions).where(eq(loginSessions.idHash, idHash)).run();
     return signedOut(c, 'expired');
   }
@@ -138,6 +139,33 @@ export async function checkSession(c: MigrateContext, now = Date.now()): Promise
     .run();
   await setAuthCookie(c, { ...claims, role, uexp: Math.floor(accessExpiresAt / 1000) }, row.expiresAt, now);
   return { kind: 'ok', user: { ...user, role } };
+}
+
+/**
+ * A new access token, proof the account is active and the session live, and the account's
+ * permission on this site now (whoami), so a role changed upstream takes effect. Undefined when the
+ * session cannot go on: ended upstream, or the authentication service unreachable (the session
+ * ends rather than run on an unconfirmed role).
+ */
+async function rotate(c: MigrateContext, refreshToken: string): Promise<{ tokens: Tokens; permissions: string } | undefined> {
+  let tokens: Tokens;
+  try {
+    const outcome = await refreshSession(c, refreshToken);
+    if (outcome.kind === 'ended') return undefined;
+    tokens = outcome.tokens;
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    console.warn(JSON.stringify({ level: 'warn', service: 'migrate', request_id: c.var.requestId, event: 'session_refresh_failed', error: err.message, detail: err.details?.detail }));
+    return undefined;
+  }
+  try {
+    return { tokens, permissions: await permissionsOf(c, tokens.access_token) };
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    // The session ends without a role to go on with: its new refresh family must not stay live.
+    await revokeSession(c, tokens.refresh_token).catch(() => false);
+    return undefined;
+  }
 }
 
 function signedOut(c: MigrateContext, reason?: 'expired'): SessionCheck {

@@ -2,7 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { basePath } from '#shared/base-path.ts';
 import { HttpError } from '#shared/http-error.ts';
-import { finishLogin, revokeSession, startLogin } from '../auth-client.ts';
+import { finishLogin, revokeSession, startLogin } from '#shared/auth-client.ts';
 import type { CmsEnv, SessionUser } from '../context.ts';
 import { reader, signIn } from '../guards.ts';
 import { endSession, startSession } from '../session.ts';
@@ -66,7 +66,7 @@ auth.openapi(
   }),
   async (c) => {
     const { email, password } = c.req.valid('json');
-    const loginToken = await startLogin(c, email, password);
+    const loginToken = await startLogin(c, email, password, c.var.config.CMS_AUTH_SITE);
     setCookie(c, LOGIN_COOKIE, loginToken, { httpOnly: true, secure: true, sameSite: 'Strict', path: LOGIN_COOKIE_PATH, maxAge: PENDING_LOGIN_SECONDS });
     return c.json({ totpRequired: true, loginToken, expiresIn: PENDING_LOGIN_SECONDS }, 200);
   },

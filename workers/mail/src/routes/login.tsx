@@ -4,7 +4,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { derivedKey, randomBytes, secretsEqual, toBase64Url, utf8 } from '#shared/crypto.ts';
 import { HttpError } from '#shared/http-error.ts';
-import { finishLogin, revokeLogin, startLogin } from '../auth-client.ts';
+import { finishLogin, revokeSession, startLogin } from '#shared/auth-client.ts';
 import type { MailEnv } from '../context.ts';
 import { checkSameOrigin, csrf, limitBody, pageSession } from '../guards.ts';
 import { endSession, readSession, startSession } from '../session.ts';
@@ -113,14 +113,14 @@ async function submit(c: Context<MailEnv>) {
       try {
         await startSession(c, verified);
       } catch (err) {
-        await revokeLogin(c, verified.refresh_token).catch(() => false);
+        await revokeSession(c, verified.refresh_token).catch(() => false);
         throw err;
       }
       return c.redirect(next, 302);
     }
     const parsed = PasswordStep.safeParse(form);
     if (!parsed.success) return again(400, 'password', parsed.error.issues[0]!.message);
-    const pending = await startLogin(c, parsed.data.email, parsed.data.password);
+    const pending = await startLogin(c, parsed.data.email, parsed.data.password, c.var.config.MAIL_AUTH_SITE);
     setCookie(c, PENDING_COOKIE, pending, { ...cookieOptions, maxAge: PENDING_SECONDS });
     return c.html(<LoginPage token={await issueFormToken(c)} step="code" email={email} next={next} />, 200);
   } catch (err) {
@@ -139,7 +139,7 @@ login.post('/login', anonymous, formLimit, submit);
 
 async function logout(c: Context<MailEnv>) {
   const refreshToken = await endSession(c);
-  if (refreshToken) c.executionCtx.waitUntil(revokeLogin(c, refreshToken).catch(() => false));
+  if (refreshToken) c.executionCtx.waitUntil(revokeSession(c, refreshToken).catch(() => false));
   return c.redirect('/login', 302);
 }
 

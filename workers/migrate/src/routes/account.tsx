@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { finishLogin, revokeSession, startLogin, type StepOutcome } from '../auth-client.ts';
+import { finishLogin, revokeSession, startLogin } from '#shared/auth-client.ts';
+import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import { guard } from '../guard.ts';
 import { formBody, text } from '../input.ts';
@@ -27,8 +28,8 @@ const REASONS: Record<string, string> = {
  * The authentication service's refusal in this form's words: it names a site field this form does
  * not have, and says nothing of what was typed.
  */
-function refusalText(outcome: Exclude<StepOutcome<unknown>, { kind: 'ok' }>, typed: { email: string; code?: string }): string {
-  if (outcome.kind !== 'refused') return outcome.message;
+function refusalText(outcome: HttpError, typed: { email: string; code?: string }): string {
+  if (outcome.status !== 400) return outcome.message;
   if (typed.code === undefined && /^invalid email, password/i.test(outcome.message)) {
     return `The password is not the one for ${typed.email}, or no account signs in with that address here. Check both and try again.`;
   }
@@ -39,12 +40,22 @@ function refusalText(outcome: Exclude<StepOutcome<unknown>, { kind: 'ok' }>, typ
 }
 
 /** A step that did not succeed: the form again, with the status that says why. */
-function failureStatus(outcome: Exclude<StepOutcome<unknown>, { kind: 'ok' }>, c: MigrateContext): 200 | 429 | 502 {
-  if (outcome.kind === 'throttled') {
-    c.header('Retry-After', outcome.retryAfter ?? '60');
+function failureStatus(outcome: HttpError, c: MigrateContext): 200 | 429 | 502 {
+  if (outcome.status === 429) {
+    c.header('Retry-After', String(outcome.details?.retryAfterSeconds ?? 60));
     return 429;
   }
-  return outcome.kind === 'unavailable' ? 502 : 200;
+  return outcome.status === 400 ? 200 : 502;
+}
+
+/** A login step's refusal or an outage of the authentication service, to show on the form; anything else goes on. */
+async function step<T>(run: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: HttpError }> {
+  try {
+    return { ok: true, value: await run };
+  } catch (err) {
+    if (err instanceof HttpError) return { ok: false, error: err };
+    throw err;
+  }
 }
 
 account.get('/Account/Login', guard.read('anonymous'), (c) => {
@@ -58,12 +69,12 @@ account.post('/Account/Login', guard.write('anonymous'), async (c) => {
     return c.html(<LoginPage csrf={c.var.csrfToken} error="Enter your e-mail address and password." />, 400);
   }
   const { email, password } = input.data;
-  const outcome = await startLogin(c, email, password);
-  if (outcome.kind === 'ok') {
+  const outcome = await step(startLogin(c, email, password, c.var.config.MIGRATE_AUTH_SITE));
+  if (outcome.ok) {
     const next = new URLSearchParams({ pendingToken: outcome.value, email });
     return c.redirect(`/Account/Verify?${next}`, 302);
   }
-  return c.html(<LoginPage csrf={c.var.csrfToken} error={refusalText(outcome, { email })} email={email} />, failureStatus(outcome, c));
+  return c.html(<LoginPage csrf={c.var.csrfToken} error={refusalText(outcome.error, { email })} email={email} />, failureStatus(outcome.error, c));
 });
 
 account.get('/Account/Verify', guard.read('anonymous'), (c) => {
@@ -81,13 +92,13 @@ account.post('/Account/Verify', guard.write('anonymous'), async (c) => {
     return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email="" error="Enter the 6-digit code from your authenticator app." />, 400);
   }
   const { pendingToken, email, code } = input.data;
-  const outcome = await finishLogin(c, pendingToken, code);
-  if (outcome.kind !== 'ok') {
-    return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email={email} error={refusalText(outcome, { email, code })} />, failureStatus(outcome, c));
+  const outcome = await step(finishLogin(c, pendingToken, code));
+  if (!outcome.ok) {
+    return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email={email} error={refusalText(outcome.error, { email, code })} />, failureStatus(outcome.error, c));
   }
   const role = roleFromPermissions(outcome.value.permissions);
   if (!role) {
-    await revokeSession(c, outcome.value.refresh_token);
+    await revokeSession(c, outcome.value.refresh_token).catch(() => false);
     return c.html(<LoginPage csrf={c.var.csrfToken} error="Your account has no role (Admin, Operator or Viewer) in the migration app." email={email} />, 403);
   }
   await startSession(c, outcome.value, role);
