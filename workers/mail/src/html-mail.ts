@@ -10,6 +10,8 @@
  * the message's inline attachments, and leaves remote images out until the reader asks for them.
  */
 
+import { stripTags } from './attachment-text.ts';
+
 /** Elements dropped with everything inside them. */
 const DROPPED = new Set([
   'script',
@@ -101,7 +103,13 @@ export interface Sanitised {
   blockedImages: number;
   /** `cid:` references that named no inline image of the message. */
   missingInline: number;
+  /** True when the markup could not be parsed in one streaming pass and is shown as text instead. */
+  asText: boolean;
 }
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+/** Text as the frame shows it: escaped, preformatted. */
+export const textDocumentBody = (text: string) => `<pre>${escapeHtml(text)}</pre>`;
 
 /** The mail's HTML with nothing left that runs, submits, navigates this page or loads of its own accord (remote images only when allowed). */
 export async function sanitiseMailHtml(html: string, options: SanitiseOptions = {}): Promise<Sanitised> {
@@ -188,8 +196,14 @@ export async function sanitiseMailHtml(html: string, options: SanitiseOptions = 
         comment.remove();
       },
     });
-  const out = await rewriter.transform(new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } })).text();
-  return { html: out, blockedImages, missingInline };
+  try {
+    const out = await rewriter.transform(new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } })).text();
+    return { html: out, blockedImages, missingInline, asText: false };
+  } catch {
+    // Markup the streaming parser cannot place (a script inside a select, …): never a 500, and
+    // nothing of it guessed at — the mail is shown as its text.
+    return { html: textDocumentBody(stripTags(html)), blockedImages: 0, missingInline: 0, asText: true };
+  }
 }
 
 /** Styles of the frame document itself (the mail's own inline styles follow and may override them). */

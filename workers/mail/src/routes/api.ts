@@ -10,7 +10,7 @@ import { folderTree, resolveFolder } from '../folders.ts';
 import { apiMailbox, apiSession, csrf, limitBody } from '../guards.ts';
 import { AddressSchema, FolderInTreeSchema, FolderSchema, MessageSchema, MessageSummarySchema, asHtml, folderView, messageView, summaryView } from '../mail-views.ts';
 import { type AssistantFields, DraftOrigin, MessageAssistantSchema, ThreadSummarySchema, assistantAllowed, assistantFields, storedThreadSummary } from '../assistant-fields.ts';
-import { INLINE_IMAGE_TYPES, MAX_INLINE_IMAGE_BYTES, MAX_INLINE_TOTAL_BYTES, contentIdKey, contentIdsIn, dataUrl, frameCsp, frameDocument, sanitiseMailHtml } from '../html-mail.ts';
+import { INLINE_IMAGE_TYPES, MAX_INLINE_IMAGE_BYTES, MAX_INLINE_TOTAL_BYTES, contentIdKey, contentIdsIn, dataUrl, frameCsp, frameDocument, sanitiseMailHtml, textDocumentBody } from '../html-mail.ts';
 
 /** The mailbox's JSON routes (gate "token": a session and a connected mailbox). */
 
@@ -246,7 +246,7 @@ api.openapi(
     const body = message.body?.content ?? '';
     let html: string;
     if ((message.body?.contentType ?? 'text').toLowerCase() !== 'html') {
-      html = `<pre>${body.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)}</pre>`;
+      html = textDocumentBody(body);
     } else {
       const inline = await inlineImages(c, message_id, contentIdsIn(body));
       html = (await sanitiseMailHtml(body, { images, inline })).html;
