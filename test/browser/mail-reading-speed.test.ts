@@ -16,7 +16,7 @@ const AUTH_VARS = {
   AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1yZWFkaW5nLXRvdHAta2V5LTMyLWJ5dGU=',
 };
 const OWNER = { email: 'reading-desk@example.com', password: 'browser-reading-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
-const code = freshCodes(() => OWNER.totpSecret, {}, { fromCurrentStep: true });
+const code = freshCodes((_email: string) => OWNER.totpSecret, {}, { fromCurrentStep: true });
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
