@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
+import { openUrl } from '../../workers/migrate/src/engine/db';
+import { engineEnv } from './engine-support';
 import { signIn, type Client, legacyConfigurationForm } from './helpers';
 
 const LEGACY = legacyConfigurationForm('Legacy');
@@ -17,13 +19,19 @@ beforeAll(async () => {
   expect(created.status).toBe(302);
 });
 
-/** A new session through TableSelection: its id. */
-async function newSession(client: Client): Promise<string> {
+/**
+ * A new session through TableSelection: the page creates nothing, its first post creates the
+ * session (with `tables`) and redirects to SchemaImport with the new id.
+ */
+async function newSession(client: Client, tables: string[] = ['venue']): Promise<string> {
   const { res, html } = await client.page('/Migration/TableSelection');
   expect(res.status).toBe(200);
-  const id = /name="sessionId" value="([0-9a-f-]{36})"/.exec(html)?.[1];
-  expect(id).toBeDefined();
+  expect(html).not.toContain('name="sessionId"');
   for (const table of TABLES) expect(html).toContain(`value="${table}"`);
+  const created = await client.post('/Migration/TableSelection', { selectedTables: tables });
+  expect(created.status).toBe(302);
+  const id = /^\/Migration\/SchemaImport\?sessionId=([0-9a-f-]{36})$/.exec(created.headers.get('location') ?? '')?.[1];
+  expect(id).toBeDefined();
   return id!;
 }
 
@@ -334,4 +342,113 @@ describe('runs that cannot collide', () => {
     const own = (await again.json<{ id: number }>()).id;
     expect(await (await operator.post('/Migration/DeleteRelationship', { relationshipId: String(own) })).json()).toMatchObject({ success: true });
   });
+});
+
+/** Rows of a destination table, read directly. */
+async function destCount(table: string): Promise<number> {
+  const sql = openUrl(engineEnv, env.DATABASE_URL);
+  try {
+    return Number((await sql.query<{ n: string }>(`SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
+  } finally {
+    await sql.end();
+  }
+}
+
+const countRows = async (sql: string, ...values: unknown[]) => (await env.DB.prepare(sql).bind(...values).first<{ n: number }>())!.n;
+
+describe('sessions begin at the first post', () => {
+  it('creates no session on a visit, creates a named one on the post, and never lists one without tables', async () => {
+    const before = await countRows('select count(*) as n from migration_sessions');
+    await operator.page('/Migration/TableSelection');
+    await operator.page('/Migration/TableSelection');
+    expect(await countRows('select count(*) as n from migration_sessions')).toBe(before);
+    const sessionId = await newSession(operator, ['venue', 'trainer']);
+    expect(await countRows('select count(*) as n from migration_sessions')).toBe(before + 1);
+    const page = await operator.page(`/Migration/SchemaImport?sessionId=${sessionId}`);
+    expect(page.html).toMatch(/data-session-name="true">venue, trainer — \d{4}-\d{2}-\d{2}</);
+    // A session left empty (as visits made them before) is not listed.
+    const empty = crypto.randomUUID();
+    await env.DB.prepare("insert into migration_sessions (id, config_id, created_by) values (?, 1, 'wizard-operator@example.com')").bind(empty).run();
+    const list = await operator.page('/Session');
+    expect(list.html).toContain(sessionId);
+    expect(list.html).not.toContain(empty);
+  });
+});
+
+describe('defaults that do not duplicate (venue into courses, already there)', () => {
+  it('suggests courses and the known column pairs with reasons, proposes a key, runs, and leaves the row count', async () => {
+    const sessionId = await newSession(operator, ['venue']);
+    expect((await operator.post('/Migration/SchemaImportUseSaved', { sessionId })).status).toBe(302);
+    const review = await operator.page(`/Migration/ReviewMappings?sessionId=${sessionId}`);
+    expect(review.res.status).toBe(200);
+    expect(review.html).toContain('data-table-suggestion="courses"');
+    for (const [source, dest] of [['venue_name', 'name'], ['country_code', 'country'], ['category_code', 'category'], ['state_code', 'state']]) {
+      expect(review.html, source).toMatch(new RegExp(`data-column="${source}"[\\s\\S]*?data-suggestion="${dest}"`));
+    }
+    expect(review.html).toContain("venue_name without the table&#39;s name venue");
+    // Mapping drop-downs are labelled.
+    expect(review.html).toContain('aria-label="Destination column for venue.venue_name"');
+    const stored = await env.DB.prepare('select mappings from migration_sessions where id = ?').bind(sessionId).first<{ mappings: string }>();
+    const plan = (JSON.parse(stored!.mappings) as { destTable: string; naturalKey?: string[]; columns: { source: string; dest: string; transform?: { kind: string; values?: Record<string, string> } }[] }[])[0]!;
+    expect(plan.destTable).toBe('courses');
+    expect(plan.naturalKey).toEqual(['name']);
+    expect(plan.columns.find((c) => c.source === 'country_code')?.transform).toEqual({ kind: 'map', values: { AU: 'AUS', NZ: 'NZ' } });
+    expect(plan.columns.find((c) => c.source === 'category_code')?.transform?.values).toEqual({ M: 'Metropolitan', P: 'Provincial', C: 'Country' });
+
+    const next = await operator.post('/Migration/ReviewMappings', { sessionId, next: 'FilterConfig', 'Mappings[0].SourceTable': 'venue', 'Mappings[0].DestTable': 'courses', 'Mappings[0].ColumnsFor': 'courses' });
+    expect(next.headers.get('location')).toBe(`/Migration/FilterConfig?sessionId=${sessionId}`);
+    const relations = await operator.page(`/Migration/RelationshipConfig?sessionId=${sessionId}`);
+    expect(relations.html).toMatch(/data-key-proposal="name"[^>]*>Proposed: name — venue_name is unique in \d+ sampled source rows and in courses \(\d+ rows\)/);
+    const run = await operator.page(`/Migration/RunConfig?sessionId=${sessionId}`);
+    expect(run.html).not.toContain('data-duplicate-risk');
+    expect(run.html).toContain('Row filter for venue');
+
+    const before = await destCount('courses');
+    const started = await operator.post('/Migration/RunConfig', { sessionId, 'filters[0].TableName': 'venue', 'filters[0].Filter': '' });
+    expect(started.status).toBe(302);
+    const done = await waitForRun(operator, sessionId);
+    expect(done.state, done.errors.join('; ')).toBe('completed');
+    expect(await destCount('courses')).toBe(before);
+  }, 120_000);
+
+  it('warns on the Run summary without a natural key and starts nothing until confirmed', async () => {
+    const sessionId = await newSession(operator, ['venue']);
+    await operator.post('/Migration/SchemaImportUseSaved', { sessionId });
+    // Rows already in the id mappings are skipped, not inserted: forget them so every venue counts.
+    expect((await operator.postJson(`/Migration/ClearHistoryAjax?sessionId=${sessionId}`, ['courses'])).status).toBe(200);
+    // No key: the page's empty entry only.
+    expect((await operator.post('/Migration/RelationshipConfig', { sessionId, 'columnConfigs[0].Table': 'venue', 'columnConfigs[0].NaturalKey': '' })).status).toBe(302);
+    const run = await operator.page(`/Migration/RunConfig?sessionId=${sessionId}`);
+    expect(run.html).toContain('data-duplicate-risk');
+    expect(run.html).toMatch(/data-risk-table="courses" data-rows-at-risk="[1-9]\d*"/);
+    const refused = await operator.post('/Migration/RunConfig', { sessionId });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Not started');
+    expect((await sessionRow(sessionId))!.run_id).toBeNull();
+    const summary = await operator.post('/Migration/StartMigration', { sessionId });
+    expect(summary.status).toBe(400);
+    expect((await sessionRow(sessionId))!.run_id).toBeNull();
+    // Choosing the key again through the page's checkboxes clears the warning.
+    expect((await operator.post('/Migration/RelationshipConfig', { sessionId, 'columnConfigs[0].Table': 'venue', 'columnConfigs[0].NaturalKey': ['', 'name'] })).status).toBe(302);
+    expect((await operator.page(`/Migration/RunConfig?sessionId=${sessionId}`)).html).not.toContain('data-duplicate-risk');
+  }, 60_000);
+
+  it('reports what natural-key matching found, and Progress and Results say there is no run yet', async () => {
+    const sessionId = await newSession(operator, ['jockey']);
+    await operator.post('/Migration/SchemaImportUseSaved', { sessionId });
+    const progress = await operator.page(`/Migration/Progress?sessionId=${sessionId}`);
+    expect(progress.html).toContain('data-no-run');
+    expect(progress.html).not.toContain('data-cancel');
+    expect(progress.html).toMatch(/data-step="Progress" data-disabled="true"/);
+    expect((await operator.page(`/Migration/Results?sessionId=${sessionId}`)).html).toContain('data-no-run');
+    expect((await operator.post('/Migration/FindNaturalKeyMatches', { sessionId })).status).toBe(302);
+    const pending = await operator.page(`/Migration/PendingMappings?sessionId=${sessionId}`);
+    const row = /<tr data-match-table="jockey" data-scan-capped="(true|false)" data-match-capped="(true|false)">([\s\S]*?)<\/tr>/.exec(pending.html);
+    expect(row).not.toBeNull();
+    const cells = [...row![3]!.matchAll(/<td>(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    const [alreadyMapped, matched, unmatched, scanned] = cells;
+    expect(alreadyMapped! + matched! + unmatched!).toBe(scanned);
+    expect(scanned).toBeGreaterThan(0);
+    expect(row![2]).toBe(matched! > 500 ? 'true' : 'false');
+  }, 60_000);
 });

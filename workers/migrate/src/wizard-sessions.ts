@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, isNotNull, ne, sql } from 'drizzle-orm';
-import { customRelationships, migrationSessions, rateLimits, SESSION_STATUSES, type SessionStatus } from '#d1/migrate/schema.ts';
+import { customRelationships, migrationSessions, pendingMappings, rateLimits, SESSION_STATUSES, type SessionStatus } from '#d1/migrate/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateDb } from './context.ts';
 import type { ForeignKey, MappingDocument, RunProgress, TablePlan } from './engine/types.ts';
@@ -88,11 +88,6 @@ export async function createWizardSession(db: MigrateDb, configId: number, creat
     .values({ id, configId, createdBy, selectedTables: JSON.stringify(selectedTables), status: selectedTables.length ? 'Configuring' : 'Created' })
     .run();
   return id;
-}
-
-/** Stores what natural-key matching found (the session's natural_keys column holds it). */
-export async function saveMatchSummaries(db: MigrateDb, id: string, matches: MatchSummary[]): Promise<void> {
-  await db.update(migrationSessions).set({ naturalKeys: JSON.stringify({ matches }), updatedAt: Date.now() }).where(eq(migrationSessions.id, id)).run();
 }
 
 /** The session named by a request: 400 for a malformed id, 404 for an unknown one. */
@@ -256,4 +251,45 @@ export async function withinRateLimit(db: MigrateDb, key: string, limit: number,
     .returning({ count: rateLimits.count })
     .get();
   return { ok: row.count <= limit, retryAfter: Math.ceil((windowStart + 60_000 - now) / 1000) };
+}
+
+// Pending mappings: natural-key matches to review, and pairs added by hand.
+
+export type PendingMappingState = 'Pending' | 'Confirmed' | 'Rejected' | 'Manual';
+type NewPending = { tableName: string; sourceId: string; destId: string; matchedOn: string };
+
+/** Fresh matches replace the session's unreviewed ones, with the scan's summaries, in one D1 batch (one transaction). */
+export async function replacePendingMatches(db: MigrateDb, sessionId: string, rows: NewPending[], summaries: MatchSummary[]): Promise<void> {
+  const parts: NewPending[][] = [];
+  for (let i = 0; i < rows.length; i += 10) parts.push(rows.slice(i, i + 10));
+  await db.batch([
+    db.delete(pendingMappings).where(and(eq(pendingMappings.sessionId, sessionId), eq(pendingMappings.state, 'Pending'))),
+    ...parts.map((part) => db.insert(pendingMappings).values(part.map((r) => ({ ...r, sessionId })))),
+    db.update(migrationSessions).set({ naturalKeys: JSON.stringify({ matches: summaries }), updatedAt: Date.now() }).where(eq(migrationSessions.id, sessionId)),
+  ]);
+}
+
+/** The session's pending mappings (at most 2,000), by table. */
+export function listPendingMappings(db: MigrateDb, sessionId: string) {
+  return db.select().from(pendingMappings).where(eq(pendingMappings.sessionId, sessionId)).orderBy(pendingMappings.tableName, pendingMappings.id).limit(2000).all();
+}
+
+/** One pending mapping of the session, if it exists. */
+export function pendingMapping(db: MigrateDb, sessionId: string, id: number) {
+  return db.select().from(pendingMappings).where(and(eq(pendingMappings.id, id), eq(pendingMappings.sessionId, sessionId))).get();
+}
+
+export async function setPendingState(db: MigrateDb, id: number, state: PendingMappingState): Promise<void> {
+  await db.update(pendingMappings).set({ state }).where(eq(pendingMappings.id, id)).run();
+}
+
+/** Records a pair added by hand. */
+export async function addManualPending(db: MigrateDb, sessionId: string, row: Omit<NewPending, 'matchedOn'>): Promise<void> {
+  await db.insert(pendingMappings).values({ sessionId, ...row, matchedOn: 'added by hand', state: 'Manual' }).run();
+}
+
+/** How many of the session's pending mappings are in each state. */
+export async function pendingCounts(db: MigrateDb, sessionId: string): Promise<Record<string, number>> {
+  const rows = await db.select({ state: pendingMappings.state, n: count() }).from(pendingMappings).where(eq(pendingMappings.sessionId, sessionId)).groupBy(pendingMappings.state).all();
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }

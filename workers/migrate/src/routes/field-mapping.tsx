@@ -1,7 +1,5 @@
-import { and, count, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { pendingMappings } from '#d1/migrate/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
@@ -11,7 +9,7 @@ import { checkbox, formBody, identifier, indexedList, intId, parsed, text } from
 import { startRun } from '../runs.ts';
 import { FieldMappingPage, FkPatchPage, PendingMappingsPage, SummaryPage } from '../views/wizard/index.ts';
 import { duplicateRisks } from '../wizard-suggestions.ts';
-import { type MatchSummary, saveMatchSummaries, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
+import { addManualPending, listPendingMappings, type MatchSummary, pendingCounts, pendingMapping, replacePendingMatches, setPendingState, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
 import { applyMappingEditsFrom } from './mapping-edits.ts';
 
 /** The FieldMapping flow (natural keys, matches to confirm) and the standalone FkPatch tool. */
@@ -56,7 +54,7 @@ fieldMapping.post('/Migration/FieldMappingPost', guard.write('operator'), async 
 fieldMapping.post('/Migration/FindNaturalKeyMatches', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
   const conn = await connectionOf(c, session.configId);
-  const rows: (typeof pendingMappings.$inferInsert)[] = [];
+  const rows: { tableName: string; sourceId: string; destId: string; matchedOn: string }[] = [];
   const summaries: MatchSummary[] = [];
   for (const plan of session.plans.filter((p) => p.destTable && p.naturalKey?.length)) {
     const found = await engine.findNaturalKeyMatches(engineEnv(c), conn, session.configId, plan, MATCH_LIMIT);
@@ -78,34 +76,22 @@ fieldMapping.post('/Migration/FindNaturalKeyMatches', guard.write('operator'), a
         .map(([k, v]) => `${k}=${v ?? 'null'}`)
         .join(', ')
         .slice(0, 500);
-      rows.push({ sessionId: session.id, tableName: plan.sourceTable, sourceId: match.sourceId, destId: match.destId, matchedOn });
+      rows.push({ tableName: plan.sourceTable, sourceId: match.sourceId, destId: match.destId, matchedOn });
     }
   }
-  const { db } = c.var;
-  // Fresh matches replace the session's unreviewed ones; D1 runs a batch as one transaction.
-  await db.batch([
-    db.delete(pendingMappings).where(and(eq(pendingMappings.sessionId, session.id), eq(pendingMappings.state, 'Pending'))),
-    ...chunks(rows, 10).map((part) => db.insert(pendingMappings).values(part)),
-  ]);
-  await saveMatchSummaries(db, session.id, summaries);
+  await replacePendingMatches(c.var.db, session.id, rows, summaries);
   return c.redirect(pendingUrl(session.id), 302);
 });
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 fieldMapping.get('/Migration/PendingMappings', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
-  const rows = await c.var.db.select().from(pendingMappings).where(eq(pendingMappings.sessionId, session.id)).orderBy(pendingMappings.tableName, pendingMappings.id).limit(2000).all();
+  const rows = await listPendingMappings(c.var.db, session.id);
   return c.html(<PendingMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} rows={rows} summaries={session.matchSummaries} />);
 });
 
 async function reviewedMapping(c: MigrateContext, session: WizardSession) {
   const { mappingId } = parsed(z.object({ mappingId: intId }), await formBody(c), 'form');
-  const row = await c.var.db.select().from(pendingMappings).where(and(eq(pendingMappings.id, mappingId), eq(pendingMappings.sessionId, session.id))).get();
+  const row = await pendingMapping(c.var.db, session.id, mappingId);
   if (!row) throw new HttpError(404, 'not_found', `There is no pending mapping ${mappingId} in this session.`);
   return row;
 }
@@ -121,14 +107,14 @@ fieldMapping.post('/Migration/ConfirmMapping', guard.write('operator'), async (c
   const row = await reviewedMapping(c, session);
   const plan = planOf(session, row.tableName);
   await engine.saveIdMappings(engineEnv(c), session.configId, plan.sourceTable, plan.destTable, [{ sourceId: row.sourceId, destId: row.destId }]);
-  await c.var.db.update(pendingMappings).set({ state: 'Confirmed' }).where(eq(pendingMappings.id, row.id)).run();
+  await setPendingState(c.var.db, row.id, 'Confirmed');
   return c.redirect(pendingUrl(session.id), 302);
 });
 
 fieldMapping.post('/Migration/RejectMapping', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
   const row = await reviewedMapping(c, session);
-  await c.var.db.update(pendingMappings).set({ state: 'Rejected' }).where(eq(pendingMappings.id, row.id)).run();
+  await setPendingState(c.var.db, row.id, 'Rejected');
   return c.redirect(pendingUrl(session.id), 302);
 });
 
@@ -139,13 +125,12 @@ fieldMapping.post('/Migration/AddManualMapping', guard.write('operator'), async 
   const input = parsed(z.object({ tableName: identifier, sourceId: idText, destId: idText }), await formBody(c), 'form');
   const plan = planOf(session, input.tableName);
   await engine.saveIdMappings(engineEnv(c), session.configId, plan.sourceTable, plan.destTable, [{ sourceId: input.sourceId, destId: input.destId }]);
-  await c.var.db.insert(pendingMappings).values({ sessionId: session.id, tableName: plan.sourceTable, sourceId: input.sourceId, destId: input.destId, matchedOn: 'added by hand', state: 'Manual' }).run();
+  await addManualPending(c.var.db, session.id, { tableName: plan.sourceTable, sourceId: input.sourceId, destId: input.destId });
   return c.redirect(pendingUrl(session.id), 302);
 });
 
 async function summaryView(c: MigrateContext, session: WizardSession, error?: string) {
-  const counts = await c.var.db.select({ state: pendingMappings.state, n: count() }).from(pendingMappings).where(eq(pendingMappings.sessionId, session.id)).groupBy(pendingMappings.state).all();
-  const pending = Object.fromEntries(counts.map((r) => [r.state, r.n]));
+  const pending = await pendingCounts(c.var.db, session.id);
   const risks = await duplicateRisks(c, session);
   return c.html(<SummaryPage csrf={c.var.csrfToken} user={c.var.user} session={session} pending={pending} risks={risks} error={error} />, error ? 400 : 200);
 }

@@ -39,7 +39,7 @@ export function Steps({ current, session }: { current: Step; session: WizardSess
           return (
             <li aria-current={action === current ? 'step' : undefined} data-step={action} data-disabled={blocked ? 'true' : undefined}>
               {blocked ? (
-                <span aria-disabled="true">
+               <span>
                   {i + 1}. {label} <small class="reason">({blocked})</small>
                 </span>
               ) : (
