@@ -5,6 +5,7 @@ import { ensureData } from './data.ts';
 import { drive, knee, type Scenario } from './drive.ts';
 import { pgOutage } from './faults.ts';
 import { authOutage } from './faults-auth.ts';
+import { migrationKill } from './faults-migrate.ts';
 import { benchMailLoad } from './mail.ts';
 import { memoryOf } from './procs.ts';
 import { startPgInstance } from './pg-instance.ts';
@@ -13,7 +14,8 @@ import { authScenarios, cmsScenarios, formScenarios, type Running, statsScenario
 import { pickTargets, startAuth, startCms, startForm, startStats, type Started } from './services.ts';
 import { soak } from './soak.ts';
 
-// `npm run bench -- load [--duration 10] [--connections 1,10,50,200] [--faults] [--soak 15m] [--scale]`:
+// `npm run bench -- load [--duration 10] [--connections 1,10,50,200] [--services stats,form,cms,auth,mail,migrate]
+//   [--faults] [--migrate-rows 1000000] [--soak 15m] [--scale] [--timeout 10]`:
 // every service's busiest routes under a concurrency sweep (autocannon), against a PostgreSQL 15
 // server of the bench's own with the `demo` data; faults under load, a soak, and the stats and form
 // figures on ten times the data. Services run in local workerd on free loopback ports.
@@ -26,6 +28,8 @@ export interface LoadOptions {
   soakS: number | undefined;
   scale: boolean;
   only: string[] | undefined;
+  /** Rows of the copy whose workerd is killed (--migrate-rows, default 1,000,000). */
+  migrateRows: number;
 }
 
 export function loadOptions(argv: readonly string[]): LoadOptions {
@@ -42,6 +46,7 @@ export function loadOptions(argv: readonly string[]): LoadOptions {
     soakS: soakText === undefined ? undefined : seconds(soakText),
     scale: argv.includes('--scale'),
     only: value('--services')?.split(','),
+    migrateRows: Number(value('--migrate-rows') ?? 1_000_000),
   };
 }
 
@@ -90,6 +95,7 @@ export async function benchLoad(_ctx: BenchContext) {
       results.pgOutage = await pgOutage(instance, [statsScenarios(running.stats, targets)[0]!, formScenarios(running.form, targets)[0]!], options);
     }
     if (options.faults && want('cms')) results.authOutage = await authOutage(demo.url, relay.address, options);
+    if (options.faults && want('migrate')) results.migrationKill = await migrationKill(instance, demo.url, relay.address, options.migrateRows, options);
     if (options.soakS && running.stats && running.form && running.cms) {
       results.soak = await soak(
         [statsScenarios(running.stats, targets)[0]!, formScenarios(running.form, targets)[1]!, cmsScenarios(running.cms)[0]!],
