@@ -16,7 +16,7 @@ const AUTH_VARS = {
   AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=',
 };
 const OWNER = { email: 'settings-office@example.com', password: 'browser-settings-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
-const code = freshCodes(() => OWNER.totpSecret, {}, { fromCurrentStep: true });
+const code = freshCodes((_email: string) => OWNER.totpSecret, {}, { fromCurrentStep: true });
 
 type Summaries = { items: { message_id: string; subject: string; category: string }[]; total: number };
 
