@@ -27,7 +27,7 @@ export interface MailClientRig {
 
 export async function startMailClientRig(name: string, account: { email: string; password: string; totpSecret: string }): Promise<MailClientRig> {
   const secrets = { AUTH_SSO_SHARED_SECRET: `browser-${name}-secret`, AUTH_TOKEN_SECRET: `browser-${name}-token-secret-0123456789abcdef`, AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=' };
-  const code = freshCodes(() => account.totpSecret, {}, { fromCurrentStep: true });
+  const code = freshCodes((_email: string) => account.totpSecret, {}, { fromCurrentStep: true });
   const registry = mkdtempSync(join(tmpdir(), `${name}-registry-`));
   const state = mkdtempSync(join(tmpdir(), `${name}-state-`));
   applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
