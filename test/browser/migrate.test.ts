@@ -45,6 +45,10 @@ describe.skipIf(!haveChromium)('migration app in Chromium', () => {
     expect(await page.locator('fieldset[data-table]').count()).toBe(TABLES.length);
     await page.click('form[action="/Migration/ReviewMappings"] button[type="submit"]');
 
+    // Mappings → Filters → Relationships: the page's Next follows the step bar.
+    await page.waitForURL(/\/Migration\/FilterConfig/);
+    await page.click('form[action="/Migration/FilterConfig"] button[type="submit"]');
+
     await page.waitForURL(/\/Migration\/RelationshipConfig/);
     await page.click('form[action="/Migration/RelationshipConfig"] button[type="submit"]');
 

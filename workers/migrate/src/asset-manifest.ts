@@ -9,6 +9,6 @@ export const ASSET_MANIFEST = {
   "/static/migrate.js": "1fb153c543",
   "/static/page.css": "771bfce633",
   "/static/sync.js": "25f19ddfe8",
-  "/static/wizard.css": "b814ac99db",
+  "/static/wizard.css": "1bc54ac919",
   "/static/wizard.js": "bc5678cfb5",
 } as const;

@@ -2,7 +2,7 @@ import type { Child } from 'hono/jsx';
 import type { SessionUser } from '../../context.ts';
 import type { ColumnInfo } from '../../engine/types.ts';
 import { sessionName, type WizardSession } from '../../wizard-sessions.ts';
-import { ASSET_VERSION, Layout } from '../layout.tsx';
+import { Layout } from '../layout.tsx';
 
 export type Base = { csrf: string; user: SessionUser };
 export const q = (sessionId: string) => `sessionId=${encodeURIComponent(sessionId)}`;
@@ -62,9 +62,7 @@ export const stepLabel = (step: Step) => STEPS.find(([s]) => s === step)![1];
 /** A wizard page: the layout, the wizard's stylesheet and script, the step bar and the session's name. */
 export function WizardPage({ title, csrf, user, step, session, children }: Base & { title: string; step: Step; session: WizardSession | null; children?: Child }) {
   return (
-    <Layout title={title} csrf={csrf} user={user}>
-      <link rel="stylesheet" href={`/static/wizard.css?v=${ASSET_VERSION}`} />
-      <script src={`/static/wizard.js?v=${ASSET_VERSION}`} defer />
+    <Layout title={title} csrf={csrf} user={user} styles={['/static/wizard.css']} scripts={['/static/wizard.js']}>
       <Steps current={step} session={session} />
       {session ? (
         <p class="session-name muted" data-session-name>

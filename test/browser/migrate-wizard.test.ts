@@ -1,0 +1,91 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { withClient } from '../../scripts/racing/pg-client';
+import { haveChromium } from '../support/browser';
+import { pageProblems, phoneContext } from '../support/page-checks';
+import { MigrateBrowserApp, OPERATOR, PREFIX_OPERATOR, signIn, watchPage } from './migrate-support';
+
+const courseCount = () => withClient(inject('racingDatabaseUrl'), async (client) => Number((await client.query<{ n: string }>('SELECT count(*)::bigint AS n FROM courses')).rows[0]!.n));
+
+/**
+ * The wizard from TableSelection to Results taking every default: `venue` only, no schema file
+ * (the suggested mappings), no filter, the proposed natural key. `check` runs on every wizard page.
+ */
+async function walkWithDefaults(page: Page, url: string, check: (name: string) => Promise<void>): Promise<void> {
+  await page.goto(`${url}/Migration/TableSelection`);
+  await check('TableSelection');
+  await page.check('input[name="selectedTables"][value="venue"]');
+  await page.click('form[action="/Migration/TableSelection"] button[type="submit"]');
+
+  await page.waitForURL(/\/Migration\/SchemaImport/);
+  await check('SchemaImport');
+  await page.click('[data-use-suggestions]');
+
+  await page.waitForURL(/\/Migration\/ReviewMappings/);
+  await check('ReviewMappings');
+  expect(await page.locator('select[name="Mappings[0].DestTable"]').inputValue()).toBe('courses');
+  for (const [source, dest] of [['venue_name', 'name'], ['country_code', 'country'], ['category_code', 'category']]) {
+    expect(await page.locator(`select[aria-label="Destination column for venue.${source}"]`).inputValue()).toBe(dest);
+  }
+  await page.click('form[action="/Migration/ReviewMappings"] button[type="submit"]');
+
+  await page.waitForURL(/\/Migration\/FilterConfig/);
+  await check('FilterConfig');
+  await page.click('form[action="/Migration/FilterConfig"] button[type="submit"]');
+
+  await page.waitForURL(/\/Migration\/RelationshipConfig/);
+  await check('RelationshipConfig');
+  expect(await page.locator('[data-natural-key="venue"] input[value="name"]').isChecked()).toBe(true);
+  await page.click('form[action="/Migration/RelationshipConfig"] button[type="submit"]');
+
+  await page.waitForURL(/\/Migration\/RunConfig/);
+  await check('RunConfig');
+  expect(await page.locator('[data-duplicate-risk]').count()).toBe(0);
+  await page.click('form[action="/Migration/RunConfig"] button[type="submit"]');
+
+  await page.waitForURL(/\/Migration\/Progress/);
+  await page.locator('[data-progress][data-state="completed"]').waitFor({ timeout: 90_000 });
+  // The run has ended: its Cancel button is gone.
+  await expect.poll(() => page.locator('[data-cancel]').count()).toBe(0);
+  await check('Progress');
+  await page.click('[data-results-link]');
+
+  await page.waitForURL(/\/Migration\/Results/);
+  await page.locator('[data-validated="all"]').waitFor();
+  await check('Results');
+}
+
+describe.skipIf(!haveChromium)('the migration wizard with its defaults, in Chromium', () => {
+  const harness = new MigrateBrowserApp();
+
+  beforeAll(() => harness.start(), 180_000);
+  afterAll(() => harness.dispose());
+
+  it('copies venue into courses (already there) without adding a row', async () => {
+    const page = await harness.browser!.newPage();
+    const { foreign, errors } = watchPage(page, harness.url);
+    await signIn(page, harness.url, OPERATOR);
+    const before = await courseCount();
+    await walkWithDefaults(page, harness.url, async () => {});
+    expect(await courseCount()).toBe(before);
+    expect(foreign).toEqual([]);
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it('fits a phone: every wizard page of the same walk has no overflow and no serious axe finding', async () => {
+    const context = await phoneContext(harness.browser!);
+    const page = await context.newPage();
+    const { errors } = watchPage(page, harness.url);
+    await signIn(page, harness.url, PREFIX_OPERATOR);
+    const before = await courseCount();
+    const problems: Record<string, string[]> = {};
+    await walkWithDefaults(page, harness.url, async (name) => {
+      problems[name] = await pageProblems(page);
+    });
+    expect(Object.keys(problems)).toHaveLength(8);
+    for (const [name, found] of Object.entries(problems)) expect(found, name).toEqual([]);
+    expect(await courseCount()).toBe(before);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 180_000);
+});
