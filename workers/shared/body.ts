@@ -108,3 +108,10 @@ async function drain(body: ReadableStream<Uint8Array>, limit: number): Promise<v
     // The client went away: nothing left to read.
   }
 }
+
+/** The `tooLarge` answer of a service whose error handler draws the 413: `payload_too_large` as an HttpError. */
+export const refuseTooLarge =
+  (maxBytes: number) =>
+  (): never => {
+    throw new HttpError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
+  };

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { PUBLISHED_DEVELOPMENT_VALUES } from './development-values.ts';
 import { HttpError } from './http-error.ts';
 import { isLocalDevelopment } from './local-development.ts';
@@ -40,4 +40,49 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: unknown): z.out
       return issue.code === 'invalid_type' && issue.input === undefined ? `${name} is not set` : `${name}: ${issue.message}`;
     }),
   );
+}
+
+/** A comma-separated setting as its entries: each trimmed, empty ones dropped. */
+export function commaList(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+/** A zod setting holding a comma-separated list (`fallback` when unset); `normalise` applies to each entry. */
+export const commaListSetting = (fallback = '', normalise: (entry: string) => string = (entry) => entry) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text) => commaList(text).map(normalise));
+
+/** A host name or address without IPv6 brackets, lower case: `[::1]` and `::1` are the same host. */
+function hostName(host: string): string {
+  const name = host.trim().toLowerCase();
+  return name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name;
+}
+
+/**
+ * An allow-list entry: `host` (any port), `host:port`, `[ipv6]` (any port) or `[ipv6]:port`. A bare
+ * entry with more than one colon is an IPv6 address without a port (`::1`); a port on an IPv6
+ * address needs the brackets, as in a URL. Undefined for anything else.
+ */
+function parseHostEntry(entry: string): { host: string; port?: number } | undefined {
+  const text = entry.trim().toLowerCase();
+  const bracketed = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/.exec(text);
+  if (bracketed) return { host: bracketed[1]!, ...(bracketed[2] ? { port: Number(bracketed[2]) } : {}) };
+  if ((text.match(/:/g) ?? []).length > 1) return /^[0-9a-f:.]+$/.test(text) ? { host: text } : undefined;
+  const named = /^([^:\s[\]]+)(?::(\d{1,5}))?$/.exec(text);
+  if (!named) return undefined;
+  return { host: named[1]!, ...(named[2] ? { port: Number(named[2]) } : {}) };
+}
+
+/** True when `host:port` is on the allow-list (entries as `parseHostEntry` reads them). An empty list allows nothing. */
+export function hostAllowed(allowed: readonly string[], host: string, port: number): boolean {
+  const wanted = hostName(host);
+  return allowed.some((entry) => {
+    const parsed = parseHostEntry(entry);
+    return parsed !== undefined && parsed.host === wanted && (parsed.port === undefined || parsed.port === port);
+  });
 }

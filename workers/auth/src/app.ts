@@ -1,11 +1,9 @@
 import { drizzle } from 'drizzle-orm/d1';
 import type { ErrorHandler } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import * as schema from '#d1/auth/schema.ts';
 import { createApp } from '#shared/app.ts';
 import { limitBody } from '#shared/body.ts';
-import { notFound } from '#shared/errors.ts';
-import { HttpError } from '#shared/http-error.ts';
+import { errorHandler, notFound } from '#shared/errors.ts';
 import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '#shared/security-headers.ts';
 import { clientAddress } from '#shared/throttle.ts';
 import { authConfig } from './config.ts';
@@ -20,15 +18,14 @@ import { fail, Failure } from './schemas.ts';
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** The spec's failure body for everything, including bad input: never a 500 for what a client sent. */
-const onError: ErrorHandler<AuthEnv> = (err, c) => {
-  if (err instanceof HttpError) {
-    if (err.status >= 500) console.error(JSON.stringify({ level: 'error', request_id: c.get('requestId'), error: err.message }));
-    return c.json(fail(err.message, { code: err.code }), err.status);
-  }
-  if (err instanceof HTTPException) return c.json(fail(err.message || 'The request could not be processed.'), err.status);
-  console.error(JSON.stringify({ level: 'error', request_id: c.get('requestId'), error: err.message, stack: err.stack }));
-  return c.json(fail('An unexpected error occurred.'), 500);
-};
+const onError: ErrorHandler<AuthEnv> = errorHandler<AuthEnv>(
+  (c, error) => {
+    if (error.kind === 'unexpected') return c.json(fail('An unexpected error occurred.'), 500);
+    if (error.kind === 'framework') return c.json(fail(error.message), error.status);
+    return c.json(fail(error.message, { code: error.code }), error.status);
+  },
+  { service: 'auth' },
+);
 
 export function createAuthApp() {
   // The spec's error shape ({success: false, message}) for invalid input and errors.

@@ -2,20 +2,11 @@ import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import * as schema from '#d1/cms/schema.ts';
-import { parseConfig } from '#shared/config.ts';
+import { commaListSetting, parseConfig } from '#shared/config.ts';
 import { racingTimezone } from '#shared/racing-day.ts';
 import type { RacingReadsVariables } from '#shared/pg.ts';
 
-const list = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((v) =>
-      v
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    );
+const list = (fallback: string) => commaListSetting(fallback);
 
 /** Browser origins of the editing front end: CORS with credentials, and allowed writers. */
 export const editorOrigins = list('');

@@ -1,8 +1,8 @@
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { createApp } from '#shared/app.ts';
-import { errorBody, onError as jsonOnError } from '#shared/errors.ts';
+import { errorBody, errorHandler, renderJson } from '#shared/errors.ts';
 import { racingReads } from '#shared/pg.ts';
-import { securityHeaders, STRICT_PAGE_CSP } from '#shared/security-headers.ts';
+import { limitUrlLength, MAX_URL_LENGTH, securityHeaders, STRICT_PAGE_CSP } from '#shared/security-headers.ts';
 import { DataCache } from './cache.ts';
 import { formConfig } from './config.ts';
 import type { FormEnv } from './context.ts';
@@ -19,8 +19,6 @@ import { readSession, sessionSettings } from './session.ts';
 import { ErrorPage } from './views/layout.tsx';
 import { defaultCache } from '#shared/workers-runtime.ts';
 
-const MAX_URL_LENGTH = 4096;
-
 const isApi = (path: string) => path.startsWith('/form/api/');
 
 export interface FormAppOptions {
@@ -36,27 +34,25 @@ const formNotFound: NotFoundHandler<FormEnv> = (c) => {
   return c.html(<ErrorPage title="Page not found" message={`There is no page at ${path}.`} />, 404);
 };
 
-// The shared handler decides status and wording; pages get them as HTML.
-const formOnError: ErrorHandler<FormEnv> = async (err, c) => {
-  const response = await jsonOnError(err, c);
-  if (isApi(new URL(c.req.url).pathname)) return response;
-  const body = await response.clone().json<{ message?: string }>().catch(() => ({ message: undefined }));
-  const title = response.status === 503 ? 'Racing data unavailable' : response.status >= 500 ? 'Something went wrong' : 'Request not accepted';
-  return c.html(<ErrorPage title={title} message={body.message ?? 'The request could not be completed.'} signedIn={false} />, response.status as 500);
-};
+const PAGE_TITLES: Partial<Record<number, string>> = { 414: 'Address too long', 503: 'Racing data unavailable' };
+
+// The shared handler decides status and wording; the API gets the platform's body, pages a page.
+const formOnError: ErrorHandler<FormEnv> = errorHandler<FormEnv>(
+  (c, error) => {
+    if (isApi(new URL(c.req.url).pathname)) return renderJson(c, error);
+    const title = PAGE_TITLES[error.status] ?? (error.status >= 500 ? 'Something went wrong' : 'Request not accepted');
+    return c.html(<ErrorPage title={title} message={error.message} signedIn={false} />, error.status);
+  },
+  { service: 'form' },
+);
 
 export function createFormApp(options: FormAppOptions = {}) {
   const app = createApp<FormEnv>('form', { notFound: formNotFound, onError: formOnError });
   app.use(securityHeaders({ csp: STRICT_PAGE_CSP }));
+  app.use(limitUrlLength(MAX_URL_LENGTH));
 
   app.use('*', async (c, next) => {
     const url = new URL(c.req.url);
-    if (c.req.url.length > MAX_URL_LENGTH) {
-      const message = `The address is longer than ${MAX_URL_LENGTH} characters`;
-      return isApi(url.pathname)
-        ? c.json(errorBody(c, 'uri_too_long', message), 414)
-        : c.html(<ErrorPage title="Address too long" message={message} signedIn={false} />, 414);
-    }
     if (url.pathname === '/' || url.pathname === '/form') return c.redirect('/form/', 301);
     // Every route ends in a slash (as the spec writes them); GETs without one are sent there.
     // (Static files are served before the Worker runs; one that is missing is a plain 404.)

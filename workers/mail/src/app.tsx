@@ -1,8 +1,8 @@
-import type { ErrorHandler, MiddlewareHandler, NotFoundHandler } from 'hono';
+import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { createApp, serveApiDocument } from '#shared/app.ts';
 import { basePath } from '#shared/base-path.ts';
-import { onError as jsonOnError } from '#shared/errors.ts';
-import { HttpError } from '#shared/http-error.ts';
+import { errorHandler, renderJson } from '#shared/errors.ts';
+import { limitUrlLength, MAX_URL_LENGTH, securityHeaders } from '#shared/security-headers.ts';
 import { type MailEnv, mailServices } from './context.ts';
 import { api } from './routes/api.ts';
 import { assistantApi } from './routes/assistant.ts';
@@ -19,35 +19,18 @@ import { tools } from './routes/tools.ts';
 import { webhook } from './routes/webhook.ts';
 import { ErrorPage } from './views/layout.tsx';
 
-const MAX_URL_LENGTH = 4096;
-
 const isJson = (path: string) => path.startsWith('/api/') || path === '/openapi.json' || path.startsWith('/graph/');
 
-/** Pages and answers carry these; the identity platform is a form target (the connect redirect). */
-function securityHeaders(env: Env): Record<string, string> {
+/** The page policy; the identity platform is a form target (the connect redirect). */
+function mailCsp(env: Env): string {
   let identity = '';
   try {
     identity = ` ${new URL(env.IDENTITY_BASE_URL).origin}`;
   } catch {
     // A malformed setting is reported by the config check; the header just omits it.
   }
-  return {
-    'Content-Security-Policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; child-src 'self'; frame-ancestors 'none'; form-action 'self'${identity}; base-uri 'none'`,
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'same-origin',
-  };
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; child-src 'self'; frame-ancestors 'none'; form-action 'self'${identity}; base-uri 'none'`;
 }
-
-const headers: MiddlewareHandler<MailEnv> = async (c, next) => {
-  if (c.req.url.length > MAX_URL_LENGTH) throw new HttpError(414, 'uri_too_long', `The address is longer than ${MAX_URL_LENGTH} characters.`);
-  await next();
-  // A file answer keeps the sandbox policy its route set (workers/shared/downloads.ts).
-  const own = c.res.headers.has('Content-Security-Policy');
-  for (const [name, value] of Object.entries(securityHeaders(c.env))) if (!(own && name === 'Content-Security-Policy')) c.header(name, value);
-  // Everything here is per-session or carries a credential: never stored by a browser or cache.
-  c.header('Cache-Control', 'no-store');
-};
 
 const mailNotFound: NotFoundHandler<MailEnv> = (c) => {
   const path = new URL(c.req.url).pathname;
@@ -57,25 +40,15 @@ const mailNotFound: NotFoundHandler<MailEnv> = (c) => {
   return c.html(<ErrorPage title="Page not found" message={`There is no page at ${asked}.`} />, 404);
 };
 
-// The shared handler decides status and wording; pages get them as HTML.
-const mailOnError: ErrorHandler<MailEnv> = async (err, c) => {
-  if (err instanceof HttpError) {
-    const retryAfter = err.details?.retryAfterSeconds;
-    if (typeof retryAfter === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
-  }
-  const response = await jsonOnError(err, c);
-  for (const [name, value] of Object.entries(securityHeaders(c.env))) response.headers.set(name, value);
-  response.headers.set('Cache-Control', 'no-store');
-  if (isJson(new URL(c.req.url).pathname)) return response;
-  const body = await response
-    .clone()
-    .json<{ message?: string }>()
-    .catch(() => ({ message: undefined }));
-  const title = response.status === 502 ? 'The mail service failed' : response.status >= 500 ? 'Something went wrong' : 'Request not accepted';
-  const page = await c.html(<ErrorPage title={title} message={body.message ?? 'The request could not be completed.'} />, response.status as 500);
-  for (const [name, value] of response.headers) if (name !== 'content-type' && name !== 'content-length') page.headers.set(name, value);
-  return page;
-};
+// The shared handler decides status and wording; JSON routes get the platform's body, pages a page.
+const mailOnError: ErrorHandler<MailEnv> = errorHandler<MailEnv>(
+  (c, error) => {
+    if (isJson(new URL(c.req.url).pathname)) return renderJson(c, error);
+    const title = error.status === 502 ? 'The mail service failed' : error.status >= 500 ? 'Something went wrong' : 'Request not accepted';
+    return c.html(<ErrorPage title={title} message={error.message} />, error.status);
+  },
+  { service: 'mail' },
+);
 
 export function createMailApp() {
   const app = createApp<MailEnv>('mail', {
@@ -83,7 +56,9 @@ export function createMailApp() {
     onError: mailOnError,
     everyRoute: { 414: { description: `The address is longer than ${MAX_URL_LENGTH} characters` } },
   });
-  app.use('*', headers, mailServices());
+  // A file answer keeps the sandbox policy its route set (workers/shared/downloads.ts). Everything
+  // here is per-session or carries a credential: never stored by a browser or cache.
+  app.use('*', securityHeaders({ csp: (c) => mailCsp(c.env), noStore: true }), limitUrlLength(MAX_URL_LENGTH), mailServices());
   app.route('/', login);
   app.route('/', status);
   app.route('/', connect);

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { limitBody as limitSharedBody, refuseTooLarge } from '#shared/body.ts';
+import { commaList } from '#shared/config.ts';
 import { basePath } from '#shared/base-path.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { secretsEqual } from '#shared/crypto.ts';
@@ -96,20 +97,11 @@ export const pageMailbox = defineGuard<MailEnv>({ requires: 'mailbox' }, async (
 });
 
 /** Bodies read through a byte cap (chunked ones included): 413 beyond it. */
-export const limitBody = (maxSize: number): MiddlewareHandler<MailEnv> =>
-  bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new HttpError(413, 'payload_too_large', `The request body is larger than ${maxSize} bytes.`);
-    },
-  });
+export const limitBody = (maxSize: number): MiddlewareHandler<MailEnv> => limitSharedBody<MailEnv>(maxSize, refuseTooLarge(maxSize));
 
 /** The assistant's admins (MAIL_ASSISTANT_ADMINS, comma-separated): addresses, or `@domain` for a whole domain; lower case. */
 export function assistantAdmins(list: string): string[] {
-  return list
-    .split(',')
-    .map((a) => a.trim().toLowerCase())
-    .filter(Boolean);
+  return commaList(list).map((a) => a.toLowerCase());
 }
 
 /** Whether the address is one of the assistant's admins (or in an admin domain). */

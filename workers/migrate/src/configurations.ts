@@ -1,5 +1,6 @@
 import { asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { configurations, syncJobs } from '#d1/migrate/schema.ts';
+import { hostAllowed } from '#shared/config.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateDb, MigrateServices } from './context.ts';
 import type { Connection, EngineEnv } from './engine/types.ts';
@@ -17,11 +18,8 @@ export function engineEnv(c: MigrateServices): EngineEnv {
   return { DATABASE_URL: config.DATABASE_URL, PG_WS_PROXY: config.PG_WS_PROXY, MIGRATE_ALLOWED_HOSTS: config.MIGRATE_ALLOWED_HOSTS.join(',') };
 }
 
-/** True when `host:port` is on MIGRATE_ALLOWED_HOSTS (an entry `host` allows every port). */
-export function hostAllowed(allowed: readonly string[], host: string, port: number): boolean {
-  const name = host.trim().toLowerCase();
-  return allowed.some((entry) => entry === name || entry === `${name}:${port}`);
-}
+/** True when `host:port` is on MIGRATE_ALLOWED_HOSTS (an entry `host` allows every port): the shared check. */
+export { hostAllowed };
 
 export function assertHostAllowed(c: MigrateServices, host: string, port: number): void {
   if (!hostAllowed(c.var.config.MIGRATE_ALLOWED_HOSTS, host, port)) {

@@ -2,18 +2,10 @@ import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import * as schema from '#d1/migrate/schema.ts';
-import { parseConfig } from '#shared/config.ts';
+import { commaListSetting, parseConfig } from '#shared/config.ts';
 
 /** `host` (any port) or `host:port`, lower-cased: hosts a configuration (or a sheet address) may name. */
-export const allowedHosts = z
-  .string()
-  .default('')
-  .transform((v) =>
-    v
-      .split(',')
-      .map((item) => item.trim().toLowerCase())
-      .filter(Boolean),
-  );
+export const allowedHosts = commaListSetting('', (entry) => entry.toLowerCase());
 
 /** The service's config: vars from wrangler.toml, secrets via `wrangler secret put`. */
 export const migrateConfigSchema = z.object({

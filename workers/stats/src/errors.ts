@@ -1,11 +1,9 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { InvalidInput } from '#shared/app.ts';
 import { HttpError } from '#shared/http-error.ts';
-import { logError } from '#shared/errors.ts';
-import { asDatabaseUnavailable } from '#shared/pg-errors.ts';
+import { errorHandler, type ErrorRenderer } from '#shared/errors.ts';
 import type { StatsEnv } from './context.ts';
 
 // Existing clients of this API were written against a FastAPI service, so every error body has
@@ -33,24 +31,18 @@ export function validationError(issues: ValidationIssue[]): HttpError {
   return new HttpError(422, 'validation', 'Validation failed', { issues });
 }
 
-export const onDetailError: ErrorHandler<StatsEnv> = (err, c) => {
-  // Known errors, a driver error that means the database is unreachable (503) among them.
-  const known = err instanceof HttpError ? err : asDatabaseUnavailable(err);
-  if (known) {
-    if (known.status === 422 && Array.isArray(known.details?.issues)) return c.json({ detail: known.details.issues }, 422);
-    if (known.status >= 500) logError(c, err, 'stats');
-    return c.json({ detail: known.message }, known.status);
+/** The shared classification drawn in FastAPI's shape. */
+const renderDetail: ErrorRenderer<StatsEnv> = (c, error) => {
+  if (error.status === 422 && Array.isArray(error.details?.issues)) return c.json({ detail: error.details.issues }, 422);
+  // Hono raises a 400 for a body it cannot parse: FastAPI answers 422 json_invalid.
+  if (error.kind === 'framework' && error.status === 400) {
+    return c.json({ detail: [{ type: 'json_invalid', loc: ['body'], msg: error.message || 'Malformed JSON in request body' }] }, 422);
   }
-  if (err instanceof HTTPException) {
-    // Hono raises these for a body it cannot parse (FastAPI: 422 json_invalid) or one over the limit.
-    if (err.status === 400) {
-      return c.json({ detail: [{ type: 'json_invalid', loc: ['body'], msg: err.message || 'Malformed JSON in request body' }] }, 422);
-    }
-    return c.json({ detail: err.message || 'Request could not be processed' }, err.status);
-  }
-  logError(c, err, 'stats');
-  return c.json({ detail: 'Internal Server Error' }, 500);
+  if (error.kind === 'unexpected') return c.json({ detail: 'Internal Server Error' }, 500);
+  return c.json({ detail: error.message }, error.status);
 };
+
+export const onDetailError: ErrorHandler<StatsEnv> = errorHandler(renderDetail, { service: 'stats' });
 
 export const onNotFound: NotFoundHandler<StatsEnv> = (c) => c.json({ detail: 'Not Found' }, 404);
 

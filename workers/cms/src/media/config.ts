@@ -1,20 +1,11 @@
 import { z } from 'zod';
-import { parseConfig } from '#shared/config.ts';
+import { commaListSetting, parseConfig } from '#shared/config.ts';
 import { isInlineType } from '#shared/downloads.ts';
 
 // Upload addresses sign the content type and the bucket serves it back (on MEDIA_PUBLIC_BASE_URL
 // too, straight from R2), so only passive types may be offered: never one that runs as a page.
 const list = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((v) =>
-      v
-        .split(',')
-        .map((item) => item.trim().toLowerCase())
-        .filter(Boolean),
-    )
-    .superRefine((types, ctx) => {
+  commaListSetting(fallback, (entry) => entry.toLowerCase()).superRefine((types, ctx) => {
       const active = types.filter((type) => !isInlineType(type));
       if (active.length) ctx.addIssue({ code: 'custom', message: `must list passive types only (raster images, audio, video: the inline list of workers/shared/downloads.ts), not ${active.join(', ')}` });
     });

@@ -1,3 +1,4 @@
+import { commaList, hostAllowed } from '#shared/config.ts';
 import { type RacingDbConfig, openRacingDb, openRacingReads } from '#shared/pg.ts';
 import { type Connection, type DbTarget, type EngineEnv, HostNotAllowedError } from './types.ts';
 
@@ -63,19 +64,9 @@ export interface Reads extends Reader {
 const CONNECT_TIMEOUT_MS = 5_000;
 const QUERY_TIMEOUT_MS = 120_000;
 
-/** `host` or `host:port` entries, comma-separated; an empty list allows nothing. */
+/** `host` or `host:port` entries, comma-separated; an empty list allows nothing (the shared check). */
 export function isHostAllowed(allowed: string | undefined, host: string, port: number): boolean {
-  const wanted = host.trim().toLowerCase();
-  return (allowed ?? '')
-    .split(',')
-    .map((entry) => entry.trim().toLowerCase())
-    .filter(Boolean)
-    .some((entry) => {
-      const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(entry);
-      if (!match) return false;
-      const entryHost = match[1]!.replace(/^\[|\]$/g, '');
-      return entryHost === wanted && (match[2] === undefined || Number(match[2]) === port);
-    });
+  return hostAllowed(commaList(allowed), host, port);
 }
 
 export function assertHostAllowed(env: EngineEnv, conn: Connection): void {
