@@ -32,6 +32,7 @@ const GATES: Record<string, Gate | AiGate> = {
   'GET /api/emails/:folder_name': 'api-token',
   'GET /api/email/:message_id': 'api-token',
   'GET /api/thread/:message_id': 'api-token',
+  'GET /api/email/:message_id/html': 'api-token',
   'GET /api/email-download/:message_id': 'api-token',
   'GET /api/conversation-counts': 'api-token',
   'GET /api/people': 'api-token',
