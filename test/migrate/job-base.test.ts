@@ -33,27 +33,18 @@ type Handle = {
 /** One of the three jobs: how to start one, where it keeps its record, and whether a plan holds its secret. */
 type JobCase = { name: string; recordKey: 'run' | 'job'; create(): Handle; secretIn(plan: unknown): boolean };
 
-function handleOf<O extends Rpc.DurableObjectBranded>(
-  stub: DurableObjectStub<O> & { cancel(reason?: string): Promise<{ message: string }>; progress(): Promise<unknown> },
-  startIn: (instance: O) => unknown,
-  secret: string,
-): Handle {
-  return {
-    begin: (step) =>
-      runInDurableObject(stub, async (instance: O, state) => {
-        // The step is the test's for as long as the object lives (the test's length).
-        Reflect.set(instance, 'step', step(instance));
-        startIn(instance);
-        // Far ahead, in the same turn as the start: only the test fires the job's alarms.
-        await state.storage.setAlarm(Date.now() + 3_600_000);
-      }),
-    cancel: (reason) => stub.cancel(reason),
-    progress: () => stub.progress(),
-    alarm: () => runDurableObjectAlarm(stub),
-    run: (callback) => runInDurableObject(stub, callback),
-    secret,
-  };
+/** Puts the test's step in the object, for as long as it lives (the test's length). */
+function useStep(instance: object, step: (instance: object) => Step): void {
+  Reflect.set(instance, 'step', step(instance));
 }
+
+/** Starts the job from inside its object, so that nothing runs between the start and holdAlarm. */
+function startInside(instance: object, plan: unknown): void {
+  Reflect.apply(Reflect.get(instance, 'start'), instance, [plan]);
+}
+
+/** Far ahead, in the same turn as the start: only the test fires the job's alarms. */
+const holdAlarm = (state: DurableObjectState) => state.storage.setAlarm(Date.now() + 3_600_000);
 
 const CASES: JobCase[] = [
   {
@@ -62,7 +53,19 @@ const CASES: JobCase[] = [
     create() {
       const plan = runPlan([]);
       const stub = migrationJobStub(env, plan.runId);
-      return handleOf(stub, (job) => job.start(plan), plan.source.password);
+      return {
+        begin: (step) =>
+          runInDurableObject(stub, async (instance, state) => {
+            useStep(instance, step);
+            startInside(instance, plan);
+            await holdAlarm(state);
+          }),
+        cancel: (reason) => stub.cancel(reason),
+        progress: () => stub.progress(),
+        alarm: () => runDurableObjectAlarm(stub),
+        run: (callback) => runInDurableObject(stub, callback),
+        secret: plan.source.password,
+      };
     },
     secretIn: (plan) => (plan as RunPlan).source.password !== '',
   },
@@ -78,7 +81,19 @@ const CASES: JobCase[] = [
         startedBy: 'job-base@example.com',
       };
       const stub = disciplineRepairJobStub(env, plan.jobId);
-      return handleOf(stub, (job) => job.start(plan), plan.source.password);
+      return {
+        begin: (step) =>
+          runInDurableObject(stub, async (instance, state) => {
+            useStep(instance, step);
+            startInside(instance, plan);
+            await holdAlarm(state);
+          }),
+        cancel: (reason) => stub.cancel(reason),
+        progress: () => stub.progress(),
+        alarm: () => runDurableObjectAlarm(stub),
+        run: (callback) => runInDurableObject(stub, callback),
+        secret: plan.source.password,
+      };
     },
     secretIn: (plan) => (plan as RepairPlan).source.password !== '',
   },
@@ -97,7 +112,19 @@ const CASES: JobCase[] = [
         trigger: 'run-now',
       };
       const stub = importJobStub(env, plan.jobId);
-      return handleOf(stub, (job) => job.start(plan), TOKEN);
+      return {
+        begin: (step) =>
+          runInDurableObject(stub, async (instance, state) => {
+            useStep(instance, step);
+            startInside(instance, plan);
+            await holdAlarm(state);
+          }),
+        cancel: (reason) => stub.cancel(reason),
+        progress: () => stub.progress(),
+        alarm: () => runDurableObjectAlarm(stub),
+        run: (callback) => runInDurableObject(stub, callback),
+        secret: TOKEN,
+      };
     },
     secretIn: (plan) => JSON.stringify(plan).includes(TOKEN),
   },
