@@ -17,7 +17,7 @@ const AUTH_VARS = {
   AUTH_TOTP_ENCRYPTION_KEY: 'cGhvbmUtbWFpbC10b3RwLWtleS0zMi1ieXRlcy0tLS0=',
 };
 const OWNER = { email: 'phone-office@example.com', password: 'phone-mail-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
-const code = freshCodes(() => OWNER.totpSecret, {}, { fromCurrentStep: true });
+const code = freshCodes((_email: string) => OWNER.totpSecret, {}, { fromCurrentStep: true });
 
 // The mail assistant's pages at a phone's width (390 px), signed in through the real
 // authentication Worker, the mailbox on the Graph stand-in: nothing wider than the screen, no
