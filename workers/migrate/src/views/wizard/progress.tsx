@@ -197,15 +197,14 @@ export function ResultsPage({ csrf, user, session, progress, notice, count, summ
               </tbody>
             </table>
           </Scroll>
-          {!allOk ? (
-            <form method="post" action="/Migration/ValidateAgain">
-              <Csrf token={csrf} />
-              <input type="hidden" name="sessionId" value={session.id} />
-              <button type="submit" data-validate-again>
-                Validate again
-              </button>
-            </form>
-          ) : null}
+          {/* Offered after a clean validation too: the destination can change after the run. */}
+          <form method="post" action="/Migration/ValidateAgain">
+            <Csrf token={csrf} />
+            <input type="hidden" name="sessionId" value={session.id} />
+            <button type="submit" class={allOk ? 'secondary' : undefined} data-validate-again>
+              Validate again
+            </button>
+          </form>
         </>
       ) : (
         <p>No validation yet (the run has not finished).</p>
