@@ -55,7 +55,11 @@ export async function benchAuth({ runs }: BenchContext) {
     return res.json() as Promise<Record<string, unknown>>;
   };
   const api = (path: string, body: unknown) =>
-    call(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-client-secret': SECRETS.AUTH_SSO_SHARED_SECRET }, body: JSON.stringify(body) });
+    call(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-client-secret': SECRETS.AUTH_SSO_SHARED_SECRET },
+      body: JSON.stringify(body),
+    });
 
   try {
     console.log(`\nAuthentication service (${runs} runs per figure where it applies)`);
@@ -77,14 +81,18 @@ export async function benchAuth({ runs }: BenchContext) {
       `  password verify, scrypt N=2^14 r=8 p=5   median ${ms(median(scrypt))} in the isolate (CPU-bound; Node: ${((nodeCpu.user + nodeCpu.system) / 1000).toFixed(0)} ms CPU)`,
     );
     for (const iterations of [600_000, 1_000_000]) {
-      const django = ((await call(`/bench/password?runs=3&hash=${encodeURIComponent(djangoHash(iterations))}`)) as { times: number[] }).times;
-      console.log(`  password verify, Django pbkdf2_sha256 ${iterations.toLocaleString('en')}   median ${ms(median(django))} (imported accounts, once: re-hashed on login)`);
+      const django = ((await call(`/bench/password?runs=3&hash=${encodeURIComponent(djangoHash(iterations))}`)) as { times: number[] })
+        .times;
+      console.log(
+        `  password verify, Django pbkdf2_sha256 ${iterations.toLocaleString('en')}   median ${ms(median(django))} (imported accounts, once: re-hashed on login)`,
+      );
     }
 
     let refreshToken = String(first.refresh_token);
     const chain = Math.min(runs, 200);
     const chainStarted = performance.now();
-    for (let i = 0; i < chain; i++) refreshToken = String((await api('/api/token/refresh/', { refresh_token: refreshToken })).refresh_token);
+    for (let i = 0; i < chain; i++)
+      refreshToken = String((await api('/api/token/refresh/', { refresh_token: refreshToken })).refresh_token);
     const sequential = chain / ((performance.now() - chainStarted) / 1000);
 
     const families = await Promise.all(
@@ -102,7 +110,9 @@ export async function benchAuth({ runs }: BenchContext) {
       }),
     );
     const parallel = (perFamily * families.length) / ((performance.now() - parallelStarted) / 1000);
-    console.log(`  refreshes per second               ${sequential.toFixed(0)}/s one client in sequence (${chain}), ${parallel.toFixed(0)}/s with ${families.length} families at once (local D1)`);
+    console.log(
+      `  refreshes per second               ${sequential.toFixed(0)}/s one client in sequence (${chain}), ${parallel.toFixed(0)}/s with ${families.length} families at once (local D1)`,
+    );
   } finally {
     await worker.dispose();
     rmSync(persistTo, { recursive: true, force: true });

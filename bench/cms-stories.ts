@@ -33,9 +33,23 @@ async function sessionSql(): Promise<{ cookie: string; sql: string }> {
   };
 }
 
-type SessionRow = { idHash: string; userId: number; email: string; firstName: string; lastName: string; role: string; refreshTokenSealed: string; checkedAt: number; expiresAt: number };
+type SessionRow = {
+  idHash: string;
+  userId: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: string;
+  refreshTokenSealed: string;
+  checkedAt: number;
+  expiresAt: number;
+};
 type SessionModule = {
-  newSession(secret: string, user: { id: number; email: string; firstName: string; lastName: string; role: string }, refreshToken: string): Promise<{ id: string; row: SessionRow }>;
+  newSession(
+    secret: string,
+    user: { id: number; email: string; firstName: string; lastName: string; role: string },
+    refreshToken: string,
+  ): Promise<{ id: string; row: SessionRow }>;
 };
 // The Worker's own session code, loaded by path: its Workers types are not part of this Node program.
 const SESSION_MODULE = '../workers/cms/src/session.ts';
@@ -56,7 +70,9 @@ export async function benchCmsStories({ url, relay, runs, today }: BenchContext)
     const data = generateCmsSeed({ stories: STORIES, seed: 7, anchor: ANCHOR, paragraphs: 1 });
     const session = await sessionSql();
     executeCmsSql([...cmsSeedSql(data), session.sql, 'analyze'], persistTo);
-    console.log(`  seeded in ${((performance.now() - started) / 1000).toFixed(1)} s (migrations, ${STORIES.toLocaleString('en')} stories and their mappings, analyze)`);
+    console.log(
+      `  seeded in ${((performance.now() - started) / 1000).toFixed(1)} s (migrations, ${STORIES.toLocaleString('en')} stories and their mappings, analyze)`,
+    );
 
     started = performance.now();
     const vars = { ...SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay };
@@ -68,7 +84,14 @@ export async function benchCmsStories({ url, relay, runs, today }: BenchContext)
         // Signed in by a stored session, the bench never reaches the authentication service.
         AUTH: { type: 'fetcher', fetcher: () => new Response('no authentication service in this bench', { status: 503 }) },
       },
-      dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'error', persist: persistTo, watch: false, liveReload: false },
+      dev: {
+        server: { hostname: '127.0.0.1', port: 0 },
+        inspector: false,
+        logLevel: 'error',
+        persist: persistTo,
+        watch: false,
+        liveReload: false,
+      },
     });
     await worker.ready;
     try {
@@ -98,7 +121,9 @@ export async function benchCmsStories({ url, relay, runs, today }: BenchContext)
         const answer = await http.send('/api/v1/story?search=flemington');
         if (answer.status !== 401) throw new Error(`expected 401 without a session, got ${answer.status}`);
       });
-      console.log(`  ${'no session (401, no database call)'.padEnd(40)} ${ms(median(refused)).padStart(10)} ${ms(percentile(refused, 95)).padStart(10)}`);
+      console.log(
+        `  ${'no session (401, no database call)'.padEnd(40)} ${ms(median(refused)).padStart(10)} ${ms(percentile(refused, 95)).padStart(10)}`,
+      );
 
       // The same Worker's racing lookups, over the bench Postgres: each request is one read over
       // the driver's HTTP query path (answered by the relay on its warm connections).
@@ -124,7 +149,8 @@ export async function benchCmsStories({ url, relay, runs, today }: BenchContext)
         const times = await sample(runs, () => get(path));
         const count = Array.isArray(answer) ? answer.length : 0;
         const warm = warmSql[path];
-        const ratio = warm === undefined ? '' : `   SQL in psql warm p50 ${ms(warm)} → ratio ${(median(times) / warm).toFixed(1)}× (target ≤ 2×)`;
+        const ratio =
+          warm === undefined ? '' : `   SQL in psql warm p50 ${ms(warm)} → ratio ${(median(times) / warm).toFixed(1)}× (target ≤ 2×)`;
         console.log(`  ${name.padEnd(40)} ${ms(median(times)).padStart(10)} ${ms(percentile(times, 95)).padStart(10)}  ${count}${ratio}`);
       }
     } finally {

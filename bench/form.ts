@@ -40,7 +40,10 @@ export async function benchForm({ url, relay, runs }: BenchContext) {
   });
   try {
     const loginPage = await worker.fetch('http://bench/form/');
-    const loginCookie = loginPage.headers.getSetCookie().map((c) => c.split(';')[0] ?? '').join('; ');
+    const loginCookie = loginPage.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0] ?? '')
+      .join('; ');
     const token = /name="csrf_token" value="([^"]+)"/.exec(await loginPage.text())![1]!;
     const login = await worker.fetch('http://bench/form/', {
       method: 'POST',
@@ -48,7 +51,11 @@ export async function benchForm({ url, relay, runs }: BenchContext) {
       body: new URLSearchParams({ csrf_token: token, username: USERNAME, password: PASSWORD }).toString(),
       redirect: 'manual',
     });
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0] ?? '').filter((c) => c.startsWith('form_session=')).join('; ');
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0] ?? '')
+      .filter((c) => c.startsWith('form_session='))
+      .join('; ');
     if (!cookie) throw new Error(`bench login failed: ${login.status}`);
 
     const path = `/form/runner/${horse.id}/`;

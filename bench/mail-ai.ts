@@ -1,6 +1,9 @@
 import { BENCH_MAIL_OWNER as OWNER, withBenchMail } from './mail-worker.ts';
 
-type Dashboard = { new_mail_queue: { queued: number; done: number; failed: number; avg_ms: number; avg_model_ms: number }; drafts: { made: number } };
+type Dashboard = {
+  new_mail_queue: { queued: number; done: number; failed: number; avg_ms: number; avg_model_ms: number };
+  drafts: { made: number };
+};
 
 /**
  * Inbox Zero end to end with the offline model: new mail delivered at the stand-in → its change
@@ -29,7 +32,12 @@ export async function benchMailAi({ runs }: { runs: number }) {
     const delivered = await fetch(`${standin.url}/_standin/deliver`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ count, subject: 'Nomination for race 4', body: 'Please enter our horse in race 4 on Saturday. The trainer confirms the nomination.\n\nThanks,\nSam\nSent from my iPhone', from: { name: 'Sam Trainer', address: 'sam@stables.test' } }),
+      body: JSON.stringify({
+        count,
+        subject: 'Nomination for race 4',
+        body: 'Please enter our horse in race 4 on Saturday. The trainer confirms the nomination.\n\nThanks,\nSam\nSent from my iPhone',
+        from: { name: 'Sam Trainer', address: 'sam@stables.test' },
+      }),
     });
     if (delivered.status !== 201) throw new Error(`deliver: ${delivered.status}`);
     let d = await dashboard();
@@ -41,7 +49,11 @@ export async function benchMailAi({ runs }: { runs: number }) {
     const seconds = (performance.now() - started) / 1000;
     const q = d.new_mail_queue;
     console.log(`\nMail assistant: Inbox Zero end to end (offline model; ${count} new messages delivered at once)`);
-    console.log(`processed ${q.done} (failed ${q.failed}, drafts made ${d.drafts.made}) in ${seconds.toFixed(1)} s: ${(q.done / seconds).toFixed(1)} notifications/s (webhook → summary → category → draft)`);
-    console.log(`per message: ${q.avg_ms} ms in all, of which the model ${q.avg_model_ms} ms; the Worker's own time (Graph calls, D1, cleaning) ${q.avg_ms - q.avg_model_ms} ms`);
+    console.log(
+      `processed ${q.done} (failed ${q.failed}, drafts made ${d.drafts.made}) in ${seconds.toFixed(1)} s: ${(q.done / seconds).toFixed(1)} notifications/s (webhook → summary → category → draft)`,
+    );
+    console.log(
+      `per message: ${q.avg_ms} ms in all, of which the model ${q.avg_model_ms} ms; the Worker's own time (Graph calls, D1, cleaning) ${q.avg_ms - q.avg_model_ms} ms`,
+    );
   });
 }

@@ -31,7 +31,14 @@ export async function withBenchMail<T>(vars: Record<string, string>, body: (mail
     const id = toBase64Url(randomBytes(32));
     const idHash = await sha256Hex(id);
     const now = Date.now();
-    executeD1(CONFIG, 'DB', [`insert into sessions (id_hash, user_id, email, name, refresh_token_sealed, created_at, expires_at, checked_at) values ('${idHash}', 1, '${BENCH_MAIL_OWNER}', 'Bench', 'v1.none.none', ${now}, ${now + 86_400_000}, ${now})`], { persistTo: state });
+    executeD1(
+      CONFIG,
+      'DB',
+      [
+        `insert into sessions (id_hash, user_id, email, name, refresh_token_sealed, created_at, expires_at, checked_at) values ('${idHash}', 1, '${BENCH_MAIL_OWNER}', 'Bench', 'v1.none.none', ${now}, ${now + 86_400_000}, ${now})`,
+      ],
+      { persistTo: state },
+    );
     const worker = await startLocalWorker({
       config: join(ROOT, CONFIG),
       persistTo: state,

@@ -4,7 +4,13 @@ import { Semaphore, sendGraph } from '../workers/mail/src/graph/transport.ts';
 import { BENCH_MAIL_CLIENT_ID as CLIENT_ID, withBenchMail } from './mail-worker.ts';
 import { median, ms, percentile, sample } from './stats.ts';
 
-const settings = (graphBaseUrl: string) => ({ GRAPH_BASE_URL: graphBaseUrl, GRAPH_TIMEOUT_MS: 10_000, GRAPH_DEADLINE_MS: 25_000, GRAPH_MAX_RETRIES: 3, GRAPH_MAX_RETRY_AFTER_SECONDS: 10 });
+const settings = (graphBaseUrl: string) => ({
+  GRAPH_BASE_URL: graphBaseUrl,
+  GRAPH_TIMEOUT_MS: 10_000,
+  GRAPH_DEADLINE_MS: 25_000,
+  GRAPH_MAX_RETRIES: 3,
+  GRAPH_MAX_RETRY_AFTER_SECONDS: 10,
+});
 
 /**
  * `/api/emails/inbox` and `/api/thread/<id>` through the mail Worker (local workerd, session
@@ -24,9 +30,17 @@ export async function benchMail({ runs }: { runs: number }) {
     const thread = (await get(`/api/thread/${encodeURIComponent(threaded.id)}`)) as { messages: unknown[] };
 
     // The same Graph calls, straight to the stand-in, with the same client code.
-    const tokens = await signIn(standin.url, { clientId: CLIENT_ID, scope: 'offline_access User.Read Mail.ReadWrite Mail.Send People.Read' });
+    const tokens = await signIn(standin.url, {
+      clientId: CLIENT_ID,
+      scope: 'offline_access User.Read Mail.ReadWrite Mail.Send People.Read',
+    });
     const slots = new Semaphore(4);
-    const graph = new GraphClient({ graph: (request) => sendGraph(request, { settings: settings(standin.graphBaseUrl), slots, token: async () => tokens.access_token }) }, standin.graphBaseUrl);
+    const graph = new GraphClient(
+      {
+        graph: (request) => sendGraph(request, { settings: settings(standin.graphBaseUrl), slots, token: async () => tokens.access_token }),
+      },
+      standin.graphBaseUrl,
+    );
 
     const rows: [string, number[], number[]][] = [];
     rows.push([
@@ -47,9 +61,13 @@ export async function benchMail({ runs }: { runs: number }) {
     ]);
 
     console.log(`\nMail assistant (${runs} runs each; the stand-in's own time is the same Graph calls made from Node)`);
-    console.log(`${'request'.padEnd(40)} ${'Worker p50'.padStart(11)} ${'Worker p95'.padStart(11)} ${'stand-in p50'.padStart(13)} ${'ratio'.padStart(6)}`);
+    console.log(
+      `${'request'.padEnd(40)} ${'Worker p50'.padStart(11)} ${'Worker p95'.padStart(11)} ${'stand-in p50'.padStart(13)} ${'ratio'.padStart(6)}`,
+    );
     for (const [name, viaWorker, direct] of rows) {
-      console.log(`${name.padEnd(40)} ${ms(median(viaWorker)).padStart(11)} ${ms(percentile(viaWorker, 95)).padStart(11)} ${ms(median(direct)).padStart(13)} ${(median(viaWorker) / median(direct)).toFixed(1).padStart(5)}×`);
+      console.log(
+        `${name.padEnd(40)} ${ms(median(viaWorker)).padStart(11)} ${ms(percentile(viaWorker, 95)).padStart(11)} ${ms(median(direct)).padStart(13)} ${(median(viaWorker) / median(direct)).toFixed(1).padStart(5)}×`,
+      );
     }
   });
 }

@@ -144,13 +144,18 @@ export async function benchStats({ url, relay, runs, today }: BenchContext) {
     const planned = psqlTimings(url, `set jit = off;\n${literal.repeat(psqlRuns + 3)}`).slice(-psqlRuns);
     // What the triggers cost a result correction: one runner's finishing position rewritten
     // (unchanged), which recomputes its date's aggregates, timed in psql.
-    const { rows: [start] } = await client.query<{ id: number }>(
+    const {
+      rows: [start],
+    } = await client.query<{ id: number }>(
       `select r.id from runners r join races ra on ra.id = r.race_id join meetings m on m.id = ra.meeting_id
         where m.date = $1::date - 1 and not r.scratched and r.finishing_position is not null limit 1`,
       [meeting.date],
     );
     const correction = start
-      ? psqlTimings(url, `update runners set finishing_position = finishing_position where id = ${start.id};\n`.repeat(Math.min(runs, 20) + 2)).slice(2)
+      ? psqlTimings(
+          url,
+          `update runners set finishing_position = finishing_position where id = ${start.id};\n`.repeat(Math.min(runs, 20) + 2),
+        ).slice(2)
       : [];
     const old = 260;
     console.log(
@@ -169,7 +174,10 @@ export async function benchStats({ url, relay, runs, today }: BenchContext) {
     console.log(`  statement, psql new connection         p50 ${ms(median(cold))}`);
     const floor = await sample(runs, () => http.ok('/health', withToken));
     console.log(`  GET /health through the same path      p50 ${ms(median(floor))}   (the local runtime's own cost per request)`);
-    if (correction.length) console.log(`  a result correction (one runner; its date's aggregates recomputed by the triggers), psql p50 ${ms(median(correction))}`);
+    if (correction.length)
+      console.log(
+        `  a result correction (one runner; its date's aggregates recomputed by the triggers), psql p50 ${ms(median(correction))}`,
+      );
 
     // One query per person on one warm connection (kinder to the baseline than a connection per query).
     const ids = await client.query<{ role: 'trainer' | 'jockey'; id: number }>(

@@ -63,7 +63,10 @@ async function chooseRunners(url: string, today: string, count: number): Promise
       [today, count],
     );
     if (runners.rows.length < count) throw new Error(`only ${runners.rows.length} runners of untimed races; ${count} needed`);
-    await client.query('INSERT INTO bench_sectional_import (loaded_at, runner_ids) VALUES ($1, $2)', [loaded, runners.rows.map((r) => r.id)]);
+    await client.query('INSERT INTO bench_sectional_import (loaded_at, runner_ids) VALUES ($1, $2)', [
+      loaded,
+      runners.rows.map((r) => r.id),
+    ]);
     await client.query('VACUUM ANALYZE sectional_times');
     return runners.rows;
   });
@@ -188,7 +191,10 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
       const page = await fetch(`${base}/Sectional`, { headers: { cookie: session }, redirect: 'manual' });
       const html = await page.text();
       if (page.status !== 200) throw new Error(`GET /Sectional: ${page.status} ${html.slice(0, 300)}`);
-      const nonce = page.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('migrate_csrf='));
+      const nonce = page.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0]!)
+        .find((c) => c.startsWith('migrate_csrf='));
       const token = /name="request-verification-token" content="([^"]+)"/.exec(html)?.[1];
       if (!nonce || !token) throw new Error('no anti-forgery token on /Sectional');
       const cookie = `${session}; ${nonce}`;
@@ -213,7 +219,11 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
           const form = new FormData();
           form.append('__RequestVerificationToken', token);
           form.append('fk.runner', 'horse');
-          form.append('excelFile', new Blob([xlsx], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }), 'sectional-bench.xlsx');
+          form.append(
+            'excelFile',
+            new Blob([xlsx], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }),
+            'sectional-bench.xlsx',
+          );
           const preview = await fetch(`${base}/Sectional/Preview`, { method: 'POST', body: form, headers: { cookie }, redirect: 'manual' });
           const previewHtml = await preview.text();
           const previewMs = performance.now() - started;
@@ -223,20 +233,32 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
           }
           const start = await fetch(`${base}/Sectional/Start`, {
             method: 'POST',
-            body: new URLSearchParams({ __RequestVerificationToken: token, tempPath: decodeHtml(tempPath), 'fk.runner': 'horse', filter: '' }),
+            body: new URLSearchParams({
+              __RequestVerificationToken: token,
+              tempPath: decodeHtml(tempPath),
+              'fk.runner': 'horse',
+              filter: '',
+            }),
             headers: { cookie },
             redirect: 'manual',
           });
           const location = start.headers.get('location') ?? '';
           const jobId = /jobId=([0-9a-f-]{36})/.exec(location)?.[1];
-          if (start.status !== 302 || !jobId) throw new Error(`POST /Sectional/Start: ${start.status} ${location} ${(await start.text()).slice(0, 300)}`);
+          if (start.status !== 302 || !jobId)
+            throw new Error(`POST /Sectional/Start: ${start.status} ${location} ${(await start.text()).slice(0, 300)}`);
           const startedJob = performance.now();
           let readMs = 0;
           let progress: Progress;
           for (;;) {
             await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-            const res = await fetch(`${base}/api/sectional/progress/${jobId}`, { headers: { cookie }, redirect: 'manual', signal: AbortSignal.timeout(120_000) }).catch((error: unknown) => {
-              throw new Error(`GET /api/sectional/progress/${jobId} unanswered after ${s(performance.now() - startedJob)} of the job (${error instanceof Error ? error.message : error})`);
+            const res = await fetch(`${base}/api/sectional/progress/${jobId}`, {
+              headers: { cookie },
+              redirect: 'manual',
+              signal: AbortSignal.timeout(120_000),
+            }).catch((error: unknown) => {
+              throw new Error(
+                `GET /api/sectional/progress/${jobId} unanswered after ${s(performance.now() - startedJob)} of the job (${error instanceof Error ? error.message : error})`,
+              );
             });
             if (res.status !== 200) throw new Error(`progress: ${res.status} ${(await res.text()).slice(0, 300)}`);
             progress = (await res.json()) as Progress;
@@ -246,7 +268,9 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
           const ended = performance.now();
           sample();
           if (progress.state !== 'completed') {
-            throw new Error(`the import ${progress.state}: ${progress.summary.errors.join('; ')}\n${progress.log.map((l) => `${l.level} ${l.message}`).join('\n')}`);
+            throw new Error(
+              `the import ${progress.state}: ${progress.summary.errors.join('; ')}\n${progress.log.map((l) => `${l.level} ${l.message}`).join('\n')}`,
+            );
           }
           const previewValid = /data-valid[^>]*>([\d,]+)</.exec(previewHtml)?.[1];
           return {
@@ -269,7 +293,10 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
 
       const first = await runImport();
       const counted = await withClient(url, async (client) => {
-        const { rows: found } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM sectional_times WHERE runner_id = ANY($1::int[])', [runners.map((r) => r.id)]);
+        const { rows: found } = await client.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM sectional_times WHERE runner_id = ANY($1::int[])',
+          [runners.map((r) => r.id)],
+        );
         return found[0]!.n;
       });
       await checkpoint(url);
@@ -279,12 +306,16 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
 
       const p = first.progress;
       const committed = p.processed;
-      const problems = Object.entries(p.summary.problemCounts).map(([k, n]) => `${n} ${k}`).join(', ');
+      const problems = Object.entries(p.summary.problemCounts)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ');
       console.log(`${pad('upload + parse + check (Preview)')}${s(first.previewMs)}`);
       console.log(
         `${pad('job, Start → completed')}${s(first.jobMs)}   (sheet read and checked again, seen at ${s(first.readMs)}; writing ${s(first.jobMs - first.readMs)}, chunks of 2,000)`,
       );
-      console.log(`${pad('total, upload → committed')}${s(first.totalMs)}   ${Math.round((committed / first.totalMs) * 1000).toLocaleString('en')} rows/s`);
+      console.log(
+        `${pad('total, upload → committed')}${s(first.totalMs)}   ${Math.round((committed / first.totalMs) * 1000).toLocaleString('en')} rows/s`,
+      );
       console.log(
         `${pad('rows')}${p.summary.sheetRows?.toLocaleString('en')} in the sheet: ${p.inserted.toLocaleString('en')} inserted, ${p.updated} updated, ${p.unchanged} unchanged, ${p.skipped} skipped${problems ? ` (${problems})` : ''}`,
       );
@@ -294,7 +325,8 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
           (first.previewValid !== null && first.previewValid !== expected ? ` (the preview said ${first.previewValid})` : ''),
       );
       console.log(
-        `${pad('CPU during the import')}workerd ${first.cpu.workerd.toFixed(1)} s` + (first.cpu.postgres === null ? '' : `, PostgreSQL backends ${first.cpu.postgres.toFixed(1)} s`),
+        `${pad('CPU during the import')}workerd ${first.cpu.workerd.toFixed(1)} s` +
+          (first.cpu.postgres === null ? '' : `, PostgreSQL backends ${first.cpu.postgres.toFixed(1)} s`),
       );
       console.log(
         `${pad('workerd memory (Worker + ImportJob DO)')}peak RSS ${mb(first.peakKb)} (sampled every ${SAMPLE_MS} ms; before the upload ${mb(baselineKb)}; ${pids.length} workerd process${pids.length === 1 ? '' : 'es'})`,
@@ -304,7 +336,9 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
         `${pad('second import of the same sheet')}${s(second.totalMs)}   (Preview ${s(second.previewMs)}, job ${s(second.jobMs)}; ${q.inserted} inserted, ${q.updated} updated, ${q.unchanged.toLocaleString('en')} unchanged)` +
           (q.inserted === 0 && q.updated === 0 ? '' : '   NOT IDEMPOTENT'),
       );
-      console.log(`${pad('')}peak RSS ${mb(second.peakKb)}; workerd CPU ${second.cpu.workerd.toFixed(1)} s; process high-water mark over both ${mb(hwmKb)}`);
+      console.log(
+        `${pad('')}peak RSS ${mb(second.peakKb)}; workerd CPU ${second.cpu.workerd.toFixed(1)} s; process high-water mark over both ${mb(hwmKb)}`,
+      );
       console.log(`${pad('load average (1 min)')}${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
       if (counted !== expected) throw new Error(`sectional_times rows for the runners: ${counted}, expected ${expected}`);
     } finally {
@@ -320,5 +354,10 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
 }
 
 function decodeHtml(text: string): string {
-  return text.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return text
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 }

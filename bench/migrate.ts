@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { startLocalWorker } from '../scripts/local-worker.ts';
 import { ensureEngineBookkeeping } from '../scripts/racing/migration.ts';
 import { withClient } from '../scripts/racing/pg-client.ts';
@@ -43,9 +42,21 @@ export const destTable = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
   gear text, comment text, prize_money integer NOT NULL)`;
 
 const COLUMNS: [source: string, dest: string][] = [
-  ['race_id', 'race_ref'], ['horse_id', 'horse_ref'], ['jockey_id', 'jockey_ref'], ['trainer_id', 'trainer_ref'], ['tab_no', 'tab_number'],
-  ['barrier_no', 'barrier'], ['weight_kg', 'weight'], ['sp_odds', 'starting_price'], ['scratched_flag', 'scratched'], ['finish_pos', 'finishing_position'],
-  ['margin_lengths', 'margin'], ['race_date', 'race_date'], ['gear', 'gear'], ['comment', 'comment'], ['prize_money', 'prize_money'],
+  ['race_id', 'race_ref'],
+  ['horse_id', 'horse_ref'],
+  ['jockey_id', 'jockey_ref'],
+  ['trainer_id', 'trainer_ref'],
+  ['tab_no', 'tab_number'],
+  ['barrier_no', 'barrier'],
+  ['weight_kg', 'weight'],
+  ['sp_odds', 'starting_price'],
+  ['scratched_flag', 'scratched'],
+  ['finish_pos', 'finishing_position'],
+  ['margin_lengths', 'margin'],
+  ['race_date', 'race_date'],
+  ['gear', 'gear'],
+  ['comment', 'comment'],
+  ['prize_money', 'prize_money'],
 ];
 
 export const PLAN_TABLE: TablePlan = {
@@ -67,7 +78,6 @@ export const PLAN_TABLE: TablePlan = {
 const PIPE_SELECT = `SELECT ${COLUMNS.map(([source]) =>
   source === 'race_date' ? "to_date(race_date, 'DD/MM/YYYY')" : source === 'scratched_flag' ? "scratched_flag = 'Y'" : source,
 ).join(', ')} FROM bench_entry ORDER BY entry_id`;
-
 
 async function prepareSource(url: string): Promise<void> {
   await withClient(url, async (client) => {
@@ -188,14 +198,21 @@ export async function benchMigrate({ url, relay }: BenchContext) {
   await prepareSource(sourceUrl);
   await prepareDestination(url);
   const source = new URL(sourceUrl);
-  console.log(`\nMigration: ${ROWS.toLocaleString('en')} rows of a 16-column runners-like table, ${SOURCE_DB} → bench database (PostgreSQL 15)`);
+  console.log(
+    `\nMigration: ${ROWS.toLocaleString('en')} rows of a 16-column runners-like table, ${SOURCE_DB} → bench database (PostgreSQL 15)`,
+  );
 
   // 1. The COPY pipe between the same two databases.
   const pipePostgres = postgresCpuSeconds();
   const pipeStarted = performance.now();
   const pipe = spawnSync(
     'bash',
-    ['-o', 'pipefail', '-c', `psql -X -q "$SRC" -c "COPY (${PIPE_SELECT}) TO STDOUT" | psql -X -q "$DEST" -c "\\copy bench_runners_pipe (${COLUMNS.map(([, d]) => d).join(', ')}) FROM pstdin"`],
+    [
+      '-o',
+      'pipefail',
+      '-c',
+      `psql -X -q "$SRC" -c "COPY (${PIPE_SELECT}) TO STDOUT" | psql -X -q "$DEST" -c "\\copy bench_runners_pipe (${COLUMNS.map(([, d]) => d).join(', ')}) FROM pstdin"`,
+    ],
     { env: { ...process.env, SRC: sourceUrl, DEST: url }, encoding: 'utf8' },
   );
   const pipeMs = performance.now() - pipeStarted;
@@ -252,7 +269,11 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     };
     const cpuBefore = { relay: process.cpuUsage(), postgres: postgresCpuSeconds() };
     const started = performance.now();
-    const start = await worker.fetch('http://bench/start', { method: 'POST', body: JSON.stringify(plan), headers: { 'content-type': 'application/json' } });
+    const start = await worker.fetch('http://bench/start', {
+      method: 'POST',
+      body: JSON.stringify(plan),
+      headers: { 'content-type': 'application/json' },
+    });
     if (!start.ok) throw new Error(`start: ${start.status} ${await start.text()}`);
     let copiedMs = 0;
     // When the first chunk's rows were seen committed: the run's start-up (plan checks, totals, first page).
@@ -294,7 +315,8 @@ export async function benchMigrate({ url, relay }: BenchContext) {
       const piped = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM bench_runners_pipe');
       return { worker: worker.rows[0]!.n, pipe: piped.rows[0]!.n };
     });
-    if (counts.worker !== ROWS || counts.pipe !== ROWS) throw new Error(`row counts: worker ${counts.worker}, pipe ${counts.pipe}, expected ${ROWS}`);
+    if (counts.worker !== ROWS || counts.pipe !== ROWS)
+      throw new Error(`row counts: worker ${counts.worker}, pipe ${counts.pipe}, expected ${ROWS}`);
     const workerRate = rate(ROWS, copiedMs);
     const pipeRate = rate(ROWS, pipeMs);
     const validation = progress.validation?.[0];

@@ -2,7 +2,11 @@ import { spawnSync } from 'node:child_process';
 
 /** Runs a psql script on one connection to `url` (results discarded) and returns what psql printed. */
 function runPsql(url: string, script: string): string {
-  const run = spawnSync('psql', ['-X', '-q', '-tA', '-o', '/dev/null', url], { input: script, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync('psql', ['-X', '-q', '-tA', '-o', '/dev/null', url], {
+    input: script,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   if (run.status !== 0) throw new Error(`psql failed: ${run.stderr}`);
   return run.stdout;
 }
@@ -34,7 +38,8 @@ export function inlined(query: { sql: string; params: unknown[] }): string {
   let text = query.sql;
   for (let i = query.params.length; i >= 1; i--) {
     const value = query.params[i - 1];
-    const literal = value === null || value === undefined ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
+    const literal =
+      value === null || value === undefined ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
     text = text.split(`$${i}`).join(literal);
   }
   return text;

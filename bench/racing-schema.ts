@@ -19,5 +19,6 @@ export async function applyMissingRacingMigrations(client: pg.Client): Promise<v
     await client.query('rollback');
     throw err;
   }
-  for (const table of ['meeting_stats_days', 'meeting_stats_person_days', 'meeting_stats_person_horses']) await client.query(`vacuum analyze ${table}`);
+  for (const table of ['meeting_stats_days', 'meeting_stats_person_days', 'meeting_stats_person_horses'])
+    await client.query(`vacuum analyze ${table}`);
 }

@@ -26,7 +26,8 @@ export class AccountGuard extends DurableObject {
   status(): GuardVerdict {
     const failures = this.ctx.storage.kv.get<Failures>('failures');
     const now = Date.now();
-    if (failures && failures.lockedUntil > now) return { allowed: false, retryAfterSeconds: Math.ceil((failures.lockedUntil - now) / 1000) };
+    if (failures && failures.lockedUntil > now)
+      return { allowed: false, retryAfterSeconds: Math.ceil((failures.lockedUntil - now) / 1000) };
     return { allowed: true, retryAfterSeconds: 0 };
   }
 

@@ -53,7 +53,8 @@ export interface MailboxNotification {
 }
 
 /** Whether a notification announces a new message the assistant processes (created, with its id). */
-export const announcesNewMessage = (item: MailboxNotification): item is MailboxNotification & { messageId: string } => item.changeType.split(',').includes('created') && !!item.messageId;
+export const announcesNewMessage = (item: MailboxNotification): item is MailboxNotification & { messageId: string } =>
+  item.changeType.split(',').includes('created') && !!item.messageId;
 
 /** The assistant's work queue of new mail, as `queueState` reports it. */
 export interface QueueState {
@@ -146,7 +147,13 @@ export class MailUserContext extends DurableObject<Env> {
   async status(): Promise<MailboxStatus> {
     const stored = await this.ctx.storage.get<StoredConnection>('connection');
     if (!stored) return { connected: false };
-    return { connected: true, account: stored.account, connectedAt: stored.connectedAt, accessExpiresAt: stored.accessExpiresAt, refreshes: stored.refreshes };
+    return {
+      connected: true,
+      account: stored.account,
+      connectedAt: stored.connectedAt,
+      accessExpiresAt: stored.accessExpiresAt,
+      refreshes: stored.refreshes,
+    };
   }
 
   async disconnect(): Promise<void> {
@@ -177,7 +184,12 @@ export class MailUserContext extends DurableObject<Env> {
       const now = Date.now();
       for (const item of items) {
         if (announcesNewMessage(item)) {
-          this.ctx.storage.sql.exec("INSERT OR IGNORE INTO ai_queue (message_id, state, next_at, updated_at) VALUES (?, 'queued', ?, ?)", item.messageId, now, now);
+          this.ctx.storage.sql.exec(
+            "INSERT OR IGNORE INTO ai_queue (message_id, state, next_at, updated_at) VALUES (?, 'queued', ?, ?)",
+            item.messageId,
+            now,
+            now,
+          );
         }
       }
       await this.ctx.storage.put('userId', userId);
@@ -196,14 +208,25 @@ export class MailUserContext extends DurableObject<Env> {
 
   /** The assistant's queue of new mail: counts and the average timings of the processed messages. */
   async queueState(): Promise<QueueState> {
-    const counts = Object.fromEntries(this.ctx.storage.sql.exec<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM ai_queue GROUP BY state').toArray().map((r) => [r.state, r.n]));
+    const counts = Object.fromEntries(
+      this.ctx.storage.sql
+        .exec<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM ai_queue GROUP BY state')
+        .toArray()
+        .map((r) => [r.state, r.n]),
+    );
     // TOTAL() is 0.0 over no rows (and counts a missing model time as 0)
     const avg = this.ctx.storage.sql
       .exec<{ total_ms: number; model_ms: number }>(
         "SELECT TOTAL(total_ms) / MAX(COUNT(*), 1) AS total_ms, TOTAL(model_ms) / MAX(COUNT(*), 1) AS model_ms FROM (SELECT total_ms, model_ms FROM ai_queue WHERE state = 'done' AND total_ms IS NOT NULL ORDER BY updated_at DESC LIMIT 1000)",
       )
       .one();
-    return { queued: counts.queued ?? 0, done: counts.done ?? 0, failed: counts.failed ?? 0, avgMs: Math.round(avg.total_ms), avgModelMs: Math.round(avg.model_ms) };
+    return {
+      queued: counts.queued ?? 0,
+      done: counts.done ?? 0,
+      failed: counts.failed ?? 0,
+      avgMs: Math.round(avg.total_ms),
+      avgModelMs: Math.round(avg.model_ms),
+    };
   }
 
   private async wake(): Promise<void> {
@@ -212,7 +235,13 @@ export class MailUserContext extends DurableObject<Env> {
 
   private taskContext(userId: number, name: string): TaskContext {
     const config = this.config;
-    return { model: createModel(config, this.env as { AI?: unknown }), tracer: new Tracer(userId, name), db: drizzle(this.env.DB, { schema }), userId, timeoutMs: config.MODEL_TIMEOUT_MS };
+    return {
+      model: createModel(config, this.env as { AI?: unknown }),
+      tracer: new Tracer(userId, name),
+      db: drizzle(this.env.DB, { schema }),
+      userId,
+      timeoutMs: config.MODEL_TIMEOUT_MS,
+    };
   }
 
   /** Drains the queue of new mail and runs a step of each background job; again while work remains. */
@@ -221,7 +250,11 @@ export class MailUserContext extends DurableObject<Env> {
     const now = Date.now();
     if (userId !== undefined) {
       const due = this.ctx.storage.sql
-        .exec<{ message_id: string; attempts: number }>("SELECT message_id, attempts FROM ai_queue WHERE state = 'queued' AND next_at <= ? ORDER BY next_at LIMIT ?", now, QUEUE_BATCH)
+        .exec<{ message_id: string; attempts: number }>(
+          "SELECT message_id, attempts FROM ai_queue WHERE state = 'queued' AND next_at <= ? ORDER BY next_at LIMIT ?",
+          now,
+          QUEUE_BATCH,
+        )
         .toArray();
       const account = (await this.status()).account;
       // the user's categories, read once for the run's messages
@@ -238,7 +271,9 @@ export class MailUserContext extends DurableObject<Env> {
       };
       await Promise.all(Array.from({ length: Math.min(QUEUE_PARALLEL, due.length) }, worker));
     }
-    for (const job of this.ctx.storage.sql.exec<{ job_id: string; user_id: number; after: string }>('SELECT job_id, user_id, after FROM ai_jobs').toArray()) {
+    for (const job of this.ctx.storage.sql
+      .exec<{ job_id: string; user_id: number; after: string }>('SELECT job_id, user_id, after FROM ai_jobs')
+      .toArray()) {
       const ctx = this.taskContext(job.user_id, 'recategorise');
       try {
         const next = await recategoriseStep(ctx, job.job_id, job.after);
@@ -252,15 +287,26 @@ export class MailUserContext extends DurableObject<Env> {
     }
     // Processed records are kept (a repeated notification is not processed twice) for as long as
     // the rest of the assistant's history.
-    this.ctx.storage.sql.exec("DELETE FROM ai_queue WHERE state <> 'queued' AND updated_at < ?", historyCutoff(now, this.config.ASSISTANT_HISTORY_DAYS));
-    const next = this.ctx.storage.sql.exec<{ at: number | null }>("SELECT MIN(next_at) AS at FROM ai_queue WHERE state = 'queued'").one().at;
+    this.ctx.storage.sql.exec(
+      "DELETE FROM ai_queue WHERE state <> 'queued' AND updated_at < ?",
+      historyCutoff(now, this.config.ASSISTANT_HISTORY_DAYS),
+    );
+    const next = this.ctx.storage.sql
+      .exec<{ at: number | null }>("SELECT MIN(next_at) AS at FROM ai_queue WHERE state = 'queued'")
+      .one().at;
     const jobs = this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM ai_jobs').one().n;
     if (jobs > 0) await this.ctx.storage.setAlarm(Date.now());
     else if (next !== null) await this.ctx.storage.setAlarm(Math.max(Date.now(), next));
   }
 
   /** One new message: summary, category and (where its category asks) a reply draft. */
-  private async processQueued(userId: number, messageId: string, attempts: number, ownAddress: string | undefined, categories: Category[]): Promise<void> {
+  private async processQueued(
+    userId: number,
+    messageId: string,
+    attempts: number,
+    ownAddress: string | undefined,
+    categories: Category[],
+  ): Promise<void> {
     const started = Date.now();
     const ctx = this.taskContext(userId, 'new mail');
     // background work: the mailbox's reads go first (see Semaphore)
@@ -309,7 +355,13 @@ export class MailUserContext extends DurableObject<Env> {
         Math.max(1, Math.min(limit, MAX_KEPT_NOTIFICATIONS)),
       )
       .toArray();
-    return rows.reverse().map((r) => ({ subscriptionId: r.subscription_id, changeType: r.change_type, resource: r.resource, messageId: r.message_id, receivedAt: r.received_at }));
+    return rows.reverse().map((r) => ({
+      subscriptionId: r.subscription_id,
+      changeType: r.change_type,
+      resource: r.resource,
+      messageId: r.message_id,
+      receivedAt: r.received_at,
+    }));
   }
 
   /**

@@ -71,7 +71,9 @@ async function main() {
     console.log(`✓ development account ${DEV_ACCOUNT.email} present`);
     return;
   }
-  console.error('usage: npx tsx scripts/auth-admin.ts create-admin --email ADDRESS [--first NAME] [--last NAME] [--remote] [--persist-to DIR]');
+  console.error(
+    'usage: npx tsx scripts/auth-admin.ts create-admin --email ADDRESS [--first NAME] [--last NAME] [--remote] [--persist-to DIR]',
+  );
   console.error('       npx tsx scripts/auth-admin.ts seed-dev [--persist-to DIR]');
   process.exit(2);
 }

@@ -76,7 +76,9 @@ export function generateCmsSeed(options: CmsSeedOptions = {}): CmsSeedData {
   const family = new Random(seed, 'cms-families');
 
   const sites = SEED_SITES.map((site, i) => ({ id: i + 1, ...site }));
-  const newsTypes = sites.flatMap((site) => SEED_NEWS_TYPES.map((name, k) => ({ id: (site.id - 1) * SEED_NEWS_TYPES.length + k + 1, siteId: site.id, name })));
+  const newsTypes = sites.flatMap((site) =>
+    SEED_NEWS_TYPES.map((name, k) => ({ id: (site.id - 1) * SEED_NEWS_TYPES.length + k + 1, siteId: site.id, name })),
+  );
   const authors = Array.from({ length: AUTHORS }, (_, i) => {
     const name = personName(people);
     return { id: i + 1, name, email: `${name.toLowerCase().replace(/[^a-z]+/g, '.')}@racingtoday.example` };
@@ -85,7 +87,9 @@ export function generateCmsSeed(options: CmsSeedOptions = {}): CmsSeedData {
   const courses = COURSE_PROFILES.map((c) => c.name);
 
   // Publication times first, so ids rise with time as they would in a newsroom.
-  const times = Array.from({ length: count }, () => anchor - draw.int(0, 364) * DAY_MS + draw.int(6 * 60, 22 * 60) * 60_000).sort((a, b) => a - b);
+  const times = Array.from({ length: count }, () => anchor - draw.int(0, 364) * DAY_MS + draw.int(6 * 60, 22 * 60) * 60_000).sort(
+    (a, b) => a - b,
+  );
   const stories: SeedStory[] = times.map((publishedAt, i) => {
     const horse = horseName(draw);
     const course = draw.pick(courses);
@@ -103,13 +107,21 @@ export function generateCmsSeed(options: CmsSeedOptions = {}): CmsSeedData {
     const accessScope = draw.weighted(SCOPES);
     const body = Array.from(
       { length: paragraphs },
-      () => `<p>${horse} ${draw.pick(['trialled well', 'worked on the course proper', 'drew barrier ' + draw.int(1, 16), 'returns from a spell'])} ahead of the ${race} at ${course}, ${person} said.</p>`,
+      () =>
+        `<p>${horse} ${draw.pick(['trialled well', 'worked on the course proper', 'drew barrier ' + draw.int(1, 16), 'returns from a spell'])} ahead of the ${race} at ${course}, ${person} said.</p>`,
     ).join('\n');
-    const content = accessScope === 'Restricted' ? `${body}\n${tags[0] ?? ''}<p>Full form analysis for members.</p>${tags.slice(1).join('')}` : body;
+    const content =
+      accessScope === 'Restricted' ? `${body}\n${tags[0] ?? ''}<p>Full form analysis for members.</p>${tags.slice(1).join('')}` : body;
     const siteCount = draw.chance(0.2) ? 2 : 1;
-    const siteIds = draw.shuffle(sites.map((s) => s.id)).slice(0, siteCount).sort((a, b) => a - b);
+    const siteIds = draw
+      .shuffle(sites.map((s) => s.id))
+      .slice(0, siteCount)
+      .sort((a, b) => a - b);
     const candidates = newsTypes.filter((t) => siteIds.includes(t.siteId)).map((t) => t.id);
-    const newsTypeIds = draw.shuffle(candidates).slice(0, draw.int(0, 2)).sort((a, b) => a - b);
+    const newsTypeIds = draw
+      .shuffle(candidates)
+      .slice(0, draw.int(0, 2))
+      .sort((a, b) => a - b);
     return {
       id: i + 1,
       title,
@@ -177,10 +189,26 @@ function inserts(table: string, columns: string, rows: string[]): string[] {
 export function cmsSeedSql(data: CmsSeedData): string[] {
   const s = data.stories;
   return [
-    ...inserts('sites', 'id, name, url', data.sites.map((r) => `(${r.id}, ${text(r.name)}, ${text(r.url)})`)),
-    ...inserts('news_types', 'id, site_id, name', data.newsTypes.map((r) => `(${r.id}, ${r.siteId}, ${text(r.name)})`)),
-    ...inserts('authors', 'id, name, email', data.authors.map((r) => `(${r.id}, ${text(r.name)}, ${text(r.email)})`)),
-    ...inserts('contributors', 'id, name', data.contributors.map((r) => `(${r.id}, ${text(r.name)})`)),
+    ...inserts(
+      'sites',
+      'id, name, url',
+      data.sites.map((r) => `(${r.id}, ${text(r.name)}, ${text(r.url)})`),
+    ),
+    ...inserts(
+      'news_types',
+      'id, site_id, name',
+      data.newsTypes.map((r) => `(${r.id}, ${r.siteId}, ${text(r.name)})`),
+    ),
+    ...inserts(
+      'authors',
+      'id, name, email',
+      data.authors.map((r) => `(${r.id}, ${text(r.name)}, ${text(r.email)})`),
+    ),
+    ...inserts(
+      'contributors',
+      'id, name',
+      data.contributors.map((r) => `(${r.id}, ${text(r.name)})`),
+    ),
     ...inserts(
       'stories',
       'id, title, summary, content, access_scope, visible, breakout, author_id, contributor_id, story_image_id, parent_id, sort_order, published_at, created_at, updated_at',
@@ -190,8 +218,16 @@ export function cmsSeedSql(data: CmsSeedData): string[] {
           `${nullable(r.authorId)}, ${nullable(r.contributorId)}, ${nullable(r.storyImageId)}, ${nullable(r.parentId)}, ${r.sortOrder}, ${r.publishedAt}, ${r.publishedAt}, ${r.publishedAt})`,
       ),
     ),
-    ...inserts('story_sites', 'story_id, site_id', s.flatMap((r) => r.siteIds.map((site) => `(${r.id}, ${site})`))),
-    ...inserts('story_news_types', 'story_id, news_type_id', s.flatMap((r) => r.newsTypeIds.map((type) => `(${r.id}, ${type})`))),
+    ...inserts(
+      'story_sites',
+      'story_id, site_id',
+      s.flatMap((r) => r.siteIds.map((site) => `(${r.id}, ${site})`)),
+    ),
+    ...inserts(
+      'story_news_types',
+      'story_id, news_type_id',
+      s.flatMap((r) => r.newsTypeIds.map((type) => `(${r.id}, ${type})`)),
+    ),
     // The story search index (an FTS5 table over the stories), rebuilt from the rows now present.
     "insert into stories_search (stories_search) values ('rebuild')",
   ];

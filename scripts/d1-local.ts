@@ -75,12 +75,16 @@ function run(request: LocalD1Request): { results?: LocalD1Result[][]; applied?: 
   const file = join(dir, 'request.json');
   writeFileSync(file, JSON.stringify(request));
   try {
-    const child = spawnSync(DENO, ['run', '--no-config', '--no-lock', '--quiet', '--no-prompt', '--allow-read', '--allow-write', RUNNER, file], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' },
-      maxBuffer: 256 * 1024 * 1024,
-    });
+    const child = spawnSync(
+      DENO,
+      ['run', '--no-config', '--no-lock', '--quiet', '--no-prompt', '--allow-read', '--allow-write', RUNNER, file],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' },
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    );
     if (child.error) throw child.error;
     let output: { results?: LocalD1Result[][]; applied?: string[]; error?: string } | undefined;
     try {
@@ -124,7 +128,9 @@ function trimSqlQuery(sql: string): string {
   if (!sql.includes('BEGIN TRANSACTION')) return sql;
   const trimmed = sql.replace('BEGIN TRANSACTION;', '').replace('COMMIT;', '');
   if (trimmed.includes('BEGIN TRANSACTION')) {
-    throw new Error('Wrangler could not process the provided SQL file, as it contains several transactions.\nD1 runs your SQL in a transaction for you.');
+    throw new Error(
+      'Wrangler could not process the provided SQL file, as it contains several transactions.\nD1 runs your SQL in a transaction for you.',
+    );
   }
   return trimmed;
 }

@@ -36,7 +36,8 @@ function deploy(worker: WorkerInfo, existing: Set<string>) {
   for (const db of ready) migrate(db.binding);
   wrangler(['deploy', '-c', worker.config, ...routeArgs(worker)]);
   for (const db of databases.filter((d) => !ready.includes(d))) migrate(db.binding);
-  if (required.length) console.log(`  ${worker.name}: requires secrets ${required.join(', ')} (wrangler secret put NAME -c ${worker.config})`);
+  if (required.length)
+    console.log(`  ${worker.name}: requires secrets ${required.join(', ')} (wrangler secret put NAME -c ${worker.config})`);
 }
 
 // Pages link browser assets by content hash: bring the generated manifests up to date first.

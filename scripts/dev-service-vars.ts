@@ -34,4 +34,5 @@ export function devServiceVars(options: DevServiceVarsOptions): { migrate: Recor
 }
 
 /** The same as `wrangler dev` arguments. */
-export const asVarFlags = (vars: Record<string, string>): string[] => Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
+export const asVarFlags = (vars: Record<string, string>): string[] =>
+  Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);

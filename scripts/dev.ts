@@ -6,14 +6,33 @@ import { asVarFlags, devServiceVars } from './dev-service-vars.ts';
 import { seedCmsDevData } from './cms-seed.ts';
 import { seedMigrateExampleSheets } from './migrate-example-sheets.ts';
 import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed.ts';
-import { type DevDependencies, type DevState, devDependencies, devLifecycle, devState, legacyConnection, selectedWorkers, shown, step } from './dev-dependencies.ts';
+import {
+  type DevDependencies,
+  type DevState,
+  devDependencies,
+  devLifecycle,
+  devState,
+  legacyConnection,
+  selectedWorkers,
+  shown,
+  step,
+} from './dev-dependencies.ts';
 import { assertPortsFree, devPortOffset, devStackPorts, inspectorPort } from './ports.ts';
 import { spawnWatched, stopWatched, sweepWatched } from './watched-process.ts';
 import { useWorkerdV8Flags } from './workerd-v8/index.ts';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
 // at once, and Ctrl-C would leave every `wrangler dev` running.
 import { writeGeneratedFiles } from './asset-manifest.ts';
-import { ROOT, applyLocalD1Migrations, devStateDir, landedWorkers, localDevConfig, workerBindings, wranglerBin, type WorkerInfo } from './workers.ts';
+import {
+  ROOT,
+  applyLocalD1Migrations,
+  devStateDir,
+  landedWorkers,
+  localDevConfig,
+  workerBindings,
+  wranglerBin,
+  type WorkerInfo,
+} from './workers.ts';
 
 /**
  * How far this stack's ports are moved from the fixed ones (`--port-offset N` or DEV_PORT_OFFSET):
@@ -102,7 +121,11 @@ async function main() {
   const vars = ['--var', `PG_WS_PROXY:${running.relayAddress}`];
   // .dev.vars names the database on its fixed port: a moved stack names its own.
   if (process.env.DATABASE_URL || offset) vars.push('--var', `DATABASE_URL:${databaseUrl}`);
-  const extra = devServiceVars({ legacyDatabaseUrl: legacyUrl, embeddedRacingDatabase: running.embeddedDatabase, graphStandin: running.graphStandinUrl });
+  const extra = devServiceVars({
+    legacyDatabaseUrl: legacyUrl,
+    embeddedRacingDatabase: running.embeddedDatabase,
+    graphStandin: running.graphStandinUrl,
+  });
   const serviceVars: Partial<Record<WorkerInfo['name'], string[]>> = {
     // `--test-scheduled` serves /__scheduled, through which the tick below reaches the Cron Trigger's handler.
     migrate: [...asVarFlags(extra.migrate), '--test-scheduled'],
@@ -115,7 +138,8 @@ async function main() {
   // dev for a Worker with static assets; `--test-scheduled`'s `/__scheduled` reaches the handler.)
   const migrate = workers.find((worker) => worker.name === 'migrate');
   if (migrate) {
-    const tick = () => void fetch(`http://127.0.0.1:${migrate.port}/__scheduled?cron=${encodeURIComponent('* * * * *')}`).catch(() => undefined);
+    const tick = () =>
+      void fetch(`http://127.0.0.1:${migrate.port}/__scheduled?cron=${encodeURIComponent('* * * * *')}`).catch(() => undefined);
     tick();
     setInterval(tick, 60_000).unref();
     step('cron       migrate: the sync job schedule ticks every minute');
@@ -151,7 +175,14 @@ function applyD1Migrations(worker: WorkerInfo) {
 
 function startWorker(worker: WorkerInfo, vars: string[]): Promise<void> {
   const args = ['dev', '-c', localDevConfig(worker), '--port', String(worker.port), '--ip', '127.0.0.1'];
-  args.push('--inspector-port', String(inspectorPort(worker.port)), '--persist-to', workerState(worker.name), '--show-interactive-dev-session=false', ...vars);
+  args.push(
+    '--inspector-port',
+    String(inspectorPort(worker.port)),
+    '--persist-to',
+    workerState(worker.name),
+    '--show-interactive-dev-session=false',
+    ...vars,
+  );
   const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', ...(state.registry ? { WRANGLER_REGISTRY_PATH: state.registry } : {}) };
   // Under a watchdog that ends wrangler, its inner process and workerd when this runner is gone.
   const child = spawnWatched(wranglerBin(), args, { cwd: ROOT, env });

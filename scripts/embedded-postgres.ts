@@ -43,5 +43,10 @@ export async function startEmbeddedPostgres(
 }
 
 function isReady(message: unknown): message is { type: 'ready'; port: number } {
-  return typeof message === 'object' && message !== null && Reflect.get(message, 'type') === 'ready' && typeof Reflect.get(message, 'port') === 'number';
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    Reflect.get(message, 'type') === 'ready' &&
+    typeof Reflect.get(message, 'port') === 'number'
+  );
 }

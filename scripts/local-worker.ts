@@ -2,7 +2,6 @@ import { unstable_startWorker } from 'wrangler';
 import { configCrons } from './workers.ts';
 export { applyLocalD1Migrations } from './workers.ts';
 
-
 export interface LocalWorkerOptions {
   /** Path of the Worker's wrangler.toml. */
   config: string;
@@ -51,7 +50,15 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Awa
   // does not export, a build error) as a log line and leaves `ready` pending: fail instead of hanging.
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${options.entrypoint ?? options.config}: the Worker did not start within ${READY_TIMEOUT_MS / 1000} s (see wrangler's error above)`)), READY_TIMEOUT_MS);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${options.entrypoint ?? options.config}: the Worker did not start within ${READY_TIMEOUT_MS / 1000} s (see wrangler's error above)`,
+          ),
+        ),
+      READY_TIMEOUT_MS,
+    );
   });
   try {
     await Promise.race([worker.ready, timeout]);

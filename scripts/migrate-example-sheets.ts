@@ -92,7 +92,16 @@ const UNIQUE_NAMES = `
   unique_trainers AS (SELECT lower(name) AS name FROM trainers GROUP BY 1 HAVING count(*) = 1),
   unique_jockeys AS (SELECT lower(name) AS name FROM jockeys GROUP BY 1 HAVING count(*) = 1)`;
 
-type TrialMeeting = { id: number; date: string; course: string; course_id: number; track_rating: number; last_heat: number; country: string; state: string | null };
+type TrialMeeting = {
+  id: number;
+  date: string;
+  course: string;
+  course_id: number;
+  track_rating: number;
+  last_heat: number;
+  country: string;
+  state: string | null;
+};
 type Candidate = { horse: string; trainer: string; jockey: string | null };
 
 async function buildTrials(client: pg.ClientBase, from: string, today: string): Promise<ExampleSheets['trials']> {
@@ -149,7 +158,19 @@ async function buildTrials(client: pg.ClientBase, from: string, today: string): 
       const barriers = random.shuffle(field.map((_, i) => i + 1));
       for (const { starter, position, margin } of runRace(strengths, random, 2.2)) {
         const runner = field[starter]!;
-        rows.push([dayCell(meeting.date), meeting.course, heatNumber, distance, runner.horse, runner.jockey, runner.trainer, barriers[starter]!, position, margin, hundredths(winnerTime + margin * 0.17)]);
+        rows.push([
+          dayCell(meeting.date),
+          meeting.course,
+          heatNumber,
+          distance,
+          runner.horse,
+          runner.jockey,
+          runner.trainer,
+          barriers[starter]!,
+          position,
+          margin,
+          hundredths(winnerTime + margin * 0.17),
+        ]);
         tally(kinds, 'new');
       }
     }
@@ -158,7 +179,19 @@ async function buildTrials(client: pg.ClientBase, from: string, today: string): 
 
   // Runs already stored, exactly as they are: importing them changes nothing.
   const existing = (
-    await client.query<{ date: string; course: string; heat_number: number; distance: number; horse: string; jockey: string | null; trainer: string; barrier: number; finishing_position: number; margin: string; time_seconds: string }>(
+    await client.query<{
+      date: string;
+      course: string;
+      heat_number: number;
+      distance: number;
+      horse: string;
+      jockey: string | null;
+      trainer: string;
+      barrier: number;
+      finishing_position: number;
+      margin: string;
+      time_seconds: string;
+    }>(
       `WITH ${UNIQUE_NAMES}
        SELECT m.date::text AS date, c.name AS course, tr.heat_number, tr.distance, h.name AS horse, j.name AS jockey, t.name AS trainer,
               tr.barrier, tr.finishing_position, tr.margin::text AS margin, tr.time_seconds::text AS time_seconds
@@ -173,7 +206,19 @@ async function buildTrials(client: pg.ClientBase, from: string, today: string): 
     )
   ).rows;
   for (const run of sample(existing, Math.min(4, existing.length), random)) {
-    rows.push([dayCell(run.date), run.course, run.heat_number, run.distance, run.horse, run.jockey, run.trainer, run.barrier, run.finishing_position, Number(run.margin), Number(run.time_seconds)]);
+    rows.push([
+      dayCell(run.date),
+      run.course,
+      run.heat_number,
+      run.distance,
+      run.horse,
+      run.jockey,
+      run.trainer,
+      run.barrier,
+      run.finishing_position,
+      Number(run.margin),
+      Number(run.time_seconds),
+    ]);
     tally(kinds, 'existing (unchanged)');
   }
 
@@ -194,7 +239,8 @@ async function buildTrials(client: pg.ClientBase, from: string, today: string): 
     const meeting = chosen[0]!;
     // A horse name the database does not have.
     let unknown = 'Quillon Starwhisper';
-    for (let n = 2; (await client.query('SELECT 1 FROM horses WHERE lower(name) = lower($1)', [unknown])).rowCount; n++) unknown = `Quillon Starwhisper ${n}`;
+    for (let n = 2; (await client.query('SELECT 1 FROM horses WHERE lower(name) = lower($1)', [unknown])).rowCount; n++)
+      unknown = `Quillon Starwhisper ${n}`;
     rows.push(base(unknown, Number(firstNew[10]) + 0.26));
     tally(kinds, 'unknown horse');
     // A course with no barrier-trial meeting that day (a race meeting's course, when there is one).
@@ -259,8 +305,20 @@ async function buildSectional(client: pg.ClientBase, from: string, today: string
       const l600 = lastSix + margin * 0.17 * (0.3 + random.next() * 0.6) + random.normal(0, 0.15);
       const l400 = l600 * (0.645 + random.next() * 0.02);
       const l200 = l400 * (0.495 + random.next() * 0.025);
-      for (const [segment, time] of [['L600', l600], ['L400', l400], ['L200', l200]] as const) {
-        rows.push([dayCell(race.date), race.course, Number(race.race_number), runner.horse, Number(runner.tab_number), segment, hundredths(time)]);
+      for (const [segment, time] of [
+        ['L600', l600],
+        ['L400', l400],
+        ['L200', l200],
+      ] as const) {
+        rows.push([
+          dayCell(race.date),
+          race.course,
+          Number(race.race_number),
+          runner.horse,
+          Number(runner.tab_number),
+          segment,
+          hundredths(time),
+        ]);
         tally(kinds, 'new');
       }
     }
@@ -268,7 +326,16 @@ async function buildSectional(client: pg.ClientBase, from: string, today: string
 
   // Times already stored, exactly as they are: one runner's three segments.
   const stored = (
-    await client.query<{ date: string; course: string; race_number: number; horse: string; tab_number: number; segment: string; time_seconds: string; runner_id: number }>(
+    await client.query<{
+      date: string;
+      course: string;
+      race_number: number;
+      horse: string;
+      tab_number: number;
+      segment: string;
+      time_seconds: string;
+      runner_id: number;
+    }>(
       `SELECT m.date::text AS date, c.name AS course, r.race_number, h.name AS horse, ru.tab_number, s.segment, s.time_seconds::text AS time_seconds, ru.id AS runner_id
        FROM sectional_times s JOIN runners ru ON ru.id = s.runner_id JOIN races r ON r.id = ru.race_id JOIN meetings m ON m.id = r.meeting_id
        JOIN courses c ON c.id = m.course_id JOIN horses h ON h.id = ru.horse_id
@@ -293,7 +360,9 @@ async function buildSectional(client: pg.ClientBase, from: string, today: string
   const race = races[0]!;
   if (first) {
     // A horse that ran that window, but not in this race.
-    const other = runners.find((r) => r.race_id !== race.id && !runners.some((x) => x.race_id === race.id && x.horse.toLowerCase() === r.horse.toLowerCase()));
+    const other = runners.find(
+      (r) => r.race_id !== race.id && !runners.some((x) => x.race_id === race.id && x.horse.toLowerCase() === r.horse.toLowerCase()),
+    );
     const outsider =
       other?.horse ??
       (
@@ -320,7 +389,10 @@ async function buildSectional(client: pg.ClientBase, from: string, today: string
 }
 
 /** The example sheets' rows, from the racing database's last `days` days up to `today`. */
-export async function buildExampleSheets(target: pg.ClientBase | string, options: { today?: string; days?: number } = {}): Promise<ExampleSheets> {
+export async function buildExampleSheets(
+  target: pg.ClientBase | string,
+  options: { today?: string; days?: number } = {},
+): Promise<ExampleSheets> {
   return withClient(target, async (client) => {
     const anchor = options.today ?? (await datasetToday(client)) ?? racingToday();
     const from = addDays(anchor, -(options.days ?? RECENT_DAYS));
@@ -338,7 +410,8 @@ async function datasetToday(client: pg.ClientBase): Promise<string | null> {
   return row.rows[0]?.today ?? null;
 }
 
-const csvCells = (rows: Row[]): SheetCell[][] => rows.map((row) => row.map((cell) => (cell instanceof Date ? cell.toISOString().slice(0, 10) : cell)));
+const csvCells = (rows: Row[]): SheetCell[][] =>
+  rows.map((row) => row.map((cell) => (cell instanceof Date ? cell.toISOString().slice(0, 10) : cell)));
 
 /** The objects to store: R2 key, bytes, content type. */
 export function exampleObjects(sheets: ExampleSheets): { key: string; bytes: Uint8Array; contentType: string }[] {
@@ -360,8 +433,26 @@ export function putLocalSheets(objects: { key: string; bytes: Uint8Array; conten
     for (const [i, object] of objects.entries()) {
       const file = join(dir, `${i}-${object.key.split('/').pop()}`);
       writeFileSync(file, object.bytes);
-      const args = ['r2', 'object', 'put', `${SHEETS_BUCKET}/${object.key}`, '--local', '--persist-to', persistTo, '-c', MIGRATE_CONFIG, '--file', file, '--content-type', object.contentType];
-      const run = spawnSync(wranglerBin(), args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' } });
+      const args = [
+        'r2',
+        'object',
+        'put',
+        `${SHEETS_BUCKET}/${object.key}`,
+        '--local',
+        '--persist-to',
+        persistTo,
+        '-c',
+        MIGRATE_CONFIG,
+        '--file',
+        file,
+        '--content-type',
+        object.contentType,
+      ];
+      const run = spawnSync(wranglerBin(), args, {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
+      });
       if (run.status !== 0) throw new Error(`wrangler r2 object put ${object.key} failed:\n${run.stdout}${run.stderr}`);
     }
   } finally {
@@ -407,7 +498,9 @@ if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const url = args.find((a) => !a.startsWith('--')) ?? process.env.DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:54329/postgres';
   const run = args.includes('--dry-run')
-    ? buildExampleSheets(url).then((s) => `barrier trials ${describeSummary(s.trials.summary)}; sectional times ${describeSummary(s.sectional.summary)}`)
+    ? buildExampleSheets(url).then(
+        (s) => `barrier trials ${describeSummary(s.trials.summary)}; sectional times ${describeSummary(s.sectional.summary)}`,
+      )
     : seedMigrateExampleSheets(url);
   run.then(
     (line) => console.log(line),

@@ -17,8 +17,18 @@ const ISSUER = 'Racing back-office';
 
 /** Development values only. */
 export const DEV_MIGRATE_ACCOUNTS = {
-  operator: { email: 'operator@example.com', password: 'operator-password-1', totpSecret: 'KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF', siteRole: 'Operator' },
-  viewer: { email: 'viewer@example.com', password: 'viewer-password-1', totpSecret: 'OZUWK53FOIQHI33UOAQHGZLDOJSXIIDL', siteRole: 'Viewer' },
+  operator: {
+    email: 'operator@example.com',
+    password: 'operator-password-1',
+    totpSecret: 'KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF',
+    siteRole: 'Operator',
+  },
+  viewer: {
+    email: 'viewer@example.com',
+    password: 'viewer-password-1',
+    totpSecret: 'OZUWK53FOIQHI33UOAQHGZLDOJSXIIDL',
+    siteRole: 'Viewer',
+  },
 } as const;
 
 const text = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -61,7 +71,10 @@ export async function migrateAuthAccountsSql(totpEncryptionKey: string, issuer =
 }
 
 /** The Operator and Viewer development accounts and the site, in the auth service's local D1. */
-export async function seedMigrateAuthAccounts(authPersistTo = devStateDir('auth'), totpEncryptionKey = devVar('auth', 'AUTH_TOTP_ENCRYPTION_KEY')): Promise<void> {
+export async function seedMigrateAuthAccounts(
+  authPersistTo = devStateDir('auth'),
+  totpEncryptionKey = devVar('auth', 'AUTH_TOTP_ENCRYPTION_KEY'),
+): Promise<void> {
   executeD1('workers/auth/wrangler.toml', 'DB', await migrateAuthAccountsSql(totpEncryptionKey), { persistTo: authPersistTo });
 }
 
@@ -70,11 +83,21 @@ export type SourceDatabase = { host: string; port: number; database: string; use
 /** The source database a `postgres://user:password@host:port/database` URL names. */
 export function sourceDatabaseOf(url: string): SourceDatabase {
   const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || 5432), database: u.pathname.slice(1) || 'postgres', username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+  return {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    database: u.pathname.slice(1) || 'postgres',
+    username: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+  };
 }
 
 /** SQL adding the configuration (when no configuration names that database) and making it active when none is. */
-export async function configurationSql(source: SourceDatabase, encryptionKey: string, name = 'Legacy racing system (development)'): Promise<string[]> {
+export async function configurationSql(
+  source: SourceDatabase,
+  encryptionKey: string,
+  name = 'Legacy racing system (development)',
+): Promise<string[]> {
   const sealed = await sealPassword(encryptionKey, source, source.password);
   const now = Date.now();
   return [
@@ -102,4 +125,3 @@ export async function seedMigrateDevData(source: SourceDatabase, persistTo = dev
   const statements = [...(await configurationSql(source, devVar('migrate', 'CONFIG_ENCRYPTION_KEY'))), ...syncJobSql(source)];
   executeD1('workers/migrate/wrangler.toml', 'DB', statements, { persistTo });
 }
-

@@ -27,7 +27,8 @@ export function devPortOffset(argv: readonly string[], env: NodeJS.ProcessEnv = 
   const raw = at >= 0 ? (argv[at + 1] ?? '') : env.DEV_PORT_OFFSET;
   if (raw === undefined || (at < 0 && raw === '')) return 0;
   const offset = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(offset <= MAX_PORT_OFFSET)) throw new Error(`--port-offset (or DEV_PORT_OFFSET) takes a whole number from 0 to ${MAX_PORT_OFFSET}, not "${raw}"`);
+  if (!(offset <= MAX_PORT_OFFSET))
+    throw new Error(`--port-offset (or DEV_PORT_OFFSET) takes a whole number from 0 to ${MAX_PORT_OFFSET}, not "${raw}"`);
   return offset;
 }
 
@@ -97,8 +98,9 @@ export async function assertPortsFree(ports: readonly DevPort[]): Promise<void> 
     const short = command.replace(/(?:file:\/\/)?\/\S*\//g, '…/');
     return short.length > 110 ? `${short.slice(0, 109)}…` : short;
   };
-  const lines = busy.map(({ port, what, holder }) =>
-    `  ${port} (${what}): in use by ${holder ? `pid ${holder.pid}${holder.pgid ? ` in process group ${holder.pgid}` : ''}: ${clip(holder.command)}` : 'another process'}`,
+  const lines = busy.map(
+    ({ port, what, holder }) =>
+      `  ${port} (${what}): in use by ${holder ? `pid ${holder.pid}${holder.pgid ? ` in process group ${holder.pgid}` : ''}: ${clip(holder.command)}` : 'another process'}`,
   );
   // A whole group: a `wrangler dev` left behind is wrangler, its inner node process and workerd.
   const groups = [...new Set(busy.flatMap(({ holder }) => (holder ? [holder.pgid ? -holder.pgid : holder.pid] : [])))];

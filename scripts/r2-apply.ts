@@ -66,10 +66,18 @@ export function plan(args: string[]) {
   const settings = cmsMediaSettings();
   const bucket = option(args, '--bucket') ?? settings.bucket;
   const originsArg = option(args, '--origins');
-  const origins = originsArg ? originsArg.split(',').map((o) => o.trim()).filter(Boolean) : settings.origins;
+  const origins = originsArg
+    ? originsArg
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)
+    : settings.origins;
   const cors = corsPolicy(origins);
   const lifecycle = readRules('r2/lifecycle.json');
-  const sheets = { bucket: option(args, '--sheets-bucket') ?? migrateSheetsBucket(), lifecycle: readRules('r2/migrate-sheets.lifecycle.json') };
+  const sheets = {
+    bucket: option(args, '--sheets-bucket') ?? migrateSheetsBucket(),
+    lifecycle: readRules('r2/migrate-sheets.lifecycle.json'),
+  };
   return { bucket, cors, lifecycle, sheets };
 }
 

@@ -18,7 +18,8 @@ export function allowList(entries: readonly string[]): AllowList {
       continue;
     }
     const match = /^(\[[0-9a-fA-F:]+\]|[\w.-]+):(\d{1,5})$/.exec(entry);
-    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) throw new Error(`relay: allow-list entry ${entry} is not host:port or a postgres:// URL`);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535)
+      throw new Error(`relay: allow-list entry ${entry} is not host:port or a postgres:// URL`);
     set.add(hostPort(match[1]!, Number(match[2])));
   }
   return { list: [...set], has: (host, port) => set.has(hostPort(host, port)) };
@@ -49,7 +50,24 @@ const ISOLATION: Record<string, string> = {
 };
 
 // The fields of a PostgreSQL error that the driver copies onto its NeonDbError.
-const ERROR_FIELDS = ['severity', 'code', 'detail', 'hint', 'position', 'internalPosition', 'internalQuery', 'where', 'schema', 'table', 'column', 'dataType', 'constraint', 'file', 'line', 'routine'] as const;
+const ERROR_FIELDS = [
+  'severity',
+  'code',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'internalQuery',
+  'where',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'file',
+  'line',
+  'routine',
+] as const;
 
 class RequestError extends Error {
   constructor(
@@ -75,7 +93,12 @@ export function sqlOverHttp(options: { allowed: AllowList; connectTimeoutMs: num
   function poolFor(connectionString: string): pg.Pool {
     let pool = pools.get(connectionString);
     if (!pool) {
-      pool = new pg.Pool({ connectionString, max: POOL_SIZE, idleTimeoutMillis: 60_000, connectionTimeoutMillis: options.connectTimeoutMs });
+      pool = new pg.Pool({
+        connectionString,
+        max: POOL_SIZE,
+        idleTimeoutMillis: 60_000,
+        connectionTimeoutMillis: options.connectTimeoutMs,
+      });
       // An idle connection the server drops is simply replaced on the next query.
       pool.on('error', () => {});
       pools.set(connectionString, pool);
@@ -112,7 +135,9 @@ export function sqlOverHttp(options: { allowed: AllowList; connectTimeoutMs: num
       isolation ? `isolation level ${ISOLATION[isolation]}` : '',
       readOnly === 'true' ? 'read only' : '',
       deferrable === 'true' ? 'deferrable' : '',
-    ].filter(Boolean).join(' ');
+    ]
+      .filter(Boolean)
+      .join(' ');
     const client = await pool.connect();
     let broken: Error | undefined;
     // A checked-out connection the server drops (a shutdown) emits 'error': unheard, it would end the relay's process.
@@ -140,7 +165,8 @@ export function sqlOverHttp(options: { allowed: AllowList; connectTimeoutMs: num
     async handle(req, res) {
       try {
         const target = targetOf(req);
-        if (!options.allowed.has(target.host, target.port)) throw new RequestError(403, `upstream ${target.host}:${target.port} is not on the relay's allow-list`);
+        if (!options.allowed.has(target.host, target.port))
+          throw new RequestError(403, `upstream ${target.host}:${target.port} is not on the relay's allow-list`);
         const body = parseBody(await readBody(req));
         const pool = poolFor(target.connectionString);
         const answer = Array.isArray(body) ? await batch(pool, body, req) : await run(pool, body);
@@ -178,7 +204,8 @@ function targetOf(req: IncomingMessage): { connectionString: string; host: strin
   } catch {
     throw new RequestError(400, 'Neon-Connection-String is not a URL');
   }
-  if (!/^postgres(ql)?:$/.test(url.protocol) || !url.hostname) throw new RequestError(400, 'Neon-Connection-String must be a postgres:// URL');
+  if (!/^postgres(ql)?:$/.test(url.protocol) || !url.hostname)
+    throw new RequestError(400, 'Neon-Connection-String must be a postgres:// URL');
   return { connectionString, host: url.hostname, port: Number(url.port || 5432) };
 }
 
@@ -212,7 +239,8 @@ function parseBody(text: string): Statement | Statement[] {
   const statement = (value: unknown): Statement => {
     const query = typeof value === 'object' && value !== null ? Reflect.get(value, 'query') : undefined;
     const params = typeof value === 'object' && value !== null ? (Reflect.get(value, 'params') ?? []) : undefined;
-    if (typeof query !== 'string' || !Array.isArray(params)) throw new RequestError(400, 'expected {query, params} or {queries: [{query, params}]}');
+    if (typeof query !== 'string' || !Array.isArray(params))
+      throw new RequestError(400, 'expected {query, params} or {queries: [{query, params}]}');
     return { query, params };
   };
   const queries = typeof body === 'object' && body !== null ? Reflect.get(body, 'queries') : undefined;

@@ -55,7 +55,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       return;
     }
     if (!allowed.has(target.host, target.port)) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\nupstream not on the relay\'s allow-list\n');
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\nupstream not on the relay's allow-list\n");
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {

@@ -95,7 +95,15 @@ function check(project: string): { ok: boolean; output: string; skipped: number 
     }
   }
   if (project.startsWith('workers/')) {
-    workerPrograms.set(project, { files: new Set(program.getSourceFiles().filter(own).map((file) => file.fileName)), options: parsed.options });
+    workerPrograms.set(project, {
+      files: new Set(
+        program
+          .getSourceFiles()
+          .filter(own)
+          .map((file) => file.fileName),
+      ),
+      options: parsed.options,
+    });
   }
   return { ok: diagnostics.length === 0, output: ts.formatDiagnostics(ts.sortAndDeduplicateDiagnostics(diagnostics), formatHost), skipped };
 }
@@ -104,7 +112,9 @@ let failed = false;
 for (const project of projects) {
   const { ok, output, skipped } = check(project);
   if (ok) {
-    console.log(`✓ tsc ${project}${skipped ? ` (${skipped} of its files checked in full with ${project.replace(/^test\//, 'workers/')})` : ''}`);
+    console.log(
+      `✓ tsc ${project}${skipped ? ` (${skipped} of its files checked in full with ${project.replace(/^test\//, 'workers/')})` : ''}`,
+    );
   } else {
     failed = true;
     console.error(`✗ tsc ${project}\n${output}`);

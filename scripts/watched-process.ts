@@ -12,7 +12,11 @@ const STOP_WAIT_MS = 8_000;
  * watchdog ends when this process is gone, SIGKILL and crashes included. Output comes through
  * the returned process's stdout and stderr.
  */
-export function spawnWatched(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): ChildProcessWithoutNullStreams {
+export function spawnWatched(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): ChildProcessWithoutNullStreams {
   // stdin is the watchdog's line to this process: it is never written, and closes when this process ends.
   return spawn(process.execPath, [WATCHDOG, command, ...args], { cwd: options.cwd, env: options.env, detached: true, stdio: 'pipe' });
 }

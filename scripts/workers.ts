@@ -75,7 +75,13 @@ export function configCrons(config: string): string[] {
 export function workerRoutes(worker: WorkerInfo): string[] {
   const { routes } = parse(readFileSync(join(ROOT, worker.config), 'utf8'));
   if (!Array.isArray(routes)) return [];
-  return routes.flatMap((route) => (typeof route === 'string' ? [route] : typeof route === 'object' && route !== null && 'pattern' in route && typeof route.pattern === 'string' ? [route.pattern] : []));
+  return routes.flatMap((route) =>
+    typeof route === 'string'
+      ? [route]
+      : typeof route === 'object' && route !== null && 'pattern' in route && typeof route.pattern === 'string'
+        ? [route.pattern]
+        : [],
+  );
 }
 
 export function wranglerBin(): string {
@@ -96,7 +102,12 @@ export function workerBindings(worker: WorkerInfo): WorkerBindings {
   return {
     d1: d1.flatMap((db) =>
       typeof db === 'object' && db !== null && 'binding' in db && typeof db.binding === 'string'
-        ? [{ binding: db.binding, databaseName: 'database_name' in db && typeof db.database_name === 'string' ? db.database_name : undefined }]
+        ? [
+            {
+              binding: db.binding,
+              databaseName: 'database_name' in db && typeof db.database_name === 'string' ? db.database_name : undefined,
+            },
+          ]
         : [],
     ),
     requiredSecrets: Array.isArray(required) ? required.filter((name): name is string => typeof name === 'string') : [],
@@ -111,7 +122,9 @@ export function applyLocalD1Migrations(config: string, binding: string, persistT
   try {
     applyLocalD1MigrationsDirect(config, binding, persistTo);
   } catch (error) {
-    throw new Error(`D1 migrations ${binding} (${config}) failed:\n${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`D1 migrations ${binding} (${config}) failed:\n${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }
 

@@ -18,7 +18,8 @@ export async function ensureData(instance: PgInstance, name: DataSetName): Promi
   const url = await instance.url(database);
   const info = await racingDatasetInfo(url);
   const today = racingToday();
-  const fresh = info && info.size === 'demo' && info.missingTables.length === 0 && (Date.parse(today) - Date.parse(info.today)) / 86_400_000 <= 3;
+  const fresh =
+    info && info.size === 'demo' && info.missingTables.length === 0 && (Date.parse(today) - Date.parse(info.today)) / 86_400_000 <= 3;
   if (!fresh) {
     console.log(`• loading the ${name} data (${historyDays} days of results) anchored on ${today}…`);
     const { elapsedMs } = await loadRacing(url, { size: 'demo', today, historyDays });

@@ -44,7 +44,11 @@ export async function authOutage(url: string, relay: string, options: LoadOption
   executeSql(statements, { remote: false, persistTo: join(root, 'auth') });
   const auth = await startLocalWorker({
     config: authConfig,
-    vars: { AUTH_SSO_SHARED_SECRET: SECRET, AUTH_TOKEN_SECRET: 'load-bench-token-secret-0123456789abcdef0123', AUTH_TOTP_ENCRYPTION_KEY: TOTP_KEY },
+    vars: {
+      AUTH_SSO_SHARED_SECRET: SECRET,
+      AUTH_TOKEN_SECRET: 'load-bench-token-secret-0123456789abcdef0123',
+      AUTH_TOTP_ENCRYPTION_KEY: TOTP_KEY,
+    },
     persistTo: join(root, 'auth'),
     registry,
     logLevel: 'error',
@@ -69,18 +73,28 @@ export async function authOutage(url: string, relay: string, options: LoadOption
     const codes = [...enrolment.backupCodes];
     const signIn = async (): Promise<{ status: number; cookie?: string }> => {
       const post = (path: string, body: unknown) =>
-        fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(options.timeoutS * 1000) });
+        fetch(`${origin}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(options.timeoutS * 1000),
+        });
       const login = await post('/api/v1/auth/login', { email: 'editor@example.com', password: PASSWORD });
       if (login.status !== 200) return { status: login.status };
       const { loginToken } = (await login.json()) as { loginToken: string };
       const verify = await post('/api/v1/auth/totp-verify', { code: codes.shift(), loginToken });
-      const cookie = verify.headers.getSetCookie().map((c) => c.split(';')[0] ?? '').find((c) => c.startsWith('app_session='));
+      const cookie = verify.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0] ?? '')
+        .find((c) => c.startsWith('app_session='));
       return { status: verify.status, cookie };
     };
     const session = await signIn();
     if (!session.cookie) throw new Error(`CMS sign-in through the auth Worker failed: ${session.status}`);
 
-    console.log(`\nFault: the authentication service stopped after ${BEFORE_S} s under ${CONNECTIONS} connections to the CMS story list (session recheck every ${RECHECK_S} s)`);
+    console.log(
+      `\nFault: the authentication service stopped after ${BEFORE_S} s under ${CONNECTIONS} connections to the CMS story list (session recheck every ${RECHECK_S} s)`,
+    );
     const t0 = performance.now();
     const signIns: { atMs: number; status: number; ms: number }[] = [];
     let stopAt = 0;
@@ -116,7 +130,10 @@ export async function authOutage(url: string, relay: string, options: LoadOption
       signInsWhileAuthDown: statuses(signIns),
       slowestSignInMs: Math.round(Math.max(0, ...signIns.map((s) => s.ms))),
     };
-    const show = (counts: Record<string, number>) => Object.entries(counts).map(([s, n]) => `${n}× ${s}`).join(', ');
+    const show = (counts: Record<string, number>) =>
+      Object.entries(counts)
+        .map(([s, n]) => `${n}× ${s}`)
+        .join(', ');
     console.log(
       `  CMS story list with a session while auth was down: ${show(result.storyListWhileAuthDown)} (errors/timeouts ${result.storyListErrors});` +
         ` new sign-ins: ${show(result.signInsWhileAuthDown)} (slowest ${result.slowestSignInMs} ms)`,

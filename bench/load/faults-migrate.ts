@@ -35,7 +35,8 @@ export async function migrationKill(
   const sourceUrl = await instance.url('racing_load_legacy');
   await withClient(sourceUrl, async (client) => {
     const present = await client.query<{ ok: boolean }>("SELECT to_regclass('bench_entry') IS NOT NULL AS ok");
-    if (present.rows[0]?.ok && Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM bench_entry')).rows[0]?.n) === rows) return;
+    if (present.rows[0]?.ok && Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM bench_entry')).rows[0]?.n) === rows)
+      return;
     console.log(`• filling the migration source with ${rows.toLocaleString('en')} rows…`);
     await client.query('DROP TABLE IF EXISTS bench_entry');
     await client.query(SOURCE_TABLE);
@@ -63,26 +64,44 @@ export async function migrationKill(
     runId: crypto.randomUUID(),
     sessionId: crypto.randomUUID(),
     configId: CONFIG_ID,
-    source: { host: source.hostname, port: Number(source.port), database: source.pathname.slice(1), username: 'postgres', password: 'postgres' },
+    source: {
+      host: source.hostname,
+      port: Number(source.port),
+      database: source.pathname.slice(1),
+      username: 'postgres',
+      password: 'postgres',
+    },
     tables: [{ ...PLAN_TABLE, destTable: DEST }],
     deferred: [],
     patchMode: false,
     chunkSize: 10_000,
   };
-  console.log(`\nFault: the workerd hosting a MigrationJob killed (SIGKILL) at ${KILL_AT * 100} % of a ${rows.toLocaleString('en')}-row copy, then started again on the same state`);
+  console.log(
+    `\nFault: the workerd hosting a MigrationJob killed (SIGKILL) at ${KILL_AT * 100} % of a ${rows.toLocaleString('en')}-row copy, then started again on the same state`,
+  );
   // Only this Worker's processes are killed: those that were not there before it started.
   const before = new Set(workerdDescendants());
   let worker = await start();
   let killed: number | undefined;
   try {
     const origin = async () => (await worker.url).origin;
-    const startAnswer = await fetch(`${await origin()}/start`, { method: 'POST', body: JSON.stringify(plan), headers: { 'content-type': 'application/json' } });
+    const startAnswer = await fetch(`${await origin()}/start`, {
+      method: 'POST',
+      body: JSON.stringify(plan),
+      headers: { 'content-type': 'application/json' },
+    });
     if (!startAnswer.ok) throw new Error(`start: ${startAnswer.status} ${await startAnswer.text()}`);
-    const progressOf = async (): Promise<RunProgress> => (await (await fetch(`${await origin()}/progress?runId=${plan.runId}`)).json()) as RunProgress;
+    const progressOf = async (): Promise<RunProgress> =>
+      (await (await fetch(`${await origin()}/progress?runId=${plan.runId}`)).json()) as RunProgress;
     const started = performance.now();
     // The progress route under load while the run copies (until the kill).
     const poll = drive(
-      { service: 'migrate', route: 'GET progress (MigrationJob, during a run)', origin: await origin(), path: `/progress?runId=${plan.runId}` },
+      {
+        service: 'migrate',
+        route: 'GET progress (MigrationJob, during a run)',
+        origin: await origin(),
+        path: `/progress?runId=${plan.runId}`,
+      },
       POLLERS,
       Math.max(options.durationS, 5),
       { timeoutS: options.timeoutS },
@@ -96,7 +115,8 @@ export async function migrationKill(
         atKill = progress;
         break;
       }
-      if (['completed', 'failed', 'cancelled'].includes(progress.state)) throw new Error(`the run ended (${progress.state}) before the kill`);
+      if (['completed', 'failed', 'cancelled'].includes(progress.state))
+        throw new Error(`the run ended (${progress.state}) before the kill`);
     }
     const progressFigures: StepFigures = (await poll).figures;
     // The processes to kill: every workerd this Worker runs (the objects may live in a process of their own).
@@ -113,23 +133,30 @@ export async function migrationKill(
       await sleep(500);
       progress = await progressOf();
       if (['completed', 'failed', 'cancelled'].includes(progress.state)) break;
-      if (performance.now() - started > 15 * 60_000) throw new Error(`the run did not finish within 15 minutes of its start: ${JSON.stringify(progress.tables)}`);
+      if (performance.now() - started > 15 * 60_000)
+        throw new Error(`the run did not finish within 15 minutes of its start: ${JSON.stringify(progress.tables)}`);
     }
     const finishedAt = performance.now() - started;
     const check = await withClient(destUrl, async (client) => {
       const dest = await client.query<{ n: number; horses: string; prize: string; distinct: number }>(
         `SELECT count(*)::int AS n, sum(horse_ref)::text AS horses, sum(prize_money)::text AS prize, count(DISTINCT (race_ref, horse_ref, tab_number, comment))::int AS distinct FROM ${DEST}`,
       );
-      const mappings = await client.query<{ n: number; keys: number }>(
-        'SELECT count(*)::int AS n, count(DISTINCT source_key)::int AS keys FROM migration_id_mappings WHERE config_id = $1',
-        [CONFIG_ID],
-      ).catch(() => ({ rows: [{ n: -1, keys: -1 }] }));
+      const mappings = await client
+        .query<{ n: number; keys: number }>(
+          'SELECT count(*)::int AS n, count(DISTINCT source_key)::int AS keys FROM migration_id_mappings WHERE config_id = $1',
+          [CONFIG_ID],
+        )
+        .catch(() => ({ rows: [{ n: -1, keys: -1 }] }));
       return { dest: dest.rows[0]!, mappings: mappings.rows[0]! };
     });
-    const sourceSums = await withClient(sourceUrl, async (client) =>
-      (await client.query<{ horses: string; prize: string; distinct: number }>(
-        'SELECT sum(horse_id)::text AS horses, sum(prize_money)::text AS prize, count(DISTINCT (race_id, horse_id, tab_no, comment))::int AS distinct FROM bench_entry',
-      )).rows[0]!,
+    const sourceSums = await withClient(
+      sourceUrl,
+      async (client) =>
+        (
+          await client.query<{ horses: string; prize: string; distinct: number }>(
+            'SELECT sum(horse_id)::text AS horses, sum(prize_money)::text AS prize, count(DISTINCT (race_id, horse_id, tab_no, comment))::int AS distinct FROM bench_entry',
+          )
+        ).rows[0]!,
     );
     const validation = progress.validation?.[0];
     const result = {

@@ -63,7 +63,10 @@ function summarise(scenario: Scenario, samples: Sample[], marks: { stopAt: numbe
   const duringOutage: Record<string, number> = {};
   for (const s of during) duringOutage[s.status || 'error'] = (duringOutage[s.status || 'error'] ?? 0) + 1;
   const failedAfter = samples.filter((s) => s.atMs > marks.back && (s.status === 0 || s.status >= 400));
-  const outage = during.filter((s) => s.status === 503).map((s) => s.ms).sort((a, b) => a - b);
+  const outage = during
+    .filter((s) => s.status === 503)
+    .map((s) => s.ms)
+    .sort((a, b) => a - b);
   return {
     route: `${scenario.service} ${scenario.route}`,
     duringOutage,

@@ -26,14 +26,24 @@ export async function benchMailLoad(
     if (first.status !== 200) throw new Error(`mail inbox: ${first.status} ${await first.text()}`);
     const { items } = (await first.json()) as { items: { id: string }[] };
     const message = `/api/email/${encodeURIComponent(items[0]!.id)}`;
-    const inbox: Scenario = { service: 'mail', route: 'GET /api/emails/inbox?top=25', origin: base, path: '/api/emails/inbox?top=25', headers };
+    const inbox: Scenario = {
+      service: 'mail',
+      route: 'GET /api/emails/inbox?top=25',
+      origin: base,
+      path: '/api/emails/inbox?top=25',
+      headers,
+    };
     const sweeps = await sweep([inbox, { service: 'mail', route: 'GET /api/email/{id}', origin: base, path: message, headers }]);
     const peakRssMiB = pid === undefined ? undefined : memoryOf(pid)?.peakMiB;
     if (!options.faults) return { sweeps, peakRssMiB };
 
     // Throttling: every second, the mailbox's next 8 Graph calls get 429 with Retry-After: 1.
     const control = (method: string, path: string, body?: unknown) =>
-      fetch(`${standin.url}/_standin${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      fetch(`${standin.url}/_standin${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     await control('DELETE', '/log');
     let throttling = true;
     let injected = 0;
@@ -52,7 +62,11 @@ export async function benchMailLoad(
       throttling = false;
       await injector;
     }
-    const log = (await (await control('GET', '/log')).json()) as { requests: { status: number }[]; highWater: number; highWaterByToken: Record<string, number> };
+    const log = (await (await control('GET', '/log')).json()) as {
+      requests: { status: number }[];
+      highWater: number;
+      highWaterByToken: Record<string, number>;
+    };
     const statuses: Record<string, number> = {};
     for (const s of samples) statuses[s.status || 'error'] = (statuses[s.status || 'error'] ?? 0) + 1;
     const result = {
@@ -63,9 +77,14 @@ export async function benchMailLoad(
       highWater: log.highWater,
       highWaterByToken: log.highWaterByToken,
     };
-    const answered = samples.filter((s) => s.status > 0).map((s) => s.ms).sort((a, b) => a - b);
+    const answered = samples
+      .filter((s) => s.status > 0)
+      .map((s) => s.ms)
+      .sort((a, b) => a - b);
     console.log(
-      `  readers: ${Object.entries(statuses).map(([s, n]) => `${n}× ${s}`).join(', ')} (p50 ${answered[Math.floor(answered.length / 2)]?.toFixed(0)} ms);` +
+      `  readers: ${Object.entries(statuses)
+        .map(([s, n]) => `${n}× ${s}`)
+        .join(', ')} (p50 ${answered[Math.floor(answered.length / 2)]?.toFixed(0)} ms);` +
         ` Graph: ${result.graphCalls} calls, ${result.graph429s} answered 429; most in flight for the mailbox ${result.highWater} (limit ${GRAPH_SLOTS})`,
     );
     return { sweeps, peakRssMiB, throttling: result };

@@ -41,7 +41,13 @@ export function formScenarios(form: Running['form'], { horse }: Targets): Scenar
         },
       ],
     },
-    { service: 'form', route: 'GET runner page, cached', origin: form.origin, path, headers: { host: 'cached.load.bench', cookie: form.cookie } },
+    {
+      service: 'form',
+      route: 'GET runner page, cached',
+      origin: form.origin,
+      path,
+      headers: { host: 'cached.load.bench', cookie: form.cookie },
+    },
   ];
 }
 
@@ -62,7 +68,13 @@ export function authScenarios(auth: Running['auth'], maxFamilies = 50): Scenario
   let free: string[] = [];
   const path = '/api/token/refresh/';
   return [
-    { service: 'auth', route: 'GET /api/whoami/', origin: auth.origin, path: '/api/whoami/', headers: { authorization: `Bearer ${auth.access}` } },
+    {
+      service: 'auth',
+      route: 'GET /api/whoami/',
+      origin: auth.origin,
+      path: '/api/whoami/',
+      headers: { authorization: `Bearer ${auth.access}` },
+    },
     {
       service: 'auth',
       route: 'POST /api/token/refresh/',

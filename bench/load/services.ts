@@ -49,7 +49,13 @@ export async function startStats(url: string, relay: string): Promise<Started> {
   return hosted('stats', () =>
     startLocalWorker({
       config: join(ROOT, 'workers/stats/wrangler.toml'),
-      vars: { DATABASE_URL: url, PG_WS_PROXY: relay, STATIC_API_TOKEN: STATS_TOKEN, ADMIN_USERNAME: 'bench', ADMIN_PASSWORD: 'bench-password' },
+      vars: {
+        DATABASE_URL: url,
+        PG_WS_PROXY: relay,
+        STATIC_API_TOKEN: STATS_TOKEN,
+        ADMIN_USERNAME: 'bench',
+        ADMIN_PASSWORD: 'bench-password',
+      },
       logLevel: 'error',
     }),
   );
@@ -78,7 +84,9 @@ export async function startForm(url: string, relay: string): Promise<Started & {
     body: new URLSearchParams({ csrf_token: token ?? '', username: 'bench', password: 'bench-password' }).toString(),
     redirect: 'manual',
   });
-  const cookie = cookiesOf(login).filter((c) => c.startsWith('form_session=')).join('; ');
+  const cookie = cookiesOf(login)
+    .filter((c) => c.startsWith('form_session='))
+    .join('; ');
   if (!cookie) throw new Error(`form sign-in failed: ${login.status}`);
   return { ...started, cookie };
 }
@@ -116,11 +124,21 @@ export async function startCms(url: string, relay: string, stories: number): Pro
     entrypoint: join(ROOT, 'bench/worker/cms.ts'),
     bindings: {
       ...Object.fromEntries(
-        Object.entries({ ...CMS_SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay }).map(([name, value]) => [name, { type: 'plain_text' as const, value }]),
+        Object.entries({ ...CMS_SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay }).map(([name, value]) => [
+          name,
+          { type: 'plain_text' as const, value },
+        ]),
       ),
       AUTH: { type: 'fetcher', fetcher: () => new Response('no authentication service in the load bench', { status: 503 }) },
     },
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, logLevel: 'error', persist: persistTo, watch: false, liveReload: false },
+    dev: {
+      server: { hostname: '127.0.0.1', port: 0 },
+      inspector: false,
+      logLevel: 'error',
+      persist: persistTo,
+      watch: false,
+      liveReload: false,
+    },
   });
   await worker.ready;
   return {

@@ -20,7 +20,8 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
   const timer = setInterval(() => {
     for (const service of started) {
       const m = service.pid === undefined ? undefined : memoryOf(service.pid);
-      if (m) (memory[service.name] ??= []).push({ atS: Math.round((performance.now() - t0) / 1000), rssMiB: Math.round(m.rssMiB * 10) / 10 });
+      if (m)
+        (memory[service.name] ??= []).push({ atS: Math.round((performance.now() - t0) / 1000), rssMiB: Math.round(m.rssMiB * 10) / 10 });
     }
   }, 5_000);
   const plan = scenarios.map((scenario) => {
@@ -28,7 +29,9 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
     const kneeAt = sweep?.knee ?? sweep?.steps.at(-1)?.connections ?? 10;
     return { scenario, connections: Math.max(1, Math.floor(kneeAt / 2)) };
   });
-  console.log(`\nSoak: ${seconds} s, ${plan.map((p) => `${p.scenario.service} ${p.scenario.route} at ${p.connections} connections`).join('; ')}`);
+  console.log(
+    `\nSoak: ${seconds} s, ${plan.map((p) => `${p.scenario.service} ${p.scenario.route} at ${p.connections} connections`).join('; ')}`,
+  );
   let runs: { samples: Sample[] }[];
   try {
     runs = await Promise.all(plan.map((p) => drive(p.scenario, p.connections, seconds, { timeoutS: options.timeoutS })));
@@ -42,7 +45,8 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
     for (let from = 0; from < seconds; from += WINDOW_S) {
       const inWindow = samples.filter((s) => s.status > 0 && s.atMs >= from * 1000 && s.atMs < (from + WINDOW_S) * 1000).map((s) => s.ms);
       inWindow.sort((a, b) => a - b);
-      if (inWindow.length) windows.push(Math.round(inWindow[Math.min(inWindow.length - 1, Math.ceil(0.99 * inWindow.length) - 1)]! * 10) / 10);
+      if (inWindow.length)
+        windows.push(Math.round(inWindow[Math.min(inWindow.length - 1, Math.ceil(0.99 * inWindow.length) - 1)]! * 10) / 10);
     }
     return {
       route: `${p.scenario.service} ${p.scenario.route}`,
@@ -58,14 +62,21 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
       const first = warm[0]?.rssMiB ?? Number.NaN;
       const last = warm.at(-1)?.rssMiB ?? Number.NaN;
       const peak = Math.max(...warm.map((p) => p.rssMiB));
-      return [name, { afterWarmUpMiB: first, endMiB: last, peakMiB: peak, growthPercent: Math.round(((last - first) / first) * 1000) / 10 }];
+      return [
+        name,
+        { afterWarmUpMiB: first, endMiB: last, peakMiB: peak, growthPercent: Math.round(((last - first) / first) * 1000) / 10 },
+      ];
     }),
   );
   for (const r of routes) {
-    console.log(`  ${r.route} (${r.connections} conns): ${r.requests} requests, error rate ${(r.errorRate * 100).toFixed(2)} %, p99 per ${WINDOW_S} s: ${r.p99ByWindowMs.join(' / ')} ms`);
+    console.log(
+      `  ${r.route} (${r.connections} conns): ${r.requests} requests, error rate ${(r.errorRate * 100).toFixed(2)} %, p99 per ${WINDOW_S} s: ${r.p99ByWindowMs.join(' / ')} ms`,
+    );
   }
   for (const [name, g] of Object.entries(growth)) {
-    console.log(`  ${name} workerd RSS after warm-up ${g.afterWarmUpMiB} MiB → end ${g.endMiB} MiB (peak ${g.peakMiB}; growth ${g.growthPercent} %)`);
+    console.log(
+      `  ${name} workerd RSS after warm-up ${g.afterWarmUpMiB} MiB → end ${g.endMiB} MiB (peak ${g.peakMiB}; growth ${g.growthPercent} %)`,
+    );
   }
   return { seconds, routes, memory, growth };
 }

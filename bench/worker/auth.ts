@@ -29,7 +29,10 @@ export default {
       // Per-call means over batches (the clock cannot time one call), less the cost of the two ticks.
       const batches = count(url.searchParams.get('batches'), 100, 1000);
       const calls = count(url.searchParams.get('calls'), 50, 1000);
-      const token = await signAccessToken({ uid: 1, name: 'bench@example.com', perm: 'ADMIN', exp: Math.floor(Date.now() / 1000) + 3600 }, env.AUTH_TOKEN_SECRET);
+      const token = await signAccessToken(
+        { uid: 1, name: 'bench@example.com', perm: 'ADMIN', exp: Math.floor(Date.now() / 1000) + 3600 },
+        env.AUTH_TOKEN_SECRET,
+      );
       const call = async () => {
         const res = await app.fetch(new Request('https://auth/api/whoami/', { headers: { authorization: `Bearer ${token}` } }), env, ctx);
         if (res.status !== 200) throw new Error(`whoami ${res.status}`);

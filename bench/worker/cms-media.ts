@@ -24,7 +24,11 @@ export default {
     if (pathname === '/memory') return Response.json({ wasmBytes: await wasmBytes() });
     if (pathname === '/variants') {
       const made = makeVariants(new Uint8Array(await request.arrayBuffer()));
-      return Response.json({ width: made.width, height: made.height, variants: made.variants.map((v) => ({ slot: v.slot, width: v.width, bytes: v.bytes.length })) });
+      return Response.json({
+        width: made.width,
+        height: made.height,
+        variants: made.variants.map((v) => ({ slot: v.slot, width: v.width, bytes: v.bytes.length })),
+      });
     }
     if (pathname === '/promote') {
       // Step 2's object work: pending upload checked, read, variants made, four objects written.

@@ -46,7 +46,12 @@ app.get('/migrate/schema', async (c) => {
   const { DATABASE_URL, PG_WS_PROXY } = parseConfig(racingDbConfigSchema, c.env);
   const env = { DATABASE_URL, PG_WS_PROXY };
   const schema =
-    c.req.query('via') === 'ws' ? await withSql(() => openDestination(env), (sql) => introspectSql(sql)) : await introspectReads(destinationReads(env));
+    c.req.query('via') === 'ws'
+      ? await withSql(
+          () => openDestination(env),
+          (sql) => introspectSql(sql),
+        )
+      : await introspectReads(destinationReads(env));
   return c.json({ tables: schema.tables.length });
 });
 

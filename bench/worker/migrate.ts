@@ -16,7 +16,8 @@ export default {
       return Response.json(await job(plan.runId).start(plan));
     }
     if (pathname === '/progress') return Response.json(await job(searchParams.get('runId') ?? '').progress());
-    if (pathname === '/logs') return Response.json(await job(searchParams.get('runId') ?? '').logs(Number(searchParams.get('count') ?? 50)));
+    if (pathname === '/logs')
+      return Response.json(await job(searchParams.get('runId') ?? '').logs(Number(searchParams.get('count') ?? 50)));
     return new Response('not found', { status: 404 });
   },
 };

@@ -11,7 +11,9 @@ export const users = sqliteTable('users', {
   firstName: text('first_name').notNull().default(''),
   lastName: text('last_name').notNull().default(''),
   /** Global vocabulary: admin, developer, user. */
-  role: text('role', { enum: ['admin', 'developer', 'user'] }).notNull().default('user'),
+  role: text('role', { enum: ['admin', 'developer', 'user'] })
+    .notNull()
+    .default('user'),
   isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
   /** AES-256-GCM ciphertext of the base32 TOTP secret (`v1.<iv>.<ciphertext>`, base64url); null = not enrolled. */
   totpSecret: text('totp_secret'),
@@ -34,7 +36,9 @@ export const credentials = sqliteTable(
   'credentials',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     siteId: integer('site_id').references(() => sites.id, { onDelete: 'cascade' }),
     /** `scrypt$N$r$p$salt$hash` or an imported Django `pbkdf2_sha256$iter$salt$hash`. */
     passwordHash: text('password_hash').notNull(),
@@ -53,7 +57,9 @@ export const refreshFamilies = sqliteTable(
   'refresh_families',
   {
     id: text('id').primaryKey(),
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     siteId: integer('site_id').references(() => sites.id, { onDelete: 'set null' }),
     /** The generation of the one refresh token of this family that is still current. */
     generation: integer('generation').notNull().default(0),
@@ -75,7 +81,9 @@ export const backupCodes = sqliteTable(
   'backup_codes',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** SHA-256 (hex) of the normalised code. */
     codeHash: text('code_hash').notNull(),
     usedAt: integer('used_at'),
@@ -87,7 +95,9 @@ export const backupCodes = sqliteTable(
 export const totpUsedSteps = sqliteTable(
   'totp_used_steps',
   {
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     step: integer('step').notNull(),
     usedAt: integer('used_at').notNull().default(now),
   },

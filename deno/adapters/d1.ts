@@ -2,7 +2,16 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cachedStatement, cell, type DatabaseSync, openDatabase, type SQLInputValue, sqliteMessage, splitStatements, type StatementSync } from './sqlite.ts';
+import {
+  cachedStatement,
+  cell,
+  type DatabaseSync,
+  openDatabase,
+  type SQLInputValue,
+  sqliteMessage,
+  splitStatements,
+  type StatementSync,
+} from './sqlite.ts';
 
 export interface D1Meta {
   duration: number;
@@ -164,7 +173,11 @@ export class D1Database {
   }
 
   /** Sessions (read replication) collapse to the one database: every bookmark is null. */
-  withSession(_constraintOrBookmark?: string): { prepare(query: string): D1PreparedStatement; batch<T = unknown>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]>; getBookmark(): string | null } {
+  withSession(_constraintOrBookmark?: string): {
+    prepare(query: string): D1PreparedStatement;
+    batch<T = unknown>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]>;
+    getBookmark(): string | null;
+  } {
     return { prepare: (query) => this.prepare(query), batch: (statements) => this.batch(statements), getBookmark: () => null };
   }
 
@@ -192,7 +205,9 @@ export class D1Database {
       const stmt = this.#statement(statement.statement);
       const columns = stmt.columns().map((c) => c.name);
       const params = statement.params.map(toSqlite);
-      const rows = columns.length ? (stmt.all(...params) as unknown as unknown[][]).map((row) => row.map(fromSqlite)) : (stmt.run(...params), []);
+      const rows = columns.length
+        ? (stmt.all(...params) as unknown as unknown[][]).map((row) => row.map(fromSqlite))
+        : (stmt.run(...params), []);
       const after = this.#counters();
       const changes = after.changes - before.changes;
       const duration = performance.now() - started;
@@ -220,7 +235,8 @@ export class D1Database {
   }
 
   #statement(sql: string): StatementSync {
-    if (!this.#statements.has(sql) && splitStatements(sql).length > 1) throw new Error('A prepared statement must be a single SQL statement');
+    if (!this.#statements.has(sql) && splitStatements(sql).length > 1)
+      throw new Error('A prepared statement must be a single SQL statement');
     return cachedStatement(this.#db, this.#statements, sql);
   }
 
@@ -248,7 +264,9 @@ export async function applyMigrations(db: D1Database, dir: string | URL, table =
 )`);
   const applied = new Set((sqlite.prepare(`SELECT name FROM ${table}`).all() as { name: string }[]).map((r) => r.name));
   const folder = dir instanceof URL ? fileURLToPath(dir) : dir;
-  const names = (await readdir(folder, { withFileTypes: true })).filter((entry) => entry.isFile() && entry.name.endsWith('.sql')).map((entry) => entry.name);
+  const names = (await readdir(folder, { withFileTypes: true }))
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.sql'))
+    .map((entry) => entry.name);
   const number = (name: string) => parseInt(name.split('_')[0]!, 10);
   names.sort((a, b) => number(a) - number(b) || (a < b ? -1 : a > b ? 1 : 0));
   const done: string[] = [];

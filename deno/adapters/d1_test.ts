@@ -30,13 +30,19 @@ Deno.test('D1: a failing statement in a batch leaves nothing of the batch writte
 
 Deno.test('D1: values map as D1 maps them', async () => {
   const db = scratch();
-  const run = await db.prepare('INSERT INTO items (name, n, r, b) VALUES (?, ?, ?, ?)').bind('x', true, 1.5, new Uint8Array([1, 2, 255]).buffer).run();
+  const run = await db
+    .prepare('INSERT INTO items (name, n, r, b) VALUES (?, ?, ?, ?)')
+    .bind('x', true, 1.5, new Uint8Array([1, 2, 255]).buffer)
+    .run();
   assert.equal(run.success, true);
   assert.equal(run.meta.changes, 1);
   assert.equal(run.meta.last_row_id, 1);
   assert.equal(run.meta.changed_db, true);
   assert.equal(typeof run.meta.duration, 'number');
-  await db.prepare('INSERT INTO items (name, n, b) VALUES (?, ?, ?)').bind('y', false, new Uint8Array([9])).run();
+  await db
+    .prepare('INSERT INTO items (name, n, b) VALUES (?, ?, ?)')
+    .bind('y', false, new Uint8Array([9]))
+    .run();
   const row = await db.prepare('SELECT * FROM items WHERE id = ?').bind(1).first();
   // integers as numbers, booleans stored as 1/0, BLOBs returned as arrays of bytes
   assert.deepEqual(row, { id: 1, name: 'x', n: 1, r: 1.5, b: [1, 2, 255] });
@@ -46,22 +52,32 @@ Deno.test('D1: values map as D1 maps them', async () => {
   await assert.rejects(db.prepare('SELECT n FROM items').first('nope'), /D1_COLUMN_NOTFOUND/);
   assert.throws(() => db.prepare('SELECT ?').bind(undefined), /D1_TYPE_ERROR: Type 'undefined' not supported/);
   assert.throws(() => db.prepare('SELECT ?').bind(10n), /D1_TYPE_ERROR/);
-  assert.deepEqual(await db.prepare('SELECT id, name FROM items ORDER BY id').raw({ columnNames: true }), [['id', 'name'], [1, 'x'], [2, 'y']]);
+  assert.deepEqual(await db.prepare('SELECT id, name FROM items ORDER BY id').raw({ columnNames: true }), [
+    ['id', 'name'],
+    [1, 'x'],
+    [2, 'y'],
+  ]);
   assert.deepEqual(await db.prepare('SELECT id, name FROM items WHERE id = 0').raw({ columnNames: true }), [['id', 'name']]);
   assert.deepEqual(await db.prepare('SELECT id FROM items ORDER BY id').raw(), [[1], [2]]);
   const returning = await db.prepare('UPDATE items SET n = n + 1 RETURNING id').all();
   assert.equal(returning.meta.changes, 2);
   assert.deepEqual(returning.results, [{ id: 1 }, { id: 2 }]);
-  await assert.rejects(db.prepare('SELECT * FROM missing').all(), (error: Error) => /^D1_ERROR: no such table: missing: SQLITE_ERROR$/.test(error.message) && error.cause instanceof Error);
+  await assert.rejects(
+    db.prepare('SELECT * FROM missing').all(),
+    (error: Error) => /^D1_ERROR: no such table: missing: SQLITE_ERROR$/.test(error.message) && error.cause instanceof Error,
+  );
   db.close();
 });
 
 Deno.test('D1: exec runs line by line and reports the failing line', async () => {
   const db = new D1Database();
-  const done = await db.exec('CREATE TABLE t (a TEXT);\nINSERT INTO t VALUES (\'x\');\nINSERT INTO t VALUES (\'y\')');
+  const done = await db.exec("CREATE TABLE t (a TEXT);\nINSERT INTO t VALUES ('x');\nINSERT INTO t VALUES ('y')");
   assert.equal(done.count, 3);
   assert.equal(await db.prepare('SELECT count(*) AS c FROM t').first('c'), 2);
-  await assert.rejects(db.exec('INSERT INTO t VALUES (1);\nINSERT INTO nope VALUES (1)'), /^Error: D1_EXEC_ERROR: Error in line 2: INSERT INTO nope/);
+  await assert.rejects(
+    db.exec('INSERT INTO t VALUES (1);\nINSERT INTO nope VALUES (1)'),
+    /^Error: D1_EXEC_ERROR: Error in line 2: INSERT INTO nope/,
+  );
   db.close();
 });
 
@@ -82,18 +98,26 @@ Deno.test('D1: migrations apply in order, once, recorded in d1_migrations; drizz
     const db = new D1Database(path);
     assert.deepEqual(await applyMigrations(db, CMS_MIGRATIONS), []);
     const recorded = await db.prepare('SELECT id, name FROM d1_migrations ORDER BY id').all();
-    assert.deepEqual(recorded.results, files.map((name, i) => ({ id: i + 1, name })));
+    assert.deepEqual(
+      recorded.results,
+      files.map((name, i) => ({ id: i + 1, name })),
+    );
 
     const orm = drizzle(db, { schema: cms });
     const [site] = await orm.insert(cms.sites).values({ name: 'Racing Daily', url: 'https://example.com' }).returning();
     assert.equal(site!.id, 1);
-    await orm.batch([orm.insert(cms.sites).values({ name: 'Second' }), orm.update(cms.sites).set({ url: 'https://second.example' }).where(eq(cms.sites.name, 'Second'))]);
+    await orm.batch([
+      orm.insert(cms.sites).values({ name: 'Second' }),
+      orm.update(cms.sites).set({ url: 'https://second.example' }).where(eq(cms.sites.name, 'Second')),
+    ]);
     const found = await orm.query.sites.findFirst({ where: eq(cms.sites.name, 'Second') });
     assert.deepEqual(found, { id: 2, name: 'Second', url: 'https://second.example' });
     const all = await orm.select({ name: cms.sites.name }).from(cms.sites).orderBy(cms.sites.id);
     assert.deepEqual(all, [{ name: 'Racing Daily' }, { name: 'Second' }]);
     // foreign keys are enforced, as on D1
-    await assert.rejects(orm.insert(cms.newsTypes).values({ siteId: 99, name: 'x' }), (error: Error) => /FOREIGN KEY constraint failed/.test(`${error.message} ${(error.cause as Error)?.message}`));
+    await assert.rejects(orm.insert(cms.newsTypes).values({ siteId: 99, name: 'x' }), (error: Error) =>
+      /FOREIGN KEY constraint failed/.test(`${error.message} ${(error.cause as Error)?.message}`),
+    );
     db.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -104,7 +128,10 @@ Deno.test('D1: a failing migration leaves neither its changes nor its record', a
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/0000_init.sql`, 'CREATE TABLE a (x INTEGER);');
-    await Deno.writeTextFile(`${dir}/0001_broken.sql`, 'CREATE TABLE b (x INTEGER);\n--> statement-breakpoint\nINSERT INTO nope VALUES (1);');
+    await Deno.writeTextFile(
+      `${dir}/0001_broken.sql`,
+      'CREATE TABLE b (x INTEGER);\n--> statement-breakpoint\nINSERT INTO nope VALUES (1);',
+    );
     await Deno.writeTextFile(`${dir}/notes.txt`, 'not a migration');
     const db = new D1Database();
     await assert.rejects(applyMigrations(db, dir), /Migration 0001_broken.sql failed: no such table: nope/);

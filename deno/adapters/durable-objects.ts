@@ -4,7 +4,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setImmediate } from 'node:timers';
 import { deserialize, serialize } from 'node:v8';
-import { cachedStatement, cell, type DatabaseSync, openDatabase, type SQLInputValue, splitStatements, type StatementSync } from './sqlite.ts';
+import {
+  cachedStatement,
+  cell,
+  type DatabaseSync,
+  openDatabase,
+  type SQLInputValue,
+  splitStatements,
+  type StatementSync,
+} from './sqlite.ts';
 
 export interface DurableObjectId {
   toString(): string;
@@ -141,7 +149,8 @@ export class SqlStorageCursor<T extends Record<string, SqlStorageValue>> impleme
 
   one(): T {
     const rows = this.toArray();
-    if (rows.length !== 1) throw new Error(`Expected exactly one result from SQL query, but got ${rows.length ? 'multiple' : 'no'} results.`);
+    if (rows.length !== 1)
+      throw new Error(`Expected exactly one result from SQL query, but got ${rows.length ? 'multiple' : 'no'} results.`);
     return rows[0]!;
   }
 
@@ -174,7 +183,9 @@ export class SqlStorage {
     for (const statement of statements) {
       if (RESERVED.test(statement)) throw new Error('not authorized: access to _cf_ tables is prohibited: SQLITE_AUTH');
       if (TRANSACTION_STATEMENT.test(statement)) {
-        throw new Error('To execute a transaction, please use the state.storage.transaction() or state.storage.transactionSync() APIs instead of the SQL BEGIN TRANSACTION or SAVEPOINT statements.');
+        throw new Error(
+          'To execute a transaction, please use the state.storage.transaction() or state.storage.transactionSync() APIs instead of the SQL BEGIN TRANSACTION or SAVEPOINT statements.',
+        );
       }
     }
     for (const statement of statements.slice(0, -1)) this.#db.exec(statement);
@@ -187,7 +198,9 @@ export class SqlStorage {
   }
 
   get databaseSize(): number {
-    const row = this.#db.prepare('SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS size').get() as { size: number };
+    const row = this.#db
+      .prepare('SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS size')
+      .get() as { size: number };
     return row.size;
   }
 
@@ -216,7 +229,9 @@ export class SyncKvStorage {
 
   put<T>(key: string, value: T): void {
     if (value === undefined) throw new TypeError('Cannot store undefined: delete the key instead');
-    this.#db.prepare('INSERT INTO _cf_KV (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, serialize(value));
+    this.#db
+      .prepare('INSERT INTO _cf_KV (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .run(key, serialize(value));
   }
 
   delete(key: string): boolean {
@@ -232,7 +247,8 @@ export class SyncKvStorage {
     if (options.prefix !== undefined) where.push('substr(key, 1, length(?)) = ?'), params.push(options.prefix, options.prefix);
     const limit = options.limit === undefined ? -1 : Math.max(0, Math.floor(options.limit));
     const sql = `SELECT key, value FROM _cf_KV${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY key ${options.reverse ? 'DESC' : 'ASC'} LIMIT ${limit}`;
-    for (const row of this.#db.prepare(sql).all(...params) as { key: string; value: Uint8Array }[]) yield [row.key, deserialize(row.value) as T];
+    for (const row of this.#db.prepare(sql).all(...params) as { key: string; value: Uint8Array }[])
+      yield [row.key, deserialize(row.value) as T];
   }
 }
 
@@ -256,7 +272,11 @@ function readMetadata(db: DatabaseSync, key: string): unknown {
 
 function writeMetadata(db: DatabaseSync, key: string, value: unknown): void {
   if (value === undefined) db.prepare('DELETE FROM _cf_METADATA WHERE key = ?').run(key);
-  else db.prepare('INSERT INTO _cf_METADATA (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+  else
+    db.prepare('INSERT INTO _cf_METADATA (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+      key,
+      JSON.stringify(value),
+    );
 }
 
 function openObjectDatabase(path: string): DatabaseSync {
@@ -310,7 +330,9 @@ export class DurableObjectStorage {
   delete(key: string): Promise<boolean>;
   delete(keys: string[]): Promise<number>;
   delete(keys: string | string[]): Promise<boolean | number> {
-    return settle(() => (Array.isArray(keys) ? this.transactionSync(() => keys.filter((key) => this.kv.delete(key)).length) : this.kv.delete(keys)));
+    return settle(() =>
+      Array.isArray(keys) ? this.transactionSync(() => keys.filter((key) => this.kv.delete(key)).length) : this.kv.delete(keys),
+    );
   }
 
   list<T = unknown>(options?: ListOptions): Promise<Map<string, T>> {
@@ -321,12 +343,15 @@ export class DurableObjectStorage {
   deleteAll(): Promise<void> {
     return settle(() => {
       const objects = this.#db
-        .prepare("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        .prepare(
+          "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+        )
         .all() as { type: string; name: string }[];
       this.#db.exec('PRAGMA foreign_keys = OFF');
       try {
         this.transactionSync(() => {
-          for (const { type, name } of objects) this.#db.exec(`DROP ${type === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS "${name.replaceAll('"', '""')}"`);
+          for (const { type, name } of objects)
+            this.#db.exec(`DROP ${type === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS "${name.replaceAll('"', '""')}"`);
           this.#db.exec('DELETE FROM _cf_KV');
         });
       } finally {
@@ -404,7 +429,10 @@ export class DurableObjectStorage {
   }
 }
 
-export type DurableObjectTransaction = Pick<DurableObjectStorage, 'get' | 'put' | 'delete' | 'list' | 'getAlarm' | 'setAlarm' | 'deleteAlarm'> & { rollback(): void };
+export type DurableObjectTransaction = Pick<
+  DurableObjectStorage,
+  'get' | 'put' | 'delete' | 'list' | 'getAlarm' | 'setAlarm' | 'deleteAlarm'
+> & { rollback(): void };
 
 /** A storage call's answer as a promise: the work is done now, errors reject. */
 function settle<T>(work: () => T): Promise<T> {
@@ -535,7 +563,11 @@ class ObjectHost<T extends object, Env> {
   ) {
     this.#db = openObjectDatabase(path);
     if (id.name !== undefined && readMetadata(this.#db, 'name') === undefined) writeMetadata(this.#db, 'name', id.name);
-    this.alarms = new AlarmScheduler(() => this.#db, (info) => this.#alarm(info), retry);
+    this.alarms = new AlarmScheduler(
+      () => this.#db,
+      (info) => this.#alarm(info),
+      retry,
+    );
     this.storage = new DurableObjectStorage(this.#db, this.alarms, this.gate);
     this.state = {
       id,
@@ -624,11 +656,13 @@ function cloneError(error: unknown): unknown {
 const NOT_RPC = new Set(['alarm', 'connect', 'webSocketMessage', 'webSocketClose', 'webSocketError', 'constructor', 'then']);
 
 type RpcMethods<T> = {
-  [K in keyof T as K extends string ? (T[K] extends (...args: never[]) => unknown ? (K extends 'alarm' | 'fetch' | 'connect' | `webSocket${string}` ? never : K) : never) : never]: T[K] extends (
-    ...args: infer A
-  ) => infer R
-    ? (...args: A) => Promise<Awaited<R>>
-    : never;
+  [K in keyof T as K extends string
+    ? T[K] extends (...args: never[]) => unknown
+      ? K extends 'alarm' | 'fetch' | 'connect' | `webSocket${string}`
+        ? never
+        : K
+      : never
+    : never]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 };
 
 export type DurableObjectStub<T> = RpcMethods<T> & {
@@ -726,7 +760,13 @@ export class DurableObjectNamespace<T extends object, Env = unknown> {
     const hex = id.toString();
     let host = this.#hosts.get(hex);
     if (!host) {
-      host = new ObjectHost<T, Env>(id, join(this.#options.directory, `${hex}.sqlite`), (state) => new this.#class(state, this.#options.env), this.#retry, this.#pending);
+      host = new ObjectHost<T, Env>(
+        id,
+        join(this.#options.directory, `${hex}.sqlite`),
+        (state) => new this.#class(state, this.#options.env),
+        this.#retry,
+        this.#pending,
+      );
       this.#hosts.set(hex, host);
     }
     return host;

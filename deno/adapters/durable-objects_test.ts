@@ -54,7 +54,9 @@ class Notebook extends DurableObject<Env> {
 
   write(text: string): number {
     this.ctx.storage.kv.put('last', { text, at: new Date(0), tags: new Set(['a']) });
-    const row = this.ctx.storage.sql.exec<{ id: number }>('INSERT INTO notes (text, data) VALUES (?, ?) RETURNING id', text, new Uint8Array([1, 2])).one();
+    const row = this.ctx.storage.sql
+      .exec<{ id: number }>('INSERT INTO notes (text, data) VALUES (?, ?) RETURNING id', text, new Uint8Array([1, 2]))
+      .one();
     return row.id;
   }
 
@@ -83,12 +85,17 @@ class Notebook extends DurableObject<Env> {
   }
 
   alarmRuns(): { retry_count: number; is_retry: number }[] {
-    return this.ctx.storage.sql.exec<{ retry_count: number; is_retry: number }>('SELECT retry_count, is_retry FROM alarms ORDER BY rowid').toArray();
+    return this.ctx.storage.sql
+      .exec<{ retry_count: number; is_retry: number }>('SELECT retry_count, is_retry FROM alarms ORDER BY rowid')
+      .toArray();
   }
 
   /** What getAlarm() answered inside each run of alarm(). */
   alarmsSeen(): (number | null)[] {
-    return this.ctx.storage.sql.exec<{ alarm_seen: number | null }>('SELECT alarm_seen FROM alarms ORDER BY rowid').toArray().map((r) => r.alarm_seen);
+    return this.ctx.storage.sql
+      .exec<{ alarm_seen: number | null }>('SELECT alarm_seen FROM alarms ORDER BY rowid')
+      .toArray()
+      .map((r) => r.alarm_seen);
   }
 
   override async alarm(info?: AlarmInvocationInfo): Promise<void> {
@@ -123,7 +130,8 @@ class SlowStart extends DurableObject {
   }
 }
 
-const open = (dir: string, retry = { baseMs: 20, maxRetries: 3 }) => new DurableObjectNamespace(Notebook, { directory: dir, env: { GREETING: 'Hello' }, alarmRetry: retry });
+const open = (dir: string, retry = { baseMs: 20, maxRetries: 3 }) =>
+  new DurableObjectNamespace(Notebook, { directory: dir, env: { GREETING: 'Hello' }, alarmRetry: retry });
 
 Deno.test('DO: ids by name are stable, by string round-trip, unique ids differ', () =>
   withDirectory(async (dir) => {
@@ -183,7 +191,13 @@ Deno.test('DO: storage (SQL, sync KV, async KV) survives a host restart', () =>
           const cursor = storage.sql.exec('SELECT id, text, data FROM notes ORDER BY id');
           const columns = cursor.columnNames;
           const rows = [...cursor.raw()];
-          return { columns, rows, last: storage.kv.get('last'), list: [...storage.kv.list({ prefix: 'la' })].map(([k]) => k), read: storage.sql.exec('SELECT * FROM notes').rowsRead };
+          return {
+            columns,
+            rows,
+            last: storage.kv.get('last'),
+            list: [...storage.kv.list({ prefix: 'la' })].map(([k]) => k),
+            read: storage.sql.exec('SELECT * FROM notes').rowsRead,
+          };
         }
       },
       { directory: dir, env: undefined, name: 'Notebook' },
@@ -247,16 +261,35 @@ Deno.test('DO: async storage API, list options, deleteAll, transactions', () =>
           const multi = s.sql.exec('INSERT INTO t VALUES (3); SELECT count(*) AS n FROM t').one().n;
           await s.setAlarm(Date.now() + 60_000);
           await s.deleteAll();
-          const tables = s.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'").toArray();
+          const tables = s.sql
+            .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'")
+            .toArray();
           const alarm = await s.getAlarm();
           await s.deleteAlarm();
-          return { many: [...many], listed, ranged, deleted, rolledBack, committed, afterRollback, refused, multi, tables, keys: [...(await s.list()).keys()], alarmKept: alarm !== null, size: s.sql.databaseSize > 0 };
+          return {
+            many: [...many],
+            listed,
+            ranged,
+            deleted,
+            rolledBack,
+            committed,
+            afterRollback,
+            refused,
+            multi,
+            tables,
+            keys: [...(await s.list()).keys()],
+            alarmKept: alarm !== null,
+            size: s.sql.databaseSize > 0,
+          };
         }
       },
       { directory: dir, env: undefined },
     );
     const result = await ns.getByName('x').run();
-    assert.deepEqual(result.many, [['a:1', 1], ['a:2', 2]]);
+    assert.deepEqual(result.many, [
+      ['a:1', 1],
+      ['a:2', 2],
+    ]);
     assert.deepEqual(result.listed, [['a:2', 2]]);
     assert.deepEqual(result.ranged, ['a:2', 'b:1']);
     assert.deepEqual(result.deleted, [true, false, 2]);
@@ -277,7 +310,10 @@ Deno.test('DO: calls are let in one at a time, but not held up by another call w
     const ns = open(dir);
     const stub = ns.getByName('counter');
     const counts = await Promise.all(Array.from({ length: 25 }, () => stub.increment()));
-    assert.deepEqual(counts.sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i + 1));
+    assert.deepEqual(
+      counts.sort((a, b) => a - b),
+      Array.from({ length: 25 }, (_, i) => i + 1),
+    );
     const order: string[] = [];
     await Promise.all([stub.slow(60).then((r) => order.push(r)), sleep(5).then(() => stub.fast().then((r) => order.push(r)))]);
     assert.deepEqual(order, ['fast', 'slow']);
@@ -288,7 +324,7 @@ Deno.test('DO: calls are let in one at a time, but not held up by another call w
     await ns.close();
   }));
 
-Deno.test('DO: the project\'s PendingLogin expires through its alarm', () =>
+Deno.test("DO: the project's PendingLogin expires through its alarm", () =>
   withDirectory(async (dir) => {
     const ns = new DurableObjectNamespace(PendingLogin, { directory: dir, env: undefined });
     const stub = ns.getByName('token-1');

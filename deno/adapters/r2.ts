@@ -94,7 +94,11 @@ export class R2Object {
   readonly range?: R2Range;
   readonly storageClass: string;
 
-  constructor(stored: Stored, range?: { offset: number; length: number }, include: { http: boolean; custom: boolean } = { http: true, custom: true }) {
+  constructor(
+    stored: Stored,
+    range?: { offset: number; length: number },
+    include: { http: boolean; custom: boolean } = { http: true, custom: true },
+  ) {
     this.key = stored.key;
     this.version = stored.version;
     this.size = stored.size;
@@ -214,7 +218,10 @@ function conditionalOf(source: R2Conditional | Headers): R2Conditional {
 
 function etagsMatch(list: string, etag: string): boolean {
   return list.split(',').some((item) => {
-    const tag = item.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+    const tag = item
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1');
     return tag === '*' || tag === etag;
   });
 }
@@ -301,7 +308,10 @@ function encodeCursor(after: string, skipPrefix?: string): string {
 
 function decodeCursor(cursor: string): { after: string; skipPrefix?: string } {
   try {
-    const [after, skipPrefix] = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(cursor), (c) => c.charCodeAt(0)))) as [string, string?];
+    const [after, skipPrefix] = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(cursor), (c) => c.charCodeAt(0)))) as [
+      string,
+      string?,
+    ];
     if (typeof after !== 'string') throw new Error();
     return { after, skipPrefix };
   } catch {
@@ -355,7 +365,10 @@ export class R2Bucket {
       const version = crypto.randomUUID().replaceAll('-', '');
       const data = `${name}.${version}.data`;
       const asked = (['md5', 'sha1', 'sha256', 'sha384', 'sha512'] as const).filter((n) => options[n] !== undefined);
-      const hashes = new Map<ChecksumName, Hash>([['md5', createHash('md5')], ...asked.filter((n) => n !== 'md5').map((n) => [n, createHash(n)] as [ChecksumName, Hash])]);
+      const hashes = new Map<ChecksumName, Hash>([
+        ['md5', createHash('md5')],
+        ...asked.filter((n) => n !== 'md5').map((n) => [n, createHash(n)] as [ChecksumName, Hash]),
+      ]);
       let size = 0;
       const file = await Deno.open(join(this.#dir, data), { write: true, createNew: true });
       try {
@@ -413,9 +426,13 @@ export class R2Bucket {
   /** Reads every sidecar of the bucket: listing costs one read per object (fine at this project's sizes). */
   async list(options: R2ListOptions = {}): Promise<R2Objects> {
     const limit = options.limit ?? MAX_LIST;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) throw new R2Error('list', `MaxKeys params must be positive integer <= ${MAX_LIST}.`, 10022);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST)
+      throw new R2Error('list', `MaxKeys params must be positive integer <= ${MAX_LIST}.`, 10022);
     const prefix = options.prefix ?? '';
-    const include = { http: options.include?.includes('httpMetadata') ?? false, custom: options.include?.includes('customMetadata') ?? false };
+    const include = {
+      http: options.include?.includes('httpMetadata') ?? false,
+      custom: options.include?.includes('customMetadata') ?? false,
+    };
     const cursor = options.cursor ? decodeCursor(options.cursor) : undefined;
     const all: Stored[] = [];
     for await (const entry of Deno.readDir(this.#dir)) {
@@ -429,7 +446,11 @@ export class R2Bucket {
     let last: { after: string; skipPrefix?: string } | undefined;
     let truncated = false;
     for (const stored of all) {
-      if (cursor && (compareKeys(stored.key, cursor.after) <= 0 || (cursor.skipPrefix !== undefined && stored.key.startsWith(cursor.skipPrefix)))) continue;
+      if (
+        cursor &&
+        (compareKeys(stored.key, cursor.after) <= 0 || (cursor.skipPrefix !== undefined && stored.key.startsWith(cursor.skipPrefix)))
+      )
+        continue;
       if (options.startAfter !== undefined && compareKeys(stored.key, options.startAfter) <= 0) continue;
       const cut = options.delimiter ? stored.key.indexOf(options.delimiter, prefix.length) : -1;
       const group = cut >= 0 ? stored.key.slice(0, cut + options.delimiter!.length) : undefined;
@@ -446,13 +467,16 @@ export class R2Bucket {
         last = { after: stored.key };
       }
     }
-    return truncated && last ? { objects, delimitedPrefixes, truncated: true, cursor: encodeCursor(last.after, last.skipPrefix) } : { objects, delimitedPrefixes, truncated: false };
+    return truncated && last
+      ? { objects, delimitedPrefixes, truncated: true, cursor: encodeCursor(last.after, last.skipPrefix) }
+      : { objects, delimitedPrefixes, truncated: false };
   }
 
   /** The file stem of a key: a hash, so no key reaches outside the bucket's directory. */
   #name(key: string, operation: string): string {
     if (typeof key !== 'string') throw new TypeError(`${operation}: the key must be a string`);
-    if (new TextEncoder().encode(key).length > MAX_KEY_BYTES) throw new R2Error(operation, 'The specified object name is not valid.', 10020);
+    if (new TextEncoder().encode(key).length > MAX_KEY_BYTES)
+      throw new R2Error(operation, 'The specified object name is not valid.', 10020);
     return createHash('sha256').update(key).digest('hex');
   }
 

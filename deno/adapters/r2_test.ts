@@ -35,7 +35,11 @@ Deno.test('R2: put and get round-trip bytes, HTTP and custom metadata', () =>
     assert.equal(await got.text(), 'hello world');
     assert.equal(got.bodyUsed, true);
     await assert.rejects(got.arrayBuffer(), TypeError);
-    assert.deepEqual(got.httpMetadata, { contentType: 'image/jpeg', cacheControl: 'max-age=60', cacheExpiry: new Date('2030-01-01T00:00:00Z') });
+    assert.deepEqual(got.httpMetadata, {
+      contentType: 'image/jpeg',
+      cacheControl: 'max-age=60',
+      cacheExpiry: new Date('2030-01-01T00:00:00Z'),
+    });
     assert.deepEqual(got.customMetadata, { area: 'BarrierTrials', fileName: 'x.csv' });
     assert.deepEqual(got.range, { offset: 0, length: 11 });
     const headers = new Headers();
@@ -133,25 +137,44 @@ Deno.test('R2: conditional get and put by etag and upload time', () =>
 
 Deno.test('R2: list with prefix, delimiter, cursor, limit and include', () =>
   withBucket(async (bucket) => {
-    const keys = ['examples/BarrierTrials/a.csv', 'examples/BarrierTrials/b.csv', 'examples/Sectional/c.csv', 'examples/top.csv', 'tmp/x/y.csv', 'z'];
+    const keys = [
+      'examples/BarrierTrials/a.csv',
+      'examples/BarrierTrials/b.csv',
+      'examples/Sectional/c.csv',
+      'examples/top.csv',
+      'tmp/x/y.csv',
+      'z',
+    ];
     for (const key of keys) await bucket.put(key, key, { httpMetadata: { contentType: 'text/csv' }, customMetadata: { key } });
 
     const all = await bucket.list();
-    assert.deepEqual(all.objects.map((o) => o.key), keys);
+    assert.deepEqual(
+      all.objects.map((o) => o.key),
+      keys,
+    );
     assert.equal(all.truncated, false);
     assert.equal(all.objects[0]!.httpMetadata, undefined);
     assert.equal(all.objects[0]!.customMetadata, undefined);
 
     const included = await bucket.list({ prefix: 'tmp/', include: ['httpMetadata', 'customMetadata'] });
-    assert.deepEqual(included.objects.map((o) => [o.key, o.httpMetadata?.contentType, o.customMetadata?.key]), [['tmp/x/y.csv', 'text/csv', 'tmp/x/y.csv']]);
+    assert.deepEqual(
+      included.objects.map((o) => [o.key, o.httpMetadata?.contentType, o.customMetadata?.key]),
+      [['tmp/x/y.csv', 'text/csv', 'tmp/x/y.csv']],
+    );
 
     const folders = await bucket.list({ prefix: 'examples/', delimiter: '/' });
-    assert.deepEqual(folders.objects.map((o) => o.key), ['examples/top.csv']);
+    assert.deepEqual(
+      folders.objects.map((o) => o.key),
+      ['examples/top.csv'],
+    );
     assert.deepEqual(folders.delimitedPrefixes, ['examples/BarrierTrials/', 'examples/Sectional/']);
 
     const top = await bucket.list({ delimiter: '/' });
     assert.deepEqual(top.delimitedPrefixes, ['examples/', 'tmp/']);
-    assert.deepEqual(top.objects.map((o) => o.key), ['z']);
+    assert.deepEqual(
+      top.objects.map((o) => o.key),
+      ['z'],
+    );
 
     // pages of two: a delimited prefix counts as one entry and is not repeated on the next page
     const seen: string[] = [];
@@ -174,7 +197,10 @@ Deno.test('R2: list with prefix, delimiter, cursor, limit and include', () =>
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor);
     assert.deepEqual(paged, keys);
-    assert.deepEqual((await bucket.list({ startAfter: 'examples/top.csv' })).objects.map((o) => o.key), ['tmp/x/y.csv', 'z']);
+    assert.deepEqual(
+      (await bucket.list({ startAfter: 'examples/top.csv' })).objects.map((o) => o.key),
+      ['tmp/x/y.csv', 'z'],
+    );
   }));
 
 Deno.test('R2: delete one key or many; keys never reach outside the bucket', () =>

@@ -77,7 +77,9 @@ export class StaticAssets {
   /** The `ASSETS` binding: the asset, or 404. */
   async fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const request = new Request(input, init);
-    return (await this.match(request)) ?? new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    return (
+      (await this.match(request)) ?? new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+    );
   }
 
   /** The asset a GET or HEAD request names, or null (then the Worker answers). */

@@ -9,7 +9,10 @@ Deno.test('serves files by path with type, ETag and 304; misses are null (bindin
     await Deno.mkdir(join(dir, 'static'));
     await Deno.writeTextFile(join(dir, 'static', 'app.css'), 'body{}');
     await Deno.writeTextFile(join(dir, 'page.html'), '<p>hi</p>');
-    await Deno.writeTextFile(join(dir, '_headers'), '/static/*\n  X-Content-Type-Options: nosniff\n  Cache-Control: public, max-age=3600\n');
+    await Deno.writeTextFile(
+      join(dir, '_headers'),
+      '/static/*\n  X-Content-Type-Options: nosniff\n  Cache-Control: public, max-age=3600\n',
+    );
     const assets = new StaticAssets(dir);
     const css = await assets.match(new Request('http://x/static/app.css'));
     assert.equal(css?.status, 200);

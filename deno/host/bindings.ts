@@ -51,7 +51,8 @@ export async function createBindings(config: WorkerConfig, options: BindingOptio
   const namespaces: { close(): Promise<void> }[] = [];
   for (const binding of config.durableObjects) {
     const objectClass = options.module[binding.className];
-    if (typeof objectClass !== 'function') throw new Error(`${config.name}: ${binding.binding} names class ${binding.className}, which ${config.main} does not export`);
+    if (typeof objectClass !== 'function')
+      throw new Error(`${config.name}: ${binding.binding} names class ${binding.className}, which ${config.main} does not export`);
     const namespace = new DurableObjectNamespace(objectClass as DurableObjectConstructor<object, unknown>, {
       directory: join(dir, 'do', binding.className),
       env,

@@ -60,7 +60,8 @@ Deno.test('env from wrangler.toml: vars, required secrets only, D1 migrated, R2,
         overrides: { PG_WS_PROXY: 'ws://127.0.0.1:1' },
         module: { Counter },
         assets: new StaticAssets(join(dir, 'assets')),
-        service: (name) => (name === 'other' ? (request) => (calls.push(request.url), Promise.resolve(new Response('from other'))) : undefined),
+        service: (name) =>
+          name === 'other' ? (request) => (calls.push(request.url), Promise.resolve(new Response('from other'))) : undefined,
       });
     const first = await open();
     const env = first.env;
@@ -79,7 +80,7 @@ Deno.test('env from wrangler.toml: vars, required secrets only, D1 migrated, R2,
 
     // State survives a restart: migrations are not applied twice, rows, objects and DO storage are kept.
     const second = await open();
-    assert.equal(((await (second.env.DB as D1Database).prepare('SELECT count(*) AS n FROM t').first('n')) as number), 1);
+    assert.equal((await (second.env.DB as D1Database).prepare('SELECT count(*) AS n FROM t').first('n')) as number, 1);
     assert.equal(await (await (second.env.FILES as R2Bucket).get('k'))?.text(), 'v');
     assert.equal(await (second.env.COUNTER as DurableObjectNamespace<Counter>).getByName('a').add(1), 103);
     await second.close();

@@ -38,7 +38,13 @@ type CronFn = (name: string, schedule: string, options: { signal: AbortSignal },
  * Registers each schedule with Deno.cron (or `cronImpl`, for tests). Names are unique per process:
  * `<service> <index>`. Abort `signal` to stop them.
  */
-export function registerCrons(service: string, crons: readonly string[], tick: (cron: string) => Promise<unknown>, signal: AbortSignal, cronImpl?: CronFn): Promise<void>[] {
+export function registerCrons(
+  service: string,
+  crons: readonly string[],
+  tick: (cron: string) => Promise<unknown>,
+  signal: AbortSignal,
+  cronImpl?: CronFn,
+): Promise<void>[] {
   const cron: CronFn | undefined = cronImpl ?? (typeof Deno.cron === 'function' ? (Deno.cron as unknown as CronFn) : undefined);
   if (!cron) throw new Error('Deno.cron is not available: run the host with --unstable-cron');
   return crons.map((schedule, index) =>

@@ -18,7 +18,9 @@ export class HostExecutionContext implements ExecutionContext<Record<string, nev
 
   waitUntil(promise: Promise<unknown>): void {
     const tracked = Promise.resolve(promise)
-      .catch((error) => console.error(`[${this.#label}] waitUntil: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
+      .catch((error) =>
+        console.error(`[${this.#label}] waitUntil: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      )
       .finally(() => this.#pending.delete(tracked));
     this.#pending.add(tracked);
   }

@@ -12,7 +12,8 @@ export class FixedLengthStream extends TransformStream<ArrayBufferView | ArrayBu
     let seen = 0;
     super({
       transform(chunk, controller) {
-        const bytes = chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        const bytes =
+          chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
         seen += bytes.byteLength;
         if (seen > length) {
           controller.error(new TypeError(`Attempt to write too many bytes through a FixedLengthStream (expected ${length}).`));
@@ -21,7 +22,8 @@ export class FixedLengthStream extends TransformStream<ArrayBufferView | ArrayBu
         controller.enqueue(bytes);
       },
       flush(controller) {
-        if (seen !== length) controller.error(new TypeError(`FixedLengthStream did not see all expected bytes before close() (${seen} of ${length}).`));
+        if (seen !== length)
+          controller.error(new TypeError(`FixedLengthStream did not see all expected bytes before close() (${seen} of ${length}).`));
       },
     });
     this.expectedLength = length;

@@ -20,12 +20,16 @@ Deno.test('FixedLengthStream passes exactly the expected bytes through', async (
 
 Deno.test('FixedLengthStream errors on too many or too few bytes', async () => {
   const long = new FixedLengthStream(3);
-  const longPipe = body('four').pipeTo(long.writable).catch((e) => e);
+  const longPipe = body('four')
+    .pipeTo(long.writable)
+    .catch((e) => e);
   await assert.rejects(new Response(long.readable).text(), TypeError);
   assert.ok((await longPipe) instanceof TypeError);
 
   const short = new FixedLengthStream(10);
-  const shortPipe = body('ab').pipeTo(short.writable).catch((e) => e);
+  const shortPipe = body('ab')
+    .pipeTo(short.writable)
+    .catch((e) => e);
   await assert.rejects(new Response(short.readable).text(), TypeError);
   assert.ok((await shortPipe) instanceof TypeError);
   assert.throws(() => new FixedLengthStream(-1), RangeError);
@@ -41,7 +45,9 @@ Deno.test('an R2 put through a short FixedLengthStream stores nothing (the CMS u
     void body('12345').pipeTo(ok.writable);
     assert.equal((await bucket.put('a', ok.readable))?.size, 5);
     const short = new Stream(5);
-    void body('12').pipeTo(short.writable).catch(() => undefined);
+    void body('12')
+      .pipeTo(short.writable)
+      .catch(() => undefined);
     await assert.rejects(bucket.put('b', short.readable));
     assert.equal(await bucket.head('b'), null);
   } finally {

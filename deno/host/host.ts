@@ -99,7 +99,8 @@ export async function startHost(options: HostOptions): Promise<Host> {
     const config = readWorkerConfig(workerConfigPath(name));
     const module = (await import(pathToFileURL(config.main).href)) as Record<string, unknown>;
     const handler = module.default as Handler;
-    if (!handler || (typeof handler.fetch !== 'function' && typeof handler.scheduled !== 'function')) throw new Error(`${name}: ${config.main} has no default export with fetch() or scheduled()`);
+    if (!handler || (typeof handler.fetch !== 'function' && typeof handler.scheduled !== 'function'))
+      throw new Error(`${name}: ${config.main} has no default export with fetch() or scheduled()`);
     const assets = config.assets ? new StaticAssets(config.assets.directory) : undefined;
     const overrides = { ...options.vars, ...options.serviceVars?.[name] };
     const bindings = await createBindings(config, {
@@ -115,7 +116,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
     const context = () => new HostExecutionContext(waiting, name);
 
     const scheduled = (cron: string) =>
-      handler.scheduled ? runScheduled(name, handler.scheduled, cron, bindings.env, context()) : Promise.resolve({ outcome: 'exception' as const, error: 'no scheduled handler' });
+      handler.scheduled
+        ? runScheduled(name, handler.scheduled, cron, bindings.env, context())
+        : Promise.resolve({ outcome: 'exception' as const, error: 'no scheduled handler' });
 
     const dispatch: Fetch = async (request) => {
       if (assets && !config.assets?.runWorkerFirst) {
@@ -124,7 +127,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
       }
       if (options.testScheduled && handler.scheduled && new URL(request.url).pathname === '/__scheduled') {
         const result = await scheduled(new URL(request.url).searchParams.get('cron') ?? '');
-        return new Response(result.outcome === 'ok' ? 'Ran scheduled event' : `Scheduled event failed: ${result.error}`, { status: result.outcome === 'ok' ? 200 : 500 });
+        return new Response(result.outcome === 'ok' ? 'Ran scheduled event' : `Scheduled event failed: ${result.error}`, {
+          status: result.outcome === 'ok' ? 200 : 500,
+        });
       }
       if (!handler.fetch) return assets ? assets.fetch(request) : new Response('Not Found', { status: 404 });
       try {
@@ -158,7 +163,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
       const headers = new Headers(request.headers);
       headers.set('cf-connecting-ip', info.remoteAddr.transport === 'tcp' ? info.remoteAddr.hostname : '127.0.0.1');
       const body = request.method === 'GET' || request.method === 'HEAD' ? null : request.body;
-      return service.dispatch(new Request(request.url, { method: request.method, headers, body, redirect: 'manual', ...(body ? { duplex: 'half' } : {}) }));
+      return service.dispatch(
+        new Request(request.url, { method: request.method, headers, body, redirect: 'manual', ...(body ? { duplex: 'half' } : {}) }),
+      );
     });
     servers.push(server);
     service.url = `http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${server.addr.port}`;

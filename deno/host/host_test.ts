@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { startHost } from './host.ts';
 import { seedDevData } from './seed.ts';
 
-Deno.test('serves auth and the router from the Workers\' own modules', { sanitizeOps: false, sanitizeResources: false }, async () => {
+Deno.test("serves auth and the router from the Workers' own modules", { sanitizeOps: false, sanitizeResources: false }, async () => {
   const stateDir = await Deno.makeTempDir();
   const lines: string[] = [];
   const host = await startHost({
@@ -23,10 +23,18 @@ Deno.test('serves auth and the router from the Workers\' own modules', { sanitiz
     const auth = host.services.get('auth')!;
     assert.match(lines.join('\n'), /auth: development account demo@example.com/);
     const secret = { 'x-auth-client-secret': 'dev-client-secret', 'content-type': 'application/json' };
-    const login = await fetch(`${auth.url}/api/login/`, { method: 'POST', headers: secret, body: JSON.stringify({ email: 'demo@example.com', password: 'demo-password-1' }) });
+    const login = await fetch(`${auth.url}/api/login/`, {
+      method: 'POST',
+      headers: secret,
+      body: JSON.stringify({ email: 'demo@example.com', password: 'demo-password-1' }),
+    });
     assert.equal(login.status, 200);
     assert.deepEqual(Object.keys(await login.json()).sort(), ['enrolled', 'pending_token', 'success']);
-    const wrong = await fetch(`${auth.url}/api/login/`, { method: 'POST', headers: secret, body: JSON.stringify({ email: 'demo@example.com', password: 'wrong-password-1' }) });
+    const wrong = await fetch(`${auth.url}/api/login/`, {
+      method: 'POST',
+      headers: secret,
+      body: JSON.stringify({ email: 'demo@example.com', password: 'wrong-password-1' }),
+    });
     assert.equal(wrong.status, 400);
     await wrong.body?.cancel();
     // run_worker_first: the Worker serves the docs files through env.ASSETS.

@@ -69,12 +69,19 @@ export function parseCommandLine(args: string[], environment: Record<string, str
   // As the dev runner sets them (scripts/dev-service-vars.ts); `--var` overrides them.
   const legacyDatabaseUrl = values['legacy-database-url'] ?? environment.LEGACY_DATABASE_URL;
   const standin = (values['graph-standin'] ?? environment.GRAPH_STANDIN_URL ?? DEV_GRAPH_STANDIN).replace(/\/+$/, '');
-  const extra = devServiceVars({ legacyDatabaseUrl: legacyDatabaseUrl ?? DEV_LEGACY_DATABASE_URL, embeddedRacingDatabase: !databaseUrl, graphStandin: standin });
+  const extra = devServiceVars({
+    legacyDatabaseUrl: legacyDatabaseUrl ?? DEV_LEGACY_DATABASE_URL,
+    embeddedRacingDatabase: !databaseUrl,
+    graphStandin: standin,
+  });
   serviceVars.migrate = { ...extra.migrate, ...serviceVars.migrate };
   serviceVars.mail = { ...extra.mail, ...serviceVars.mail };
   return {
     stateDir: values.state ?? defaultStateDir(),
-    services: values.services?.split(',').map((s) => s.trim()).filter(Boolean),
+    services: values.services
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     ports,
     vars,
     serviceVars,

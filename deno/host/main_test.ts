@@ -15,7 +15,24 @@ Deno.test('defaults mirror npm run dev: relay, legacy allow-list, statement copi
 
 Deno.test('flags and environment override the defaults', () => {
   const line = parseCommandLine(
-    ['--state', '/tmp/s', '--services', 'stats, form', '--port', 'stats=9001', '--var', 'A:b:c', '--var', 'mail.MAIL_MODEL:offline', '--var', 'migrate.MIGRATE_DIRECT_COPY:on', '--no-seed', '--test-scheduled', '--graph-standin', 'http://127.0.0.1:9/'],
+    [
+      '--state',
+      '/tmp/s',
+      '--services',
+      'stats, form',
+      '--port',
+      'stats=9001',
+      '--var',
+      'A:b:c',
+      '--var',
+      'mail.MAIL_MODEL:offline',
+      '--var',
+      'migrate.MIGRATE_DIRECT_COPY:on',
+      '--no-seed',
+      '--test-scheduled',
+      '--graph-standin',
+      'http://127.0.0.1:9/',
+    ],
     { DATABASE_URL: 'postgres://u:p@db:5432/x', PG_WS_PROXY: 'ws://127.0.0.1:1234', LEGACY_DATABASE_URL: 'postgres://u:p@legacy:6000/y' },
   );
   assert.equal(line.stateDir, '/tmp/s');

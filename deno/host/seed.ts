@@ -21,7 +21,10 @@ export async function runStatements(db: D1Database, statements: string[]): Promi
  * Seeds one service's D1 (auth also gets the migration app's accounts when `withMigrate`); the
  * migration app's configuration names the legacy source at `legacyDatabaseUrl`, else the dev one.
  */
-export async function seedDevData(service: RunningService, options: { withMigrate: boolean; legacyDatabaseUrl?: string }): Promise<string | undefined> {
+export async function seedDevData(
+  service: RunningService,
+  options: { withMigrate: boolean; legacyDatabaseUrl?: string },
+): Promise<string | undefined> {
   const db = service.bindings.d1.get('DB');
   const env = service.bindings.env as Record<string, string>;
   if (!db) return undefined;
@@ -34,7 +37,7 @@ export async function seedDevData(service: RunningService, options: { withMigrat
       statements.push(...(await migrateAuthAccountsSql(env.AUTH_TOTP_ENCRYPTION_KEY, issuer)));
     }
     await runStatements(db, statements);
-    return `development account ${DEV_ACCOUNT.email}${options.withMigrate ? ', the migration app\'s Operator and Viewer' : ''}`;
+    return `development account ${DEV_ACCOUNT.email}${options.withMigrate ? ", the migration app's Operator and Viewer" : ''}`;
   }
   if (service.name === 'cms') {
     const { generateCmsSeed, cmsSeedSql } = await load('scripts/cms-seed.ts');
@@ -44,7 +47,9 @@ export async function seedDevData(service: RunningService, options: { withMigrat
   }
   if (service.name === 'migrate') {
     const { configurationSql, syncJobSql, sourceDatabaseOf } = await load('scripts/migrate-seed.ts');
-    const source = options.legacyDatabaseUrl ? sourceDatabaseOf(options.legacyDatabaseUrl) : (await load('scripts/racing/legacy-load.ts')).DEV_LEGACY_CONNECTION;
+    const source = options.legacyDatabaseUrl
+      ? sourceDatabaseOf(options.legacyDatabaseUrl)
+      : (await load('scripts/racing/legacy-load.ts')).DEV_LEGACY_CONNECTION;
     await runStatements(db, [...(await configurationSql(source, env.CONFIG_ENCRYPTION_KEY)), ...syncJobSql(source)]);
     return `active configuration on the legacy source database ${source.host}:${source.port} with its sync job`;
   }

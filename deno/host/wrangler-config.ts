@@ -47,7 +47,10 @@ export function parseWorkerConfig(configPath: string, text: string): WorkerConfi
       databaseName: str(db.database_name, str(db.binding)),
       migrationsDir: resolve(dir, str(db.migrations_dir, 'migrations')),
     })),
-    r2: tables(config.r2_buckets).map((bucket) => ({ binding: str(bucket.binding), bucketName: str(bucket.bucket_name, str(bucket.binding)) })),
+    r2: tables(config.r2_buckets).map((bucket) => ({
+      binding: str(bucket.binding),
+      bucketName: str(bucket.bucket_name, str(bucket.binding)),
+    })),
     durableObjects: tables(table(config.durable_objects).bindings).map((b) => ({ binding: str(b.name), className: str(b.class_name) })),
     services: tables(config.services).map((s) => ({ binding: str(s.binding), service: str(s.service) })),
     assets: assets && {
@@ -55,7 +58,9 @@ export function parseWorkerConfig(configPath: string, text: string): WorkerConfi
       binding: typeof assets.binding === 'string' ? assets.binding : undefined,
       runWorkerFirst: assets.run_worker_first === true,
     },
-    textRules: tables(config.rules).filter((rule) => rule.type === 'Text').flatMap((rule) => strings(rule.globs)),
+    textRules: tables(config.rules)
+      .filter((rule) => rule.type === 'Text')
+      .flatMap((rule) => strings(rule.globs)),
     crons: strings(table(config.triggers).crons),
   };
 }

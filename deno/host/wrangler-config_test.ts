@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseDevVars, readDevVars } from './dev-vars.ts';
 import { ROOT, readWorkerConfig, workerConfigPath } from './wrangler-config.ts';
 
-Deno.test('reads every binding kind from the services\' wrangler.toml', () => {
+Deno.test("reads every binding kind from the services' wrangler.toml", () => {
   const cms = readWorkerConfig(workerConfigPath('cms'));
   assert.equal(cms.name, 'cms');
   assert.equal(cms.main, join(ROOT, 'workers/cms/src/index.ts'));
@@ -15,7 +15,10 @@ Deno.test('reads every binding kind from the services\' wrangler.toml', () => {
   assert.deepEqual(cms.assets, { directory: join(ROOT, 'node_modules/swagger-ui-dist'), binding: 'ASSETS', runWorkerFirst: true });
 
   const auth = readWorkerConfig(workerConfigPath('auth'));
-  assert.deepEqual(auth.durableObjects.map((d) => d.className), ['PendingLogin', 'AccountGuard', 'LiveSession']);
+  assert.deepEqual(
+    auth.durableObjects.map((d) => d.className),
+    ['PendingLogin', 'AccountGuard', 'LiveSession'],
+  );
   assert.deepEqual(auth.crons, ['23 * * * *']);
 
   const stats = readWorkerConfig(workerConfigPath('stats'));
@@ -38,7 +41,12 @@ Deno.test('every Text module rule of a Worker has a module the host maps it to (
 });
 
 Deno.test('development secrets come from .dev.vars, else .dev.vars.example', () => {
-  assert.deepEqual(parseDevVars('# c\nA=1\nexport B = "two words"\nC=\'x#y\'\nD=plain # note\n\nbad line\n'), { A: '1', B: 'two words', C: 'x#y', D: 'plain' });
+  assert.deepEqual(parseDevVars('# c\nA=1\nexport B = "two words"\nC=\'x#y\'\nD=plain # note\n\nbad line\n'), {
+    A: '1',
+    B: 'two words',
+    C: 'x#y',
+    D: 'plain',
+  });
   const { vars, file } = readDevVars(workerConfigPath('stats'));
   assert.ok(file?.includes('workers/stats/.dev.vars'));
   assert.equal(vars.STATIC_API_TOKEN, 'dev-static-token');

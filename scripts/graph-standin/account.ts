@@ -93,7 +93,12 @@ export type Account = {
   refreshTokenReuse: 'reject' | 'allow';
   maxConcurrent: number;
   authorizeError: { error: string; description: string } | null;
-  inFlight: { current: number; highWater: number; byToken: Map<string, { current: number; highWater: number }>; byClient: Map<string, number> };
+  inFlight: {
+    current: number;
+    highWater: number;
+    byToken: Map<string, { current: number; highWater: number }>;
+    byClient: Map<string, number>;
+  };
   refreshGrants: number;
   detachMailbox: () => void;
 };

@@ -12,13 +12,27 @@ export type StandinMailbox = {
   user: { id: string; displayName: string; mail: string; userPrincipalName: string };
 };
 
-export type StandinTokens = { access_token: string; refresh_token?: string; id_token?: string; expires_in: number; scope: string; token_type: string };
+export type StandinTokens = {
+  access_token: string;
+  refresh_token?: string;
+  id_token?: string;
+  expires_in: number;
+  scope: string;
+  token_type: string;
+};
 
 export const TEST_SCOPES = 'openid profile offline_access User.Read Mail.ReadWrite Mail.Send People.Read';
 
 /** A new, isolated mailbox (seeded with the racing mailbox unless `seed: 'empty'`). */
-export async function createMailbox(origin: string, input: { displayName?: string; mail?: string; seed?: 'racing' | 'empty' } = {}): Promise<StandinMailbox> {
-  const res = await fetch(`${origin}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+export async function createMailbox(
+  origin: string,
+  input: { displayName?: string; mail?: string; seed?: 'racing' | 'empty' } = {},
+): Promise<StandinMailbox> {
+  const res = await fetch(`${origin}/_standin/mailboxes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
   if (res.status !== 201) throw new Error(`creating a mailbox: ${res.status} ${await res.text()}`);
   return (await res.json()) as StandinMailbox;
 }
@@ -51,11 +65,18 @@ export async function signIn(
   if (redirect.status !== 302 || !location) throw new Error(`authorize: ${redirect.status}`);
   const back = new URL(location);
   const code = back.searchParams.get('code');
-  if (!code || back.searchParams.get('state') !== state) throw new Error(`authorize: ${back.searchParams.get('error')} ${back.searchParams.get('error_description')}`);
+  if (!code || back.searchParams.get('state') !== state)
+    throw new Error(`authorize: ${back.searchParams.get('error')} ${back.searchParams.get('error_description')}`);
   const res = await fetch(`${origin}/${tenant}/oauth2/v2.0/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: clientId,
+    }),
   });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
   return (await res.json()) as StandinTokens;
@@ -80,7 +101,10 @@ export type GraphAnswer<T = any> = { status: number; body: T; headers: Headers }
 
 /** Calls Graph with a bearer token; `path` is relative to the Graph base or a full nextLink. */
 export function graphClient(graphBase: string, accessToken: string, defaults: Record<string, string> = {}) {
-  return async <T = any>(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<GraphAnswer<T>> => {
+  return async <T = any>(
+    path: string,
+    init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<GraphAnswer<T>> => {
     const headers: Record<string, string> = { authorization: `Bearer ${accessToken}`, ...defaults, ...init.headers };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(path.startsWith('http') ? path : `${graphBase}${path}`, {

@@ -24,7 +24,13 @@ const MAX_DELAY_MS = 120_000;
 const MAX_WAIT_MS = 30_000;
 let faultCounter = 0;
 
-export async function handleControl(ctx: ControlContext, method: string, segments: string[], query: URLSearchParams, body: Buffer): Promise<Reply> {
+export async function handleControl(
+  ctx: ControlContext,
+  method: string,
+  segments: string[],
+  query: URLSearchParams,
+  body: Buffer,
+): Promise<Reply> {
   // segments start after "_standin"
   if (segments.length === 0 && method === 'GET') return ok(index(ctx));
   if (segments[0] === 'mailboxes') {
@@ -34,7 +40,8 @@ export async function handleControl(ctx: ControlContext, method: string, segment
         const input = object(body);
         const mail = optionalString(input, 'mail');
         if (mail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(mail)) throw invalid('mail must be an e-mail address');
-        if (mail && [...ctx.accounts.values()].some((a) => a.mailbox.user.mail.toLowerCase() === mail.toLowerCase())) throw new GraphError(409, 'Conflict', `a mailbox for ${mail} exists already`);
+        if (mail && [...ctx.accounts.values()].some((a) => a.mailbox.user.mail.toLowerCase() === mail.toLowerCase()))
+          throw new GraphError(409, 'Conflict', `a mailbox for ${mail} exists already`);
         const seed = optionalString(input, 'seed');
         if (seed !== undefined && seed !== 'racing' && seed !== 'empty') throw invalid("seed must be 'racing' or 'empty'");
         const account = ctx.createAccount({ displayName: optionalString(input, 'displayName'), mail, seed });
@@ -59,7 +66,14 @@ export async function handleControl(ctx: ControlContext, method: string, segment
   return scoped(ctx, ctx.defaultAccount, method, segments, query, body);
 }
 
-async function scoped(ctx: ControlContext, account: Account, method: string, rest: string[], query: URLSearchParams, body: Buffer): Promise<Reply> {
+async function scoped(
+  ctx: ControlContext,
+  account: Account,
+  method: string,
+  rest: string[],
+  query: URLSearchParams,
+  body: Buffer,
+): Promise<Reply> {
   const [what, id] = rest;
   switch (what) {
     case 'reset':
@@ -102,28 +116,38 @@ async function scoped(ctx: ControlContext, account: Account, method: string, res
       const input = object(body);
       const lifetime = input.accessTokenLifetime ?? input.expiresIn;
       if (lifetime !== undefined) {
-        if (typeof lifetime !== 'number' || !Number.isInteger(lifetime) || lifetime < 1 || lifetime > 86_400) throw invalid('accessTokenLifetime must be whole seconds, 1 to 86400');
+        if (typeof lifetime !== 'number' || !Number.isInteger(lifetime) || lifetime < 1 || lifetime > 86_400)
+          throw invalid('accessTokenLifetime must be whole seconds, 1 to 86400');
         account.accessTokenLifetime = lifetime;
       }
       if (input.refreshTokenReuse !== undefined) {
-        if (input.refreshTokenReuse !== 'reject' && input.refreshTokenReuse !== 'allow') throw invalid("refreshTokenReuse must be 'reject' or 'allow'");
+        if (input.refreshTokenReuse !== 'reject' && input.refreshTokenReuse !== 'allow')
+          throw invalid("refreshTokenReuse must be 'reject' or 'allow'");
         account.refreshTokenReuse = input.refreshTokenReuse;
       }
-      return ok({ accessTokenLifetime: account.accessTokenLifetime, refreshTokenReuse: account.refreshTokenReuse, refreshGrants: account.refreshGrants });
+      return ok({
+        accessTokenLifetime: account.accessTokenLifetime,
+        refreshTokenReuse: account.refreshTokenReuse,
+        refreshGrants: account.refreshGrants,
+      });
     }
     case 'authorize-error': {
       if (method !== 'POST') throw notAllowed();
       const input = object(body);
       const error = optionalString(input, 'error') ?? 'access_denied';
       if (!/^[a-z_]+$/.test(error)) throw invalid('error must be an OAuth error code');
-      account.authorizeError = { error, description: optionalString(input, 'error_description') ?? 'AADSTS65004: User declined to consent to access the app.' };
+      account.authorizeError = {
+        error,
+        description: optionalString(input, 'error_description') ?? 'AADSTS65004: User declined to consent to access the app.',
+      };
       return { status: 204 };
     }
     case 'limits': {
       if (method !== 'POST') throw notAllowed();
       const input = object(body);
       const max = input.maxConcurrent;
-      if (typeof max !== 'number' || !Number.isInteger(max) || max < 0 || max > 1000) throw invalid('maxConcurrent must be a whole number 0–1000 (0: no limit)');
+      if (typeof max !== 'number' || !Number.isInteger(max) || max < 0 || max > 1000)
+        throw invalid('maxConcurrent must be a whole number 0–1000 (0: no limit)');
       account.maxConcurrent = max;
       return ok({ maxConcurrent: account.maxConcurrent });
     }
@@ -227,7 +251,11 @@ async function scoped(ctx: ControlContext, account: Account, method: string, res
       const input = object(body);
       if (typeof input.status !== 'number' || !Number.isInteger(input.status)) throw invalid('status must be the webhook response status');
       const [item] = account.outbox.splice(i, 1);
-      item!.resolve({ status: input.status, contentType: optionalString(input, 'contentType') ?? '', body: optionalString(input, 'body') ?? '' });
+      item!.resolve({
+        status: input.status,
+        contentType: optionalString(input, 'contentType') ?? '',
+        body: optionalString(input, 'body') ?? '',
+      });
       return { status: 204 };
     }
     default:
@@ -248,7 +276,8 @@ function deliver(account: Account, input: Record<string, unknown>): Reply {
     sender = recipient(typeof from.name === 'string' ? from.name : from.address, from.address);
   }
   const cc = input.cc;
-  if (cc !== undefined && (!Array.isArray(cc) || !cc.every((c) => isRecord(c) && typeof c.address === 'string'))) throw invalid('cc must be [{name?, address}]');
+  if (cc !== undefined && (!Array.isArray(cc) || !cc.every((c) => isRecord(c) && typeof c.address === 'string')))
+    throw invalid('cc must be [{name?, address}]');
   const attachments = parseDeliveredAttachments(input.attachments);
   const replyTo = optionalString(input, 'inReplyTo');
   const original = replyTo ? mailbox.findMessage(replyTo) : undefined;
@@ -270,25 +299,51 @@ function deliver(account: Account, input: Record<string, unknown>): Reply {
       conversationId: original?.conversationId,
       inReplyTo: original?.internetMessageId ?? null,
       isRead: false,
-      attachments: [...(input.attachment === true ? [{ name: 'Update.pdf', contentType: 'application/pdf', bytes: textPdf(subject, text.split('\n')) }] : []), ...attachments],
+      attachments: [
+        ...(input.attachment === true
+          ? [{ name: 'Update.pdf', contentType: 'application/pdf', bytes: textPdf(subject, text.split('\n')) }]
+          : []),
+        ...attachments,
+      ],
     });
-    created.push({ id: message.restId, immutableId: message.immutableId, conversationId: message.conversationId, subject: message.subject, receivedDateTime: message.receivedDateTime });
+    created.push({
+      id: message.restId,
+      immutableId: message.immutableId,
+      conversationId: message.conversationId,
+      subject: message.subject,
+      receivedDateTime: message.receivedDateTime,
+    });
   }
   return { status: 201, json: { value: created } };
 }
 
-function parseDeliveredAttachments(value: unknown): { name: string; contentType: string; bytes: Buffer; isInline?: boolean; contentId?: string | null }[] {
+function parseDeliveredAttachments(
+  value: unknown,
+): { name: string; contentType: string; bytes: Buffer; isInline?: boolean; contentId?: string | null }[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || value.length > 10) throw invalid('attachments must be a list of at most 10 {name, contentType?, contentBytes}');
+  if (!Array.isArray(value) || value.length > 10)
+    throw invalid('attachments must be a list of at most 10 {name, contentType?, contentBytes}');
   return value.map((a) => {
-    if (!isRecord(a) || typeof a.name !== 'string' || !a.name || typeof a.contentBytes !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(a.contentBytes)) {
+    if (
+      !isRecord(a) ||
+      typeof a.name !== 'string' ||
+      !a.name ||
+      typeof a.contentBytes !== 'string' ||
+      !/^[A-Za-z0-9+/]*={0,2}$/.test(a.contentBytes)
+    ) {
       throw invalid('each attachment needs a name and base64 contentBytes');
     }
-    if (a.contentId !== undefined && (typeof a.contentId !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(a.contentId))) throw invalid('contentId must be 1–200 printable characters');
+    if (a.contentId !== undefined && (typeof a.contentId !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(a.contentId)))
+      throw invalid('contentId must be 1–200 printable characters');
     if (a.isInline !== undefined && typeof a.isInline !== 'boolean') throw invalid('isInline must be true or false');
     // An inline part (an image of an HTML body, `cid:<contentId>`) or an attachment.
     const inline = typeof a.contentId === 'string' ? { isInline: a.isInline ?? true, contentId: a.contentId } : {};
-    return { name: a.name, contentType: typeof a.contentType === 'string' ? a.contentType : 'application/octet-stream', bytes: Buffer.from(a.contentBytes, 'base64'), ...inline };
+    return {
+      name: a.name,
+      contentType: typeof a.contentType === 'string' ? a.contentType : 'application/octet-stream',
+      bytes: Buffer.from(a.contentBytes, 'base64'),
+      ...inline,
+    };
   });
 }
 
@@ -298,11 +353,14 @@ function parseFault(input: Record<string, unknown>): Fault {
     throw invalid('status must be an HTTP status 200–599, or 0 to drop the connection');
   }
   const count = input.count ?? null;
-  if (count !== null && (typeof count !== 'number' || !Number.isInteger(count) || count < 1)) throw invalid('count must be a positive whole number (omit it for a lasting outage)');
+  if (count !== null && (typeof count !== 'number' || !Number.isInteger(count) || count < 1))
+    throw invalid('count must be a positive whole number (omit it for a lasting outage)');
   const retryAfter = input.retryAfter ?? null;
-  if (retryAfter !== null && (typeof retryAfter !== 'number' || !Number.isInteger(retryAfter) || retryAfter < 0 || retryAfter > 3600)) throw invalid('retryAfter must be whole seconds 0–3600');
+  if (retryAfter !== null && (typeof retryAfter !== 'number' || !Number.isInteger(retryAfter) || retryAfter < 0 || retryAfter > 3600))
+    throw invalid('retryAfter must be whole seconds 0–3600');
   const delayMs = input.delayMs ?? 0;
-  if (typeof delayMs !== 'number' || !Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS) throw invalid(`delayMs must be 0–${MAX_DELAY_MS}`);
+  if (typeof delayMs !== 'number' || !Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS)
+    throw invalid(`delayMs must be 0–${MAX_DELAY_MS}`);
   if (status === null && delayMs === 0) throw invalid('a fault needs a status, a delayMs, or both');
   const pathPrefix = optionalString(input, 'pathPrefix') ?? null;
   const method = optionalString(input, 'method')?.toUpperCase() ?? null;

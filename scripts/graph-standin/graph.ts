@@ -75,7 +75,16 @@ export const MESSAGE_PROPERTIES = [
   'flag',
 ] as const;
 
-const FOLDER_PROPERTIES = ['id', 'displayName', 'parentFolderId', 'childFolderCount', 'unreadItemCount', 'totalItemCount', 'sizeInBytes', 'isHidden'] as const;
+const FOLDER_PROPERTIES = [
+  'id',
+  'displayName',
+  'parentFolderId',
+  'childFolderCount',
+  'unreadItemCount',
+  'totalItemCount',
+  'sizeInBytes',
+  'isHidden',
+] as const;
 
 const MESSAGE_FILTER: Properties<StoredMessage> = {
   conversationId: (m) => m.conversationId,
@@ -194,7 +203,10 @@ export class GraphApi {
       if (call.method !== 'GET') throw badMethodOrPath(call);
       need(call, READ);
       const select = parseSelect(call.query, FOLDER_PROPERTIES, 'mailFolder');
-      return ok({ '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/mailFolders/$entity`, ...applySelect(folderJson(mailbox, folder), select) });
+      return ok({
+        '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/mailFolders/$entity`,
+        ...applySelect(folderJson(mailbox, folder), select),
+      });
     }
     if (lower[1] === 'childfolders' && rest.length === 2) {
       if (call.method === 'GET') {
@@ -227,7 +239,8 @@ export class GraphApi {
     const body: Record<string, unknown> = { '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/mailFolders` };
     if (parseCount(call.query)) body['@odata.count'] = folders.length;
     body.value = page.map((f) => applySelect(folderJson(mailbox, f), select));
-    if (skip + top < folders.length) body['@odata.nextLink'] = nextLink(`${call.graphBase}${call.path}`, call.query, { $skip: String(skip + top) });
+    if (skip + top < folders.length)
+      body['@odata.nextLink'] = nextLink(`${call.graphBase}${call.path}`, call.query, { $skip: String(skip + top) });
     return ok(body);
   }
 
@@ -237,14 +250,22 @@ export class GraphApi {
     if (!isRecord(input)) throw requestBodyRead('The request body must be a JSON object.');
     for (const key of Object.keys(input)) if (key !== 'displayName' && key !== 'isHidden') throw unknownProperty(key, 'mailFolder');
     const name = input.displayName;
-    if (typeof name !== 'string' || !name.trim()) throw new GraphError(400, 'ErrorInvalidRequest', 'The folder name must be a non-empty string.');
+    if (typeof name !== 'string' || !name.trim())
+      throw new GraphError(400, 'ErrorInvalidRequest', 'The folder name must be a non-empty string.');
     if (name.length > 255) throw new GraphError(400, 'ErrorInvalidRequest', 'The folder name is too long.');
-    if (input.isHidden !== undefined && typeof input.isHidden !== 'boolean') throw requestBodyRead("Cannot convert the literal to the expected type 'Edm.Boolean'.");
+    if (input.isHidden !== undefined && typeof input.isHidden !== 'boolean')
+      throw requestBodyRead("Cannot convert the literal to the expected type 'Edm.Boolean'.");
     if (mailbox.childFolders(parentId, true).some((f) => f.displayName.toLowerCase() === name.trim().toLowerCase())) {
       throw new GraphError(409, 'ErrorFolderExists', 'A folder with the specified name already exists.');
     }
     const folder = mailbox.createFolder(parentId, name.trim(), input.isHidden === true);
-    return { status: 201, json: { '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/mailFolders/$entity`, ...folderJson(mailbox, folder) } };
+    return {
+      status: 201,
+      json: {
+        '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/mailFolders/$entity`,
+        ...folderJson(mailbox, folder),
+      },
+    };
   }
 
   // ------------------------------------------------------------------ messages
@@ -278,7 +299,10 @@ export class GraphApi {
         need(call, WRITE);
         applyPatch(mailbox, message, parseJsonBody(call.body));
         mailbox.touch(message);
-        return ok({ '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`, ...messageJson(call, message) });
+        return ok({
+          '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`,
+          ...messageJson(call, message),
+        });
       }
       if (call.method === 'DELETE') {
         need(call, WRITE);
@@ -302,7 +326,13 @@ export class GraphApi {
       applyPatch(mailbox, message, { attachments: [input] }, { attachments: true });
       mailbox.touch(message);
       const added = message.attachments[before]!;
-      return { status: 201, json: { '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages('${idOf(call, message)}')/attachments/$entity`, ...attachmentJson(message, added, true) } };
+      return {
+        status: 201,
+        json: {
+          '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages('${idOf(call, message)}')/attachments/$entity`,
+          ...attachmentJson(message, added, true),
+        },
+      };
     }
     if (action === 'attachments' && rest.length === 3 && call.method === 'DELETE') {
       need(call, WRITE);
@@ -324,7 +354,11 @@ export class GraphApi {
       }
       const attachment = message.attachments.find((a) => a.id === rest[2]);
       if (!attachment) throw itemNotFound();
-      if (rest.length === 3) return ok({ '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages('${idOf(call, message)}')/attachments/$entity`, ...attachmentJson(message, attachment, true) });
+      if (rest.length === 3)
+        return ok({
+          '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages('${idOf(call, message)}')/attachments/$entity`,
+          ...attachmentJson(message, attachment, true),
+        });
       if (rest.length === 4 && lower[3] === '$value') return { status: 200, contentType: attachment.contentType, bytes: attachment.bytes };
       throw badMethodOrPath(call);
     }
@@ -340,14 +374,26 @@ export class GraphApi {
         const destination = mailbox.resolveFolder(input.destinationId);
         if (!destination) throw new GraphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
         const result = action === 'move' ? mailbox.moveMessage(message, destination) : copyMessage(mailbox, message, destination);
-        return { status: 201, json: { '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`, ...messageJson(call, result) } };
+        return {
+          status: 201,
+          json: {
+            '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`,
+            ...messageJson(call, result),
+          },
+        };
       }
       case 'createreply':
       case 'createreplyall':
       case 'createforward': {
         need(call, WRITE);
         const draft = createResponse(mailbox, message, action.slice(6) as 'reply' | 'replyall' | 'forward', parseJsonBody(call.body));
-        return { status: 201, json: { '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`, ...messageJson(call, draft) } };
+        return {
+          status: 201,
+          json: {
+            '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`,
+            ...messageJson(call, draft),
+          },
+        };
       }
       case 'reply':
       case 'replyall':
@@ -389,7 +435,11 @@ export class GraphApi {
         }
       }
       const search = parseSearch(searchText);
-      matched = sortBy(items.filter((msg) => search(msg)), [{ property: 'receivedDateTime', descending: true }], MESSAGE_FILTER).slice(0, SEARCH_RESULT_LIMIT);
+      matched = sortBy(
+        items.filter((msg) => search(msg)),
+        [{ property: 'receivedDateTime', descending: true }],
+        MESSAGE_FILTER,
+      ).slice(0, SEARCH_RESULT_LIMIT);
       const tokenText = option(call.query, 'skiptoken');
       const offset = tokenText === null ? 0 : decodeSkipToken(tokenText);
       page = matched.slice(offset, offset + top);
@@ -435,16 +485,21 @@ export class GraphApi {
       mailbox.removeMessage(draft);
       throw err;
     }
-    return { status: 201, json: { '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`, ...messageJson(call, draft) } };
+    return {
+      status: 201,
+      json: { '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/messages/$entity`, ...messageJson(call, draft) },
+    };
   }
 
   private sendMail(call: GraphCall): Reply {
     const mailbox = call.account.mailbox;
     const input = parseJsonBody(call.body);
-    if (!isRecord(input) || !isRecord(input.message)) throw new GraphError(400, 'ErrorInvalidRequest', "The 'message' parameter is required.");
+    if (!isRecord(input) || !isRecord(input.message))
+      throw new GraphError(400, 'ErrorInvalidRequest', "The 'message' parameter is required.");
     for (const key of Object.keys(input)) if (key !== 'message' && key !== 'saveToSentItems') throw unknownProperty(key, 'sendMail');
     const save = input.saveToSentItems;
-    if (save !== undefined && typeof save !== 'boolean' && save !== 'true' && save !== 'false') throw requestBodyRead("Cannot convert the literal to the expected type 'Edm.Boolean'.");
+    if (save !== undefined && typeof save !== 'boolean' && save !== 'true' && save !== 'false')
+      throw requestBodyRead("Cannot convert the literal to the expected type 'Edm.Boolean'.");
     const draft = mailbox.addMessage(
       {
         folderId: mailbox.wellKnown('drafts').id,
@@ -477,7 +532,11 @@ export class GraphApi {
       for (const r of [msg.from, ...msg.toRecipients, ...msg.ccRecipients]) {
         if (!r || mailbox.isMe(r)) continue;
         const key = r.emailAddress.address.toLowerCase();
-        const entry = contacts.get(key) ?? { name: r.emailAddress.name || r.emailAddress.address, address: r.emailAddress.address, score: 0 };
+        const entry = contacts.get(key) ?? {
+          name: r.emailAddress.name || r.emailAddress.address,
+          address: r.emailAddress.address,
+          score: 0,
+        };
         entry.score += msg.folderId === mailbox.wellKnown('sentitems').id ? 3 : 1;
         contacts.set(key, entry);
       }
@@ -488,7 +547,13 @@ export class GraphApi {
       const q = searchText.replace(/^"|"$/g, '').trim().toLowerCase();
       if (q) {
         people = people.filter(
-          (p) => p.address.toLowerCase().startsWith(q) || p.name.toLowerCase().split(/[\s.'-]+/).some((word) => word.startsWith(q)) || p.name.toLowerCase().startsWith(q),
+          (p) =>
+            p.address.toLowerCase().startsWith(q) ||
+            p.name
+              .toLowerCase()
+              .split(/[\s.'-]+/)
+              .some((word) => word.startsWith(q)) ||
+            p.name.toLowerCase().startsWith(q),
         );
       }
     }
@@ -513,7 +578,9 @@ export class GraphApi {
         profession: '',
         userPrincipalName: '',
         imAddress: null,
-        scoredEmailAddresses: [{ address: p.address, relevanceScore: Math.round((p.score / max) * 100), selectionLikelihood: 'notSpecified' }],
+        scoredEmailAddresses: [
+          { address: p.address, relevanceScore: Math.round((p.score / max) * 100), selectionLikelihood: 'notSpecified' },
+        ],
         phones: [],
         postalAddresses: [],
         websites: [],
@@ -526,7 +593,8 @@ export class GraphApi {
       '@odata.context': `${call.graphBase}/$metadata#users('${mailbox.user.id}')/people`,
       value: page.map((p) => applySelect(p, select)),
     };
-    if (skip + top < all.length) body['@odata.nextLink'] = nextLink(`${call.graphBase}${call.path}`, call.query, { $skip: String(skip + top) });
+    if (skip + top < all.length)
+      body['@odata.nextLink'] = nextLink(`${call.graphBase}${call.path}`, call.query, { $skip: String(skip + top) });
     return ok(body);
   }
 }
@@ -593,15 +661,24 @@ function uniqueBody(message: StoredMessage): { contentType: string; content: str
   if (message.body.contentType === 'text') return { ...message.body };
   const content = message.body.content;
   const cut = content.search(/<hr[^>]*>\s*<div id="divRplyFwdMsg"/i);
-  const own = cut < 0 ? (/<body[^>]*>([\s\S]*)<\/body>/i.exec(content)?.[1] ?? content) : (/<body[^>]*>([\s\S]*)$/i.exec(content.slice(0, cut))?.[1] ?? content.slice(0, cut));
+  const own =
+    cut < 0
+      ? (/<body[^>]*>([\s\S]*)<\/body>/i.exec(content)?.[1] ?? content)
+      : (/<body[^>]*>([\s\S]*)$/i.exec(content.slice(0, cut))?.[1] ?? content.slice(0, cut));
   return { contentType: 'html', content: `<html><body>${own}</body></html>` };
 }
 
 /** Graph returns uniqueBody only when $select names it. */
-function withUniqueBody(entity: Record<string, unknown>, message: StoredMessage, select: string[] | null, bodyType: GraphCall['bodyType']): Record<string, unknown> {
+function withUniqueBody(
+  entity: Record<string, unknown>,
+  message: StoredMessage,
+  select: string[] | null,
+  bodyType: GraphCall['bodyType'],
+): Record<string, unknown> {
   if (!select?.includes('uniqueBody')) return entity;
   const unique = uniqueBody(message);
-  entity.uniqueBody = bodyType === 'text' && unique.contentType === 'html' ? { contentType: 'text', content: htmlToText(unique.content) } : unique;
+  entity.uniqueBody =
+    bodyType === 'text' && unique.contentType === 'html' ? { contentType: 'text', content: htmlToText(unique.content) } : unique;
   return entity;
 }
 
@@ -650,15 +727,23 @@ function applyPatch(mailbox: Mailbox, message: StoredMessage, input: unknown, op
       const list = parseAttachments(value);
       changes.push(() => {
         message.attachments.push(
-          ...list.map((a, i) => ({ id: 'AAMkAGatt' + guid(`${message.immutableId}:${message.attachments.length + i}:${mailbox.nextSeed()}`).replace(/-/g, ''), isInline: false, contentId: null, lastModifiedDateTime: mailbox.nowIso(), ...a })),
+          ...list.map((a, i) => ({
+            id: 'AAMkAGatt' + guid(`${message.immutableId}:${message.attachments.length + i}:${mailbox.nextSeed()}`).replace(/-/g, ''),
+            isInline: false,
+            contentId: null,
+            lastModifiedDateTime: mailbox.nowIso(),
+            ...a,
+          })),
         );
       });
       continue;
     }
     if (DRAFT_PATCHABLE.has(key)) {
-      if (!message.isDraft) throw new GraphError(400, 'ErrorInvalidPropertyUpdateSentMessage', 'Update operation is not allowed for property of sent message.');
+      if (!message.isDraft)
+        throw new GraphError(400, 'ErrorInvalidPropertyUpdateSentMessage', 'Update operation is not allowed for property of sent message.');
     } else if (!ALWAYS_PATCHABLE.has(key)) {
-      if ((MESSAGE_PROPERTIES as readonly string[]).includes(key)) throw new GraphError(400, 'ErrorInvalidPropertySet', `The property '${key}' is read-only and cannot be set.`);
+      if ((MESSAGE_PROPERTIES as readonly string[]).includes(key))
+        throw new GraphError(400, 'ErrorInvalidPropertySet', `The property '${key}' is read-only and cannot be set.`);
       throw unknownProperty(key, 'message');
     }
     switch (key) {
@@ -667,15 +752,18 @@ function applyPatch(mailbox: Mailbox, message: StoredMessage, input: unknown, op
         changes.push(() => (message.isRead = value));
         break;
       case 'categories':
-        if (!Array.isArray(value) || !value.every((c) => typeof c === 'string')) throw requestBodyRead("Cannot convert the value to 'Collection(Edm.String)'.");
+        if (!Array.isArray(value) || !value.every((c) => typeof c === 'string'))
+          throw requestBodyRead("Cannot convert the value to 'Collection(Edm.String)'.");
         changes.push(() => (message.categories = [...value]));
         break;
       case 'importance':
-        if (value !== 'low' && value !== 'normal' && value !== 'high') throw requestBodyRead(`The value '${String(value)}' is not valid for importance.`);
+        if (value !== 'low' && value !== 'normal' && value !== 'high')
+          throw requestBodyRead(`The value '${String(value)}' is not valid for importance.`);
         changes.push(() => (message.importance = value));
         break;
       case 'flag':
-        if (!isRecord(value) || !['notFlagged', 'flagged', 'complete'].includes(String(value.flagStatus))) throw requestBodyRead('The flag is not valid.');
+        if (!isRecord(value) || !['notFlagged', 'flagged', 'complete'].includes(String(value.flagStatus)))
+          throw requestBodyRead('The flag is not valid.');
         changes.push(() => (message.flagStatus = value.flagStatus as StoredMessage['flagStatus']));
         break;
       case 'inferenceClassification':
@@ -685,9 +773,11 @@ function applyPatch(mailbox: Mailbox, message: StoredMessage, input: unknown, op
         changes.push(() => (message.subject = value));
         break;
       case 'body': {
-        if (!isRecord(value) || typeof value.content !== 'string') throw requestBodyRead('The body must be an itemBody {contentType, content}.');
+        if (!isRecord(value) || typeof value.content !== 'string')
+          throw requestBodyRead('The body must be an itemBody {contentType, content}.');
         const type = String(value.contentType ?? 'text').toLowerCase();
-        if (type !== 'html' && type !== 'text') throw requestBodyRead(`The value '${String(value.contentType)}' is not valid for contentType.`);
+        if (type !== 'html' && type !== 'text')
+          throw requestBodyRead(`The value '${String(value.contentType)}' is not valid for contentType.`);
         const content = type === 'html' && mailbox.rewriteHtml ? exchangeHtml(value.content) : value.content;
         changes.push(() => (message.body = { contentType: type, content }));
         break;
@@ -719,25 +809,37 @@ function parseRecipients(value: unknown, field: string): Recipient[] {
     }
     const name = item.emailAddress.name;
     if (name !== undefined && name !== null && typeof name !== 'string') throw requestBodyRead('A recipient name must be a string.');
-    return { emailAddress: { name: typeof name === 'string' && name ? name : item.emailAddress.address, address: item.emailAddress.address } };
+    return {
+      emailAddress: { name: typeof name === 'string' && name ? name : item.emailAddress.address, address: item.emailAddress.address },
+    };
   });
 }
 
 function parseAttachments(value: unknown): { name: string; contentType: string; bytes: Buffer }[] {
   if (!Array.isArray(value)) throw requestBodyRead("The property 'attachments' must be a collection.");
   return value.map((item) => {
-    if (!isRecord(item) || item['@odata.type'] !== '#microsoft.graph.fileAttachment' || typeof item.name !== 'string' || typeof item.contentBytes !== 'string') {
+    if (
+      !isRecord(item) ||
+      item['@odata.type'] !== '#microsoft.graph.fileAttachment' ||
+      typeof item.name !== 'string' ||
+      typeof item.contentBytes !== 'string'
+    ) {
       throw requestBodyRead('Only #microsoft.graph.fileAttachment with name and contentBytes is supported.');
     }
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(item.contentBytes)) throw requestBodyRead('contentBytes is not valid base64.');
-    return { name: item.name, contentType: typeof item.contentType === 'string' ? item.contentType : 'application/octet-stream', bytes: Buffer.from(item.contentBytes, 'base64') };
+    return {
+      name: item.name,
+      contentType: typeof item.contentType === 'string' ? item.contentType : 'application/octet-stream',
+      bytes: Buffer.from(item.contentBytes, 'base64'),
+    };
   });
 }
 
 function checkRecipients(message: StoredMessage) {
   const all = [...message.toRecipients, ...message.ccRecipients, ...message.bccRecipients];
   if (all.length === 0) throw new GraphError(400, 'ErrorInvalidRecipients', 'The message must have at least one recipient.');
-  if (all.some((r) => !EMAIL_PATTERN.test(r.emailAddress.address))) throw new GraphError(400, 'ErrorInvalidRecipients', "At least one recipient isn't valid.");
+  if (all.some((r) => !EMAIL_PATTERN.test(r.emailAddress.address)))
+    throw new GraphError(400, 'ErrorInvalidRecipients', "At least one recipient isn't valid.");
 }
 
 /** Sends a draft: to Sent Items (or gone), and a copy to the Inbox when the owner is among the recipients. */
@@ -785,8 +887,10 @@ function copyMessage(mailbox: Mailbox, message: StoredMessage, destination: Stor
 /** createReply / createReplyAll / createForward: a draft in Drafts quoting the original. */
 function createResponse(mailbox: Mailbox, original: StoredMessage, kind: 'reply' | 'replyall' | 'forward', input: unknown): StoredMessage {
   if (!isRecord(input)) throw requestBodyRead('The request body must be a JSON object.');
-  for (const key of Object.keys(input)) if (key !== 'comment' && key !== 'message' && key !== 'toRecipients') throw unknownProperty(key, kind);
-  if (input.comment !== undefined && typeof input.comment !== 'string') throw requestBodyRead("Cannot convert the literal to the expected type 'Edm.String'.");
+  for (const key of Object.keys(input))
+    if (key !== 'comment' && key !== 'message' && key !== 'toRecipients') throw unknownProperty(key, kind);
+  if (input.comment !== undefined && typeof input.comment !== 'string')
+    throw requestBodyRead("Cannot convert the literal to the expected type 'Edm.String'.");
   const comment = typeof input.comment === 'string' ? input.comment : '';
   const fromMe = original.from ? mailbox.isMe(original.from) : true;
   const notMe = (r: Recipient) => !mailbox.isMe(r);
@@ -802,9 +906,14 @@ function createResponse(mailbox: Mailbox, original: StoredMessage, kind: 'reply'
   }
   const prefix = kind === 'forward' ? 'FW: ' : 'RE: ';
   const subject = original.subject.toUpperCase().startsWith(prefix) ? original.subject : prefix + original.subject;
-  const quotedBody = original.body.contentType === 'html' ? (/<body[^>]*>([\s\S]*)<\/body>/i.exec(original.body.content)?.[1] ?? original.body.content) : `<pre>${escapeHtml(original.body.content)}</pre>`;
+  const quotedBody =
+    original.body.contentType === 'html'
+      ? (/<body[^>]*>([\s\S]*)<\/body>/i.exec(original.body.content)?.[1] ?? original.body.content)
+      : `<pre>${escapeHtml(original.body.content)}</pre>`;
   const header = [
-    original.from ? `<b>From:</b> ${escapeHtml(original.from.emailAddress.name)} &lt;${escapeHtml(original.from.emailAddress.address)}&gt;<br>` : '',
+    original.from
+      ? `<b>From:</b> ${escapeHtml(original.from.emailAddress.name)} &lt;${escapeHtml(original.from.emailAddress.address)}&gt;<br>`
+      : '',
     `<b>Sent:</b> ${new Date(original.sentDateTime ?? original.receivedDateTime).toUTCString()}<br>`,
     original.toRecipients.length ? `<b>To:</b> ${original.toRecipients.map((r) => escapeHtml(r.emailAddress.name)).join('; ')}<br>` : '',
     original.ccRecipients.length ? `<b>Cc:</b> ${original.ccRecipients.map((r) => escapeHtml(r.emailAddress.name)).join('; ')}<br>` : '',
@@ -865,7 +974,11 @@ function parseSearch(raw: string): (m: StoredMessage) => boolean {
       groups.at(-1)!.push({ field, value });
     }
   }
-  const names = (rs: (Recipient | null)[]) => rs.filter((r): r is Recipient => r !== null).map((r) => `${r.emailAddress.name} ${r.emailAddress.address}`.toLowerCase()).join(' ');
+  const names = (rs: (Recipient | null)[]) =>
+    rs
+      .filter((r): r is Recipient => r !== null)
+      .map((r) => `${r.emailAddress.name} ${r.emailAddress.address}`.toLowerCase())
+      .join(' ');
   return (m) =>
     groups.some(
       (group) =>
@@ -886,9 +999,11 @@ function parseSearch(raw: string): (m: StoredMessage) => boolean {
               return bodyText(m).toLowerCase().includes(value);
             case 'hasattachments':
             case 'hasattachment':
-              return (m.attachments.length > 0) === (value === 'true');
+              return m.attachments.length > 0 === (value === 'true');
             default:
-              return m.subject.toLowerCase().includes(value) || bodyText(m).toLowerCase().includes(value) || names([m.from]).includes(value);
+              return (
+                m.subject.toLowerCase().includes(value) || bodyText(m).toLowerCase().includes(value) || names([m.from]).includes(value)
+              );
           }
         }),
     );
@@ -898,7 +1013,11 @@ function parseExpand(query: URLSearchParams): boolean {
   const raw = option(query, 'expand');
   if (raw === null || raw.trim() === '') return false;
   if (/^attachments(\(.*\))?$/i.test(raw.trim())) return true;
-  throw new GraphError(400, 'BadRequest', `Parsing OData Select and Expand failed: Could not find a property named '${raw.trim()}' on type 'microsoft.graph.message'.`);
+  throw new GraphError(
+    400,
+    'BadRequest',
+    `Parsing OData Select and Expand failed: Could not find a property named '${raw.trim()}' on type 'microsoft.graph.message'.`,
+  );
 }
 
 // ------------------------------------------------------------------ errors and helpers
@@ -908,7 +1027,8 @@ function ok(json: unknown): Reply {
 }
 
 function need(call: GraphCall, anyOf: string[]) {
-  if (!anyOf.some((scope) => call.token.scopes.includes(scope))) throw new GraphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.');
+  if (!anyOf.some((scope) => call.token.scopes.includes(scope)))
+    throw new GraphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.');
 }
 
 function itemNotFound(): GraphError {

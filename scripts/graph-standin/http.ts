@@ -44,7 +44,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendText(res: ServerResponse, status: number, text: string, contentType = 'text/plain; charset=utf-8', headers: Record<string, string> = {}) {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  contentType = 'text/plain; charset=utf-8',
+  headers: Record<string, string> = {},
+) {
   res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', ...headers });
   res.end(text);
 }
@@ -55,7 +61,11 @@ export function parseJsonBody(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
-    throw new GraphError(400, 'BadRequest', 'Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format.');
+    throw new GraphError(
+      400,
+      'BadRequest',
+      'Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format.',
+    );
   }
 }
 
@@ -112,7 +122,13 @@ const decode = (text: string) =>
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
 // Exchange's spelling: numeric references for the apostrophe and the no-break space.
-const encodeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#39;').replace(/\u00a0/g, '&#160;');
+const encodeText = (text: string) =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/'/g, '&#39;')
+    .replace(/\u00a0/g, '&#160;');
 const encodeAttribute = (value: string) => encodeText(value).replace(/"/g, '&quot;');
 
 function rewriteTag(closing: string, name: string, attrs: string): string {

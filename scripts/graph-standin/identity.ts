@@ -51,7 +51,10 @@ export class Identity {
   constructor(private readonly ctx: IdentityContext) {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     this.signingKey = privateKey;
-    this.keyId = createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url').slice(0, 27);
+    this.keyId = createHash('sha256')
+      .update(publicKey.export({ type: 'spki', format: 'der' }))
+      .digest('base64url')
+      .slice(0, 27);
     this.publicJwk = { ...publicKey.export({ format: 'jwk' }), kid: this.keyId, use: 'sig', kty: 'RSA', alg: 'RS256', x5t: this.keyId };
   }
 
@@ -91,7 +94,11 @@ export class Identity {
     // Without a valid client and redirect URI there is nowhere safe to send an error: a page.
     if (!clientId) return errorPage(400, 'AADSTS900144', "The request body must contain the following parameter: 'client_id'.");
     if (!redirectUri || !isAbsoluteHttpUrl(redirectUri)) {
-      return errorPage(400, 'AADSTS50011', 'The redirect URI specified in the request does not match the redirect URIs configured for the application.');
+      return errorPage(
+        400,
+        'AADSTS50011',
+        'The redirect URI specified in the request does not match the redirect URIs configured for the application.',
+      );
     }
     const state = query.get('state');
     const fail = (error: string, description: string): Reply => {
@@ -103,7 +110,8 @@ export class Identity {
     };
     if (query.get('response_type') !== 'code') return fail('unsupported_response_type', 'AADSTS700054: response_type must be code.');
     const responseMode = query.get('response_mode');
-    if (responseMode !== null && responseMode !== 'query') return fail('invalid_request', `AADSTS900120: response_mode '${responseMode}' is not supported by this stand-in; use query.`);
+    if (responseMode !== null && responseMode !== 'query')
+      return fail('invalid_request', `AADSTS900120: response_mode '${responseMode}' is not supported by this stand-in; use query.`);
     const challenge = query.get('code_challenge');
     const method = query.get('code_challenge_method');
     if (!challenge) return fail('invalid_request', 'AADSTS9002325: Proof Key for Code Exchange is required for this request.');
@@ -111,7 +119,8 @@ export class Identity {
     if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail('invalid_request', 'AADSTS501478: The code_challenge is malformed.');
     const scopes = parseScopes(query.get('scope'));
     if (scopes === null) return fail('invalid_scope', "AADSTS70011: The provided value for the input parameter 'scope' is not valid.");
-    if (!account) return fail('invalid_request', `AADSTS50034: The user account ${query.get('login_hint') ?? ''} does not exist in this directory.`);
+    if (!account)
+      return fail('invalid_request', `AADSTS50034: The user account ${query.get('login_hint') ?? ''} does not exist in this directory.`);
     if (account.authorizeError) {
       const { error, description } = account.authorizeError;
       account.authorizeError = null;
@@ -139,43 +148,84 @@ export class Identity {
 
   token(tenant: string, form: URLSearchParams, authorization: string | undefined, contentType: string | undefined): Reply {
     if (!contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
-      return tokenError(400, 'invalid_request', 900144, "AADSTS900144: The request body must contain the following parameter: 'grant_type'.");
+      return tokenError(
+        400,
+        'invalid_request',
+        900144,
+        "AADSTS900144: The request body must contain the following parameter: 'grant_type'.",
+      );
     }
     let clientId = form.get('client_id');
     if (authorization?.startsWith('Basic ')) {
       const decoded = Buffer.from(authorization.slice(6), 'base64').toString('utf8');
       const basicId = decodeURIComponent(decoded.slice(0, decoded.indexOf(':')));
-      if (clientId && clientId !== basicId) return tokenError(401, 'invalid_client', 7000215, 'AADSTS7000215: Invalid client secret provided.');
+      if (clientId && clientId !== basicId)
+        return tokenError(401, 'invalid_client', 7000215, 'AADSTS7000215: Invalid client secret provided.');
       clientId = basicId;
     }
-    if (!clientId) return tokenError(400, 'invalid_request', 900144, "AADSTS900144: The request body must contain the following parameter: 'client_id'.");
+    if (!clientId)
+      return tokenError(
+        400,
+        'invalid_request',
+        900144,
+        "AADSTS900144: The request body must contain the following parameter: 'client_id'.",
+      );
     const grantType = form.get('grant_type');
     if (grantType === 'authorization_code') return this.redeemCode(tenant, clientId, form);
     if (grantType === 'refresh_token') return this.redeemRefresh(tenant, clientId, form);
-    if (!grantType) return tokenError(400, 'invalid_request', 900144, "AADSTS900144: The request body must contain the following parameter: 'grant_type'.");
+    if (!grantType)
+      return tokenError(
+        400,
+        'invalid_request',
+        900144,
+        "AADSTS900144: The request body must contain the following parameter: 'grant_type'.",
+      );
     return tokenError(400, 'unsupported_grant_type', 70003, `AADSTS70003: The app requested an unsupported grant type '${grantType}'.`);
   }
 
   private redeemCode(tenant: string, clientId: string, form: URLSearchParams): Reply {
     const code = form.get('code');
-    if (!code) return tokenError(400, 'invalid_request', 900144, "AADSTS900144: The request body must contain the following parameter: 'code'.");
+    if (!code)
+      return tokenError(400, 'invalid_request', 900144, "AADSTS900144: The request body must contain the following parameter: 'code'.");
     const grant = this.codes.get(code);
     const account = grant && this.ctx.account(grant.mailboxKey);
-    if (!grant || !account) return tokenError(400, 'invalid_grant', 9002313, 'AADSTS9002313: Invalid request. Request is malformed or invalid.');
+    if (!grant || !account)
+      return tokenError(400, 'invalid_grant', 9002313, 'AADSTS9002313: Invalid request. Request is malformed or invalid.');
     if (grant.redeemed) {
-      return tokenError(400, 'invalid_grant', 54005, 'AADSTS54005: OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.');
+      return tokenError(
+        400,
+        'invalid_grant',
+        54005,
+        'AADSTS54005: OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.',
+      );
     }
     if (account.mailbox.now() > grant.expiresAt) {
-      return tokenError(400, 'invalid_grant', 70008, 'AADSTS70008: The provided authorization code or refresh token has expired due to inactivity.');
+      return tokenError(
+        400,
+        'invalid_grant',
+        70008,
+        'AADSTS70008: The provided authorization code or refresh token has expired due to inactivity.',
+      );
     }
-    if (grant.clientId !== clientId) return tokenError(400, 'invalid_grant', 70000, 'AADSTS70000: The provided authorization code was issued to a different client.');
+    if (grant.clientId !== clientId)
+      return tokenError(400, 'invalid_grant', 70000, 'AADSTS70000: The provided authorization code was issued to a different client.');
     if (form.get('redirect_uri') !== grant.redirectUri) {
-      return tokenError(400, 'invalid_grant', 500117, 'AADSTS500117: The reply uri specified in the request does not match the reply uri used in the authorization request.');
+      return tokenError(
+        400,
+        'invalid_grant',
+        500117,
+        'AADSTS500117: The reply uri specified in the request does not match the reply uri used in the authorization request.',
+      );
     }
     const verifier = form.get('code_verifier');
     if (!verifier) return tokenError(400, 'invalid_grant', 501481, 'AADSTS501481: The Code_Verifier is missing.');
     if (createHash('sha256').update(verifier).digest('base64url') !== grant.challenge) {
-      return tokenError(400, 'invalid_grant', 501481, 'AADSTS501481: The Code_Verifier does not match the code_challenge supplied in the authorization request.');
+      return tokenError(
+        400,
+        'invalid_grant',
+        501481,
+        'AADSTS501481: The Code_Verifier does not match the code_challenge supplied in the authorization request.',
+      );
     }
     grant.redeemed = true;
     return this.issue(tenant, account, clientId, grant.scopes, grant.nonce);
@@ -183,23 +233,43 @@ export class Identity {
 
   private redeemRefresh(tenant: string, clientId: string, form: URLSearchParams): Reply {
     const token = form.get('refresh_token');
-    if (!token) return tokenError(400, 'invalid_request', 900144, "AADSTS900144: The request body must contain the following parameter: 'refresh_token'.");
+    if (!token)
+      return tokenError(
+        400,
+        'invalid_request',
+        900144,
+        "AADSTS900144: The request body must contain the following parameter: 'refresh_token'.",
+      );
     const grant = this.refreshTokens.get(token);
     const account = grant && this.ctx.account(grant.mailboxKey);
-    if (!grant || !account) return tokenError(400, 'invalid_grant', 9002313, 'AADSTS9002313: Invalid request. Request is malformed or invalid.');
-    if (grant.revoked) return tokenError(400, 'invalid_grant', 50173, 'AADSTS50173: The provided grant has expired due to it being revoked, a fresh auth token is needed.');
+    if (!grant || !account)
+      return tokenError(400, 'invalid_grant', 9002313, 'AADSTS9002313: Invalid request. Request is malformed or invalid.');
+    if (grant.revoked)
+      return tokenError(
+        400,
+        'invalid_grant',
+        50173,
+        'AADSTS50173: The provided grant has expired due to it being revoked, a fresh auth token is needed.',
+      );
     if (account.mailbox.now() > grant.expiresAt) {
       return tokenError(400, 'invalid_grant', 700082, 'AADSTS700082: The refresh token has expired due to inactivity.');
     }
-    if (grant.clientId !== clientId) return tokenError(400, 'invalid_grant', 70000, 'AADSTS70000: The refresh token was issued to a different client.');
+    if (grant.clientId !== clientId)
+      return tokenError(400, 'invalid_grant', 70000, 'AADSTS70000: The refresh token was issued to a different client.');
     if (grant.rotated && account.refreshTokenReuse === 'reject') {
       return tokenError(400, 'invalid_grant', 70000, 'AADSTS70000: The provided refresh token has already been used to redeem a new one.');
     }
     const requested = form.has('scope') ? parseScopes(form.get('scope')) : grant.scopes;
-    if (requested === null) return tokenError(400, 'invalid_scope', 70011, "AADSTS70011: The provided value for the input parameter 'scope' is not valid.");
+    if (requested === null)
+      return tokenError(400, 'invalid_scope', 70011, "AADSTS70011: The provided value for the input parameter 'scope' is not valid.");
     const unconsented = requested.filter((s) => !OIDC_SCOPES.has(s) && !grant.scopes.includes(s));
     if (unconsented.length > 0) {
-      return tokenError(400, 'invalid_grant', 65001, `AADSTS65001: The user or administrator has not consented to use the application for ${unconsented.join(' ')}. Send an interactive authorization request for this user and resource.`);
+      return tokenError(
+        400,
+        'invalid_grant',
+        65001,
+        `AADSTS65001: The user or administrator has not consented to use the application for ${unconsented.join(' ')}. Send an interactive authorization request for this user and resource.`,
+      );
     }
     const scopes = requested.filter((s) => OIDC_SCOPES.has(s) || grant.scopes.includes(s));
     if (!scopes.includes('offline_access') && grant.scopes.includes('offline_access')) scopes.push('offline_access');
@@ -229,7 +299,13 @@ export class Identity {
       upn: user.userPrincipalName,
       uti: randomToken(16),
     });
-    this.accessTokens.set(accessToken, { id: `at-${this.tokenCounter}`, mailboxKey: account.key, clientId, scopes: granted, expiresAt: now + lifetime * 1000 });
+    this.accessTokens.set(accessToken, {
+      id: `at-${this.tokenCounter}`,
+      mailboxKey: account.key,
+      clientId,
+      scopes: granted,
+      expiresAt: now + lifetime * 1000,
+    });
     const body: Record<string, unknown> = {
       token_type: 'Bearer',
       scope: [...granted, ...scopes.filter((s) => OIDC_SCOPES.has(s) && s !== 'offline_access')].join(' '),
@@ -239,7 +315,14 @@ export class Identity {
     };
     if (scopes.includes('offline_access')) {
       const refreshToken = '1.AXkA' + randomToken(64);
-      this.refreshTokens.set(refreshToken, { mailboxKey: account.key, clientId, scopes, expiresAt: now + REFRESH_LIFETIME_MS, rotated: false, revoked: false });
+      this.refreshTokens.set(refreshToken, {
+        mailboxKey: account.key,
+        clientId,
+        scopes,
+        expiresAt: now + REFRESH_LIFETIME_MS,
+        rotated: false,
+        revoked: false,
+      });
       body.refresh_token = refreshToken;
     }
     if (scopes.includes('openid')) {
@@ -311,7 +394,8 @@ function parseScopes(raw: string | null): string[] | null {
       for (const s of GRAPH_SCOPES) out.add(s);
       continue;
     }
-    const known = GRAPH_SCOPES.find((s) => s.toLowerCase() === name.toLowerCase()) ?? [...OIDC_SCOPES].find((s) => s === name.toLowerCase());
+    const known =
+      GRAPH_SCOPES.find((s) => s.toLowerCase() === name.toLowerCase()) ?? [...OIDC_SCOPES].find((s) => s === name.toLowerCase());
     if (!known) return null;
     out.add(known);
   }

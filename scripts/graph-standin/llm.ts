@@ -35,21 +35,38 @@ export const newLlmState = (): LlmState => ({ faults: [], nextId: 1, log: [], re
 type ChatRequest = { model?: string; messages?: { role: string; content: unknown }[] };
 
 const contentOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (typeof p === 'object' && p && 'text' in p ? String((p as { text: unknown }).text) : '')).join('') : '';
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((p) => (typeof p === 'object' && p && 'text' in p ? String((p as { text: unknown }).text) : '')).join('')
+      : '';
 
 export async function handleChat(state: LlmState, req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
-  if (!/^Bearer \S+/.test(req.headers.authorization ?? '')) return sendJson(res, 401, { error: { message: 'Missing API key', type: 'invalid_request_error', code: 'invalid_api_key' } });
+  if (!/^Bearer \S+/.test(req.headers.authorization ?? ''))
+    return sendJson(res, 401, { error: { message: 'Missing API key', type: 'invalid_request_error', code: 'invalid_api_key' } });
   let request: ChatRequest;
   try {
     request = JSON.parse(body.toString('utf8')) as ChatRequest;
   } catch {
     return sendJson(res, 400, { error: { message: 'The body is not JSON', type: 'invalid_request_error' } });
   }
-  if (!Array.isArray(request.messages) || !request.messages.length) return sendJson(res, 400, { error: { message: 'messages is required', type: 'invalid_request_error' } });
-  const system = request.messages.filter((m) => m.role === 'system').map((m) => contentOf(m.content)).join('\n');
-  const user = request.messages.filter((m) => m.role === 'user').map((m) => contentOf(m.content)).join('\n');
+  if (!Array.isArray(request.messages) || !request.messages.length)
+    return sendJson(res, 400, { error: { message: 'messages is required', type: 'invalid_request_error' } });
+  const system = request.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => contentOf(m.content))
+    .join('\n');
+  const user = request.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => contentOf(m.content))
+    .join('\n');
   const all = `${system}\n${user}`;
-  state.requests.push({ time: new Date().toISOString(), model: request.model ?? '', system: system.slice(0, MAX_REQUEST_CHARS), user: user.slice(0, MAX_REQUEST_CHARS) });
+  state.requests.push({
+    time: new Date().toISOString(),
+    model: request.model ?? '',
+    system: system.slice(0, MAX_REQUEST_CHARS),
+    user: user.slice(0, MAX_REQUEST_CHARS),
+  });
   if (state.requests.length > MAX_REQUESTS) state.requests.splice(0, state.requests.length - MAX_REQUESTS);
   const fault = state.faults.find((f) => all.includes(f.match));
   if (fault && fault.count !== null && --fault.count <= 0) state.faults.splice(state.faults.indexOf(fault), 1);
@@ -85,9 +102,18 @@ export function handleLlmControl(state: LlmState, method: string, segments: stri
     } catch {
       return { status: 400, json: { error: { code: 'BadRequest', message: 'The body is not JSON.' } } };
     }
-    if (!['fail', 'malformed', 'slow', 'empty'].includes(String(input.mode))) return { status: 400, json: { error: { code: 'BadRequest', message: 'mode: fail, malformed, slow or empty' } } };
-    if (typeof input.match !== 'string' || !input.match) return { status: 400, json: { error: { code: 'BadRequest', message: 'match: the text a request must contain' } } };
-    const fault: LlmFault = { id: state.nextId++, mode: input.mode!, match: input.match, count: typeof input.count === 'number' ? input.count : null, delayMs: Math.min(Number(input.delayMs ?? (input.mode === 'slow' ? 5000 : 0)), 120_000), status: Number(input.status ?? 503) };
+    if (!['fail', 'malformed', 'slow', 'empty'].includes(String(input.mode)))
+      return { status: 400, json: { error: { code: 'BadRequest', message: 'mode: fail, malformed, slow or empty' } } };
+    if (typeof input.match !== 'string' || !input.match)
+      return { status: 400, json: { error: { code: 'BadRequest', message: 'match: the text a request must contain' } } };
+    const fault: LlmFault = {
+      id: state.nextId++,
+      mode: input.mode!,
+      match: input.match,
+      count: typeof input.count === 'number' ? input.count : null,
+      delayMs: Math.min(Number(input.delayMs ?? (input.mode === 'slow' ? 5000 : 0)), 120_000),
+      status: Number(input.status ?? 503),
+    };
     state.faults.push(fault);
     return { status: 201, json: fault };
   }
@@ -106,5 +132,8 @@ export function handleLlmControl(state: LlmState, method: string, segments: stri
     state.requests = [];
     return { status: 204 };
   }
-  return { status: 404, json: { error: { code: 'NotFound', message: 'LLM control: /_standin/llm/faults, /_standin/llm/log or /_standin/llm/requests' } } };
+  return {
+    status: 404,
+    json: { error: { code: 'NotFound', message: 'LLM control: /_standin/llm/faults, /_standin/llm/log or /_standin/llm/requests' } },
+  };
 }

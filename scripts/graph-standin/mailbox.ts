@@ -152,7 +152,13 @@ export class Mailbox {
   }
 
   rootFolder(): StoredFolder {
-    return { id: this.rootFolderId, displayName: 'Top of Information Store', parentFolderId: guid(`${this.key}:root-parent`), wellKnownName: 'msgfolderroot', isHidden: false };
+    return {
+      id: this.rootFolderId,
+      displayName: 'Top of Information Store',
+      parentFolderId: guid(`${this.key}:root-parent`),
+      wellKnownName: 'msgfolderroot',
+      isHidden: false,
+    };
   }
 
   childFolders(parentId: string, includeHidden = false): StoredFolder[] {
@@ -198,7 +204,9 @@ export class Mailbox {
       restId: restItemId(seed),
       folderId: fields.folderId,
       conversationId: fields.conversationId ?? newConversationId(seed),
-      internetMessageId: fields.internetMessageId ?? `<${guid(seed).replace(/-/g, '').slice(0, 24)}@${domainOf(fields.from?.emailAddress.address ?? this.user.mail)}>`,
+      internetMessageId:
+        fields.internetMessageId ??
+        `<${guid(seed).replace(/-/g, '').slice(0, 24)}@${domainOf(fields.from?.emailAddress.address ?? this.user.mail)}>`,
       subject: fields.subject,
       body: fields.body,
       from: fields.from,

@@ -33,14 +33,22 @@ export function messageMime(message: StoredMessage): string {
     `Content-Type: text/html; charset="utf-8"`,
     'Content-Transfer-Encoding: base64',
     '',
-    base64Lines(Buffer.from(message.body.contentType === 'html' ? message.body.content : `<html><body><pre>${message.body.content}</pre></body></html>`, 'utf8')),
+    base64Lines(
+      Buffer.from(
+        message.body.contentType === 'html' ? message.body.content : `<html><body><pre>${message.body.content}</pre></body></html>`,
+        'utf8',
+      ),
+    ),
     `--${alternative}--`,
     '',
   ].join('\r\n');
 
   if (message.attachments.length === 0) return `${headers.join('\r\n')}\r\n${alternativePart}`;
 
-  const parts = [`${headers.join('\r\n')}\r\nContent-Type: multipart/mixed;\r\n\tboundary="${boundary}"\r\n`, `--${boundary}\r\n${alternativePart}`];
+  const parts = [
+    `${headers.join('\r\n')}\r\nContent-Type: multipart/mixed;\r\n\tboundary="${boundary}"\r\n`,
+    `--${boundary}\r\n${alternativePart}`,
+  ];
   for (const attachment of message.attachments) {
     parts.push(
       [
@@ -60,7 +68,9 @@ export function messageMime(message: StoredMessage): string {
 
 function address(r: Recipient): string {
   const { name, address } = r.emailAddress;
-  return name && name !== address ? `${/^[\x20-\x7e]*$/.test(name) ? `"${name.replace(/"/g, '')}"` : encodeWord(name)} <${address}>` : address;
+  return name && name !== address
+    ? `${/^[\x20-\x7e]*$/.test(name) ? `"${name.replace(/"/g, '')}"` : encodeWord(name)} <${address}>`
+    : address;
 }
 
 function encodeWord(text: string): string {

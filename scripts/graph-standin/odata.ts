@@ -18,7 +18,8 @@ export function parseTop(query: URLSearchParams, fallback: number, max = 1000): 
   if (raw === null) return fallback;
   if (!/^\d+$/.test(raw)) throw new GraphError(400, 'BadRequest', `Invalid value '${raw}' for query parameter $top.`);
   const top = Number(raw);
-  if (top < 1 || top > max) throw new GraphError(400, 'BadRequest', `Invalid value '${raw}' for query parameter $top: it must be between 1 and ${max}.`);
+  if (top < 1 || top > max)
+    throw new GraphError(400, 'BadRequest', `Invalid value '${raw}' for query parameter $top: it must be between 1 and ${max}.`);
   return top;
 }
 
@@ -40,10 +41,17 @@ export function parseCount(query: URLSearchParams): boolean {
 export function parseSelect(query: URLSearchParams, known: readonly string[], entity: string): string[] | null {
   const raw = option(query, 'select');
   if (raw === null || raw.trim() === '') return null;
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const name of names) {
     if (!known.some((k) => k.toLowerCase() === name.toLowerCase())) {
-      throw new GraphError(400, 'RequestBroker--ParseUri', `Could not find a property named '${name}' on type 'microsoft.graph.${entity}'.`);
+      throw new GraphError(
+        400,
+        'RequestBroker--ParseUri',
+        `Could not find a property named '${name}' on type 'microsoft.graph.${entity}'.`,
+      );
     }
   }
   return names.map((name) => known.find((k) => k.toLowerCase() === name.toLowerCase())!);
@@ -188,7 +196,8 @@ export function parseFilter<T>(raw: string, properties: Properties<T>): Filter<T
     if (t.text === 'false') return false;
     if (t.text === 'null') return null;
     if (/^-?\d+(\.\d+)?$/.test(t.text)) return Number(t.text);
-    if (/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(t.text) && !Number.isNaN(Date.parse(t.text))) return new Date(t.text).toISOString();
+    if (/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(t.text) && !Number.isNaN(Date.parse(t.text)))
+      return new Date(t.text).toISOString();
     throw invalidFilter(`unrecognised literal '${t.text}'.`);
   };
   const primary = (): FilterNode => {
@@ -250,7 +259,12 @@ export function parseFilter<T>(raw: string, properties: Properties<T>): Filter<T
       }
       case 'compare': {
         const actual = properties[node.property]!(item);
-        const c = typeof actual === 'string' && typeof node.value === 'string' && isoDate(actual) === null ? (actual.toLowerCase() === node.value.toLowerCase() ? 0 : compareValues(actual, node.value)) : compareValues(actual, node.value);
+        const c =
+          typeof actual === 'string' && typeof node.value === 'string' && isoDate(actual) === null
+            ? actual.toLowerCase() === node.value.toLowerCase()
+              ? 0
+              : compareValues(actual, node.value)
+            : compareValues(actual, node.value);
         switch (node.op) {
           case 'eq':
             return c === 0;

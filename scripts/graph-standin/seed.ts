@@ -29,33 +29,113 @@ const ORG = 'Southern Cross Racing Media';
 
 const PEOPLE: Person[] = [
   { name: 'Tom Bradshaw', address: 'tom@bradshawracing.example', org: 'Bradshaw Racing', phone: '0412 555 101', role: 'trainer' },
-  { name: 'Maree Kellett', address: 'maree.kellett@kellettstables.example', org: 'Kellett Stables', phone: '0423 555 102', role: 'trainer' },
-  { name: "Danny O'Shea", address: 'danny@osheathoroughbreds.example', org: "O'Shea Thoroughbreds", phone: '0434 555 103', role: 'trainer' },
+  {
+    name: 'Maree Kellett',
+    address: 'maree.kellett@kellettstables.example',
+    org: 'Kellett Stables',
+    phone: '0423 555 102',
+    role: 'trainer',
+  },
+  {
+    name: "Danny O'Shea",
+    address: 'danny@osheathoroughbreds.example',
+    org: "O'Shea Thoroughbreds",
+    phone: '0434 555 103',
+    role: 'trainer',
+  },
   { name: 'Priya Raman', address: 'priya.raman@ramanracing.example', org: 'Raman Racing', phone: '0445 555 104', role: 'trainer' },
   { name: 'Sam Whitlock', address: 'sam@whitlockequine.example', org: 'Whitlock Equine', phone: '0456 555 105', role: 'trainer' },
   { name: 'Geoff Hadley', address: 'geoff@hadleybloodstock.example', org: 'Hadley Bloodstock', phone: '0467 555 201', role: 'owner' },
   { name: 'Linda Osei', address: 'linda.osei@mailbox.example', org: 'Osei Family Racing', phone: '0478 555 202', role: 'owner' },
   { name: 'Carol Finch', address: 'carol.finch@finchpartners.example', org: 'Finch Partners', phone: '0489 555 203', role: 'owner' },
-  { name: 'Kate Harrington', address: 'kate@harringtonsyndicate.example', org: 'Harrington Syndicate', phone: '0490 555 204', role: 'owner' },
-  { name: 'Paul Renner', address: 'paul.renner@racingintegrity.example', org: 'Racing Integrity Stewards', phone: '03 9555 0301', role: 'steward' },
-  { name: 'Angela Moss', address: 'angela.moss@racingintegrity.example', org: 'Racing Integrity Stewards', phone: '03 9555 0302', role: 'steward' },
+  {
+    name: 'Kate Harrington',
+    address: 'kate@harringtonsyndicate.example',
+    org: 'Harrington Syndicate',
+    phone: '0490 555 204',
+    role: 'owner',
+  },
+  {
+    name: 'Paul Renner',
+    address: 'paul.renner@racingintegrity.example',
+    org: 'Racing Integrity Stewards',
+    phone: '03 9555 0301',
+    role: 'steward',
+  },
+  {
+    name: 'Angela Moss',
+    address: 'angela.moss@racingintegrity.example',
+    org: 'Racing Integrity Stewards',
+    phone: '03 9555 0302',
+    role: 'steward',
+  },
   { name: 'Nick Tran', address: 'nick.tran@trackwire.example', org: 'Trackwire News', phone: '0401 555 401', role: 'media' },
   { name: 'Renée Laurent', address: 'renee@tracktalkradio.example', org: 'Track Talk Radio', phone: '0402 555 402', role: 'media' },
   { name: 'Ben Ogilvie', address: 'ben@ogilviephoto.example', org: 'Ogilvie Photography', phone: '0403 555 403', role: 'media' },
-  { name: 'Riverside Functions', address: 'events@riversidefunctions.example', org: 'Riverside Function Centre', phone: '03 9555 0501', role: 'booking' },
-  { name: 'Eastfield Racecourse Events', address: 'bookings@eastfieldracecourse.example', org: 'Eastfield Racecourse', phone: '03 9555 0502', role: 'booking' },
-  { name: 'Coastline Catering', address: 'orders@coastlinecatering.example', org: 'Coastline Catering', phone: '03 9555 0503', role: 'booking' },
+  {
+    name: 'Riverside Functions',
+    address: 'events@riversidefunctions.example',
+    org: 'Riverside Function Centre',
+    phone: '03 9555 0501',
+    role: 'booking',
+  },
+  {
+    name: 'Eastfield Racecourse Events',
+    address: 'bookings@eastfieldracecourse.example',
+    org: 'Eastfield Racecourse',
+    phone: '03 9555 0502',
+    role: 'booking',
+  },
+  {
+    name: 'Coastline Catering',
+    address: 'orders@coastlinecatering.example',
+    org: 'Coastline Catering',
+    phone: '03 9555 0503',
+    role: 'booking',
+  },
   { name: 'Marcus Webb', address: 'marcus.webb@southerncross-racing.example', org: ORG, phone: '03 9555 0601', role: 'colleague' },
   { name: 'Aisha Khan', address: 'aisha.khan@southerncross-racing.example', org: ORG, phone: '03 9555 0602', role: 'colleague' },
 ];
 
 const HORSES = [
-  'Midnight Harbour', 'Copper Ridge', 'Silent Verdict', 'Golden Wattle', 'Storm Courier', 'Lady Kestrel', 'Iron Bark', 'Southern Echo',
-  'Quick Ledger', 'Bay of Fires', 'Red Gum Lane', 'Starboard Light', 'Maple Drive', 'Ocean Rumour', 'Flinders Flyer', 'Tin Soldier',
-  'Wild Acacia', 'Kingfisher Bay', 'Brass Monkey', 'Velvet Thunder', 'Coral Sea', 'High Plains', 'Lucky Penny', 'Dusty Miller',
+  'Midnight Harbour',
+  'Copper Ridge',
+  'Silent Verdict',
+  'Golden Wattle',
+  'Storm Courier',
+  'Lady Kestrel',
+  'Iron Bark',
+  'Southern Echo',
+  'Quick Ledger',
+  'Bay of Fires',
+  'Red Gum Lane',
+  'Starboard Light',
+  'Maple Drive',
+  'Ocean Rumour',
+  'Flinders Flyer',
+  'Tin Soldier',
+  'Wild Acacia',
+  'Kingfisher Bay',
+  'Brass Monkey',
+  'Velvet Thunder',
+  'Coral Sea',
+  'High Plains',
+  'Lucky Penny',
+  'Dusty Miller',
 ];
 
-const COURSES = ['Flemington', 'Caulfield', 'Moonee Valley', 'Sandown', 'Eastfield', 'Geelong', 'Ballarat', 'Bendigo', 'Pakenham', 'Cranbourne'];
+const COURSES = [
+  'Flemington',
+  'Caulfield',
+  'Moonee Valley',
+  'Sandown',
+  'Eastfield',
+  'Geelong',
+  'Ballarat',
+  'Bendigo',
+  'Pakenham',
+  'Cranbourne',
+];
 
 const DISCLAIMER =
   'This email and any attachments are confidential and may be privileged. If you are not the intended recipient, please notify the sender and delete it. Any views expressed are those of the author.';
@@ -89,26 +169,46 @@ type Topic = {
   folder?: string;
 };
 
-type Ctx = { horse: string; horse2: string; course: string; race: number; day: string; time: string; person: Person; me: MailUser; n: number; amount: number };
+type Ctx = {
+  horse: string;
+  horse2: string;
+  course: string;
+  race: number;
+  day: string;
+  time: string;
+  person: Person;
+  me: MailUser;
+  n: number;
+  amount: number;
+};
 
 const TOPICS: Topic[] = [
   {
     role: 'trainer',
     subject: (c) => `${c.horse} – ${c.course} nomination, race ${c.race}`,
     turns: [
-      (c) => `Hi ${c.me.givenName},\n\nWe've nominated ${c.horse} for race ${c.race} at ${c.course} on ${c.day}. Could you pencil in a short piece for the preview show? He galloped well on Tuesday and the owners are keen on some coverage.\n\nNominations sheet attached.`,
-      (c) => `Thanks ${first(c.person)},\n\nHappy to include ${c.horse} in the preview. Could you confirm the rider once acceptances are in, and whether he'll have blinkers on?`,
+      (c) =>
+        `Hi ${c.me.givenName},\n\nWe've nominated ${c.horse} for race ${c.race} at ${c.course} on ${c.day}. Could you pencil in a short piece for the preview show? He galloped well on Tuesday and the owners are keen on some coverage.\n\nNominations sheet attached.`,
+      (c) =>
+        `Thanks ${first(c.person)},\n\nHappy to include ${c.horse} in the preview. Could you confirm the rider once acceptances are in, and whether he'll have blinkers on?`,
       (c) => `Rider is confirmed, and yes, blinkers first time. Barrier draw is out Thursday morning – I'll send it through then.`,
       (c) => `Perfect, thanks. We'll film a short interview at the stables on ${c.day} morning if that suits – around ${c.time}?`,
     ],
-    attachment: (c) => ({ name: 'nominations.csv', contentType: 'text/csv', bytes: Buffer.from(`horse,course,race,date,trainer\n${c.horse},${c.course},${c.race},${c.day},${c.person.name}\n${c.horse2},${c.course},${c.race + 1},${c.day},${c.person.name}\n`) }),
+    attachment: (c) => ({
+      name: 'nominations.csv',
+      contentType: 'text/csv',
+      bytes: Buffer.from(
+        `horse,course,race,date,trainer\n${c.horse},${c.course},${c.race},${c.day},${c.person.name}\n${c.horse2},${c.course},${c.race + 1},${c.day},${c.person.name}\n`,
+      ),
+    }),
     folder: 'Trainers',
   },
   {
     role: 'trainer',
     subject: (c) => `Stable visit for the ${c.course} carnival feature`,
     turns: [
-      (c) => `Hi ${c.me.givenName},\n\nFollowing up on the carnival feature – we can host the crew at the stables any morning next week before ${c.time}. ${c.horse} and ${c.horse2} will both be working.`,
+      (c) =>
+        `Hi ${c.me.givenName},\n\nFollowing up on the carnival feature – we can host the crew at the stables any morning next week before ${c.time}. ${c.horse} and ${c.horse2} will both be working.`,
       (c) => `That's great, ${first(c.person)}. Would Wednesday work? We'd bring a two-person crew and Ben for stills.`,
       (c) => `Wednesday is fine. Park at the back gate and ring me when you arrive.`,
     ],
@@ -118,23 +218,34 @@ const TOPICS: Topic[] = [
     role: 'trainer',
     subject: (c) => `Scratching: ${c.horse} (${c.course} R${c.race})`,
     turns: [
-      (c) => `Hi all,\n\nJust letting you know ${c.horse} has been scratched from race ${c.race} at ${c.course} – a stone bruise found this morning. Vet certificate has gone to the stewards. Please pull him from the preview.`,
-      (c) => `Thanks for the heads-up ${first(c.person)}, sorry to hear it. We'll swap in ${c.horse2} for the segment. Hope he's back soon.`,
+      (c) =>
+        `Hi all,\n\nJust letting you know ${c.horse} has been scratched from race ${c.race} at ${c.course} – a stone bruise found this morning. Vet certificate has gone to the stewards. Please pull him from the preview.`,
+      (c) =>
+        `Thanks for the heads-up ${first(c.person)}, sorry to hear it. We'll swap in ${c.horse2} for the segment. Hope he's back soon.`,
     ],
   },
   {
     role: 'owner',
     subject: (c) => `Owners' tickets for ${c.course} on ${c.day}`,
     turns: [
-      (c) => `Hello ${c.me.givenName},\n\nOur syndicate has ${c.n} members wanting to attend ${c.course} on ${c.day} to watch ${c.horse}. Are owners' badges arranged through you or the club?`,
-      (c) => `Hi ${first(c.person)},\n\nBadges come through the club, but I can book the marquee for your group. ${c.n} guests at $${c.amount} a head includes lunch – shall I reserve it?`,
+      (c) =>
+        `Hello ${c.me.givenName},\n\nOur syndicate has ${c.n} members wanting to attend ${c.course} on ${c.day} to watch ${c.horse}. Are owners' badges arranged through you or the club?`,
+      (c) =>
+        `Hi ${first(c.person)},\n\nBadges come through the club, but I can book the marquee for your group. ${c.n} guests at $${c.amount} a head includes lunch – shall I reserve it?`,
       (c) => `Yes please, go ahead and reserve for ${c.n}. Invoice to the syndicate address is fine.`,
       () => `Done – confirmation attached. See you on the day.`,
     ],
     attachment: (c) => ({
       name: `Marquee booking ${c.course}.pdf`,
       contentType: 'application/pdf',
-      bytes: textPdf(`Marquee booking – ${c.course}`, [`Group: ${c.person.org}`, `Guests: ${c.n}`, `Date: ${c.day}`, `Price per head: $${c.amount}`, `Horse: ${c.horse}`, 'Payment due 7 days before the meeting.']),
+      bytes: textPdf(`Marquee booking – ${c.course}`, [
+        `Group: ${c.person.org}`,
+        `Guests: ${c.n}`,
+        `Date: ${c.day}`,
+        `Price per head: $${c.amount}`,
+        `Horse: ${c.horse}`,
+        'Payment due 7 days before the meeting.',
+      ]),
     }),
     folder: 'Owners',
   },
@@ -142,7 +253,8 @@ const TOPICS: Topic[] = [
     role: 'owner',
     subject: (c) => `Photos of ${c.horse}'s win`,
     turns: [
-      (c) => `Hi ${c.me.givenName},\n\nWhat a day at ${c.course}! Is there any chance of getting the high-resolution photos of ${c.horse} in the mounting yard and the presentation? Happy to pay for prints.`,
+      (c) =>
+        `Hi ${c.me.givenName},\n\nWhat a day at ${c.course}! Is there any chance of getting the high-resolution photos of ${c.horse} in the mounting yard and the presentation? Happy to pay for prints.`,
       (c) => `Congratulations ${first(c.person)}! I've asked Ben Ogilvie to send the full set; prints are $${c.amount} each for A3.`,
     ],
     folder: 'Owners',
@@ -151,7 +263,8 @@ const TOPICS: Topic[] = [
     role: 'steward',
     subject: (c) => `Stewards' report – ${c.course} race ${c.race}`,
     turns: [
-      (c) => `Dear ${c.me.givenName},\n\nPlease find attached the stewards' report for race ${c.race} at ${c.course} on ${c.day}, including the inquiry into interference near the 400m involving ${c.horse} and ${c.horse2}.\n\nThe report may be quoted in coverage; the vision is not to be broadcast before 5pm.`,
+      (c) =>
+        `Dear ${c.me.givenName},\n\nPlease find attached the stewards' report for race ${c.race} at ${c.course} on ${c.day}, including the inquiry into interference near the 400m involving ${c.horse} and ${c.horse2}.\n\nThe report may be quoted in coverage; the vision is not to be broadcast before 5pm.`,
       (c) => `Thank you ${first(c.person)}. We'll hold the vision until after 5pm and quote the findings in tonight's wrap.`,
       () => `Noted, thank you.`,
     ],
@@ -172,7 +285,8 @@ const TOPICS: Topic[] = [
     role: 'steward',
     subject: (c) => `Media access to the ${c.course} stewards' room`,
     turns: [
-      (c) => `Hi ${c.me.givenName},\n\nA reminder that media access to the stewards' room at ${c.course} is by prior arrangement only. Please send names of any staff attending ${c.day} by ${c.time}.`,
+      (c) =>
+        `Hi ${c.me.givenName},\n\nA reminder that media access to the stewards' room at ${c.course} is by prior arrangement only. Please send names of any staff attending ${c.day} by ${c.time}.`,
       () => `Thanks – it will be Aisha Khan and myself. Both accredited.`,
     ],
     folder: 'Stewards',
@@ -181,8 +295,10 @@ const TOPICS: Topic[] = [
     role: 'media',
     subject: (c) => `Interview request: ${c.person.org} – ${c.horse}`,
     turns: [
-      (c) => `Hi ${c.me.givenName},\n\nWe'd love ten minutes with the connections of ${c.horse} ahead of ${c.course} on ${c.day}. Could you put me in touch with the trainer? Live cross around ${c.time} if possible.`,
-      (c) => `Hi ${first(c.person)},\n\nI'll ask the stable and come back to you today. Live at ${c.time} may be tight – would a pre-record work?`,
+      (c) =>
+        `Hi ${c.me.givenName},\n\nWe'd love ten minutes with the connections of ${c.horse} ahead of ${c.course} on ${c.day}. Could you put me in touch with the trainer? Live cross around ${c.time} if possible.`,
+      (c) =>
+        `Hi ${first(c.person)},\n\nI'll ask the stable and come back to you today. Live at ${c.time} may be tight – would a pre-record work?`,
       () => `A pre-record works fine. Thanks!`,
     ],
     folder: 'Media',
@@ -191,13 +307,19 @@ const TOPICS: Topic[] = [
     role: 'media',
     subject: (c) => `Accreditation for ${c.course} carnival`,
     turns: [
-      (c) => `Hello,\n\nPlease find attached our accreditation form for the ${c.course} carnival. We have ${c.n} staff attending across the week.`,
+      (c) =>
+        `Hello,\n\nPlease find attached our accreditation form for the ${c.course} carnival. We have ${c.n} staff attending across the week.`,
       (c) => `Received, thanks ${first(c.person)}. Passes will be at the media centre from 9am on ${c.day}.`,
     ],
     attachment: (c) => ({
       name: 'Media accreditation form.pdf',
       contentType: 'application/pdf',
-      bytes: textPdf(`Media accreditation – ${c.course} carnival`, [`Organisation: ${c.person.org}`, `Contact: ${c.person.name}`, `Staff attending: ${c.n}`, `First day: ${c.day}`]),
+      bytes: textPdf(`Media accreditation – ${c.course} carnival`, [
+        `Organisation: ${c.person.org}`,
+        `Contact: ${c.person.name}`,
+        `Staff attending: ${c.n}`,
+        `First day: ${c.day}`,
+      ]),
     }),
     folder: 'Media',
   },
@@ -205,7 +327,8 @@ const TOPICS: Topic[] = [
     role: 'booking',
     subject: (c) => `Booking confirmation – ${c.person.org}, ${c.day}`,
     turns: [
-      (c) => `Dear ${c.me.givenName},\n\nThank you for your booking for ${c.day}. We have you down for ${c.n} guests from ${c.time}. The deposit of $${c.amount * 10} is due within 14 days.\n\nConfirmation and calendar invitation attached.`,
+      (c) =>
+        `Dear ${c.me.givenName},\n\nThank you for your booking for ${c.day}. We have you down for ${c.n} guests from ${c.time}. The deposit of $${c.amount * 10} is due within 14 days.\n\nConfirmation and calendar invitation attached.`,
       (c) => `Thanks – deposit will be paid this week. Could we add a vegetarian option for ${Math.max(2, Math.floor(c.n / 5))} guests?`,
       () => `Of course, noted on the booking.`,
     ],
@@ -216,7 +339,8 @@ const TOPICS: Topic[] = [
     role: 'booking',
     subject: (c) => `Quote: catering for ${c.n} at ${c.course}`,
     turns: [
-      (c) => `Hi ${c.me.givenName},\n\nAs requested, our quote for catering ${c.n} guests at ${c.course} on ${c.day} is $${c.amount * c.n}, including staff and equipment hire.`,
+      (c) =>
+        `Hi ${c.me.givenName},\n\nAs requested, our quote for catering ${c.n} guests at ${c.course} on ${c.day} is $${c.amount * c.n}, including staff and equipment hire.`,
       (c) => `Thanks. Could you do it for $${Math.floor(c.amount * c.n * 0.9)} if we drop the dessert course?`,
       (c) => `We can do $${Math.floor(c.amount * c.n * 0.92)} without dessert. Let us know by Friday.`,
     ],
@@ -226,7 +350,8 @@ const TOPICS: Topic[] = [
     role: 'colleague',
     subject: (c) => `Running sheet for Saturday – ${c.course}`,
     turns: [
-      (c) => `Hi ${c.me.givenName},\n\nDraft running sheet for ${c.course} below. Can you check the interview slots? ${c.horse}'s trainer is pencilled in for ${c.time}.`,
+      (c) =>
+        `Hi ${c.me.givenName},\n\nDraft running sheet for ${c.course} below. Can you check the interview slots? ${c.horse}'s trainer is pencilled in for ${c.time}.`,
       () => `Looks good. I've moved the stewards' segment after race 6 so we don't clash with the presentation.`,
       () => `Great, locking it in.`,
     ],
@@ -239,11 +364,27 @@ function first(p: Person) {
 
 function ics(c: Ctx): string {
   const date = c.day.replace(/-/g, '');
-  return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Southern Cross Racing Media//Bookings//EN', 'BEGIN:VEVENT', `UID:${guid(`ics:${c.day}:${c.person.address}`)}`, `DTSTART:${date}T010000Z`, `DTEND:${date}T060000Z`, `SUMMARY:${c.person.org} booking`, `LOCATION:${c.course}`, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//Southern Cross Racing Media//Bookings//EN',
+    'BEGIN:VEVENT',
+    `UID:${guid(`ics:${c.day}:${c.person.address}`)}`,
+    `DTSTART:${date}T010000Z`,
+    `DTEND:${date}T060000Z`,
+    `SUMMARY:${c.person.org} booking`,
+    `LOCATION:${c.course}`,
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
 }
 
 function signature(p: Person | MailUser, role: 'them' | 'me', withDisclaimer: boolean): string {
-  const lines = role === 'me' ? ['Kind regards,', (p as MailUser).displayName, `${(p as MailUser).jobTitle} | ${ORG}`, '03 9555 0600'] : ['Kind regards,', (p as Person).name, (p as Person).org, (p as Person).phone];
+  const lines =
+    role === 'me'
+      ? ['Kind regards,', (p as MailUser).displayName, `${(p as MailUser).jobTitle} | ${ORG}`, '03 9555 0600']
+      : ['Kind regards,', (p as Person).name, (p as Person).org, (p as Person).phone];
   return `\n\n${lines.join('\n')}${withDisclaimer ? `\n\n${DISCLAIMER}` : ''}`;
 }
 
@@ -296,13 +437,15 @@ export function seedMailbox(mailbox: Mailbox, anchorMs = Date.now()): SeedSummar
       amount: r.int(45, 180),
     };
     const them = recipient(person.name, person.address);
-    const cc: Recipient[] = person.role !== 'colleague' && r.chance(0.25) ? [recipient('Marcus Webb', 'marcus.webb@southerncross-racing.example')] : [];
+    const cc: Recipient[] =
+      person.role !== 'colleague' && r.chance(0.25) ? [recipient('Marcus Webb', 'marcus.webb@southerncross-racing.example')] : [];
     const length = Math.min(topic.turns.length, r.int(1, topic.turns.length));
     const subject = topic.subject(ctx);
     let conversationId: string | undefined;
     let previousMessageId: string | null = null;
     let at = start;
-    const userFolder = topic.folder === 'Bookings' && r.chance(0.4) ? folders['Spring Carnival']! : topic.folder ? folders[topic.folder]! : inbox;
+    const userFolder =
+      topic.folder === 'Bookings' && r.chance(0.4) ? folders['Spring Carnival']! : topic.folder ? folders[topic.folder]! : inbox;
     const inFolder = r.chance(0.45) ? userFolder : r.chance(0.12) ? archive : inbox;
     const withDisclaimer = r.chance(0.4);
     let lastFromThem = true;
@@ -343,7 +486,10 @@ export function seedMailbox(mailbox: Mailbox, anchorMs = Date.now()): SeedSummar
         {
           folderId: drafts.id,
           subject: `RE: ${subject}`,
-          body: { contentType: 'html', content: textToHtml(`Hi ${first(person)},\n\nThanks for this – I'll come back to you shortly.${signature(me, 'me', false)}`) },
+          body: {
+            contentType: 'html',
+            content: textToHtml(`Hi ${first(person)},\n\nThanks for this – I'll come back to you shortly.${signature(me, 'me', false)}`),
+          },
           from: owner,
           toRecipients: [them],
           ccRecipients: cc,
@@ -373,7 +519,9 @@ export function seedMailbox(mailbox: Mailbox, anchorMs = Date.now()): SeedSummar
         subject: `${course} Racing Club newsletter – ${new Date(at).toLocaleDateString('en-AU', { month: 'long', year: 'numeric', timeZone: 'UTC' })}`,
         body: {
           contentType: 'html',
-          content: textToHtml(`${course} Racing Club members' news.\n\nFeatured: ${r.pick(HORSES)} and ${r.pick(HORSES)} headline the next meeting. Track rated Good 4, rail in true position.\n\nUnsubscribe at any time from your member profile.`),
+          content: textToHtml(
+            `${course} Racing Club members' news.\n\nFeatured: ${r.pick(HORSES)} and ${r.pick(HORSES)} headline the next meeting. Track rated Good 4, rail in true position.\n\nUnsubscribe at any time from your member profile.`,
+          ),
         },
         from: recipient(club.name, club.address),
         toRecipients: [owner],
@@ -394,7 +542,12 @@ export function seedMailbox(mailbox: Mailbox, anchorMs = Date.now()): SeedSummar
       {
         folderId: folders.Invoices!.id,
         subject: `Invoice ${number} from ${supplier.org}`,
-        body: { contentType: 'html', content: textToHtml(`Dear ${me.givenName},\n\nPlease find attached invoice ${number} for $${amount}.00, due within 30 days.${signature(supplier, 'them', true)}`) },
+        body: {
+          contentType: 'html',
+          content: textToHtml(
+            `Dear ${me.givenName},\n\nPlease find attached invoice ${number} for $${amount}.00, due within 30 days.${signature(supplier, 'them', true)}`,
+          ),
+        },
         from: recipient(supplier.name, supplier.address),
         toRecipients: [owner],
         receivedDateTime: iso(at),
@@ -404,7 +557,13 @@ export function seedMailbox(mailbox: Mailbox, anchorMs = Date.now()): SeedSummar
           {
             name: `${number}.pdf`,
             contentType: 'application/pdf',
-            bytes: textPdf(`Tax invoice ${number}`, [`From: ${supplier.org}`, `To: ${ORG}`, `Amount: $${amount}.00 (GST incl.)`, `Issued: ${dayOf(at)}`, 'Terms: 30 days']),
+            bytes: textPdf(`Tax invoice ${number}`, [
+              `From: ${supplier.org}`,
+              `To: ${ORG}`,
+              `Amount: $${amount}.00 (GST incl.)`,
+              `Issued: ${dayOf(at)}`,
+              'Terms: 30 days',
+            ]),
           },
         ],
       },

@@ -72,7 +72,12 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
   const defaultAccount = newAccount('default', DEFAULT_USER, options.seed ?? 'racing');
 
   const identity = new Identity({
-    accountByHint: (hint) => (hint ? [...accounts.values()].find((a) => [a.mailbox.user.mail, a.mailbox.user.userPrincipalName].some((m) => m.toLowerCase() === hint.toLowerCase())) : defaultAccount),
+    accountByHint: (hint) =>
+      hint
+        ? [...accounts.values()].find((a) =>
+            [a.mailbox.user.mail, a.mailbox.user.userPrincipalName].some((m) => m.toLowerCase() === hint.toLowerCase()),
+          )
+        : defaultAccount,
     account: (key) => accounts.get(key),
     get baseUrl() {
       return urls.base;
@@ -92,7 +97,19 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       const name = displayName ?? `Desk ${mailboxCounter}`;
       const address = mail ?? `desk${mailboxCounter}.${key.slice(-8)}@southerncross-racing.example`;
       const [givenName = name, ...rest] = name.split(' ');
-      return newAccount(key, { ...DEFAULT_USER, id: guid(`user:${address}`), displayName: name, givenName, surname: rest.join(' '), mail: address, userPrincipalName: address }, seed ?? 'racing');
+      return newAccount(
+        key,
+        {
+          ...DEFAULT_USER,
+          id: guid(`user:${address}`),
+          displayName: name,
+          givenName,
+          surname: rest.join(' '),
+          mail: address,
+          userPrincipalName: address,
+        },
+        seed ?? 'racing',
+      );
     },
     resetAccount: (account) => {
       account.detachMailbox();
@@ -117,7 +134,11 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, { status: 500, json: { error: { code: 'InternalServerError', message: err instanceof Error ? err.message : String(err) } } });
+      if (!res.headersSent)
+        send(res, {
+          status: 500,
+          json: { error: { code: 'InternalServerError', message: err instanceof Error ? err.message : String(err) } },
+        });
       else res.destroy();
     });
   });
@@ -139,7 +160,8 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     try {
       body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req);
     } catch (err) {
-      if (err instanceof BodyTooLarge) return send(res, graphError(new GraphError(413, 'RequestEntityTooLarge', 'The request body is larger than 4 MB.')));
+      if (err instanceof BodyTooLarge)
+        return send(res, graphError(new GraphError(413, 'RequestEntityTooLarge', 'The request body is larger than 4 MB.')));
       throw err;
     }
     if (path === '/v1/chat/completions' && method === 'POST') return handleChat(llm, req, res, body);
@@ -157,15 +179,51 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       }
     }
     if (path === GRAPH_VERSION || path.startsWith(`${GRAPH_VERSION}/`)) return handleGraph(req, res, method, url, body);
-    const identityMatch = /^\/([A-Za-z0-9.-]+)\/(oauth2\/v2\.0\/(authorize|token)|v2\.0\/\.well-known\/openid-configuration|discovery\/v2\.0\/keys)$/.exec(path);
-    if (identityMatch) return handleIdentity(req, res, method, url, body, identityMatch[1]!, identityMatch[3] ?? (identityMatch[2]!.startsWith('v2.0') ? 'discovery' : 'keys'));
+    const identityMatch =
+      /^\/([A-Za-z0-9.-]+)\/(oauth2\/v2\.0\/(authorize|token)|v2\.0\/\.well-known\/openid-configuration|discovery\/v2\.0\/keys)$/.exec(
+        path,
+      );
+    if (identityMatch)
+      return handleIdentity(
+        req,
+        res,
+        method,
+        url,
+        body,
+        identityMatch[1]!,
+        identityMatch[3] ?? (identityMatch[2]!.startsWith('v2.0') ? 'discovery' : 'keys'),
+      );
     if (path === '/' && method === 'GET') {
-      return send(res, { status: 200, json: { name: 'Microsoft Graph and identity platform stand-in', graphBaseUrl: urls.graph, identityBaseUrl: urls.identity, control: `${urls.base}/_standin` } });
+      return send(res, {
+        status: 200,
+        json: {
+          name: 'Microsoft Graph and identity platform stand-in',
+          graphBaseUrl: urls.graph,
+          identityBaseUrl: urls.identity,
+          control: `${urls.base}/_standin`,
+        },
+      });
     }
-    return send(res, { status: 404, json: { error: { code: 'NotFound', message: `No resource at ${path}. Graph is under ${GRAPH_VERSION}, the identity platform under /{tenant}/oauth2/v2.0.` } } });
+    return send(res, {
+      status: 404,
+      json: {
+        error: {
+          code: 'NotFound',
+          message: `No resource at ${path}. Graph is under ${GRAPH_VERSION}, the identity platform under /{tenant}/oauth2/v2.0.`,
+        },
+      },
+    });
   }
 
-  async function handleIdentity(req: IncomingMessage, res: ServerResponse, method: string, url: URL, body: Buffer, tenant: string, endpoint: string) {
+  async function handleIdentity(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    url: URL,
+    body: Buffer,
+    tenant: string,
+    endpoint: string,
+  ) {
     if (endpoint === 'discovery' || endpoint === 'keys') {
       if (method !== 'GET') return send(res, { status: 405, json: { error: 'invalid_request', error_description: 'GET only' } });
       return send(res, endpoint === 'keys' ? identity.keys() : identity.discovery(tenant));
@@ -176,10 +234,27 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     let reply: Reply | 'drop';
     const fault = account ? await applyFault(account, method, url.pathname, [url.pathname, url.pathname.slice(tenant.length + 1)]) : null;
     if (fault === 'drop') reply = 'drop';
-    else if (fault) reply = { status: fault.status, headers: fault.headers, json: { error: fault.status === 429 ? 'slow_down' : 'temporarily_unavailable', error_description: `AADSTS90033: A transient error has occurred (${fault.status}). Please try again.` } };
-    else if (endpoint === 'authorize') reply = method === 'GET' ? identity.authorize(url.searchParams, account) : { status: 405, text: 'GET only' };
-    else reply = method === 'POST' ? identity.token(tenant, form, req.headers.authorization, req.headers['content-type']) : { status: 405, json: { error: 'invalid_request', error_description: 'AADSTS900561: The endpoint only accepts POST requests.' } };
-    if (account) logRequest(account, method, url, reply === 'drop' ? 0 : reply.status, started, null, fault && fault !== 'drop' ? fault.id : null);
+    else if (fault)
+      reply = {
+        status: fault.status,
+        headers: fault.headers,
+        json: {
+          error: fault.status === 429 ? 'slow_down' : 'temporarily_unavailable',
+          error_description: `AADSTS90033: A transient error has occurred (${fault.status}). Please try again.`,
+        },
+      };
+    else if (endpoint === 'authorize')
+      reply = method === 'GET' ? identity.authorize(url.searchParams, account) : { status: 405, text: 'GET only' };
+    else
+      reply =
+        method === 'POST'
+          ? identity.token(tenant, form, req.headers.authorization, req.headers['content-type'])
+          : {
+              status: 405,
+              json: { error: 'invalid_request', error_description: 'AADSTS900561: The endpoint only accepts POST requests.' },
+            };
+    if (account)
+      logRequest(account, method, url, reply === 'drop' ? 0 : reply.status, started, null, fault && fault !== 'drop' ? fault.id : null);
     if (reply === 'drop') return res.destroy();
     return send(res, reply);
   }
@@ -192,7 +267,15 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     const auth = headerValue(req.headers.authorization);
     const bearer = auth?.match(/^Bearer\s+(\S+)$/i)?.[1];
     const unauthorized = (message: string) =>
-      send(res, graphError(new GraphError(401, 'InvalidAuthenticationToken', message, { ...common, 'www-authenticate': `Bearer realm="", authorization_uri="${urls.identity}/common/oauth2/authorize", client_id="00000003-0000-0000-c000-000000000000"` })));
+      send(
+        res,
+        graphError(
+          new GraphError(401, 'InvalidAuthenticationToken', message, {
+            ...common,
+            'www-authenticate': `Bearer realm="", authorization_uri="${urls.identity}/common/oauth2/authorize", client_id="00000003-0000-0000-c000-000000000000"`,
+          }),
+        ),
+      );
     if (!bearer) return unauthorized('Access token is empty.');
     const token = identity.accessToken(bearer);
     if (!token) return unauthorized('IDX14100: JWT is not well formed, there are no dots (.) or the token is not one the service issued.');
@@ -207,7 +290,15 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     const clientInFlight = account.inFlight.byClient.get(token.clientId) ?? 0;
     if (account.maxConcurrent > 0 && clientInFlight >= account.maxConcurrent) {
       logRequest(account, method, url, 429, started, token.id, null);
-      return send(res, graphError(new GraphError(429, 'ApplicationThrottled', 'Application is over its MailboxConcurrency limit.', { ...common, 'retry-after': '1' })));
+      return send(
+        res,
+        graphError(
+          new GraphError(429, 'ApplicationThrottled', 'Application is over its MailboxConcurrency limit.', {
+            ...common,
+            'retry-after': '1',
+          }),
+        ),
+      );
     }
     const tokenFlight = account.inFlight.byToken.get(token.id) ?? { current: 0, highWater: 0 };
     account.inFlight.byToken.set(token.id, tokenFlight);
@@ -223,7 +314,13 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       // the abandoned request stops holding one of the mailbox's concurrency slots.
       const gone = new AbortController();
       res.once('close', () => gone.abort());
-      const fault = await applyFault(account, method, url.pathname, [url.pathname, graphPath], AbortSignal.any([closing.signal, gone.signal]));
+      const fault = await applyFault(
+        account,
+        method,
+        url.pathname,
+        [url.pathname, graphPath],
+        AbortSignal.any([closing.signal, gone.signal]),
+      );
       if (gone.signal.aborted) return;
       if (fault === 'drop') {
         res.destroy();
@@ -232,10 +329,18 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
       if (fault) {
         faultId = fault.id;
         status = fault.status;
-        return send(res, graphError(new GraphError(fault.status, faultCode(fault.status), faultMessage(fault.status), { ...common, ...fault.headers })));
+        return send(
+          res,
+          graphError(new GraphError(fault.status, faultCode(fault.status), faultMessage(fault.status), { ...common, ...fault.headers })),
+        );
       }
       const prefer = parsePrefer(req.headers.prefer);
-      const applied = [prefer.immutable ? 'IdType="ImmutableId"' : null, prefer.bodyType ? `outlook.body-content-type="${prefer.bodyType}"` : null].filter(Boolean).join(', ');
+      const applied = [
+        prefer.immutable ? 'IdType="ImmutableId"' : null,
+        prefer.bodyType ? `outlook.body-content-type="${prefer.bodyType}"` : null,
+      ]
+        .filter(Boolean)
+        .join(', ');
       let reply: Reply;
       try {
         reply = await graph.handle({
@@ -276,7 +381,12 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     paths: string[],
     signal: AbortSignal = closing.signal,
   ): Promise<{ id: number; status: number; headers: Record<string, string> } | 'drop' | null> {
-    const fault = account.faults.find((f: Fault) => (f.method === null || f.method === method) && (f.pathPrefix === null || paths.some((p) => p.startsWith(f.pathPrefix!))) && (f.remaining === null || f.remaining > 0));
+    const fault = account.faults.find(
+      (f: Fault) =>
+        (f.method === null || f.method === method) &&
+        (f.pathPrefix === null || paths.some((p) => p.startsWith(f.pathPrefix!))) &&
+        (f.remaining === null || f.remaining > 0),
+    );
     if (!fault) return null;
     fault.hits += 1;
     if (fault.remaining !== null) {
@@ -292,8 +402,25 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     return { id: fault.id, status: fault.status, headers };
   }
 
-  function logRequest(account: Account, method: string, url: URL, status: number, started: number, token: string | null, fault: number | null) {
-    account.log.push({ time: isoSeconds(account.mailbox.now()), method, path: url.pathname, query: url.search, status, durationMs: Date.now() - started, token, fault });
+  function logRequest(
+    account: Account,
+    method: string,
+    url: URL,
+    status: number,
+    started: number,
+    token: string | null,
+    fault: number | null,
+  ) {
+    account.log.push({
+      time: isoSeconds(account.mailbox.now()),
+      method,
+      path: url.pathname,
+      query: url.search,
+      status,
+      durationMs: Date.now() - started,
+      token,
+      fault,
+    });
     if (account.log.length > LOG_LIMIT) account.log.splice(0, account.log.length - LOG_LIMIT);
   }
 
@@ -314,7 +441,8 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     close: async () => {
       closing.abort();
       hub.close();
-      for (const account of accounts.values()) for (const item of account.outbox.splice(0)) item.resolve({ status: 503, contentType: '', body: 'closing' });
+      for (const account of accounts.values())
+        for (const item of account.outbox.splice(0)) item.resolve({ status: 503, contentType: '', body: 'closing' });
       await hub.settle();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -330,7 +458,11 @@ function send(res: ServerResponse, reply: Reply) {
     res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...headers });
     res.end(JSON.stringify(reply.json));
   } else if (reply.bytes !== undefined) {
-    res.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/octet-stream', 'content-length': String(reply.bytes.length), ...headers });
+    res.writeHead(reply.status, {
+      'content-type': reply.contentType ?? 'application/octet-stream',
+      'content-length': String(reply.bytes.length),
+      ...headers,
+    });
     res.end(reply.bytes);
   } else if (reply.text !== undefined) {
     res.writeHead(reply.status, { 'content-type': reply.contentType ?? 'text/plain; charset=utf-8', ...headers });
@@ -345,12 +477,33 @@ function graphError(err: GraphError): Reply {
   return {
     status: err.status,
     headers: err.headers,
-    json: { error: { code: err.code, message: err.message, innerError: { date: new Date().toISOString().slice(0, 19), 'request-id': err.headers['request-id'] ?? guid(), 'client-request-id': err.headers['client-request-id'] ?? guid() } } },
+    json: {
+      error: {
+        code: err.code,
+        message: err.message,
+        innerError: {
+          date: new Date().toISOString().slice(0, 19),
+          'request-id': err.headers['request-id'] ?? guid(),
+          'client-request-id': err.headers['client-request-id'] ?? guid(),
+        },
+      },
+    },
   };
 }
 
 function faultCode(status: number): string {
-  return { 429: 'TooManyRequests', 503: 'ServiceNotAvailable', 500: 'InternalServerError', 502: 'BadGateway', 504: 'GatewayTimeout', 401: 'InvalidAuthenticationToken', 403: 'ErrorAccessDenied', 404: 'ErrorItemNotFound' }[status] ?? 'UnknownError';
+  return (
+    {
+      429: 'TooManyRequests',
+      503: 'ServiceNotAvailable',
+      500: 'InternalServerError',
+      502: 'BadGateway',
+      504: 'GatewayTimeout',
+      401: 'InvalidAuthenticationToken',
+      403: 'ErrorAccessDenied',
+      404: 'ErrorItemNotFound',
+    }[status] ?? 'UnknownError'
+  );
 }
 
 function faultMessage(status: number): string {
@@ -378,13 +531,16 @@ function parsePrefer(value: string | string[] | undefined): { immutable: boolean
 
 /** Path segments after the version: `users/{own id, UPN or mail}` becomes `me`, `name('x')` becomes `name`, `x`. */
 function graphSegments(path: string, account: Account): string[] {
-  const raw = path.split('/').filter(Boolean).map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      throw new GraphError(400, 'BadRequest', 'The request URL is malformed.');
-    }
-  });
+  const raw = path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        throw new GraphError(400, 'BadRequest', 'The request URL is malformed.');
+      }
+    });
   const out: string[] = [];
   for (const segment of raw) {
     const call = /^([A-Za-z]+)\('([^']*)'\)$/.exec(segment);

@@ -41,27 +41,56 @@ export class SubscriptionHub {
 
   list(call: GraphCall): Reply {
     const subs = this.live(call.account).filter((s) => s.clientId === call.token.clientId);
-    return { status: 200, json: { '@odata.context': `${call.graphBase}/$metadata#subscriptions`, value: subs.map((s) => this.json(call.account, s)) } };
+    return {
+      status: 200,
+      json: { '@odata.context': `${call.graphBase}/$metadata#subscriptions`, value: subs.map((s) => this.json(call.account, s)) },
+    };
   }
 
   get(call: GraphCall, id: string): Reply {
-    return { status: 200, json: { '@odata.context': `${call.graphBase}/$metadata#subscriptions/$entity`, ...this.json(call.account, this.find(call, id)) } };
+    return {
+      status: 200,
+      json: { '@odata.context': `${call.graphBase}/$metadata#subscriptions/$entity`, ...this.json(call.account, this.find(call, id)) },
+    };
   }
 
   async create(call: GraphCall): Promise<Reply> {
     const account = call.account;
     const input = parseJsonBody(call.body);
     if (!isRecord(input)) throw new GraphError(400, 'InvalidRequest', 'The request body must be a JSON object.');
-    const allowed = new Set(['changeType', 'notificationUrl', 'lifecycleNotificationUrl', 'resource', 'expirationDateTime', 'clientState', 'latestSupportedTlsVersion', 'includeResourceData']);
-    for (const key of Object.keys(input)) if (!key.startsWith('@odata.') && !allowed.has(key)) throw new GraphError(400, 'InvalidRequest', `The property '${key}' does not exist on type 'microsoft.graph.subscription'.`);
-    if (input.includeResourceData === true) throw new GraphError(400, 'InvalidRequest', 'Notifications with resource data need an encryptionCertificate, which this stand-in does not support.');
+    const allowed = new Set([
+      'changeType',
+      'notificationUrl',
+      'lifecycleNotificationUrl',
+      'resource',
+      'expirationDateTime',
+      'clientState',
+      'latestSupportedTlsVersion',
+      'includeResourceData',
+    ]);
+    for (const key of Object.keys(input))
+      if (!key.startsWith('@odata.') && !allowed.has(key))
+        throw new GraphError(400, 'InvalidRequest', `The property '${key}' does not exist on type 'microsoft.graph.subscription'.`);
+    if (input.includeResourceData === true)
+      throw new GraphError(
+        400,
+        'InvalidRequest',
+        'Notifications with resource data need an encryptionCertificate, which this stand-in does not support.',
+      );
     const changeTypes = parseChangeTypes(input.changeType);
     const notificationUrl = parseUrl(input.notificationUrl, 'notificationUrl');
-    const lifecycleNotificationUrl = input.lifecycleNotificationUrl === undefined || input.lifecycleNotificationUrl === null ? null : parseUrl(input.lifecycleNotificationUrl, 'lifecycleNotificationUrl');
+    const lifecycleNotificationUrl =
+      input.lifecycleNotificationUrl === undefined || input.lifecycleNotificationUrl === null
+        ? null
+        : parseUrl(input.lifecycleNotificationUrl, 'lifecycleNotificationUrl');
     if (typeof input.resource !== 'string') throw new GraphError(400, 'InvalidRequest', "The 'resource' property is required.");
     const folderId = resolveResource(account, input.resource);
     const expirationDateTime = parseExpiration(account, input.expirationDateTime);
-    if (input.clientState !== undefined && input.clientState !== null && (typeof input.clientState !== 'string' || input.clientState.length > 128)) {
+    if (
+      input.clientState !== undefined &&
+      input.clientState !== null &&
+      (typeof input.clientState !== 'string' || input.clientState.length > 128)
+    ) {
       throw new GraphError(400, 'InvalidRequest', 'clientState must be a string of at most 128 characters.');
     }
     for (const url of [notificationUrl, lifecycleNotificationUrl]) {
@@ -97,7 +126,10 @@ export class SubscriptionHub {
       latestSupportedTlsVersion: typeof input.latestSupportedTlsVersion === 'string' ? input.latestSupportedTlsVersion : 'v1_2',
     };
     account.subscriptions.set(subscription.id, subscription);
-    return { status: 201, json: { '@odata.context': `${call.graphBase}/$metadata#subscriptions/$entity`, ...this.json(account, subscription) } };
+    return {
+      status: 201,
+      json: { '@odata.context': `${call.graphBase}/$metadata#subscriptions/$entity`, ...this.json(account, subscription) },
+    };
   }
 
   update(call: GraphCall, id: string): Reply {
@@ -105,10 +137,14 @@ export class SubscriptionHub {
     const input = parseJsonBody(call.body);
     if (!isRecord(input)) throw new GraphError(400, 'InvalidRequest', 'The request body must be a JSON object.');
     for (const key of Object.keys(input)) {
-      if (key !== 'expirationDateTime') throw new GraphError(400, 'InvalidRequest', `Only expirationDateTime can be updated by this stand-in; '${key}' cannot.`);
+      if (key !== 'expirationDateTime')
+        throw new GraphError(400, 'InvalidRequest', `Only expirationDateTime can be updated by this stand-in; '${key}' cannot.`);
     }
     subscription.expirationDateTime = parseExpiration(call.account, input.expirationDateTime);
-    return { status: 200, json: { '@odata.context': `${call.graphBase}/$metadata#subscriptions/$entity`, ...this.json(call.account, subscription) } };
+    return {
+      status: 200,
+      json: { '@odata.context': `${call.graphBase}/$metadata#subscriptions/$entity`, ...this.json(call.account, subscription) },
+    };
   }
 
   remove(call: GraphCall, id: string): Reply {
@@ -174,15 +210,36 @@ export class SubscriptionHub {
             subscriptionExpirationDateTime: s.expirationDateTime,
             changeType,
             resource: `Users/${user}/Messages/${id}`,
-            resourceData: { '@odata.type': '#Microsoft.Graph.Message', '@odata.id': `Users/${user}/Messages/${id}`, '@odata.etag': etag, id },
+            resourceData: {
+              '@odata.type': '#Microsoft.Graph.Message',
+              '@odata.id': `Users/${user}/Messages/${id}`,
+              '@odata.etag': etag,
+              id,
+            },
             clientState: s.clientState,
             tenantId: TENANT_ID,
           },
         ],
       };
-      const task = this.call(account, 'notification', s.id, s.notificationUrl, JSON.stringify(payload), 'application/json; charset=utf-8', NOTIFICATION_TIMEOUT_MS).then((answer) => {
+      const task = this.call(
+        account,
+        'notification',
+        s.id,
+        s.notificationUrl,
+        JSON.stringify(payload),
+        'application/json; charset=utf-8',
+        NOTIFICATION_TIMEOUT_MS,
+      ).then((answer) => {
         const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
-        this.record(account, { kind: 'notification', subscriptionId: s.id, url: s.notificationUrl, answer, ok, slow: answer.durationMs > NOTIFICATION_SLOW_MS, changes: [{ changeType, id }] });
+        this.record(account, {
+          kind: 'notification',
+          subscriptionId: s.id,
+          url: s.notificationUrl,
+          answer,
+          ok,
+          slow: answer.durationMs > NOTIFICATION_SLOW_MS,
+          changes: [{ changeType, id }],
+        });
       });
       this.pending.add(task);
       void task.finally(() => this.pending.delete(task));
@@ -204,7 +261,18 @@ export class SubscriptionHub {
     }
   }
 
-  private record(account: Account, d: { kind: Delivery['kind']; subscriptionId: string | null; url: string; answer: WebhookAnswer; ok: boolean; slow: boolean; changes?: Delivery['changes'] }) {
+  private record(
+    account: Account,
+    d: {
+      kind: Delivery['kind'];
+      subscriptionId: string | null;
+      url: string;
+      answer: WebhookAnswer;
+      ok: boolean;
+      slow: boolean;
+      changes?: Delivery['changes'];
+    },
+  ) {
     account.deliveries.push({
       time: isoSeconds(account.mailbox.now()),
       kind: d.kind,
@@ -225,7 +293,15 @@ export class SubscriptionHub {
   }
 
   /** One webhook call: over HTTP, or held in the account's outbox until a test answers it. */
-  private async call(account: Account, kind: Delivery['kind'], _subscriptionId: string | null, url: string, body: string, contentType: string, timeoutMs: number): Promise<WebhookAnswer> {
+  private async call(
+    account: Account,
+    kind: Delivery['kind'],
+    _subscriptionId: string | null,
+    url: string,
+    body: string,
+    contentType: string,
+    timeoutMs: number,
+  ): Promise<WebhookAnswer> {
     const started = Date.now();
     const headers = { 'content-type': contentType };
     if (account.webhookMode === 'queue') {
@@ -246,7 +322,13 @@ export class SubscriptionHub {
           enqueuedAt: started,
           resolve: (answer) => {
             clearTimeout(timer);
-            resolve({ status: answer.status, contentType: answer.contentType, body: answer.body, durationMs: Date.now() - started, error: null });
+            resolve({
+              status: answer.status,
+              contentType: answer.contentType,
+              body: answer.body,
+              durationMs: Date.now() - started,
+              error: null,
+            });
           },
         });
         for (const wake of [...account.outboxWaiters]) {
@@ -256,11 +338,30 @@ export class SubscriptionHub {
       });
     }
     try {
-      const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), this.closing.signal]), redirect: 'manual' });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), this.closing.signal]),
+        redirect: 'manual',
+      });
       const text = await res.text();
-      return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: text, durationMs: Date.now() - started, error: null };
+      return {
+        status: res.status,
+        contentType: res.headers.get('content-type') ?? '',
+        body: text,
+        durationMs: Date.now() - started,
+        error: null,
+      };
     } catch (err) {
-      const error = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      const error =
+        err instanceof Error && err.name === 'TimeoutError'
+          ? `no answer within ${timeoutMs} ms`
+          : err instanceof Error
+            ? err.cause instanceof Error
+              ? err.cause.message
+              : err.message
+            : String(err);
       return { status: null, contentType: '', body: '', durationMs: Date.now() - started, error };
     }
   }
@@ -299,7 +400,8 @@ function parseExpiration(account: Account, value: unknown): string {
   if (Number.isNaN(ms)) throw new GraphError(400, 'InvalidRequest', "The 'expirationDateTime' property must be an ISO 8601 date-time.");
   const now = account.mailbox.now();
   if (ms <= now) throw new GraphError(400, 'InvalidRequest', 'Subscription expiration must be in the future.');
-  if (ms > now + MAX_SUBSCRIPTION_MINUTES * 60_000) throw new GraphError(400, 'InvalidRequest', `Subscription expiration can only be ${MAX_SUBSCRIPTION_MINUTES} minutes in the future.`);
+  if (ms > now + MAX_SUBSCRIPTION_MINUTES * 60_000)
+    throw new GraphError(400, 'InvalidRequest', `Subscription expiration can only be ${MAX_SUBSCRIPTION_MINUTES} minutes in the future.`);
   return new Date(ms).toISOString().replace(/Z$/, '0000Z');
 }
 

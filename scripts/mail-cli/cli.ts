@@ -62,7 +62,9 @@ function commandHelp(command: Command): string {
     command.summary,
     ...(command.details ? ['', ...command.details] : []),
     '',
-    ...(Object.keys(command.options ?? {}).length ? ['Options:', ...Object.entries(command.options ?? {}).map(([name, spec]) => optionLine(name, spec)), ''] : []),
+    ...(Object.keys(command.options ?? {}).length
+      ? ['Options:', ...Object.entries(command.options ?? {}).map(([name, spec]) => optionLine(name, spec)), '']
+      : []),
     'Options of every command:',
     ...Object.entries(GLOBAL_OPTIONS).map(([name, spec]) => optionLine(name, spec)),
     '',
@@ -73,8 +75,15 @@ function commandHelp(command: Command): string {
 }
 
 /** Strips the help texts off option specs for parseArgs. */
-function parseOptions(specs: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>): NonNullable<ParseArgsConfig['options']> {
-  return Object.fromEntries(Object.entries(specs).map(([name, { type, short, multiple }]) => [name, { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) }]));
+function parseOptions(
+  specs: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>,
+): NonNullable<ParseArgsConfig['options']> {
+  return Object.fromEntries(
+    Object.entries(specs).map(([name, { type, short, multiple }]) => [
+      name,
+      { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) },
+    ]),
+  );
 }
 
 /**
@@ -92,9 +101,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     if (!command) throw usageError(`Unknown command "${name}": npm run mail -- --help lists them`);
     let parsed;
     try {
-      parsed = parseArgs({ args: argv.slice(1), options: parseOptions({ ...GLOBAL_OPTIONS, ...command.options }), allowPositionals: true, strict: true });
+      parsed = parseArgs({
+        args: argv.slice(1),
+        options: parseOptions({ ...GLOBAL_OPTIONS, ...command.options }),
+        allowPositionals: true,
+        strict: true,
+      });
     } catch (err) {
-      throw usageError(`${command.name}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)} (see npm run mail -- ${command.name} --help)`);
+      throw usageError(
+        `${command.name}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)} (see npm run mail -- ${command.name} --help)`,
+      );
     }
     const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
     if (values.help) {
@@ -103,7 +119,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     }
     const [min, max] = command.args ?? [0, 0];
     if (parsed.positionals.length < min) throw usageError(`${command.name}: missing argument (usage: ${command.name} ${command.usage})`);
-    if (parsed.positionals.length > max) throw usageError(`${command.name}: unexpected argument "${parsed.positionals[max]}" (usage: ${command.name} ${command.usage})`);
+    if (parsed.positionals.length > max)
+      throw usageError(`${command.name}: unexpected argument "${parsed.positionals[max]}" (usage: ${command.name} ${command.usage})`);
 
     const base = String(values.url ?? io.env.MAIL_URL ?? DEFAULT_URL).replace(/\/+$/, '');
     if (!/^https?:\/\/[^/\s]+$/.test(base)) throw usageError(`--url must be an http(s) origin such as ${DEFAULT_URL}, not "${base}"`);
@@ -142,4 +159,3 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT.failed;
   }
 }
-

@@ -37,7 +37,8 @@ export function readSessionFile(file: string): StoredSession | null {
   if (!existsSync(file)) return null;
   try {
     const data = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoredSession>;
-    if (typeof data.url === 'string' && typeof data.cookie === 'string' && typeof data.csrf === 'string') return { email: '', savedAt: '', ...data } as StoredSession;
+    if (typeof data.url === 'string' && typeof data.cookie === 'string' && typeof data.csrf === 'string')
+      return { email: '', savedAt: '', ...data } as StoredSession;
   } catch {
     // A damaged file is no session: login writes a new one.
   }
@@ -68,14 +69,16 @@ export type ErrorBody = { error?: string; message?: string; issues?: { field: st
 /** The one line a failed answer becomes, and its exit code. */
 function httpFailure(status: number, body: ErrorBody | null, base: string): CliError {
   const message = body?.message ?? `HTTP ${status}`;
-  if (status === 401 && body?.error === 'mailbox_not_connected') return new CliError(`No mailbox is connected: connect it at ${base}/connect`, EXIT.failed);
+  if (status === 401 && body?.error === 'mailbox_not_connected')
+    return new CliError(`No mailbox is connected: connect it at ${base}/connect`, EXIT.failed);
   if (status === 401) return new CliError('Not signed in (or the session ended): run `npm run mail -- login`', EXIT.signedOut);
   if (status === 400 && body?.error === 'invalid_request') {
     const issues = (body.issues ?? []).map((i) => `${i.field.replace(/^(json|query|param)\./, '')}: ${i.message}`).join('; ');
     return new CliError(`Refused: ${issues || message}`, EXIT.usage);
   }
   if (status === 429) return new CliError(`Too many attempts: ${message}`, EXIT.failed);
-  if (status >= 500) return new CliError(`The mail service failed (${status}${body?.error ? ` ${body.error}` : ''}): ${message}`, EXIT.failed);
+  if (status >= 500)
+    return new CliError(`The mail service failed (${status}${body?.error ? ` ${body.error}` : ''}): ${message}`, EXIT.failed);
   return new CliError(`${message} (${status}${body?.error ? ` ${body.error}` : ''})`, EXIT.failed);
 }
 
@@ -95,12 +98,17 @@ export class MailClient {
   get session(): StoredSession {
     const session = this.options.session;
     if (!session) throw new CliError('Not signed in: run `npm run mail -- login`', EXIT.signedOut);
-    if (session.url !== this.base) throw new CliError(`Signed in at ${session.url}, not ${this.base}: run \`npm run mail -- login --url ${this.base}\``, EXIT.signedOut);
+    if (session.url !== this.base)
+      throw new CliError(`Signed in at ${session.url}, not ${this.base}: run \`npm run mail -- login --url ${this.base}\``, EXIT.signedOut);
     return session;
   }
 
   /** A request with the session; network failures as one clear line. */
-  async raw(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; signedIn?: boolean } = {}): Promise<Response> {
+  async raw(
+    method: string,
+    path: string,
+    init: { json?: unknown; headers?: Record<string, string>; signedIn?: boolean } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (init.signedIn !== false) {
       const session = this.session;
@@ -118,7 +126,8 @@ export class MailClient {
     try {
       return await this.options.fetch(`${this.base}${path}`, { method, headers, body, redirect: 'manual' });
     } catch (err) {
-      const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+      const cause =
+        err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
       throw new CliError(`Cannot reach the mail service at ${this.base} (${cause}): is it running (npm run dev, or --url)?`, EXIT.failed);
     }
   }
@@ -134,7 +143,8 @@ export class MailClient {
       body = null;
     }
     if (!res.ok) throw httpFailure(res.status, body as ErrorBody | null, this.base);
-    if (body === null && text) throw new CliError(`The mail service answered ${method} ${path} with something other than JSON`, EXIT.failed);
+    if (body === null && text)
+      throw new CliError(`The mail service answered ${method} ${path} with something other than JSON`, EXIT.failed);
     return body as T;
   }
 

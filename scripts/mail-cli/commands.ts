@@ -40,7 +40,8 @@ export interface Command {
 // ---- small helpers -----------------------------------------------------------------------
 
 const enc = encodeURIComponent;
-const str = (ctx: Context, name: string): string | undefined => (typeof ctx.values[name] === 'string' ? (ctx.values[name] as string) : undefined);
+const str = (ctx: Context, name: string): string | undefined =>
+  typeof ctx.values[name] === 'string' ? (ctx.values[name] as string) : undefined;
 const flag = (ctx: Context, name: string) => ctx.values[name] === true;
 
 function int(ctx: Context, name: string, fallback: number, min: number, max: number): number {
@@ -55,23 +56,36 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((done) => {
     if (signal?.aborted) return done();
     const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      done();
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        done();
+      },
+      { once: true },
+    );
   });
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) : '                ');
-const who = (a: { name: string; address: string } | null) => (a ? (a.name && a.name !== a.address ? `${a.name} <${a.address}>` : a.address) : '(nobody)');
+const who = (a: { name: string; address: string } | null) =>
+  a ? (a.name && a.name !== a.address ? `${a.name} <${a.address}>` : a.address) : '(nobody)';
 
 function messageLines(items: MessageSummary[]): string {
   if (!items.length) return '(no messages)';
   return items
-    .map((m) => `${m.isRead ? ' ' : '*'} ${when(m.receivedAt ?? m.sentAt)}  ${(m.from?.name || m.from?.address || '(nobody)').slice(0, 30).padEnd(30)}  ${m.hasAttachments ? '📎 ' : ''}${m.subject || '(no subject)'}\n    ${m.id}`)
+    .map(
+      (m) =>
+        `${m.isRead ? ' ' : '*'} ${when(m.receivedAt ?? m.sentAt)}  ${(m.from?.name || m.from?.address || '(nobody)').slice(0, 30).padEnd(30)}  ${m.hasAttachments ? '📎 ' : ''}${m.subject || '(no subject)'}\n    ${m.id}`,
+    )
     .join('\n');
 }
 
-type ListAnswer = { folder: { name: string; total: number; unread: number }; items: MessageSummary[]; count: number | null; next: string | null };
+type ListAnswer = {
+  folder: { name: string; total: number; unread: number };
+  items: MessageSummary[];
+  count: number | null;
+  next: string | null;
+};
 
 function listPath(folder: string, params: Record<string, string | number | undefined>): string {
   const query = Object.entries(params)
@@ -121,7 +135,10 @@ async function bodyText(ctx: Context, required: boolean): Promise<string> {
 const list = (ctx: Context, name: string) => {
   const value = ctx.values[name];
   const items = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
-  return items.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return items
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 };
 
 /** Message ids from the arguments, or the newest `--top` of `--folder`. */
@@ -155,15 +172,27 @@ async function each<T>(ctx: Context, ids: string[], verb: string, work: (id: str
   return done;
 }
 
-const FOLDER_OPTION: OptionSpec = { type: 'string', description: 'Folder: inbox, sentitems, drafts, archive, … or a folder’s name', argument: 'folder' };
+const FOLDER_OPTION: OptionSpec = {
+  type: 'string',
+  description: 'Folder: inbox, sentitems, drafts, archive, … or a folder’s name',
+  argument: 'folder',
+};
 /** Which messages a command works on besides ids: the newest of a folder. */
-const TARGET_OPTIONS = { folder: FOLDER_OPTION, top: { type: 'string', description: 'With --folder: how many of the newest (default 10)', argument: 'n' } } as const;
+const TARGET_OPTIONS = {
+  folder: FOLDER_OPTION,
+  top: { type: 'string', description: 'With --folder: how many of the newest (default 10)', argument: 'n' },
+} as const;
 const TOP_OPTION: OptionSpec = { type: 'string', description: 'Messages per page, 1–100', argument: 'n' };
 const BODY_OPTIONS: Record<string, OptionSpec> = {
   body: { type: 'string', description: 'The text (else --body-file or stdin)', argument: 'text' },
   'body-file': { type: 'string', description: 'Read the text from a file', argument: 'path' },
 };
-const KEY_OPTION: OptionSpec = { type: 'string', multiple: true, description: 'Only these keys (repeat, or separate with commas); else the model’s choice', argument: 'name' };
+const KEY_OPTION: OptionSpec = {
+  type: 'string',
+  multiple: true,
+  description: 'Only these keys (repeat, or separate with commas); else the model’s choice',
+  argument: 'name',
+};
 const keys = (ctx: Context) => (list(ctx, 'key').length ? { keys: list(ctx, 'key') } : {});
 const FILE_OPTION: OptionSpec = { type: 'string', description: 'Read the text from a file (else the argument or stdin)', argument: 'path' };
 
@@ -179,7 +208,11 @@ async function readCredentials(ctx: Context) {
   const ask = async (question: string, hidden: boolean, value: string | undefined) => {
     if (value) return value;
     const answer = ctx.io.isTTY ? await ctx.io.prompt(question, hidden) : await fromStdin();
-    if (!answer.trim()) throw new CliError(`${question.replace(/:\s*$/, '')} is required (prompted on a terminal, or MAIL_EMAIL, MAIL_PASSWORD, MAIL_CODE, or lines on stdin)`, EXIT.usage);
+    if (!answer.trim())
+      throw new CliError(
+        `${question.replace(/:\s*$/, '')} is required (prompted on a terminal, or MAIL_EMAIL, MAIL_PASSWORD, MAIL_CODE, or lines on stdin)`,
+        EXIT.usage,
+      );
     return answer;
   };
   const email = (await ask('E-mail: ', false, str(ctx, 'email') ?? env.MAIL_EMAIL)).trim();
@@ -197,12 +230,18 @@ const listCommand = (name: string, summary: string, folder: string | null): Comm
   summary,
   usage: `${folder === null ? '<folder> ' : ''}[--top n] [--skip n] [--next cursor]`,
   args: folder === null ? [1, 1] : [0, 0],
-  options: { top: TOP_OPTION, skip: { type: 'string', description: 'Skip this many first', argument: 'n' }, next: { type: 'string', description: 'The cursor a previous page printed', argument: 'cursor' } },
+  options: {
+    top: TOP_OPTION,
+    skip: { type: 'string', description: 'Skip this many first', argument: 'n' },
+    next: { type: 'string', description: 'The cursor a previous page printed', argument: 'cursor' },
+  },
   examples: folder === null ? [`${name} sentitems --top 10`, `${name} "Nominations" --json`] : [`${name} --top 10`],
   async run(ctx) {
     const top = int(ctx, 'top', 25, 1, 100);
     const skip = int(ctx, 'skip', 0, 0, 100_000);
-    const answer = await ctx.client.get<ListAnswer>(listPath(folder ?? ctx.args[0]!, { top, skip: skip || undefined, next: str(ctx, 'next') }));
+    const answer = await ctx.client.get<ListAnswer>(
+      listPath(folder ?? ctx.args[0]!, { top, skip: skip || undefined, next: str(ctx, 'next') }),
+    );
     ctx.print(answer, listText);
   },
 });
@@ -222,7 +261,10 @@ export const COMMANDS: Command[] = [
     async run(ctx) {
       const session = await signIn(ctx.io.fetch, ctx.base, await readCredentials(ctx));
       writeSessionFile(ctx.sessionFile, session);
-      ctx.print({ signedIn: true, email: session.email, url: session.url, sessionFile: ctx.sessionFile }, (d) => `Signed in as ${d.email} at ${d.url} (session in ${d.sessionFile})`);
+      ctx.print(
+        { signedIn: true, email: session.email, url: session.url, sessionFile: ctx.sessionFile },
+        (d) => `Signed in as ${d.email} at ${d.url} (session in ${d.sessionFile})`,
+      );
     },
   },
   {
@@ -237,10 +279,13 @@ export const COMMANDS: Command[] = [
       await res.body?.cancel();
       const location = res.headers.get('location') ?? '';
       removeSessionFile(ctx.sessionFile);
-      if (res.status !== 302 || !location.startsWith('/login')) throw new CliError(`The service refused the logout (HTTP ${res.status}); the session file is deleted`, EXIT.failed);
+      if (res.status !== 302 || !location.startsWith('/login'))
+        throw new CliError(`The service refused the logout (HTTP ${res.status}); the session file is deleted`, EXIT.failed);
       // A session that had already ended is sent to the login form with a `next`.
       const ended = location === '/login';
-      ctx.print({ signedOut: true, email: session.email, alreadyEnded: !ended }, (d) => (d.alreadyEnded ? 'The session had already ended; the session file is deleted' : `Signed out ${d.email}`));
+      ctx.print({ signedOut: true, email: session.email, alreadyEnded: !ended }, (d) =>
+        d.alreadyEnded ? 'The session had already ended; the session file is deleted' : `Signed out ${d.email}`,
+      );
     },
   },
   {
@@ -249,8 +294,14 @@ export const COMMANDS: Command[] = [
     usage: '',
     examples: ['me', 'me --json'],
     async run(ctx) {
-      const me = await ctx.client.get<{ user: { id: number; email: string; name: string }; mailbox: { displayName: string; mail: string } }>('/api/me');
-      ctx.print(me, (d) => `Signed in:  ${d.user.name} <${d.user.email}> (user ${d.user.id})\nMailbox:    ${d.mailbox.displayName} <${d.mailbox.mail}>`);
+      const me = await ctx.client.get<{
+        user: { id: number; email: string; name: string };
+        mailbox: { displayName: string; mail: string };
+      }>('/api/me');
+      ctx.print(
+        me,
+        (d) => `Signed in:  ${d.user.name} <${d.user.email}> (user ${d.user.id})\nMailbox:    ${d.mailbox.displayName} <${d.mailbox.mail}>`,
+      );
     },
   },
   {
@@ -259,10 +310,17 @@ export const COMMANDS: Command[] = [
     usage: '',
     examples: ['folders'],
     async run(ctx) {
-      const { folders } = await ctx.client.get<{ folders: { id: string; name: string; parentId: string | null; unread: number; total: number; wellKnown: string | null }[] }>('/api/folders');
+      const { folders } = await ctx.client.get<{
+        folders: { id: string; name: string; parentId: string | null; unread: number; total: number; wellKnown: string | null }[];
+      }>('/api/folders');
       const ids = new Set(folders.map((f) => f.id));
       ctx.print(folders, (list) =>
-        list.map((f) => `${f.parentId && ids.has(f.parentId) ? '  ' : ''}${f.name.padEnd(28)} ${String(f.unread).padStart(5)} unread ${String(f.total).padStart(6)} total  ${f.wellKnown ?? f.id}`).join('\n'),
+        list
+          .map(
+            (f) =>
+              `${f.parentId && ids.has(f.parentId) ? '  ' : ''}${f.name.padEnd(28)} ${String(f.unread).padStart(5)} unread ${String(f.total).padStart(6)} total  ${f.wellKnown ?? f.id}`,
+          )
+          .join('\n'),
       );
     },
   },
@@ -298,10 +356,16 @@ export const COMMANDS: Command[] = [
     summary: 'Search a folder (subject, body, sender)',
     usage: '<query> [--folder inbox] [--top n] [--next cursor]',
     args: [1, 1],
-    options: { folder: FOLDER_OPTION, top: TOP_OPTION, next: { type: 'string', description: 'The cursor a previous page printed', argument: 'cursor' } },
+    options: {
+      folder: FOLDER_OPTION,
+      top: TOP_OPTION,
+      next: { type: 'string', description: 'The cursor a previous page printed', argument: 'cursor' },
+    },
     examples: ['search "barrier trial"', 'search scratchings --folder archive --top 50'],
     async run(ctx) {
-      const answer = await ctx.client.get<ListAnswer>(listPath(str(ctx, 'folder') ?? 'inbox', { q: ctx.args[0], top: int(ctx, 'top', 25, 1, 100), next: str(ctx, 'next') }));
+      const answer = await ctx.client.get<ListAnswer>(
+        listPath(str(ctx, 'folder') ?? 'inbox', { q: ctx.args[0], top: int(ctx, 'top', 25, 1, 100), next: str(ctx, 'next') }),
+      );
       ctx.print(answer, listText);
     },
   },
@@ -363,8 +427,19 @@ export const COMMANDS: Command[] = [
     args: [1, 1],
     examples: ['list-attachments <message_id>'],
     async run(ctx) {
-      const answer = await ctx.client.get<{ attachments: { id: string; name: string; contentType: string; size: number; isInline: boolean }[] }>(`/api/email/${enc(ctx.args[0]!)}/attachments`);
-      ctx.print(answer.attachments, (list) => (list.length ? list.map((a) => `${a.name.padEnd(32)} ${a.contentType.padEnd(26)} ${String(a.size).padStart(9)} bytes${a.isInline ? ' inline' : ''}\n    ${a.id}`).join('\n') : '(no attachments)'));
+      const answer = await ctx.client.get<{
+        attachments: { id: string; name: string; contentType: string; size: number; isInline: boolean }[];
+      }>(`/api/email/${enc(ctx.args[0]!)}/attachments`);
+      ctx.print(answer.attachments, (list) =>
+        list.length
+          ? list
+              .map(
+                (a) =>
+                  `${a.name.padEnd(32)} ${a.contentType.padEnd(26)} ${String(a.size).padStart(9)} bytes${a.isInline ? ' inline' : ''}\n    ${a.id}`,
+              )
+              .join('\n')
+          : '(no attachments)',
+      );
     },
   },
   {
@@ -381,10 +456,16 @@ export const COMMANDS: Command[] = [
     async run(ctx) {
       const id = ctx.args[0]!;
       const out = resolve(str(ctx, 'out') ?? '.');
-      const { attachments } = await ctx.client.get<{ attachments: { id: string; name: string; size: number }[] }>(`/api/email/${enc(id)}/attachments`);
+      const { attachments } = await ctx.client.get<{ attachments: { id: string; name: string; size: number }[] }>(
+        `/api/email/${enc(id)}/attachments`,
+      );
       const only = str(ctx, 'name');
       const chosen = only === undefined ? attachments : attachments.filter((a) => a.name === only);
-      if (only !== undefined && !chosen.length) throw new CliError(`The message has no attachment named "${only}" (it has: ${attachments.map((a) => a.name).join(', ') || 'none'})`, EXIT.failed);
+      if (only !== undefined && !chosen.length)
+        throw new CliError(
+          `The message has no attachment named "${only}" (it has: ${attachments.map((a) => a.name).join(', ') || 'none'})`,
+          EXIT.failed,
+        );
       mkdirSync(out, { recursive: true });
       const saved: { name: string; path: string; bytes: number }[] = [];
       for (const [i, a] of chosen.entries()) {
@@ -411,18 +492,26 @@ export const COMMANDS: Command[] = [
       let ids: { id: string; name: string }[];
       const one = str(ctx, 'attachment');
       if (one) ids = [{ id: one, name: one }];
-      else ids = (await ctx.client.get<{ attachments: { id: string; name: string; isInline: boolean }[] }>(`/api/email/${enc(id)}/attachments`)).attachments.filter((a) => !a.isInline);
+      else
+        ids = (
+          await ctx.client.get<{ attachments: { id: string; name: string; isInline: boolean }[] }>(`/api/email/${enc(id)}/attachments`)
+        ).attachments.filter((a) => !a.isInline);
       const texts: { name: string; kind: string; text: string; truncated: boolean }[] = [];
       for (const a of ids) {
         try {
           texts.push(await ctx.client.get(`/api/email/${enc(id)}/attachments/${enc(a.id)}/text`));
         } catch (err) {
           // An attachment with no readable text is skipped when reading all of them.
-          if (one || !(err instanceof CliError) || !/unsupported_type|unreadable_attachment|attachment_too_large/.test(err.message)) throw err;
+          if (one || !(err instanceof CliError) || !/unsupported_type|unreadable_attachment|attachment_too_large/.test(err.message))
+            throw err;
           ctx.progress(`skipped ${a.name}: ${err.message}`);
         }
       }
-      ctx.print(texts, (list) => (list.length ? list.map((t) => `== ${t.name} (${t.kind}) ==\n${t.text}${t.truncated ? '\n[… cut]' : ''}`).join('\n\n') : '(no attachment with readable text)'));
+      ctx.print(texts, (list) =>
+        list.length
+          ? list.map((t) => `== ${t.name} (${t.kind}) ==\n${t.text}${t.truncated ? '\n[… cut]' : ''}`).join('\n\n')
+          : '(no attachment with readable text)',
+      );
     },
   },
   {
@@ -439,8 +528,16 @@ export const COMMANDS: Command[] = [
       if (flag(ctx, 'remote')) {
         if (str(ctx, 'persist-to')) throw usageError('--persist-to is for the local database, not with --remote');
         ctx.progress('applying the mail migrations to the deployed D1 database…');
-        const run = spawnSync(wranglerBin(), ['d1', 'migrations', 'apply', 'DB', '--remote', '-c', config], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-        if (run.status !== 0) throw new CliError(`wrangler d1 migrations apply --remote failed: ${(run.stderr || run.stdout).trim().split('\n').pop()}`, EXIT.failed);
+        const run = spawnSync(wranglerBin(), ['d1', 'migrations', 'apply', 'DB', '--remote', '-c', config], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, CI: 'true' },
+        });
+        if (run.status !== 0)
+          throw new CliError(
+            `wrangler d1 migrations apply --remote failed: ${(run.stderr || run.stdout).trim().split('\n').pop()}`,
+            EXIT.failed,
+          );
         ctx.print({ applied: true, remote: true }, () => 'Migrations applied to the deployed mail database');
         return;
       }
@@ -464,15 +561,27 @@ export const COMMANDS: Command[] = [
       bcc: { type: 'string', multiple: true, description: 'BCC recipients', argument: 'address' },
       subject: { type: 'string', description: 'Subject', argument: 'text' },
       html: { type: 'boolean', description: 'The body is HTML' },
-      for: { type: 'string', description: 'Generate the AI reply draft to this message (POST /api/draft/generate)', argument: 'message_id' },
+      for: {
+        type: 'string',
+        description: 'Generate the AI reply draft to this message (POST /api/draft/generate)',
+        argument: 'message_id',
+      },
       ...BODY_OPTIONS,
     },
     examples: ['create-draft --to trainer@example.com --subject "Float booking" --body "6am Tuesday"', 'create-draft --for <message_id>'],
     async run(ctx) {
       const replyTo = str(ctx, 'for');
       if (replyTo !== undefined) {
-        if (['to', 'cc', 'bcc', 'subject', 'body', 'body-file'].some((o) => ctx.values[o] !== undefined)) throw usageError('--for generates the reply draft: give no recipients, subject or body with it');
-        const draft = await ctx.client.post<{ draft_id?: string; body_html?: string; reused?: boolean; category?: string; no_reply?: boolean; trace_id?: string }>('/api/draft/generate', { email_id: replyTo });
+        if (['to', 'cc', 'bcc', 'subject', 'body', 'body-file'].some((o) => ctx.values[o] !== undefined))
+          throw usageError('--for generates the reply draft: give no recipients, subject or body with it');
+        const draft = await ctx.client.post<{
+          draft_id?: string;
+          body_html?: string;
+          reused?: boolean;
+          category?: string;
+          no_reply?: boolean;
+          trace_id?: string;
+        }>('/api/draft/generate', { email_id: replyTo });
         ctx.print(draft, (d) =>
           d.no_reply
             ? `No reply draft: the message's category (${d.category}) is in no-reply mode`
@@ -501,7 +610,10 @@ export const COMMANDS: Command[] = [
     async run(ctx) {
       let body = await bodyText(ctx, true);
       if (flag(ctx, 'text')) body = `<div>${body.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`).replace(/\r?\n/g, '<br>')}</div>`;
-      const answer = await ctx.client.post<{ draft_id: string; updated: boolean }>('/api/draft/update', { draft_id: ctx.args[0], body_html: body });
+      const answer = await ctx.client.post<{ draft_id: string; updated: boolean }>('/api/draft/update', {
+        draft_id: ctx.args[0],
+        body_html: body,
+      });
       ctx.print(answer, (d) => `Draft ${d.draft_id} updated`);
     },
   },
@@ -524,7 +636,10 @@ export const COMMANDS: Command[] = [
     options: { parent: { type: 'string', description: 'The folder to create it in', argument: 'folder' } },
     examples: ['create-folder "Nominations 2026"', 'create-folder Scratchings --parent "Nominations 2026"'],
     async run(ctx) {
-      const folder = await ctx.client.post<{ id: string; name: string }>('/api/folders', { name: ctx.args[0], ...(str(ctx, 'parent') ? { parent: str(ctx, 'parent') } : {}) });
+      const folder = await ctx.client.post<{ id: string; name: string }>('/api/folders', {
+        name: ctx.args[0],
+        ...(str(ctx, 'parent') ? { parent: str(ctx, 'parent') } : {}),
+      });
       ctx.print(folder, (f) => `Folder created: ${f.name}\n    ${f.id}`);
     },
   },
@@ -535,7 +650,10 @@ export const COMMANDS: Command[] = [
     args: [2, 2],
     examples: ['move <message_id> archive', 'move <message_id> "Nominations 2026"'],
     async run(ctx) {
-      const moved = await ctx.client.post<{ id: string; folder: string | null; folderId: string | null }>(`/api/move/${enc(ctx.args[0]!)}`, { dest_folder_id: ctx.args[1] });
+      const moved = await ctx.client.post<{ id: string; folder: string | null; folderId: string | null }>(
+        `/api/move/${enc(ctx.args[0]!)}`,
+        { dest_folder_id: ctx.args[1] },
+      );
       ctx.print(moved, (m) => `Moved to ${m.folder ?? ctx.args[1]}\n    ${m.id}`);
     },
   },
@@ -548,7 +666,9 @@ export const COMMANDS: Command[] = [
     examples: ['mark-read <message_id>', 'mark-read <id1> <id2> --unread'],
     async run(ctx) {
       const isRead = !flag(ctx, 'unread');
-      const done = await each(ctx, ctx.args, isRead ? 'marking read' : 'marking unread', (id) => ctx.client.post<{ id: string; isRead: boolean }>(`/api/mark-read/${enc(id)}`, { isRead }));
+      const done = await each(ctx, ctx.args, isRead ? 'marking read' : 'marking unread', (id) =>
+        ctx.client.post<{ id: string; isRead: boolean }>(`/api/mark-read/${enc(id)}`, { isRead }),
+      );
       ctx.print(done, (list) => list.map((m) => `${m.isRead ? 'read  ' : 'unread'} ${m.id}`).join('\n'));
     },
   },
@@ -563,9 +683,17 @@ export const COMMANDS: Command[] = [
       cc: { type: 'string', multiple: true, description: 'Extra CC recipients', argument: 'address' },
       bcc: { type: 'string', multiple: true, description: 'BCC recipients', argument: 'address' },
     },
-    examples: ['reply <message_id> --body "Thanks, booked for 6am."', 'reply <message_id> --all --body-file answer.txt --cc vet@example.com'],
+    examples: [
+      'reply <message_id> --body "Thanks, booked for 6am."',
+      'reply <message_id> --all --body-file answer.txt --cc vet@example.com',
+    ],
     async run(ctx) {
-      const answer = await ctx.client.post<{ sent: boolean; draftId: string }>(`/api/reply/${enc(ctx.args[0]!)}`, { body: await bodyText(ctx, true), all: flag(ctx, 'all'), cc: list(ctx, 'cc'), bcc: list(ctx, 'bcc') });
+      const answer = await ctx.client.post<{ sent: boolean; draftId: string }>(`/api/reply/${enc(ctx.args[0]!)}`, {
+        body: await bodyText(ctx, true),
+        all: flag(ctx, 'all'),
+        cc: list(ctx, 'cc'),
+        bcc: list(ctx, 'bcc'),
+      });
       ctx.print(answer, () => 'Reply sent');
     },
   },
@@ -578,7 +706,9 @@ export const COMMANDS: Command[] = [
     examples: ['summarise <message_id>', 'summarise --folder inbox --top 20'],
     async run(ctx) {
       const ids = await targetIds(ctx);
-      const done = await each(ctx, ids, 'summarising', (id) => ctx.client.post<{ message_id: string; summary: string; category?: string }>('/api/save-summary-direct', { message_id: id }));
+      const done = await each(ctx, ids, 'summarising', (id) =>
+        ctx.client.post<{ message_id: string; summary: string; category?: string }>('/api/save-summary-direct', { message_id: id }),
+      );
       ctx.print(done, (list) => list.map((s) => `${s.message_id}\n  [${s.category ?? 'unknown'}] ${s.summary}`).join('\n'));
     },
   },
@@ -591,7 +721,9 @@ export const COMMANDS: Command[] = [
     examples: ['classify <message_id>', 'classify --folder inbox --top 50'],
     async run(ctx) {
       const ids = await targetIds(ctx);
-      const done = await each(ctx, ids, 'classifying', (id) => ctx.client.post<{ message_id: string; category: string; trace_id: string }>(`/api/email/${enc(id)}/classify`));
+      const done = await each(ctx, ids, 'classifying', (id) =>
+        ctx.client.post<{ message_id: string; category: string; trace_id: string }>(`/api/email/${enc(id)}/classify`),
+      );
       ctx.print(done, (list) => list.map((c) => `${c.category.padEnd(20)} ${c.message_id}`).join('\n'));
     },
   },
@@ -605,7 +737,10 @@ export const COMMANDS: Command[] = [
     async run(ctx) {
       const m = await ctx.client.get<MessageView>(`/api/email/${enc(ctx.args[0]!)}`);
       const text = `Subject: ${m.subject}\nFrom: ${who(m.from)}\n\n${m.body.contentType.toLowerCase() === 'html' ? htmlToText(m.body.content) : m.body.content}`;
-      const answer = await ctx.client.post<{ values: Record<string, string>; trace_id: string }>('/api/llm/kv-extract', { text: text.slice(0, 100_000), ...keys(ctx) });
+      const answer = await ctx.client.post<{ values: Record<string, string>; trace_id: string }>('/api/llm/kv-extract', {
+        text: text.slice(0, 100_000),
+        ...keys(ctx),
+      });
       ctx.print({ message_id: m.id, ...answer }, kvText);
     },
   },
@@ -615,9 +750,15 @@ export const COMMANDS: Command[] = [
     usage: '[text] [--file f]',
     args: [0, 1],
     options: { file: FILE_OPTION },
-    examples: ['llm-summarise "Fast One will run at Flemington on Saturday…"', 'llm-summarise --file note.txt', 'cat note.txt | npm run mail -- llm-summarise'],
+    examples: [
+      'llm-summarise "Fast One will run at Flemington on Saturday…"',
+      'llm-summarise --file note.txt',
+      'cat note.txt | npm run mail -- llm-summarise',
+    ],
     async run(ctx) {
-      const answer = await ctx.client.post<{ summary: string; bullets: string[]; trace_id: string }>('/api/llm/summarise', { text: await inputText(ctx) });
+      const answer = await ctx.client.post<{ summary: string; bullets: string[]; trace_id: string }>('/api/llm/summarise', {
+        text: await inputText(ctx),
+      });
       ctx.print(answer, (d) => `${d.summary}\n${d.bullets.map((b) => `  - ${b}`).join('\n')}\n(trace ${d.trace_id})`);
     },
   },
@@ -641,7 +782,10 @@ export const COMMANDS: Command[] = [
     options: { file: FILE_OPTION, key: KEY_OPTION },
     examples: ['llm-kv-extract --file nomination.txt --json', 'llm-kv-extract "Trainer: Jane Doe. Race: 4" --key trainer'],
     async run(ctx) {
-      const answer = await ctx.client.post<{ values: Record<string, string>; trace_id: string }>('/api/llm/kv-extract', { text: await inputText(ctx), ...keys(ctx) });
+      const answer = await ctx.client.post<{ values: Record<string, string>; trace_id: string }>('/api/llm/kv-extract', {
+        text: await inputText(ctx),
+        ...keys(ctx),
+      });
       ctx.print(answer, kvText);
     },
   },
@@ -654,7 +798,10 @@ export const COMMANDS: Command[] = [
     examples: ['llm-reply-draft "Can the float leave at 5am?" --category Logistics'],
     async run(ctx) {
       const category = str(ctx, 'category');
-      const answer = await ctx.client.post<{ body: string; trace_id: string }>('/api/llm/reply-draft', { text: await inputText(ctx), ...(category ? { category } : {}) });
+      const answer = await ctx.client.post<{ body: string; trace_id: string }>('/api/llm/reply-draft', {
+        text: await inputText(ctx),
+        ...(category ? { category } : {}),
+      });
       ctx.print(answer, (d) => `${d.body}\n(trace ${d.trace_id})`);
     },
   },
@@ -662,7 +809,10 @@ export const COMMANDS: Command[] = [
     name: 'poll',
     summary: 'Print new messages of a folder as they arrive (Ctrl-C stops)',
     usage: '[--folder inbox] [--interval seconds] [--once] [--count n]',
-    details: ['Without --once, messages that were there at the start are not printed; with --once,', 'the unread messages of the newest page are printed and the command ends.'],
+    details: [
+      'Without --once, messages that were there at the start are not printed; with --once,',
+      'the unread messages of the newest page are printed and the command ends.',
+    ],
     options: {
       folder: FOLDER_OPTION,
       interval: { type: 'string', description: 'Seconds between checks, 1–3600 (default 30)', argument: 'seconds' },
@@ -741,16 +891,29 @@ export const COMMANDS: Command[] = [
     },
     examples: ['list-emails --category Nominations', 'list-emails --search Flemington --page 2 --json'],
     async run(ctx) {
-      const params = { search: str(ctx, 'search'), direction: str(ctx, 'direction'), category: str(ctx, 'category'), pinned: flag(ctx, 'pinned') ? 'true' : undefined, needs_reply: flag(ctx, 'needs-reply') ? 'true' : undefined, page: str(ctx, 'page') === undefined ? undefined : int(ctx, 'page', 1, 1, 100_000), page_size: str(ctx, 'page-size') === undefined ? undefined : int(ctx, 'page-size', 20, 1, 100) };
+      const params = {
+        search: str(ctx, 'search'),
+        direction: str(ctx, 'direction'),
+        category: str(ctx, 'category'),
+        pinned: flag(ctx, 'pinned') ? 'true' : undefined,
+        needs_reply: flag(ctx, 'needs-reply') ? 'true' : undefined,
+        page: str(ctx, 'page') === undefined ? undefined : int(ctx, 'page', 1, 1, 100_000),
+        page_size: str(ctx, 'page-size') === undefined ? undefined : int(ctx, 'page-size', 20, 1, 100),
+      };
       const query = Object.entries(params)
         .filter(([, v]) => v !== undefined)
         .map(([k, v]) => `${k}=${enc(String(v))}`)
         .join('&');
-      const answer = await ctx.client.get<{ items: Record<string, unknown>[]; page: number; page_size: number; total: number }>(`/api/docdb/email_summaries${query ? `?${query}` : ''}`);
+      const answer = await ctx.client.get<{ items: Record<string, unknown>[]; page: number; page_size: number; total: number }>(
+        `/api/docdb/email_summaries${query ? `?${query}` : ''}`,
+      );
       ctx.print(answer, (d) =>
         [
           `${d.total} summaries, page ${d.page} (${d.page_size} a page)`,
-          ...d.items.map((s) => `${s.pinned ? '📌 ' : ''}[${String(s.category ?? 'unknown')}] ${String(s.subject ?? '')}\n  ${String(s.summary ?? '').slice(0, 200)}\n  ${String(s.message_id ?? '')}`),
+          ...d.items.map(
+            (s) =>
+              `${s.pinned ? '📌 ' : ''}[${String(s.category ?? 'unknown')}] ${String(s.subject ?? '')}\n  ${String(s.summary ?? '').slice(0, 200)}\n  ${String(s.message_id ?? '')}`,
+          ),
         ].join('\n'),
       );
     },
@@ -762,7 +925,11 @@ export const COMMANDS: Command[] = [
     details: ['Runs until Ctrl-C, which stops every service it started.'],
     examples: ['web'],
     async run(ctx) {
-      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), ctx.io.devRunner ?? join(ROOT, 'scripts', 'dev.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), ctx.io.devRunner ?? join(ROOT, 'scripts', 'dev.ts')],
+        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let announced = false;
       const onData = (chunk: Buffer) => {
         ctx.io.stderr(chunk.toString());
@@ -790,7 +957,11 @@ function kvText(d: { values: Record<string, string>; trace_id: string }): string
 
 /** Nested metrics as `a.b: value` lines. */
 function flatten(value: unknown, prefix = ''): string[] {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return Object.entries(value).flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
-  if (Array.isArray(value)) return value.length && typeof value[0] === 'object' ? value.flatMap((v, i) => flatten(v, `${prefix}[${i}]`)) : [`${prefix}: ${value.join(', ')}`];
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    return Object.entries(value).flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
+  if (Array.isArray(value))
+    return value.length && typeof value[0] === 'object'
+      ? value.flatMap((v, i) => flatten(v, `${prefix}[${i}]`))
+      : [`${prefix}: ${value.join(', ')}`];
   return [`${prefix}: ${String(value)}`];
 }

@@ -27,13 +27,20 @@ async function reach(fetcher: typeof fetch, url: string, init: RequestInit): Pro
     return await fetcher(url, { redirect: 'manual', ...init });
   } catch (err) {
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
-    throw new CliError(`Cannot reach the mail service at ${new URL(url).origin} (${cause}): is it running (npm run dev, or --url)?`, EXIT.failed);
+    throw new CliError(
+      `Cannot reach the mail service at ${new URL(url).origin} (${cause}): is it running (npm run dev, or --url)?`,
+      EXIT.failed,
+    );
   }
 }
 
 function refused(res: Response, html: string, step: string): CliError {
   const why = formError(html) ?? `HTTP ${res.status}`;
-  if (res.status === 429) return new CliError(`Sign-in refused for now (${step}): ${why} Try again in ${res.headers.get('retry-after') ?? 'a while'} s.`, EXIT.failed);
+  if (res.status === 429)
+    return new CliError(
+      `Sign-in refused for now (${step}): ${why} Try again in ${res.headers.get('retry-after') ?? 'a while'} s.`,
+      EXIT.failed,
+    );
   if (res.status >= 500) return new CliError(`Sign-in failed (${step}): ${why}`, EXIT.failed);
   return new CliError(`Sign-in refused (${step}): ${why}`, EXIT.signedOut);
 }
@@ -43,7 +50,8 @@ export async function signIn(fetcher: typeof fetch, base: string, credentials: C
   const formHtml = await form.text();
   const token1 = formToken(formHtml);
   const formCookie1 = cookieFrom(form, 'mail_login_form');
-  if (form.status !== 200 || !token1 || !formCookie1) throw new CliError(`${base}/login is not the mail assistant's login form (HTTP ${form.status})`, EXIT.failed);
+  if (form.status !== 200 || !token1 || !formCookie1)
+    throw new CliError(`${base}/login is not the mail assistant's login form (HTTP ${form.status})`, EXIT.failed);
 
   const post = (cookie: string, fields: Record<string, string>) =>
     reach(fetcher, `${base}/login`, {
@@ -66,6 +74,7 @@ export async function signIn(fetcher: typeof fetch, base: string, credentials: C
 
   const page = await reach(fetcher, `${base}/outlook`, { method: 'GET', headers: { cookie: session } });
   const csrf = /<meta name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1];
-  if (page.status !== 200 || !csrf) throw new CliError(`Signed in, but ${base}/outlook gave no anti-forgery token (HTTP ${page.status})`, EXIT.failed);
+  if (page.status !== 200 || !csrf)
+    throw new CliError(`Signed in, but ${base}/outlook gave no anti-forgery token (HTTP ${page.status})`, EXIT.failed);
   return { url: base, cookie: session, csrf, email: credentials.email, savedAt: new Date().toISOString() };
 }

@@ -95,7 +95,7 @@ function trackConditionLabel(rating: number): string {
 
 /** Winning time in seconds for a distance on a track rating. */
 function winningTime(distance: number, trackRating: number, random: Random): number {
-  const metresPerSecond = 17.4 - Math.max(0, distance - 1000) / 1000 * 0.55 - (trackRating - 4) * 0.18;
+  const metresPerSecond = 17.4 - (Math.max(0, distance - 1000) / 1000) * 0.55 - (trackRating - 4) * 0.18;
   return distance / metresPerSecond + random.normal(0, 0.5);
 }
 
@@ -145,9 +145,17 @@ class RacingSimulation {
 
   *run(): Generator<RacingBatch> {
     const rows = this.output.rows;
-    rows.courses.push(...this.courses.map(({ id, profile }): CourseRow => ({
-      id, name: profile.name, state: profile.state, country: profile.country, category: profile.category,
-    })));
+    rows.courses.push(
+      ...this.courses.map(
+        ({ id, profile }): CourseRow => ({
+          id,
+          name: profile.name,
+          state: profile.state,
+          country: profile.country,
+          category: profile.category,
+        }),
+      ),
+    );
     rows.trainers.push(...this.people.trainers);
     rows.jockeys.push(...this.people.jockeys);
     yield* this.output.drain();
@@ -183,7 +191,11 @@ class RacingSimulation {
   }
 
   private debutant(region: Region, day: Day): Horse {
-    const age = this.fields.weighted([[2, 35], [3, 50], [4, 15]] as const);
+    const age = this.fields.weighted([
+      [2, 35],
+      [3, 50],
+      [4, 15],
+    ] as const);
     const ability = this.fields.normal(56, 11);
     return this.addHorse(this.registry.foal(region, day, { age, starts: 0, wins: 0, ability }));
   }
@@ -224,7 +236,12 @@ class RacingSimulation {
   private addMeeting(course: CourseEntry, day: Day, trackRating: number, isTrial: boolean): number {
     const id = ++this.ids.meeting;
     this.output.rows.meetings.push({
-      id, date: isoDate(day), courseId: course.id, trackCondition: trackConditionLabel(trackRating), trackRating, isTrial,
+      id,
+      date: isoDate(day),
+      courseId: course.id,
+      trackCondition: trackConditionLabel(trackRating),
+      trackRating,
+      isTrial,
     });
     return id;
   }
@@ -233,11 +250,31 @@ class RacingSimulation {
     const random = this.fields;
     switch (meeting.course.profile.category) {
       case 'Metropolitan':
-        return weekday(day) === 6 ? random.weighted([[9, 45], [10, 45], [8, 10]] as const) : random.weighted([[8, 60], [9, 25], [7, 15]] as const);
+        return weekday(day) === 6
+          ? random.weighted([
+              [9, 45],
+              [10, 45],
+              [8, 10],
+            ] as const)
+          : random.weighted([
+              [8, 60],
+              [9, 25],
+              [7, 15],
+            ] as const);
       case 'Provincial':
-        return random.weighted([[7, 35], [8, 45], [9, 15], [6, 5]] as const);
+        return random.weighted([
+          [7, 35],
+          [8, 45],
+          [9, 15],
+          [6, 5],
+        ] as const);
       case 'Country':
-        return random.weighted([[5, 10], [6, 30], [7, 35], [8, 25]] as const);
+        return random.weighted([
+          [5, 10],
+          [6, 30],
+          [7, 35],
+          [8, 25],
+        ] as const);
     }
   }
 
@@ -311,8 +348,13 @@ class RacingSimulation {
   }
 
   private declareField(
-    raceId: number, region: Region, day: Day, raceClass: RaceClass, raceType: 'Flat' | 'Hurdle' | 'Steeplechase',
-    size: number, roster: RiderPool,
+    raceId: number,
+    region: Region,
+    day: Day,
+    raceClass: RaceClass,
+    raceType: 'Flat' | 'Hurdle' | 'Steeplechase',
+    size: number,
+    roster: RiderPool,
   ): Starter[] {
     const random = this.fields;
     const horses = Array.from({ length: size }, () => this.enter(region, day, raceClass));
@@ -326,8 +368,8 @@ class RacingSimulation {
     const riderOf = new Map<number, number>();
     byMerit.forEach(({ i }, rank) => riderOf.set(i, riders[rank] ?? 0));
     const acceptanceDay = day - this.today;
-    const scratchRate = acceptanceDay < 0 ? SCRATCHING_RATE : EARLY_SCRATCHING_RATES[acceptanceDay] ?? 0;
-    const tbaRate = acceptanceDay < 0 ? 0 : RIDER_TBA_RATES[acceptanceDay] ?? 0;
+    const scratchRate = acceptanceDay < 0 ? SCRATCHING_RATE : (EARLY_SCRATCHING_RATES[acceptanceDay] ?? 0);
+    const tbaRate = acceptanceDay < 0 ? 0 : (RIDER_TBA_RATES[acceptanceDay] ?? 0);
     const starters = order.map((i, tabIndex): Starter => {
       const horse = horses[i];
       if (!horse) throw new Error('field and order disagree');
@@ -343,7 +385,7 @@ class RacingSimulation {
           id: ++this.ids.runner,
           raceId,
           horseId: horse.id,
-          jockeyId: riderKnown ? riderOf.get(i) ?? null : null,
+          jockeyId: riderKnown ? (riderOf.get(i) ?? null) : null,
           trainerId: horse.trainerId,
           tabNumber: tabIndex + 1,
           barrier: barriers[i] ?? i + 1,
@@ -419,7 +461,11 @@ class RacingSimulation {
       const l600 = lastSix + margin * 0.17 * (0.3 + random.next() * 0.6) + random.normal(0, 0.15);
       const l400 = l600 * (0.645 + random.next() * 0.02);
       const l200 = l400 * (0.495 + random.next() * 0.025);
-      for (const [segment, time] of [['L600', l600], ['L400', l400], ['L200', l200]] as const) {
+      for (const [segment, time] of [
+        ['L600', l600],
+        ['L400', l400],
+        ['L200', l200],
+      ] as const) {
         this.output.rows.sectional_times.push({ id: ++this.ids.sectional, runnerId: s.row.id, segment, timeSeconds: hundredths(time) });
       }
     }

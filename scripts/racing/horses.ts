@@ -41,14 +41,26 @@ const YEARLING_SALES: readonly Sale[] = [
   { name: 'Inglis Easter Yearling Sale', month: 4, dayOfMonth: 2, medianPrice: 300_000 },
 ];
 const NEW_ZEALAND_YEARLING_SALE: Sale = {
-  name: 'New Zealand Bloodstock Karaka Yearling Sale', month: 1, dayOfMonth: 26, medianPrice: 110_000,
+  name: 'New Zealand Bloodstock Karaka Yearling Sale',
+  month: 1,
+  dayOfMonth: 26,
+  medianPrice: 110_000,
 };
 const HORSES_IN_TRAINING_SALE: Sale = {
-  name: 'Inglis Ready2Race Sale', month: 6, dayOfMonth: 20, medianPrice: 30_000,
+  name: 'Inglis Ready2Race Sale',
+  month: 6,
+  dayOfMonth: 20,
+  medianPrice: 30_000,
 };
 
 const COUNTRIES_OF_BIRTH: readonly (readonly [HorseCountry, number])[] = [
-  ['AUS', 84], ['NZ', 9], ['IRE', 2.5], ['GB', 2], ['USA', 1.2], ['FR', 0.8], ['JPN', 0.5],
+  ['AUS', 84],
+  ['NZ', 9],
+  ['IRE', 2.5],
+  ['GB', 2],
+  ['USA', 1.2],
+  ['FR', 0.8],
+  ['JPN', 0.5],
 ];
 
 /** Who a horse is when it first appears in the data set. */

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { DEFAULT_SEED } from './sizes.ts';
 import { withClient } from './pg-client.ts';
 import { LEGACY_TABLES, LEGACY_TABLE_NAMES, type LegacyOptions, type LegacyRow, type LegacyTableName, generateLegacy } from './legacy.ts';
@@ -41,7 +41,6 @@ export function legacyDdl(): { tables: string[]; afterLoad: string[] } {
   return { tables, afterLoad };
 }
 
-
 /** Replaces the old system's tables with a generated data set (everything before ANALYZE in one transaction). */
 export async function loadLegacy(
   target: pg.ClientBase | string,
@@ -69,7 +68,10 @@ export async function loadLegacy(
       if (rows.length === 0) return;
       buffers.set(table, []);
       const plan = inserts.get(table)!;
-      await client.query(plan.sql, plan.columns.map((c) => rows.map((row) => row[c.name] ?? null)));
+      await client.query(
+        plan.sql,
+        plan.columns.map((c) => rows.map((row) => row[c.name] ?? null)),
+      );
       counts[table] += rows.length;
       onProgress?.(table, counts[table]);
     };
@@ -84,7 +86,9 @@ export async function loadLegacy(
       }
       for (const table of LEGACY_TABLE_NAMES) await flush(table);
       for (const statement of ddl.afterLoad) await client.query(statement);
-      await client.query(`CREATE TABLE ${quote(DATASET_TABLE)} (size text NOT NULL, seed integer NOT NULL, today date NOT NULL, extra_days integer NOT NULL, loaded_at timestamptz NOT NULL DEFAULT now())`);
+      await client.query(
+        `CREATE TABLE ${quote(DATASET_TABLE)} (size text NOT NULL, seed integer NOT NULL, today date NOT NULL, extra_days integer NOT NULL, loaded_at timestamptz NOT NULL DEFAULT now())`,
+      );
       await client.query(`INSERT INTO ${quote(DATASET_TABLE)} (size, seed, today, extra_days) VALUES ($1, $2, $3, $4)`, [
         options.size,
         options.seed ?? DEFAULT_SEED,

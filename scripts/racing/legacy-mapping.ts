@@ -159,4 +159,3 @@ export const LEGACY_MAPPING: MappingDocument = {
     },
   ],
 };
-

@@ -104,9 +104,13 @@ export async function startPasswordFront(options: {
         // The password message: 'p', length, the response as a C string.
         if (buffered.length < 5) return;
         const length = buffered.readInt32BE(1);
-        if (buffered[0] !== 0x70 || length < 5 || length > MAX_STARTUP) return void client.end(fatal('08P01', 'expected a password response'));
+        if (buffered[0] !== 0x70 || length < 5 || length > MAX_STARTUP)
+          return void client.end(fatal('08P01', 'expected a password response'));
         if (buffered.length < 1 + length) return;
-        const answer = buffered.subarray(5, 1 + length).toString('utf8').replace(/\u0000$/, '');
+        const answer = buffered
+          .subarray(5, 1 + length)
+          .toString('utf8')
+          .replace(/\u0000$/, '');
         const rest = buffered.subarray(1 + length);
         client.removeListener('data', onData);
         if (answer !== md5PasswordResponse(options.user, options.password, salt!)) {
@@ -149,7 +153,9 @@ export async function startPasswordFront(options: {
             continue;
           }
           if (code === 5) {
-            upstream.write(message('p', Buffer.from(`${md5PasswordResponse(options.user, options.password, packet.subarray(9, 13))}\u0000`)));
+            upstream.write(
+              message('p', Buffer.from(`${md5PasswordResponse(options.user, options.password, packet.subarray(9, 13))}\u0000`)),
+            );
             continue;
           }
         }

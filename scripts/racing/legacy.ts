@@ -201,7 +201,11 @@ export function legacyTime(timestamp: string | null): string | null {
 class VenueCodes {
   private readonly used = new Set<string>();
   codeFor(name: string): string {
-    const base = name.toUpperCase().replace(/[^A-Z]/g, '').slice(0, 4).padEnd(4, 'X');
+    const base = name
+      .toUpperCase()
+      .replace(/[^A-Z]/g, '')
+      .slice(0, 4)
+      .padEnd(4, 'X');
     let candidate = base;
     for (let n = 2; this.used.has(candidate); n++) candidate = `${base.slice(0, 3)}${n}`;
     this.used.add(candidate);

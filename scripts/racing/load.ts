@@ -1,6 +1,6 @@
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
-import pg from 'pg';
+import type pg from 'pg';
 import * as racingSchema from '#shared/racing/schema.ts';
 import { type GenerateOptions, countRacing, generateRacing } from './generate.ts';
 import { readRacingMigration } from './migration.ts';
@@ -63,11 +63,13 @@ interface TablePlan {
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 
 function planTable(table: RacingTableName): TablePlan {
-  const columns = Object.entries(getTableColumns(RACING_TABLES[table])).map(([key, column]): ColumnPlan => ({
-    key,
-    name: column.name,
-    type: column.getSQLType().replace(/\(.*\)/, ''),
-  }));
+  const columns = Object.entries(getTableColumns(RACING_TABLES[table])).map(
+    ([key, column]): ColumnPlan => ({
+      key,
+      name: column.name,
+      type: column.getSQLType().replace(/\(.*\)/, ''),
+    }),
+  );
   const names = columns.map((c) => quote(c.name)).join(', ');
   const arrays = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
   return { columns, insert: `INSERT INTO ${quote(table)} (${names}) SELECT * FROM unnest(${arrays})` };
@@ -112,7 +114,6 @@ class BulkInserter {
     await this.inFlight;
   }
 }
-
 
 /**
  * Replaces the racing tables with a generated data set: drops and recreates them, inserts the

@@ -14,7 +14,11 @@ const DEAD_HEAT_FOR_FIRST = 0.005;
 function buildOddsLadder(): number[] {
   const ladder: number[] = [];
   const steps: readonly (readonly [from: number, to: number, step: number])[] = [
-    [110, 200, 5], [200, 400, 10], [400, 600, 20], [600, 1000, 50], [1000, 2000, 100],
+    [110, 200, 5],
+    [200, 400, 10],
+    [400, 600, 20],
+    [600, 1000, 50],
+    [1000, 2000, 100],
   ];
   for (const [from, to, step] of steps) for (let cents = from; cents < to; cents += step) ladder.push(cents / 100);
   ladder.push(20, 21, 26, 31, 34, 41, 51, 61, 71, 81, 101, 126, 151, 201, 251, 301, 501);

@@ -21,7 +21,10 @@ interface Journal {
 
 function isJournal(value: unknown): value is Journal {
   return (
-    typeof value === 'object' && value !== null && 'entries' in value && Array.isArray(value.entries) &&
+    typeof value === 'object' &&
+    value !== null &&
+    'entries' in value &&
+    Array.isArray(value.entries) &&
     value.entries.every((e: unknown) => typeof e === 'object' && e !== null && 'tag' in e && typeof e.tag === 'string')
   );
 }
@@ -45,7 +48,10 @@ export async function migrationStatements(tagOrFile: string): Promise<string[]> 
 /** The statements of the migration file of a tag known to be in the journal. */
 async function statementsOf(tag: string): Promise<string[]> {
   const sql = await readFile(new URL(`${tag}.sql`, MIGRATIONS), 'utf8');
-  return sql.split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean);
+  return sql
+    .split('--> statement-breakpoint')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export async function readRacingMigration(): Promise<RacingMigration> {
@@ -75,7 +81,9 @@ export async function ensureEngineBookkeeping(query: (text: string) => Promise<u
     const index = /^CREATE (?:UNIQUE )?INDEX (?:IF NOT EXISTS )?("?\w+"?)/i.exec(statement)?.[1];
     if (index && dropped.includes(index)) continue;
     await query(
-      statement.replace(/^CREATE TABLE (?!IF NOT EXISTS)/i, 'CREATE TABLE IF NOT EXISTS ').replace(/^DROP INDEX (?!IF EXISTS)/i, 'DROP INDEX IF EXISTS '),
+      statement
+        .replace(/^CREATE TABLE (?!IF NOT EXISTS)/i, 'CREATE TABLE IF NOT EXISTS ')
+        .replace(/^DROP INDEX (?!IF EXISTS)/i, 'DROP INDEX IF EXISTS '),
     );
   }
 }

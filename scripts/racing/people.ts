@@ -5,10 +5,24 @@ import { Random } from './random.ts';
 
 /** Licensed people per region at national scale. */
 const TRAINERS_PER_REGION: Record<Region, number> = {
-  NSW: 260, VIC: 280, QLD: 230, SA: 90, WA: 110, TAS: 45, NT: 15, NZ: 130,
+  NSW: 260,
+  VIC: 280,
+  QLD: 230,
+  SA: 90,
+  WA: 110,
+  TAS: 45,
+  NT: 15,
+  NZ: 130,
 };
 const JOCKEYS_PER_REGION: Record<Region, number> = {
-  NSW: 110, VIC: 110, QLD: 95, SA: 45, WA: 55, TAS: 25, NT: 12, NZ: 70,
+  NSW: 110,
+  VIC: 110,
+  QLD: 95,
+  SA: 45,
+  WA: 55,
+  TAS: 25,
+  NT: 12,
+  NZ: 70,
 };
 const MINIMUM_TRAINERS = 8;
 const MINIMUM_JOCKEYS = 20;
@@ -65,7 +79,10 @@ export function licensePeople(seed: number, scale: number): People {
     }
   }
   return {
-    trainers, jockeys, trainersByRegion, jockeysByRegion,
+    trainers,
+    jockeys,
+    trainersByRegion,
+    jockeysByRegion,
     trainerNames: new Map(trainers.map((t) => [t.id, t.name])),
   };
 }

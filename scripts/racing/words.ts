@@ -10,7 +10,9 @@ Lauren Tegan Amy Rochelle Laura Beth Sophie Georgia Madeline Holly Rose Olivia C
 Ashleigh Leah Nikita Zoe Paige Brittany Molly Ellen Clare Annabel Lucy Kirsten Anna Natalie Fiona Jenny
 Wendy Rosie Hayley Declan Ricky Patrick Reece Jarrod Heath Brock Carl Shannon Bailey Noah Oscar Archie
 Leo Hamish Angus Fraser Callum Connor Eli Felix Gus Isaac Jasper Kai Lachlan Max Miles Owen Quinn Toby
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
 export const FAMILY_NAMES: readonly string[] = `
 Smith Jones Williams Brown Wilson Taylor Johnson White Martin Anderson Thompson Nguyen Thomas Walker Harris
@@ -28,7 +30,9 @@ Ngata Walters Harrison Bishop Fisher Lowe Barker Day Field Ford Stone Booth Lamb
 Bradley Burton Carroll Crawford Dawson Elliott Fleming Foster Gibson Hardy Hart Holland Jenkins Knight
 Lawson Lucas Matthews Nicholls Norton Osborne Palmer Pearce Porter Powell Reynolds Riley Saunders Shaw
 Spencer Stevens Sharp Tucker Wallace Warner Watts Wheeler Willis Woods Yates Abbott Ashby Beck Bird Blair
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
 /** First words of horse names. */
 export const HORSE_NAME_LEADS: readonly string[] = `
@@ -44,7 +48,9 @@ Classic Vintage Modern Urban Rustic Gentle Stately Elegant Regal Gallant Valiant
 Happy Jolly Cheeky Sneaky Saucy Zippy Snappy Dizzy Fizzy Jazzy Rocky Sandy Dusty Smoky Cloudy
 Savage Fierce Proud Humble Lonely Clever Wise Smart Sharp Keen Eager Ready Steady Lively Sprightly
 Highland Lowland Kingly Manly Sassy Classy Flashy Dapper Nifty Plucky Feisty Spirited Tempest
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
 /** Second words of horse names (also used alone after a lead). */
 export const HORSE_NAME_TAILS: readonly string[] = `
@@ -65,18 +71,78 @@ Charm Grace Beauty Belle Diva Muse Siren Angel Saint Sinner Joker Jester Wizard 
 Kiss Smile Laugh Wink Giggle Hug Cuddle Heart Soul Mind Vision Notion Theory Logic Riddle Puzzle Enigma
 Boots Spurs Saddle Bridle Stirrup Whip Paddock Stable Barn Ranch Station Outback Billabong Bushranger
 Larrikin Swagman Jackaroo Digger Cobber Battler Stockman Drover Shearer Squatter Bunyip Brumby
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
 export const SIRES: readonly string[] = [
-  'I Am Invincible', 'Snitzel', 'Written Tycoon', 'Zoustar', 'Capitalist', 'Fastnet Rock', 'Not A Single Doubt',
-  'Exceed And Excel', 'Street Boss', 'Pierro', 'Deep Field', 'So You Think', 'Savabeel', 'Redoute\'s Choice',
-  'Dundeel', 'Sebring', 'Hinchinbrook', 'Toronado', 'Extreme Choice', 'Star Turn', 'Spirit Of Boom', 'Shamus Award',
-  'Pride Of Dubai', 'Sooboog', 'Choisir', 'Lonhro', 'Stratum', 'Smart Missile', 'Nicconi', 'Your Song',
-  'Sizzling', 'Rubick', 'Brazen Beau', 'Too Darn Hot', 'Frankel', 'Dubawi', 'Sea The Stars', 'Galileo',
-  'Kingman', 'Lope De Vega', 'Into Mischief', 'Justify', 'Deep Impact', 'Lord Kanaloa', 'Per Incanto',
-  'Proisir', 'Tavistock', 'Ocean Park', 'Super Seth', 'Nature Strip', 'Trapeze Artist', 'Microphone',
-  'Russian Revolution', 'Hellbent', 'Sessions', 'Blue Point', 'Churchill', 'Ribchester', 'Harry Angel',
-  'Vancouver', 'Headwater', 'Bivouac', 'Castelvecchio', 'Farnan', 'Shalaa', 'Magna Grecia', 'Ardrossan',
+  'I Am Invincible',
+  'Snitzel',
+  'Written Tycoon',
+  'Zoustar',
+  'Capitalist',
+  'Fastnet Rock',
+  'Not A Single Doubt',
+  'Exceed And Excel',
+  'Street Boss',
+  'Pierro',
+  'Deep Field',
+  'So You Think',
+  'Savabeel',
+  "Redoute's Choice",
+  'Dundeel',
+  'Sebring',
+  'Hinchinbrook',
+  'Toronado',
+  'Extreme Choice',
+  'Star Turn',
+  'Spirit Of Boom',
+  'Shamus Award',
+  'Pride Of Dubai',
+  'Sooboog',
+  'Choisir',
+  'Lonhro',
+  'Stratum',
+  'Smart Missile',
+  'Nicconi',
+  'Your Song',
+  'Sizzling',
+  'Rubick',
+  'Brazen Beau',
+  'Too Darn Hot',
+  'Frankel',
+  'Dubawi',
+  'Sea The Stars',
+  'Galileo',
+  'Kingman',
+  'Lope De Vega',
+  'Into Mischief',
+  'Justify',
+  'Deep Impact',
+  'Lord Kanaloa',
+  'Per Incanto',
+  'Proisir',
+  'Tavistock',
+  'Ocean Park',
+  'Super Seth',
+  'Nature Strip',
+  'Trapeze Artist',
+  'Microphone',
+  'Russian Revolution',
+  'Hellbent',
+  'Sessions',
+  'Blue Point',
+  'Churchill',
+  'Ribchester',
+  'Harry Angel',
+  'Vancouver',
+  'Headwater',
+  'Bivouac',
+  'Castelvecchio',
+  'Farnan',
+  'Shalaa',
+  'Magna Grecia',
+  'Ardrossan',
 ];
 
 /** Places and words that stud farms are named after. */
@@ -85,26 +151,91 @@ Glenbrook Riverside Hillview Blue Gum Kurrajong Ironbark Wattle Creek Yarra Hunt
 Greenhills Stonehaven Brookfield Oakridge Willowbank Rosewood Cedar Grove Highfield Fernleigh Ashgrove
 Bellevue Clearwater Redgum Kingsley Summerhill Eastwood Westbury Northgate Southwind Pinecrest Lakeside
 Meadowbrook Silverdale Goldfield Emerald Bayview Hawthorn Kensington Mayfield Oakvale Thornbury
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
 export const STUD_SUFFIXES: readonly string[] = ['Stud', 'Farm', 'Park', 'Thoroughbreds', 'Bloodstock', 'Lodge'];
 
 /** What a local sponsor of a race does, e.g. "Murphy Transport Handicap". */
 export const SPONSOR_TRADES: readonly string[] = [
-  'Transport', 'Motors', 'Real Estate', 'Plumbing', 'Electrical', 'Earthmoving', 'Stockfeeds', 'Produce',
-  'Hotel', 'Bowls Club', 'Builders', 'Concreting', 'Pharmacy', 'Accountants', 'Lawyers', 'Insurance',
-  'Saddlery', 'Vets', 'Farriers', 'Fuels', 'Tyres', 'Homes', 'Landscaping', 'Roofing', 'Engineering',
+  'Transport',
+  'Motors',
+  'Real Estate',
+  'Plumbing',
+  'Electrical',
+  'Earthmoving',
+  'Stockfeeds',
+  'Produce',
+  'Hotel',
+  'Bowls Club',
+  'Builders',
+  'Concreting',
+  'Pharmacy',
+  'Accountants',
+  'Lawyers',
+  'Insurance',
+  'Saddlery',
+  'Vets',
+  'Farriers',
+  'Fuels',
+  'Tyres',
+  'Homes',
+  'Landscaping',
+  'Roofing',
+  'Engineering',
 ];
 
 export const STAKES_NAMES: readonly string[] = [
-  'Tulloch', 'Phar Lap', 'Bernborough', 'Gunsynd', 'Kingston Town', 'Might And Power', 'Sunline', 'Makybe Diva',
-  'Black Caviar', 'Winx', 'Carbine', 'Peter Pan', 'Tobin Bronze', 'Vain', 'Manikato', 'Rain Lover',
-  'Tranquil Star', 'Flight', 'Ajax', 'Hill', 'Theo Marks', 'Silver Shadow', 'Sires\' Produce', 'Champagne',
-  'Memsie', 'Feehan', 'Underwood', 'Turnbull', 'Toorak', 'Moir', 'Crystal Mile', 'Kingsford-Smith',
-  'Stradbroke', 'Doomben Roses', 'Oakleigh Plate', 'Newmarket', 'Lightning', 'Australian Guineas',
+  'Tulloch',
+  'Phar Lap',
+  'Bernborough',
+  'Gunsynd',
+  'Kingston Town',
+  'Might And Power',
+  'Sunline',
+  'Makybe Diva',
+  'Black Caviar',
+  'Winx',
+  'Carbine',
+  'Peter Pan',
+  'Tobin Bronze',
+  'Vain',
+  'Manikato',
+  'Rain Lover',
+  'Tranquil Star',
+  'Flight',
+  'Ajax',
+  'Hill',
+  'Theo Marks',
+  'Silver Shadow',
+  "Sires' Produce",
+  'Champagne',
+  'Memsie',
+  'Feehan',
+  'Underwood',
+  'Turnbull',
+  'Toorak',
+  'Moir',
+  'Crystal Mile',
+  'Kingsford-Smith',
+  'Stradbroke',
+  'Doomben Roses',
+  'Oakleigh Plate',
+  'Newmarket',
+  'Lightning',
+  'Australian Guineas',
 ];
 
 export const TRACK_CONDITIONS: readonly (readonly [condition: string, rating: number, weight: number])[] = [
-  ['Firm 1', 1, 1], ['Firm 2', 2, 4], ['Good 3', 3, 15], ['Good 4', 4, 40], ['Soft 5', 5, 15], ['Soft 6', 6, 9],
-  ['Soft 7', 7, 7], ['Heavy 8', 8, 5], ['Heavy 9', 9, 2], ['Heavy 10', 10, 1],
+  ['Firm 1', 1, 1],
+  ['Firm 2', 2, 4],
+  ['Good 3', 3, 15],
+  ['Good 4', 4, 40],
+  ['Soft 5', 5, 15],
+  ['Soft 6', 6, 9],
+  ['Soft 7', 7, 7],
+  ['Heavy 8', 8, 5],
+  ['Heavy 9', 9, 2],
+  ['Heavy 10', 10, 1],
 ];

@@ -12,7 +12,8 @@ export function withV8Flags(input, flags) {
   const headerBytes = (n) => Math.ceil((4 + 4 * n) / 8) * 8;
   const sizes = Array.from({ length: segmentCount }, (_, i) => input.readUInt32LE(4 + 4 * i));
   const segmentsStart = headerBytes(segmentCount);
-  if (segmentsStart + sizes.reduce((a, b) => a + b, 0) * 8 !== input.length) return unchanged(input, 'its length does not match its segment table');
+  if (segmentsStart + sizes.reduce((a, b) => a + b, 0) * 8 !== input.length)
+    return unchanged(input, 'its length does not match its segment table');
 
   // The root pointer: a struct pointer at word 0 of segment 0.
   const lower = input.readUInt32LE(segmentsStart);

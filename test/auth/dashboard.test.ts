@@ -44,14 +44,21 @@ describe('admin dashboard', () => {
 
   it('refuses cross-site form posts', async () => {
     const { cookie } = await adminCookie();
-    const res = await page('/admin/sites/', { cookie, origin: 'https://evil.example', form: { site_name: 'x', site_url: 'https://x.example' } });
+    const res = await page('/admin/sites/', {
+      cookie,
+      origin: 'https://evil.example',
+      form: { site_name: 'x', site_url: 'https://x.example' },
+    });
     expect(res.status).toBe(403);
   });
 
   it('registers, edits and deletes a site, audited, and the site works for logins', async () => {
     const { cookie, admin } = await adminCookie();
     const name = `Racing CMS ${admin.id}`;
-    const created = await page('/admin/sites/', { cookie, form: { site_name: name, site_url: 'https://cms.example', roles: 'Editor, Senior Editor, Editor' } });
+    const created = await page('/admin/sites/', {
+      cookie,
+      form: { site_name: name, site_url: 'https://cms.example', roles: 'Editor, Senior Editor, Editor' },
+    });
     expect(created.status).toBe(303);
     const [site] = await db().select().from(sites).where(eq(sites.siteName, name));
     expect(site).toMatchObject({ siteUrl: 'https://cms.example', roles: '["Editor","Senior Editor"]' });
@@ -90,7 +97,10 @@ describe('admin dashboard', () => {
   it('creates and enrols an account: otpauth URI, QR code and ten backup codes that work', async () => {
     const { cookie } = await adminCookie();
     const email = `new-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const res = await page('/admin/accounts/', { cookie, form: { email, first_name: 'New', last_name: 'Person', role: 'user', password: 'a good long password' } });
+    const res = await page('/admin/accounts/', {
+      cookie,
+      form: { email, first_name: 'New', last_name: 'Person', role: 'user', password: 'a good long password' },
+    });
     expect(res.status).toBe(201);
     const html = await res.text();
     const uri = /id="otpauth-uri">([^<]+)</.exec(html)![1]!.replace(/&amp;/g, '&');
@@ -113,7 +123,10 @@ describe('admin dashboard', () => {
     expect(again.status).toBe(400);
     const weak = await page('/admin/accounts/', { cookie, form: { email: `x${email}`, role: 'user', password: 'short' } });
     expect(weak.status).toBe(400);
-    const badRole = await page('/admin/accounts/', { cookie, form: { email: `y${email}`, role: 'root', password: 'a good long password' } });
+    const badRole = await page('/admin/accounts/', {
+      cookie,
+      form: { email: `y${email}`, role: 'root', password: 'a good long password' },
+    });
     expect(badRole.status).toBe(400);
   });
 
@@ -155,7 +168,9 @@ describe('admin dashboard', () => {
     expect(res.status).toBe(200);
     const secret = /id="totp-secret">([A-Z2-7]+)</.exec(await res.text())![1]!;
     expect(secret).not.toBe(account.secret);
-    const pendingOld = (await (await post('/api/login/', { email: account.email, password: account.password })).json<{ pending_token: string }>()).pending_token;
+    const pendingOld = (
+      await (await post('/api/login/', { email: account.email, password: account.password })).json<{ pending_token: string }>()
+    ).pending_token;
     const viaOld = await post('/api/verify-2fa/', { pending_token: pendingOld, code: account.backupCodes[0] });
     expect(viaOld.status).toBe(400);
     const viaNew = await post('/api/verify-2fa/', { pending_token: pendingOld, code: await codeFor(secret) });

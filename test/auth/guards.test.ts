@@ -47,7 +47,8 @@ describe('every route declares its guard', () => {
 
   it('checks anti-forgery on every dashboard form, the sign-in forms included', () => {
     expect(unprotectedBrowserWrites(routes)).toEqual([]);
-    for (const route of routes.filter((r) => r.path.startsWith('/admin'))) expect(route.antiForgery, route.key).toBe(route.method === 'POST');
+    for (const route of routes.filter((r) => r.path.startsWith('/admin')))
+      expect(route.antiForgery, route.key).toBe(route.method === 'POST');
   });
 });
 

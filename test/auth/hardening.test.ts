@@ -21,7 +21,9 @@ describe('wrong client secrets are throttled per address', () => {
     expect(statuses.slice(0, ADDRESS_FAILURE_LIMIT - 1).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(ADDRESS_FAILURE_LIMIT - 1).every((s) => s === 429)).toBe(true);
     // Even the right secret waits out the lock from that address (X-Auth-Client-IP does not help).
-    expect((await post('/api/token/revoke/', { refresh_token: 'rt.x.y' }, { ip: attacker, headers: { 'x-auth-client-ip': '10.0.0.1' } })).status).toBe(429);
+    expect(
+      (await post('/api/token/revoke/', { refresh_token: 'rt.x.y' }, { ip: attacker, headers: { 'x-auth-client-ip': '10.0.0.1' } })).status,
+    ).toBe(429);
     const elsewhere = await post('/api/token/revoke/', { refresh_token: 'rt.x.y' }, { ip: uniqueIp(), secret: CLIENT_SECRET });
     expect(elsewhere.status).toBe(200);
   });
@@ -113,7 +115,13 @@ describe('headers', () => {
     const { cookie } = await adminCookie();
     const res = await page('/admin/accounts/', {
       cookie,
-      form: { email: `enrol-${crypto.randomUUID().slice(0, 8)}@example.com`, first_name: 'N', last_name: 'E', role: 'user', password: 'a long enough password' },
+      form: {
+        email: `enrol-${crypto.randomUUID().slice(0, 8)}@example.com`,
+        first_name: 'N',
+        last_name: 'E',
+        role: 'user',
+        password: 'a long enough password',
+      },
     });
     expect(res.status).toBe(201);
     expect(await res.text()).toContain('otpauth://');

@@ -48,10 +48,14 @@ export async function createAccount(options: {
       totpSecret: enrolled ? await encryptTotpSecret(secret, email, env.AUTH_TOTP_ENCRYPTION_KEY) : null,
     })
     .returning();
-  await db().insert(schema.credentials).values({ userId: user!.id, siteId: null, passwordHash: options.passwordHash ?? hashPassword(password) });
+  await db()
+    .insert(schema.credentials)
+    .values({ userId: user!.id, siteId: null, passwordHash: options.passwordHash ?? hashPassword(password) });
   const backupCodes = ['abcd-efgh', 'jkmn-pqrs'];
   if (enrolled) {
-    await db().insert(schema.backupCodes).values(await Promise.all(backupCodes.map(async (code) => ({ userId: user!.id, codeHash: await hashBackupCode(code) }))));
+    await db()
+      .insert(schema.backupCodes)
+      .values(await Promise.all(backupCodes.map(async (code) => ({ userId: user!.id, codeHash: await hashBackupCode(code) }))));
   }
   return { id: user!.id, email, password, secret, backupCodes };
 }
@@ -67,7 +71,11 @@ export interface CallOptions {
 }
 
 export function post(path: string, body: unknown, options: CallOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'cf-connecting-ip': options.ip ?? uniqueIp(), ...options.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'cf-connecting-ip': options.ip ?? uniqueIp(),
+    ...options.headers,
+  };
   const secret = options.secret === undefined ? CLIENT_SECRET : options.secret;
   if (secret !== null) headers['x-auth-client-secret'] = secret;
   return exports.default.fetch(`https://auth.test${path}`, {
@@ -105,8 +113,6 @@ export async function signIn(account: TestAccount, options: { site?: string; off
   if (res.status !== 200) throw new Error(`verify failed: ${res.status} ${JSON.stringify(body)}`);
   return body;
 }
-
-
 
 /** A dashboard page: GET, or a same-origin form POST when `form` is given. */
 export const ORIGIN = 'https://auth.test';

@@ -115,12 +115,17 @@ describe('configuration', () => {
     const { createAuthApp } = await import('../../workers/auth/src/app');
     const app = createAuthApp();
     // workers/auth/.dev.vars.example
-    const published = { AUTH_TOKEN_SECRET: 'dev-token-secret-change-me-in-production-0123456789', AUTH_TOTP_ENCRYPTION_KEY: 'ZGV2LXRvdHAta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0=' };
+    const published = {
+      AUTH_TOKEN_SECRET: 'dev-token-secret-change-me-in-production-0123456789',
+      AUTH_TOTP_ENCRYPTION_KEY: 'ZGV2LXRvdHAta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0=',
+    };
     const deployed = await app.request('/api/whoami/', {}, { ...env, ...published, PG_WS_PROXY: undefined });
     expect(deployed.status).toBe(500);
     const body = await deployed.json<{ error: string; code: string }>();
     expect(body.code).toBe('configuration_error');
-    expect(body.error).toMatch(/AUTH_TOKEN_SECRET is a published development value .*; AUTH_TOTP_ENCRYPTION_KEY is a published development value/);
+    expect(body.error).toMatch(
+      /AUTH_TOKEN_SECRET is a published development value .*; AUTH_TOTP_ENCRYPTION_KEY is a published development value/,
+    );
     expect(body.error).not.toContain(published.AUTH_TOKEN_SECRET);
     const local = await app.request('/api/whoami/', {}, { ...env, ...published, PG_WS_PROXY: 'ws://127.0.0.1:8790' });
     expect(local.status).toBe(401);

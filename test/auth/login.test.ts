@@ -29,11 +29,16 @@ describe('POST /api/login/', () => {
 
   it('answers unknown e-mail, wrong password and wrong site with the same 400 body', async () => {
     const account = await createAccount({});
-    const [site] = await db().insert(sites).values({ siteName: `site-${account.id}`, siteUrl: 'https://a.example' }).returning();
+    const [site] = await db()
+      .insert(sites)
+      .values({ siteName: `site-${account.id}`, siteUrl: 'https://a.example' })
+      .returning();
     const siteOnly = await createAccount({});
     // siteOnly has a credential for the site only: its siteless one is removed.
     await db().delete(credentials).where(eq(credentials.userId, siteOnly.id));
-    await db().insert(credentials).values({ userId: siteOnly.id, siteId: site!.id, passwordHash: hashPassword(siteOnly.password) });
+    await db()
+      .insert(credentials)
+      .values({ userId: siteOnly.id, siteId: site!.id, passwordHash: hashPassword(siteOnly.password) });
 
     const answers = await Promise.all([
       post('/api/login/', { email: uniqueEmail('nobody'), password: account.password, site: '' }),
@@ -120,12 +125,24 @@ describe('POST /api/login/', () => {
     const limit = Number(env.AUTH_IP_LIMIT_PER_MINUTE);
     const user = '198.51.100.7';
     for (let i = 0; i < limit; i++) {
-      await post('/api/login/', { email: uniqueEmail(`fwd${i}`), password: 'x', site: '' }, { ip: server, headers: { 'x-auth-client-ip': user } });
+      await post(
+        '/api/login/',
+        { email: uniqueEmail(`fwd${i}`), password: 'x', site: '' },
+        { ip: server, headers: { 'x-auth-client-ip': user } },
+      );
     }
-    const blocked = await post('/api/login/', { email: uniqueEmail('fwd'), password: 'x', site: '' }, { ip: server, headers: { 'x-auth-client-ip': user } });
+    const blocked = await post(
+      '/api/login/',
+      { email: uniqueEmail('fwd'), password: 'x', site: '' },
+      { ip: server, headers: { 'x-auth-client-ip': user } },
+    );
     expect(blocked.status).toBe(429);
     // The same server, for another of its users, still gets through.
-    const other = await post('/api/login/', { email: uniqueEmail('fwd'), password: 'x', site: '' }, { ip: server, headers: { 'x-auth-client-ip': '198.51.100.8' } });
+    const other = await post(
+      '/api/login/',
+      { email: uniqueEmail('fwd'), password: 'x', site: '' },
+      { ip: server, headers: { 'x-auth-client-ip': '198.51.100.8' } },
+    );
     expect(other.status).toBe(400);
   });
 });
@@ -172,7 +189,12 @@ describe('POST /api/verify-2fa/', () => {
 
   it('keeps only the recent used steps of an account', async () => {
     const account = await createAccount({});
-    await db().insert(totpUsedSteps).values([{ userId: account.id, step: 1 }, { userId: account.id, step: 2 }]);
+    await db()
+      .insert(totpUsedSteps)
+      .values([
+        { userId: account.id, step: 1 },
+        { userId: account.id, step: 2 },
+      ]);
     await signIn(account);
     const steps = (await db().select().from(totpUsedSteps).where(eq(totpUsedSteps.userId, account.id))).map((r) => r.step);
     expect(steps).toHaveLength(1);
@@ -197,7 +219,10 @@ describe('POST /api/verify-2fa/', () => {
     const right = await codeFor(account.secret);
     const wrong = right === '000000' ? '111111' : '000000';
     for (let i = 0; i < PENDING_LOGIN_MAX_ATTEMPTS; i++) {
-      expect(await (await post('/api/verify-2fa/', { pending_token: pending, code: wrong })).json()).toEqual({ success: false, error: 'Invalid code.' });
+      expect(await (await post('/api/verify-2fa/', { pending_token: pending, code: wrong })).json()).toEqual({
+        success: false,
+        error: 'Invalid code.',
+      });
     }
     const after = await post('/api/verify-2fa/', { pending_token: pending, code: right });
     expect(after.status).toBe(400);
@@ -258,7 +283,8 @@ describe('POST /api/verify-2fa/', () => {
   it('limits verify attempts per client IP', async () => {
     const ip = uniqueIp();
     let last = 0;
-    for (let i = 0; i <= Number(env.AUTH_IP_LIMIT_PER_MINUTE); i++) last = (await post('/api/verify-2fa/', { pending_token: 'y'.repeat(43), code: '123456' }, { ip })).status;
+    for (let i = 0; i <= Number(env.AUTH_IP_LIMIT_PER_MINUTE); i++)
+      last = (await post('/api/verify-2fa/', { pending_token: 'y'.repeat(43), code: '123456' }, { ip })).status;
     expect(last).toBe(429);
   });
 });
@@ -267,8 +293,13 @@ describe('sites and roles', () => {
   it('uses a per-site credential and the site’s own role vocabulary in whoami', async () => {
     const account = await createAccount({ role: 'user', password: 'siteless password' });
     const name = `Racing CMS ${account.id}`;
-    const [site] = await db().insert(sites).values({ siteName: name, siteUrl: 'https://cms.example', roles: JSON.stringify(['Editor', 'Senior Editor']) }).returning();
-    await db().insert(credentials).values({ userId: account.id, siteId: site!.id, passwordHash: hashPassword('site password'), siteRole: 'Senior Editor' });
+    const [site] = await db()
+      .insert(sites)
+      .values({ siteName: name, siteUrl: 'https://cms.example', roles: JSON.stringify(['Editor', 'Senior Editor']) })
+      .returning();
+    await db()
+      .insert(credentials)
+      .values({ userId: account.id, siteId: site!.id, passwordHash: hashPassword('site password'), siteRole: 'Senior Editor' });
 
     // The site's password for the site; the siteless password does not open it.
     expect((await post('/api/login/', { email: account.email, password: 'siteless password', site: name })).status).toBe(400);
@@ -279,7 +310,10 @@ describe('sites and roles', () => {
     // Site names match exactly: another spelling falls through to the siteless credential and global role.
     const elsewhere = await signIn(account, { site: name.toLowerCase(), offsetSteps: 1 });
     expect(await (await whoami(elsewhere.access_token)).json()).toEqual({ user_name: account.email, user_permissions: 'USER' });
-    const cred = await db().select().from(credentials).where(and(eq(credentials.userId, account.id), eq(credentials.siteId, site!.id)));
+    const cred = await db()
+      .select()
+      .from(credentials)
+      .where(and(eq(credentials.userId, account.id), eq(credentials.siteId, site!.id)));
     expect(cred).toHaveLength(1);
   });
 

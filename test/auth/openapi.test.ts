@@ -15,7 +15,13 @@ describe('OpenAPI description and /api/docs/', () => {
       .map((r) => `${r.method} ${r.path}`);
     const described = Object.entries(checkedIn.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
     expect(new Set(described)).toEqual(new Set(served));
-    expect(described.sort()).toEqual(['GET /api/whoami/', 'POST /api/login/', 'POST /api/token/refresh/', 'POST /api/token/revoke/', 'POST /api/verify-2fa/']);
+    expect(described.sort()).toEqual([
+      'GET /api/whoami/',
+      'POST /api/login/',
+      'POST /api/token/refresh/',
+      'POST /api/token/revoke/',
+      'POST /api/verify-2fa/',
+    ]);
   });
 
   it('serves Swagger UI over the file, from the Worker’s own assets', async () => {
@@ -27,7 +33,10 @@ describe('OpenAPI description and /api/docs/', () => {
     expect(html).not.toMatch(/https?:\/\//);
     const spec = await exports.default.fetch('https://auth.test/api/docs/openapi.json');
     expect(await spec.json()).toEqual(checkedIn);
-    for (const [file, type] of [['swagger-ui-bundle.js', /javascript/], ['swagger-ui.css', /css/]] as const) {
+    for (const [file, type] of [
+      ['swagger-ui-bundle.js', /javascript/],
+      ['swagger-ui.css', /css/],
+    ] as const) {
       const res = await exports.default.fetch(`https://auth.test/api/docs/${file}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(type);

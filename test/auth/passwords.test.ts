@@ -16,7 +16,13 @@ function djangoHash(password: string, salt: string, iterations: number): string 
 describe('password hashing', () => {
   it('uses one of OWASP’s minimum scrypt settings, within a Worker’s memory', () => {
     // OWASP Password Storage Cheat Sheet: N=2^17/r=8/p=1, 2^16/8/2, 2^15/8/3, 2^14/8/5 or 2^13/8/10.
-    const owasp = [[2 ** 17, 8, 1], [2 ** 16, 8, 2], [2 ** 15, 8, 3], [2 ** 14, 8, 5], [2 ** 13, 8, 10]];
+    const owasp = [
+      [2 ** 17, 8, 1],
+      [2 ** 16, 8, 2],
+      [2 ** 15, 8, 3],
+      [2 ** 14, 8, 5],
+      [2 ** 13, 8, 10],
+    ];
     expect(owasp).toContainEqual([SCRYPT.N, SCRYPT.r, SCRYPT.p]);
     expect(128 * SCRYPT.N * SCRYPT.r).toBeLessThanOrEqual(32 * 1024 * 1024);
     const hash = hashPassword('pw-1');

@@ -33,7 +33,9 @@ for (const base of ['', '/auth'] as const) {
       const verify = await post(`${base}/api/verify-2fa/`, { pending_token, code: await codeFor(account.secret) }, { ip });
       expect(verify.status).toBe(200);
       const tokens = await verify.json<Tokens>();
-      const who = await exports.default.fetch(`${ORIGIN}${base}/api/whoami/`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const who = await exports.default.fetch(`${ORIGIN}${base}/api/whoami/`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
       expect(who.status).toBe(200);
       expect(await who.json()).toEqual({ user_name: account.email, user_permissions: 'DEVELOPER' });
     });
@@ -72,14 +74,21 @@ for (const base of ['', '/auth'] as const) {
 
       // A same-origin form post passes the CSRF check under the prefix; another origin's does not.
       const siteName = `Prefix site ${admin.id}`;
-      const created = await page(`${base}/admin/sites/`, { cookie, form: { site_name: siteName, site_url: 'https://cms.example', roles: '' } });
+      const created = await page(`${base}/admin/sites/`, {
+        cookie,
+        form: { site_name: siteName, site_url: 'https://cms.example', roles: '' },
+      });
       expect(created.status).toBe(303);
       expect(created.headers.get('location')).toBe(`${base}/admin/`);
       const home = await (await page(`${base}/admin/`, { cookie })).text();
       const siteId = new RegExp(`action="${base}/admin/sites/(\\d+)/"`).exec(home)?.[1];
       expect(siteId).toBeDefined();
       expect(home).toContain(`action="${base}/admin/sites/${siteId}/delete/"`);
-      const forged = await page(`${base}/admin/sites/`, { cookie, origin: 'https://evil.example', form: { site_name: 'x', site_url: 'https://x.example' } });
+      const forged = await page(`${base}/admin/sites/`, {
+        cookie,
+        origin: 'https://evil.example',
+        form: { site_name: 'x', site_url: 'https://x.example' },
+      });
       expect(forged.status).toBe(403);
       expect((await page(`${base}/admin/sites/${siteId}/delete/`, { cookie, form: {} })).headers.get('location')).toBe(`${base}/admin/`);
 
@@ -100,7 +109,11 @@ for (const base of ['', '/auth'] as const) {
       expectUnder(html, base);
       // The page's own files are relative to it, so they resolve under the prefix.
       const files = [...html.matchAll(/\s(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1]!, docsUrl));
-      expect(files.map((url) => url.pathname).sort()).toEqual([`${base}/api/docs/swagger-init.js`, `${base}/api/docs/swagger-ui-bundle.js`, `${base}/api/docs/swagger-ui.css`]);
+      expect(files.map((url) => url.pathname).sort()).toEqual([
+        `${base}/api/docs/swagger-init.js`,
+        `${base}/api/docs/swagger-ui-bundle.js`,
+        `${base}/api/docs/swagger-ui.css`,
+      ]);
       for (const url of files) expect((await exports.default.fetch(url)).status, url.pathname).toBe(200);
 
       const init = await (await exports.default.fetch(`${ORIGIN}${base}/api/docs/swagger-init.js`)).text();

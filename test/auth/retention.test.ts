@@ -6,7 +6,13 @@ import { auditLog, refreshFamilies, totpUsedSteps } from '#d1/auth/schema.ts';
 import worker from '../../workers/auth/src/index';
 import { authConfig } from '../../workers/auth/src/config';
 import { CONCURRENT_REFRESH_GRACE_MS } from '../../workers/auth/src/refresh-families';
-import { RETENTION_BATCH_SIZE, RETENTION_MAX_BATCHES, runRetention, TOTP_USED_STEP_RETENTION_MS, type RetentionResult } from '../../workers/auth/src/retention';
+import {
+  RETENTION_BATCH_SIZE,
+  RETENTION_MAX_BATCHES,
+  runRetention,
+  TOTP_USED_STEP_RETENTION_MS,
+  type RetentionResult,
+} from '../../workers/auth/src/retention';
 import { stepAt, TOTP_PERIOD_SECONDS, TOTP_WINDOW } from '../../workers/auth/src/totp';
 import { createAccount, db, post, signIn, type Tokens } from './helpers';
 
@@ -66,14 +72,26 @@ describe('retention job (scheduled handler)', () => {
       revokedAt: revoked ? now - 2 * DAY : null,
       revokedReason: revoked ?? null,
     });
-    const expired = [family('expired', now - 10 * DAY), family('just-expired', now - 1_000), family('revoked-expired', now - DAY, 'reuse_detected')];
-    const live = [family('live', now + DAY), family('revoked-live', now + 60_000, 'revoked'), family('reused-live', now + 29 * DAY, 'reuse_detected')];
-    await db().insert(refreshFamilies).values([...expired, ...live]);
+    const expired = [
+      family('expired', now - 10 * DAY),
+      family('just-expired', now - 1_000),
+      family('revoked-expired', now - DAY, 'reuse_detected'),
+    ];
+    const live = [
+      family('live', now + DAY),
+      family('revoked-live', now + 60_000, 'revoked'),
+      family('reused-live', now + 29 * DAY, 'reuse_detected'),
+    ];
+    await db()
+      .insert(refreshFamilies)
+      .values([...expired, ...live]);
 
     const current = stepAt(now);
     const oldSteps = [current - 100, stepAt(now - TOTP_USED_STEP_RETENTION_MS) - 5];
     const keptSteps = [stepAt(now - TOTP_USED_STEP_RETENTION_MS) + 2, current - 1, current, current + 1];
-    await db().insert(totpUsedSteps).values([...oldSteps, ...keptSteps].map((step) => ({ userId: account.id, step, usedAt: step * TOTP_PERIOD_SECONDS * 1000 })));
+    await db()
+      .insert(totpUsedSteps)
+      .values([...oldSteps, ...keptSteps].map((step) => ({ userId: account.id, step, usedAt: step * TOTP_PERIOD_SECONDS * 1000 })));
 
     const old = marker();
     const recent = marker();
@@ -114,7 +132,10 @@ describe('retention job (scheduled handler)', () => {
     const first = await signIn(account);
     const second = await (await post('/api/token/refresh/', { refresh_token: first.refresh_token })).json<Tokens>();
     // Past the concurrent-refresh grace, so presenting `first` again is reuse, not a lost race.
-    await db().update(refreshFamilies).set({ lastRefreshedAt: Date.now() - CONCURRENT_REFRESH_GRACE_MS - 1 }).where(eq(refreshFamilies.userId, account.id));
+    await db()
+      .update(refreshFamilies)
+      .set({ lastRefreshedAt: Date.now() - CONCURRENT_REFRESH_GRACE_MS - 1 })
+      .where(eq(refreshFamilies.userId, account.id));
 
     await runScheduled();
     const [family] = await db().select().from(refreshFamilies).where(eq(refreshFamilies.userId, account.id));
@@ -148,7 +169,9 @@ describe('retention job (scheduled handler)', () => {
   it('stops at the batch budget and leaves the rest to the next run', async () => {
     const account = await createAccount({});
     const ids = Array.from({ length: 25 }, (_, i) => `budget-${i}-${crypto.randomUUID()}`);
-    await db().insert(refreshFamilies).values(ids.map((id) => ({ id, userId: account.id, expiresAt: Date.now() - DAY })));
+    await db()
+      .insert(refreshFamilies)
+      .values(ids.map((id) => ({ id, userId: account.id, expiresAt: Date.now() - DAY })));
     const remaining = async () => (await db().select().from(refreshFamilies).where(inArray(refreshFamilies.id, ids))).length;
 
     const config = authConfig(env);
@@ -172,7 +195,12 @@ describe('retention job (scheduled handler)', () => {
     const forever = await runScheduled({ AUTH_AUDIT_RETENTION_DAYS: '0' });
     expect(forever.audit_retention_days).toBe(0);
     expect(forever.audit_log).toBeNull();
-    expect(await db().select().from(auditLog).where(like(auditLog.detail, `${tag}-%`))).toHaveLength(3);
+    expect(
+      await db()
+        .select()
+        .from(auditLog)
+        .where(like(auditLog.detail, `${tag}-%`)),
+    ).toHaveLength(3);
 
     const fallback = await runScheduled({ AUTH_AUDIT_RETENTION_DAYS: '' });
     expect(fallback.audit_retention_days).toBe(365);
@@ -190,7 +218,9 @@ describe('retention job (scheduled handler)', () => {
   it('refuses a malformed AUTH_AUDIT_RETENTION_DAYS: the run fails, logs the variable and deletes nothing', async () => {
     const account = await createAccount({});
     const id = `malformed-${crypto.randomUUID()}`;
-    await db().insert(refreshFamilies).values({ id, userId: account.id, expiresAt: Date.now() - DAY });
+    await db()
+      .insert(refreshFamilies)
+      .values({ id, userId: account.id, expiresAt: Date.now() - DAY });
     for (const value of ['-1', 'a year', '1.5', '1e3']) {
       const errors: string[] = [];
       vi.spyOn(console, 'error').mockImplementation((line: unknown) => void errors.push(String(line)));
@@ -199,7 +229,9 @@ describe('retention job (scheduled handler)', () => {
         /AUTH_AUDIT_RETENTION_DAYS: must be a whole number of 0 or more/,
       );
       vi.restoreAllMocks();
-      expect(errors.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'error', job: 'retention', error: expect.stringMatching(/AUTH_AUDIT_RETENTION_DAYS/) })]);
+      expect(errors.map((line) => JSON.parse(line))).toEqual([
+        expect.objectContaining({ level: 'error', job: 'retention', error: expect.stringMatching(/AUTH_AUDIT_RETENTION_DAYS/) }),
+      ]);
     }
     expect(await db().select().from(refreshFamilies).where(eq(refreshFamilies.id, id))).toHaveLength(1);
   });

@@ -7,8 +7,15 @@ await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 // Make local behave like production so code that asks for more fails here first.
 const deriveBits = crypto.subtle.deriveBits.bind(crypto.subtle);
 crypto.subtle.deriveBits = (algorithm, baseKey, length) => {
-  if (typeof algorithm === 'object' && algorithm.name === 'PBKDF2' && 'iterations' in algorithm && Number(algorithm.iterations) > WEBCRYPTO_PBKDF2_MAX_ITERATIONS) {
-    return Promise.reject(new DOMException(`PBKDF2 iterations above ${WEBCRYPTO_PBKDF2_MAX_ITERATIONS} are not supported`, 'NotSupportedError'));
+  if (
+    typeof algorithm === 'object' &&
+    algorithm.name === 'PBKDF2' &&
+    'iterations' in algorithm &&
+    Number(algorithm.iterations) > WEBCRYPTO_PBKDF2_MAX_ITERATIONS
+  ) {
+    return Promise.reject(
+      new DOMException(`PBKDF2 iterations above ${WEBCRYPTO_PBKDF2_MAX_ITERATIONS} are not supported`, 'NotSupportedError'),
+    );
   }
   return deriveBits(algorithm, baseKey, length);
 };

@@ -29,7 +29,10 @@ describe('POST /api/token/refresh/', () => {
     const first = await signIn(account);
     const second = await (await refresh(first.refresh_token)).json<Tokens>();
     // Past the grace that concurrent refreshes get (see the next test).
-    await db().update(refreshFamilies).set({ lastRefreshedAt: Date.now() - CONCURRENT_REFRESH_GRACE_MS - 1 }).where(eq(refreshFamilies.userId, account.id));
+    await db()
+      .update(refreshFamilies)
+      .set({ lastRefreshedAt: Date.now() - CONCURRENT_REFRESH_GRACE_MS - 1 })
+      .where(eq(refreshFamilies.userId, account.id));
     const reuse = await refresh(first.refresh_token);
     expect(reuse.status).toBe(401);
     expect(await reuse.json()).toEqual({ success: false, error: 'The refresh token is invalid, expired or already used.' });
@@ -80,7 +83,10 @@ describe('POST /api/token/refresh/', () => {
   it('answers 401 for an expired refresh family', async () => {
     const account = await createAccount({});
     const tokens = await signIn(account);
-    await db().update(refreshFamilies).set({ expiresAt: Date.now() - 1 }).where(eq(refreshFamilies.userId, account.id));
+    await db()
+      .update(refreshFamilies)
+      .set({ expiresAt: Date.now() - 1 })
+      .where(eq(refreshFamilies.userId, account.id));
     expect((await refresh(tokens.refresh_token)).status).toBe(401);
   });
 
@@ -90,7 +96,13 @@ describe('POST /api/token/refresh/', () => {
     for (const token of [tokens.access_token, tokens.refresh_token]) {
       const decoded = token
         .split('.')
-        .map((part) => { try { return atob(part.replace(/-/g, '+').replace(/_/g, '/')); } catch { return part; } })
+        .map((part) => {
+          try {
+            return atob(part.replace(/-/g, '+').replace(/_/g, '/'));
+          } catch {
+            return part;
+          }
+        })
         .join('.');
       expect(decoded).not.toContain(account.email);
       expect(decoded).not.toMatch(/admin|"uid"|"fam"/i);
@@ -144,8 +156,14 @@ describe('GET /api/whoami/', () => {
   it('answers 401 for a missing, malformed, forged, expired or refresh token', async () => {
     const account = await createAccount({});
     const tokens = await signIn(account);
-    const expired = await signAccessToken({ uid: 1, name: 'a@example.com', perm: 'ADMIN', exp: Math.floor(Date.now() / 1000) - 1 }, env.AUTH_TOKEN_SECRET);
-    const otherKey = await signAccessToken({ uid: 1, name: 'a@example.com', perm: 'ADMIN', exp: Math.floor(Date.now() / 1000) + 60 }, 'another-secret-another-secret-another');
+    const expired = await signAccessToken(
+      { uid: 1, name: 'a@example.com', perm: 'ADMIN', exp: Math.floor(Date.now() / 1000) - 1 },
+      env.AUTH_TOKEN_SECRET,
+    );
+    const otherKey = await signAccessToken(
+      { uid: 1, name: 'a@example.com', perm: 'ADMIN', exp: Math.floor(Date.now() / 1000) + 60 },
+      'another-secret-another-secret-another',
+    );
     const headers: (Record<string, string> | undefined)[] = [
       undefined,
       { authorization: 'Bearer' },
@@ -173,13 +191,21 @@ describe('GET /api/whoami/', () => {
         throw new Error('whoami touched the database');
       },
     });
-    const res = await createAuthApp().request('/api/whoami/', { headers: { authorization: `Bearer ${tokens.access_token}` } }, { ...env, DB: unreachable });
+    const res = await createAuthApp().request(
+      '/api/whoami/',
+      { headers: { authorization: `Bearer ${tokens.access_token}` } },
+      { ...env, DB: unreachable },
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ user_name: account.email, user_permissions: 'DEVELOPER' });
     // The same stand-in does break a route that needs the database, so it would catch a query.
     const refreshed = await createAuthApp().request(
       '/api/token/refresh/',
-      { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-client-secret': 'test-client-secret' }, body: JSON.stringify({ refresh_token: tokens.refresh_token }) },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth-client-secret': 'test-client-secret' },
+        body: JSON.stringify({ refresh_token: tokens.refresh_token }),
+      },
       { ...env, DB: unreachable },
     );
     expect(refreshed.status).toBe(500);

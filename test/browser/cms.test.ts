@@ -15,7 +15,12 @@ const AUTH_VARS = {
   AUTH_TOKEN_SECRET: 'browser-cms-token-secret-0123456789abcdef0123',
   AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1jbXMtdG90cC1rZXktMzItYnl0ZXMtLS0=',
 };
-const EDITOR = { email: 'browser-editor@example.com', password: 'browser-editor-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
+const EDITOR = {
+  email: 'browser-editor@example.com',
+  password: 'browser-editor-password',
+  totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  role: 'admin' as const,
+};
 
 /** The CMS in real workerd, signing in through the real authentication Worker over a service binding. */
 describe.skipIf(!haveChromium)('CMS in Chromium', () => {
@@ -122,7 +127,10 @@ describe.skipIf(!haveChromium)('CMS in Chromium', () => {
     const listed = await pageFetch(page, '/api/v1/media?type=photo&search=finish');
     expect(listed).toMatchObject({ status: 200, body: { totalCount: 1, items: [{ id: uploaded.item.id, title: 'Finish line' }] } });
 
-    expect(await pageFetch(page, '/api/v1/auth/logout', { method: 'POST' })).toMatchObject({ status: 200, body: { success: true, revoked: true } });
+    expect(await pageFetch(page, '/api/v1/auth/logout', { method: 'POST' })).toMatchObject({
+      status: 200,
+      body: { success: true, revoked: true },
+    });
     expect((await pageFetch(page, '/api/v1/auth/me')).status).toBe(401);
 
     expect(foreign).toEqual([]);
@@ -144,17 +152,26 @@ describe.skipIf(!haveChromium)('CMS in Chromium', () => {
     const health = page.locator('.opblock-get', { hasText: '/health' }).first();
     await health.locator('.opblock-summary').first().click();
     await health.getByRole('button', { name: 'Try it out' }).click();
-    const [tried] = await Promise.all([page.waitForRequest((request) => request.url().includes('/health')), health.getByRole('button', { name: 'Execute' }).click()]);
+    const [tried] = await Promise.all([
+      page.waitForRequest((request) => request.url().includes('/health')),
+      health.getByRole('button', { name: 'Execute' }).click(),
+    ]);
     expect(new URL(tried.url()).pathname).toBe('/cms/health');
     const status = health.locator('.live-responses-table tbody .response-col_status').first();
     await status.waitFor();
     expect(await status.textContent()).toContain('200');
 
-    const login = await pageFetch(page, '/cms/api/v1/auth/login', { method: 'POST', json: { email: EDITOR.email, password: EDITOR.password } });
+    const login = await pageFetch(page, '/cms/api/v1/auth/login', {
+      method: 'POST',
+      json: { email: EDITOR.email, password: EDITOR.password },
+    });
     expect(login).toMatchObject({ status: 200, body: { totpRequired: true } });
     // The step after the one the first sign-in may have taken: each step is accepted once.
     const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(EDITOR.totpSecret) }).generate({ timestamp: Date.now() + 30_000 });
-    expect(await pageFetch(page, '/cms/api/v1/auth/totp-verify', { method: 'POST', json: { code } })).toMatchObject({ status: 200, body: { email: EDITOR.email } });
+    expect(await pageFetch(page, '/cms/api/v1/auth/totp-verify', { method: 'POST', json: { code } })).toMatchObject({
+      status: 200,
+      body: { email: EDITOR.email },
+    });
     const cookies = await page.context().cookies(`${cms.url}/cms/api/v1/auth/me`);
     expect(cookies.find((cookie) => cookie.name === 'app_session')).toMatchObject({ httpOnly: true, path: '/cms/api' });
     expect(await pageFetch(page, '/cms/api/v1/auth/me')).toMatchObject({ status: 200, body: { email: EDITOR.email } });

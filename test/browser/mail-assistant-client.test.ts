@@ -4,7 +4,11 @@ import { haveChromium } from '../support/browser';
 import { pageProblems, phoneContext } from '../support/page-checks';
 import { type MailClientRig, startMailClientRig } from './mail-client-support';
 
-const ACCOUNT = { email: 'assistant-client@example.com', password: 'browser-assistant-client-password', totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF' };
+const ACCOUNT = {
+  email: 'assistant-client@example.com',
+  password: 'browser-assistant-client-password',
+  totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF',
+};
 const SUBJECT = 'Stewards inquiry into race 4';
 
 /** A JSON call of the page's own session (anti-forgery token from the page). */
@@ -12,7 +16,12 @@ const call = (page: Page, path: string, body?: unknown) =>
   page.evaluate(
     async ([p, b]) => {
       const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
-      const res = await fetch(p as string, b === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(b) });
+      const res = await fetch(
+        p as string,
+        b === undefined
+          ? {}
+          : { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(b) },
+      );
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     [path, body] as const,
@@ -29,7 +38,11 @@ describe.skipIf(!haveChromium)('the assistant in the mail client', () => {
 
   beforeAll(async () => {
     rig = await startMailClientRig('mail-assistant-client', ACCOUNT);
-    messageId = await rig.deliver({ subject: SUBJECT, from: { name: 'Chief Steward', address: 'stewards@racing.example.test' }, html: '<p>The stewards report an inquiry into the protest after race 4.</p><p>Please confirm the jockey can attend at 10am.</p>' });
+    messageId = await rig.deliver({
+      subject: SUBJECT,
+      from: { name: 'Chief Steward', address: 'stewards@racing.example.test' },
+      html: '<p>The stewards report an inquiry into the protest after race 4.</p><p>Please confirm the jockey can attend at 10am.</p>',
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -51,7 +64,11 @@ describe.skipIf(!haveChromium)('the assistant in the mail client', () => {
     await page.locator('[data-filters] [data-filter="needs_reply"]').waitFor();
     expect(await pageProblems(page)).toEqual([]);
 
-    const made = await call(page, '/api/admin/categories', { name: 'Stewards', rule: 'stewards inquiry protest report', reply_mode: 'manual' });
+    const made = await call(page, '/api/admin/categories', {
+      name: 'Stewards',
+      rule: 'stewards inquiry protest report',
+      reply_mode: 'manual',
+    });
     expect(made.status).toBe(201);
 
     // The reading pane: "Summarise" stores the message's summary, shown with its category.
@@ -94,11 +111,15 @@ describe.skipIf(!haveChromium)('the assistant in the mail client', () => {
 
     // The filters: "Needs reply" lists the stewards' message, "Awaiting reply" the sent one.
     await page.locator('[data-filters] [data-filter="needs_reply"]').click();
-    await expect.poll(() => page.locator('[data-messages] li[role="option"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual([messageId]);
+    await expect
+      .poll(() => page.locator('[data-messages] li[role="option"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id'))))
+      .toEqual([messageId]);
     expect(await page.locator('[data-filters] [data-filter="needs_reply"]').getAttribute('aria-pressed')).toBe('true');
     expect(await pageProblems(page)).toEqual([]);
     await page.locator('[data-filters] [data-filter="awaiting_reply"]').click();
-    await expect.poll(() => page.locator('[data-messages] li[role="option"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual([lone.id]);
+    await expect
+      .poll(() => page.locator('[data-messages] li[role="option"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id'))))
+      .toEqual([lone.id]);
     expect(await page.locator('[data-messages] li[role="option"] [data-state="awaiting-reply"]').count()).toBe(1);
     await page.locator('[data-filters] [data-filter="all"]').click();
     await expect.poll(() => page.locator('[data-messages] li[role="option"]').count()).toBe(25);
@@ -110,7 +131,10 @@ describe.skipIf(!haveChromium)('the assistant in the mail client', () => {
     expect(await pageProblems(page)).toEqual([]);
 
     // The thread summary was stored: the thread answer carries it on the next visit.
-    const again = (await call(page, `/api/thread/${encodeURIComponent(messageId)}`)).body as { threadSummary: { summary: string } | null; assistant: boolean };
+    const again = (await call(page, `/api/thread/${encodeURIComponent(messageId)}`)).body as {
+      threadSummary: { summary: string } | null;
+      assistant: boolean;
+    };
     expect(again.assistant).toBe(true);
     expect(again.threadSummary?.summary).toContain('stewards');
 

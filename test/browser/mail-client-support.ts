@@ -25,14 +25,25 @@ export interface MailClientRig {
   close(): Promise<void>;
 }
 
-export async function startMailClientRig(name: string, account: { email: string; password: string; totpSecret: string }): Promise<MailClientRig> {
-  const secrets = { AUTH_SSO_SHARED_SECRET: `browser-${name}-secret`, AUTH_TOKEN_SECRET: `browser-${name}-token-secret-0123456789abcdef`, AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=' };
+export async function startMailClientRig(
+  name: string,
+  account: { email: string; password: string; totpSecret: string },
+): Promise<MailClientRig> {
+  const secrets = {
+    AUTH_SSO_SHARED_SECRET: `browser-${name}-secret`,
+    AUTH_TOKEN_SECRET: `browser-${name}-token-secret-0123456789abcdef`,
+    AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=',
+  };
   const code = freshCodes((_email: string) => account.totpSecret, {}, { fromCurrentStep: true });
   const registry = mkdtempSync(join(tmpdir(), `${name}-registry-`));
   const state = mkdtempSync(join(tmpdir(), `${name}-state-`));
   applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
   const standin: GraphStandin = await startGraphStandin({ port: 0 });
-  const created = await fetch(`${standin.url}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail: account.email, seed: 'racing' }) });
+  const created = await fetch(`${standin.url}/_standin/mailboxes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mail: account.email, seed: 'racing' }),
+  });
   const control = ((await created.json()) as { control: string }).control;
   const auth: TestAuthService = await startTestAuthService({ owner: { ...account, role: 'admin' as const } }, secrets, { registry });
   const mail = await startServiceWorker(
@@ -72,7 +83,11 @@ export async function startMailClientRig(name: string, account: { email: string;
       }
     },
     async deliver(message) {
-      const res = await fetch(`${control}/deliver`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) });
+      const res = await fetch(`${control}/deliver`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(message),
+      });
       if (res.status !== 201) throw new Error(`deliver: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { value: { immutableId: string }[] }).value[0]!.immutableId;
     },
@@ -87,4 +102,7 @@ export async function startMailClientRig(name: string, account: { email: string;
 }
 
 /** A 1×1 PNG. */
-export const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+export const PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);

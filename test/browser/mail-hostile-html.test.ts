@@ -38,7 +38,9 @@ describe.skipIf(!haveChromium)('hostile HTML mail in Chromium', () => {
       subject: SUBJECT,
       from: { name: 'Promoter', address: 'promoter@example.test' },
       html: HOSTILE,
-      attachments: [{ name: 'logo.png', contentType: 'image/png', contentBytes: PIXEL_PNG.toString('base64'), contentId: '<logo@racing.example>' }],
+      attachments: [
+        { name: 'logo.png', contentType: 'image/png', contentBytes: PIXEL_PNG.toString('base64'), contentId: '<logo@racing.example>' },
+      ],
     });
   }, 120_000);
 
@@ -48,8 +50,14 @@ describe.skipIf(!haveChromium)('hostile HTML mail in Chromium', () => {
 
   /** The reading pane's body frame, once loaded. */
   async function bodyFrame(page: Page, remote: boolean): Promise<Frame> {
-    await expect.poll(() => page.frames().some((f) => f.url().includes(`/html${remote ? '?images=remote' : ''}`) && (remote || !f.url().includes('images=')))).toBe(true);
-    const frame = page.frames().find((f) => f.url().includes('/html') && (remote ? f.url().includes('images=remote') : !f.url().includes('images=')))!;
+    await expect
+      .poll(() =>
+        page.frames().some((f) => f.url().includes(`/html${remote ? '?images=remote' : ''}`) && (remote || !f.url().includes('images='))),
+      )
+      .toBe(true);
+    const frame = page
+      .frames()
+      .find((f) => f.url().includes('/html') && (remote ? f.url().includes('images=remote') : !f.url().includes('images=')))!;
     await frame.locator('#text').waitFor();
     return frame;
   }
@@ -59,8 +67,12 @@ describe.skipIf(!haveChromium)('hostile HTML mail in Chromium', () => {
     const requests: string[] = [];
     context.on('request', (request) => requests.push(request.url()));
     // Nothing outside reaches the network: the remote image and the link's page are served here.
-    await context.route('https://images.example.test/**', (route) => route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL_PNG }));
-    await context.route('https://racing.example.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!DOCTYPE html><title>Results</title><p>Results</p>' }));
+    await context.route('https://images.example.test/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL_PNG }),
+    );
+    await context.route('https://racing.example.test/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<!DOCTYPE html><title>Results</title><p>Results</p>' }),
+    );
     await context.route('https://evil.example.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'evil' }));
     const page = await context.newPage();
     const errors: string[] = [];
@@ -103,7 +115,12 @@ describe.skipIf(!haveChromium)('hostile HTML mail in Chromium', () => {
     // The page's own controls stay clickable: the mail's fixed full-screen cover is held in its frame.
     const reply = page.getByRole('button', { name: 'Reply', exact: true });
     const box = (await reply.boundingBox())!;
-    expect(await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.getAttribute('data-action'), [box.x + box.width / 2, box.y + box.height / 2])).toBe('reply');
+    expect(
+      await page.evaluate(
+        ([x, y]) => document.elementFromPoint(x!, y!)?.getAttribute('data-action'),
+        [box.x + box.width / 2, box.y + box.height / 2],
+      ),
+    ).toBe('reply');
     await reply.click({ timeout: 3000 });
     await page.locator('[data-reply-form]').waitFor();
     await page.getByRole('button', { name: 'Discard' }).click();
@@ -120,7 +137,11 @@ describe.skipIf(!haveChromium)('hostile HTML mail in Chromium', () => {
     expect(requests.filter((url) => url.startsWith('https://evil.example.test'))).toEqual([]);
 
     // The inline image is the message's attachment; the remote one was never asked for.
-    expect(await frame.locator('#inline').evaluate((img: HTMLImageElement) => ({ src: img.src.slice(0, 22), loaded: img.complete && img.naturalWidth > 0 }))).toEqual({ src: 'data:image/png;base64,', loaded: true });
+    expect(
+      await frame
+        .locator('#inline')
+        .evaluate((img: HTMLImageElement) => ({ src: img.src.slice(0, 22), loaded: img.complete && img.naturalWidth > 0 })),
+    ).toEqual({ src: 'data:image/png;base64,', loaded: true });
     expect(await frame.locator('#remote').getAttribute('src')).toBeNull();
     expect(requests.filter((url) => url.startsWith('https://images.example.test'))).toEqual([]);
 

@@ -15,7 +15,12 @@ const AUTH_VARS = {
   AUTH_TOKEN_SECRET: 'browser-reading-token-secret-0123456789abcdef0',
   AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1yZWFkaW5nLXRvdHAta2V5LTMyLWJ5dGU=',
 };
-const OWNER = { email: 'reading-desk@example.com', password: 'browser-reading-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
+const OWNER = {
+  email: 'reading-desk@example.com',
+  password: 'browser-reading-password',
+  totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  role: 'admin' as const,
+};
 const code = freshCodes((_email: string) => OWNER.totpSecret, {}, { fromCurrentStep: true });
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -97,7 +102,14 @@ describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
     // a Category in draft mode, so new mail gets the whole assistant treatment
     const csrf = await page.locator('meta[name="csrf-token"]').getAttribute('content');
     const created = await page.evaluate(
-      async ([token]) => (await fetch('/api/admin/categories', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': token! }, body: JSON.stringify({ name: 'Entries', rule: 'nomination entry race acceptance', reply_mode: 'draft' }) })).status,
+      async ([token]) =>
+        (
+          await fetch('/api/admin/categories', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-csrf-token': token! },
+            body: JSON.stringify({ name: 'Entries', rule: 'nomination entry race acceptance', reply_mode: 'draft' }),
+          })
+        ).status,
       [csrf],
     );
     expect(created).toBe(201);
@@ -109,7 +121,12 @@ describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
         await fetch(`${standin.url}/_standin/deliver`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ count: 3, subject: `Nomination ${n}`, body: 'Please accept the nomination for race 4 on Saturday. The entry fee is paid.', from: { name: 'Trainer', address: 'trainer@stables.test' } }),
+          body: JSON.stringify({
+            count: 3,
+            subject: `Nomination ${n}`,
+            body: 'Please accept the nomination for race 4 on Saturday. The entry fee is paid.',
+            from: { name: 'Trainer', address: 'trainer@stables.test' },
+          }),
         });
         await new Promise((resolve) => setTimeout(resolve, 400));
       }
@@ -125,7 +142,9 @@ describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
       await item.click();
       // opening replaces the pane at once ("Loading…"): the message shown next is the one clicked
       await reader.locator('article.message.current').waitFor({ state: 'visible', timeout: 30_000 });
-      await expect.poll(async () => (await reader.locator('article.message.current').innerText()).trim().length, { timeout: 30_000, interval: 20 }).toBeGreaterThan(0);
+      await expect
+        .poll(async () => (await reader.locator('article.message.current').innerText()).trim().length, { timeout: 30_000, interval: 20 })
+        .toBeGreaterThan(0);
       times.push(performance.now() - started);
     }
     delivering = false;
@@ -134,7 +153,9 @@ describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
     const sorted = [...times].sort((a, b) => a - b);
     const median = percentile(sorted, 50);
     const p95 = percentile(sorted, 95);
-    console.log(`reading speed, 20 messages, click to text: median ${median.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms (all: ${times.map((t) => t.toFixed(0)).join(', ')})`);
+    console.log(
+      `reading speed, 20 messages, click to text: median ${median.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms (all: ${times.map((t) => t.toFixed(0)).join(', ')})`,
+    );
     expect(median).toBeLessThan(2_500);
     expect(p95).toBeLessThan(5_000);
     await context.close();

@@ -15,7 +15,12 @@ const AUTH_VARS = {
   AUTH_TOKEN_SECRET: 'browser-mail-settings-token-secret-0123456789ab',
   AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=',
 };
-const OWNER = { email: 'settings-office@example.com', password: 'browser-settings-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
+const OWNER = {
+  email: 'settings-office@example.com',
+  password: 'browser-settings-password',
+  totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  role: 'admin' as const,
+};
 const code = freshCodes((_email: string) => OWNER.totpSecret, {}, { fromCurrentStep: true });
 
 type Summaries = { items: { message_id: string; subject: string; category: string }[]; total: number };
@@ -37,7 +42,11 @@ describe.skipIf(!haveChromium)('mail settings in Chromium', () => {
     state = mkdtempSync(join(tmpdir(), 'mail-settings-state-'));
     applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
     standin = await startGraphStandin({ port: 0 });
-    await fetch(`${standin.url}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail: OWNER.email, seed: 'racing' }) });
+    await fetch(`${standin.url}/_standin/mailboxes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mail: OWNER.email, seed: 'racing' }),
+    });
     auth = await startTestAuthService({ owner: OWNER }, AUTH_VARS, { registry });
     mail = await startServiceWorker(
       'mail',
@@ -82,7 +91,8 @@ describe.skipIf(!haveChromium)('mail settings in Chromium', () => {
     }
   }
 
-  const summaries = (page: Page, query: string) => page.evaluate(async (q) => (await (await fetch(`/api/docdb/email_summaries?${q}`)).json()) as Summaries, query);
+  const summaries = (page: Page, query: string) =>
+    page.evaluate(async (q) => (await (await fetch(`/api/docdb/email_summaries?${q}`)).json()) as Summaries, query);
 
   it('creates a category, gives it a rule, re-categorises recent mail and sees it in the mail client', async () => {
     // The page policy allows no inline script: axe-core is injected past it.
@@ -124,10 +134,15 @@ describe.skipIf(!haveChromium)('mail settings in Chromium', () => {
 
     expect((await summaries(page, 'page_size=1')).total).toBe(0);
     await page.getByRole('button', { name: 'Re-categorise recent mail' }).tap();
-    await page.locator('.flash.notice').filter({ hasText: /recent Inbox messages/ }).waitFor();
+    await page
+      .locator('.flash.notice')
+      .filter({ hasText: /recent Inbox messages/ })
+      .waitFor();
 
     // The background work summarises and categorises the recent Inbox messages.
-    const inbox = await page.evaluate(async () => ((await (await fetch('/api/emails/inbox?top=50')).json()) as { items: { id: string; subject: string }[] }).items);
+    const inbox = await page.evaluate(
+      async () => ((await (await fetch('/api/emails/inbox?top=50')).json()) as { items: { id: string; subject: string }[] }).items,
+    );
     const stewards = inbox.filter((m) => /stewards/i.test(m.subject));
     expect(stewards.length).toBeGreaterThan(0);
     await expect.poll(async () => (await summaries(page, 'page_size=1')).total, { timeout: 60_000, interval: 500 }).toBe(inbox.length);
@@ -136,7 +151,9 @@ describe.skipIf(!haveChromium)('mail settings in Chromium', () => {
 
     // The job's progress shows on the page.
     await page.reload();
-    await expect.poll(async () => page.locator('.jobs li').first().getAttribute('data-status'), { timeout: 20_000, interval: 500 }).toBe('done');
+    await expect
+      .poll(async () => page.locator('.jobs li').first().getAttribute('data-status'), { timeout: 20_000, interval: 500 })
+      .toBe('done');
 
     expect(errors).toEqual([]);
 

@@ -14,10 +14,25 @@ const AUTH_VARS = {
   AUTH_TOKEN_SECRET: 'browser-mail-token-secret-0123456789abcdef0123',
   AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=',
 };
-const OWNER = { email: 'racing-office@example.com', password: 'browser-mail-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
-const CLERK = { email: 'racing-clerk@example.com', password: 'browser-clerk-password', totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF', role: 'user' as const };
+const OWNER = {
+  email: 'racing-office@example.com',
+  password: 'browser-mail-password',
+  totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  role: 'admin' as const,
+};
+const CLERK = {
+  email: 'racing-clerk@example.com',
+  password: 'browser-clerk-password',
+  totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF',
+  role: 'user' as const,
+};
 // Signs in under the service's path prefix (/mail) on the same origin.
-const DESK = { email: 'racing-desk@example.com', password: 'browser-desk-password', totpSecret: 'MJZG653TMVZC2ZDFONVS25DPORYC22ZB', role: 'user' as const };
+const DESK = {
+  email: 'racing-desk@example.com',
+  password: 'browser-desk-password',
+  totpSecret: 'MJZG653TMVZC2ZDFONVS25DPORYC22ZB',
+  role: 'user' as const,
+};
 type Account = typeof OWNER | typeof CLERK | typeof DESK;
 // Each TOTP step is good once per account: the owner's second sign-in takes the next step.
 const code = freshCodes((email: string) => [OWNER, CLERK, DESK].find((a) => a.email === email)!.totpSecret, {}, { fromCurrentStep: true });
@@ -43,7 +58,11 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     standin = await startGraphStandin({ port: 0 });
     // The office's mailbox: the identity platform picks it by the signed-in user's e-mail.
     for (const account of [OWNER, CLERK, DESK]) {
-      const created = await fetch(`${standin.url}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail: account.email, seed: 'racing' }) });
+      const created = await fetch(`${standin.url}/_standin/mailboxes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mail: account.email, seed: 'racing' }),
+      });
       if (account === OWNER) control = ((await created.json()) as { control: string }).control;
       if (account === DESK) deskControl = ((await created.json()) as { control: string }).control;
     }
@@ -127,7 +146,11 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     await page.locator('#reply-body').fill('Thanks — the float is booked for 6am.');
     await page.getByRole('button', { name: 'Send reply' }).click();
     await page.getByText('Reply sent.').waitFor();
-    await expect.poll(() => page.locator('[data-reader] article.message').filter({ hasText: 'the float is booked for 6am' }).count(), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => page.locator('[data-reader] article.message').filter({ hasText: 'the float is booked for 6am' }).count(), {
+        timeout: 10_000,
+      })
+      .toBe(1);
 
     // Compose with CC, using the keyboard shortcut; the people typeahead fills suggestions.
     await page.locator('[data-reader]').press('Escape');
@@ -159,12 +182,21 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     await page.getByRole('button', { name: 'Move', exact: true }).click();
     await page.getByText('Moved.').waitFor();
     expect(await page.locator(`[data-messages] li[data-id="${movedId}"]`).count()).toBe(0);
-    const moved = await page.evaluate(async (id) => ((await (await fetch(`/api/email/${id}`)).json()) as { folder: string }).folder, movedId);
+    const moved = await page.evaluate(
+      async (id) => ((await (await fetch(`/api/email/${id}`)).json()) as { folder: string }).folder,
+      movedId,
+    );
     expect(moved).toBe('archive');
 
     // New mail reaches the webhook over HTTP: answered 202 within Graph's time limit.
-    await fetch(`${control}/deliver`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'Acceptances for Saturday' }) });
-    const deliveries = (await (await fetch(`${control}/deliveries?count=2&wait=10000`)).json()) as { value: { kind: string; status: number | null; durationMs: number }[] };
+    await fetch(`${control}/deliver`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ subject: 'Acceptances for Saturday' }),
+    });
+    const deliveries = (await (await fetch(`${control}/deliveries?count=2&wait=10000`)).json()) as {
+      value: { kind: string; status: number | null; durationMs: number }[];
+    };
     const notification = deliveries.value.find((d) => d.kind === 'notification');
     expect(notification).toMatchObject({ status: 202 });
     expect(notification!.durationMs).toBeLessThan(3_000);
@@ -264,12 +296,24 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
       await page.getByRole('button', { name: 'Connect mailbox' }).click();
       await page.waitForURL(/connected=1$/);
     }
-    await fetch(`${control}/deliver`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'Nomination for race 4 at Flemington', body: 'Please nominate Silver Arrow for race 4 on Saturday.', from: { name: 'Jane Trainer', address: 'jane@stables.test' } }) });
+    await fetch(`${control}/deliver`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subject: 'Nomination for race 4 at Flemington',
+        body: 'Please nominate Silver Arrow for race 4 on Saturday.',
+        from: { name: 'Jane Trainer', address: 'jane@stables.test' },
+      }),
+    });
     // A category whose mail gets reply drafts.
     await page.goto(`${mail.url}/outlook`);
     const created = await page.evaluate(async () => {
       const csrf = document.querySelector('meta[name="csrf-token"]')!.getAttribute('content')!;
-      const res = await fetch('/api/admin/categories', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify({ name: 'Nominations', rule: 'nomination race horse entries', reply_mode: 'draft' }) });
+      const res = await fetch('/api/admin/categories', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+        body: JSON.stringify({ name: 'Nominations', rule: 'nomination race horse entries', reply_mode: 'draft' }),
+      });
       return res.status;
     });
     expect([201, 409]).toContain(created);
@@ -286,13 +330,18 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     await draft.fill('Thanks — the nomination is in. Kind regards, the office');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Draft saved.').waitFor();
-    const saved = await page.evaluate(async (id) => ((await (await fetch(`/api/email/${id}`)).json()) as { body: { content: string }; isDraft: boolean }), draftId);
+    const saved = await page.evaluate(
+      async (id) => (await (await fetch(`/api/email/${id}`)).json()) as { body: { content: string }; isDraft: boolean },
+      draftId,
+    );
     expect(saved.isDraft).toBe(true);
     expect(saved.body.content).toContain('the nomination is in');
     const traceHref = await page.locator('[data-trace-link]').getAttribute('href');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByText('Draft sent.').waitFor();
-    const sent = await page.evaluate(async () => ((await (await fetch('/api/emails/sentitems?top=5')).json()) as { items: { subject: string }[] }).items.map((m) => m.subject));
+    const sent = await page.evaluate(async () =>
+      ((await (await fetch('/api/emails/sentitems?top=5')).json()) as { items: { subject: string }[] }).items.map((m) => m.subject),
+    );
     expect(sent).toContain('RE: Nomination for race 4 at Flemington');
 
     await page.goto(`${mail.url}/dashboard`);

@@ -16,7 +16,9 @@ const UNKNOWN_HORSE = 'No Such Horse In This Race';
 type Runner = { runner_id: number; date: string; course: string; race_number: number; horse: string; tab_number: number };
 
 const racing = <T>(use: (query: <R>(text: string, values?: unknown[]) => Promise<R[]>) => Promise<T>) =>
-  withClient(inject('racingDatabaseUrl'), (client) => use(async <R>(text: string, values?: unknown[]) => (await client.query(text, values)).rows as R[]));
+  withClient(inject('racingDatabaseUrl'), (client) =>
+    use(async <R>(text: string, values?: unknown[]) => (await client.query(text, values)).rows as R[]),
+  );
 
 /** The sectional-times import in Chromium: upload, preview with its problems, filter test, start, live progress to the end. */
 describe.skipIf(!haveChromium)('sectional import in Chromium', () => {
@@ -39,7 +41,12 @@ describe.skipIf(!haveChromium)('sectional import in Chromium', () => {
       ),
     );
     expect(found, 'a runner without sectional times in the racing database').toBeTruthy();
-    runner = { ...found!, runner_id: Number(found!.runner_id), race_number: Number(found!.race_number), tab_number: Number(found!.tab_number) };
+    runner = {
+      ...found!,
+      runner_id: Number(found!.runner_id),
+      race_number: Number(found!.race_number),
+      tab_number: Number(found!.tab_number),
+    };
   }, 180_000);
 
   afterAll(async () => {
@@ -81,7 +88,9 @@ describe.skipIf(!haveChromium)('sectional import in Chromium', () => {
     expect(await preview.locator('[data-rows]').textContent()).toBe(String(rows.length));
     expect(await preview.locator('[data-valid]').textContent()).toBe(String(VALID_TIMES.length));
     expect(await preview.locator('[data-invalid]').textContent()).toBe('2');
-    expect((await preview.locator('[data-problem-kind]').evaluateAll((items) => items.map((li) => li.getAttribute('data-problem-kind')))).sort()).toEqual(['bad time', 'unknown horse']);
+    expect(
+      (await preview.locator('[data-problem-kind]').evaluateAll((items) => items.map((li) => li.getAttribute('data-problem-kind')))).sort(),
+    ).toEqual(['bad time', 'unknown horse']);
     const lines = preview.locator('[data-preview-rows] tr[data-line]');
     expect(await lines.count()).toBe(rows.length);
     for (const line of ['2', '3', '4']) expect(await preview.locator(`tr[data-line="${line}"]`).getAttribute('data-problems')).toBe('');
@@ -119,14 +128,18 @@ describe.skipIf(!haveChromium)('sectional import in Chromium', () => {
     await page.locator(`section[data-import-progress="${jobId}"][data-state="completed"]`).waitFor({ timeout: 60_000 });
     expect(await progress.locator('[data-import-state]').textContent()).toBe('completed');
     await progress.locator('[data-finished]').waitFor({ state: 'visible' });
-    expect(await progress.locator('[data-summary-text]').textContent()).toBe(`${VALID_TIMES.length} inserted, 0 updated, 0 unchanged, 2 skipped.`);
+    expect(await progress.locator('[data-summary-text]').textContent()).toBe(
+      `${VALID_TIMES.length} inserted, 0 updated, 0 unchanged, 2 skipped.`,
+    );
     expect(await progress.locator('[data-count="inserted"]').textContent()).toBe(String(VALID_TIMES.length));
     expect(await progress.locator('[data-count="skipped"]').textContent()).toBe('2');
     expect(await progress.locator('[data-count="filteredOut"]').textContent()).toBe('0');
     expect(await progress.locator('[data-processed]').textContent()).toBe(String(VALID_TIMES.length));
     expect(await progress.locator('[data-cancel-form]').count()).toBe(0);
     // The skipped rows are listed: sheet row, what it was, the problem.
-    const skipped = await progress.locator('[data-problems] tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    const skipped = await progress
+      .locator('[data-problems] tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
     expect(skipped.map((cells) => cells[0]).sort()).toEqual([badLines.unknownHorse, badLines.badTime]);
     expect(skipped.find((cells) => cells[0] === badLines.unknownHorse)?.[2]).toContain(UNKNOWN_HORSE);
     expect(skipped.find((cells) => cells[0] === badLines.badTime)?.[2]).toMatch(/Time/);
@@ -135,7 +148,12 @@ describe.skipIf(!haveChromium)('sectional import in Chromium', () => {
     if (!['completed', 'failed', 'cancelled'].includes(arrivedIn ?? '')) expect(polls).toContain(`/api/sectional/progress/${jobId}`);
 
     // What the racing database holds now: the three times, for that runner only.
-    const written = await racing((query) => query<{ segment: string; t: string }>('SELECT segment, time_seconds::text AS t FROM sectional_times WHERE runner_id = $1 ORDER BY segment', [u.runner_id]));
+    const written = await racing((query) =>
+      query<{ segment: string; t: string }>(
+        'SELECT segment, time_seconds::text AS t FROM sectional_times WHERE runner_id = $1 ORDER BY segment',
+        [u.runner_id],
+      ),
+    );
     expect(written).toEqual(
       VALID_TIMES.map(([segment, seconds]) => ({ segment, t: seconds.toFixed(2) })).sort((a, b) => a.segment.localeCompare(b.segment)),
     );

@@ -18,9 +18,19 @@ export const AUTH_VARS = {
   AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1taWdyYXRlLXRvdHAta2V5LTMyLWJ5dGU=',
 };
 export const CONFIG_KEY = 'browser-migrate-config-key-0123456789abcdef';
-export const OPERATOR = { email: 'browser-operator@example.com', password: 'browser-operator-password', totpSecret: 'KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF', role: 'user' as const };
+export const OPERATOR = {
+  email: 'browser-operator@example.com',
+  password: 'browser-operator-password',
+  totpSecret: 'KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF',
+  role: 'user' as const,
+};
 /** A second Operator, so a sign-in under the path prefix never reuses the first one's TOTP step. */
-export const PREFIX_OPERATOR = { email: 'browser-prefix-operator@example.com', password: 'browser-prefix-operator-password', totpSecret: 'OBZGKZTJPBXXAZLSMF2G64RAMJZG653T', role: 'user' as const };
+export const PREFIX_OPERATOR = {
+  email: 'browser-prefix-operator@example.com',
+  password: 'browser-prefix-operator-password',
+  totpSecret: 'OBZGKZTJPBXXAZLSMF2G64RAMJZG653T',
+  role: 'user' as const,
+};
 
 /**
  * The migration app in real workerd, signing in through the real authentication Worker over a
@@ -46,10 +56,21 @@ export class MigrateBrowserApp {
     this.state = mkdtempSync(join(tmpdir(), 'migrate-state-'));
     applyLocalD1Migrations('workers/migrate/wrangler.toml', 'DB', this.state);
     const legacy = new URL(inject('legacyDatabaseUrl'));
-    const source = { host: legacy.hostname, port: Number(legacy.port || 5432), database: legacy.pathname.slice(1) || 'postgres', username: decodeURIComponent(legacy.username), password: decodeURIComponent(legacy.password) || 'postgres' };
+    const source = {
+      host: legacy.hostname,
+      port: Number(legacy.port || 5432),
+      database: legacy.pathname.slice(1) || 'postgres',
+      username: decodeURIComponent(legacy.username),
+      password: decodeURIComponent(legacy.password) || 'postgres',
+    };
     // Id mappings in the shared racing database are kept per configuration id: an id of its own keeps
     // this run apart from the migrate project's runs (configuration 1 there), which clear history.
-    executeD1('workers/migrate/wrangler.toml', 'DB', [...(await configurationSql(source, CONFIG_KEY, 'Legacy')), 'UPDATE configurations SET id = 90001'], { persistTo: this.state });
+    executeD1(
+      'workers/migrate/wrangler.toml',
+      'DB',
+      [...(await configurationSql(source, CONFIG_KEY, 'Legacy')), 'UPDATE configurations SET id = 90001'],
+      { persistTo: this.state },
+    );
     this.auth = await startTestAuthService({ operator: OPERATOR, prefixOperator: PREFIX_OPERATOR }, AUTH_VARS, {
       registry: this.registry,
       sql: [...migrateSiteSql(), ...siteRoleSql(OPERATOR.email, 'Operator'), ...siteRoleSql(PREFIX_OPERATOR.email, 'Operator')],
@@ -82,7 +103,11 @@ export class MigrateBrowserApp {
  * Signs `account` in from the app's home page: the login form, then its authenticator code; ends on
  * the home page. `url` may end in the app's path prefix (`…/migrate`): every step stays under it.
  */
-export async function signIn(page: Page, url: string, account: Pick<EnrolledAccount, 'email' | 'password' | 'totpSecret'> = OPERATOR): Promise<void> {
+export async function signIn(
+  page: Page,
+  url: string,
+  account: Pick<EnrolledAccount, 'email' | 'password' | 'totpSecret'> = OPERATOR,
+): Promise<void> {
   const prefix = new URL(url).pathname.replace(/\/$/, '');
   await page.goto(`${url}/`);
   expect(new URL(page.url()).pathname).toBe(`${prefix}/Account/Login`);

@@ -5,7 +5,10 @@ import { haveChromium } from '../support/browser';
 import { pageProblems, phoneContext } from '../support/page-checks';
 import { MigrateBrowserApp, OPERATOR, PREFIX_OPERATOR, signIn, watchPage } from './migrate-support';
 
-const courseCount = () => withClient(inject('racingDatabaseUrl'), async (client) => Number((await client.query<{ n: string }>('SELECT count(*)::bigint AS n FROM courses')).rows[0]!.n));
+const courseCount = () =>
+  withClient(inject('racingDatabaseUrl'), async (client) =>
+    Number((await client.query<{ n: string }>('SELECT count(*)::bigint AS n FROM courses')).rows[0]!.n),
+  );
 
 /**
  * The wizard from TableSelection to Results taking every default: `venue` only, no schema file
@@ -24,7 +27,11 @@ async function walkWithDefaults(page: Page, url: string, check: (name: string) =
   await page.waitForURL(/\/Migration\/ReviewMappings/);
   await check('ReviewMappings');
   expect(await page.locator('select[name="Mappings[0].DestTable"]').inputValue()).toBe('courses');
-  for (const [source, dest] of [['venue_name', 'name'], ['country_code', 'country'], ['category_code', 'category']]) {
+  for (const [source, dest] of [
+    ['venue_name', 'name'],
+    ['country_code', 'country'],
+    ['category_code', 'category'],
+  ]) {
     expect(await page.locator(`select[aria-label="Destination column for venue.${source}"]`).inputValue()).toBe(dest);
   }
   await page.click('form[action="/Migration/ReviewMappings"] button[type="submit"]');

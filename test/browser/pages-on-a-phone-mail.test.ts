@@ -16,7 +16,12 @@ const AUTH_VARS = {
   AUTH_TOKEN_SECRET: 'phone-mail-token-secret-0123456789abcdef012345',
   AUTH_TOTP_ENCRYPTION_KEY: 'cGhvbmUtbWFpbC10b3RwLWtleS0zMi1ieXRlcy0tLS0=',
 };
-const OWNER = { email: 'phone-office@example.com', password: 'phone-mail-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', role: 'admin' as const };
+const OWNER = {
+  email: 'phone-office@example.com',
+  password: 'phone-mail-password',
+  totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  role: 'admin' as const,
+};
 const code = freshCodes((_email: string) => OWNER.totpSecret, {}, { fromCurrentStep: true });
 
 // The mail assistant's pages at a phone's width (390 px), signed in through the real
@@ -38,7 +43,11 @@ describe.skipIf(!haveChromium)('mail assistant on a phone', () => {
     state = mkdtempSync(join(tmpdir(), 'mail-phone-state-'));
     applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
     standin = await startGraphStandin({ port: 0 });
-    await fetch(`${standin.url}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail: OWNER.email, seed: 'racing' }) });
+    await fetch(`${standin.url}/_standin/mailboxes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mail: OWNER.email, seed: 'racing' }),
+    });
     auth = await startTestAuthService({ owner: OWNER }, AUTH_VARS, { registry });
     mail = await startServiceWorker(
       'mail',

@@ -7,7 +7,12 @@ import { pageProblems } from '../support/page-checks';
  * pageProblems finds on it, by path: a passing service gives `{ path: [] }` for every path. A page
  * that answers an error status is a problem too, except where `statuses` expects it.
  */
-export async function problemsByPage(page: Page, origin: string, paths: string[], statuses: Record<string, number> = {}): Promise<Record<string, string[]>> {
+export async function problemsByPage(
+  page: Page,
+  origin: string,
+  paths: string[],
+  statuses: Record<string, number> = {},
+): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const path of paths) {
     const response = await page.goto(`${origin}${path}`, { waitUntil: 'load' });

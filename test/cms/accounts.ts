@@ -18,8 +18,18 @@ export const TEST_ACCOUNTS = {
   platform: { email: 'platform@example.com', password: 'platform-password', totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONSWG4TF', role: 'admin' },
   stories: { email: 'stories@example.com', password: 'stories-password', totpSecret: 'ONXXI4TJMVZXG5DPOJUWK43TNFXGOZLT', role: 'admin' },
   media: { email: 'media@example.com', password: 'media-password', totpSecret: 'NVSWI2LBNVSWI2LBNVSWI2LBNVSWI2LB', role: 'admin' },
-  lookups: { email: 'lookups@example.com', password: 'lookups-password', totpSecret: 'NRXW623VOBZWY33PNN2XA4ZANRXW6ZDT', role: 'developer' },
-  prefix: { email: 'prefix-flow@example.com', password: 'prefix-flow-password', totpSecret: 'OBZGKZTJPAWWM3DPO4WXGZLDOJSXILJS', role: 'admin' },
+  lookups: {
+    email: 'lookups@example.com',
+    password: 'lookups-password',
+    totpSecret: 'NRXW623VOBZWY33PNN2XA4ZANRXW6ZDT',
+    role: 'developer',
+  },
+  prefix: {
+    email: 'prefix-flow@example.com',
+    password: 'prefix-flow-password',
+    totpSecret: 'OBZGKZTJPAWWM3DPO4WXGZLDOJSXILJS',
+    role: 'admin',
+  },
   fuzz: { email: 'fuzz@example.com', password: 'fuzz-password', totpSecret: 'WQBTY3ATIX7LYMZ3SOR6DFG4ZDYZ6FMS', role: 'admin' },
 } as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user' }>;
 

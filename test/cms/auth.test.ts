@@ -19,7 +19,11 @@ async function sessionRow(cookie: string) {
 /** Makes the session due for its recheck with the authentication service. */
 async function ageSession(cookie: string) {
   const idHash = await sha256Hex(cookie.split('=')[1]!);
-  await db.update(schema.sessions).set({ checkedAt: Date.now() - 3_600_000 }).where(eq(schema.sessions.idHash, idHash)).run();
+  await db
+    .update(schema.sessions)
+    .set({ checkedAt: Date.now() - 3_600_000 })
+    .where(eq(schema.sessions.idHash, idHash))
+    .run();
 }
 
 /** Calls the authentication service directly, as another consumer would. */
@@ -78,7 +82,11 @@ describe('POST /api/v1/auth/login', () => {
   });
 
   it('answers 400 for malformed JSON, 415 for a form post and 413 for a huge body', async () => {
-    const malformed = await api('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    const malformed = await api('/api/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":',
+    });
     expect(malformed.status).toBe(400);
     const form = await api('/api/v1/auth/login', {
       method: 'POST',
@@ -116,7 +124,11 @@ describe('POST /api/v1/auth/totp-verify', () => {
 
     const cookies: string[] = res.headers.getAll('set-cookie');
     const session = cookies.find((c) => c.startsWith('app_session='))!;
-    const attributes = session.split(';').slice(1).map((a) => a.trim()).sort();
+    const attributes = session
+      .split(';')
+      .slice(1)
+      .map((a) => a.trim())
+      .sort();
     expect(attributes).toEqual(['HttpOnly', 'Max-Age=86400', 'Path=/api', 'SameSite=Lax', 'Secure']);
     // The pending login cookie is cleared.
     expect(cookies.find((c) => c.startsWith('app_login='))).toMatch(/Max-Age=0/);
@@ -205,7 +217,13 @@ describe('the session', () => {
   it('GET /api/v1/auth/me answers the user from the session', async () => {
     const res = await api('/api/v1/auth/me', { cookie });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ id: expect.any(Number), email: account('auth').email, firstName: 'auth', lastName: 'Tester', role: 'ADMIN' });
+    expect(await res.json()).toEqual({
+      id: expect.any(Number),
+      email: account('auth').email,
+      firstName: 'auth',
+      lastName: 'Tester',
+      role: 'ADMIN',
+    });
   });
 
   it.each([
@@ -213,7 +231,13 @@ describe('the session', () => {
     ['a malformed cookie', 'app_session=abc'],
     ['an unknown session id', `app_session=${'A'.repeat(43)}`],
   ])('answers 401 with %s', async (_label, badCookie) => {
-    for (const path of ['/api/v1/auth/me', '/api/v1/story', '/api/v1/media?type=photo', '/api/v1/lookup/sites', '/api/v1/lookup/horses?query=a']) {
+    for (const path of [
+      '/api/v1/auth/me',
+      '/api/v1/story',
+      '/api/v1/media?type=photo',
+      '/api/v1/lookup/sites',
+      '/api/v1/lookup/horses?query=a',
+    ]) {
       const res = await api(path, { cookie: badCookie });
       expect(res.status, path).toBe(401);
       expect(await res.json()).toMatchObject({ error: 'unauthenticated' });
@@ -223,7 +247,11 @@ describe('the session', () => {
   it('answers 401 for an expired session and clears the cookie', async () => {
     const other = await signIn('auth');
     const idHash = await sha256Hex(other.split('=')[1]!);
-    await db.update(schema.sessions).set({ expiresAt: Date.now() - 1 }).where(eq(schema.sessions.idHash, idHash)).run();
+    await db
+      .update(schema.sessions)
+      .set({ expiresAt: Date.now() - 1 })
+      .where(eq(schema.sessions.idHash, idHash))
+      .run();
     const res = await api('/api/v1/auth/me', { cookie: other });
     expect(res.status).toBe(401);
     expect(res.headers.get('set-cookie')).toMatch(/app_session=;.*Max-Age=0/);
@@ -253,7 +281,9 @@ describe('the session', () => {
   it('ends when its refresh family is revoked at the authentication service', async () => {
     const other = await signIn('auth');
     const row = (await sessionRow(other))!;
-    const revoke = await authCall('/api/token/revoke/', { refresh_token: await openRefreshToken(SECRET, row.idHash, row.refreshTokenSealed) });
+    const revoke = await authCall('/api/token/revoke/', {
+      refresh_token: await openRefreshToken(SECRET, row.idHash, row.refreshTokenSealed),
+    });
     expect(await revoke.json()).toEqual({ success: true });
     // Still good until the recheck is due, then over.
     expect((await api('/api/v1/auth/me', { cookie: other })).status).toBe(200);
@@ -275,7 +305,11 @@ describe('the session', () => {
     expect((await sessionRow(cookie))!.checkedAt).toBe(oneStale);
 
     // Unconfirmed for more than three periods: refused with 502 until the service answers again.
-    await db.update(schema.sessions).set({ checkedAt: Date.now() - 1_000_000 }).where(eq(schema.sessions.idHash, idHash)).run();
+    await db
+      .update(schema.sessions)
+      .set({ checkedAt: Date.now() - 1_000_000 })
+      .where(eq(schema.sessions.idHash, idHash))
+      .run();
     const res = await request();
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ error: 'auth_unavailable' });

@@ -58,7 +58,8 @@ describe('every route declares its guard', () => {
 
   it('refuses writes from other origins on every state-changing /api route, the login steps and signed uploads included', () => {
     expect(unprotectedBrowserWrites(routes)).toEqual([]);
-    for (const route of routes.filter((r) => r.path.startsWith('/api/') && r.method !== 'GET')) expect(route.antiForgery, route.key).toBe(true);
+    for (const route of routes.filter((r) => r.path.startsWith('/api/') && r.method !== 'GET'))
+      expect(route.antiForgery, route.key).toBe(true);
   });
 
   it('names the upload signature as the check of the anonymous upload', () => {

@@ -87,7 +87,10 @@ describe('429 from the authentication service', () => {
       {
         AUTH: {
           fetch: async () =>
-            Response.json({ success: false, error: 'Too many attempts. Try again later.' }, { status: 429, headers: retryAfter ? { 'retry-after': retryAfter } : {} }),
+            Response.json(
+              { success: false, error: 'Too many attempts. Try again later.' },
+              { status: 429, headers: retryAfter ? { 'retry-after': retryAfter } : {} },
+            ),
         },
       },
     );
@@ -124,11 +127,17 @@ describe('stored files of an active type', () => {
     expect(created.status, await created.clone().text()).toBe(201);
     const photo = await created.json<{ thumbnailKey: string; mediumKey: string; urls: Record<'thumbnail' | 'medium' | 'large', string> }>();
     const shown = await api(photo.urls.large, { cookie });
-    expect([shown.status, shown.headers.get('content-type'), shown.headers.get('content-disposition')]).toEqual([200, 'image/jpeg', 'inline']);
+    expect([shown.status, shown.headers.get('content-type'), shown.headers.get('content-disposition')]).toEqual([
+      200,
+      'image/jpeg',
+      'inline',
+    ]);
     expect(shown.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
     await shown.arrayBuffer();
     // Written to the bucket by other means than this service's uploads, which take passive types only.
-    await env.MEDIA.put(photo.thumbnailKey, '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', { httpMetadata: { contentType: 'image/svg+xml' } });
+    await env.MEDIA.put(photo.thumbnailKey, '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', {
+      httpMetadata: { contentType: 'image/svg+xml' },
+    });
     await env.MEDIA.put(photo.mediumKey, '<script>alert(1)</script>', { httpMetadata: { contentType: 'text/html' } });
     for (const url of [photo.urls.thumbnail, photo.urls.medium]) {
       const res = await api(url, { cookie });
@@ -144,7 +153,11 @@ describe('stored files of an active type', () => {
   it('upload addresses are never given for an active type, and a media type list naming one is a configuration error', async () => {
     const svg = await api('/api/v1/media/upload-url?type=photo&contentType=image%2Fsvg%2Bxml&size=100', { cookie });
     expect(svg.status).toBe(400);
-    const misconfigured = await withEnv('/api/v1/media/upload-url?type=photo&contentType=image%2Fpng&size=100', { headers: { cookie } }, { MEDIA_PHOTO_CONTENT_TYPES: 'image/png,image/svg+xml' });
+    const misconfigured = await withEnv(
+      '/api/v1/media/upload-url?type=photo&contentType=image%2Fpng&size=100',
+      { headers: { cookie } },
+      { MEDIA_PHOTO_CONTENT_TYPES: 'image/png,image/svg+xml' },
+    );
     expect(misconfigured.status).toBe(500);
     const body = await misconfigured.json<{ error: string; message: string }>();
     expect(body.error).toBe('configuration_error');

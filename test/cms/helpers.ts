@@ -16,11 +16,17 @@ export function api(path: string, init: RequestInit & { cookie?: string; json?: 
   const headers = new Headers(rest.headers);
   if (cookie) headers.set('cookie', cookie);
   if (json !== undefined) headers.set('content-type', 'application/json');
-  return exports.default.fetch(new Request(`${BASE}${path}`, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) }));
+  return exports.default.fetch(
+    new Request(`${BASE}${path}`, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) }),
+  );
 }
 
 /** The racing database as production would find it down: no relay, nothing listening. */
-export const UNREACHABLE_RACING = { PG_WS_PROXY: '', DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing', PG_CONNECT_TIMEOUT_MS: '1000' };
+export const UNREACHABLE_RACING = {
+  PG_WS_PROXY: '',
+  DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing',
+  PG_CONNECT_TIMEOUT_MS: '1000',
+};
 
 /** A request to the CMS app with some bindings replaced (a service down, a failing database); its background work is awaited. */
 export async function withEnv(path: string, init: RequestInit, overrides: Record<string, unknown>): Promise<Response> {

@@ -79,7 +79,9 @@ describe('D1 lookups', () => {
     const both = await get<{ name: string; siteId: number }[]>(`/api/v1/lookup/news-types?siteIds=${siteIds[0]},${siteIds[1]}`);
     expect(both.map((n) => n.name)).toEqual(['Breaking', 'Form Analysis', 'Race Previews']);
     expect(new Set(both.map((n) => n.siteId))).toEqual(new Set([siteIds[0], siteIds[1]]));
-    expect(await get(`/api/v1/lookup/news-types?siteIds=${siteIds[2]}`)).toEqual([expect.objectContaining({ name: 'Picnic Races', siteId: siteIds[2] })]);
+    expect(await get(`/api/v1/lookup/news-types?siteIds=${siteIds[2]}`)).toEqual([
+      expect.objectContaining({ name: 'Picnic Races', siteId: siteIds[2] }),
+    ]);
     expect(await get('/api/v1/lookup/news-types?siteIds=')).toEqual([]);
     expect(await get('/api/v1/lookup/news-types')).toEqual([]);
     expect(await get('/api/v1/lookup/news-types?siteIds=999999')).toEqual([]);
@@ -106,16 +108,26 @@ describe('racing lookups', () => {
     for (const item of found) expect(item.name.toLowerCase()).toContain(lower);
     const ranks = found.map((item) => (item.name.toLowerCase().startsWith(lower) ? 0 : 1));
     expect(ranks).toEqual([...ranks].sort());
-    const [{ count }] = (await raw<{ count: number }>(sql`select count(*)::int as count from horses where lower(name) like ${`%${lower}%`}`)) as [{ count: number }];
+    const [{ count }] = (await raw<{ count: number }>(
+      sql`select count(*)::int as count from horses where lower(name) like ${`%${lower}%`}`,
+    )) as [{ count: number }];
     expect(found.length).toBe(Math.min(count, 20));
     const exact = await get<{ id: number }[]>(`/api/v1/lookup/horses?query=${encodeURIComponent(horse!.name)}`);
     expect(exact.map((h) => h.id)).toContain(horse!.id);
-    expect(found[0]).toEqual({ id: expect.any(Number), name: expect.any(String), country: expect.any(String), foalingYear: expect.any(Number), sex: expect.any(String) });
+    expect(found[0]).toEqual({
+      id: expect.any(Number),
+      name: expect.any(String),
+      country: expect.any(String),
+      foalingYear: expect.any(Number),
+      sex: expect.any(String),
+    });
   });
 
   it('trainers and jockeys search the same way', async () => {
     const [trainer] = await raw<{ id: number; name: string }>(sql`select id, name from trainers order by id limit 1`);
-    const trainers = await get<{ id: number; name: string; state: string }[]>(`/api/v1/lookup/trainers?query=${encodeURIComponent(trainer!.name)}`);
+    const trainers = await get<{ id: number; name: string; state: string }[]>(
+      `/api/v1/lookup/trainers?query=${encodeURIComponent(trainer!.name)}`,
+    );
     expect(trainers.map((t) => t.id)).toContain(trainer!.id);
     const [jockey] = await raw<{ id: number; name: string }>(sql`select id, name from jockeys order by id limit 1`);
     const jockeys = await get<{ id: number; apprentice: boolean }[]>(`/api/v1/lookup/jockeys?query=${encodeURIComponent(jockey!.name)}`);
@@ -130,7 +142,12 @@ describe('racing lookups', () => {
 
   it('an empty query answers [] without touching the database', async () => {
     // With the racing database unreachable, any query would be a 503.
-    for (const path of ['/api/v1/lookup/horses?query=', '/api/v1/lookup/horses', '/api/v1/lookup/trainers?query=%20%20', '/api/v1/lookup/jockeys?query=']) {
+    for (const path of [
+      '/api/v1/lookup/horses?query=',
+      '/api/v1/lookup/horses',
+      '/api/v1/lookup/trainers?query=%20%20',
+      '/api/v1/lookup/jockeys?query=',
+    ]) {
       const res = await withEnv(path, { headers: { cookie } }, UNREACHABLE_RACING);
       expect(res.status, path).toBe(200);
       expect(await res.json()).toEqual([]);
@@ -151,7 +168,9 @@ describe('racing lookups', () => {
     expect(all.map((c) => c.name)).toEqual([...all.map((c) => c.name)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     expect(all.every((c) => c.meetingId === null)).toBe(true);
 
-    const [day] = await raw<{ date: string }>(sql`select date::text as date from meetings where not is_trial group by date order by count(*) desc, date limit 1`);
+    const [day] = await raw<{ date: string }>(
+      sql`select date::text as date from meetings where not is_trial group by date order by count(*) desc, date limit 1`,
+    );
     const expected = await raw<{ id: number; meeting_id: number }>(
       sql`select co.id, m.id as meeting_id from meetings m join courses co on co.id = m.course_id where m.date = ${day!.date}::date and not m.is_trial`,
     );

@@ -60,9 +60,14 @@ describe('R2 presigned PUT', () => {
   });
 });
 
-describe('the Worker\'s own upload signatures', () => {
+describe("the Worker's own upload signatures", () => {
   const secret = 'cms-test-session-secret-0123456789abcdef';
-  const grant = { key: 'pending/photo/0b9f0e7e-3a8c-4a7a-9a0f-5d1c2b3a4e5f.jpg', contentType: 'image/jpeg', maxBytes: 1000, expires: 1_900_000_000 };
+  const grant = {
+    key: 'pending/photo/0b9f0e7e-3a8c-4a7a-9a0f-5d1c2b3a4e5f.jpg',
+    contentType: 'image/jpeg',
+    maxBytes: 1000,
+    expires: 1_900_000_000,
+  };
 
   it('verifies its own signature and nothing changed', async () => {
     const sig = await signUpload(secret, grant);

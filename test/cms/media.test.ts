@@ -72,7 +72,11 @@ const json = <T>(res: Response) => res.json<T>();
 
 async function createPhoto(body: Record<string, unknown> = {}): Promise<Photo> {
   const objectKey = await upload(editor, 'photo', PNG, 'image/png');
-  const res = await api('/api/v1/media', { method: 'POST', cookie: editor, json: { type: 'photo', objectKey, title: 'Winning post', ...body } });
+  const res = await api('/api/v1/media', {
+    method: 'POST',
+    cookie: editor,
+    json: { type: 'photo', objectKey, title: 'Winning post', ...body },
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   return json<Photo>(res);
 }
@@ -135,7 +139,9 @@ describe('upload step 1: GET /api/v1/media/upload-url', () => {
   it('gives a video its own prefix and a poster slot the photo types', async () => {
     const video = await json<UploadAddress>(await uploadUrl(editor, { type: 'video', contentType: 'video/webm', size: 10 }));
     expect(video.objectKey).toMatch(/^pending\/video\/.+\.webm$/);
-    const poster = await json<UploadAddress>(await uploadUrl(editor, { type: 'video', slot: 'poster', contentType: 'image/png', size: 10 }));
+    const poster = await json<UploadAddress>(
+      await uploadUrl(editor, { type: 'video', slot: 'poster', contentType: 'image/png', size: 10 }),
+    );
     expect(poster.objectKey).toMatch(/^pending\/poster\/.+\.png$/);
   });
 
@@ -167,7 +173,7 @@ describe('upload step 1: GET /api/v1/media/upload-url', () => {
   });
 });
 
-describe('the Worker\'s own upload address: PUT /api/v1/media/uploads/<key>', () => {
+describe("the Worker's own upload address: PUT /api/v1/media/uploads/<key>", () => {
   async function address(size: number, contentType = 'image/jpeg'): Promise<UploadAddress> {
     return json<UploadAddress>(await uploadUrl(editor, { type: 'photo', contentType, size }));
   }
@@ -218,9 +224,17 @@ describe('the Worker\'s own upload address: PUT /api/v1/media/uploads/<key>', ()
   });
 
   it('403 for a path that is not a pending key, without a session check', async () => {
-    const res = await putTo(`${BASE}/api/v1/media/uploads/photo/x/original.jpg?size=3&expires=9999999999&sig=${'a'.repeat(64)}`, new Uint8Array(3), 'image/jpeg');
+    const res = await putTo(
+      `${BASE}/api/v1/media/uploads/photo/x/original.jpg?size=3&expires=9999999999&sig=${'a'.repeat(64)}`,
+      new Uint8Array(3),
+      'image/jpeg',
+    );
     expect(res.status).toBe(403);
-    const traversal = await putTo(`${BASE}/api/v1/media/uploads/pending/photo/../../x.jpg?size=3&expires=9999999999&sig=${'a'.repeat(64)}`, new Uint8Array(3), 'image/jpeg');
+    const traversal = await putTo(
+      `${BASE}/api/v1/media/uploads/pending/photo/../../x.jpg?size=3&expires=9999999999&sig=${'a'.repeat(64)}`,
+      new Uint8Array(3),
+      'image/jpeg',
+    );
     expect([403, 404]).toContain(traversal.status);
   });
 });
@@ -236,7 +250,15 @@ describe('photos', () => {
     });
     expect(res.status).toBe(201);
     const photo = await json<Photo>(res);
-    expect(photo).toMatchObject({ type: 'photo', title: 'Finish of the Cup', photoType: 'finish', contentType: 'image/png', sizeBytes: PNG.length, width: 1400, height: 700 });
+    expect(photo).toMatchObject({
+      type: 'photo',
+      title: 'Finish of the Cup',
+      photoType: 'finish',
+      contentType: 'image/png',
+      sizeBytes: PNG.length,
+      width: 1400,
+      height: 700,
+    });
     expect(await present(objectKey)).toBe(false);
     const folder = photo.originalKey.replace(/original\.png$/, '');
     expect(photo.originalKey).toMatch(/^photo\/[0-9a-f-]{36}\/original\.png$/);
@@ -380,18 +402,36 @@ describe('photos', () => {
   });
 
   it('POST with malformed JSON or a huge body is a clear 4xx', async () => {
-    const bad = await api('/api/v1/media', { method: 'POST', cookie: editor, headers: { 'content-type': 'application/json' }, body: '{"type":' });
+    const bad = await api('/api/v1/media', {
+      method: 'POST',
+      cookie: editor,
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":',
+    });
     expect(bad.status).toBe(400);
-    const huge = await api('/api/v1/media', { method: 'POST', cookie: editor, json: { type: 'photo', objectKey: 'x', title: 'x'.repeat(1_100_000) } });
+    const huge = await api('/api/v1/media', {
+      method: 'POST',
+      cookie: editor,
+      json: { type: 'photo', objectKey: 'x', title: 'x'.repeat(1_100_000) },
+    });
     expect(huge.status).toBe(413);
   });
 
   it('update keeps every omitted slot, and accepts the stored keys sent back unchanged', async () => {
     const photo = await createPhoto();
-    const res = await api(`/api/v1/media/${photo.id}`, { method: 'PUT', cookie: editor, json: { type: 'photo', title: 'Renamed', caption: 'New caption' } });
+    const res = await api(`/api/v1/media/${photo.id}`, {
+      method: 'PUT',
+      cookie: editor,
+      json: { type: 'photo', title: 'Renamed', caption: 'New caption' },
+    });
     expect(res.status).toBe(200);
     const updated = await json<Photo>(res);
-    expect(updated).toMatchObject({ title: 'Renamed', caption: 'New caption', originalKey: photo.originalKey, thumbnailKey: photo.thumbnailKey });
+    expect(updated).toMatchObject({
+      title: 'Renamed',
+      caption: 'New caption',
+      originalKey: photo.originalKey,
+      thumbnailKey: photo.thumbnailKey,
+    });
     const roundTrip = await api(`/api/v1/media/${photo.id}`, { method: 'PUT', cookie: editor, json: { ...updated, title: 'Again' } });
     expect(roundTrip.status).toBe(200);
     expect(await json<Photo>(roundTrip)).toMatchObject({ title: 'Again', largeKey: photo.largeKey });
@@ -406,20 +446,33 @@ describe('photos', () => {
     const updated = await json<Photo>(res);
     expect(updated).toMatchObject({ title: photo.title, contentType: 'image/jpeg', width: 320, height: 200, sizeBytes: JPEG.length });
     expect(updated.originalKey).toMatch(/original\.jpg$/);
-    for (const key of [photo.originalKey, photo.thumbnailKey, photo.mediumKey, photo.largeKey, originalKey]) expect(await present(key)).toBe(false);
-    for (const key of [updated.originalKey, updated.thumbnailKey, updated.mediumKey, updated.largeKey]) expect(await present(key)).toBe(true);
+    for (const key of [photo.originalKey, photo.thumbnailKey, photo.mediumKey, photo.largeKey, originalKey])
+      expect(await present(key)).toBe(false);
+    for (const key of [updated.originalKey, updated.thumbnailKey, updated.mediumKey, updated.largeKey])
+      expect(await present(key)).toBe(true);
     expect(await storedWidth(updated.largeKey)).toBe(320);
   });
 
   it('update refuses a variant key of its own, or an original that was never uploaded, and changes nothing', async () => {
     const photo = await createPhoto();
-    const variant = await api(`/api/v1/media/${photo.id}`, { method: 'PUT', cookie: editor, json: { type: 'photo', title: 'X', thumbnailKey: 'photo/other/thumbnail.jpg' } });
+    const variant = await api(`/api/v1/media/${photo.id}`, {
+      method: 'PUT',
+      cookie: editor,
+      json: { type: 'photo', title: 'X', thumbnailKey: 'photo/other/thumbnail.jpg' },
+    });
     expect(variant.status).toBe(400);
     expect((await json<ErrorBody>(variant)).error).toBe('invalid_object_key');
     const { objectKey } = await json<UploadAddress>(await uploadUrl(editor, { type: 'photo', contentType: 'image/jpeg', size: 10 }));
-    const missing = await api(`/api/v1/media/${photo.id}`, { method: 'PUT', cookie: editor, json: { type: 'photo', title: 'X', originalKey: objectKey } });
+    const missing = await api(`/api/v1/media/${photo.id}`, {
+      method: 'PUT',
+      cookie: editor,
+      json: { type: 'photo', title: 'X', originalKey: objectKey },
+    });
     expect(missing.status).toBe(400);
-    expect(await json<Photo>(await api(`/api/v1/media/${photo.id}?type=photo`, { cookie: editor }))).toMatchObject({ title: photo.title, originalKey: photo.originalKey });
+    expect(await json<Photo>(await api(`/api/v1/media/${photo.id}?type=photo`, { cookie: editor }))).toMatchObject({
+      title: photo.title,
+      originalKey: photo.originalKey,
+    });
   });
 
   it('update and delete of an absent id are 404', async () => {
@@ -445,8 +498,12 @@ describe('photos', () => {
     expect((await api('/api/v1/media?type=photo')).status).toBe(401);
     expect((await api(`/api/v1/media/${photo.id}?type=photo`)).status).toBe(401);
     expect((await api(photo.urls.original)).status).toBe(401);
-    expect((await api('/api/v1/media', { method: 'POST', cookie: reader, json: { type: 'photo', objectKey: 'x', title: 'T' } })).status).toBe(403);
-    expect((await api(`/api/v1/media/${photo.id}`, { method: 'PUT', cookie: reader, json: { type: 'photo', title: 'T' } })).status).toBe(403);
+    expect(
+      (await api('/api/v1/media', { method: 'POST', cookie: reader, json: { type: 'photo', objectKey: 'x', title: 'T' } })).status,
+    ).toBe(403);
+    expect((await api(`/api/v1/media/${photo.id}`, { method: 'PUT', cookie: reader, json: { type: 'photo', title: 'T' } })).status).toBe(
+      403,
+    );
     expect((await api(`/api/v1/media/${photo.id}?type=photo`, { method: 'DELETE', cookie: reader })).status).toBe(403);
     expect(await present(photo.originalKey)).toBe(true);
   });
@@ -457,7 +514,11 @@ describe('videos', () => {
     const mp4 = fakeMp4();
     const objectKey = await upload(editor, 'video', mp4, 'video/mp4');
     const posterKey = await upload(editor, 'video', JPEG, 'image/jpeg', 'poster');
-    const res = await api('/api/v1/media', { method: 'POST', cookie: editor, json: { type: 'video', objectKey, posterKey, title: 'Replay', durationSeconds: 84 } });
+    const res = await api('/api/v1/media', {
+      method: 'POST',
+      cookie: editor,
+      json: { type: 'video', objectKey, posterKey, title: 'Replay', durationSeconds: 84 },
+    });
     expect(res.status).toBe(201);
     const video = await json<Video>(res);
     expect(video).toMatchObject({ type: 'video', title: 'Replay', durationSeconds: 84, sizeBytes: mp4.length });
@@ -482,7 +543,11 @@ describe('videos', () => {
     expect(await present(notVideo)).toBe(false);
     const video = await upload(editor, 'video', fakeMp4(), 'video/mp4');
     const badPoster = await upload(editor, 'video', new Uint8Array(300).fill(1), 'image/png', 'poster');
-    const b = await api('/api/v1/media', { method: 'POST', cookie: editor, json: { type: 'video', objectKey: video, posterKey: badPoster, title: 'T' } });
+    const b = await api('/api/v1/media', {
+      method: 'POST',
+      cookie: editor,
+      json: { type: 'video', objectKey: video, posterKey: badPoster, title: 'T' },
+    });
     expect(b.status).toBe(400);
     expect((await json<ErrorBody>(b)).field).toBe('posterKey');
     expect(await keysUnder('video/')).not.toContain(expect.stringContaining(video.slice(-20)));
@@ -495,11 +560,15 @@ describe('videos', () => {
 
   it('update keeps omitted slots, replaces a given one, and removes the poster with null', async () => {
     const video = await createVideo();
-    const kept = await json<Video>(await api(`/api/v1/media/${video.id}`, { method: 'PUT', cookie: editor, json: { type: 'video', title: 'Retitled' } }));
+    const kept = await json<Video>(
+      await api(`/api/v1/media/${video.id}`, { method: 'PUT', cookie: editor, json: { type: 'video', title: 'Retitled' } }),
+    );
     expect(kept).toMatchObject({ title: 'Retitled', videoKey: video.videoKey, posterKey: video.posterKey, durationSeconds: 95 });
 
     const posterKey = await upload(editor, 'video', encodeImage(64, 36, 'png'), 'image/png', 'poster');
-    const replaced = await json<Video>(await api(`/api/v1/media/${video.id}`, { method: 'PUT', cookie: editor, json: { type: 'video', posterKey } }));
+    const replaced = await json<Video>(
+      await api(`/api/v1/media/${video.id}`, { method: 'PUT', cookie: editor, json: { type: 'video', posterKey } }),
+    );
     expect(replaced.videoKey).toBe(video.videoKey);
     expect(replaced.posterKey).toMatch(/poster\.png$/);
     expect(await present(video.posterKey)).toBe(false);
@@ -507,12 +576,16 @@ describe('videos', () => {
     expect(await present(video.videoKey)).toBe(true);
 
     const videoKey = await upload(editor, 'video', fakeMp4(8192), 'video/mp4');
-    const newFile = await json<Video>(await api(`/api/v1/media/${video.id}`, { method: 'PUT', cookie: editor, json: { type: 'video', videoKey } }));
+    const newFile = await json<Video>(
+      await api(`/api/v1/media/${video.id}`, { method: 'PUT', cookie: editor, json: { type: 'video', videoKey } }),
+    );
     expect(newFile).toMatchObject({ sizeBytes: 8192, posterKey: replaced.posterKey });
     expect(await present(video.videoKey)).toBe(false);
     expect(await present(newFile.videoKey)).toBe(true);
 
-    const noPoster = await json<Video>(await api(`/api/v1/media/${video.id}`, { method: 'PUT', cookie: editor, json: { type: 'video', posterKey: null } }));
+    const noPoster = await json<Video>(
+      await api(`/api/v1/media/${video.id}`, { method: 'PUT', cookie: editor, json: { type: 'video', posterKey: null } }),
+    );
     expect(noPoster.posterKey).toBeNull();
     expect(noPoster.urls.poster).toBeNull();
     expect(await present(replaced.posterKey)).toBe(false);
@@ -542,11 +615,21 @@ describe('photo and video ids overlap', () => {
     await env.MEDIA.put(keys.original, JPEG, { httpMetadata: { contentType: 'image/jpeg' } });
     await env.MEDIA.put(keys.video, fakeMp4(), { httpMetadata: { contentType: 'video/mp4' } });
     await env.DB.batch([
-      env.DB.prepare(`insert into photos (id, title, original_key, content_type, size_bytes) values (?, 'Same id photo', ?, 'image/jpeg', ?)`).bind(id, keys.original, JPEG.length),
-      env.DB.prepare(`insert into videos (id, title, video_key, content_type, size_bytes) values (?, 'Same id video', ?, 'video/mp4', 4096)`).bind(id, keys.video),
+      env.DB.prepare(
+        `insert into photos (id, title, original_key, content_type, size_bytes) values (?, 'Same id photo', ?, 'image/jpeg', ?)`,
+      ).bind(id, keys.original, JPEG.length),
+      env.DB.prepare(
+        `insert into videos (id, title, video_key, content_type, size_bytes) values (?, 'Same id video', ?, 'video/mp4', 4096)`,
+      ).bind(id, keys.video),
     ]);
-    expect(await json<Photo>(await api(`/api/v1/media/${id}?type=photo`, { cookie: reader }))).toMatchObject({ type: 'photo', title: 'Same id photo' });
-    expect(await json<Video>(await api(`/api/v1/media/${id}?type=video`, { cookie: reader }))).toMatchObject({ type: 'video', title: 'Same id video' });
+    expect(await json<Photo>(await api(`/api/v1/media/${id}?type=photo`, { cookie: reader }))).toMatchObject({
+      type: 'photo',
+      title: 'Same id photo',
+    });
+    expect(await json<Video>(await api(`/api/v1/media/${id}?type=video`, { cookie: reader }))).toMatchObject({
+      type: 'video',
+      title: 'Same id video',
+    });
     await api(`/api/v1/media/${id}`, { method: 'PUT', cookie: editor, json: { type: 'video', title: 'Video renamed' } });
     expect((await json<Photo>(await api(`/api/v1/media/${id}?type=photo`, { cookie: reader }))).title).toBe('Same id photo');
     expect((await api(`/api/v1/media/${id}?type=photo`, { method: 'DELETE', cookie: editor })).status).toBe(204);

@@ -2,7 +2,11 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, signIn, UNREACHABLE_RACING, withEnv } from './helpers';
 
-type Report = { status: string; totalDuration: string; entries: Record<string, { status: string; tags: string[]; duration: string; description?: string }> };
+type Report = {
+  status: string;
+  totalDuration: string;
+  entries: Record<string, { status: string; tags: string[]; duration: string; description?: string }>;
+};
 
 describe('GET /health', () => {
   it('answers 200 with one tagged entry per check when all pass, without a session', async () => {
@@ -62,9 +66,21 @@ describe('API docs', () => {
   it('publishes an OpenAPI document generated from the route schemas', async () => {
     const res = await api('/openapi.json');
     expect(res.status).toBe(200);
-    const doc = await res.json<{ openapi: string; paths: Record<string, Record<string, unknown>>; components: { securitySchemes: Record<string, unknown> } }>();
+    const doc = await res.json<{
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { securitySchemes: Record<string, unknown> };
+    }>();
     expect(doc.openapi).toBe('3.1.0');
-    for (const path of ['/api/v1/auth/login', '/api/v1/auth/totp-verify', '/api/v1/auth/me', '/api/v1/auth/logout', '/api/v1/lookup/bootstrap', '/api/v1/lookup/races', '/health']) {
+    for (const path of [
+      '/api/v1/auth/login',
+      '/api/v1/auth/totp-verify',
+      '/api/v1/auth/me',
+      '/api/v1/auth/logout',
+      '/api/v1/lookup/bootstrap',
+      '/api/v1/lookup/races',
+      '/health',
+    ]) {
       expect(doc.paths, path).toHaveProperty([path]);
     }
     expect(doc.components.securitySchemes.session).toEqual({ type: 'apiKey', in: 'cookie', name: 'app_session' });
@@ -80,14 +96,21 @@ describe('browser protections', () => {
   it('allows the configured editor origin with credentials (CORS), and no other', async () => {
     const preflight = await api('/api/v1/auth/me', {
       method: 'OPTIONS',
-      headers: { origin: 'https://editor.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://editor.example',
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://editor.example');
     expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
     expect(preflight.headers.get('access-control-allow-methods')).toContain('PUT');
 
-    const other = await api('/api/v1/auth/me', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const other = await api('/api/v1/auth/me', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
 
     const read = await api('/api/v1/auth/me', { cookie, headers: { origin: 'https://editor.example' } });
@@ -102,7 +125,11 @@ describe('browser protections', () => {
     const crossSite = await api('/api/v1/auth/logout', { method: 'POST', cookie, headers: { 'sec-fetch-site': 'cross-site' } });
     expect(crossSite.status).toBe(403);
     // Login CSRF too: a foreign page cannot start a sign-in.
-    const login = await api('/api/v1/auth/login', { method: 'POST', headers: { origin: 'https://evil.example' }, json: { email: 'a@b.c', password: 'x' } });
+    const login = await api('/api/v1/auth/login', {
+      method: 'POST',
+      headers: { origin: 'https://evil.example' },
+      json: { email: 'a@b.c', password: 'x' },
+    });
     expect(login.status).toBe(403);
     // The session survived all of that.
     expect((await api('/api/v1/auth/me', { cookie })).status).toBe(200);
@@ -111,7 +138,11 @@ describe('browser protections', () => {
   it('accepts writes from its own origin and the editor origin', async () => {
     const own = await api('/api/v1/lookup/sites', { cookie, headers: { origin: 'https://cms.test' } });
     expect(own.status).toBe(200);
-    const login = await api('/api/v1/auth/login', { method: 'POST', headers: { origin: 'https://editor.example' }, json: { email: 'nobody@example.com', password: 'x' } });
+    const login = await api('/api/v1/auth/login', {
+      method: 'POST',
+      headers: { origin: 'https://editor.example' },
+      json: { email: 'nobody@example.com', password: 'x' },
+    });
     expect(login.status).toBe(400);
   });
 
@@ -131,7 +162,11 @@ describe('browser protections', () => {
 
   it('refuses a published development secret outside local development, and takes it locally', async () => {
     // workers/cms/.dev.vars.example; the Worker is local only with its Postgres relay on loopback.
-    const deployed = await withEnv('/api/v1/auth/me', { headers: { cookie } }, { AUTH_CLIENT_SECRET: 'dev-client-secret', PG_WS_PROXY: '' });
+    const deployed = await withEnv(
+      '/api/v1/auth/me',
+      { headers: { cookie } },
+      { AUTH_CLIENT_SECRET: 'dev-client-secret', PG_WS_PROXY: '' },
+    );
     expect(deployed.status).toBe(500);
     const body = await deployed.json<{ error: string; message: string }>();
     expect(body.error).toBe('configuration_error');

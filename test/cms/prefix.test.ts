@@ -11,7 +11,11 @@ import { lookups, type StoryJson } from './story-fixtures';
  */
 
 /** A same-origin browser request: writes carry the page's Origin, which the CMS checks. */
-const browser = (cookie: string, json?: unknown): RequestInit & { cookie: string; json?: unknown } => ({ cookie, json, headers: { origin: BASE } });
+const browser = (cookie: string, json?: unknown): RequestInit & { cookie: string; json?: unknown } => ({
+  cookie,
+  json,
+  headers: { origin: BASE },
+});
 
 type Photo = { id: number; title: string; urls: Record<'original' | 'thumbnail' | 'medium' | 'large', string> };
 
@@ -28,7 +32,10 @@ for (const base of ['', '/cms'] as const) {
       let session: string | undefined;
       let sessionLine: string | undefined;
       for (let attempt = 0; attempt < 5 && !session; attempt++) {
-        const verify = await api(`${base}/api/v1/auth/totp-verify`, { method: 'POST', ...browser(cookieFrom(login, 'app_login')!, { code: freshCode('prefix') }) });
+        const verify = await api(`${base}/api/v1/auth/totp-verify`, {
+          method: 'POST',
+          ...browser(cookieFrom(login, 'app_login')!, { code: freshCode('prefix') }),
+        });
         if (verify.status === 200) {
           expect(await verify.json()).toMatchObject({ email });
           session = cookieFrom(verify, 'app_session');
@@ -45,14 +52,22 @@ for (const base of ['', '/cms'] as const) {
 
       // A story: created and read under the prefix.
       const l = await lookups();
-      const created = await api(`${base}/api/v1/story`, { method: 'POST', ...browser(session!, { title: `Prefix story ${l.tag}`, siteIds: [l.siteA] }) });
+      const created = await api(`${base}/api/v1/story`, {
+        method: 'POST',
+        ...browser(session!, { title: `Prefix story ${l.tag}`, siteIds: [l.siteA] }),
+      });
       expect(created.status).toBe(201);
       const story = await created.json<StoryJson>();
       const read = await api(`${base}/api/v1/story/${story.id}`, { cookie: session });
       expect(read.status).toBe(200);
       expect(await read.json()).toEqual(story);
       // Another origin may not write, under the prefix as at the root.
-      const foreign = await api(`${base}/api/v1/story`, { method: 'POST', cookie: session, json: { title: 'x', siteIds: [l.siteA] }, headers: { origin: 'https://evil.example' } });
+      const foreign = await api(`${base}/api/v1/story`, {
+        method: 'POST',
+        cookie: session,
+        json: { title: 'x', siteIds: [l.siteA] },
+        headers: { origin: 'https://evil.example' },
+      });
       expect(foreign.status).toBe(403);
 
       // The upload address is this Worker's own, under the prefix; the files' URLs too.
@@ -65,13 +80,20 @@ for (const base of ['', '/cms'] as const) {
       expect(uploadUrl.pathname).toBe(`${base}/api/v1/media/uploads/${address.objectKey}`);
       expect((await putTo(address.uploadUrl, jpeg, 'image/jpeg')).status).toBe(200);
 
-      const stored = await api(`${base}/api/v1/media`, { method: 'POST', ...browser(session!, { type: 'photo', objectKey: address.objectKey, title: `Prefix photo ${l.tag}` }) });
+      const stored = await api(`${base}/api/v1/media`, {
+        method: 'POST',
+        ...browser(session!, { type: 'photo', objectKey: address.objectKey, title: `Prefix photo ${l.tag}` }),
+      });
       expect(stored.status).toBe(201);
       const photo = await stored.json<Photo>();
       for (const url of Object.values(photo.urls)) expect(url.startsWith(`${base}/api/v1/media/${photo.id}/file/`), url).toBe(true);
-      const listed = await api(`${base}/api/v1/media?type=photo&search=${encodeURIComponent(`Prefix photo ${l.tag}`)}`, { cookie: session });
+      const listed = await api(`${base}/api/v1/media?type=photo&search=${encodeURIComponent(`Prefix photo ${l.tag}`)}`, {
+        cookie: session,
+      });
       expect(await listed.json()).toMatchObject({ totalCount: 1, items: [{ id: photo.id, urls: photo.urls }] });
-      expect(await (await api(`${base}/api/v1/media/${photo.id}?type=photo`, { cookie: session })).json()).toMatchObject({ urls: photo.urls });
+      expect(await (await api(`${base}/api/v1/media/${photo.id}?type=photo`, { cookie: session })).json()).toMatchObject({
+        urls: photo.urls,
+      });
       const thumbnail = await api(photo.urls.thumbnail, { cookie: session });
       expect(thumbnail.status).toBe(200);
       expect(thumbnail.headers.get('content-type')).toBe('image/jpeg');
@@ -108,7 +130,9 @@ for (const base of ['', '/cms'] as const) {
       else expect(doc).not.toHaveProperty('servers');
       expect(doc.paths).toHaveProperty(['/api/v1/auth/login']);
       // The prefix header from outside is not trusted: it cannot move "try it" elsewhere.
-      const spoofed = await (await api(`${base}/openapi.json`, { headers: { 'x-forwarded-prefix': '/elsewhere' } })).json<{ servers?: unknown }>();
+      const spoofed = await (await api(`${base}/openapi.json`, { headers: { 'x-forwarded-prefix': '/elsewhere' } })).json<{
+        servers?: unknown;
+      }>();
       expect(spoofed.servers).toEqual(doc.servers);
       // Where Swagger UI sends "try it": the server (the document's own origin without one) plus the path.
       const tryIt = new URL(`${doc.servers?.[0]?.url ?? ''}/health`, `${BASE}${base}/openapi.json`);

@@ -50,7 +50,12 @@ describe('story body validation', () => {
   });
 
   it('answers 400 for malformed JSON, 415 for another content type, 413 for a huge body', async () => {
-    const malformed = await api('/api/v1/story', { method: 'POST', cookie, headers: { 'content-type': 'application/json' }, body: '{"title": "x",' });
+    const malformed = await api('/api/v1/story', {
+      method: 'POST',
+      cookie,
+      headers: { 'content-type': 'application/json' },
+      body: '{"title": "x",',
+    });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
     const form = await api('/api/v1/story', { method: 'POST', cookie, headers: { 'content-type': 'text/plain' }, body: 'title=x' });
@@ -105,7 +110,9 @@ describe('story writes and the role', () => {
     const reader = await directSession('USER');
     const story = await createStory(cookie, { title: 'Kept', siteIds: [l.siteA] });
     expect((await api('/api/v1/story', { method: 'POST', cookie: reader, json: { title: 'x', siteIds: [l.siteA] } })).status).toBe(403);
-    expect((await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: reader, json: { title: 'x', siteIds: [l.siteA] } })).status).toBe(403);
+    expect(
+      (await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: reader, json: { title: 'x', siteIds: [l.siteA] } })).status,
+    ).toBe(403);
     expect((await api(`/api/v1/story/${story.id}`, { method: 'DELETE', cookie: reader })).status).toBe(403);
     expect((await api(`/api/v1/story/${story.id}`, { cookie: reader })).status).toBe(200);
   });

@@ -6,7 +6,18 @@ let cookie: string;
 let l: Lookups;
 let all: StoryJson[];
 
-type Spec = { title: string; day: string; visible?: boolean; breakout?: boolean; image?: boolean; scope?: string; sites: 'A' | 'B' | 'AB'; types?: ('news' | 'tips' | 'results')[]; contributor?: boolean; summary?: string };
+type Spec = {
+  title: string;
+  day: string;
+  visible?: boolean;
+  breakout?: boolean;
+  image?: boolean;
+  scope?: string;
+  sites: 'A' | 'B' | 'AB';
+  types?: ('news' | 'tips' | 'results')[];
+  contributor?: boolean;
+  summary?: string;
+};
 
 // A small world of its own (every title carries the tag), so each filter can be checked against the
 // same rule computed here.
@@ -62,7 +73,23 @@ describe('story list filters', () => {
     expect(delta.newsTypeIds).toEqual([l.newsA, l.resultsB].sort((a, b) => a - b));
     expect(delta).not.toHaveProperty('content');
     expect(Object.keys(delta).sort()).toEqual(
-      ['id', 'title', 'summary', 'accessScope', 'visible', 'breakout', 'authorId', 'contributorId', 'storyImageId', 'parentId', 'sortOrder', 'publishedAt', 'updatedAt', 'siteIds', 'newsTypeIds'].sort(),
+      [
+        'id',
+        'title',
+        'summary',
+        'accessScope',
+        'visible',
+        'breakout',
+        'authorId',
+        'contributorId',
+        'storyImageId',
+        'parentId',
+        'sortOrder',
+        'publishedAt',
+        'updatedAt',
+        'siteIds',
+        'newsTypeIds',
+      ].sort(),
     );
   });
 
@@ -89,10 +116,16 @@ describe('story list filters', () => {
 
   it('filters by site, news type and contributor ids', async () => {
     expect(idsOf((await list(`siteId=${l.siteB}`)).items)).toEqual(idsOf(latestFirst(all.filter((s) => s.siteIds.includes(l.siteB)))));
-    expect(idsOf((await list(`newsType=${l.newsA}`)).items)).toEqual(idsOf(latestFirst(all.filter((s) => s.newsTypeIds.includes(l.newsA)))));
-    expect(idsOf((await list(`contributor=${l.contributorId}`)).items)).toEqual(idsOf(latestFirst(all.filter((s) => s.contributorId === l.contributorId))));
+    expect(idsOf((await list(`newsType=${l.newsA}`)).items)).toEqual(
+      idsOf(latestFirst(all.filter((s) => s.newsTypeIds.includes(l.newsA)))),
+    );
+    expect(idsOf((await list(`contributor=${l.contributorId}`)).items)).toEqual(
+      idsOf(latestFirst(all.filter((s) => s.contributorId === l.contributorId))),
+    );
     const combined = await list(`siteId=${l.siteA}&newsType=${l.newsA}&visible=true`);
-    expect(idsOf(combined.items)).toEqual(idsOf(latestFirst(all.filter((s) => s.siteIds.includes(l.siteA) && s.newsTypeIds.includes(l.newsA) && s.visible))));
+    expect(idsOf(combined.items)).toEqual(
+      idsOf(latestFirst(all.filter((s) => s.siteIds.includes(l.siteA) && s.newsTypeIds.includes(l.newsA) && s.visible))),
+    );
     expect((await list('siteId=999999999')).totalCount).toBe(0);
   });
 
@@ -103,7 +136,9 @@ describe('story list filters', () => {
     expect(idsOf(cup.items)).toContain(all.find((s) => s.title.startsWith('Echo'))!.id);
     const literal = await (await api(`/api/v1/story?search=${encodeURIComponent(`100%`)}&siteId=${l.siteB}`, { cookie })).json<PageJson>();
     expect(idsOf(literal.items)).toEqual(idsOf(all.filter((s) => s.title.startsWith('foxtrot'))));
-    const underscore = await (await api(`/api/v1/story?search=${encodeURIComponent(`1_0`)}&siteId=${l.siteB}`, { cookie })).json<PageJson>();
+    const underscore = await (
+      await api(`/api/v1/story?search=${encodeURIComponent(`1_0`)}&siteId=${l.siteB}`, { cookie })
+    ).json<PageJson>();
     expect(underscore.totalCount).toBe(0);
   });
 });
@@ -139,23 +174,26 @@ describe('story list sort and paging', () => {
 
   // A search counts its total in the page's own statement: every page of every order carries the
   // same total, and the pages join up to the whole ordered list.
-  it.each(['title', '-title', 'publishedAt', '-id'])('sort=%s in pages of 2: the same total on every page, pages in order', async (sort) => {
-    const caseless = (a: StoryJson, b: StoryJson) => a.title.toLowerCase().localeCompare(b.title.toLowerCase()) || a.id - b.id;
-    const compare: Record<string, (a: StoryJson, b: StoryJson) => number> = {
-      title: caseless,
-      '-title': (a, b) => -caseless(a, b),
-      publishedAt: (a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.id - b.id,
-      '-id': (a, b) => b.id - a.id,
-    };
-    const seen: number[] = [];
-    for (let page = 1; page <= Math.ceil(SPECS.length / 2) + 1; page++) {
-      const res = await api(`/api/v1/story?search=${encodeURIComponent(l.tag)}&sort=${sort}&pageSize=2&page=${page}`, { cookie });
-      const body = await res.json<PageJson>();
-      expect(body.totalCount).toBe(SPECS.length);
-      seen.push(...idsOf(body.items));
-    }
-    expect(seen).toEqual(idsOf([...all].sort(compare[sort])));
-  });
+  it.each(['title', '-title', 'publishedAt', '-id'])(
+    'sort=%s in pages of 2: the same total on every page, pages in order',
+    async (sort) => {
+      const caseless = (a: StoryJson, b: StoryJson) => a.title.toLowerCase().localeCompare(b.title.toLowerCase()) || a.id - b.id;
+      const compare: Record<string, (a: StoryJson, b: StoryJson) => number> = {
+        title: caseless,
+        '-title': (a, b) => -caseless(a, b),
+        publishedAt: (a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.id - b.id,
+        '-id': (a, b) => b.id - a.id,
+      };
+      const seen: number[] = [];
+      for (let page = 1; page <= Math.ceil(SPECS.length / 2) + 1; page++) {
+        const res = await api(`/api/v1/story?search=${encodeURIComponent(l.tag)}&sort=${sort}&pageSize=2&page=${page}`, { cookie });
+        const body = await res.json<PageJson>();
+        expect(body.totalCount).toBe(SPECS.length);
+        seen.push(...idsOf(body.items));
+      }
+      expect(seen).toEqual(idsOf([...all].sort(compare[sort])));
+    },
+  );
 
   it('defaults to page 1 of 20', async () => {
     const body = await (await api(`/api/v1/story?search=${encodeURIComponent(l.tag)}`, { cookie })).json<PageJson>();

@@ -14,10 +14,12 @@ beforeAll(async () => {
 
 const base = (l: Lookups, extra: Record<string, unknown> = {}) => ({ title: `Story ${l.tag}`, siteIds: [l.siteA], ...extra });
 const mappings = async (id: number) => ({
-  sites: (await db.all<{ site_id: number }>(sql`select site_id from story_sites where story_id = ${id} order by site_id`)).map((r) => r.site_id),
-  newsTypes: (await db.all<{ news_type_id: number }>(sql`select news_type_id from story_news_types where story_id = ${id} order by news_type_id`)).map(
-    (r) => r.news_type_id,
+  sites: (await db.all<{ site_id: number }>(sql`select site_id from story_sites where story_id = ${id} order by site_id`)).map(
+    (r) => r.site_id,
   ),
+  newsTypes: (
+    await db.all<{ news_type_id: number }>(sql`select news_type_id from story_news_types where story_id = ${id} order by news_type_id`)
+  ).map((r) => r.news_type_id),
 });
 
 describe('story create, read, update', () => {
@@ -89,7 +91,10 @@ describe('story create, read, update', () => {
 
   it('updates the story and resyncs both mappings (old rows gone, new rows in)', async () => {
     const l = await lookups();
-    const story = await createStory(editor, base(l, { siteIds: [l.siteA], newsTypeIds: [l.newsA, l.tipsA], publishedAt: '2026-01-02T00:00:00Z' }));
+    const story = await createStory(
+      editor,
+      base(l, { siteIds: [l.siteA], newsTypeIds: [l.newsA, l.tipsA], publishedAt: '2026-01-02T00:00:00Z' }),
+    );
     const res = await api(`/api/v1/story/${story.id}`, {
       method: 'PUT',
       cookie: editor,
@@ -97,14 +102,25 @@ describe('story create, read, update', () => {
     });
     expect(res.status).toBe(200);
     const updated = await res.json<StoryJson>();
-    expect(updated).toMatchObject({ id: story.id, title: 'Renamed', content: 'new body', visible: false, siteIds: [l.siteB], newsTypeIds: [l.resultsB] });
+    expect(updated).toMatchObject({
+      id: story.id,
+      title: 'Renamed',
+      content: 'new body',
+      visible: false,
+      siteIds: [l.siteB],
+      newsTypeIds: [l.resultsB],
+    });
     // An omitted publishedAt keeps the stored one; the change time moves.
     expect(updated.publishedAt).toBe('2026-01-02T00:00:00.000Z');
     expect(updated.createdAt).toBe(story.createdAt);
     expect(Date.parse(updated.updatedAt)).toBeGreaterThanOrEqual(Date.parse(story.updatedAt));
     expect(await mappings(story.id)).toEqual({ sites: [l.siteB], newsTypes: [l.resultsB] });
 
-    const cleared = await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: editor, json: { title: 'Renamed', siteIds: [l.siteA, l.siteB] } });
+    const cleared = await api(`/api/v1/story/${story.id}`, {
+      method: 'PUT',
+      cookie: editor,
+      json: { title: 'Renamed', siteIds: [l.siteA, l.siteB] },
+    });
     expect(cleared.status).toBe(200);
     expect(await mappings(story.id)).toEqual({ sites: [l.siteA, l.siteB].sort((a, b) => a - b), newsTypes: [] });
   });
@@ -142,7 +158,11 @@ describe('story references', () => {
     const l = await lookups();
     const story = await createStory(editor, base(l, { storyImageId: l.photoId }));
     await db.delete(schema.photos).where(eq(schema.photos.id, l.photoId));
-    const kept = await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: editor, json: base(l, { storyImageId: l.photoId, title: 'Still here' }) });
+    const kept = await api(`/api/v1/story/${story.id}`, {
+      method: 'PUT',
+      cookie: editor,
+      json: base(l, { storyImageId: l.photoId, title: 'Still here' }),
+    });
     expect(kept.status).toBe(200);
     expect(await kept.json()).toMatchObject({ storyImageId: l.photoId, title: 'Still here' });
     const other = await createStory(editor, base(l));
@@ -162,7 +182,11 @@ describe('story references', () => {
       expect((await res.json<{ issues: { field: string; message: string }[] }>()).issues[0]).toMatchObject({ field: 'json.parentId' });
     }
     // Moving the bottom story under the top one is fine.
-    const ok = await api(`/api/v1/story/${bottom.id}`, { method: 'PUT', cookie: editor, json: base(l, { title: 'bottom', parentId: top.id }) });
+    const ok = await api(`/api/v1/story/${bottom.id}`, {
+      method: 'PUT',
+      cookie: editor,
+      json: base(l, { title: 'bottom', parentId: top.id }),
+    });
     expect(ok.status).toBe(200);
   });
 });
@@ -172,7 +196,11 @@ describe('restricted stories', () => {
 
   it('refuses a Restricted story without its tags on create with exactly {message, missingTags}', async () => {
     const l = await lookups();
-    const res = await api('/api/v1/story', { method: 'POST', cookie: editor, json: base(l, { accessScope: 'Restricted', content: '<p>[members-only] half</p>' }) });
+    const res = await api('/api/v1/story', {
+      method: 'POST',
+      cookie: editor,
+      json: base(l, { accessScope: 'Restricted', content: '<p>[members-only] half</p>' }),
+    });
     expect(res.status).toBe(400);
     const body = await res.json<Record<string, unknown>>();
     expect(Object.keys(body).sort()).toEqual(['message', 'missingTags']);
@@ -184,13 +212,21 @@ describe('restricted stories', () => {
     const l = await lookups();
     const story = await createStory(editor, base(l, { accessScope: 'Restricted', content: `<p>${TAGS[0]} for members ${TAGS[1]}</p>` }));
     expect(story.accessScope).toBe('Restricted');
-    const res = await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: editor, json: base(l, { accessScope: 'Restricted', content: 'no tags now' }) });
+    const res = await api(`/api/v1/story/${story.id}`, {
+      method: 'PUT',
+      cookie: editor,
+      json: base(l, { accessScope: 'Restricted', content: 'no tags now' }),
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ message: expect.any(String), missingTags: TAGS });
     // Unchanged.
     expect((await (await api(`/api/v1/story/${story.id}`, { cookie: editor })).json<StoryJson>()).content).toContain(TAGS[0]);
     // Another scope needs no tags.
-    const open = await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: editor, json: base(l, { accessScope: 'Public', content: 'no tags now' }) });
+    const open = await api(`/api/v1/story/${story.id}`, {
+      method: 'PUT',
+      cookie: editor,
+      json: base(l, { accessScope: 'Public', content: 'no tags now' }),
+    });
     expect(open.status).toBe(200);
   });
 });
@@ -284,7 +320,10 @@ describe('link-search', () => {
   it('caps the result at 20, latest first', async () => {
     const l = await lookups();
     for (let i = 0; i < 22; i++) {
-      await createStory(editor, base(l, { title: `Capped ${l.tag} ${i}`, publishedAt: `2026-01-${String(i + 1).padStart(2, '0')}T00:00:00Z` }));
+      await createStory(
+        editor,
+        base(l, { title: `Capped ${l.tag} ${i}`, publishedAt: `2026-01-${String(i + 1).padStart(2, '0')}T00:00:00Z` }),
+      );
     }
     const res = await api(`/api/v1/story/link-search?siteIds=${l.siteA}&query=Capped%20${l.tag}`, { cookie: reader });
     const titles = (await res.json<StoryJson[]>()).map((s) => s.title);
@@ -330,7 +369,9 @@ describe('story access', () => {
     const post = await api('/api/v1/story', { method: 'POST', cookie: reader, json: base(l) });
     expect(post.status).toBe(403);
     expect(await post.json()).toMatchObject({ error: 'forbidden' });
-    expect((await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: reader, json: base(l, { title: 'changed' }) })).status).toBe(403);
+    expect((await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie: reader, json: base(l, { title: 'changed' }) })).status).toBe(
+      403,
+    );
     expect((await api(`/api/v1/story/${story.id}`, { method: 'DELETE', cookie: reader })).status).toBe(403);
     expect((await (await api(`/api/v1/story/${story.id}`, { cookie: editor })).json<StoryJson>()).title).toBe(story.title);
   });
@@ -347,7 +388,21 @@ describe('story routes in the API document', () => {
     expect(doc.paths['/api/v1/story/{id}/children']!.get).toBeDefined();
     expect(doc.paths['/api/v1/story/link-search']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['query', 'siteIds']);
     const listParams = doc.paths['/api/v1/story']!.get!.parameters!.map((p) => p.name);
-    for (const name of ['search', 'visible', 'newsType', 'contributor', 'accessScope', 'breakout', 'hasStoryImage', 'siteId', 'from', 'to', 'sort', 'page', 'pageSize']) {
+    for (const name of [
+      'search',
+      'visible',
+      'newsType',
+      'contributor',
+      'accessScope',
+      'breakout',
+      'hasStoryImage',
+      'siteId',
+      'from',
+      'to',
+      'sort',
+      'page',
+      'pageSize',
+    ]) {
       expect(listParams).toContain(name);
     }
   });

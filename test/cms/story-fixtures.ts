@@ -33,8 +33,14 @@ export async function lookups() {
       { siteId: b.id, name: 'Results' },
     ])
     .returning();
-  const [author] = await db.insert(schema.authors).values({ name: `Author ${tag}`, email: 'writer@example.com' }).returning();
-  const [contributor] = await db.insert(schema.contributors).values({ name: `Tipster ${tag}` }).returning();
+  const [author] = await db
+    .insert(schema.authors)
+    .values({ name: `Author ${tag}`, email: 'writer@example.com' })
+    .returning();
+  const [contributor] = await db
+    .insert(schema.contributors)
+    .values({ name: `Tipster ${tag}` })
+    .returning();
   // A gallery record only (the story tests never read its files).
   const [photo] = await db
     .insert(schema.photos)
@@ -59,7 +65,13 @@ export type Lookups = Awaited<ReturnType<typeof lookups>>;
  * test stories rather than signing in: the real sign-in is proven in auth.test.ts and stories.test.ts.
  */
 export async function directSession(role: 'ADMIN' | 'USER'): Promise<string> {
-  const user = { id: role === 'ADMIN' ? 9001 : 9002, email: `${role.toLowerCase()}@example.com`, firstName: role, lastName: 'Direct', role };
+  const user = {
+    id: role === 'ADMIN' ? 9001 : 9002,
+    email: `${role.toLowerCase()}@example.com`,
+    firstName: role,
+    lastName: 'Direct',
+    role,
+  };
   const { id, row } = await newSession(env.SESSION_SECRET, user, 'not-used-within-the-recheck-period');
   // Confirmed "in an hour": no recheck with the authentication service within the test's minutes.
   await db.insert(schema.sessions).values({ ...row, checkedAt: Date.now() + 3_600_000 });

@@ -37,7 +37,11 @@ describe('story search through the trigram index', () => {
   it('follows an edit: the old text no longer matches, the new text does', async () => {
     const tag = `Ed${crypto.randomUUID().slice(0, 8)}`;
     const story = await createStory(cookie, { title: `Before ${tag}`, summary: 'Old summary words', siteIds: [l.siteA] });
-    const put = await api(`/api/v1/story/${story.id}`, { method: 'PUT', cookie, json: { title: `After ${tag}`, summary: 'Fresh text', siteIds: [l.siteA] } });
+    const put = await api(`/api/v1/story/${story.id}`, {
+      method: 'PUT',
+      cookie,
+      json: { title: `After ${tag}`, summary: 'Fresh text', siteIds: [l.siteA] },
+    });
     expect(put.status).toBe(200);
     expect(await titles(`Before ${tag}`)).toEqual([]);
     expect(await titles(`After ${tag}`)).toEqual([`After ${tag}`]);

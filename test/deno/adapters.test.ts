@@ -35,7 +35,7 @@ function deno(args: string[]): Promise<{ code: number | null; output: string }> 
   });
 }
 
-it('passes the adapters\' Deno tests', { timeout: 300_000 }, async () => {
+it("passes the adapters' Deno tests", { timeout: 300_000 }, async () => {
   // Reads within the repository (sources, node_modules, migrations); writes only in the run's temporary directory.
   const test = await deno(['test', '--no-prompt', `--allow-read=${ROOT},${state}`, `--allow-write=${state}`, 'deno/adapters/']);
   expect(test.code, `deno test failed:\n${test.output}`).toBe(0);
@@ -69,14 +69,17 @@ describe('deno task', () => {
   // The type check of the Deno code and of every Worker runs here, through the task.
   it('check type-checks deno/ and every Worker, each on its own, and passes', { timeout: 600_000 }, async () => {
     const commands = config.tasks.check!.command.split(' && ');
-    expect(commands).toEqual([`${DENO_IN_TASK} check deno/adapters/ deno/host/ deno/shims/`, ...WORKERS.map((worker) => `${DENO_IN_TASK} check deno/check/${worker}.ts`)]);
+    expect(commands).toEqual([
+      `${DENO_IN_TASK} check deno/adapters/ deno/host/ deno/shims/`,
+      ...WORKERS.map((worker) => `${DENO_IN_TASK} check deno/check/${worker}.ts`),
+    ]);
     const run = await deno(['task', 'check']);
     expect(run.code, `deno task check failed:\n${run.output}`).toBe(0);
     // Every command ran: deno prints one "Check" line per root it checks.
     for (const worker of WORKERS) expect(run.output).toContain(`Check deno/check/${worker}.ts`);
   });
 
-  it('test runs the bindings\' and the host\'s Deno tests', () => {
+  it("test runs the bindings' and the host's Deno tests", () => {
     expect(config.tasks.test!.command).toMatch(new RegExp(`^${DENO_IN_TASK.replace(/\./g, '\\.')} test .* deno/adapters/ deno/host/$`));
   });
 });

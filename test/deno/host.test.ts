@@ -53,9 +53,17 @@ async function codes(account: `${Account}@${Runtime}`): Promise<string> {
 }
 
 let workerd: Promise<WorkerdServices>;
-const base: Record<'Deno host' | 'workerd', Record<Service, string>> = { 'Deno host': {} as Record<Service, string>, workerd: {} as Record<Service, string> };
+const base: Record<'Deno host' | 'workerd', Record<Service, string>> = {
+  'Deno host': {} as Record<Service, string>,
+  workerd: {} as Record<Service, string>,
+};
 /** Each runtime's transcript of each service's flow, compared at the end. */
-const transcripts: Record<Runtime, Partial<Record<Service, Entry[]>>> = { 'Deno host': {}, workerd: {}, 'workerd router by host': {}, 'workerd router by path': {} };
+const transcripts: Record<Runtime, Partial<Record<Service, Entry[]>>> = {
+  'Deno host': {},
+  workerd: {},
+  'workerd router by host': {},
+  'workerd router by path': {},
+};
 
 let state: string;
 let host: ChildProcess | undefined;
@@ -111,7 +119,11 @@ beforeAll(async () => {
     '--test-scheduled',
     ...(inject('racingDatabaseEmbedded') ? ['--var', 'migrate.MIGRATE_DIRECT_COPY:off'] : []),
   ];
-  host = spawn(DENO, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  host = spawn(DENO, args, {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the Deno host did not start within 45 s:\n${output}`)), 45_000);
     const onData = (chunk: Buffer) => {
@@ -168,7 +180,11 @@ function fetchWithHost(url: URL, host: string, init: { method?: string; headers:
   return new Promise((resolve, reject) => {
     const body = typeof init.body === 'string' || init.body instanceof Uint8Array ? init.body : undefined;
     // A length, not chunks, as fetch sends a known body (uploads require it).
-    const headers: Record<string, string> = { ...Object.fromEntries(init.headers), host, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) };
+    const headers: Record<string, string> = {
+      ...Object.fromEntries(init.headers),
+      host,
+      ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+    };
     const req = request(url, { method: init.method ?? 'GET', headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -203,7 +219,9 @@ function client(way: Way) {
       headers.set('content-type', 'application/json');
     }
     const url = new URL(pathFor(way, path), origin);
-    const res = way.host ? await fetchWithHost(url, way.host, { method: init.method, headers, body }) : await fetch(url, { ...init, body, headers, redirect: 'manual' });
+    const res = way.host
+      ? await fetchWithHost(url, way.host, { method: init.method, headers, body })
+      : await fetch(url, { ...init, body, headers, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');
@@ -228,11 +246,23 @@ it("passes the host modules' Deno tests (polyfills, bindings, assets, cron, conf
   const tmp = join(state, 'tmp');
   await mkdir(tmp, { recursive: true });
   const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(DENO, ['test', '--no-prompt', '--unstable-cron', '--allow-net=127.0.0.1', `--allow-read=${ROOT},${state}`, `--allow-write=${state}`, 'deno/host/'], {
-      cwd: ROOT,
-      env: { ...process.env, TMPDIR: tmp, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      DENO,
+      [
+        'test',
+        '--no-prompt',
+        '--unstable-cron',
+        '--allow-net=127.0.0.1',
+        `--allow-read=${ROOT},${state}`,
+        `--allow-write=${state}`,
+        'deno/host/',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, TMPDIR: tmp, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let text = '';
     child.stdout.on('data', (chunk) => (text += chunk));
     child.stderr.on('data', (chunk) => (text += chunk));
@@ -258,7 +288,11 @@ function shape(value: unknown): unknown {
   }
   if (typeof value === 'object') {
     const object = value as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(object).sort().map((key) => [key, shape(object[key])]));
+    return Object.fromEntries(
+      Object.keys(object)
+        .sort()
+        .map((key) => [key, shape(object[key])]),
+    );
   }
   return typeof value;
 }
@@ -304,14 +338,16 @@ function transcript(way: Way) {
   return { entries, record };
 }
 
-
 /** Each service's main flow against one runtime's services: its transcript, asserting what the flow needs on the way. */
 const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
   async stats(runtime) {
     const { way, http: get, entries, record } = start(runtime, 'stats');
     expect(await record('health', await get('/health'), 'value')).toEqual({ status: 'ok' });
     const auth = { authorization: 'Bearer dev-static-token' };
-    const meetings = (await record('meetings', await get('/meetings', { headers: auth }), 'value')) as { course_id: number; date: string }[];
+    const meetings = (await record('meetings', await get('/meetings', { headers: auth }), 'value')) as {
+      course_id: number;
+      date: string;
+    }[];
     expect(meetings.length).toBeGreaterThan(0);
     const stats = await get(`/meetingStats?date=${meetings[0]!.date}&courseId=${meetings[0]!.course_id}`, { headers: auth });
     expect(stats.status).toBe(200);
@@ -319,7 +355,10 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     expect(body).toMatchObject({ status: 'success', meeting: { courseId: meetings[0]!.course_id } });
     expect(Array.isArray(body.trainers) && Array.isArray(body.jockeys)).toBe(true);
     // The user context Durable Object remembered that meeting for this caller.
-    expect(await record('user context', await get('/api/user-context', { headers: auth }), 'value')).toEqual({ date: meetings[0]!.date, course_id: meetings[0]!.course_id });
+    expect(await record('user context', await get('/api/user-context', { headers: auth }), 'value')).toEqual({
+      date: meetings[0]!.date,
+      course_id: meetings[0]!.course_id,
+    });
     const refused = await get('/meetingStats?courseId=1', { headers: { authorization: 'Bearer wrong' } });
     expect(refused.status).toBe(401);
     expect(await record('meetingStats, wrong token', refused, 'value')).toEqual({ detail: 'Invalid token' });
@@ -349,13 +388,22 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     const { http: form, entries, record } = start(runtime, 'form');
     expect((await form('/form/runner/')).headers.get('location')).toMatch(/\/form\/$/);
     const login = (await record('login page', await form('/form/'), 'page')) as string;
-    const wrong = await form('/form/', { method: 'POST', form: { username: 'admin', password: 'nope', csrf_token: hidden(login, 'csrf_token') } });
+    const wrong = await form('/form/', {
+      method: 'POST',
+      form: { username: 'admin', password: 'nope', csrf_token: hidden(login, 'csrf_token') },
+    });
     expect(wrong.status).toBe(200);
     expect(await record('wrong password', wrong, 'page')).toContain('Invalid username or password.');
-    const forged = await form('/form/', { method: 'POST', form: { username: 'admin', password: 'admin-dev-password', csrf_token: 'forged' } });
+    const forged = await form('/form/', {
+      method: 'POST',
+      form: { username: 'admin', password: 'admin-dev-password', csrf_token: 'forged' },
+    });
     await record('forged csrf token', forged, 'page');
     const again = (await (await form('/form/')).text()) as string;
-    const ok = await form('/form/', { method: 'POST', form: { username: 'admin', password: 'admin-dev-password', csrf_token: hidden(again, 'csrf_token') } });
+    const ok = await form('/form/', {
+      method: 'POST',
+      form: { username: 'admin', password: 'admin-dev-password', csrf_token: hidden(again, 'csrf_token') },
+    });
     expect(ok.status).toBe(302);
     expect(ok.headers.get('location')).toMatch(/\/form\/runner\/$/);
     await record('login', ok, 'none');
@@ -383,15 +431,24 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     await record('login, wrong password', await post('/api/login/', { ...DEMO, password: 'not-the-password-1' }), 'value');
     const pending = (await record('login', await post('/api/login/', DEMO))) as Record<string, unknown>;
     await record('verify, wrong code', await post('/api/verify-2fa/', { pending_token: pending.pending_token, code: '000000' }), 'value');
-    const tokens = (await record('verify', await post('/api/verify-2fa/', { pending_token: pending.pending_token, code: await codes(`demo@${runtime}`) }))) as Record<string, unknown>;
-    const whoami = await record('whoami', await auth('/api/whoami/', { headers: { authorization: `Bearer ${String(tokens.access_token)}` } }), 'value');
+    const tokens = (await record(
+      'verify',
+      await post('/api/verify-2fa/', { pending_token: pending.pending_token, code: await codes(`demo@${runtime}`) }),
+    )) as Record<string, unknown>;
+    const whoami = await record(
+      'whoami',
+      await auth('/api/whoami/', { headers: { authorization: `Bearer ${String(tokens.access_token)}` } }),
+      'value',
+    );
     expect(whoami).toEqual({ user_name: DEMO.email, user_permissions: 'ADMIN' });
     await record('whoami, bad token', await auth('/api/whoami/', { headers: { authorization: 'Bearer at.nope' } }), 'value');
     await record('refresh', await post('/api/token/refresh/', { refresh_token: tokens.refresh_token }));
     await record('refresh, replayed token', await post('/api/token/refresh/', { refresh_token: tokens.refresh_token }), 'value');
     await record('docs stylesheet', await auth('/api/docs/swagger-ui.css'), 'none');
     // wrangler's scheduled-event endpoint belongs to the service's own server, not the router.
-    const cron = await client(wayOf(viaRouter(runtime) ? 'workerd' : runtime, 'auth'))(`/__scheduled?cron=${encodeURIComponent('23 * * * *')}`);
+    const cron = await client(wayOf(viaRouter(runtime) ? 'workerd' : runtime, 'auth'))(
+      `/__scheduled?cron=${encodeURIComponent('23 * * * *')}`,
+    );
     expect(cron.status).toBe(200);
     expect(entries.map(([step, answer]) => [step, answer.status])).toEqual([
       ['login, wrong client secret', 401],
@@ -419,7 +476,10 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     expect(verify.status).toBe(200);
     await record('verify', verify);
     expect(await record('me', await cms('/api/v1/auth/me'))).toMatchObject({ email: DEMO.email, role: 'ADMIN' });
-    const created = await cms('/api/v1/story', { method: 'POST', json: { title: 'Served by the Deno host', siteIds: [1], content: 'hello' } });
+    const created = await cms('/api/v1/story', {
+      method: 'POST',
+      json: { title: 'Served by the Deno host', siteIds: [1], content: 'hello' },
+    });
     expect(created.status).toBe(201);
     const story = (await record('story created', created)) as { id: number; title: string; siteIds: number[] };
     expect(story).toMatchObject({ title: 'Served by the Deno host', siteIds: [1] });
@@ -437,7 +497,10 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     await record('story search', await cms('/api/v1/story?search=flemington&pageSize=5'));
 
     const bytes = new Uint8Array(64).fill(7);
-    const upload = (await record('upload URL', await cms(`/api/v1/media/upload-url?type=photo&contentType=image/png&size=${bytes.length}`))) as { uploadUrl: string; objectKey: string };
+    const upload = (await record(
+      'upload URL',
+      await cms(`/api/v1/media/upload-url?type=photo&contentType=image/png&size=${bytes.length}`),
+    )) as { uploadUrl: string; objectKey: string };
     const put = await cms(upload.uploadUrl, { method: 'PUT', body: bytes, headers: { 'content-type': 'image/png' } });
     expect(put.status).toBe(200);
     expect(await put.clone().json()).toEqual({ objectKey: upload.objectKey, sizeBytes: 64 });
@@ -454,8 +517,15 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     const { http: migrate, entries, record } = start(runtime, 'migrate');
     await record('home, signed out', await migrate('/'), 'none');
     const form = (await record('login page', await migrate('/Account/Login'), 'page')) as string;
-    await record('login, forged token', await migrate('/Account/Login', { method: 'POST', form: { __RequestVerificationToken: 'forged', ...OPERATOR } }), 'page');
-    const login = await migrate('/Account/Login', { method: 'POST', form: { __RequestVerificationToken: hidden(form, '__RequestVerificationToken'), ...OPERATOR } });
+    await record(
+      'login, forged token',
+      await migrate('/Account/Login', { method: 'POST', form: { __RequestVerificationToken: 'forged', ...OPERATOR } }),
+      'page',
+    );
+    const login = await migrate('/Account/Login', {
+      method: 'POST',
+      form: { __RequestVerificationToken: hidden(form, '__RequestVerificationToken'), ...OPERATOR },
+    });
     // A page instead of the redirect says why in its text.
     expect(login.status, login.status === 302 ? '' : (await login.clone().text()).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ')).toBe(302);
     const location = login.headers.get('location')!;
@@ -463,7 +533,12 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     const verifyPage = (await record('verify page', await migrate(location), 'page')) as string;
     const verify = await migrate('/Account/Verify', {
       method: 'POST',
-      form: { __RequestVerificationToken: hidden(verifyPage, '__RequestVerificationToken'), pendingToken: hidden(verifyPage, 'pendingToken'), email: OPERATOR.email, code: await codes(`operator@${runtime}`) },
+      form: {
+        __RequestVerificationToken: hidden(verifyPage, '__RequestVerificationToken'),
+        pendingToken: hidden(verifyPage, 'pendingToken'),
+        email: OPERATOR.email,
+        code: await codes(`operator@${runtime}`),
+      },
     });
     expect(verify.status).toBe(302);
     await record('verify', verify, 'none');
@@ -496,7 +571,10 @@ const FLOWS: Record<Service, (runtime: Runtime) => Promise<Entry[]>> = {
     const step1 = await mail('/login', { method: 'POST', form: { csrf_token: hidden(first, 'csrf_token'), next: '/outlook', ...DEMO } });
     expect(step1.status).toBe(200);
     const second = (await record('password', step1, 'page')) as string;
-    const step2 = await mail('/login', { method: 'POST', form: { csrf_token: hidden(second, 'csrf_token'), next: '/outlook', code: await codes(`demo@${runtime}`) } });
+    const step2 = await mail('/login', {
+      method: 'POST',
+      form: { csrf_token: hidden(second, 'csrf_token'), next: '/outlook', code: await codes(`demo@${runtime}`) },
+    });
     expect(step2.status).toBe(302);
     expect(step2.headers.get('location')).toMatch(/\/outlook$/);
     await record('code', step2, 'none');
@@ -552,11 +630,12 @@ describe('Deno host and workerd', () => {
 });
 
 describe('the router by host name and by path prefix', () => {
-  it.each(ROUTED.flatMap((service) => (['workerd router by host', 'workerd router by path'] as const).map((runtime) => [service, runtime] as const)))(
-    '%s through the %s: the same answers as on its own port',
-    (service, runtime) => {
-      expect(transcripts[runtime][service], 'the flow ran through the router').toBeDefined();
-      expect(transcripts[runtime][service]).toEqual(transcripts.workerd[service]);
-    },
-  );
+  it.each(
+    ROUTED.flatMap((service) =>
+      (['workerd router by host', 'workerd router by path'] as const).map((runtime) => [service, runtime] as const),
+    ),
+  )('%s through the %s: the same answers as on its own port', (service, runtime) => {
+    expect(transcripts[runtime][service], 'the flow ran through the router').toBeDefined();
+    expect(transcripts[runtime][service]).toEqual(transcripts.workerd[service]);
+  });
 });

@@ -13,7 +13,7 @@ describe('GET /form/api/dates/', () => {
     const { res, body } = await json<{ dates: string[] }>('/form/api/dates/', cookie);
     expect(res.status).toBe(200);
     expect(Object.keys(body)).toEqual(['dates']);
-    const expected = await query<{ d: string }>("select distinct date::text as d from meetings where not is_trial order by 1 desc");
+    const expected = await query<{ d: string }>('select distinct date::text as d from meetings where not is_trial order by 1 desc');
     expect(body.dates).toEqual(expected.map((r) => r.d));
     expect(body.dates).toContain(today);
     expect([...body.dates].sort().reverse()).toEqual(body.dates);
@@ -28,7 +28,10 @@ describe('GET /form/api/dates/', () => {
 
 describe('GET /form/api/meetings/', () => {
   it('the meetings of a date: {meeting_id (string), meeting_name}', async () => {
-    const { res, body } = await json<{ meetings: { meeting_id: string; meeting_name: string }[] }>(`/form/api/meetings/?date=${today}`, cookie);
+    const { res, body } = await json<{ meetings: { meeting_id: string; meeting_name: string }[] }>(
+      `/form/api/meetings/?date=${today}`,
+      cookie,
+    );
     expect(res.status).toBe(200);
     const expected = await query<{ id: string; name: string }>(
       'select m.id::text as id, c.name from meetings m join courses c on c.id = m.course_id where m.date = $1 and not m.is_trial order by c.name, m.id',

@@ -12,14 +12,16 @@ describe('the JSON lookups against their OpenAPI document', () => {
       .map((r) => `${r.method} ${r.path}`);
     const described = operationsOf(formApiDocument() as unknown as OpenApiDocument).map((op) => op.key);
     expect(new Set(described)).toEqual(new Set(served));
-    expect(described.sort()).toEqual([
-      'GET /form/api/dates/',
-      'GET /form/api/meetings/',
-      `GET ${OPENAPI_PATH}`,
-      'GET /form/api/races/',
-      'GET /form/api/runners/',
-      'GET /form/api/search/',
-    ].sort());
+    expect(described.sort()).toEqual(
+      [
+        'GET /form/api/dates/',
+        'GET /form/api/meetings/',
+        `GET ${OPENAPI_PATH}`,
+        'GET /form/api/races/',
+        'GET /form/api/runners/',
+        'GET /form/api/search/',
+      ].sort(),
+    );
   });
 
   it('is served behind the session like the lookups', async () => {
@@ -31,17 +33,21 @@ describe('the JSON lookups against their OpenAPI document', () => {
     expect(await res.json()).toEqual(JSON.parse(JSON.stringify(formApiDocument())));
   });
 
-  it('answers generated valid and invalid requests, with and without a session, as documented', async () => {
-    const cookie = await sessionCookie();
-    const doc = await (await fetchForm(OPENAPI_PATH, { cookie })).json<OpenApiDocument>();
-    const report = await fuzzDocument({
-      doc,
-      base: BASE,
-      send: (request) => exports.default.fetch(request),
-      credentials: [{ name: 'session', headers: { cookie } }],
-    });
-    expect(report.operations).toHaveLength(operationsOf(doc).length);
-    expect(report.operations).toHaveLength(6);
-    expect(report.requests).toBe(6 * fuzzRuns());
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'answers generated valid and invalid requests, with and without a session, as documented',
+    async () => {
+      const cookie = await sessionCookie();
+      const doc = await (await fetchForm(OPENAPI_PATH, { cookie })).json<OpenApiDocument>();
+      const report = await fuzzDocument({
+        doc,
+        base: BASE,
+        send: (request) => exports.default.fetch(request),
+        credentials: [{ name: 'session', headers: { cookie } }],
+      });
+      expect(report.operations).toHaveLength(operationsOf(doc).length);
+      expect(report.operations).toHaveLength(6);
+      expect(report.requests).toBe(6 * fuzzRuns());
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

@@ -10,10 +10,10 @@ let horse: { id: number; name: string; runs: number };
 beforeAll(async () => {
   cookie = await sessionCookie();
   // The horse with the most runs, and one of its results.
-  [horse] = await query<{ id: number; name: string; runs: number }>(
+  [horse] = (await query<{ id: number; name: string; runs: number }>(
     `select h.id, h.name, count(*)::int as runs from runners ru join horses h on h.id = ru.horse_id
      where not ru.scratched group by h.id order by 3 desc, h.id limit 1`,
-  ) as [typeof horse];
+  )) as [typeof horse];
 });
 
 const countRows = (html: string, marker: string) => {
@@ -137,13 +137,17 @@ describe('GET /form/runner/<horse_id>/', () => {
   it('a failing sales lookup leaves the page up with no sales', async () => {
     // A horse no other test opens, so nothing is cached for it yet.
     const [sale] = await query<{ horse_id: number }>('select horse_id from sales order by id desc limit 1');
-    const { res, html } = await callApp(`/form/runner/${sale!.horse_id}/?tab=detailed`, {}, {
-      // A real database error from the real pool: the sales query against a table that is not there.
-      salesLookup: async (db) => {
-        await db.execute(sql`select * from sales_that_do_not_exist`);
-        return [];
+    const { res, html } = await callApp(
+      `/form/runner/${sale!.horse_id}/?tab=detailed`,
+      {},
+      {
+        // A real database error from the real pool: the sales query against a table that is not there.
+        salesLookup: async (db) => {
+          await db.execute(sql`select * from sales_that_do_not_exist`);
+          return [];
+        },
       },
-    });
+    );
     expect(res.status).toBe(200);
     expect(html).toContain('data-sales-empty');
     expect(html).toContain('data-horse-name');
@@ -258,11 +262,14 @@ describe('GET /form/guide/', () => {
     expect(html).toContain('Race 2147483002 was not found.');
   });
 
-  it.each(['?date=2026-02-29', '?date=20261123', '?country=australia', '?country=%3Cscript%3E', '?race=abc'])('bad input %s: 400', async (qs) => {
-    const { res, html } = await page(`/form/guide/${qs}`, cookie);
-    expect(res.status).toBe(400);
-    expect(html).not.toContain('<script>');
-  });
+  it.each(['?date=2026-02-29', '?date=20261123', '?country=australia', '?country=%3Cscript%3E', '?race=abc'])(
+    'bad input %s: 400',
+    async (qs) => {
+      const { res, html } = await page(`/form/guide/${qs}`, cookie);
+      expect(res.status).toBe(400);
+      expect(html).not.toContain('<script>');
+    },
+  );
 });
 
 describe('GET /form/search/ (the search box without script)', () => {

@@ -36,14 +36,78 @@ function run(fields: Partial<Run> & Pick<Run, 'date' | 'finishing_position'>): R
 
 // Seven runs with a result and one acceptance, worked through by hand below.
 const FORM: Run[] = [
-  run({ date: '2026-01-01', finishing_position: 1, course: 'Flemington', distance: 1200, class_level: 'Class 1', track_condition: 'Good 4', jockey: 'A Rider' }),
-  run({ date: '2026-01-15', finishing_position: 1, course: 'Flemington', distance: 1400, class_level: 'Class 1', track_condition: 'Soft 6', jockey: 'A Rider' }),
-  run({ date: '2026-02-01', finishing_position: 4, course: 'Ellerslie', country: 'NZ', distance: 1200, class_level: 'BM64', track_condition: 'Good 3', jockey: 'B Rider' }),
-  run({ date: '2026-02-20', finishing_position: 2, course: 'Randwick', distance: 1200, class_level: 'BM64', track_condition: 'Heavy 8', jockey: 'B Rider' }),
-  run({ date: '2026-03-05', finishing_position: 12, course: 'Randwick', distance: 1600, class_level: 'BM70', track_condition: 'Good 4', jockey: 'A Rider' }),
-  run({ date: '2026-03-20', finishing_position: 1, course: 'Randwick', distance: 1100, class_level: 'BM70', track_condition: 'Good 4', jockey: 'A Rider' }),
-  run({ date: '2026-04-02', finishing_position: 1, course: 'Flemington', distance: 1200, class_level: 'BM70', track_condition: 'Soft 5', jockey: 'A Rider' }),
-  run({ date: '2026-04-20', finishing_position: null, course: 'Caulfield', distance: 2400, class_level: 'Group 1', track_condition: 'Good 4' }),
+  run({
+    date: '2026-01-01',
+    finishing_position: 1,
+    course: 'Flemington',
+    distance: 1200,
+    class_level: 'Class 1',
+    track_condition: 'Good 4',
+    jockey: 'A Rider',
+  }),
+  run({
+    date: '2026-01-15',
+    finishing_position: 1,
+    course: 'Flemington',
+    distance: 1400,
+    class_level: 'Class 1',
+    track_condition: 'Soft 6',
+    jockey: 'A Rider',
+  }),
+  run({
+    date: '2026-02-01',
+    finishing_position: 4,
+    course: 'Ellerslie',
+    country: 'NZ',
+    distance: 1200,
+    class_level: 'BM64',
+    track_condition: 'Good 3',
+    jockey: 'B Rider',
+  }),
+  run({
+    date: '2026-02-20',
+    finishing_position: 2,
+    course: 'Randwick',
+    distance: 1200,
+    class_level: 'BM64',
+    track_condition: 'Heavy 8',
+    jockey: 'B Rider',
+  }),
+  run({
+    date: '2026-03-05',
+    finishing_position: 12,
+    course: 'Randwick',
+    distance: 1600,
+    class_level: 'BM70',
+    track_condition: 'Good 4',
+    jockey: 'A Rider',
+  }),
+  run({
+    date: '2026-03-20',
+    finishing_position: 1,
+    course: 'Randwick',
+    distance: 1100,
+    class_level: 'BM70',
+    track_condition: 'Good 4',
+    jockey: 'A Rider',
+  }),
+  run({
+    date: '2026-04-02',
+    finishing_position: 1,
+    course: 'Flemington',
+    distance: 1200,
+    class_level: 'BM70',
+    track_condition: 'Soft 5',
+    jockey: 'A Rider',
+  }),
+  run({
+    date: '2026-04-20',
+    finishing_position: null,
+    course: 'Caulfield',
+    distance: 2400,
+    class_level: 'Group 1',
+    track_condition: 'Good 4',
+  }),
 ];
 
 const rec = (starts: number, wins: number, seconds: number, thirds: number, win_pct: number, place_pct: number) => ({
@@ -143,12 +207,16 @@ describe('form statistics: edge cases', () => {
   });
 
   it('a dead heat for first is a win for each horse in it', () => {
-    const runs = [run({ date: '2026-06-01', finishing_position: 1, margin: 0 }), run({ date: '2026-06-08', finishing_position: 1, margin: 0 })];
+    const runs = [
+      run({ date: '2026-06-01', finishing_position: 1, margin: 0 }),
+      run({ date: '2026-06-08', finishing_position: 1, margin: 0 }),
+    ];
     expect(computeStats(runs).career).toEqual(rec(2, 2, 0, 0, 100, 100));
   });
 
   it('preferred_range ties: place % decides, then more starts', () => {
-    const at = (distance: number, pos: number[]) => pos.map((p, i) => run({ date: `2026-07-${String(10 + i)}`, distance, finishing_position: p }));
+    const at = (distance: number, pos: number[]) =>
+      pos.map((p, i) => run({ date: `2026-07-${String(10 + i)}`, distance, finishing_position: p }));
     // ≤1200: 1/3 wins, 2/3 placed; 1401–1600: 1/3 wins, 1/3 placed; 2001–2400: 2/2 wins but too few starts.
     const placeDecides = computeStats([...at(1000, [1, 2, 7]), ...at(1500, [1, 6, 7]), ...at(2200, [1, 1])]);
     expect(placeDecides.preferred_range?.key).toBe('≤1200 m');

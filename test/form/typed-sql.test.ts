@@ -92,6 +92,8 @@ describe('row types follow the racing schema', () => {
     expectTypeOf<Run['starting_price']>().toEqualTypeOf<(typeof runners.$inferSelect)['startingPrice']>();
     expectTypeOf<Run['finishing_position']>().toEqualTypeOf<(typeof runners.$inferSelect)['finishingPosition']>();
     expectTypeOf<NonNullable<RaceCard['race']>['distance']>().toEqualTypeOf<(typeof races.$inferSelect)['distance']>();
-    expectTypeOf<RunnerPageData['selected_race_runners'][number]['scratched']>().toEqualTypeOf<(typeof runners.$inferSelect)['scratched']>();
+    expectTypeOf<RunnerPageData['selected_race_runners'][number]['scratched']>().toEqualTypeOf<
+      (typeof runners.$inferSelect)['scratched']
+    >();
   });
 });

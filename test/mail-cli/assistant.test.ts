@@ -57,7 +57,11 @@ describe('the model on a text', () => {
   });
 
   it('extract reads a message of the mailbox and extracts its facts', async () => {
-    const { value } = await assistant.standin<{ value: { immutableId: string }[] }>('POST', '/deliver', { subject: 'Entries', body: 'Trainer: Jane Doe\nRace: 4\nVenue: Flemington', from: { name: 'Jane Trainer', address: 'jane@stables.test' } });
+    const { value } = await assistant.standin<{ value: { immutableId: string }[] }>('POST', '/deliver', {
+      subject: 'Entries',
+      body: 'Trainer: Jane Doe\nRace: 4\nVenue: Flemington',
+      from: { name: 'Jane Trainer', address: 'jane@stables.test' },
+    });
     const answer = await json<{ message_id: string; values: Record<string, string> }>(['extract', value[0]!.immutableId, '--key', 'venue']);
     expect(answer).toMatchObject({ message_id: value[0]!.immutableId, values: { venue: 'Flemington' } });
   });
@@ -122,7 +126,15 @@ describe('summaries, categories, drafts and the dashboard (the assistant over th
 
   it('a plain draft: create-draft, update-draft, send-draft', async () => {
     const subject = `Plain draft ${Date.now()}`;
-    const draft = await json<{ id: string }>(['create-draft', '--to', 'trainer@example.com', '--subject', subject, '--body', 'First words']);
+    const draft = await json<{ id: string }>([
+      'create-draft',
+      '--to',
+      'trainer@example.com',
+      '--subject',
+      subject,
+      '--body',
+      'First words',
+    ]);
     const updated = await cli(['update-draft', draft.id, '--text', '--body', 'Second words']);
     expect(updated.code, updated.stderr).toBe(0);
     const edited = await json<{ text: string; isDraft: boolean }>(['read', draft.id]);
@@ -143,7 +155,14 @@ describe('summaries, categories, drafts and the dashboard (the assistant over th
   });
 
   it('bad arguments: exit 2', async () => {
-    for (const argv of [['summarise'], ['classify', '--top', '5'], ['update-draft', 'AAMkAGI2'], ['send-draft'], ['list-emails', '--page', '0'], ['dashboard', 'now']]) {
+    for (const argv of [
+      ['summarise'],
+      ['classify', '--top', '5'],
+      ['update-draft', 'AAMkAGI2'],
+      ['send-draft'],
+      ['list-emails', '--page', '0'],
+      ['dashboard', 'now'],
+    ]) {
       const out = await cli(argv);
       expect(out.code, argv.join(' ')).toBe(2);
       expect(oneLine(out.stderr)).toMatch(/^mail: /);
@@ -152,7 +171,11 @@ describe('summaries, categories, drafts and the dashboard (the assistant over th
 
   it('Graph failing: exit 1, one line', async () => {
     await assistant.standin('POST', '/faults', { status: 500, pathPrefix: '/v1.0/me' });
-    for (const argv of [['summarise', 'AAMkAGI2'], ['classify', 'AAMkAGI2'], ['create-draft', '--for', 'AAMkAGI2']]) {
+    for (const argv of [
+      ['summarise', 'AAMkAGI2'],
+      ['classify', 'AAMkAGI2'],
+      ['create-draft', '--for', 'AAMkAGI2'],
+    ]) {
       const out = await cli(argv);
       expect(out.code, argv.join(' ')).toBe(1);
       expect(oneLine(out.stderr)).toMatch(/502/);
@@ -161,7 +184,14 @@ describe('summaries, categories, drafts and the dashboard (the assistant over th
 });
 
 describe('error cases', () => {
-  it.each([[['llm-summarise']], [['llm-summarise', 'a', 'b']], [['llm-classify', '--file', '/no/such/file']], [['llm-kv-extract', 'x', '--file', '/etc/hostname']], [['llm-reply-draft', '   ']], [['extract']]])('bad arguments %j: exit 2', async (argv) => {
+  it.each([
+    [['llm-summarise']],
+    [['llm-summarise', 'a', 'b']],
+    [['llm-classify', '--file', '/no/such/file']],
+    [['llm-kv-extract', 'x', '--file', '/etc/hostname']],
+    [['llm-reply-draft', '   ']],
+    [['extract']],
+  ])('bad arguments %j: exit 2', async (argv) => {
     const out = await cli(argv);
     expect(out.code).toBe(2);
     expect(oneLine(out.stderr)).toMatch(/^mail: /);

@@ -20,7 +20,11 @@ export default async function setup(project: TestProject) {
   const standin = await startGraphStandin({ port: 0 });
   const controls = {} as Record<CliAccountName, string>;
   for (const [name, account] of Object.entries(CLI_ACCOUNTS) as [CliAccountName, (typeof CLI_ACCOUNTS)[CliAccountName]][]) {
-    const res = await fetch(`${standin.url}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail: account.email, seed: 'racing', displayName: `CLI ${name}` }) });
+    const res = await fetch(`${standin.url}/_standin/mailboxes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mail: account.email, seed: 'racing', displayName: `CLI ${name}` }),
+    });
     if (res.status !== 201) throw new Error(`stand-in mailbox: ${res.status} ${await res.text()}`);
     controls[name] = ((await res.json()) as { control: string }).control;
   }
@@ -45,7 +49,12 @@ export default async function setup(project: TestProject) {
     },
     { registry, persistTo: state, logLevel: 'error' },
   );
-  project.provide('mailCli', { url: mail.url, standin: standin.url, controls, backupCodes: auth.backupCodes as Record<CliAccountName, string[]> });
+  project.provide('mailCli', {
+    url: mail.url,
+    standin: standin.url,
+    controls,
+    backupCodes: auth.backupCodes as Record<CliAccountName, string[]>,
+  });
   return async () => {
     await mail.dispose();
     await auth.dispose();

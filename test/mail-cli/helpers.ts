@@ -24,7 +24,11 @@ export interface RunOptions {
 }
 
 /** Runs argv in this process with a recording io: no terminal, stdin from `options.stdin`. */
-export async function runRecorded(argv: string[], env: Record<string, string>, options: RunOptions & { devRunner?: string } = {}): Promise<Outcome> {
+export async function runRecorded(
+  argv: string[],
+  env: Record<string, string>,
+  options: RunOptions & { devRunner?: string } = {},
+): Promise<Outcome> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -73,7 +77,8 @@ export function cliFor(name: CliAccountName) {
     return JSON.parse(out.stdout) as T;
   }
 
-  const login = (code = nextCode(name)) => cli(['login'], { env: { MAIL_EMAIL: account.email, MAIL_PASSWORD: account.password, MAIL_CODE: code } });
+  const login = (code = nextCode(name)) =>
+    cli(['login'], { env: { MAIL_EMAIL: account.email, MAIL_PASSWORD: account.password, MAIL_CODE: code } });
 
   const session = () => JSON.parse(readFileSync(sessionFile, 'utf8')) as { cookie: string; csrf: string; url: string };
 
@@ -86,18 +91,26 @@ export function cliFor(name: CliAccountName) {
       headers: { cookie, origin: MAIL_URL, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ csrf_token: csrf }).toString(),
     });
-    const flow = start.headers.getSetCookie().find((c) => c.startsWith('mail_oauth='))?.split(';')[0];
+    const flow = start.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('mail_oauth='))
+      ?.split(';')[0];
     if (start.status !== 302 || !flow) throw new Error(`POST /connect: ${start.status}`);
     const consent = await fetch(start.headers.get('location')!, { redirect: 'manual' });
     const callback = consent.headers.get('location');
     if (consent.status !== 302 || !callback) throw new Error(`authorize: ${consent.status}`);
     const done = await fetch(callback, { redirect: 'manual', headers: { cookie: `${cookie}; ${flow}` } });
-    if (done.status !== 302 || !done.headers.get('location')?.startsWith('/connect?connected=1')) throw new Error(`callback: ${done.status} ${done.headers.get('location')}`);
+    if (done.status !== 302 || !done.headers.get('location')?.startsWith('/connect?connected=1'))
+      throw new Error(`callback: ${done.status} ${done.headers.get('location')}`);
   }
 
   /** The stand-in's control API of this account's mailbox. */
   async function standin<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${control}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${control}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`stand-in ${method} ${path}: ${res.status} ${await res.text()}`);
     return (res.status === 204 ? undefined : await res.json()) as T;
   }
@@ -112,5 +125,12 @@ export function oneLine(stderr: string): string {
   return lines[0]!;
 }
 
-export type Summary = { id: string; subject: string; isRead: boolean; hasAttachments: boolean; folder: string | null; from: { address: string } | null };
+export type Summary = {
+  id: string;
+  subject: string;
+  isRead: boolean;
+  hasAttachments: boolean;
+  folder: string | null;
+  from: { address: string } | null;
+};
 export type List = { folder: { name: string; unread: number; total: number }; items: Summary[]; count: number | null; next: string | null };

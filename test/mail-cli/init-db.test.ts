@@ -20,7 +20,11 @@ describe('init-db', () => {
   }, 90_000);
 
   it('bad arguments are exit 2', async () => {
-    for (const argv of [['init-db', 'now'], ['init-db', '--remote', '--persist-to', tmpdir()], ['init-db', '--bogus']]) {
+    for (const argv of [
+      ['init-db', 'now'],
+      ['init-db', '--remote', '--persist-to', tmpdir()],
+      ['init-db', '--bogus'],
+    ]) {
       const out = await cli(argv);
       expect(out.code, argv.join(' ')).toBe(2);
       expect(oneLine(out.stderr)).toMatch(/^mail: /);

@@ -24,7 +24,11 @@ afterEach(async () => {
 
 /** A message of the inbox that has a PDF attachment (the seed has some). */
 async function messageWithAttachment(): Promise<string> {
-  const { value } = await reader.standin<{ value: { immutableId: string }[] }>('POST', '/deliver', { subject: 'Race card attached', attachment: true, attachments: [{ name: 'fields.csv', contentType: 'text/csv', contentBytes: btoa('horse,barrier\nFast One,4\n') }] });
+  const { value } = await reader.standin<{ value: { immutableId: string }[] }>('POST', '/deliver', {
+    subject: 'Race card attached',
+    attachment: true,
+    attachments: [{ name: 'fields.csv', contentType: 'text/csv', contentBytes: btoa('horse,barrier\nFast One,4\n') }],
+  });
   return value[0]!.immutableId;
 }
 
@@ -32,7 +36,10 @@ describe('help', () => {
   it('npm run mail -- --help runs the real program and lists every command of the spec', () => {
     const run = spawnSync('npm', ['run', '--silent', 'mail', '--', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(run.status).toBe(0);
-    const spec = 'login me inbox folders mail read search unread paginate attachments extract-text list-attachments init-db create-draft update-draft send-draft create-folder move mark-read summarise classify extract reply llm-summarise llm-classify llm-kv-extract llm-reply-draft poll subscribe dashboard list-emails web logout'.split(' ');
+    const spec =
+      'login me inbox folders mail read search unread paginate attachments extract-text list-attachments init-db create-draft update-draft send-draft create-folder move mark-read summarise classify extract reply llm-summarise llm-classify llm-kv-extract llm-reply-draft poll subscribe dashboard list-emails web logout'.split(
+        ' ',
+      );
     for (const name of spec) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     expect(COMMANDS.map((c) => c.name).sort()).toEqual([...spec].sort());
   });
@@ -97,10 +104,14 @@ describe('login and logout', () => {
 
   it('a wrong password or code is refused: exit 3, the service’s reason, no session file', async () => {
     const other = cliFor('reader');
-    const wrongPassword = await other.cli(['login'], { env: { MAIL_EMAIL: other.account.email, MAIL_PASSWORD: 'not-the-password', MAIL_CODE: '000000' } });
+    const wrongPassword = await other.cli(['login'], {
+      env: { MAIL_EMAIL: other.account.email, MAIL_PASSWORD: 'not-the-password', MAIL_CODE: '000000' },
+    });
     expect(wrongPassword.code).toBe(3);
     expect(oneLine(wrongPassword.stderr)).toMatch(/Sign-in refused \(e-mail and password\)/);
-    const wrongCode = await other.cli(['login'], { env: { MAIL_EMAIL: other.account.email, MAIL_PASSWORD: other.account.password, MAIL_CODE: '000000' } });
+    const wrongCode = await other.cli(['login'], {
+      env: { MAIL_EMAIL: other.account.email, MAIL_PASSWORD: other.account.password, MAIL_CODE: '000000' },
+    });
     expect(wrongCode.code).toBe(3);
     expect(oneLine(wrongCode.stderr)).toMatch(/Sign-in refused \(code\)/);
     expect(existsSync(other.sessionFile)).toBe(false);
@@ -117,7 +128,9 @@ describe('login and logout', () => {
   });
 
   it('login to a service that is not there: exit 1, one line', async () => {
-    const out = await cliFor('reader').cli(['login', '--url', 'http://127.0.0.1:9'], { env: { MAIL_EMAIL: 'a@example.com', MAIL_PASSWORD: 'x', MAIL_CODE: '123456' } });
+    const out = await cliFor('reader').cli(['login', '--url', 'http://127.0.0.1:9'], {
+      env: { MAIL_EMAIL: 'a@example.com', MAIL_PASSWORD: 'x', MAIL_CODE: '123456' },
+    });
     expect(out.code).toBe(1);
     expect(oneLine(out.stderr)).toContain('Cannot reach the mail service at http://127.0.0.1:9');
   });
@@ -141,12 +154,36 @@ describe('login and logout', () => {
 describe('not signed in: exit 3 with one line, for every command that calls the service', () => {
   const signedOut = cliFor('reader');
   const calls: string[][] = [
-    ['me'], ['folders'], ['inbox'], ['mail', 'archive'], ['read', 'AAMkAGI2'], ['search', 'word'], ['unread'], ['paginate'],
-    ['list-attachments', 'AAMkAGI2'], ['attachments', 'AAMkAGI2', '--out', tmpdir()], ['extract-text', 'AAMkAGI2'],
-    ['create-draft', '--subject', 's'], ['update-draft', 'AAMkAGI2', '--body', 'x'], ['send-draft', 'AAMkAGI2'], ['create-folder', 'F'],
-    ['move', 'AAMkAGI2', 'archive'], ['mark-read', 'AAMkAGI2'], ['reply', 'AAMkAGI2', '--body', 'x'], ['summarise', 'AAMkAGI2'], ['classify', 'AAMkAGI2'],
-    ['extract', 'AAMkAGI2'], ['llm-summarise', 'text'], ['llm-classify', 'text'], ['llm-kv-extract', 'text'], ['llm-reply-draft', 'text'],
-    ['poll', '--once'], ['subscribe'], ['dashboard'], ['list-emails'], ['logout'],
+    ['me'],
+    ['folders'],
+    ['inbox'],
+    ['mail', 'archive'],
+    ['read', 'AAMkAGI2'],
+    ['search', 'word'],
+    ['unread'],
+    ['paginate'],
+    ['list-attachments', 'AAMkAGI2'],
+    ['attachments', 'AAMkAGI2', '--out', tmpdir()],
+    ['extract-text', 'AAMkAGI2'],
+    ['create-draft', '--subject', 's'],
+    ['update-draft', 'AAMkAGI2', '--body', 'x'],
+    ['send-draft', 'AAMkAGI2'],
+    ['create-folder', 'F'],
+    ['move', 'AAMkAGI2', 'archive'],
+    ['mark-read', 'AAMkAGI2'],
+    ['reply', 'AAMkAGI2', '--body', 'x'],
+    ['summarise', 'AAMkAGI2'],
+    ['classify', 'AAMkAGI2'],
+    ['extract', 'AAMkAGI2'],
+    ['llm-summarise', 'text'],
+    ['llm-classify', 'text'],
+    ['llm-kv-extract', 'text'],
+    ['llm-reply-draft', 'text'],
+    ['poll', '--once'],
+    ['subscribe'],
+    ['dashboard'],
+    ['list-emails'],
+    ['logout'],
   ];
   it.each(calls)('%s (no session file)', async (...argv) => {
     const out = await signedOut.cli(argv);
@@ -156,7 +193,10 @@ describe('not signed in: exit 3 with one line, for every command that calls the 
 
   it('a session the service no longer knows is exit 3 too', async () => {
     const stale = cliFor('reader');
-    writeFileSync(join(stale.dir, 'stale.json'), JSON.stringify({ url: MAIL_URL, cookie: `mail_session=${'A'.repeat(43)}`, csrf: 'x', email: 'x@example.com' }));
+    writeFileSync(
+      join(stale.dir, 'stale.json'),
+      JSON.stringify({ url: MAIL_URL, cookie: `mail_session=${'A'.repeat(43)}`, csrf: 'x', email: 'x@example.com' }),
+    );
     for (const argv of [['inbox'], ['create-folder', 'X'], ['me']]) {
       const out = await stale.cli([...argv, '--session-file', join(stale.dir, 'stale.json')]);
       expect(out.code, argv.join(' ')).toBe(3);
@@ -250,7 +290,11 @@ describe('reading the mailbox', () => {
     expect(download.code).toBe(0);
     expect(readdirSync(join(out, 'new')).sort()).toEqual(list.map((a) => a.name).sort());
     expect(readFileSync(join(out, 'new', 'fields.csv'), 'utf8')).toBe('horse,barrier\nFast One,4\n');
-    expect(readFileSync(join(out, 'new', list.find((a) => a.contentType === 'application/pdf')!.name)).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      readFileSync(join(out, 'new', list.find((a) => a.contentType === 'application/pdf')!.name))
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
     expect(download.stderr).toMatch(/downloading 1\/2 /);
     // No overwrite without --force; then only the one named.
     const again = await cli(['attachments', id, '--out', join(out, 'new')]);
@@ -270,7 +314,17 @@ describe('reading the mailbox', () => {
 });
 
 describe('Graph failing: exit 1 with one line', () => {
-  it.each([[['me']], [['folders']], [['inbox']], [['search', 'x']], [['unread']], [['paginate']], [['read', 'AAMkAGI2']], [['list-attachments', 'AAMkAGI2']], [['extract-text', 'AAMkAGI2']]])('%j', async (argv) => {
+  it.each([
+    [['me']],
+    [['folders']],
+    [['inbox']],
+    [['search', 'x']],
+    [['unread']],
+    [['paginate']],
+    [['read', 'AAMkAGI2']],
+    [['list-attachments', 'AAMkAGI2']],
+    [['extract-text', 'AAMkAGI2']],
+  ])('%j', async (argv) => {
     await reader.standin('POST', '/faults', { status: 500, pathPrefix: '/v1.0/me' });
     const out = await cli(argv);
     expect(out.code).toBe(1);

@@ -26,7 +26,11 @@ setInterval(() => {}, 1000);
 const FAILING = runner('failing.mjs', `console.error('✗ the racing database did not start'); process.exit(1);\n`);
 
 const web = (devRunner: string, signal?: AbortSignal, onStderr?: (text: string) => void) =>
-  runRecorded(['web', '--url', 'http://localhost:8706'], { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') }, { devRunner, signal, onStderr });
+  runRecorded(
+    ['web', '--url', 'http://localhost:8706'],
+    { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') },
+    { devRunner, signal, onStderr },
+  );
 
 describe('web', () => {
   it('announces the address once the stack serves, forwards its output, and stops it on Ctrl-C', async () => {

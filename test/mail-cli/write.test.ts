@@ -16,10 +16,22 @@ afterEach(async () => {
   await writer.standin('DELETE', '/faults');
 });
 
-type Full = { id: string; subject: string; isRead: boolean; isDraft: boolean; folder: string | null; to: { address: string }[]; cc: { address: string }[]; text: string };
+type Full = {
+  id: string;
+  subject: string;
+  isRead: boolean;
+  isDraft: boolean;
+  folder: string | null;
+  to: { address: string }[];
+  cc: { address: string }[];
+  text: string;
+};
 
 async function deliver(subject: string): Promise<string> {
-  const { value } = await writer.standin<{ value: { immutableId: string }[] }>('POST', '/deliver', { subject, from: { name: 'Trainer', address: 'trainer@example.com' } });
+  const { value } = await writer.standin<{ value: { immutableId: string }[] }>('POST', '/deliver', {
+    subject,
+    from: { name: 'Trainer', address: 'trainer@example.com' },
+  });
   return value[0]!.immutableId;
 }
 
@@ -55,7 +67,17 @@ describe('changes', () => {
   });
 
   it('create-draft makes a new draft with recipients, subject and body', async () => {
-    const draft = await json<{ id: string }>(['create-draft', '--to', 'owner@example.com,vet@example.com', '--cc', 'stable@example.com', '--subject', 'Float booking', '--body', 'Tuesday 6am']);
+    const draft = await json<{ id: string }>([
+      'create-draft',
+      '--to',
+      'owner@example.com,vet@example.com',
+      '--cc',
+      'stable@example.com',
+      '--subject',
+      'Float booking',
+      '--body',
+      'Tuesday 6am',
+    ]);
     const full = await json<Full>(['read', draft.id]);
     expect(full).toMatchObject({ isDraft: true, folder: 'drafts', subject: 'Float booking' });
     expect(full.to.map((a) => a.address)).toEqual(['owner@example.com', 'vet@example.com']);
@@ -113,7 +135,10 @@ describe('poll', () => {
     await deliver(subject);
     const out = await running;
     expect(out.code).toBe(0);
-    const lines = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as { subject: string });
+    const lines = out.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { subject: string });
     expect(lines.map((m) => m.subject)).toEqual([subject]);
   });
 
@@ -151,7 +176,11 @@ describe('poll', () => {
   });
 
   it('bad arguments are exit 2', async () => {
-    for (const argv of [['poll', '--interval', '0'], ['poll', '--count', 'x'], ['poll', 'inbox']]) {
+    for (const argv of [
+      ['poll', '--interval', '0'],
+      ['poll', '--count', 'x'],
+      ['poll', 'inbox'],
+    ]) {
       const out = await cli(argv);
       expect(out.code, argv.join(' ')).toBe(2);
     }
@@ -178,7 +207,15 @@ describe('bad arguments: exit 2 with one line', () => {
 });
 
 describe('Graph failing: exit 1 with one line', () => {
-  it.each([[['create-folder', 'During outage']], [['create-draft', '--subject', 'x']], [['move', 'AAMkAGI2', 'archive']], [['mark-read', 'AAMkAGI2']], [['reply', 'AAMkAGI2', '--body', 'x']], [['subscribe']], [['poll', '--once']]])('%j', async (argv) => {
+  it.each([
+    [['create-folder', 'During outage']],
+    [['create-draft', '--subject', 'x']],
+    [['move', 'AAMkAGI2', 'archive']],
+    [['mark-read', 'AAMkAGI2']],
+    [['reply', 'AAMkAGI2', '--body', 'x']],
+    [['subscribe']],
+    [['poll', '--once']],
+  ])('%j', async (argv) => {
     await writer.standin('POST', '/faults', { status: 500, pathPrefix: '/v1.0/' });
     const out = await cli(argv);
     expect(out.code).toBe(1);

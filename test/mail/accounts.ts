@@ -9,10 +9,30 @@ export const AUTH_TEST_VARS = {
 
 /** Enrolled accounts: one per test file that signs in through the real login form. */
 export const TEST_ACCOUNTS = {
-  login: { email: 'mail-login@example.com', password: 'mail-login-password', totpSecret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', role: 'admin' },
-  redirect: { email: 'mail-redirect@example.com', password: 'mail-redirect-password', totpSecret: 'MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U', role: 'user' },
-  recheck: { email: 'mail-recheck@example.com', password: 'mail-recheck-password', totpSecret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA', role: 'user' },
-  prefix: { email: 'mail-prefix@example.com', password: 'mail-prefix-password', totpSecret: 'NVQWS3BNOBZGKZTJPAWXI33UOAWWWZLZ', role: 'user' },
+  login: {
+    email: 'mail-login@example.com',
+    password: 'mail-login-password',
+    totpSecret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ',
+    role: 'admin',
+  },
+  redirect: {
+    email: 'mail-redirect@example.com',
+    password: 'mail-redirect-password',
+    totpSecret: 'MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43U',
+    role: 'user',
+  },
+  recheck: {
+    email: 'mail-recheck@example.com',
+    password: 'mail-recheck-password',
+    totpSecret: 'KRUGKIDROVUWG2ZAMJZG653OEBTG66BA',
+    role: 'user',
+  },
+  prefix: {
+    email: 'mail-prefix@example.com',
+    password: 'mail-prefix-password',
+    totpSecret: 'NVQWS3BNOBZGKZTJPAWXI33UOAWWWZLZ',
+    role: 'user',
+  },
 } as const satisfies Record<string, { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user' }>;
 
 export type TestAccountName = keyof typeof TEST_ACCOUNTS;

@@ -3,7 +3,16 @@
  * users), merged into the table of `guards.test.ts`. "ai" = an account allowed to use the
  * assistant; "admin" = one of its admins (MAIL_ASSISTANT_ADMINS).
  */
-export type AiGate = 'page-ai' | 'page-ai-csrf' | 'page-ai-admin-csrf' | 'api-ai' | 'api-ai-csrf' | 'api-ai-token' | 'api-ai-token-csrf' | 'api-ai-admin' | 'api-ai-admin-csrf';
+export type AiGate =
+  | 'page-ai'
+  | 'page-ai-csrf'
+  | 'page-ai-admin-csrf'
+  | 'api-ai'
+  | 'api-ai-csrf'
+  | 'api-ai-token'
+  | 'api-ai-token-csrf'
+  | 'api-ai-admin'
+  | 'api-ai-admin-csrf';
 
 export const AI_GATES: Record<string, AiGate> = {
   'GET /dashboard': 'page-ai',

@@ -7,7 +7,15 @@ import { createRecategoriseJob } from '../../workers/mail/src/ai/jobs';
 import { type StandinMailbox, type TestSession, connectedMailbox, control, directSession, mailbox, pumpWebhooks, send } from './helpers';
 
 type Item = { id: string; subject: string; from: { address: string } | null };
-type Summary = { message_id: string; category: string; summary: string; pinned: boolean; needs_reply: boolean; direction: string; recipients: unknown[] };
+type Summary = {
+  message_id: string;
+  category: string;
+  summary: string;
+  pinned: boolean;
+  needs_reply: boolean;
+  direction: string;
+  recipients: unknown[];
+};
 type Job = { job_id: string; status: string; total: number; done: number; changed: number };
 
 let box: StandinMailbox;
@@ -30,10 +38,13 @@ const bySubject = (part: string) => {
 async function jobDone(jobId: string): Promise<Job> {
   let job: Job | undefined;
   await expect
-    .poll(async () => {
-      job = (await get<Job>(`/api/admin/jobs/${jobId}`)).body;
-      return job.status;
-    }, { timeout: 15_000, interval: 200 })
+    .poll(
+      async () => {
+        job = (await get<Job>(`/api/admin/jobs/${jobId}`)).body;
+        return job.status;
+      },
+      { timeout: 15_000, interval: 200 },
+    )
     .toBe('done');
   return job!;
 }
@@ -47,14 +58,32 @@ beforeAll(async () => {
   });
   inbox = (await get<{ items: Item[] }>('/api/emails/inbox?top=100')).body.items;
   // Categories of this user: invoices never get replies; media requests get drafts.
-  expect((await call('POST', '/api/admin/categories', { name: 'Invoices', rule: 'invoice payment amount due supplier account', reply_mode: 'no_reply' })).status).toBe(201);
-  expect((await call('POST', '/api/admin/categories', { name: 'Media', rule: 'interview accreditation media photographer photos journalist', reply_mode: 'draft' })).status).toBe(201);
+  expect(
+    (
+      await call('POST', '/api/admin/categories', {
+        name: 'Invoices',
+        rule: 'invoice payment amount due supplier account',
+        reply_mode: 'no_reply',
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await call('POST', '/api/admin/categories', {
+        name: 'Media',
+        rule: 'interview accreditation media photographer photos journalist',
+        reply_mode: 'draft',
+      })
+    ).status,
+  ).toBe(201);
 });
 
 describe('summaries and categories', () => {
   it('save-summary-direct summarises, categorises and caches a message; recipients come from Graph', async () => {
     const invoice = bySubject('Invoice');
-    const res = await call<Summary & { trace_id: string; enriched: boolean }>('POST', '/api/save-summary-direct', { message_id: invoice.id });
+    const res = await call<Summary & { trace_id: string; enriched: boolean }>('POST', '/api/save-summary-direct', {
+      message_id: invoice.id,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ message_id: invoice.id, category: 'Invoices', enriched: true, direction: 'inbound' });
     expect(res.body.summary.length).toBeGreaterThan(0);
@@ -73,12 +102,20 @@ describe('summaries and categories', () => {
     expect(invoices.body.total).toBeGreaterThanOrEqual(1);
     const searched = await get<{ items: Summary[] }>(`/api/docdb/email_summaries?search=${encodeURIComponent('interview')}`);
     expect(searched.body.items.map((s) => s.message_id)).toContain(media.id);
-    expect((await get<{ items: Summary[] }>('/api/docdb/email_summaries?direction=outbound')).body.items.every((s) => s.direction === 'outbound')).toBe(true);
+    expect(
+      (await get<{ items: Summary[] }>('/api/docdb/email_summaries?direction=outbound')).body.items.every(
+        (s) => s.direction === 'outbound',
+      ),
+    ).toBe(true);
     const pinned = await call<{ pinned: boolean }>('POST', `/api/docdb/email_summaries/${encodeURIComponent(media.id)}/pin`);
     expect(pinned.body.pinned).toBe(true);
     expect((await get<{ items: Summary[] }>('/api/docdb/email_summaries')).body.items[0]!.message_id).toBe(media.id);
-    expect((await get<{ items: Summary[] }>('/api/docdb/email_summaries?pinned=true')).body.items.map((s) => s.message_id)).toEqual([media.id]);
-    expect((await call<{ pinned: boolean }>('POST', `/api/docdb/email_summaries/${encodeURIComponent(media.id)}/pin`)).body.pinned).toBe(false);
+    expect((await get<{ items: Summary[] }>('/api/docdb/email_summaries?pinned=true')).body.items.map((s) => s.message_id)).toEqual([
+      media.id,
+    ]);
+    expect((await call<{ pinned: boolean }>('POST', `/api/docdb/email_summaries/${encodeURIComponent(media.id)}/pin`)).body.pinned).toBe(
+      false,
+    );
   });
 
   it('PUT /api/email/<id>/category sets it (a known category or unknown only)', async () => {
@@ -105,7 +142,11 @@ describe('summaries and categories', () => {
     expect((await get<{ items: { name: string }[] }>('/api/categories')).body.items.map((c) => c.name)).toEqual(['Invoices', 'Press']);
 
     // A new rule moves e-mails to it.
-    const created = await call<{ job_id: string }>('POST', '/api/admin/categories', { name: 'Interviews', rule: 'interview request interviews', reply_mode: 'draft' });
+    const created = await call<{ job_id: string }>('POST', '/api/admin/categories', {
+      name: 'Interviews',
+      rule: 'interview request interviews',
+      reply_mode: 'draft',
+    });
     const moved = await jobDone(created.body.job_id);
     expect(moved.changed).toBeGreaterThanOrEqual(1);
     expect((await get<Summary>(`/api/docdb/email_summaries/${encodeURIComponent(media.id)}`)).body.category).toBe('Interviews');
@@ -126,7 +167,9 @@ describe('summaries and categories', () => {
     expect((await get('/api/admin/llm-prompts/category/Renamed B')).status).toBe(404);
     expect((await call('PUT', '/api/admin/llm-prompts/category/Renamed B', { body: 'x' })).status).toBe(404);
     // a row left under the new name (stored before the check existed)
-    await drizzle(env.DB).insert(aiPrompts).values({ userId: session.userId, name: 'category:Renamed B', body: 'stale', updatedAt: Date.now() });
+    await drizzle(env.DB)
+      .insert(aiPrompts)
+      .values({ userId: session.userId, name: 'category:Renamed B', body: 'stale', updatedAt: Date.now() });
     await call('PUT', '/api/admin/llm-prompts/category/Renamed A', { body: 'A replies.' });
     const renamed = await call('PUT', '/api/admin/categories/Renamed A', { name: 'Renamed B' });
     expect(renamed.status).toBe(200);
@@ -141,7 +184,9 @@ describe('summaries and categories', () => {
     expect((await get<Job>(`/api/admin/jobs/${first}`)).body.status).toBe('superseded');
     expect((await get<Job>(`/api/admin/jobs/${second}`)).body.status).toBe('queued');
     // the one the route starts supersedes them both, and runs to the end
-    const started = await call<{ job_id: string }>('POST', '/api/admin/categories/Invoices/prompt', { rule: 'invoice payment amount due supplier account' });
+    const started = await call<{ job_id: string }>('POST', '/api/admin/categories/Invoices/prompt', {
+      rule: 'invoice payment amount due supplier account',
+    });
     expect((await get<Job>(`/api/admin/jobs/${second}`)).body.status).toBe('superseded');
     await jobDone(started.body.job_id);
   });
@@ -157,7 +202,8 @@ describe('summaries and categories', () => {
   it('category create refuses a duplicate (409), "unknown" and bad names (400)', async () => {
     expect((await call('POST', '/api/admin/categories', { name: 'Invoices' })).status).toBe(409);
     expect((await call('POST', '/api/admin/categories', { name: 'unknown' })).status).toBe(400);
-    for (const name of ['', 'a/b', 'x'.repeat(65), 'a\u0000b']) expect((await call('POST', '/api/admin/categories', { name })).status, name).toBe(400);
+    for (const name of ['', 'a/b', 'x'.repeat(65), 'a\u0000b'])
+      expect((await call('POST', '/api/admin/categories', { name })).status, name).toBe(400);
     expect((await call('POST', '/api/admin/categories/Invoices/prompt', { rule: 'a\u0000' })).status).toBe(400);
     expect((await get('/api/admin/categories/Nope/prompt')).status).toBe(404);
   });
@@ -168,9 +214,14 @@ describe('prompts', () => {
     const before = (await get<{ body: string; custom: boolean; default: string }>('/api/admin/llm-prompts/summarise')).body;
     expect(before.custom).toBe(false);
     expect(before.body).toBe(before.default);
-    const saved = await call<{ body: string; custom: boolean }>('PUT', '/api/admin/llm-prompts/summarise', { body: 'Summarise in one line.' });
+    const saved = await call<{ body: string; custom: boolean }>('PUT', '/api/admin/llm-prompts/summarise', {
+      body: 'Summarise in one line.',
+    });
     expect(saved.body).toMatchObject({ body: 'Summarise in one line.', custom: true });
-    expect((await get<{ items: { name: string; custom: boolean }[] }>('/api/admin/llm-prompts')).body.items.find((p) => p.name === 'summarise')?.custom).toBe(true);
+    expect(
+      (await get<{ items: { name: string; custom: boolean }[] }>('/api/admin/llm-prompts')).body.items.find((p) => p.name === 'summarise')
+        ?.custom,
+    ).toBe(true);
     const reset = await call<{ body: string; custom: boolean; deleted: boolean }>('DELETE', '/api/admin/llm-prompts/summarise');
     expect(reset.body).toMatchObject({ body: before.default, custom: false, deleted: true });
     expect((await get('/api/admin/llm-prompts/nope')).status).toBe(404);
@@ -191,9 +242,18 @@ describe('prompts', () => {
 
 describe('drafts', () => {
   it('two generate calls at once for one e-mail make one provider draft (the other reuses it or answers 409)', async () => {
-    const { value } = await control<{ value: { id?: string; immutableId: string }[] }>(box, 'POST', '/deliver', { subject: 'Concurrent interview accreditation request', body: 'Could our photographer get media accreditation and an interview slot?', from: { name: 'Pat Press', address: 'pat@press.test' } });
-    const id = (await get<{ items: Item[] }>('/api/emails/inbox?top=100')).body.items.find((m) => m.subject === 'Concurrent interview accreditation request')?.id ?? value[0]!.immutableId;
-    const answers = await Promise.all([0, 1, 2].map(() => call<{ draft_id?: string; error?: string }>('POST', '/api/draft/generate', { email_id: id })));
+    const { value } = await control<{ value: { id?: string; immutableId: string }[] }>(box, 'POST', '/deliver', {
+      subject: 'Concurrent interview accreditation request',
+      body: 'Could our photographer get media accreditation and an interview slot?',
+      from: { name: 'Pat Press', address: 'pat@press.test' },
+    });
+    const id =
+      (await get<{ items: Item[] }>('/api/emails/inbox?top=100')).body.items.find(
+        (m) => m.subject === 'Concurrent interview accreditation request',
+      )?.id ?? value[0]!.immutableId;
+    const answers = await Promise.all(
+      [0, 1, 2].map(() => call<{ draft_id?: string; error?: string }>('POST', '/api/draft/generate', { email_id: id })),
+    );
     for (const a of answers) expect([200, 409], JSON.stringify(a.body)).toContain(a.status);
     const ids = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.draft_id));
     expect(ids.size).toBe(1);
@@ -204,11 +264,20 @@ describe('drafts', () => {
 
   it('generate makes a provider draft (reused the second time), its trace shows model and Graph steps; update, find, send', async () => {
     const media = bySubject('Accreditation');
-    const first = await call<{ draft_id: string; body_html: string; reused: boolean; category: string; no_reply: boolean; trace_id: string }>('POST', '/api/draft/generate', { email_id: media.id });
+    const first = await call<{
+      draft_id: string;
+      body_html: string;
+      reused: boolean;
+      category: string;
+      no_reply: boolean;
+      trace_id: string;
+    }>('POST', '/api/draft/generate', { email_id: media.id });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ email_id: media.id, reused: false, no_reply: false, category: 'Media' });
     expect(first.body.body_html).toContain('Kind regards');
-    const trace = await get<{ steps: { kind: string; name: string; latency_ms: number; outcome: string; tokens_in: number }[] }>(`/api/traces/${first.body.trace_id}`);
+    const trace = await get<{ steps: { kind: string; name: string; latency_ms: number; outcome: string; tokens_in: number }[] }>(
+      `/api/traces/${first.body.trace_id}`,
+    );
     const kinds = trace.body.steps.map((s) => `${s.kind} ${s.name}`);
     expect(kinds).toContain('model summarise');
     expect(kinds).toContain('model classify');
@@ -220,11 +289,16 @@ describe('drafts', () => {
     const again = await call<{ draft_id: string; reused: boolean }>('POST', '/api/draft/generate', { email_id: media.id });
     expect(again.body).toMatchObject({ draft_id: first.body.draft_id, reused: true });
 
-    expect((await call('POST', '/api/draft/update', { draft_id: first.body.draft_id, body_html: '<p>Edited reply</p>' })).body).toEqual({ draft_id: first.body.draft_id, updated: true });
+    expect((await call('POST', '/api/draft/update', { draft_id: first.body.draft_id, body_html: '<p>Edited reply</p>' })).body).toEqual({
+      draft_id: first.body.draft_id,
+      updated: true,
+    });
     const atGraph = await get<{ body: { content: string }; isDraft: boolean }>(`/api/email/${encodeURIComponent(first.body.draft_id)}`);
     expect(atGraph.body.body.content).toContain('Edited reply');
     expect(atGraph.body.body.content).not.toContain('Kind regards</div>');
-    expect((await get<{ draft_id: string; body_html: string }>(`/api/draft/find?email_id=${encodeURIComponent(media.id)}`)).body).toMatchObject({ draft_id: first.body.draft_id, body_html: '<p>Edited reply</p>' });
+    expect(
+      (await get<{ draft_id: string; body_html: string }>(`/api/draft/find?email_id=${encodeURIComponent(media.id)}`)).body,
+    ).toMatchObject({ draft_id: first.body.draft_id, body_html: '<p>Edited reply</p>' });
     const sent = await call('POST', '/api/draft/send', { draft_id: first.body.draft_id });
     expect(sent).toEqual({ status: 202, body: { sent: true, draft_id: first.body.draft_id } });
     const gone = await get<{ error: string }>(`/api/draft/find?email_id=${encodeURIComponent(media.id)}`);
@@ -251,7 +325,10 @@ describe('drafts', () => {
     await call('PUT', '/api/admin/categories/Media', { reply_mode: 'no_reply' });
     await call('PUT', '/api/admin/categories/Media', { reply_mode: 'draft' });
     expect((await summary(replied)).needs_reply).toBe(false);
-    expect((await call<Summary>('POST', '/api/save-summary-direct', { message_id: replied })).body).toMatchObject({ category: 'Media', needs_reply: false });
+    expect((await call<Summary>('POST', '/api/save-summary-direct', { message_id: replied })).body).toMatchObject({
+      category: 'Media',
+      needs_reply: false,
+    });
     expect((await call('PUT', '/api/admin/categories/Invoices', { reply_mode: 'no_reply' })).status).toBe(200);
     expect((await summary(invoice)).needs_reply).toBe(false);
 
@@ -286,7 +363,10 @@ describe('threads', () => {
     const message = (await get<{ conversationId: string }>(`/api/email/${encodeURIComponent(reply.id)}`)).body;
     const thread = encodeURIComponent(message.conversationId);
     expect((await call('POST', '/api/draft/from-summary', { thread_id: message.conversationId })).status).toBe(404);
-    const updated = await call<{ summary: string; bullets: string[]; message_count: number }>('POST', `/api/threads/${thread}/update-summary`);
+    const updated = await call<{ summary: string; bullets: string[]; message_count: number }>(
+      'POST',
+      `/api/threads/${thread}/update-summary`,
+    );
     expect(updated.status).toBe(200);
     expect(updated.body.message_count).toBeGreaterThanOrEqual(2);
     expect(updated.body.summary.length).toBeGreaterThan(0);
@@ -301,8 +381,14 @@ describe('threads', () => {
 describe('without a connected mailbox', () => {
   it('save-summary-direct works from the message given, and says it was not enriched', async () => {
     const alone = await directSession('alone@example.com');
-    const html = '<p>Hello,</p><p>Please send the invoice payment for the catering account.</p><p>Thanks,<br>Bob</p><p>Sent from my iPhone</p>';
-    const res = await call<Summary & { enriched: boolean }>('POST', '/api/save-summary-direct', { message_id: 'AAMkLocal1', subject: 'Payment', from: 'Bob <bob@x.test>', body: html, body_type: 'html' }, alone);
+    const html =
+      '<p>Hello,</p><p>Please send the invoice payment for the catering account.</p><p>Thanks,<br>Bob</p><p>Sent from my iPhone</p>';
+    const res = await call<Summary & { enriched: boolean }>(
+      'POST',
+      '/api/save-summary-direct',
+      { message_id: 'AAMkLocal1', subject: 'Payment', from: 'Bob <bob@x.test>', body: html, body_type: 'html' },
+      alone,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ message_id: 'AAMkLocal1', enriched: false, category: 'unknown' });
     expect(res.body.summary).toContain('invoice payment');
@@ -316,7 +402,13 @@ describe('without a connected mailbox', () => {
 
 describe('dashboard, traces, admin users, Inbox Zero', () => {
   it('the dashboard counts this user’s e-mails, categories, drafts and model calls', async () => {
-    const d = await get<{ emails: number; by_category: { category: string; emails: number }[]; drafts: { made: number }; model_calls_7d: { calls: number }; model: string }>('/api/dashboard');
+    const d = await get<{
+      emails: number;
+      by_category: { category: string; emails: number }[];
+      drafts: { made: number };
+      model_calls_7d: { calls: number };
+      model: string;
+    }>('/api/dashboard');
     expect(d.status).toBe(200);
     expect(d.body.model).toBe('openai');
     expect(d.body.emails).toBeGreaterThanOrEqual(2);
@@ -354,17 +446,31 @@ describe('dashboard, traces, admin users, Inbox Zero', () => {
   it('new mail through the webhook is summarised, categorised and drafted without anyone opening it', async () => {
     const pump = pumpWebhooks(box);
     try {
-      const { value } = await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', { subject: 'Interview request for the accreditation desk', body: 'Could our photographer get media accreditation and an interview slot?', from: { name: 'Pat Press', address: 'pat@press.test' } });
+      const { value } = await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', {
+        subject: 'Interview request for the accreditation desk',
+        body: 'Could our photographer get media accreditation and an interview slot?',
+        from: { name: 'Pat Press', address: 'pat@press.test' },
+      });
       const id = value[0]!.immutableId;
-      await expect.poll(async () => (await get<Summary>(`/api/docdb/email_summaries/${encodeURIComponent(id)}`)).body.category, { timeout: 20_000, interval: 300 }).toBe('Media');
-      await expect.poll(async () => (await get(`/api/draft/find?email_id=${encodeURIComponent(id)}`)).status, { timeout: 20_000, interval: 300 }).toBe(200);
+      await expect
+        .poll(async () => (await get<Summary>(`/api/docdb/email_summaries/${encodeURIComponent(id)}`)).body.category, {
+          timeout: 20_000,
+          interval: 300,
+        })
+        .toBe('Media');
+      await expect
+        .poll(async () => (await get(`/api/draft/find?email_id=${encodeURIComponent(id)}`)).status, { timeout: 20_000, interval: 300 })
+        .toBe(200);
       const zero = await get<{ needs_reply: Summary[] }>('/api/inbox-zero');
       expect(zero.body.needs_reply.map((s) => s.message_id)).toContain(id);
       // The same notification again (Graph retries deliveries): processed once only.
       const stub = mailbox(session);
       await expect.poll(async () => (await stub.queueState()).queued, { timeout: 20_000 }).toBe(0);
       const before = await stub.queueState();
-      await stub.notified([{ subscriptionId: 'again', changeType: 'created', resource: `Users/u/Messages/${id}`, messageId: id, receivedAt: Date.now() }], session.userId);
+      await stub.notified(
+        [{ subscriptionId: 'again', changeType: 'created', resource: `Users/u/Messages/${id}`, messageId: id, receivedAt: Date.now() }],
+        session.userId,
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
       const after = await stub.queueState();
       expect(after).toMatchObject({ queued: 0, done: before.done, failed: before.failed });

@@ -20,19 +20,27 @@ const post = async <T>(path: string, json?: unknown) => {
   const res = await send(path, { method: 'POST', cookie: session.cookie, csrf: session.csrf, ...(json === undefined ? {} : { json }) });
   return { status: res.status, body: (await res.json()) as T };
 };
-const list = async (folder: string, who = session) => (await get<{ items: Item[]; assistant: boolean }>(`/api/emails/${folder}?top=25`, who)).body;
-const deliver = async (input: Record<string, unknown>) => (await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', input)).value[0]!.immutableId;
+const list = async (folder: string, who = session) =>
+  (await get<{ items: Item[]; assistant: boolean }>(`/api/emails/${folder}?top=25`, who)).body;
+const deliver = async (input: Record<string, unknown>) =>
+  (await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', input)).value[0]!.immutableId;
 
 beforeAll(async () => {
   ({ mailbox: box, session } = await connectedMailbox('client-fields'));
-  expect((await post('/api/admin/categories', { name: 'Stewards', rule: 'stewards inquiry protest', reply_mode: 'manual' })).status).toBe(201);
+  expect((await post('/api/admin/categories', { name: 'Stewards', rule: 'stewards inquiry protest', reply_mode: 'manual' })).status).toBe(
+    201,
+  );
 });
 
 describe('the assistant’s fields on the mailbox’s answers', () => {
   let id: string;
 
   it('are null for a message the assistant has not read, and filled once it is summarised', async () => {
-    id = await deliver({ subject: 'Stewards inquiry into race 4', body: 'The stewards open an inquiry into the protest after race 4. Can the jockey attend?', from: { name: 'Chief Steward', address: 'chief@stewards.test' } });
+    id = await deliver({
+      subject: 'Stewards inquiry into race 4',
+      body: 'The stewards open an inquiry into the protest after race 4. Can the jockey attend?',
+      from: { name: 'Chief Steward', address: 'chief@stewards.test' },
+    });
     const before = await list('inbox');
     expect(before.assistant).toBe(true);
     expect(before.items.find((m) => m.id === id)).toMatchObject({ assistant: null, draftOrigin: null });
@@ -47,17 +55,27 @@ describe('the assistant’s fields on the mailbox’s answers', () => {
 
     const message = await get<Item & { subject: string }>(`/api/email/${encodeURIComponent(id)}`);
     expect(message.status).toBe(200);
-    expect(message.body).toMatchObject({ subject: 'Stewards inquiry into race 4', assistant: { category: 'Stewards', needsReply: true }, draftOrigin: null });
+    expect(message.body).toMatchObject({
+      subject: 'Stewards inquiry into race 4',
+      assistant: { category: 'Stewards', needsReply: true },
+      draftOrigin: null,
+    });
   });
 
   it('carry the conversation’s stored rolling summary on the thread, once one is made', async () => {
-    const before = await get<{ conversationId: string; assistant: boolean; threadSummary: unknown; messages: Item[] }>(`/api/thread/${encodeURIComponent(id)}`);
+    const before = await get<{ conversationId: string; assistant: boolean; threadSummary: unknown; messages: Item[] }>(
+      `/api/thread/${encodeURIComponent(id)}`,
+    );
     expect(before.body).toMatchObject({ assistant: true, threadSummary: null });
     expect(before.body.messages.find((m) => m.id === id)!.assistant).toMatchObject({ category: 'Stewards' });
 
-    const made = await post<{ summary: string; message_count: number }>(`/api/threads/${encodeURIComponent(before.body.conversationId)}/update-summary`);
+    const made = await post<{ summary: string; message_count: number }>(
+      `/api/threads/${encodeURIComponent(before.body.conversationId)}/update-summary`,
+    );
     expect(made.status).toBe(200);
-    const after = await get<{ threadSummary: { summary: string; bullets: string[]; message_count: number; updated_at: string } }>(`/api/thread/${encodeURIComponent(id)}`);
+    const after = await get<{ threadSummary: { summary: string; bullets: string[]; message_count: number; updated_at: string } }>(
+      `/api/thread/${encodeURIComponent(id)}`,
+    );
     expect(after.body.threadSummary).toMatchObject({ summary: made.body.summary, message_count: made.body.message_count });
     expect(Date.parse(after.body.threadSummary.updated_at)).not.toBeNaN();
   });
@@ -77,9 +95,16 @@ describe('the assistant’s fields on the mailbox’s answers', () => {
   it('say a sent message awaits a reply until one comes in on its conversation', async () => {
     const sent = (await list('sentitems')).items[0]!;
     expect((await post('/api/save-summary-direct', { message_id: sent.id })).status).toBe(200);
-    expect((await list('sentitems')).items.find((m) => m.id === sent.id)!.assistant).toMatchObject({ awaitingReply: true, needsReply: false });
+    expect((await list('sentitems')).items.find((m) => m.id === sent.id)!.assistant).toMatchObject({
+      awaitingReply: true,
+      needsReply: false,
+    });
 
-    const answer = await deliver({ inReplyTo: sent.id, body: 'Thanks, that works for us.', from: { name: 'Trainer', address: 'trainer@stables.test' } });
+    const answer = await deliver({
+      inReplyTo: sent.id,
+      body: 'Thanks, that works for us.',
+      from: { name: 'Trainer', address: 'trainer@stables.test' },
+    });
     expect((await post('/api/save-summary-direct', { message_id: answer })).status).toBe(200);
     expect((await list('sentitems')).items.find((m) => m.id === sent.id)!.assistant).toMatchObject({ awaitingReply: false });
   });
@@ -91,7 +116,10 @@ describe('the assistant’s fields on the mailbox’s answers', () => {
     expect(page.assistant).toBe(false);
     expect(page.items.length).toBeGreaterThan(0);
     expect(page.items.every((m) => m.assistant === null && m.draftOrigin === null)).toBe(true);
-    const thread = await get<{ assistant: boolean; threadSummary: unknown; messages: Item[] }>(`/api/thread/${encodeURIComponent(id)}`, outsider);
+    const thread = await get<{ assistant: boolean; threadSummary: unknown; messages: Item[] }>(
+      `/api/thread/${encodeURIComponent(id)}`,
+      outsider,
+    );
     expect(thread.body).toMatchObject({ assistant: false, threadSummary: null });
     expect(thread.body.messages.every((m) => m.assistant === null)).toBe(true);
   });

@@ -116,7 +116,12 @@ describe('error cases', () => {
     const consent = await fetch(location, { redirect: 'manual' });
     const { createMailApp } = await import('../../workers/mail/src/app');
     const { env } = await import('cloudflare:workers');
-    const res = await createMailApp().request(consent.headers.get('location')!, { headers: { cookie: `${session.cookie}; ${flow}` } }, { ...env, IDENTITY_BASE_URL: 'http://127.0.0.1:1' }, { waitUntil: () => {}, passThroughOnException: () => {}, props: {} });
+    const res = await createMailApp().request(
+      consent.headers.get('location')!,
+      { headers: { cookie: `${session.cookie}; ${flow}` } },
+      { ...env, IDENTITY_BASE_URL: 'http://127.0.0.1:1' },
+      { waitUntil: () => {}, passThroughOnException: () => {}, props: {} },
+    );
     expect(res.status).toBe(502);
   });
 });

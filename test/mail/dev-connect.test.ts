@@ -7,7 +7,12 @@ import { BASE, directSession, mailbox } from './helpers';
 describe('dev auto-connect', () => {
   const request = async (path: string, cookie: string, overrides: Record<string, string>) => {
     const pending: Promise<unknown>[] = [];
-    const res = await createMailApp().request(`${BASE}${path}`, { headers: { cookie } }, { ...env, ...overrides }, { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} });
+    const res = await createMailApp().request(
+      `${BASE}${path}`,
+      { headers: { cookie } },
+      { ...env, ...overrides },
+      { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} },
+    );
     await Promise.allSettled(pending);
     return res;
   };
@@ -27,7 +32,10 @@ describe('dev auto-connect', () => {
 
   it('never against a non-loopback identity platform', async () => {
     const session = await directSession('demo@example.com');
-    const res = await request('/api/folders', session.cookie, { MAIL_DEV_AUTO_CONNECT: 'true', IDENTITY_BASE_URL: 'https://login.microsoftonline.com' });
+    const res = await request('/api/folders', session.cookie, {
+      MAIL_DEV_AUTO_CONNECT: 'true',
+      IDENTITY_BASE_URL: 'https://login.microsoftonline.com',
+    });
     expect(res.status).toBe(401);
     expect((await mailbox(session).status()).connected).toBe(false);
   });

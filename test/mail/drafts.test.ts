@@ -26,21 +26,37 @@ const call = async <T = unknown>(method: string, path: string, json?: unknown) =
 };
 /** A new message in the Inbox from a journalist (the Media category, in draft mode). */
 async function deliver(subject: string, body: string): Promise<string> {
-  const { value } = await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', { subject, body, from: { name: 'Sam Lee', address: 'sam@press.test' } });
+  const { value } = await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', {
+    subject,
+    body,
+    from: { name: 'Sam Lee', address: 'sam@press.test' },
+  });
   // The Worker asks Graph for immutable ids: the message's id as the Worker knows it.
   return value[0]!.immutableId;
 }
-const draftHtml = async (id: string) => (await get<{ body: { content: string } }>(`/api/email/${encodeURIComponent(id)}`)).body.body.content;
+const draftHtml = async (id: string) =>
+  (await get<{ body: { content: string } }>(`/api/email/${encodeURIComponent(id)}`)).body.body.content;
 const draftsTotal = async () => (await get<{ folder: { total: number } }>('/api/emails/drafts?top=1')).body.folder.total;
 
 beforeAll(async () => {
   ({ mailbox: box, session } = await connectedMailbox('drafts'));
-  expect((await call('POST', '/api/admin/categories', { name: 'Media', rule: 'interview accreditation media photographer photos journalist', reply_mode: 'draft' })).status).toBe(201);
+  expect(
+    (
+      await call('POST', '/api/admin/categories', {
+        name: 'Media',
+        rule: 'interview accreditation media photographer photos journalist',
+        reply_mode: 'draft',
+      })
+    ).status,
+  ).toBe(201);
 });
 
 describe('/api/draft/find', () => {
   it('answers 502 when Graph fails or keeps throttling, and 404 no_draft only when there is none', async () => {
-    const id = await deliver('Accreditation for the photographer', 'Hi,\n\nCould our photographer get media accreditation for Saturday?\n\nSam');
+    const id = await deliver(
+      'Accreditation for the photographer',
+      'Hi,\n\nCould our photographer get media accreditation for Saturday?\n\nSam',
+    );
     const made = await call<{ draft_id: string }>('POST', '/api/draft/generate', { email_id: id });
     expect(made.status).toBe(200);
     const found = await get<{ draft_id: string }>(`/api/draft/find?email_id=${encodeURIComponent(id)}`);
@@ -58,10 +74,19 @@ describe('/api/draft/find', () => {
     }
 
     const never = await deliver('Interview about the carnival', 'Could we interview your manager?');
-    expect(await get(`/api/draft/find?email_id=${encodeURIComponent(never)}`)).toEqual({ status: 404, body: expect.objectContaining({ error: 'no_draft' }) });
+    expect(await get(`/api/draft/find?email_id=${encodeURIComponent(never)}`)).toEqual({
+      status: 404,
+      body: expect.objectContaining({ error: 'no_draft' }),
+    });
     // The draft deleted at Graph (moved to Deleted Items, then deleted from there): Graph's 404 is "no draft".
-    for (let i = 0; i < 2; i++) expect((await mailbox(session).graph({ method: 'DELETE', path: `/me/messages/${encodeURIComponent(made.body.draft_id)}` })).ok).toBe(true);
-    expect(await get(`/api/draft/find?email_id=${encodeURIComponent(id)}`)).toEqual({ status: 404, body: expect.objectContaining({ error: 'no_draft' }) });
+    for (let i = 0; i < 2; i++)
+      expect((await mailbox(session).graph({ method: 'DELETE', path: `/me/messages/${encodeURIComponent(made.body.draft_id)}` })).ok).toBe(
+        true,
+      );
+    expect(await get(`/api/draft/find?email_id=${encodeURIComponent(id)}`)).toEqual({
+      status: 404,
+      body: expect.objectContaining({ error: 'no_draft' }),
+    });
   });
 });
 
@@ -69,7 +94,7 @@ describe('/api/draft/update with Graph rewriting the HTML', () => {
   it('keeps the quoted original below the new reply, edit after edit', async () => {
     await control(box, 'POST', '/html', { rewrite: true });
     try {
-      const original = 'Hi,\n\nWe’d like photos of the winner\'s parade\u00a0— can the photographer join the journalist pool?\n\nSam';
+      const original = "Hi,\n\nWe’d like photos of the winner's parade\u00a0— can the photographer join the journalist pool?\n\nSam";
       const id = await deliver('Photos of the parade', original);
       const made = await call<{ draft_id: string; body_html: string }>('POST', '/api/draft/generate', { email_id: id });
       expect(made.status).toBe(200);
@@ -79,7 +104,14 @@ describe('/api/draft/update with Graph rewriting the HTML', () => {
       expect(created).toContain('<body dir="ltr">');
       expect(created).toContain('dir="ltr" id="divRplyFwdMsg"');
 
-      expect((await call('POST', '/api/draft/update', { draft_id: made.body.draft_id, body_html: "<p class='lead' data-x=\"1\">We'll   send the\n  photographer&nbsp;along.</p>" })).status).toBe(200);
+      expect(
+        (
+          await call('POST', '/api/draft/update', {
+            draft_id: made.body.draft_id,
+            body_html: "<p class='lead' data-x=\"1\">We'll   send the\n  photographer&nbsp;along.</p>",
+          })
+        ).status,
+      ).toBe(200);
       const first = await draftHtml(made.body.draft_id);
       expect(first).toContain('send the');
       expect(first).toContain('divRplyFwdMsg');
@@ -88,7 +120,10 @@ describe('/api/draft/update with Graph rewriting the HTML', () => {
       expect(first.indexOf('send the')).toBeLessThan(first.indexOf('divRplyFwdMsg'));
       expect(first).not.toContain('Kind regards');
 
-      expect((await call('POST', '/api/draft/update', { draft_id: made.body.draft_id, body_html: '<p>Second thoughts: the pool is full.</p>' })).status).toBe(200);
+      expect(
+        (await call('POST', '/api/draft/update', { draft_id: made.body.draft_id, body_html: '<p>Second thoughts: the pool is full.</p>' }))
+          .status,
+      ).toBe(200);
       const second = await draftHtml(made.body.draft_id);
       expect(second).toContain('Second thoughts');
       expect(second).not.toContain('send the');
@@ -116,7 +151,9 @@ describe('the offline model is a template', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { generated_by: string; trace_id: string };
     expect(body.generated_by).toBe('template reply');
-    const trace = (await (await request(`/api/traces/${body.trace_id}`)).json()) as { steps: { kind: string; name: string; detail: string }[] };
+    const trace = (await (await request(`/api/traces/${body.trace_id}`)).json()) as {
+      steps: { kind: string; name: string; detail: string }[];
+    };
     const models = trace.steps.filter((s) => s.kind === 'model');
     expect(models.map((s) => s.detail)).toContain('template reply, tokens estimated');
     expect(models.find((s) => s.name === 'classify')!.detail).toBe('keyword category, tokens estimated');
@@ -124,7 +161,12 @@ describe('the offline model is a template', () => {
 
     const outlook = await (await request('/outlook')).text();
     expect(outlook).toContain('data-model-kind="template"');
-    const dashboard = (await (await request('/api/dashboard')).json()) as { model: string; model_kind: string; model_title: string; model_calls_7d: { tokens_estimated: number } };
+    const dashboard = (await (await request('/api/dashboard')).json()) as {
+      model: string;
+      model_kind: string;
+      model_title: string;
+      model_calls_7d: { tokens_estimated: number };
+    };
     expect(dashboard).toMatchObject({ model: 'offline', model_kind: 'template' });
     expect(dashboard.model_title).toContain('template replies');
     expect(dashboard.model_title).not.toMatch(/\bAI\b/);
@@ -135,7 +177,10 @@ describe('the offline model is a template', () => {
   });
 
   it('new mail of a category in draft mode gets a suggestion, not a draft in the mailbox', async () => {
-    const id = await deliver('Media accreditation for our photographer', 'Hi,\n\nPlease arrange media accreditation for our photographer.\n\nSam');
+    const id = await deliver(
+      'Media accreditation for our photographer',
+      'Hi,\n\nPlease arrange media accreditation for our photographer.\n\nSam',
+    );
     const db = drizzle(env.DB, { schema });
     const graph = new GraphClient(mailbox(session), env.GRAPH_BASE_URL);
     const ctx = { model: offlineModel, tracer: new Tracer(session.userId, 'new mail'), db, userId: session.userId, timeoutMs: 5_000 };
@@ -144,7 +189,11 @@ describe('the offline model is a template', () => {
     expect(processed.category).toBe('Media');
     expect(await draftsTotal()).toBe(before);
     expect(ctx.tracer.steps.some((s) => s.kind === 'graph' && s.name.endsWith('/createReply'))).toBe(false);
-    const row = await db.select().from(schema.aiDrafts).where(and(eq(schema.aiDrafts.userId, session.userId), eq(schema.aiDrafts.emailId, id))).get();
+    const row = await db
+      .select()
+      .from(schema.aiDrafts)
+      .where(and(eq(schema.aiDrafts.userId, session.userId), eq(schema.aiDrafts.emailId, id)))
+      .get();
     expect(row?.draftId).toMatch(/^suggestion:/);
     expect(row?.bodyHtml).toContain('Kind regards');
     // A suggestion is no draft of the mailbox: not found, not updatable, not sendable.

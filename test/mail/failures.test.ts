@@ -9,8 +9,18 @@ let box: StandinMailbox;
 let session: TestSession;
 
 const llmFaults: number[] = [];
-async function llmFault(fault: { mode: 'fail' | 'malformed' | 'slow' | 'empty'; match: string; count?: number; delayMs?: number; status?: number }) {
-  const res = await fetch(`${STANDIN}/_standin/llm/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
+async function llmFault(fault: {
+  mode: 'fail' | 'malformed' | 'slow' | 'empty';
+  match: string;
+  count?: number;
+  delayMs?: number;
+  status?: number;
+}) {
+  const res = await fetch(`${STANDIN}/_standin/llm/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(fault),
+  });
   expect(res.status).toBe(201);
   llmFaults.push(((await res.json()) as { id: number }).id);
 }
@@ -68,7 +78,15 @@ const MODES = [
 
 beforeAll(async () => {
   ({ mailbox: box, session } = await connectedMailbox('failures'));
-  expect((await call('POST', '/api/admin/categories', { name: 'Media', rule: 'interview accreditation media photographer journalist', reply_mode: 'draft' })).status).toBe(201);
+  expect(
+    (
+      await call('POST', '/api/admin/categories', {
+        name: 'Media',
+        rule: 'interview accreditation media photographer journalist',
+        reply_mode: 'draft',
+      })
+    ).status,
+  ).toBe(201);
 });
 
 describe('the model failing', () => {
@@ -117,7 +135,9 @@ describe('the model failing', () => {
       expect((await call('POST', `/api/threads/${encodeURIComponent(conversationId)}/update-summary`)).status).toBe(200);
       // The fault matches the category's reply guidance, which only this request's prompt holds.
       const m = marker();
-      expect((await call('PUT', '/api/admin/llm-prompts/category/Media', { body: `Offer a time for the interview. ${m}` })).status).toBe(200);
+      expect((await call('PUT', '/api/admin/llm-prompts/category/Media', { body: `Offer a time for the interview. ${m}` })).status).toBe(
+        200,
+      );
       await llmFault({ ...free.fault, match: m });
       await expectModelError(await call('POST', '/api/draft/from-summary', { thread_id: conversationId, category: 'Media' }), mode.error);
     });
@@ -158,14 +178,21 @@ describe('background work with the model or Graph failing', () => {
     const before = (await get<Summary>(`/api/docdb/email_summaries/${encodeURIComponent(bad.id)}`)).body.category;
     expect(before).toBe('Media');
     await llmFault({ mode: 'fail', match: m, status: 500 });
-    const created = await call<{ job_id: string }>('POST', '/api/admin/categories', { name: `Interviews${m.slice(6, 14)}`, rule: 'interview request slot', reply_mode: 'draft' });
+    const created = await call<{ job_id: string }>('POST', '/api/admin/categories', {
+      name: `Interviews${m.slice(6, 14)}`,
+      rule: 'interview request slot',
+      reply_mode: 'draft',
+    });
     expect(created.status).toBe(201);
     let job: Job | undefined;
     await expect
-      .poll(async () => {
-        job = (await get<Job>(`/api/admin/jobs/${created.body.job_id}`)).body;
-        return job.status;
-      }, { timeout: 20_000, interval: 200 })
+      .poll(
+        async () => {
+          job = (await get<Job>(`/api/admin/jobs/${created.body.job_id}`)).body;
+          return job.status;
+        },
+        { timeout: 20_000, interval: 200 },
+      )
       .toMatch(/^(done|failed)$/);
     // The job stops at the e-mail the model failed on, and says so.
     expect(job!.status).toBe('failed');
@@ -183,11 +210,19 @@ describe('background work with the model or Graph failing', () => {
     try {
       // A failed attempt shows on the dashboard as a trace of the new mail ending in error.
       await expect
-        .poll(async () => (await get<{ recent_traces: { name: string; outcome: string }[] }>('/api/dashboard')).body.recent_traces.some((t) => t.name === 'new mail' && t.outcome === 'error'), { timeout: 20_000, interval: 300 })
+        .poll(
+          async () =>
+            (await get<{ recent_traces: { name: string; outcome: string }[] }>('/api/dashboard')).body.recent_traces.some(
+              (t) => t.name === 'new mail' && t.outcome === 'error',
+            ),
+          { timeout: 20_000, interval: 300 },
+        )
         .toBe(true);
       expect((await get(`/api/docdb/email_summaries/${encodeURIComponent(id)}`)).status).toBe(404);
       for (const fid of graphFaults.splice(0)) await control(box, 'DELETE', `/faults/${fid}`);
-      await expect.poll(async () => (await get(`/api/docdb/email_summaries/${encodeURIComponent(id)}`)).status, { timeout: 30_000, interval: 300 }).toBe(200);
+      await expect
+        .poll(async () => (await get(`/api/docdb/email_summaries/${encodeURIComponent(id)}`)).status, { timeout: 30_000, interval: 300 })
+        .toBe(200);
       const state = await mailbox(session).queueState();
       expect(state.failed).toBe(0);
     } finally {

@@ -19,7 +19,11 @@ beforeAll(async () => {
   const graph = new GraphClient(mailbox(session), env.GRAPH_BASE_URL);
   const owners = (await graph.folders()).find((f) => f.displayName === 'Owners')!;
   const create = async (parentId: string, displayName: string) => {
-    const result = await mailbox(session).graph({ method: 'POST', path: `/me/mailFolders/${encodeURIComponent(parentId)}/childFolders`, body: { displayName } });
+    const result = await mailbox(session).graph({
+      method: 'POST',
+      path: `/me/mailFolders/${encodeURIComponent(parentId)}/childFolders`,
+      body: { displayName },
+    });
     if (result.ok && 'json' in result) return (result.json as { id: string }).id;
     throw new Error(`creating ${displayName}: ${JSON.stringify(result)}`);
   };
@@ -42,7 +46,8 @@ describe('the folder tree as Outlook draws it', () => {
       // Between the parent and the folder only the parent's other descendants are drawn.
       const at = list.indexOf(parent);
       expect(at, folder.name).toBeLessThan(i);
-      for (const between of list.slice(at + 1, i)) expect(between.depth, `${between.name} before ${folder.name}`).toBeGreaterThan(parent.depth);
+      for (const between of list.slice(at + 1, i))
+        expect(between.depth, `${between.name} before ${folder.name}`).toBeGreaterThan(parent.depth);
     });
   });
 

@@ -12,7 +12,8 @@ describe('the mailbox’s Graph slots', () => {
   it('background work holds at most its share; a freed slot goes to a waiting read first', async () => {
     const slots = new Semaphore(4, 2);
     const granted: string[] = [];
-    const take = (name: string, priority: 'read' | 'background') => slots.acquire(priority).then((release) => (granted.push(name), release));
+    const take = (name: string, priority: 'read' | 'background') =>
+      slots.acquire(priority).then((release) => (granted.push(name), release));
     const bg = [take('bg1', 'background'), take('bg2', 'background'), take('bg3', 'background'), take('bg4', 'background')];
     await tick();
     expect(granted).toEqual(['bg1', 'bg2']);
@@ -50,7 +51,10 @@ describe('a thread read while background Graph calls are slow', () => {
   });
 
   it('is answered before any of six slow background calls', async () => {
-    const { value } = await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', { subject: 'Track work', body: 'The course proper is open from Monday.' });
+    const { value } = await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', {
+      subject: 'Track work',
+      body: 'The course proper is open from Monday.',
+    });
     const id = encodeURIComponent(value[0]!.immutableId);
     // warm: the well-known folders are read once per connection
     expect((await send(`/api/thread/${id}`, { cookie: session.cookie })).status).toBe(200);
@@ -76,7 +80,12 @@ describe('a thread read while background Graph calls are slow', () => {
 describe('development auto-connect', () => {
   const request = async (path: string, cookie: string) => {
     const pending: Promise<unknown>[] = [];
-    const res = await createMailApp().request(`${BASE}${path}`, { headers: { cookie } }, { ...env, MAIL_DEV_AUTO_CONNECT: 'true' }, { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} });
+    const res = await createMailApp().request(
+      `${BASE}${path}`,
+      { headers: { cookie } },
+      { ...env, MAIL_DEV_AUTO_CONNECT: 'true' },
+      { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} },
+    );
     return { res, pending };
   };
 
@@ -91,7 +100,9 @@ describe('development auto-connect', () => {
 
   it('the first requests of a page, at once, all answer', async () => {
     const session = await directSession('demo@example.com');
-    const answers = await Promise.all(['/api/folders', '/api/emails/inbox?top=5', '/api/conversation-counts?top=10'].map((path) => request(path, session.cookie)));
+    const answers = await Promise.all(
+      ['/api/folders', '/api/emails/inbox?top=5', '/api/conversation-counts?top=10'].map((path) => request(path, session.cookie)),
+    );
     expect(answers.map((a) => a.res.status)).toEqual([200, 200, 200]);
     expect((await mailbox(session).status()).refreshes).toBe(0);
     await Promise.allSettled(answers.flatMap((a) => a.pending));

@@ -17,7 +17,12 @@ afterEach(async () => {
 });
 
 const inbox = () => send('/api/emails/inbox?top=5', { cookie: session.cookie });
-type Log = { requests: { method: string; path: string; status: number }[]; highWater: number; highWaterByToken: Record<string, number>; refreshGrants: number };
+type Log = {
+  requests: { method: string; path: string; status: number }[];
+  highWater: number;
+  highWaterByToken: Record<string, number>;
+  refreshGrants: number;
+};
 const log = () => control<Log>(box, 'GET', '/log');
 const graphCalls = async (prefix: string) => (await log()).requests.filter((r) => r.path.includes(prefix));
 

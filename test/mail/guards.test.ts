@@ -75,7 +75,9 @@ describe('route guards', () => {
   });
 
   it('names anonymous access exactly on the gate-less routes, a session on the others', () => {
-    expect(accessTable(routes)).toEqual(Object.fromEntries(Object.entries(GATES).map(([key, gate]) => [key, gate === 'none' ? 'anonymous' : 'session'])));
+    expect(accessTable(routes)).toEqual(
+      Object.fromEntries(Object.entries(GATES).map(([key, gate]) => [key, gate === 'none' ? 'anonymous' : 'session'])),
+    );
   });
 
   it.each(routes.map((r) => r.key))('%s carries exactly the guards of its gate, in order', (key) => {
@@ -88,7 +90,12 @@ describe('route guards', () => {
   it('every state-changing route of a session has anti-forgery', () => {
     expect(unprotectedBrowserWrites(routes)).toEqual([]);
     // Outside the session: only the sign-in form and Graph's webhook change anything.
-    expect(routes.filter((r) => r.method !== 'GET' && !r.browserSession).map((r) => r.key).sort()).toEqual(['POST /', 'POST /graph/webhook', 'POST /login']);
+    expect(
+      routes
+        .filter((r) => r.method !== 'GET' && !r.browserSession)
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['POST /', 'POST /graph/webhook', 'POST /login']);
   });
 });
 
@@ -124,13 +131,26 @@ describe('gates answer as declared', () => {
     const missing = await send('/api/compose/send', { method: 'POST', cookie: session.cookie, json: body });
     expect(missing.status).toBe(403);
     expect(await missing.json()).toMatchObject({ error: 'csrf_failed' });
-    expect((await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: 'x'.repeat(43), json: body })).status).toBe(403);
+    expect((await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: 'x'.repeat(43), json: body })).status).toBe(
+      403,
+    );
     const other = await directSession('other@example.com');
     expect((await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: other.csrf, json: body })).status).toBe(403);
-    const foreign = await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: session.csrf, json: body, headers: { origin: 'https://evil.example' } });
+    const foreign = await send('/api/compose/send', {
+      method: 'POST',
+      cookie: session.cookie,
+      csrf: session.csrf,
+      json: body,
+      headers: { origin: 'https://evil.example' },
+    });
     expect(foreign.status).toBe(403);
     expect(await foreign.json()).toMatchObject({ error: 'forbidden_origin' });
-    const crossSite = await send('/connect', { method: 'POST', cookie: session.cookie, form: { csrf_token: session.csrf }, headers: { 'sec-fetch-site': 'cross-site' } });
+    const crossSite = await send('/connect', {
+      method: 'POST',
+      cookie: session.cookie,
+      form: { csrf_token: session.csrf },
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
     expect(crossSite.status).toBe(403);
   });
 });
@@ -171,13 +191,19 @@ describe('configuration', () => {
   it('refuses the published development secrets outside local development, and takes them locally', async () => {
     const { env } = await import('cloudflare:workers');
     // workers/mail/.dev.vars.example; the Worker is local only with a Postgres relay on loopback, as npm run dev gives every Worker.
-    const published = { SESSION_SECRET: 'dev-only-mail-session-secret-change-me-0123456789', MAIL_TOKEN_SECRET: 'dev-only-mail-token-secret-change-me-0123456789', MS_CLIENT_ID: 'mail-assistant-dev' };
+    const published = {
+      SESSION_SECRET: 'dev-only-mail-session-secret-change-me-0123456789',
+      MAIL_TOKEN_SECRET: 'dev-only-mail-token-secret-change-me-0123456789',
+      MS_CLIENT_ID: 'mail-assistant-dev',
+    };
     const app = createMailApp();
     const deployed = await app.request('https://mail.test/api/auth-status', {}, { ...env, ...published, PG_WS_PROXY: undefined });
     expect(deployed.status).toBe(500);
     const body = await deployed.json<{ error: string; message: string }>();
     expect(body.error).toBe('configuration_error');
-    expect(body.message).toMatch(/SESSION_SECRET is a published development value .*MAIL_TOKEN_SECRET is a published development value .*MS_CLIENT_ID is a published development value/);
+    expect(body.message).toMatch(
+      /SESSION_SECRET is a published development value .*MAIL_TOKEN_SECRET is a published development value .*MS_CLIENT_ID is a published development value/,
+    );
     const local = await app.request('https://mail.test/api/auth-status', {}, { ...env, ...published, PG_WS_PROXY: 'ws://127.0.0.1:8790' });
     expect(local.status).toBe(200);
     expect(await local.json()).toEqual({ authenticated: false });
@@ -188,16 +214,32 @@ describe('pages', () => {
   it('/outlook is the mail client shell: folders, list, reading pane, compose with To/CC/BCC', async () => {
     const session = await directSession('client@example.com');
     const html = await (await send('/outlook', { cookie: session.cookie })).text();
-    for (const part of ['data-folders', 'data-messages', 'data-reader', 'id="compose-to"', 'id="compose-cc"', 'id="compose-bcc"', '/static/mail/outlook.js', `content="${session.csrf}"`]) expect(html).toContain(part);
+    for (const part of [
+      'data-folders',
+      'data-messages',
+      'data-reader',
+      'id="compose-to"',
+      'id="compose-cc"',
+      'id="compose-bcc"',
+      '/static/mail/outlook.js',
+      `content="${session.csrf}"`,
+    ])
+      expect(html).toContain(part);
   });
 
   it('/admin answers an account not allowed the assistant as the other assistant pages do', async () => {
     // Not an admin domain of the test config, and not listed at /api/admin/users.
     const outsider = await directSession('outsider@elsewhere.test');
-    const answers = await Promise.all(['/admin', '/dashboard', '/admin/docdb-latest'].map(async (path) => {
-      const res = await send(path, { cookie: outsider.cookie });
-      return { status: res.status, type: res.headers.get('content-type'), allowed: (await res.text()).includes('may not use the assistant') };
-    }));
+    const answers = await Promise.all(
+      ['/admin', '/dashboard', '/admin/docdb-latest'].map(async (path) => {
+        const res = await send(path, { cookie: outsider.cookie });
+        return {
+          status: res.status,
+          type: res.headers.get('content-type'),
+          allowed: (await res.text()).includes('may not use the assistant'),
+        };
+      }),
+    );
     expect(answers[0]).toEqual(answers[1]);
     expect(answers[0]).toEqual(answers[2]);
     expect(answers[0]!.status).toBe(403);
@@ -212,6 +254,8 @@ describe('pages', () => {
 
   it('/openapi.json documents the JSON routes', async () => {
     const doc = (await (await send('/openapi.json')).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/emails/{folder_name}', '/api/thread/{message_id}', '/api/compose/send', '/api/move/{message_id}']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/emails/{folder_name}', '/api/thread/{message_id}', '/api/compose/send', '/api/move/{message_id}']),
+    );
   });
 });

@@ -54,7 +54,16 @@ export async function directSession(email: string, options: { expiresAt?: number
   const userId = options.userId ?? newUserId();
   await drizzle(env.DB)
     .insert(sessions)
-    .values({ idHash, userId, email, name: 'Test User', refreshTokenSealed: 'v1.none.none', createdAt: now, expiresAt: options.expiresAt ?? now + 3_600_000, checkedAt: now });
+    .values({
+      idHash,
+      userId,
+      email,
+      name: 'Test User',
+      refreshTokenSealed: 'v1.none.none',
+      createdAt: now,
+      expiresAt: options.expiresAt ?? now + 3_600_000,
+      checkedAt: now,
+    });
   return { cookie: `mail_session=${id}`, csrf: await csrfTokenFor(env.SESSION_SECRET, idHash), email, userId, idHash };
 }
 
@@ -83,8 +92,14 @@ export async function control<T = unknown>(mailbox: StandinMailbox, method: stri
  * `pumpWebhooks` hands them to this Worker.
  */
 export async function newMailbox(name: string, seed: 'racing' | 'empty' = 'racing'): Promise<StandinMailbox> {
-  const mail = `${name}-${toBase64Url(randomBytes(6)).toLowerCase().replace(/[^a-z0-9]/g, 'x')}@racing.test`;
-  const res = await fetch(`${STANDIN}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail, seed, displayName: `Test ${name}` }) });
+  const mail = `${name}-${toBase64Url(randomBytes(6))
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')}@racing.test`;
+  const res = await fetch(`${STANDIN}/_standin/mailboxes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mail, seed, displayName: `Test ${name}` }),
+  });
   if (res.status !== 201) throw new Error(`stand-in mailbox: ${res.status} ${await res.text()}`);
   const created = (await res.json()) as { id: string; control: string };
   const mailbox = { id: created.id, mail, control: created.control };
@@ -157,7 +172,8 @@ export async function connectedMailbox(name: string) {
   const mailbox = await newMailbox(name);
   const session = await directSession(mailbox.mail);
   const res = await connectMailbox(session, mailbox);
-  if (res.status !== 302 || !res.headers.get('location')?.startsWith('/connect?connected=1')) throw new Error(`callback: ${res.status} ${res.headers.get('location')} ${await res.text()}`);
+  if (res.status !== 302 || !res.headers.get('location')?.startsWith('/connect?connected=1'))
+    throw new Error(`callback: ${res.status} ${res.headers.get('location')} ${await res.text()}`);
   return { mailbox, session };
 }
 
@@ -216,7 +232,11 @@ export async function signIn(name: TestAccountName): Promise<string> {
   const pending = cookieFrom(step1, 'mail_login_pending');
   const token = /name="csrf_token" value="([^"]+)"/.exec(await step1.text())?.[1];
   const formCookie = cookieFrom(step1, 'mail_login_form');
-  const step2 = await send('/login', { method: 'POST', cookie: `${formCookie}; ${pending}`, form: { csrf_token: token!, code: await freshCode(name) } });
+  const step2 = await send('/login', {
+    method: 'POST',
+    cookie: `${formCookie}; ${pending}`,
+    form: { csrf_token: token!, code: await freshCode(name) },
+  });
   const session = cookieFrom(step2, 'mail_session');
   if (step2.status !== 302 || !session) throw new Error(`code step: ${step2.status} ${await step2.text()}`);
   return session;

@@ -18,7 +18,23 @@ describe('sanitiseMailHtml', () => {
     );
     expect(result.asText).toBe(false);
     const out = result.html;
-    for (const gone of ['<script', '<iframe', '<object', '<embed', '<svg', '<form', '<meta', '<base', '<link', '<title', 'srcdoc', 'formaction', 'action=', '<html', '<body']) {
+    for (const gone of [
+      '<script',
+      '<iframe',
+      '<object',
+      '<embed',
+      '<svg',
+      '<form',
+      '<meta',
+      '<base',
+      '<link',
+      '<title',
+      'srcdoc',
+      'formaction',
+      'action=',
+      '<html',
+      '<body',
+    ]) {
       expect(out.toLowerCase(), gone).not.toContain(gone);
     }
     expect(out).not.toMatch(/\son[a-z]+\s*=/i);
@@ -68,8 +84,24 @@ describe('sanitiseMailHtml', () => {
         '<a id=m href="https://racing.test/" target="_self" rel="opener">t</a>',
       ].join(''),
     );
-    const hrefs = Object.fromEntries([...out.matchAll(/<a id="?(\w)"?([^>]*)>/g)].map((m) => [m[1], /href="([^"]*)"/.exec(m[2]!)?.[1] ?? null]));
-    expect(hrefs).toEqual({ a: 'https://racing.test/results', b: 'mailto:office@racing.test', c: '#top', d: null, e: null, f: null, g: null, h: null, i: null, j: null, k: null, l: null, m: 'https://racing.test/' });
+    const hrefs = Object.fromEntries(
+      [...out.matchAll(/<a id="?(\w)"?([^>]*)>/g)].map((m) => [m[1], /href="([^"]*)"/.exec(m[2]!)?.[1] ?? null]),
+    );
+    expect(hrefs).toEqual({
+      a: 'https://racing.test/results',
+      b: 'mailto:office@racing.test',
+      c: '#top',
+      d: null,
+      e: null,
+      f: null,
+      g: null,
+      h: null,
+      i: null,
+      j: null,
+      k: null,
+      l: null,
+      m: 'https://racing.test/',
+    });
     for (const [, attrs] of out.matchAll(/<a ([^>]*)>/g)) {
       expect(attrs).toContain('target="_blank"');
       expect(attrs).toContain('rel="noopener noreferrer"');
@@ -79,7 +111,8 @@ describe('sanitiseMailHtml', () => {
 
   it('resolves cid: images, leaves remote images out unless allowed, keeps data: images and drops other image schemes', async () => {
     const inline = new Map([[contentIdKey('<logo@racing.test>'), `data:image/png;base64,${PIXEL}`]]);
-    const html = '<img id=cid src="cid:logo@racing.test"><img id=missing src="cid:nope@x"><img id=remote src="https://images.test/a.png"><td background="http://images.test/bg.png"></td><img id=data src="data:image/png;base64,AAAA"><img id=svg src="data:image/svg+xml;base64,PHN2Zz4="><img id=js src="javascript:x"><img srcset="https://images.test/a.png 2x" src="cid:LOGO@racing.test">';
+    const html =
+      '<img id=cid src="cid:logo@racing.test"><img id=missing src="cid:nope@x"><img id=remote src="https://images.test/a.png"><td background="http://images.test/bg.png"></td><img id=data src="data:image/png;base64,AAAA"><img id=svg src="data:image/svg+xml;base64,PHN2Zz4="><img id=js src="javascript:x"><img srcset="https://images.test/a.png 2x" src="cid:LOGO@racing.test">';
     const blocked = await sanitiseMailHtml(html, { inline });
     expect(blocked.html).toContain(`<img id=cid src="data:image/png;base64,${PIXEL}">`);
     expect(blocked.html).not.toContain('images.test');
@@ -97,7 +130,9 @@ describe('sanitiseMailHtml', () => {
   });
 
   it('unpins fixed and sticky positioning in style attributes and style elements, without letting a value break out of its attribute', async () => {
-    const out = await clean(`<style>.a{position: fixed;inset:0}.b{POSITION:sticky}</style><div class="a" style="position:fixed;inset:0;z-index:99">x</div><div style='position:fixed" onclick="x()'>y</div>`);
+    const out = await clean(
+      `<style>.a{position: fixed;inset:0}.b{POSITION:sticky}</style><div class="a" style="position:fixed;inset:0;z-index:99">x</div><div style='position:fixed" onclick="x()'>y</div>`,
+    );
     expect(out).not.toMatch(/fixed|sticky/i);
     expect(out).toContain('.a{position:static;inset:0}');
     // The value stays one attribute: its quotes are written as &quot;.
@@ -115,7 +150,8 @@ describe('GET /api/email/{message_id}/html', () => {
   let box: StandinMailbox;
   let session: TestSession;
   const frame = (id: string, query = '', cookie = session.cookie) => send(`/api/email/${encodeURIComponent(id)}/html${query}`, { cookie });
-  const deliver = async (input: Record<string, unknown>) => (await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', input)).value[0]!.immutableId;
+  const deliver = async (input: Record<string, unknown>) =>
+    (await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', input)).value[0]!.immutableId;
 
   beforeAll(async () => {
     ({ mailbox: box, session } = await connectedMailbox('html-mail'));
@@ -131,7 +167,15 @@ describe('GET /api/email/{message_id}/html', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const csp = res.headers.get('content-security-policy')!;
-    expect(csp.split('; ')).toEqual(expect.arrayContaining(['sandbox allow-popups allow-popups-to-escape-sandbox', "default-src 'none'", 'img-src data:', "style-src 'unsafe-inline'", "frame-ancestors 'self'"]));
+    expect(csp.split('; ')).toEqual(
+      expect.arrayContaining([
+        'sandbox allow-popups allow-popups-to-escape-sandbox',
+        "default-src 'none'",
+        'img-src data:',
+        "style-src 'unsafe-inline'",
+        "frame-ancestors 'self'",
+      ]),
+    );
     expect(csp).not.toMatch(/allow-scripts|allow-forms|allow-same-origin|https:/);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');

@@ -50,7 +50,12 @@ describe('/api/llm/* with the configured model', () => {
     expect(res.status).toBe(200);
     const body = ((await res.json()) as { body: string }).body;
     expect(body.split('\n')[0]).toContain('Jane');
-    const saved = await send('/api/admin/llm-prompts/reply', { method: 'PUT', cookie: session.cookie, csrf: session.csrf, json: { body: 'Short replies; sign off with "The entries desk".' } });
+    const saved = await send('/api/admin/llm-prompts/reply', {
+      method: 'PUT',
+      cookie: session.cookie,
+      csrf: session.csrf,
+      json: { body: 'Short replies; sign off with "The entries desk".' },
+    });
     expect(saved.status).toBe(200);
     const signed = ((await (await post('/api/llm/reply-draft', { text: EMAIL }, session)).json()) as { body: string }).body;
     expect(signed.split('\n').at(-1)).toBe('The entries desk');
@@ -67,20 +72,47 @@ describe('/api/llm/* bad input and gates', () => {
       expect(await res.json()).toMatchObject({ error: 'invalid_request' });
     }
     expect((await post('/api/llm/reply-draft', { text: 'hi', category: '../x' }, session)).status).toBe(400);
-    expect((await send('/api/llm/summarise', { method: 'POST', cookie: session.cookie, csrf: session.csrf, headers: { 'content-type': 'application/json' }, body: '{"text":' })).status).toBe(400);
+    expect(
+      (
+        await send('/api/llm/summarise', {
+          method: 'POST',
+          cookie: session.cookie,
+          csrf: session.csrf,
+          headers: { 'content-type': 'application/json' },
+          body: '{"text":',
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('413 for a body over the cap, chunked too', async () => {
     const session = await directSession('llm-big@example.com');
     const big = JSON.stringify({ text: 'x'.repeat(300 * 1024) });
-    expect((await send('/api/llm/summarise', { method: 'POST', cookie: session.cookie, csrf: session.csrf, headers: { 'content-type': 'application/json' }, body: big })).status).toBe(413);
+    expect(
+      (
+        await send('/api/llm/summarise', {
+          method: 'POST',
+          cookie: session.cookie,
+          csrf: session.csrf,
+          headers: { 'content-type': 'application/json' },
+          body: big,
+        })
+      ).status,
+    ).toBe(413);
     const stream = new ReadableStream({
       start(controller) {
         controller.enqueue(new TextEncoder().encode(big));
         controller.close();
       },
     });
-    const chunked = await send('/api/llm/summarise', { method: 'POST', cookie: session.cookie, csrf: session.csrf, headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const chunked = await send('/api/llm/summarise', {
+      method: 'POST',
+      cookie: session.cookie,
+      csrf: session.csrf,
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(chunked.status).toBe(413);
   });
 

@@ -66,14 +66,23 @@ describe('happy path', () => {
         expect(step2.headers.get('location')).toBe('/outlook');
       }
     }
-    expect(pending).toEqual({ '/inbox': '/inbox', '//evil.example/x': '/outlook', 'https://evil.example': '/outlook', '/\\evil.example': '/outlook' });
+    expect(pending).toEqual({
+      '/inbox': '/inbox',
+      '//evil.example/x': '/outlook',
+      'https://evil.example': '/outlook',
+      '/\\evil.example': '/outlook',
+    });
   });
 });
 
 describe('error cases', () => {
   it('a wrong password shows the form again with the service’s message and no session', async () => {
     const form = await loginForm();
-    const res = await send('/login', { method: 'POST', cookie: form.cookie, form: { csrf_token: form.token, email: account('login').email, password: 'wrong-password' } });
+    const res = await send('/login', {
+      method: 'POST',
+      cookie: form.cookie,
+      form: { csrf_token: form.token, email: account('login').email, password: 'wrong-password' },
+    });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('role="alert"');
     expect(cookieFrom(res, 'mail_session')).toBeUndefined();
@@ -85,10 +94,18 @@ describe('error cases', () => {
     const step1 = await send('/login', { method: 'POST', cookie: form.cookie, form: { csrf_token: form.token, email, password } });
     const token = tokenIn(await step1.text());
     const formCookie = cookieFrom(step1, 'mail_login_form');
-    const wrong = await send('/login', { method: 'POST', cookie: `${formCookie}; ${cookieFrom(step1, 'mail_login_pending')}`, form: { csrf_token: token, code: '000000' } });
+    const wrong = await send('/login', {
+      method: 'POST',
+      cookie: `${formCookie}; ${cookieFrom(step1, 'mail_login_pending')}`,
+      form: { csrf_token: token, code: '000000' },
+    });
     expect(wrong.status).toBe(400);
     expect(cookieFrom(wrong, 'mail_session')).toBeUndefined();
-    const noPending = await send('/login', { method: 'POST', cookie: `${cookieFrom(wrong, 'mail_login_form')}`, form: { csrf_token: tokenIn(await wrong.text()), code: '123456' } });
+    const noPending = await send('/login', {
+      method: 'POST',
+      cookie: `${cookieFrom(wrong, 'mail_login_form')}`,
+      form: { csrf_token: tokenIn(await wrong.text()), code: '123456' },
+    });
     expect(noPending.status).toBe(400);
     expect(await noPending.text()).toContain('No sign-in in progress');
   });
@@ -106,7 +123,11 @@ describe('error cases', () => {
 
   it('a login form over 16 KiB is 413', async () => {
     const form = await loginForm();
-    const res = await send('/login', { method: 'POST', cookie: form.cookie, form: { csrf_token: form.token, email: 'a@example.com', password: 'x'.repeat(20_000) } });
+    const res = await send('/login', {
+      method: 'POST',
+      cookie: form.cookie,
+      form: { csrf_token: form.token, email: 'a@example.com', password: 'x'.repeat(20_000) },
+    });
     expect(res.status).toBe(413);
   });
 });
@@ -116,8 +137,15 @@ describe('security', () => {
     const { email, password } = account('login');
     const form = await loginForm();
     expect((await send('/login', { method: 'POST', form: { email, password } })).status).toBe(403);
-    expect((await send('/login', { method: 'POST', cookie: form.cookie, form: { csrf_token: 'forged', email, password } })).status).toBe(403);
-    const foreign = await send('/login', { method: 'POST', cookie: form.cookie, form: { csrf_token: form.token, email, password }, headers: { origin: 'https://evil.example' } });
+    expect((await send('/login', { method: 'POST', cookie: form.cookie, form: { csrf_token: 'forged', email, password } })).status).toBe(
+      403,
+    );
+    const foreign = await send('/login', {
+      method: 'POST',
+      cookie: form.cookie,
+      form: { csrf_token: form.token, email, password },
+      headers: { origin: 'https://evil.example' },
+    });
     expect(foreign.status).toBe(403);
     expect(cookieFrom(foreign, 'mail_login_pending')).toBeUndefined();
   });
@@ -125,10 +153,16 @@ describe('security', () => {
   it('the authentication service’s throttling reaches the browser as 429 with Retry-After', async () => {
     const app = createMailApp();
     const form = await loginForm();
-    const throttling = { fetch: async () => Response.json({ success: false, error: 'Too many attempts' }, { status: 429, headers: { 'retry-after': '42' } }) };
+    const throttling = {
+      fetch: async () => Response.json({ success: false, error: 'Too many attempts' }, { status: 429, headers: { 'retry-after': '42' } }),
+    };
     const res = await app.request(
       `${BASE}/login`,
-      { method: 'POST', headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf_token: form.token, email: 'a@example.com', password: 'x' }).toString() },
+      {
+        method: 'POST',
+        headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf_token: form.token, email: 'a@example.com', password: 'x' }).toString(),
+      },
       { ...env, AUTH: throttling },
       { waitUntil: () => {}, passThroughOnException: () => {}, props: {} },
     );
@@ -139,10 +173,18 @@ describe('security', () => {
   it('an unreachable authentication service is 502, not a 500 or a session', async () => {
     const app = createMailApp();
     const form = await loginForm();
-    const down = { fetch: async () => { throw new Error('connection refused'); } };
+    const down = {
+      fetch: async () => {
+        throw new Error('connection refused');
+      },
+    };
     const res = await app.request(
       `${BASE}/login`,
-      { method: 'POST', headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf_token: form.token, email: 'a@example.com', password: 'x' }).toString() },
+      {
+        method: 'POST',
+        headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf_token: form.token, email: 'a@example.com', password: 'x' }).toString(),
+      },
       { ...env, AUTH: down },
       { waitUntil: () => {}, passThroughOnException: () => {}, props: {} },
     );

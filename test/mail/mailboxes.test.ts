@@ -26,7 +26,8 @@ const get = async <T>(session: TestSession, path: string) => {
   const res = await send(path, { cookie: session.cookie });
   return { status: res.status, body: (await res.json()) as T };
 };
-const liveSubscriptions = async (box: StandinMailbox) => (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+const liveSubscriptions = async (box: StandinMailbox) =>
+  (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
 const subscriptionRows = (userId: number) => db().select().from(subscriptions).where(eq(subscriptions.userId, userId)).all();
 
 async function runCron(at: number) {
@@ -51,7 +52,12 @@ describe('happy path', () => {
     expect((await get(alice.session, `/api/email/${forAlice!.immutableId}`)).status).toBe(200);
     expect((await get(bob.session, `/api/email/${forAlice!.immutableId}`)).status).toBe(404);
     expect((await get(alice.session, `/api/thread/${forBob!.immutableId}`)).status).toBe(404);
-    const move = await send(`/api/mark-read/${forAlice!.immutableId}`, { method: 'POST', cookie: bob.session.cookie, csrf: bob.session.csrf, json: {} });
+    const move = await send(`/api/mark-read/${forAlice!.immutableId}`, {
+      method: 'POST',
+      cookie: bob.session.cookie,
+      csrf: bob.session.csrf,
+      json: {},
+    });
     expect(move.status).toBe(404);
 
     // Each user's connect page and auth status speak of their own mailbox.
@@ -75,7 +81,10 @@ describe('happy path', () => {
     expect((await subscriptionRows(alice.session.userId)).map((r) => r.id)).toEqual([aliceLive!.id]);
     expect((await subscriptionRows(bob.session.userId)).map((r) => r.id)).toEqual([bobLive!.id]);
     const listed = await db().select().from(mailboxes).all();
-    expect(listed.find((m) => m.userId === alice.session.userId)).toMatchObject({ mail: alice.mailbox.mail, notificationUrl: 'https://mail.test/graph/webhook' });
+    expect(listed.find((m) => m.userId === alice.session.userId)).toMatchObject({
+      mail: alice.mailbox.mail,
+      notificationUrl: 'https://mail.test/graph/webhook',
+    });
   });
 
   it('a notification reaches only its own user’s mailbox', async () => {
@@ -105,7 +114,10 @@ describe('happy path', () => {
     const [bobBefore] = await liveSubscriptions(bob.mailbox);
     const at = Math.min(Date.parse(aliceBefore!.expirationDateTime), Date.parse(bobBefore!.expirationDateTime)) - 3_600_000;
     await runCron(at);
-    for (const [box, before] of [[alice.mailbox, aliceBefore!], [bob.mailbox, bobBefore!]] as const) {
+    for (const [box, before] of [
+      [alice.mailbox, aliceBefore!],
+      [bob.mailbox, bobBefore!],
+    ] as const) {
       const [after] = await liveSubscriptions(box);
       expect(after!.id).toBe(before.id);
       expect(Date.parse(after!.expirationDateTime)).toBeGreaterThan(Date.parse(before.expirationDateTime));
@@ -119,7 +131,10 @@ describe('error cases', () => {
   it('a connected mailbox left without a subscription (Graph refused it at connect) gets one from the cron', async () => {
     const dave = await connectedMailbox('dave');
     const [live] = await liveSubscriptions(dave.mailbox);
-    await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${live!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${await mailbox(dave.session).accessToken()}` } });
+    await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${live!.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${await mailbox(dave.session).accessToken()}` },
+    });
     await db().delete(subscriptions).where(eq(subscriptions.userId, dave.session.userId)).run();
     const pump = pumpWebhooks(dave.mailbox);
     try {

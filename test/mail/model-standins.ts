@@ -31,7 +31,8 @@ export function standinAi(options: { usage?: boolean; fail?: boolean; answer?: (
 }
 
 /** Lines that read as an order to file the message somewhere: "file this under Urgent", "classify it as Urgent", … */
-const ORDER = /\b(?:file|put|move|classify|categori[sz]e|sort)\s+(?:this|it|the (?:message|e-?mail))\s+(?:under|as|into|in)\s+(?:the\s+)?(?:category\s+)?["'“]?([A-Za-z][\w-]*)/i;
+const ORDER =
+  /\b(?:file|put|move|classify|categori[sz]e|sort)\s+(?:this|it|the (?:message|e-?mail))\s+(?:under|as|into|in)\s+(?:the\s+)?(?:category\s+)?["'“]?([A-Za-z][\w-]*)/i;
 
 /**
  * A naive model, as gullible as a small language model can be: it takes a fence to open at any
@@ -54,7 +55,13 @@ export function naiveAnswer(system: string, user: string): string {
   for (const line of outside) ordered = ORDER.exec(line)?.[1] ?? ordered;
   if (ordered) return JSON.stringify({ category: ordered });
   const lists = outside.join('\n').split(/^### CATEGORIES$/m);
-  const list = lists.length > 1 ? lists.at(-1)!.split('\n').filter((l) => l.startsWith('- ')) : [];
+  const list =
+    lists.length > 1
+      ? lists
+          .at(-1)!
+          .split('\n')
+          .filter((l) => l.startsWith('- '))
+      : [];
   // with no fence at all, the whole message is the text
   const text = (inside.length ? inside : outside).join('\n').toLowerCase();
   let best = { category: 'unknown', score: 0 };
@@ -72,7 +79,11 @@ const taskOfSystem = (system: string) => /^### TASK (\w+)$/m.exec(system)?.[1];
 export async function withAi(session: TestSession, ai: unknown, method: string, path: string, json?: unknown) {
   const res = await createMailApp().request(
     `${BASE}${path}`,
-    { method, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, 'content-type': 'application/json' }, body: json === undefined ? undefined : JSON.stringify(json) },
+    {
+      method,
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, 'content-type': 'application/json' },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    },
     { ...env, MAIL_MODEL: 'workers-ai', AI: ai },
     { waitUntil: () => {}, passThroughOnException: () => {}, props: {} },
   );

@@ -11,7 +11,11 @@ import { STANDIN, directSession, send } from './helpers';
 
 const faults: number[] = [];
 async function llmFault(fault: { mode: string; match: string; count?: number; delayMs?: number; status?: number }) {
-  const res = await fetch(`${STANDIN}/_standin/llm/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
+  const res = await fetch(`${STANDIN}/_standin/llm/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(fault),
+  });
   const created = (await res.json()) as { id: number };
   faults.push(created.id);
 }
@@ -26,7 +30,11 @@ const post = async (path: string, json: unknown) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, session: s };
 };
 const traceSteps = async (session: { cookie: string }, id: string) =>
-  ((await (await send(`/api/traces/${id}`, { cookie: session.cookie })).json()) as { steps: { kind: string; name: string; outcome: string }[] }).steps;
+  (
+    (await (await send(`/api/traces/${id}`, { cookie: session.cookie })).json()) as {
+      steps: { kind: string; name: string; outcome: string }[];
+    }
+  ).steps;
 
 function context(model = offlineModel): TaskContext {
   return { model, tracer: new Tracer(1, 'unit'), db: drizzle(env.DB, { schema }), userId: 424242, timeoutMs: 1500 };
@@ -34,12 +42,18 @@ function context(model = offlineModel): TaskContext {
 
 describe('the offline backend', () => {
   it('is deterministic and answers every task in shape', async () => {
-    const text = 'From: Al <al@x.test>\nSubject: Barrier trial\n\nThe barrier trial is on Monday at 7am. Please confirm the horses.\nVenue: Caulfield';
+    const text =
+      'From: Al <al@x.test>\nSubject: Barrier trial\n\nThe barrier trial is on Monday at 7am. Please confirm the horses.\nVenue: Caulfield';
     const a = await summarise(context(), text);
     const b = await summarise(context(), text);
     expect(a).toEqual(b);
     expect(a.summary).toContain('barrier trial');
-    expect(await classify(context(), text, [{ name: 'Trials', rule: 'barrier trial horses' }, { name: 'Invoices', rule: 'invoice payment' }])).toBe('Trials');
+    expect(
+      await classify(context(), text, [
+        { name: 'Trials', rule: 'barrier trial horses' },
+        { name: 'Invoices', rule: 'invoice payment' },
+      ]),
+    ).toBe('Trials');
     expect(await classify(context(), 'Nothing relevant here at all.', [{ name: 'Invoices', rule: 'invoice payment' }])).toBe('unknown');
     expect(await extract(context(), text)).toMatchObject({ venue: 'Caulfield' });
   });
@@ -113,7 +127,9 @@ describe('the OpenAI-compatible backend (the stand-in) through the routes', () =
 
 describe('signature, disclaimer and quotation removal', () => {
   it('an HTML message: tags, entities and scripts go', () => {
-    const text = htmlToText('<html><head><style>p{}</style></head><body><p>Hi&nbsp;team,</p><div>Race&nbsp;4 &amp; 5 <b>today</b>.</div><script>x()</script></body></html>');
+    const text = htmlToText(
+      '<html><head><style>p{}</style></head><body><p>Hi&nbsp;team,</p><div>Race&nbsp;4 &amp; 5 <b>today</b>.</div><script>x()</script></body></html>',
+    );
     expect(text).toBe('Hi team,\n\nRace 4 & 5 today.');
   });
 
@@ -145,6 +161,10 @@ describe('signature, disclaimer and quotation removal', () => {
       '<p>The stewards report is attached.</p><p>--<br>Mary</p><p>CONFIDENTIALITY NOTICE: This email and any attachments are confidential and intended solely for the addressee. If you have received this email in error please notify the sender.</p>';
     const cleaned = cleanBody(html, 'html');
     expect(cleaned.text).toBe('The stewards report is attached.');
-    expect(cleanBody('Body text here.\n\nThis message and its attachments may contain privileged information intended only for the named recipient.').text).toBe('Body text here.');
+    expect(
+      cleanBody(
+        'Body text here.\n\nThis message and its attachments may contain privileged information intended only for the named recipient.',
+      ).text,
+    ).toBe('Body text here.');
   });
 });

@@ -3,7 +3,19 @@ import { drizzle } from 'drizzle-orm/d1';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { mailboxes } from '#d1/mail/schema.ts';
-import { BASE, type TestSession, account, connectMailbox, control, cookieFrom, directSession, freshCode, newMailbox, pumpWebhooks, send } from './helpers';
+import {
+  BASE,
+  type TestSession,
+  account,
+  connectMailbox,
+  control,
+  cookieFrom,
+  directSession,
+  freshCode,
+  newMailbox,
+  pumpWebhooks,
+  send,
+} from './helpers';
 
 /**
  * The mail assistant under its path prefix on a shared origin (`/mail/…`): what a browser or client
@@ -19,7 +31,8 @@ const pathOf = (cookie: string) => /;\s*Path=([^;]*)/i.exec(cookie)?.[1];
 function rootRelativeUrls(html: string): string[] {
   const urls: string[] = [];
   for (const tag of html.match(/<[a-zA-Z][^>]*>/g) ?? []) {
-    for (const [, , value] of tag.matchAll(/\s(href|src|action|formaction|poster|data-[\w-]+)\s*=\s*"(\/(?!\/)[^"]*)"/gi)) urls.push(value!);
+    for (const [, , value] of tag.matchAll(/\s(href|src|action|formaction|poster|data-[\w-]+)\s*=\s*"(\/(?!\/)[^"]*)"/gi))
+      urls.push(value!);
   }
   return urls;
 }
@@ -130,7 +143,12 @@ describe('the connect flow under /mail', () => {
 
   it('POST /mail/connect sends redirect_uri under /mail and keeps the flow cookie for the prefixed callback', async () => {
     const session = await directSession(account('prefix').email);
-    const res = await send('/mail/connect', { method: 'POST', headers: { origin: BASE }, cookie: session.cookie, form: { csrf_token: session.csrf } });
+    const res = await send('/mail/connect', {
+      method: 'POST',
+      headers: { origin: BASE },
+      cookie: session.cookie,
+      form: { csrf_token: session.csrf },
+    });
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get('location')!);
     expect(location.pathname).toBe('/common/oauth2/v2.0/authorize');
@@ -152,7 +170,12 @@ describe('the connect flow under /mail', () => {
 
     // The command line's re-subscription names the prefixed webhook too.
     const pump = pumpWebhooks(box);
-    const again = await send('/mail/api/subscriptions', { method: 'POST', headers: { origin: BASE }, cookie: session.cookie, csrf: session.csrf }).finally(() => pump.stop());
+    const again = await send('/mail/api/subscriptions', {
+      method: 'POST',
+      headers: { origin: BASE },
+      cookie: session.cookie,
+      csrf: session.csrf,
+    }).finally(() => pump.stop());
     // Graph validated the new address through the prefix before answering.
     expect(pump.answers.map((a) => [a.url.replace(/\?.*/, ''), a.status])).toContainEqual([`${BASE}/mail/graph/webhook`, 200]);
     expect(again.status, await again.clone().text()).toBe(201);
@@ -162,7 +185,15 @@ describe('the connect flow under /mail', () => {
   it('the connected mailbox’s pages keep every link under /mail; the JSON API answers under it', async () => {
     const { box, session } = await connectedUnderPrefix();
     await connectMailbox(session, box, PREFIX);
-    for (const path of ['/mail/connect?connected=1', '/mail/inbox', '/mail/folder/inbox', '/mail/dashboard', '/mail/admin', '/mail/admin/docdb-latest', '/mail/outlook']) {
+    for (const path of [
+      '/mail/connect?connected=1',
+      '/mail/inbox',
+      '/mail/folder/inbox',
+      '/mail/dashboard',
+      '/mail/admin',
+      '/mail/admin/docdb-latest',
+      '/mail/outlook',
+    ]) {
       const res = await send(path, { cookie: session.cookie });
       expect(res.status, path).toBe(200);
       expectUnderPrefix(await res.text());
@@ -212,10 +243,20 @@ describe('other things a client reads under /mail', () => {
 
   it('the same-origin check passes a prefixed request from this origin and refuses another site', async () => {
     const session: TestSession = await directSession('prefix-origin@example.com');
-    const own = await send('/mail/connect', { method: 'POST', headers: { origin: BASE, 'sec-fetch-site': 'same-origin' }, cookie: session.cookie, form: { csrf_token: session.csrf } });
+    const own = await send('/mail/connect', {
+      method: 'POST',
+      headers: { origin: BASE, 'sec-fetch-site': 'same-origin' },
+      cookie: session.cookie,
+      form: { csrf_token: session.csrf },
+    });
     expect(own.status).toBe(302);
     await own.body?.cancel();
-    const foreign = await send('/mail/connect', { method: 'POST', headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, cookie: session.cookie, form: { csrf_token: session.csrf } });
+    const foreign = await send('/mail/connect', {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      cookie: session.cookie,
+      form: { csrf_token: session.csrf },
+    });
     expect(foreign.status).toBe(403);
     await foreign.body?.cancel();
     const form = await send('/mail/login');

@@ -10,13 +10,18 @@ let box: StandinMailbox;
 let session: TestSession;
 const marker = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
 
-const deliver = async (json: Record<string, unknown>) => (await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', json)).value[0]!.immutableId;
+const deliver = async (json: Record<string, unknown>) =>
+  (await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', json)).value[0]!.immutableId;
 const runsOf = (runs: Run[], task: string) => runs.filter((r) => taskOf(r) === task);
 const dataOf = (run: Run) => parseTask(systemOf(run), userOf(run)).data!;
 
 beforeAll(async () => {
   ({ mailbox: box, session } = await connectedMailbox('prompts'));
-  const created = await withAi(session, standinAi(), 'POST', '/api/admin/categories', { name: 'Media', rule: 'interview accreditation journalist photographer', reply_mode: 'manual' });
+  const created = await withAi(session, standinAi(), 'POST', '/api/admin/categories', {
+    name: 'Media',
+    rule: 'interview accreditation journalist photographer',
+    reply_mode: 'manual',
+  });
   expect(created.status).toBe(201);
 });
 
@@ -24,9 +29,25 @@ describe('reply drafts', () => {
   it('the saved general reply prompt and the category’s reply prompt are in the request; changing one changes it', async () => {
     const general = marker('general');
     const own = marker('media');
-    expect((await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/reply', { body: `Write short replies for the office. ${general}. Sign off with "Cheers, the office".` })).status).toBe(200);
-    expect((await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/category/Media', { body: `Press requests: offer the media centre. ${own}. Sign off with "See you at the track".` })).status).toBe(200);
-    const id = await deliver({ subject: 'Interview on Friday', body: 'Hello,\n\nA journalist would like an interview on Friday.\n\nSam', from: { name: 'Sam Lee', address: 'sam@press.test' } });
+    expect(
+      (
+        await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/reply', {
+          body: `Write short replies for the office. ${general}. Sign off with "Cheers, the office".`,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/category/Media', {
+          body: `Press requests: offer the media centre. ${own}. Sign off with "See you at the track".`,
+        })
+      ).status,
+    ).toBe(200);
+    const id = await deliver({
+      subject: 'Interview on Friday',
+      body: 'Hello,\n\nA journalist would like an interview on Friday.\n\nSam',
+      from: { name: 'Sam Lee', address: 'sam@press.test' },
+    });
 
     const ai = standinAi();
     const made = await withAi(session, ai, 'POST', '/api/draft/generate', { email_id: id });
@@ -43,7 +64,10 @@ describe('reply drafts', () => {
     await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/reply', { body: `Reply in two sentences. ${other}.` });
     await withAi(session, standinAi(), 'DELETE', '/api/admin/llm-prompts/category/Media');
     const again = standinAi();
-    const body = await withAi(session, again, 'POST', '/api/llm/reply-draft', { text: 'From: Sam Lee <sam@press.test>\nSubject: Interview\n\nCan we do the interview?', category: 'Media' });
+    const body = await withAi(session, again, 'POST', '/api/llm/reply-draft', {
+      text: 'From: Sam Lee <sam@press.test>\nSubject: Interview\n\nCan we do the interview?',
+      category: 'Media',
+    });
     expect(body.status).toBe(200);
     const [next] = runsOf(again.runs, 'reply');
     expect(systemOf(next!)).toContain(other);
@@ -55,8 +79,12 @@ describe('reply drafts', () => {
   });
 
   it('the template greets and signs as the general prompt says when the category says nothing of it', async () => {
-    await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/reply', { body: 'Greet with "Good morning from the stewards," and sign off with "The stewards".' });
-    const res = await withAi(session, standinAi(), 'POST', '/api/llm/reply-draft', { text: 'From: Jo Park <jo@x.test>\nSubject: Scratchings\n\nAre the scratchings out?' });
+    await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/reply', {
+      body: 'Greet with "Good morning from the stewards," and sign off with "The stewards".',
+    });
+    const res = await withAi(session, standinAi(), 'POST', '/api/llm/reply-draft', {
+      text: 'From: Jo Park <jo@x.test>\nSubject: Scratchings\n\nAre the scratchings out?',
+    });
     const lines = String(res.body.body).split('\n');
     expect(lines[0]).toBe('Good morning from the stewards,');
     expect(lines.at(-1)).toBe('The stewards');
@@ -70,7 +98,9 @@ describe('summaries, categories, extraction', () => {
     const before = await withAi(session, standinAi(), 'POST', '/api/llm/summarise', { text });
     expect((before.body.bullets as string[]).length).toBeGreaterThan(1);
     const m = marker('summary');
-    await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/summarise', { body: `Summarise for the racing office (${m}). JSON {"summary", "bullets"}, at most 1 bullet.` });
+    await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/summarise', {
+      body: `Summarise for the racing office (${m}). JSON {"summary", "bullets"}, at most 1 bullet.`,
+    });
     const ai = standinAi();
     const after = await withAi(session, ai, 'POST', '/api/llm/summarise', { text });
     expect(systemOf(ai.runs[0]!)).toContain(m);
@@ -80,9 +110,13 @@ describe('summaries, categories, extraction', () => {
 
   it('the classify prompt, the category list and every rule are in the request; a changed rule changes it', async () => {
     const m = marker('classify');
-    await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/classify', { body: `Sort the racing office's mail (${m}). JSON {"category"}.` });
+    await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/classify', {
+      body: `Sort the racing office's mail (${m}). JSON {"category"}.`,
+    });
     const ai = standinAi();
-    expect((await withAi(session, ai, 'POST', '/api/llm/classify', { text: 'A photographer asks for accreditation.' })).body.category).toBe('Media');
+    expect((await withAi(session, ai, 'POST', '/api/llm/classify', { text: 'A photographer asks for accreditation.' })).body.category).toBe(
+      'Media',
+    );
     const system = systemOf(ai.runs[0]!);
     expect(system).toContain(m);
     expect(system).toContain('- Media: interview accreditation journalist photographer');
@@ -109,9 +143,17 @@ describe('summaries, categories, extraction', () => {
 describe('rolling thread summaries', () => {
   it('the previous summary and the saved thread prompt are in the request of the next update', async () => {
     const m = marker('thread');
-    await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/thread', { body: `Keep the conversation's summary (${m}). JSON {"summary", "bullets"}.` });
-    const first = await deliver({ subject: 'Float booking', body: 'We need a float for three horses on Saturday. Please confirm the price.', from: { name: 'Ann Roe', address: 'ann@stud.test' } });
-    const conversationId = String((await withAi(session, standinAi(), 'GET', `/api/email/${encodeURIComponent(first)}`)).body.conversationId);
+    await withAi(session, standinAi(), 'PUT', '/api/admin/llm-prompts/thread', {
+      body: `Keep the conversation's summary (${m}). JSON {"summary", "bullets"}.`,
+    });
+    const first = await deliver({
+      subject: 'Float booking',
+      body: 'We need a float for three horses on Saturday. Please confirm the price.',
+      from: { name: 'Ann Roe', address: 'ann@stud.test' },
+    });
+    const conversationId = String(
+      (await withAi(session, standinAi(), 'GET', `/api/email/${encodeURIComponent(first)}`)).body.conversationId,
+    );
     const path = `/api/threads/${encodeURIComponent(conversationId)}/update-summary`;
     const one = standinAi();
     const started = await withAi(session, one, 'POST', path);
@@ -120,7 +162,12 @@ describe('rolling thread summaries', () => {
     const previous = String(started.body.summary);
     expect(previous).toContain('float for three horses');
 
-    await deliver({ inReplyTo: first, subject: 'Re: Float booking', body: 'The float is booked for Saturday at 400 dollars. The driver is Ray.', from: { name: 'Float Co', address: 'ops@float.test' } });
+    await deliver({
+      inReplyTo: first,
+      subject: 'Re: Float booking',
+      body: 'The float is booked for Saturday at 400 dollars. The driver is Ray.',
+      from: { name: 'Float Co', address: 'ops@float.test' },
+    });
     const two = standinAi();
     const next = await withAi(session, two, 'POST', path);
     expect(next.status).toBe(200);
@@ -139,10 +186,20 @@ describe('the OpenAI-compatible backend', () => {
   it('sends the saved prompt in the system message and the text fenced in the user message', async () => {
     const s = await directSession('prompts-openai@example.com');
     const m = marker('openai');
-    const saved = await send('/api/admin/llm-prompts/reply', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, json: { body: `Reply for the office (${m}).` } });
+    const saved = await send('/api/admin/llm-prompts/reply', {
+      method: 'PUT',
+      cookie: s.cookie,
+      csrf: s.csrf,
+      json: { body: `Reply for the office (${m}).` },
+    });
     expect(saved.status).toBe(200);
     const text = marker('text');
-    const res = await send('/api/llm/reply-draft', { method: 'POST', cookie: s.cookie, csrf: s.csrf, json: { text: `Could we book the marquee? ${text}` } });
+    const res = await send('/api/llm/reply-draft', {
+      method: 'POST',
+      cookie: s.cookie,
+      csrf: s.csrf,
+      json: { text: `Could we book the marquee? ${text}` },
+    });
     expect(res.status).toBe(200);
     const { value } = (await (await fetch(`${STANDIN}/_standin/llm/requests`)).json()) as { value: { system: string; user: string }[] };
     const received = value.filter((r) => r.user.includes(text));

@@ -39,7 +39,8 @@ const confirmedAgo = async (idHash: string, ms: number) => {
   await db().update(sessions).set({ checkedAt }).where(eq(sessions.idHash, idHash)).run();
   return checkedAt;
 };
-const refreshToken = async (idHash: string) => (await open(env.MAIL_TOKEN_SECRET, 'auth-refresh-token', idHash, (await row(idHash))!.refreshTokenSealed))!;
+const refreshToken = async (idHash: string) =>
+  (await open(env.MAIL_TOKEN_SECRET, 'auth-refresh-token', idHash, (await row(idHash))!.refreshTokenSealed))!;
 
 /** The Worker with its AUTH binding wrapped, to count (or replace) what reaches the auth service. */
 function withAuth(fetcher: (request: Request) => Promise<Response>) {
@@ -47,7 +48,12 @@ function withAuth(fetcher: (request: Request) => Promise<Response>) {
   const auth = { fetch: (input: RequestInfo | URL, init?: RequestInit) => fetcher(new Request(input, init)) };
   return async (path: string, cookie: string) => {
     const pending: Promise<unknown>[] = [];
-    const res = await app.request(`${BASE}${path}`, { headers: { cookie } }, { ...env, AUTH: auth }, { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} });
+    const res = await app.request(
+      `${BASE}${path}`,
+      { headers: { cookie } },
+      { ...env, AUTH: auth },
+      { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => {}, props: {} },
+    );
     await Promise.allSettled(pending);
     return res;
   };
@@ -136,14 +142,20 @@ describe('error cases', () => {
     expect((await down('/outlook', cookie)).status).toBe(502);
     // The session itself is kept: once the service is back it is confirmed and goes on.
     expect(await row(idHash)).toBeDefined();
-    const back = withAuth(async () => Response.json({ success: true, access_token: 'a', refresh_token: 'rotated-after-the-outage', expires_in: 900 }));
+    const back = withAuth(async () =>
+      Response.json({ success: true, access_token: 'a', refresh_token: 'rotated-after-the-outage', expires_in: 900 }),
+    );
     expect((await back('/outlook', cookie)).status).toBe(200);
     expect(await refreshToken(idHash)).toBe('rotated-after-the-outage');
   });
 
   it('a session whose sealed token does not open is over at the recheck', async () => {
     const { cookie, idHash } = await signedIn();
-    await db().update(sessions).set({ refreshTokenSealed: 'v1.broken.token', checkedAt: Date.now() - PERIOD_MS - 1_000 }).where(eq(sessions.idHash, idHash)).run();
+    await db()
+      .update(sessions)
+      .set({ refreshTokenSealed: 'v1.broken.token', checkedAt: Date.now() - PERIOD_MS - 1_000 })
+      .where(eq(sessions.idHash, idHash))
+      .run();
     expect((await send('/api/folders', { cookie })).status).toBe(401);
     expect(await row(idHash)).toBeUndefined();
   });

@@ -2,8 +2,22 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type StandinMailbox, type TestSession, connectedMailbox, control, directSession, send } from './helpers';
 
 type Folder = { id: string; name: string; unread: number; total: number; wellKnown: string | null };
-type Summary = { id: string; conversationId: string; subject: string; isRead: boolean; isDraft: boolean; folder: string | null; hasAttachments: boolean };
-type Full = Summary & { to: unknown[]; cc: unknown[]; bcc: unknown[]; attachments: { name: string; contentType: string; size: number }[]; body: { content: string } };
+type Summary = {
+  id: string;
+  conversationId: string;
+  subject: string;
+  isRead: boolean;
+  isDraft: boolean;
+  folder: string | null;
+  hasAttachments: boolean;
+};
+type Full = Summary & {
+  to: unknown[];
+  cc: unknown[];
+  bcc: unknown[];
+  attachments: { name: string; contentType: string; size: number }[];
+  body: { content: string };
+};
 type List = { folder: Folder; items: Summary[]; count: number | null; next: string | null; top: number; skip: number };
 
 let box: StandinMailbox;
@@ -13,9 +27,13 @@ beforeAll(async () => {
   ({ mailbox: box, session } = await connectedMailbox('routes'));
 }, 30_000);
 
-const get = <T>(path: string) => send(path, { cookie: session.cookie }).then(async (res) => ({ status: res.status, body: (await res.json()) as T, res }));
+const get = <T>(path: string) =>
+  send(path, { cookie: session.cookie }).then(async (res) => ({ status: res.status, body: (await res.json()) as T, res }));
 const post = <T>(path: string, json?: unknown) =>
-  send(path, { method: 'POST', cookie: session.cookie, csrf: session.csrf, ...(json === undefined ? {} : { json }) }).then(async (res) => ({ status: res.status, body: (await res.json()) as T }));
+  send(path, { method: 'POST', cookie: session.cookie, csrf: session.csrf, ...(json === undefined ? {} : { json }) }).then(async (res) => ({
+    status: res.status,
+    body: (await res.json()) as T,
+  }));
 
 describe('happy path', () => {
   it('GET /api/auth-status says the caller’s mailbox is connected', async () => {
@@ -31,7 +49,9 @@ describe('happy path', () => {
     expect(inbox.total).toBeGreaterThan(20);
     expect(inbox.unread).toBeGreaterThan(0);
     expect(inbox.unread).toBeLessThanOrEqual(inbox.total);
-    expect(body.folders.map((f) => f.wellKnown)).toEqual(expect.arrayContaining(['inbox', 'sentitems', 'drafts', 'deleteditems', 'archive']));
+    expect(body.folders.map((f) => f.wellKnown)).toEqual(
+      expect.arrayContaining(['inbox', 'sentitems', 'drafts', 'deleteditems', 'archive']),
+    );
   });
 
   it('GET /api/emails/inbox pages newest first with a total count, and `skip` continues the list', async () => {
@@ -121,7 +141,9 @@ describe('happy path', () => {
     const { body: page } = await get<List>('/api/emails/inbox?top=1');
     const full = await get<Full & { from: { name: string; address: string } }>(`/api/email/${page.items[0]!.id}`);
     const name = full.body.from.name.split(' ')[0]!;
-    const { status, body } = await get<{ people: { name: string; address: string }[] }>(`/api/people?q=${encodeURIComponent(name.slice(0, 3))}`);
+    const { status, body } = await get<{ people: { name: string; address: string }[] }>(
+      `/api/people?q=${encodeURIComponent(name.slice(0, 3))}`,
+    );
     expect(status).toBe(200);
     expect(body.people.length).toBeGreaterThan(0);
     expect(body.people[0]!.address).toContain('@');
@@ -169,7 +191,13 @@ describe('happy path', () => {
 
   it('POST /api/compose/send sends with To, CC and BCC; the copy lands in Sent Items', async () => {
     const subject = `Barrier trial entries ${Date.now()}`;
-    const res = await post('/api/compose/send', { to: 'trainer@example.com', cc: ['owner@example.com'], bcc: 'stewards@example.com, media@example.com', subject, body: 'Line one\nLine <two>' });
+    const res = await post('/api/compose/send', {
+      to: 'trainer@example.com',
+      cc: ['owner@example.com'],
+      bcc: 'stewards@example.com, media@example.com',
+      subject,
+      body: 'Line one\nLine <two>',
+    });
     expect(res).toEqual({ status: 202, body: { sent: true, recipients: 4 } });
     const { body: sent } = await get<List>(`/api/emails/sentitems?top=5`);
     const copy = sent.items.find((m) => m.subject === subject)!;
@@ -182,7 +210,10 @@ describe('happy path', () => {
   it('POST /api/reply/<id> replies with the original quoted; the reply joins the thread', async () => {
     const { body: page } = await get<List>('/api/emails/inbox?top=8');
     const original = page.items[7]!;
-    const res = await post<{ sent: boolean }>(`/api/reply/${original.id}`, { body: 'Thanks, confirmed for Saturday.', cc: 'foreman@example.com' });
+    const res = await post<{ sent: boolean }>(`/api/reply/${original.id}`, {
+      body: 'Thanks, confirmed for Saturday.',
+      cc: 'foreman@example.com',
+    });
     expect(res.status).toBe(202);
     const thread = await get<{ messages: Full[] }>(`/api/thread/${original.id}`);
     const reply = thread.body.messages.find((m) => m.folder === 'sentitems' && m.body.content.includes('confirmed for Saturday'))!;
@@ -235,7 +266,13 @@ describe('error cases', () => {
   it('malformed JSON and a move without a destination are 400; an unknown destination 404', async () => {
     const { body: page } = await get<List>('/api/emails/inbox?top=1');
     const id = page.items[0]!.id;
-    const bad = await send(`/api/move/${id}`, { method: 'POST', cookie: session.cookie, csrf: session.csrf, headers: { 'content-type': 'application/json' }, body: '{"dest_folder_id":' });
+    const bad = await send(`/api/move/${id}`, {
+      method: 'POST',
+      cookie: session.cookie,
+      csrf: session.csrf,
+      headers: { 'content-type': 'application/json' },
+      body: '{"dest_folder_id":',
+    });
     expect(bad.status).toBe(400);
     expect((await post(`/api/move/${id}`, {})).status).toBe(400);
     expect((await post(`/api/move/${id}`, { dest_folder_id: 'Nowhere at all' })).status).toBe(404);
@@ -244,7 +281,13 @@ describe('error cases', () => {
 
   it('bodies over the limit are 413, chunked ones included', async () => {
     const big = JSON.stringify({ to: 'a@example.com', body: 'x'.repeat(3 * 1024 * 1024) });
-    const res = await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: session.csrf, headers: { 'content-type': 'application/json' }, body: big });
+    const res = await send('/api/compose/send', {
+      method: 'POST',
+      cookie: session.cookie,
+      csrf: session.csrf,
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    });
     expect(res.status).toBe(413);
     const stream = new ReadableStream({
       start(controller) {
@@ -252,7 +295,14 @@ describe('error cases', () => {
         controller.close();
       },
     });
-    const chunked = await send('/api/compose/send', { method: 'POST', cookie: session.cookie, csrf: session.csrf, headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const chunked = await send('/api/compose/send', {
+      method: 'POST',
+      cookie: session.cookie,
+      csrf: session.csrf,
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(chunked.status).toBe(413);
   });
 
@@ -279,9 +329,21 @@ describe('without a connected mailbox (another user’s: this file’s own is co
     expect(await res.json()).toMatchObject({ error: 'mailbox_not_connected' });
   });
 
-  it.each(['/api/mark-read/AAMkAGI2', '/api/move/AAMkAGI2', '/api/messages/AAMkAGI2/delete', '/api/messages/AAMkAGI2/archive', '/api/compose/send', '/api/reply/AAMkAGI2'])('POST %s is 401 JSON', async (path) => {
+  it.each([
+    '/api/mark-read/AAMkAGI2',
+    '/api/move/AAMkAGI2',
+    '/api/messages/AAMkAGI2/delete',
+    '/api/messages/AAMkAGI2/archive',
+    '/api/compose/send',
+    '/api/reply/AAMkAGI2',
+  ])('POST %s is 401 JSON', async (path) => {
     const other = await directSession('someone@example.com');
-    const res = await send(path, { method: 'POST', cookie: other.cookie, csrf: other.csrf, json: { dest_folder_id: 'inbox', to: 'a@example.com', body: 'x' } });
+    const res = await send(path, {
+      method: 'POST',
+      cookie: other.cookie,
+      csrf: other.csrf,
+      json: { dest_folder_id: 'inbox', to: 'a@example.com', body: 'x' },
+    });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ error: 'mailbox_not_connected' });
   });

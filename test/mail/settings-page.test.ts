@@ -26,9 +26,19 @@ const prompt = async (path: string, s = session) => (await getJson<Prompt>(`/api
 const jobsOf = (userId: number) => db.select().from(schema.aiJobs).where(eq(schema.aiJobs.userId, userId)).all();
 
 /** A form post as the page sends it: the session's cookie and its anti-forgery field (unless `csrf: null`). */
-function post(path: string, form: Record<string, string>, s: TestSession = session, options: { csrf?: string | null; headers?: Record<string, string> } = {}) {
+function post(
+  path: string,
+  form: Record<string, string>,
+  s: TestSession = session,
+  options: { csrf?: string | null; headers?: Record<string, string> } = {},
+) {
   const token = options.csrf === undefined ? s.csrf : options.csrf;
-  return send(path, { method: 'POST', cookie: s.cookie, form: token === null ? form : { csrf_token: token, ...form }, headers: options.headers });
+  return send(path, {
+    method: 'POST',
+    cookie: s.cookie,
+    form: token === null ? form : { csrf_token: token, ...form },
+    headers: options.headers,
+  });
 }
 
 /** Follows a post's redirect the way a browser does (with the flash cookie it set): the page's HTML. */
@@ -45,7 +55,8 @@ async function follow(res: Response, s: TestSession = session): Promise<string> 
 const flashOf = (html: string) => /<p class="flash (notice|error)"[^>]*>([^<]*)<\/p>/.exec(html)?.slice(1);
 /** The message shown beside a field (by the field's id). */
 const fieldError = (html: string, id: string) => new RegExp(`<p class="field-error" id="${id}-error">([^<]*)</p>`).exec(html)?.[1];
-const fieldInvalid = (html: string, id: string) => new RegExp(`id="${id}"[^>]*aria-invalid="true"`).test(html) || new RegExp(`aria-invalid="true"[^>]*id="${id}"`).test(html);
+const fieldInvalid = (html: string, id: string) =>
+  new RegExp(`id="${id}"[^>]*aria-invalid="true"`).test(html) || new RegExp(`aria-invalid="true"[^>]*id="${id}"`).test(html);
 
 beforeAll(async () => {
   ({ mailbox: box, session } = await connectedMailbox('settings'));
@@ -58,7 +69,16 @@ describe('the page', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const html = await res.text();
-    for (const part of ['data-section="categories"', 'data-section="prompts"', 'data-section="users"', 'action="/settings/recategorise"', 'data-category="Shown"', 'data-prompt="summarise"', 'href="/settings"']) expect(html).toContain(part);
+    for (const part of [
+      'data-section="categories"',
+      'data-section="prompts"',
+      'data-section="users"',
+      'action="/settings/recategorise"',
+      'data-category="Shown"',
+      'data-prompt="summarise"',
+      'href="/settings"',
+    ])
+      expect(html).toContain(part);
     const forms = html.match(/<form[\s\S]*?<\/form>/g)!;
     expect(forms.length).toBeGreaterThan(8);
     for (const form of forms) expect(form).toContain(`name="csrf_token" value="${session.csrf}"`);
@@ -83,7 +103,9 @@ describe('the page', () => {
 describe('categories', () => {
   it('creates a category, starts the re-categorisation of stored e-mails and offers the recent mail', async () => {
     const before = (await jobsOf(session.userId)).length;
-    const html = await follow(await post('/settings/categories', { name: '  Trackwork ', rule: 'trackwork gallop barrier trial', reply_mode: 'no_reply' }));
+    const html = await follow(
+      await post('/settings/categories', { name: '  Trackwork ', rule: 'trackwork gallop barrier trial', reply_mode: 'no_reply' }),
+    );
     expect(flashOf(html)?.[0]).toBe('notice');
     expect(html).toContain('recategorise-box offered');
     expect(await category('Trackwork')).toMatchObject({ rule: 'trackwork gallop barrier trial', reply_mode: 'no_reply' });
@@ -142,7 +164,14 @@ describe('categories', () => {
     await follow(await post('/settings/categories', { name: 'Vets', rule: 'vet', reply_mode: 'manual' }));
     await follow(await post('/settings/prompts', { category: 'Vets', body: 'Reply kindly to the vet.' }));
     const jobs = (await jobsOf(session.userId)).length;
-    const html = await follow(await post('/settings/categories/update', { category: 'Vets', name: 'Veterinary', rule: 'vet veterinary lameness', reply_mode: 'draft' }));
+    const html = await follow(
+      await post('/settings/categories/update', {
+        category: 'Vets',
+        name: 'Veterinary',
+        rule: 'vet veterinary lameness',
+        reply_mode: 'draft',
+      }),
+    );
     expect(flashOf(html)?.[1]).toContain('Veterinary');
     expect(html).toContain('recategorise-box offered');
     expect(await category('Vets')).toBeUndefined();
@@ -151,18 +180,35 @@ describe('categories', () => {
     expect((await jobsOf(session.userId)).length).toBe(jobs + 1);
 
     // only the reply mode: no re-categorisation
-    await follow(await post('/settings/categories/update', { category: 'Veterinary', name: 'Veterinary', rule: 'vet veterinary lameness', reply_mode: 'manual' }));
+    await follow(
+      await post('/settings/categories/update', {
+        category: 'Veterinary',
+        name: 'Veterinary',
+        rule: 'vet veterinary lameness',
+        reply_mode: 'manual',
+      }),
+    );
     expect((await jobsOf(session.userId)).length).toBe(jobs + 1);
     expect((await category('Veterinary'))?.reply_mode).toBe('manual');
 
     await follow(await post('/settings/categories', { name: 'Farriers', rule: '', reply_mode: 'manual' }));
-    const taken = await post('/settings/categories/update', { category: 'Veterinary', name: 'Farriers', rule: 'changed rule', reply_mode: 'manual' });
+    const taken = await post('/settings/categories/update', {
+      category: 'Veterinary',
+      name: 'Farriers',
+      rule: 'changed rule',
+      reply_mode: 'manual',
+    });
     expect(taken.status).toBe(409);
     const takenHtml = await taken.text();
     expect(takenHtml).toContain('changed rule');
     expect(takenHtml).toMatch(/<p class="field-error" id="cat-\d+-name-error">[^<]*already/);
     expect((await category('Veterinary'))?.rule).toBe('vet veterinary lameness');
-    const nul = await post('/settings/categories/update', { category: 'Veterinary', name: 'Veterinary', rule: '\u0000', reply_mode: 'manual' });
+    const nul = await post('/settings/categories/update', {
+      category: 'Veterinary',
+      name: 'Veterinary',
+      rule: '\u0000',
+      reply_mode: 'manual',
+    });
     expect(nul.status).toBe(400);
     expect((await category('Veterinary'))?.rule).toBe('vet veterinary lameness');
 
@@ -248,9 +294,14 @@ describe('re-categorise recent mail', () => {
     const html = await follow(await post('/settings/recategorise', {}));
     expect(flashOf(html)?.[1]).toMatch(/\d+ recent Inbox messages/);
     const [job] = (await jobsOf(session.userId)).sort((a, b) => b.createdAt - a.createdAt);
-    await expect.poll(async () => (await getJson<Job>(`/api/admin/jobs/${job!.id}`)).body.status, { timeout: 20_000, interval: 300 }).toBe('done');
     await expect
-      .poll(async () => (await getJson<{ total: number }>('/api/docdb/email_summaries?page_size=1')).body.total, { timeout: 30_000, interval: 500 })
+      .poll(async () => (await getJson<Job>(`/api/admin/jobs/${job!.id}`)).body.status, { timeout: 20_000, interval: 300 })
+      .toBe('done');
+    await expect
+      .poll(async () => (await getJson<{ total: number }>('/api/docdb/email_summaries?page_size=1')).body.total, {
+        timeout: 30_000,
+        interval: 500,
+      })
       .toBe(inbox.length);
     const id = stewards[0]!.id;
     expect((await getJson<Summary>(`/api/docdb/email_summaries/${encodeURIComponent(id)}`)).body.category).toBe('Stewards');
@@ -302,7 +353,11 @@ describe('users', () => {
     const self = await post('/settings/users/remove', { email: session.email });
     expect(self.status).toBe(409);
     expect(await self.text()).toContain('You cannot remove yourself');
-    expect((await getJson<{ items: { email: string; admin: boolean }[] }>('/api/admin/users')).body.items.filter((u) => !u.admin).map((u) => u.email)).toContain(session.email);
+    expect(
+      (await getJson<{ items: { email: string; admin: boolean }[] }>('/api/admin/users')).body.items
+        .filter((u) => !u.admin)
+        .map((u) => u.email),
+    ).toContain(session.email);
 
     const otherAdmin = `boss-${newUserId()}@example.com`;
     await follow(await post('/settings/users', { email: otherAdmin }));

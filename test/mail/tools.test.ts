@@ -17,14 +17,21 @@ afterEach(async () => {
   await control(box, 'DELETE', '/faults');
 });
 
-const get = <T>(path: string) => send(path, { cookie: session.cookie }).then(async (res) => ({ status: res.status, body: (await res.json()) as T, res }));
+const get = <T>(path: string) =>
+  send(path, { cookie: session.cookie }).then(async (res) => ({ status: res.status, body: (await res.json()) as T, res }));
 const post = <T>(path: string, json?: unknown) =>
-  send(path, { method: 'POST', cookie: session.cookie, csrf: session.csrf, ...(json === undefined ? {} : { json }) }).then(async (res) => ({ status: res.status, body: (await res.json()) as T }));
+  send(path, { method: 'POST', cookie: session.cookie, csrf: session.csrf, ...(json === undefined ? {} : { json }) }).then(async (res) => ({
+    status: res.status,
+    body: (await res.json()) as T,
+  }));
 
 const b64 = (text: string) => btoa(text);
 
 /** A new inbox message of this mailbox with the given attachments; its id as the Worker sees it. */
-async function deliverWith(attachments: { name: string; contentType: string; contentBytes: string }[], subject = 'With attachments'): Promise<string> {
+async function deliverWith(
+  attachments: { name: string; contentType: string; contentBytes: string }[],
+  subject = 'With attachments',
+): Promise<string> {
   const { value } = await control<Delivered>(box, 'POST', '/deliver', { subject, attachments });
   return value[0]!.immutableId;
 }
@@ -42,7 +49,10 @@ describe('happy path', () => {
     const top = await post<{ id: string; name: string; parentId: string }>('/api/folders', { name: 'Nominations 2026' });
     expect(top.status).toBe(201);
     expect(top.body.name).toBe('Nominations 2026');
-    const child = await post<{ id: string; name: string; parentId: string }>('/api/folders', { name: 'Scratchings', parent: 'Nominations 2026' });
+    const child = await post<{ id: string; name: string; parentId: string }>('/api/folders', {
+      name: 'Scratchings',
+      parent: 'Nominations 2026',
+    });
     expect(child.status).toBe(201);
     expect(child.body.parentId).toBe(top.body.id);
     const { body } = await get<{ folders: { id: string; name: string }[] }>('/api/folders');
@@ -50,10 +60,17 @@ describe('happy path', () => {
   });
 
   it('POST /api/drafts creates a new draft in Drafts with its recipients and text', async () => {
-    const { status, body } = await post<{ id: string; to: string[] }>('/api/drafts', { to: 'trainer@example.com, owner@example.com', cc: ['vet@example.com'], subject: 'Float booking', body: 'Line one\n<b>two</b>' });
+    const { status, body } = await post<{ id: string; to: string[] }>('/api/drafts', {
+      to: 'trainer@example.com, owner@example.com',
+      cc: ['vet@example.com'],
+      subject: 'Float booking',
+      body: 'Line one\n<b>two</b>',
+    });
     expect(status).toBe(201);
     expect(body.to).toEqual(['trainer@example.com', 'owner@example.com']);
-    const draft = await get<{ isDraft: boolean; folder: string; subject: string; cc: { address: string }[]; body: { content: string } }>(`/api/email/${body.id}`);
+    const draft = await get<{ isDraft: boolean; folder: string; subject: string; cc: { address: string }[]; body: { content: string } }>(
+      `/api/email/${body.id}`,
+    );
     expect(draft.body).toMatchObject({ isDraft: true, folder: 'drafts', subject: 'Float booking' });
     expect(draft.body.cc.map((a) => a.address)).toEqual(['vet@example.com']);
     expect(draft.body.body.content).toContain('Line one<br>&#60;b&#62;two&#60;/b&#62;');
@@ -62,7 +79,11 @@ describe('happy path', () => {
   it('attachments: listed, downloaded byte for byte, and read as text (plain, HTML, PDF)', async () => {
     const id = await deliverWith([
       { name: 'fields.csv', contentType: 'text/csv', contentBytes: b64('horse,barrier\nFast One,4\n') },
-      { name: 'notes.html', contentType: 'text/html', contentBytes: b64('<html><style>p{color:red}</style><p>Track &amp; weather</p><p>Good 4</p><script>x()</script></html>') },
+      {
+        name: 'notes.html',
+        contentType: 'text/html',
+        contentBytes: b64('<html><style>p{color:red}</style><p>Track &amp; weather</p><p>Good 4</p><script>x()</script></html>'),
+      },
       { name: 'photo.png', contentType: 'image/png', contentBytes: b64('\x89PNG\r\n\x1a\n') },
     ]);
     const list = await get<{ message_id: string; attachments: Attachment[] }>(`/api/email/${id}/attachments`);
@@ -99,7 +120,9 @@ describe('happy path', () => {
   it('POST /api/subscriptions replaces the inbox subscription (validated through the webhook)', async () => {
     const pump = pumpWebhooks(box);
     try {
-      const { status, body } = await post<{ id: string; resource: string; notificationUrl: string; expiresAt: string }>('/api/subscriptions');
+      const { status, body } = await post<{ id: string; resource: string; notificationUrl: string; expiresAt: string }>(
+        '/api/subscriptions',
+      );
       expect(status).toBe(201);
       expect(body.notificationUrl).toBe('https://mail.test/graph/webhook');
       expect(Date.parse(body.expiresAt)).toBeGreaterThan(Date.now());
@@ -114,7 +137,15 @@ describe('happy path', () => {
 describe('documentation', () => {
   it('/openapi.json documents every route of the command line', async () => {
     const doc = (await (await send('/openapi.json')).json()) as { paths: Record<string, Record<string, { security?: unknown[] }>> };
-    const paths = ['/api/me', '/api/folders', '/api/drafts', '/api/email/{message_id}/attachments', '/api/email/{message_id}/attachments/{attachment_id}', '/api/email/{message_id}/attachments/{attachment_id}/text', '/api/subscriptions'];
+    const paths = [
+      '/api/me',
+      '/api/folders',
+      '/api/drafts',
+      '/api/email/{message_id}/attachments',
+      '/api/email/{message_id}/attachments/{attachment_id}',
+      '/api/email/{message_id}/attachments/{attachment_id}/text',
+      '/api/subscriptions',
+    ];
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(paths));
     expect(doc.paths['/api/drafts']!.post!.security).toEqual([{ session: [] }]);
   });
@@ -177,19 +208,31 @@ describe('error cases', () => {
   });
 
   it('a body over the limit is 413', async () => {
-    const res = await send('/api/folders', { method: 'POST', cookie: session.cookie, csrf: session.csrf, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(5000) }) });
+    const res = await send('/api/folders', {
+      method: 'POST',
+      cookie: session.cookie,
+      csrf: session.csrf,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(5000) }),
+    });
     expect(res.status).toBe(413);
   });
 });
 
 describe('security', () => {
   it('without a session: 401 unauthenticated', async () => {
-    for (const path of ['/api/me', '/api/email/AAMkAGI2/attachments', '/api/email/AAMkAGI2/attachments/AAMkAGI3', '/api/email/AAMkAGI2/attachments/AAMkAGI3/text']) {
+    for (const path of [
+      '/api/me',
+      '/api/email/AAMkAGI2/attachments',
+      '/api/email/AAMkAGI2/attachments/AAMkAGI3',
+      '/api/email/AAMkAGI2/attachments/AAMkAGI3/text',
+    ]) {
       const res = await send(path);
       expect(res.status, path).toBe(401);
       expect(await res.json()).toMatchObject({ error: 'unauthenticated' });
     }
-    for (const path of ['/api/folders', '/api/drafts', '/api/subscriptions']) expect((await send(path, { method: 'POST', json: { name: 'x' } })).status, path).toBe(401);
+    for (const path of ['/api/folders', '/api/drafts', '/api/subscriptions'])
+      expect((await send(path, { method: 'POST', json: { name: 'x' } })).status, path).toBe(401);
   });
 
   it('without a connected mailbox: 401 mailbox_not_connected', async () => {
@@ -203,7 +246,13 @@ describe('security', () => {
     for (const path of ['/api/folders', '/api/drafts', '/api/subscriptions']) {
       const missing = await send(path, { method: 'POST', cookie: session.cookie, json: { name: 'Forged' } });
       expect(missing.status, path).toBe(403);
-      const foreign = await send(path, { method: 'POST', cookie: session.cookie, csrf: session.csrf, json: { name: 'Forged' }, headers: { origin: 'https://evil.example' } });
+      const foreign = await send(path, {
+        method: 'POST',
+        cookie: session.cookie,
+        csrf: session.csrf,
+        json: { name: 'Forged' },
+        headers: { origin: 'https://evil.example' },
+      });
       expect(foreign.status, path).toBe(403);
     }
     const { body } = await get<{ folders: { name: string }[] }>('/api/folders');
@@ -225,8 +274,16 @@ describe('security', () => {
     const active = [
       { name: 'page.html', contentType: 'text/html', body: '<script>alert(document.cookie)</script>' },
       { name: 'logo.svg', contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>' },
-      { name: 'page.xhtml', contentType: 'application/xhtml+xml', body: '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>' },
-      { name: 'feed.xml', contentType: 'text/xml', body: '<?xml version="1.0"?><x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script>' },
+      {
+        name: 'page.xhtml',
+        contentType: 'application/xhtml+xml',
+        body: '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>',
+      },
+      {
+        name: 'feed.xml',
+        contentType: 'text/xml',
+        body: '<?xml version="1.0"?><x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script>',
+      },
       { name: 'data.xml', contentType: 'application/xml', body: '<?xml version="1.0"?><a/>' },
       { name: 'run.js', contentType: 'text/javascript', body: 'alert(1)' },
       { name: 'app.js', contentType: 'application/javascript; charset=utf-8', body: 'alert(1)' },
@@ -254,7 +311,9 @@ describe('security', () => {
     ]);
     const { value } = await control<Delivered>(box, 'POST', '/deliver', { subject: 'Race card', attachment: true });
     const pdfMessage = value[0]!.immutableId;
-    const pdf = (await get<{ attachments: Attachment[] }>(`/api/email/${pdfMessage}/attachments`)).body.attachments.find((a) => a.contentType === 'application/pdf')!;
+    const pdf = (await get<{ attachments: Attachment[] }>(`/api/email/${pdfMessage}/attachments`)).body.attachments.find(
+      (a) => a.contentType === 'application/pdf',
+    )!;
     const [image, text] = (await get<{ attachments: Attachment[] }>(`/api/email/${id}/attachments`)).body.attachments;
     const expected: [string, string, string][] = [
       [`/api/email/${id}/attachments/${image!.id}`, 'image/png', 'photo.png'],

@@ -7,7 +7,17 @@ import { subscriptions } from '#d1/mail/schema.ts';
 import { sha256Hex } from '#shared/crypto.ts';
 import worker from '../../workers/mail/src/index';
 import { mailboxStub } from '../../workers/mail/src/context';
-import { type StandinMailbox, type TestSession, connectedMailbox, control, directSession, mailbox, newUserId, pumpWebhooks, send } from './helpers';
+import {
+  type StandinMailbox,
+  type TestSession,
+  connectedMailbox,
+  control,
+  directSession,
+  mailbox,
+  newUserId,
+  pumpWebhooks,
+  send,
+} from './helpers';
 
 const db = () => drizzle(env.DB);
 const DAY = 86_400_000;
@@ -19,14 +29,27 @@ type Delivery = { kind: string; subscriptionId: string | null; status: number | 
 async function knownSubscription(id = crypto.randomUUID(), clientState = 'state-' + crypto.randomUUID(), userId = newUserId()) {
   await db()
     .insert(subscriptions)
-    .values({ id, userId, resource: "me/mailFolders('inbox')/messages", changeType: 'created,updated', notificationUrl: 'https://mail.test/graph/webhook', clientStateHash: await sha256Hex(clientState), expiresAt: Date.now() + DAY, createdAt: Date.now() });
+    .values({
+      id,
+      userId,
+      resource: "me/mailFolders('inbox')/messages",
+      changeType: 'created,updated',
+      notificationUrl: 'https://mail.test/graph/webhook',
+      clientStateHash: await sha256Hex(clientState),
+      expiresAt: Date.now() + DAY,
+      createdAt: Date.now(),
+    });
   return { id, clientState, userId };
 }
 
 /** The notifications a user's mailbox object has received. */
 const received = (userId: number) => mailboxStub(env, userId).notifications(1000);
 
-const notification = (subscriptionId: string, clientState: string | undefined, messageId = 'AAMkAD' + crypto.randomUUID().replace(/-/g, '')) => ({
+const notification = (
+  subscriptionId: string,
+  clientState: string | undefined,
+  messageId = 'AAMkAD' + crypto.randomUUID().replace(/-/g, ''),
+) => ({
   subscriptionId,
   subscriptionExpirationDateTime: new Date(Date.now() + DAY).toISOString(),
   changeType: 'created',
@@ -36,12 +59,16 @@ const notification = (subscriptionId: string, clientState: string | undefined, m
   tenantId: 'tenant',
 });
 
-const post = (body: unknown, address?: string) => send('/graph/webhook', { method: 'POST', json: body, headers: address ? { 'cf-connecting-ip': address } : {} });
+const post = (body: unknown, address?: string) =>
+  send('/graph/webhook', { method: 'POST', json: body, headers: address ? { 'cf-connecting-ip': address } : {} });
 
 describe('validation', () => {
   it('GET and POST with validationToken echo it at once as text/plain', async () => {
     for (const method of ['GET', 'POST']) {
-      const res = await send('/graph/webhook?validationToken=Validation%3A%20Testing%20client%20application%20reachability%20for%20subscription%20Request-Id%3A%2025b4b2d7', { method });
+      const res = await send(
+        '/graph/webhook?validationToken=Validation%3A%20Testing%20client%20application%20reachability%20for%20subscription%20Request-Id%3A%2025b4b2d7',
+        { method },
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(await res.text()).toBe('Validation: Testing client application reachability for subscription Request-Id: 25b4b2d7');
@@ -88,7 +115,9 @@ describe('notifications', () => {
   });
 
   it('malformed bodies are 400, oversized ones 413', async () => {
-    expect((await send('/graph/webhook', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"value":' })).status).toBe(400);
+    expect(
+      (await send('/graph/webhook', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"value":' })).status,
+    ).toBe(400);
     expect((await post({ value: [] })).status).toBe(400);
     expect((await post({ nothing: true })).status).toBe(400);
     expect((await post({ value: 'x'.repeat(1024 * 1024 + 10) })).status).toBe(413);
@@ -96,7 +125,9 @@ describe('notifications', () => {
 
   it('a burst of notifications is answered 202 each and every one recorded', async () => {
     const { id, clientState, userId } = await knownSubscription();
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post({ value: [notification(id, clientState, `AAMkBurst${i}`)] })));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => post({ value: [notification(id, clientState, `AAMkBurst${i}`)] })),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(40).fill(202));
     const big = await post({ value: Array.from({ length: 60 }, (_, i) => notification(id, clientState, `AAMkBatch${i}`)) });
     expect(big.status).toBe(202);
@@ -117,7 +148,13 @@ describe('notifications', () => {
     const first = await knownSubscription();
     const second = await knownSubscription();
     const bystander = await knownSubscription();
-    const res = await post({ value: [notification(first.id, first.clientState, 'AAMkFirst'), notification(second.id, second.clientState, 'AAMkSecond'), notification(first.id, first.clientState, 'AAMkFirst2')] });
+    const res = await post({
+      value: [
+        notification(first.id, first.clientState, 'AAMkFirst'),
+        notification(second.id, second.clientState, 'AAMkSecond'),
+        notification(first.id, first.clientState, 'AAMkFirst2'),
+      ],
+    });
     expect(res.status).toBe(202);
     await expect.poll(async () => (await received(first.userId)).map((n) => n.messageId)).toEqual(['AAMkFirst', 'AAMkFirst2']);
     await expect.poll(async () => (await received(second.userId)).map((n) => n.messageId)).toEqual(['AAMkSecond']);
@@ -130,7 +167,8 @@ describe('throttling refused notifications', () => {
     const { id, clientState, userId } = await knownSubscription();
     const attacker = '203.0.113.9';
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) statuses.push((await post({ value: [notification(i % 2 ? id : crypto.randomUUID(), 'guess-' + i)] }, attacker)).status);
+    for (let i = 0; i < 10; i++)
+      statuses.push((await post({ value: [notification(i % 2 ? id : crypto.randomUUID(), 'guess-' + i)] }, attacker)).status);
     // The tenth refusal locks the address (shared/throttle.ts: 10 within 15 minutes).
     expect(statuses).toEqual([...Array(9).fill(403), 429]);
     const locked = await post({ value: [notification(id, 'another-guess')] }, attacker);
@@ -146,7 +184,10 @@ describe('throttling refused notifications', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
     await expect.poll(async () => (await received(userId)).map((n) => n.messageId)).toEqual(['AAMkValid']);
     // The validation handshake is never throttled.
-    const handshake = await send('/graph/webhook?validationToken=still-here', { method: 'POST', headers: { 'cf-connecting-ip': attacker } });
+    const handshake = await send('/graph/webhook?validationToken=still-here', {
+      method: 'POST',
+      headers: { 'cf-connecting-ip': attacker },
+    });
     expect(handshake.status).toBe(200);
     expect(await handshake.text()).toBe('still-here');
   });
@@ -183,7 +224,10 @@ describe('subscriptions with the stand-in', () => {
   it('new mail is notified with the clientState, answered 202 in time and recorded', async () => {
     await control(box, 'DELETE', '/deliveries');
     const pump = pumpWebhooks(box);
-    const delivered = await control<{ value: { id: string; immutableId: string }[] }>(box, 'POST', '/deliver', { count: 3, subject: 'Nominations closing' });
+    const delivered = await control<{ value: { id: string; immutableId: string }[] }>(box, 'POST', '/deliver', {
+      count: 3,
+      subject: 'Nominations closing',
+    });
     await control(box, 'GET', '/deliveries?count=3&wait=10000');
     await pump.stop();
     const deliveries = await control<{ value: Delivery[] }>(box, 'GET', '/deliveries');
@@ -191,7 +235,9 @@ describe('subscriptions with the stand-in', () => {
     expect(notified.length).toBeGreaterThanOrEqual(1);
     expect(notified.every((d) => d.status === 202 && d.durationMs < 3_000)).toBe(true);
     const ids = delivered.value.flatMap((m) => [m.id, m.immutableId]);
-    await expect.poll(async () => (await received(session.userId)).filter((n) => n.messageId && ids.includes(n.messageId)).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(async () => (await received(session.userId)).filter((n) => n.messageId && ids.includes(n.messageId)).length, { timeout: 5_000 })
+      .toBeGreaterThanOrEqual(3);
   });
 
   it('the cron renews a subscription nearing expiry (controlled clock), and leaves a fresh one alone', async () => {
@@ -204,7 +250,9 @@ describe('subscriptions with the stand-in', () => {
     };
     // An hour after connecting: nothing due.
     await runCron(Date.now() + 3_600_000);
-    expect((await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value[0]!.expirationDateTime).toBe(before!.expirationDateTime);
+    expect((await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value[0]!.expirationDateTime).toBe(
+      before!.expirationDateTime,
+    );
     // Half a day before expiry: renewed to scheduled time + 3 days.
     const at = expiresAt - DAY / 2;
     await runCron(at);
@@ -219,11 +267,18 @@ describe('subscriptions with the stand-in', () => {
 
   it('the cron re-creates a subscription Graph no longer knows', async () => {
     const [before] = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
-    await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${before!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${await mailbox(session).accessToken()}` } });
+    await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${before!.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${await mailbox(session).accessToken()}` },
+    });
     const pump = pumpWebhooks(box);
     try {
       const ctx = createExecutionContext();
-      await worker.scheduled(createScheduledController({ scheduledTime: new Date(Date.parse(before!.expirationDateTime) - 3_600_000), cron: '*/30 * * * *' }), env, ctx);
+      await worker.scheduled(
+        createScheduledController({ scheduledTime: new Date(Date.parse(before!.expirationDateTime) - 3_600_000), cron: '*/30 * * * *' }),
+        env,
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
     } finally {
       await pump.stop();
@@ -231,7 +286,9 @@ describe('subscriptions with the stand-in', () => {
     const live = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
     expect(live).toHaveLength(1);
     expect(live[0]!.id).not.toBe(before!.id);
-    expect((await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all()).map((r) => r.id)).toEqual([live[0]!.id]);
+    expect((await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all()).map((r) => r.id)).toEqual([
+      live[0]!.id,
+    ]);
   });
 });
 
@@ -244,7 +301,11 @@ describe('the assistant on new mail', () => {
     const stub = mailbox(owner);
     const pump = pumpWebhooks(own);
     try {
-      await control(own, 'POST', '/deliver', { subject: 'Not for the model', body: 'Hello', from: { name: 'Someone', address: 'someone@else.test' } });
+      await control(own, 'POST', '/deliver', {
+        subject: 'Not for the model',
+        body: 'Hello',
+        from: { name: 'Someone', address: 'someone@else.test' },
+      });
       await expect.poll(async () => (await stub.notifications()).length, { timeout: 15_000, interval: 200 }).toBeGreaterThan(0);
     } finally {
       await pump.stop();

@@ -19,13 +19,26 @@ beforeAll(async () => {
 
 describe('Workers AI through the AI binding', () => {
   it('makes a reply draft through run(): the documented request shape, the reported usage in the trace', async () => {
-    const { status: created } = await request(standinAi(), 'POST', '/api/admin/categories', { name: 'Media', rule: 'interview accreditation media photographer journalist', reply_mode: 'draft' });
+    const { status: created } = await request(standinAi(), 'POST', '/api/admin/categories', {
+      name: 'Media',
+      rule: 'interview accreditation media photographer journalist',
+      reply_mode: 'draft',
+    });
     expect(created).toBe(201);
-    const { value } = await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', { subject: 'Interview request', body: 'Hello,\n\nA journalist would like an interview on Friday.\n\nSam', from: { name: 'Sam Lee', address: 'sam@press.test' } });
+    const { value } = await control<{ value: { immutableId: string }[] }>(box, 'POST', '/deliver', {
+      subject: 'Interview request',
+      body: 'Hello,\n\nA journalist would like an interview on Friday.\n\nSam',
+      from: { name: 'Sam Lee', address: 'sam@press.test' },
+    });
     const ai = standinAi();
     const res = await request(ai, 'POST', '/api/draft/generate', { email_id: value[0]!.immutableId });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ category: 'Media', no_reply: false, reused: false, generated_by: 'AI reply (workers-ai:@cf/meta/llama-3.1-8b-instruct)' });
+    expect(res.body).toMatchObject({
+      category: 'Media',
+      no_reply: false,
+      reused: false,
+      generated_by: 'AI reply (workers-ai:@cf/meta/llama-3.1-8b-instruct)',
+    });
     expect(res.body.draft_id).toEqual(expect.any(String));
     expect(String(res.body.body_html).length).toBeGreaterThan(0);
 
@@ -40,10 +53,13 @@ describe('Workers AI through the AI binding', () => {
     }
     // the task and the person's prompts in the system message, the message fenced in the user message
     expect(ai.runs.map(taskOf).sort()).toEqual(['classify', 'reply', 'summarise']);
-    for (const run of ai.runs) expect(parseTask(systemOf(run), userOf(run)).data?.text).toContain('A journalist would like an interview on Friday.');
+    for (const run of ai.runs)
+      expect(parseTask(systemOf(run), userOf(run)).data?.text).toContain('A journalist would like an interview on Friday.');
 
     const trace = await request(ai, 'GET', `/api/traces/${String(res.body.trace_id)}`);
-    const models = (trace.body.steps as { kind: string; tokens_in: number; tokens_out: number; detail: string }[]).filter((s) => s.kind === 'model');
+    const models = (trace.body.steps as { kind: string; tokens_in: number; tokens_out: number; detail: string }[]).filter(
+      (s) => s.kind === 'model',
+    );
     expect(models.length).toBe(ai.runs.length);
     for (const step of models) {
       expect(step).toMatchObject({ tokens_in: 321, tokens_out: 45 });
@@ -53,7 +69,9 @@ describe('Workers AI through the AI binding', () => {
   });
 
   it('labels the tokens as estimates when the binding reports no usage', async () => {
-    const res = await request(standinAi({ usage: false }), 'POST', '/api/llm/reply-draft', { text: 'Could we book the marquee for Saturday?' });
+    const res = await request(standinAi({ usage: false }), 'POST', '/api/llm/reply-draft', {
+      text: 'Could we book the marquee for Saturday?',
+    });
     expect(res.status).toBe(200);
     const trace = await request(standinAi(), 'GET', `/api/traces/${String(res.body.trace_id)}`);
     const step = (trace.body.steps as { kind: string; tokens_in: number; detail: string }[]).find((s) => s.kind === 'model')!;

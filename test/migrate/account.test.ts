@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { inRefreshWindow, roleFromPermissions, signSessionJwt, verifySessionJwt } from '../../workers/migrate/src/session';
 import { Client, account, freshCode, signIn, withEnv } from './helpers';
 
-const sessionRows = () => env.DB.prepare('select id_hash, email, role, access_expires_at, refresh_token_sealed from login_sessions').all<{ id_hash: string; email: string; role: string; access_expires_at: number; refresh_token_sealed: string }>();
+const sessionRows = () =>
+  env.DB.prepare('select id_hash, email, role, access_expires_at, refresh_token_sealed from login_sessions').all<{
+    id_hash: string;
+    email: string;
+    role: string;
+    access_expires_at: number;
+    refresh_token_sealed: string;
+  }>();
 
 async function rowOf(email: string) {
   const { results } = await sessionRows();
@@ -144,7 +151,13 @@ describe('sign-in: error cases', () => {
 
   it('redirects to /Account/Login without a session, pages and JSON routes alike', async () => {
     const client = new Client();
-    for (const path of ['/', '/Configuration', '/Session', '/api/migration/progress/00000000-0000-4000-8000-000000000000', '/api/table/info/horses']) {
+    for (const path of [
+      '/',
+      '/Configuration',
+      '/Session',
+      '/api/migration/progress/00000000-0000-4000-8000-000000000000',
+      '/api/table/info/horses',
+    ]) {
       const res = await client.get(path);
       expect(res.status, path).toBe(302);
       expect(res.headers.get('location'), path).toBe('/Account/Login');
@@ -195,12 +208,16 @@ describe('sign-in: security', () => {
     const before = (await rowOf(email))!;
     const oldJwt = client.cookies.get('AuthToken')!;
     // Outside the window: nothing happens.
-    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?').bind(Date.now() + 125_000, before.id_hash).run();
+    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?')
+      .bind(Date.now() + 125_000, before.id_hash)
+      .run();
     const outside = await client.get('/');
     expect(outside.status).toBe(200);
     expect(outside.headers.getAll('set-cookie').some((l) => l.startsWith('AuthToken='))).toBe(false);
     // Inside the window (115 s left): refreshed, cookie reissued with the new expiry.
-    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?').bind(Date.now() + 115_000, before.id_hash).run();
+    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?')
+      .bind(Date.now() + 115_000, before.id_hash)
+      .run();
     const inside = await client.get('/');
     expect(inside.status).toBe(200);
     expect(inside.headers.getAll('set-cookie').some((l) => l.startsWith('AuthToken=') && !/Max-Age=0/i.test(l))).toBe(true);
@@ -214,14 +231,17 @@ describe('sign-in: security', () => {
 
   it('takes the role from the authentication service again at each refresh, and ends the session when there is none', async () => {
     const email = account('refreshOperator').email;
-    const setRole = (role: 'Viewer' | 'Operator' | null) => env.AUTH_SITE_ROLE.fetch('https://auth-site-role.test/', { method: 'POST', body: JSON.stringify({ email, role }) });
+    const setRole = (role: 'Viewer' | 'Operator' | null) =>
+      env.AUTH_SITE_ROLE.fetch('https://auth-site-role.test/', { method: 'POST', body: JSON.stringify({ email, role }) });
     await setRole('Operator');
     const client = await signIn('refreshOperator');
     expect((await client.page('/Configuration/Create')).res.status).toBe(200);
     expect((await setRole('Viewer')).status).toBe(204);
     // Before the refresh window the stored role stands; inside it the refresh brings the new one.
     const row = (await rowOf(email))!;
-    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?').bind(Date.now() + 30_000, row.id_hash).run();
+    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?')
+      .bind(Date.now() + 30_000, row.id_hash)
+      .run();
     const home = await client.page('/');
     expect(home.res.status).toBe(200);
     expect(home.html).toContain('(Viewer)');
@@ -230,7 +250,9 @@ describe('sign-in: security', () => {
     expect((await client.get('/Configuration/Create')).status).toBe(403);
     // No role on the site any more: the next refresh ends the session.
     expect((await setRole(null)).status).toBe(204);
-    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?').bind(Date.now() + 30_000, row.id_hash).run();
+    await env.DB.prepare('update login_sessions set access_expires_at = ? where id_hash = ?')
+      .bind(Date.now() + 30_000, row.id_hash)
+      .run();
     const out = await client.get('/');
     expect(out.status).toBe(302);
     expect(out.headers.get('location')).toBe('/Account/Login?reason=expired');
@@ -247,12 +269,16 @@ describe('sign-in: security', () => {
     const again = await signIn('accountViewer');
     const live = (await rowOf(account('accountViewer').email))!;
     expect(live.id_hash).not.toBe(row.id_hash);
-    await env.DB.prepare('update login_sessions set access_expires_at = ?, refresh_token_sealed = ? where id_hash = ?').bind(Date.now() + 30_000, row.refresh_token_sealed, live.id_hash).run();
+    await env.DB.prepare('update login_sessions set access_expires_at = ?, refresh_token_sealed = ? where id_hash = ?')
+      .bind(Date.now() + 30_000, row.refresh_token_sealed, live.id_hash)
+      .run();
     const res = await again.get('/Configuration');
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/Account/Login?reason=expired');
     expect(again.cookies.has('AuthToken')).toBe(false);
-    const gone = await env.DB.prepare('select count(*) as n from login_sessions where id_hash = ?').bind(live.id_hash).first<{ n: number }>();
+    const gone = await env.DB.prepare('select count(*) as n from login_sessions where id_hash = ?')
+      .bind(live.id_hash)
+      .first<{ n: number }>();
     expect(gone?.n).toBe(0);
   });
 
@@ -266,7 +292,11 @@ describe('sign-in: security', () => {
         controller.close();
       },
     });
-    const res = await client.fetch('/Account/Login', { method: 'POST', body: stream, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await client.fetch('/Account/Login', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(413);
   });
 });
@@ -310,7 +340,12 @@ describe('sign-in: the authentication service throttling or down', () => {
     const client = new Client();
     await client.page('/Account/Login');
     const body = new URLSearchParams({ __RequestVerificationToken: client.csrf, email: 'a@example.com', password: 'x' });
-    const res = await withEnv(client, '/Account/Login', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, { AUTH: answering(429, { success: false, error: 'Too many attempts. Try again later.' }, { 'retry-after': '42' }) });
+    const res = await withEnv(
+      client,
+      '/Account/Login',
+      { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      { AUTH: answering(429, { success: false, error: 'Too many attempts. Try again later.' }, { 'retry-after': '42' }) },
+    );
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('42');
     expect(await res.text()).toContain('Too many attempts');
@@ -323,7 +358,13 @@ describe('sign-in: the authentication service throttling or down', () => {
     const init = () => ({ method: 'POST', body: body(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     const offContract = await withEnv(client, '/Account/Login', init(), { AUTH: answering(200, { nonsense: true }) });
     expect(offContract.status).toBe(502);
-    const down = await withEnv(client, '/Account/Login', init(), { AUTH: { fetch: async () => { throw new Error('connection refused'); } } });
+    const down = await withEnv(client, '/Account/Login', init(), {
+      AUTH: {
+        fetch: async () => {
+          throw new Error('connection refused');
+        },
+      },
+    });
     expect(down.status).toBe(502);
     expect(await down.text()).toContain('could not be reached');
   });
@@ -332,7 +373,10 @@ describe('sign-in: the authentication service throttling or down', () => {
 describe('configuration', () => {
   it('refuses the published development secrets outside local development, and takes them locally', async () => {
     // workers/migrate/.dev.vars.example; the Worker is local only with its Postgres relay on loopback.
-    const published = { SESSION_SECRET: 'dev-only-migrate-session-secret-change-me-0123', CONFIG_ENCRYPTION_KEY: 'dev-only-migrate-config-key-change-me-012345' };
+    const published = {
+      SESSION_SECRET: 'dev-only-migrate-session-secret-change-me-0123',
+      CONFIG_ENCRYPTION_KEY: 'dev-only-migrate-config-key-change-me-012345',
+    };
     const client = new Client();
     const deployed = await withEnv(client, '/Account/Login', {}, { ...published, PG_WS_PROXY: '' });
     expect(deployed.status).toBe(500);

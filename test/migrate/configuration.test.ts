@@ -11,7 +11,17 @@ const LEGACY = {
   Password: decodeURIComponent(legacy.password),
 };
 
-const rows = () => env.DB.prepare('select id, name, host, port, database, username, password_sealed, is_active from configurations order by id').all<{ id: number; name: string; host: string; port: number; database: string; username: string; password_sealed: string; is_active: number }>();
+const rows = () =>
+  env.DB.prepare('select id, name, host, port, database, username, password_sealed, is_active from configurations order by id').all<{
+    id: number;
+    name: string;
+    host: string;
+    port: number;
+    database: string;
+    username: string;
+    password_sealed: string;
+    is_active: number;
+  }>();
 
 async function create(client: Client, fields: Record<string, string>) {
   await client.page('/Configuration/Create');
@@ -25,7 +35,13 @@ describe('configurations: happy path', () => {
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/Configuration');
     const [row] = (await rows()).results.filter((r) => r.name === 'Legacy');
-    expect(row).toMatchObject({ host: LEGACY.Host, port: Number(LEGACY.Port), database: LEGACY.Database, username: LEGACY.Username, is_active: 1 });
+    expect(row).toMatchObject({
+      host: LEGACY.Host,
+      port: Number(LEGACY.Port),
+      database: LEGACY.Database,
+      username: LEGACY.Username,
+      is_active: 1,
+    });
     expect(row!.password_sealed).toMatch(/^v1\./);
     expect(row!.password_sealed).not.toContain(LEGACY.Password);
     const list = await admin.page('/Configuration');
@@ -124,7 +140,12 @@ describe('configurations: error cases', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.json<{ success: boolean; message: string }>();
-    expect(body).toEqual({ success: false, message: expect.stringMatching(/^Connection failed for user "postgres": the server refused the password \(SQLSTATE 28P01, invalid authorization\)$/) });
+    expect(body).toEqual({
+      success: false,
+      message: expect.stringMatching(
+        /^Connection failed for user "postgres": the server refused the password \(SQLSTATE 28P01, invalid authorization\)$/,
+      ),
+    });
     expect(body.message).not.toContain(wrong);
     expect(body.message).not.toContain(LEGACY.Password);
   });
@@ -132,7 +153,14 @@ describe('configurations: error cases', () => {
   it('answers test-connection with 200 and success false for bad input or an unknown stored configuration', async () => {
     const operator = await signIn('routesOperator');
     // (The embedded test database accepts any database name, so that cannot fail here; a wrong password can: see above.)
-    for (const body of [{}, { Host: 'x' }, 'not json', { ...LEGACY, Port: 'abc' }, { ...LEGACY, Port: 0 }, { ...LEGACY, Id: 999999, Password: '' }]) {
+    for (const body of [
+      {},
+      { Host: 'x' },
+      'not json',
+      { ...LEGACY, Port: 'abc' },
+      { ...LEGACY, Port: 0 },
+      { ...LEGACY, Id: 999999, Password: '' },
+    ]) {
       const res = await operator.postJson('/api/configuration/test-connection', body);
       expect(res.status, JSON.stringify(body)).toBe(200);
       expect(await res.json(), JSON.stringify(body)).toMatchObject({ success: false });
@@ -171,9 +199,13 @@ describe('configurations: delete', () => {
     await admin.page('/Configuration');
     expect((await admin.post('/Configuration/SetActive', { id: String(doomed.id) })).status).toBe(302);
     // The newer one was used last (a wizard session of it); the older one never.
-    await env.DB.prepare("insert into migration_sessions (id, config_id, created_by, created_at) values (?, ?, 'test', ?)").bind(crypto.randomUUID(), newer.id, Date.now() + 60_000).run();
+    await env.DB.prepare("insert into migration_sessions (id, config_id, created_by, created_at) values (?, ?, 'test', ?)")
+      .bind(crypto.randomUUID(), newer.id, Date.now() + 60_000)
+      .run();
     for (const name of ['Nightly copy', 'Hourly copy']) {
-      await env.DB.prepare('insert into sync_jobs (name, config_id, tables, interval_minutes) values (?, ?, ?, 60)').bind(name, doomed.id, '["horse"]').run();
+      await env.DB.prepare('insert into sync_jobs (name, config_id, tables, interval_minutes) values (?, ?, ?, 60)')
+        .bind(name, doomed.id, '["horse"]')
+        .run();
     }
 
     const list = await admin.page('/Configuration');

@@ -123,14 +123,21 @@ describe('the repair (happy path)', () => {
     expect(done.changed).toBe(seeded.length);
     expect(done.summary.changes.map((c) => c.raceId).sort((a, b) => a - b)).toEqual(seeded.map((s) => s.raceId).sort((a, b) => a - b));
     for (const s of seeded) {
-      expect(done.summary.changes.find((c) => c.raceId === s.raceId)).toMatchObject({ from: s.wrong, to: s.right, raceNumber: expect.any(Number), meeting: expect.any(String) });
+      expect(done.summary.changes.find((c) => c.raceId === s.raceId)).toMatchObject({
+        from: s.wrong,
+        to: s.right,
+        raceNumber: expect.any(Number),
+        meeting: expect.any(String),
+      });
     }
     expect(done.summary.destinationRacesWithoutCounterpart).toBeGreaterThanOrEqual(1);
     expect(done.log.length).toBeGreaterThan(0);
     expect(done.log[0]).toMatchObject({ level: expect.any(String), message: expect.any(String), timestamp: expect.any(String) });
     expect(done.log.some((l) => l.message.includes(`Race ${seeded[0]!.raceId} `))).toBe(true);
 
-    const after = await racing.query<{ id: number; race_type: string }>('SELECT id, race_type FROM races WHERE id = ANY($1::int[])', [[...seeded.map((s) => s.raceId), orphan.raceId]]);
+    const after = await racing.query<{ id: number; race_type: string }>('SELECT id, race_type FROM races WHERE id = ANY($1::int[])', [
+      [...seeded.map((s) => s.raceId), orphan.raceId],
+    ]);
     for (const s of seeded) expect(after.find((r) => r.id === s.raceId)?.race_type).toBe(s.right);
     expect(after.find((r) => r.id === orphan!.raceId)?.race_type).toBe('Steeplechase');
 
@@ -184,9 +191,15 @@ describe('roles and anti-forgery (security)', () => {
     expect((await operator.post('/DisciplineRepair/Start', {}, { csrf: false })).status).toBe(403);
     expect((await operator.post('/DisciplineRepair/Start', {}, { headers: { origin: 'https://evil.example' } })).status).toBe(403);
     expect((await operator.post('/DisciplineRepair/Cancel', { jobId: UNKNOWN }, { csrf: false })).status).toBe(403);
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM discipline_repair_jobs WHERE started_by = 'repair-operator@example.com'").first<{ n: number }>();
+    const count = await env.DB.prepare(
+      "SELECT count(*) AS n FROM discipline_repair_jobs WHERE started_by = 'repair-operator@example.com'",
+    ).first<{ n: number }>();
     expect((await operator.post('/DisciplineRepair/Start', {}, { csrf: false })).status).toBe(403);
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM discipline_repair_jobs WHERE started_by = 'repair-operator@example.com'").first<{ n: number }>()).toEqual(count);
+    expect(
+      await env.DB.prepare("SELECT count(*) AS n FROM discipline_repair_jobs WHERE started_by = 'repair-operator@example.com'").first<{
+        n: number;
+      }>(),
+    ).toEqual(count);
   });
 
   it('sends a signed-out visitor to the login page, JSON route included', async () => {
@@ -225,7 +238,9 @@ describe('the OpenAPI document', () => {
 describe('a source that refuses the login (error cases)', () => {
   it('fails the job at once with the reason in its log, changing nothing', async () => {
     await operator.page('/Configuration/Create');
-    expect((await operator.post('/Configuration/Create', { ...LEGACY, Name: 'Legacy, wrong password', Password: 'not-the-password' })).status).toBe(302);
+    expect(
+      (await operator.post('/Configuration/Create', { ...LEGACY, Name: 'Legacy, wrong password', Password: 'not-the-password' })).status,
+    ).toBe(302);
     await env.DB.batch([
       env.DB.prepare('UPDATE configurations SET is_active = 0'),
       env.DB.prepare("UPDATE configurations SET is_active = 1 WHERE name = 'Legacy, wrong password'"),
@@ -238,7 +253,10 @@ describe('a source that refuses the login (error cases)', () => {
       expect(done.log.some((l) => l.level === 'Error' && l.message.startsWith('Failed:'))).toBe(true);
       expect(done.summary.errors.length).toBeGreaterThan(0);
     } finally {
-      await env.DB.batch([env.DB.prepare('UPDATE configurations SET is_active = 0'), env.DB.prepare('UPDATE configurations SET is_active = 1 WHERE id = ?').bind(CONFIG_ID)]);
+      await env.DB.batch([
+        env.DB.prepare('UPDATE configurations SET is_active = 0'),
+        env.DB.prepare('UPDATE configurations SET is_active = 1 WHERE id = ?').bind(CONFIG_ID),
+      ]);
     }
   });
 });

@@ -1,9 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyAll, count, createDestination, legacyPlans, openLegacy, openRacing, runPlan, type TestDestination, one } from './engine-support';
+import {
+  copyAll,
+  count,
+  createDestination,
+  legacyPlans,
+  openLegacy,
+  openRacing,
+  runPlan,
+  type TestDestination,
+  one,
+} from './engine-support';
 import { validateTable } from '../../workers/migrate/src/engine/copy';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { orderTables } from '../../workers/migrate/src/engine/order';
-import { allMappings, countMappings } from '../../workers/migrate/src/engine/mappings';
+import { allMappings } from '../../workers/migrate/src/engine/mappings';
 
 // The chunked copy, legacy source → destination tables of this file: FK translation through id
 // mappings, natural-key matching against existing rows, patch mode, re-runs, validation.
@@ -31,7 +41,10 @@ describe('copy into empty tables', () => {
   it('copies every table in FK order with foreign keys translated, and validates', async () => {
     const target = await destination('empty');
     const plans = await legacyPlans(dest, target);
-    const { order, deferred } = orderTables(plans.map((p) => p.destTable), plans.flatMap((p) => p.foreignKeys));
+    const { order, deferred } = orderTables(
+      plans.map((p) => p.destTable),
+      plans.flatMap((p) => p.foreignKeys),
+    );
     expect(deferred).toEqual([]);
     const ordered = order.map((t) => plans.find((p) => p.destTable === t)!);
     const plan = runPlan(ordered);
@@ -105,14 +118,20 @@ describe('natural keys and patch mode', () => {
     expect(await count(dest, target.name('courses'))).toBe(await count(dest, 'courses'));
     const meetings = cursors.find((c) => c.dest_table === target.name('meetings'))!;
     // Every legacy meeting the racing database has was matched; the newer ones were inserted.
-    const { n: matchedByKey, history, historyMapped } = await one(dest.query<{ n: number; history: number; historyMapped: number }>(
-      `SELECT count(*)::int AS n,
+    const {
+      n: matchedByKey,
+      history,
+      historyMapped,
+    } = await one(
+      dest.query<{ n: number; history: number; historyMapped: number }>(
+        `SELECT count(*)::int AS n,
               (SELECT count(*)::int FROM meetings WHERE date < (SELECT today FROM racing_dataset LIMIT 1)) AS history,
               count(*) FILTER (WHERE d.date < (SELECT today FROM racing_dataset LIMIT 1))::int AS "historyMapped"
        FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m JOIN "${target.name('meetings')}" d ON d.id = m.dest_id::int
        WHERE m.config_id = $1 AND m.dest_table = $2 AND d.id <= (SELECT max(id) FROM meetings)`,
-      [plan.configId, target.name('meetings')],
-    ));
+        [plan.configId, target.name('meetings')],
+      ),
+    );
     // The whole history matched; of the acceptance days, those the old system has the same.
     expect(historyMapped).toBe(history);
     expect(matchedByKey).toBeGreaterThan(history);
@@ -161,7 +180,9 @@ describe('validation', () => {
     const courses = tables.find((t) => t.plan.destTable === target.name('courses'))!;
     expect((await validateTable(source, dest, plan.configId, horses)).ok).toBe(true);
 
-    await dest.query(`UPDATE "${target.name('horses')}" SET dam = dam || ' (corrupted)' WHERE id = (SELECT min(id) FROM "${target.name('horses')}")`);
+    await dest.query(
+      `UPDATE "${target.name('horses')}" SET dam = dam || ' (corrupted)' WHERE id = (SELECT min(id) FROM "${target.name('horses')}")`,
+    );
     const corrupted = await validateTable(source, dest, plan.configId, horses);
     expect(corrupted.ok).toBe(false);
     expect(corrupted.sourceCount).toBe(corrupted.destCount);

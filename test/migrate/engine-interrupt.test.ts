@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CursorRow, copyChunk, openCursors, prepareTables, readCopyPage, readCursors, validateTable } from '../../workers/migrate/src/engine/copy';
+import {
+  type CursorRow,
+  copyChunk,
+  openCursors,
+  prepareTables,
+  readCopyPage,
+  readCursors,
+  validateTable,
+} from '../../workers/migrate/src/engine/copy';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { runStep } from '../../workers/migrate/src/engine/run';
 import type { RunPlan } from '../../workers/migrate/src/engine/types';
@@ -34,7 +42,11 @@ beforeAll(async () => {
   dest = openRacing();
   target = await createDestination(dest, 'interrupt', { tables: TABLES });
   sourceCounts = {};
-  for (const [legacy, racing] of [['venue', 'courses'], ['race_meeting', 'meetings'], ['race_event', 'races']]) {
+  for (const [legacy, racing] of [
+    ['venue', 'courses'],
+    ['race_meeting', 'meetings'],
+    ['race_event', 'races'],
+  ]) {
     const { n } = await one(source.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${legacy}`));
     sourceCounts[racing!] = n;
   }
@@ -54,15 +66,19 @@ async function freshPlan(): Promise<RunPlan> {
 async function expectExactlyOnce(plan: RunPlan) {
   for (const table of TABLES) {
     expect(await count(dest, target.name(table)), table).toBe(sourceCounts[table]);
-    const { n } = await one(dest.query<{ n: number }>(
-      `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`,
-      [plan.configId, target.name(table)],
-    ));
+    const { n } = await one(
+      dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
+        plan.configId,
+        target.name(table),
+      ]),
+    );
     expect(n, `${table} mappings`).toBe(sourceCounts[table]);
   }
-  const { dupes } = await one(dest.query<{ dupes: number }>(
-    `SELECT count(*)::int AS dupes FROM (SELECT meeting_id, race_number FROM "${target.name('races')}" GROUP BY 1, 2 HAVING count(*) > 1) d`,
-  ));
+  const { dupes } = await one(
+    dest.query<{ dupes: number }>(
+      `SELECT count(*)::int AS dupes FROM (SELECT meeting_id, race_number FROM "${target.name('races')}" GROUP BY 1, 2 HAVING count(*) > 1) d`,
+    ),
+  );
   expect(dupes).toBe(0);
   const tables = await prepareTables(source, dest, plan);
   for (const table of tables) expect((await validateTable(source, dest, plan.configId, table)).ok, table.plan.destTable).toBe(true);

@@ -3,7 +3,17 @@ import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import type { RunPlan, RunProgress } from '../../workers/migrate/src/engine/types';
-import { type TestDestination, count, createDestination, legacyConnection, legacyPlans, openLegacy, openRacing, runPlan, one } from './engine-support';
+import {
+  type TestDestination,
+  count,
+  createDestination,
+  legacyConnection,
+  legacyPlans,
+  openLegacy,
+  openRacing,
+  runPlan,
+  one,
+} from './engine-support';
 import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import { migrationJobStub } from '../../workers/migrate/src/jobs/stubs';
 
@@ -58,9 +68,19 @@ describe('MigrationJob', () => {
     expect(done.state).toBe('completed');
     expect(done.errors).toEqual([]);
     expect(done.tables).toEqual([
-      expect.objectContaining({ table: target.name('courses'), done: await sourceCount('venue'), total: await sourceCount('venue'), state: 'done' }),
+      expect.objectContaining({
+        table: target.name('courses'),
+        done: await sourceCount('venue'),
+        total: await sourceCount('venue'),
+        state: 'done',
+      }),
       expect.objectContaining({ table: target.name('meetings'), done: await sourceCount('race_meeting'), state: 'done' }),
-      expect.objectContaining({ table: target.name('races'), done: await sourceCount('race_event'), inserted: await sourceCount('race_event'), state: 'done' }),
+      expect.objectContaining({
+        table: target.name('races'),
+        done: await sourceCount('race_event'),
+        inserted: await sourceCount('race_event'),
+        state: 'done',
+      }),
     ]);
     expect(done.validation).toHaveLength(3);
     expect(done.validation!.every((v) => v.ok)).toBe(true);
@@ -90,10 +110,12 @@ describe('MigrationJob', () => {
     const horses = cancelled.tables[0]!;
     expect(horses.done).toBeLessThan(horses.total);
     expect(horses.state).toBe('cancelled');
-    const { n } = await one(dest.query<{ n: number }>(
-      `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`,
-      [run.configId, target.name('horses')],
-    ));
+    const { n } = await one(
+      dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
+        run.configId,
+        target.name('horses'),
+      ]),
+    );
     expect(n).toBe(horses.inserted);
     expect(await stub.cancel()).toEqual({ message: expect.stringMatching(/already/) });
   }, 60_000);
@@ -133,7 +155,14 @@ describe('MigrationJob', () => {
     expect(failed.state).toBe('failed');
     expect(failed.errors).toEqual([expect.stringMatching(/^the server refused the password \(SQLSTATE 28P01/)]);
     const logs = await stub.logs(20);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'Error', message: expect.stringMatching(/^Failed: the source or destination refused the login: the server refused the password \(SQLSTATE 28P01/) }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 'Error',
+        message: expect.stringMatching(
+          /^Failed: the source or destination refused the login: the server refused the password \(SQLSTATE 28P01/,
+        ),
+      }),
+    );
     // Not retried: one failed attempt, and nothing copied.
     expect(logs.filter((l) => l.level === 'Error' && /Attempt \d+ failed/.test(l.message))).toEqual([]);
     for (const text of [JSON.stringify(failed), JSON.stringify(logs)]) {

@@ -22,14 +22,22 @@ describe('orderTables', () => {
   it('puts parents before children and keeps the given order among equals', () => {
     const result = orderTables(
       ['runners', 'races', 'horses', 'meetings', 'courses'],
-      [fk('runners', 'race_id', 'races', false), fk('runners', 'horse_id', 'horses', false), fk('races', 'meeting_id', 'meetings', false), fk('meetings', 'course_id', 'courses', false)],
+      [
+        fk('runners', 'race_id', 'races', false),
+        fk('runners', 'horse_id', 'horses', false),
+        fk('races', 'meeting_id', 'meetings', false),
+        fk('meetings', 'course_id', 'courses', false),
+      ],
     );
     expect(result).toEqual({ order: ['horses', 'courses', 'meetings', 'races', 'runners'], deferred: [] });
   });
 
   it('ignores foreign keys to tables outside the run and defers self-references', () => {
     const self = fk('horses', 'dam_id', 'horses');
-    const result = orderTables(['runners', 'horses'], [fk('runners', 'race_id', 'races', false), fk('runners', 'horse_id', 'horses', false), self]);
+    const result = orderTables(
+      ['runners', 'horses'],
+      [fk('runners', 'race_id', 'races', false), fk('runners', 'horse_id', 'horses', false), self],
+    );
     expect(result).toEqual({ order: ['horses', 'runners'], deferred: [self] });
   });
 
@@ -52,9 +60,22 @@ describe('orderTables', () => {
 });
 
 describe('filters', () => {
-  const column = (name: string, type: string) => ({ ColumnName: name, DataType: type, IsPrimaryKey: false, nullable: true, hasDefault: false });
+  const column = (name: string, type: string) => ({
+    ColumnName: name,
+    DataType: type,
+    IsPrimaryKey: false,
+    nullable: true,
+    hasDefault: false,
+  });
   const schema: SchemaInfo = {
-    tables: [{ name: 'race_meeting', columns: [column('venue_id', 'integer'), column('meeting_date', 'text'), column('trial_flag', 'text'), column('going', 'text')], primaryKey: [], estimatedRows: 0 }],
+    tables: [
+      {
+        name: 'race_meeting',
+        columns: [column('venue_id', 'integer'), column('meeting_date', 'text'), column('trial_flag', 'text'), column('going', 'text')],
+        primaryKey: [],
+        estimatedRows: 0,
+      },
+    ],
     foreignKeys: [],
   };
   const compile = (text: string) => compileCondition(text, { table: 'race_meeting', schema }).sql;
@@ -69,7 +90,7 @@ describe('filters', () => {
     ['1=1; DELETE FROM venue', 'semicolon'],
     ['WHERE venue_id = 1', 'WHERE'],
     ['venue_id IN (SELECT 1) OR (DELETE FROM venue) IS NULL', 'not a condition'],
-    ["pg_sleep(10) IS NULL", 'pg_sleep'],
+    ['pg_sleep(10) IS NULL', 'pg_sleep'],
     ["nextval('s') > 0", 'nextval'],
     ['(venue_id = 1', 'not a condition'],
     ["going = 'unterminated", 'quote'],
@@ -99,12 +120,16 @@ describe('filters on the source', () => {
     const name = `fx_${Math.random().toString(36).slice(2, 8)}`;
     try {
       await admin.query(`CREATE TABLE ${name}_log (n integer)`);
-      await admin.query(`CREATE FUNCTION ${name}_bump() RETURNS integer LANGUAGE sql AS $$ INSERT INTO ${name}_log VALUES (1) RETURNING 0 $$`);
+      await admin.query(
+        `CREATE FUNCTION ${name}_bump() RETURNS integer LANGUAGE sql AS $$ INSERT INTO ${name}_log VALUES (1) RETURNING 0 $$`,
+      );
       // Refused by the allow-list before anything runs; were it sent, the read-only transaction would refuse the write.
       await expect(testFilter(engineEnv, legacyConnection(), 'venue', `venue_id > ${name}_bump()`)).rejects.toThrow(`${name}_bump`);
       expect(await admin.query(`SELECT * FROM ${name}_log`)).toEqual([]);
       // A subquery over one of the source's own tables is a condition.
-      await expect(testFilter(engineEnv, legacyConnection(), 'venue', 'venue_id IN (SELECT venue_id FROM race_meeting)')).resolves.toMatchObject({ count: expect.any(Number) });
+      await expect(
+        testFilter(engineEnv, legacyConnection(), 'venue', 'venue_id IN (SELECT venue_id FROM race_meeting)'),
+      ).resolves.toMatchObject({ count: expect.any(Number) });
     } finally {
       await admin.query(`DROP FUNCTION IF EXISTS ${name}_bump()`);
       await admin.query(`DROP TABLE IF EXISTS ${name}_log`);
@@ -113,7 +138,9 @@ describe('filters on the source', () => {
   });
 
   it('refuses a host outside the allow-list before connecting', async () => {
-    await expect(testFilter(engineEnv, { ...legacyConnection(), host: '10.0.0.1' }, 'venue', 'true')).rejects.toBeInstanceOf(HostNotAllowedError);
+    await expect(testFilter(engineEnv, { ...legacyConnection(), host: '10.0.0.1' }, 'venue', 'true')).rejects.toBeInstanceOf(
+      HostNotAllowedError,
+    );
     const result = await testConnection(engineEnv, { ...legacyConnection(), host: 'metadata.internal' });
     expect(result).toEqual({ success: false, message: expect.stringContaining('not in the allowed hosts') });
   });
@@ -143,9 +170,17 @@ describe('introspection and plans', () => {
       hasDefault: false,
     });
     expect(runners.columns.find((c) => c.ColumnName === 'id')).toMatchObject({ IsPrimaryKey: true, hasDefault: true });
-    expect(destSchema.foreignKeys).toContainEqual({ childTable: 'runners', childColumn: 'jockey_id', parentTable: 'jockeys', parentColumn: 'id', nullable: true });
+    expect(destSchema.foreignKeys).toContainEqual({
+      childTable: 'runners',
+      childColumn: 'jockey_id',
+      parentTable: 'jockeys',
+      parentColumn: 'id',
+      nullable: true,
+    });
     expect(destSchema.tables.map((t) => t.name)).not.toContain('migration_id_mappings');
-    expect(sourceSchema.foreignKeys).toContainEqual(expect.objectContaining({ childTable: 'race_entry', childColumn: 'horse_id', parentTable: 'horse' }));
+    expect(sourceSchema.foreignKeys).toContainEqual(
+      expect.objectContaining({ childTable: 'race_entry', childColumn: 'horse_id', parentTable: 'horse' }),
+    );
     const tables = await listTables(engineEnv, legacyConnection());
     expect(tables.map((t) => t.name)).toContain('race_entry');
     expect(await tableColumns(engineEnv, 'destination', 'no_such_table')).toBeNull();
@@ -177,7 +212,20 @@ describe('introspection and plans', () => {
 
   it('finds what would stop a run', () => {
     const issues = validatePlan(
-      [{ sourceTable: 'horse', destTable: 'horses', sourceKey: ['nope'], destKey: 'id', columns: [{ source: 'horse_name', dest: 'name' }, { source: 'x', dest: 'name' }], naturalKey: ['sire'], foreignKeys: [] }],
+      [
+        {
+          sourceTable: 'horse',
+          destTable: 'horses',
+          sourceKey: ['nope'],
+          destKey: 'id',
+          columns: [
+            { source: 'horse_name', dest: 'name' },
+            { source: 'x', dest: 'name' },
+          ],
+          naturalKey: ['sire'],
+          foreignKeys: [],
+        },
+      ],
       sourceSchema,
       destSchema,
     );
@@ -191,9 +239,22 @@ describe('introspection and plans', () => {
 
   it('refuses a malformed mapping document with the problems listed', () => {
     expect(() => parseMappingDocument({ version: 2, tables: [] })).toThrow(/version/);
-    expect(() => parseMappingDocument({ version: 1, tables: [{ sourceTable: 'a', destTable: 'b', destKey: 'id', sourceKey: [], columns: [] }] })).toThrow(/sourceKey/);
     expect(() =>
-      parseMappingDocument({ version: 1, tables: [{ sourceTable: 'a', destTable: 'b', destKey: 'id', sourceKey: ['k'], columns: [{ source: 'a', dest: 'b', transform: { kind: 'sql', text: 'x' } }] }] }),
+      parseMappingDocument({ version: 1, tables: [{ sourceTable: 'a', destTable: 'b', destKey: 'id', sourceKey: [], columns: [] }] }),
+    ).toThrow(/sourceKey/);
+    expect(() =>
+      parseMappingDocument({
+        version: 1,
+        tables: [
+          {
+            sourceTable: 'a',
+            destTable: 'b',
+            destKey: 'id',
+            sourceKey: ['k'],
+            columns: [{ source: 'a', dest: 'b', transform: { kind: 'sql', text: 'x' } }],
+          },
+        ],
+      }),
     ).toThrow(/transform/);
   });
 });

@@ -48,7 +48,14 @@ beforeAll(async () => {
   await dest.query(`INSERT INTO ${p}_teams (name) SELECT 'Existing ' || n FROM generate_series(1, 5) n`);
   const fks = (await introspectSql(dest)).foreignKeys.filter((fk) => fk.childTable.startsWith(p));
   plans = [
-    { sourceTable: `${p}_team`, destTable: `${p}_teams`, sourceKey: ['team_id'], destKey: 'id', columns: [{ source: 'team_name', dest: 'name' }], foreignKeys: [] },
+    {
+      sourceTable: `${p}_team`,
+      destTable: `${p}_teams`,
+      sourceKey: ['team_id'],
+      destKey: 'id',
+      columns: [{ source: 'team_name', dest: 'name' }],
+      foreignKeys: [],
+    },
     {
       sourceTable: `${p}_player`,
       destTable: `${p}_players`,
@@ -61,7 +68,14 @@ beforeAll(async () => {
       ],
       foreignKeys: fks.filter((fk) => fk.childTable === `${p}_players`),
     },
-    { sourceTable: `${p}_ground`, destTable: `${p}_grounds`, sourceKey: ['ground_code'], destKey: 'id', columns: [{ source: 'ground_name', dest: 'name' }], foreignKeys: [] },
+    {
+      sourceTable: `${p}_ground`,
+      destTable: `${p}_grounds`,
+      sourceKey: ['ground_code'],
+      destKey: 'id',
+      columns: [{ source: 'ground_name', dest: 'name' }],
+      foreignKeys: [],
+    },
   ];
 }, 60_000);
 
@@ -168,7 +182,12 @@ describe('id mappings as ranges', () => {
     try {
       const patch = runPlan(plans.slice(0, 2), { configId: first.configId, patchMode: true, chunkSize: 50 });
       const { tables, cursors } = await copyAll(source, dest, patch);
-      expect(cursors.find((c) => c.dest_table === `${p}_players`)).toMatchObject({ done: PLAYERS, inserted: 0, updated: 3, skipped: PLAYERS - 3 });
+      expect(cursors.find((c) => c.dest_table === `${p}_players`)).toMatchObject({
+        done: PLAYERS,
+        inserted: 0,
+        updated: 3,
+        skipped: PLAYERS - 3,
+      });
       expect(cursors.find((c) => c.dest_table === `${p}_teams`)).toMatchObject({ done: TEAMS, inserted: 0, updated: 0 });
       expect(await stores(first.configId, `${p}_players`)).toEqual(before);
       for (const table of tables) expect((await validateTable(source, dest, first.configId, table)).ok, table.plan.destTable).toBe(true);
@@ -182,10 +201,10 @@ describe('id mappings as ranges', () => {
     await copyAll(source, dest, plan);
     const table = `${p}_teams`;
     const pairs = async () =>
-      dest.query<{ s: string; d: string }>(`SELECT source_id AS s, dest_id AS d FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} a ORDER BY source_id::bigint`, [
-        plan.configId,
-        table,
-      ]);
+      dest.query<{ s: string; d: string }>(
+        `SELECT source_id AS s, dest_id AS d FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} a ORDER BY source_id::bigint`,
+        [plan.configId, table],
+      );
     const before = await pairs();
     expect(await stores(plan.configId, table)).toMatchObject({ rows: 0, ranges: 4 });
     // Source team 20 (inside the range 11…40) now points at team 104's row.

@@ -32,7 +32,18 @@ export const openRacing = (): Sql => openDestination(engineEnv);
 export const openLegacyDirect = (): Sql => openUrl(engineEnv, env.TEST_LEGACY_DATABASE_URL);
 
 /** The racing tables the legacy mapping fills, parents first. */
-export const RACING_COPY_TABLES = ['courses', 'trainers', 'jockeys', 'horses', 'sales', 'meetings', 'races', 'runners', 'sectional_times', 'trial_runs'];
+export const RACING_COPY_TABLES = [
+  'courses',
+  'trainers',
+  'jockeys',
+  'horses',
+  'sales',
+  'meetings',
+  'races',
+  'runners',
+  'sectional_times',
+  'trial_runs',
+];
 
 export type TestDestination = { prefix: string; name: (racingTable: string) => string; drop(): Promise<void> };
 
@@ -53,7 +64,9 @@ export async function createDestination(
     await dest.query(`CREATE TABLE "${name(table)}" (LIKE "${table}" INCLUDING ALL)`);
     if (options.withRacingRows) {
       await dest.query(`INSERT INTO "${name(table)}" OVERRIDING SYSTEM VALUE SELECT * FROM "${table}"`);
-      await dest.query(`SELECT setval(pg_get_serial_sequence('"${name(table)}"', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM "${table}"), false)`);
+      await dest.query(
+        `SELECT setval(pg_get_serial_sequence('"${name(table)}"', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM "${table}"), false)`,
+      );
     }
   }
   for (const fk of schema.foreignKeys.filter((f) => tables.includes(f.childTable) && tables.includes(f.parentTable))) {
@@ -116,7 +129,11 @@ export function runPlan(tables: TablePlan[], options: Partial<RunPlan> = {}): Ru
 type Step = Awaited<ReturnType<typeof runStep>>;
 
 /** Steps a run's chunks until every table is copied, following each chunk's cursor (re-read when it went stale). */
-async function untilCopied(dest: Sql, plan: RunPlan, step: (cursors: CursorRow[]) => Promise<Step>): Promise<{ cursors: CursorRow[]; chunks: number }> {
+async function untilCopied(
+  dest: Sql,
+  plan: RunPlan,
+  step: (cursors: CursorRow[]) => Promise<Step>,
+): Promise<{ cursors: CursorRow[]; chunks: number }> {
   let cursors = await openCursors(dest, plan);
   let chunks = 0;
   for (;;) {

@@ -66,12 +66,20 @@ describe('variants', () => {
     ['a tagged dollar-quoted string', "horse_name = $q$x' or pg_sleep(1) is null or '$q$", 'dollar'],
     ['a function after a line comment', 'horse_id > 0 --\n or pg_sleep(1) is null', 'pg_sleep'],
     ['a function after a block comment', 'horse_id > 0 /* x */ or pg_sleep(1) is null', 'pg_sleep'],
-    ['nested casts', "cast(cast(cast(version() as text) as varchar(10)) as int) = 1", 'version()'],
+    ['nested casts', 'cast(cast(cast(version() as text) as varchar(10)) as int) = 1', 'version()'],
     ['pg_sleep inside CASE', 'case when horse_id > 0 then pg_sleep(1) is null else true end', 'pg_sleep'],
     ['a subquery on the system catalogue', 'horse_id in (select oid from pg_class)', 'pg_class'],
     ['a subquery on a qualified catalogue', 'horse_id in (select usesysid from pg_catalog.pg_user)', 'schema'],
-    ['a subquery inside a subquery', 'horse_id in (select horse_id from horse where horse_id in (select horse_id from horse))', 'inside subqueries'],
-    ['a correlated subquery', 'horse_id in (select race_meeting_id from race_meeting where race_meeting_id = horse_id)', 'not a column of race_meeting'],
+    [
+      'a subquery inside a subquery',
+      'horse_id in (select horse_id from horse where horse_id in (select horse_id from horse))',
+      'inside subqueries',
+    ],
+    [
+      'a correlated subquery',
+      'horse_id in (select race_meeting_id from race_meeting where race_meeting_id = horse_id)',
+      'not a column of race_meeting',
+    ],
     ['a scalar subquery', '(select 1) = 1', 'subquery'],
     ['a cast to a catalogue type', "'pg_class'::regclass is not null", 'casts are allowed'],
     ['set_config', "set_config('statement_timeout', '0', false) is not null", 'set_config'],
@@ -87,7 +95,10 @@ describe('variants', () => {
     const { body } = await testFilterApi(filter);
     expect(body, filter).toMatchObject({ success: false });
     expect(body.error, filter).toContain(part);
-    expect(statements.filter((s) => /count\(\*\)::bigint AS n FROM/.test(s)), filter).toEqual([]);
+    expect(
+      statements.filter((s) => /count\(\*\)::bigint AS n FROM/.test(s)),
+      filter,
+    ).toEqual([]);
   });
 
   it('counts what a person would write, printed from the tree', async () => {
@@ -104,7 +115,9 @@ describe('variants', () => {
     expect(counts).toContain(
       `SELECT count(*)::bigint AS n FROM "horse" WHERE ((("sex_code" IN ('C', 'G')) AND (pg_catalog.lower("horse_name") LIKE '%a%')) AND ("horse_id" NOT BETWEEN (-10) AND 0)) LIMIT $1`,
     );
-    expect(counts.some((s) => s.includes(`"horse_id" IN (SELECT s1."horse_id" FROM "public"."race_entry" AS s1 WHERE (s1."placing" = 1))`))).toBe(true);
+    expect(
+      counts.some((s) => s.includes(`"horse_id" IN (SELECT s1."horse_id" FROM "public"."race_entry" AS s1 WHERE (s1."placing" = 1))`)),
+    ).toBe(true);
   });
 
   it('keeps a quote or a backslash inside a string a value', async () => {
@@ -152,15 +165,31 @@ describe('the wizard’s filter steps and the engine', () => {
     const form = new FormData();
     form.append('sessionId', sessionId!);
     form.append('schemaFile', new Blob([JSON.stringify(LEGACY_MAPPING)], { type: 'application/json' }), 'mapping.json');
-    expect((await operator.fetch('/Migration/SchemaImport', { method: 'POST', body: form, headers: { RequestVerificationToken: operator.csrf } })).status).toBe(302);
+    expect(
+      (
+        await operator.fetch('/Migration/SchemaImport', {
+          method: 'POST',
+          body: form,
+          headers: { RequestVerificationToken: operator.csrf },
+        })
+      ).status,
+    ).toBe(302);
     const statements = watchSql();
     for (const step of ['/Migration/FilterConfig', '/Migration/RunConfig']) {
-      const res = await operator.post(step, { sessionId: sessionId!, 'filters[0].TableName': 'trainer', 'filters[0].Filter': '"pg_sleep"(10) is not null' });
+      const res = await operator.post(step, {
+        sessionId: sessionId!,
+        'filters[0].TableName': 'trainer',
+        'filters[0].Filter': '"pg_sleep"(10) is not null',
+      });
       expect(res.status, step).toBe(400);
       expect(await res.text(), step).toContain('pg_sleep');
     }
     expect(statements.join('\n')).not.toContain('pg_sleep');
-    const good = await operator.post('/Migration/FilterConfig', { sessionId: sessionId!, 'filters[0].TableName': 'trainer', 'filters[0].Filter': "lower(full_name) like '%a%'" });
+    const good = await operator.post('/Migration/FilterConfig', {
+      sessionId: sessionId!,
+      'filters[0].TableName': 'trainer',
+      'filters[0].Filter': "lower(full_name) like '%a%'",
+    });
     expect(good.status).toBe(302);
   });
 
@@ -173,7 +202,22 @@ describe('the wizard’s filter steps and the engine', () => {
 // ---- property: whatever is typed, only allow-listed SQL reaches the database ----
 
 const HORSE_COLUMNS = ['horse_id', 'horse_name', 'country_code', 'foaled', 'sex_code', 'sire_name', 'dam_name'];
-const FORBIDDEN_FUNCTIONS = ['pg_sleep', 'version', 'pg_read_file', 'pg_ls_dir', 'set_config', 'current_setting', 'lo_import', 'dblink', 'txid_current', 'nextval', 'query_to_xml', 'array_to_string', 'regexp_replace', 'repeat'];
+const FORBIDDEN_FUNCTIONS = [
+  'pg_sleep',
+  'version',
+  'pg_read_file',
+  'pg_ls_dir',
+  'set_config',
+  'current_setting',
+  'lo_import',
+  'dblink',
+  'txid_current',
+  'nextval',
+  'query_to_xml',
+  'array_to_string',
+  'regexp_replace',
+  'repeat',
+];
 const ALLOWED_FUNCTIONS = [...FUNCTIONS.keys()].filter((f) => !['coalesce', 'nullif', 'greatest', 'least', 'now'].includes(f));
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -189,31 +233,72 @@ const conditionText: fc.Arbitrary<string> = fc.letrec<{ value: string; cond: str
     fc.string({ maxLength: 8 }).map(quoteText),
     fc.constantFrom("E'\\x41'", '$$a$$', '$1', 'current_date', 'current_user', 'session_user', 'NULL', 'TRUE'),
     fc.tuple(fc.constantFrom(...ALLOWED_FUNCTIONS, ...FORBIDDEN_FUNCTIONS), tie('value')).map(([f, v]) => `${f}(${v})`),
-    fc.tuple(fc.constantFrom('pg_sleep', 'version'), fc.constantFrom('pg_catalog.', '"pg_catalog".', '')).map(([f, s]) => `${s}${quoteIdent(f)}(1)`),
-    fc.tuple(tie('value'), fc.constantFrom('int', 'text', 'date', 'varchar(5)', 'regclass', 'text[]', 'oid')).map(([v, t]) => `cast(${v} as ${t})`),
+    fc
+      .tuple(fc.constantFrom('pg_sleep', 'version'), fc.constantFrom('pg_catalog.', '"pg_catalog".', ''))
+      .map(([f, s]) => `${s}${quoteIdent(f)}(1)`),
+    fc
+      .tuple(tie('value'), fc.constantFrom('int', 'text', 'date', 'varchar(5)', 'regclass', 'text[]', 'oid'))
+      .map(([v, t]) => `cast(${v} as ${t})`),
     fc.tuple(tie('value'), fc.constantFrom('+', '-', '*', '||', '#', '->>')).map(([v, op]) => `(${v} ${op} 1)`),
     fc.tuple(tie('cond'), tie('value'), tie('value')).map(([c, a, b]) => `case when ${c} then ${a} else ${b} end`),
     fc.constantFrom('(select 1)', '(select rolname from pg_authid limit 1)', 'array(select 1)'),
   ),
   cond: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.tuple(tie('value'), fc.constantFrom('=', '<>', '<', '>=', 'like', 'ilike', '~', '@@', 'similar to'), tie('value')).map(([a, op, b]) => `${a} ${op} ${b}`),
+    fc
+      .tuple(tie('value'), fc.constantFrom('=', '<>', '<', '>=', 'like', 'ilike', '~', '@@', 'similar to'), tie('value'))
+      .map(([a, op, b]) => `${a} ${op} ${b}`),
     fc.tuple(tie('cond'), fc.constantFrom('and', 'or'), tie('cond')).map(([a, op, b]) => `(${a}) ${op} (${b})`),
     tie('cond').map((c) => `not (${c})`),
     tie('value').map((v) => `${v} is not null`),
     fc.tuple(tie('value'), fc.array(tie('value'), { minLength: 1, maxLength: 3 })).map(([v, list]) => `${v} in (${list.join(', ')})`),
-    fc.tuple(tie('value'), fc.constantFrom('horse', 'race_entry', 'pg_authid', 'pg_catalog.pg_class', 'information_schema.tables')).map(
-      ([v, t]) => `${v} in (select horse_id from ${t})`,
-    ),
+    fc
+      .tuple(tie('value'), fc.constantFrom('horse', 'race_entry', 'pg_authid', 'pg_catalog.pg_class', 'information_schema.tables'))
+      .map(([v, t]) => `${v} in (select horse_id from ${t})`),
     fc.tuple(tie('cond'), fc.constantFrom(' --', ' /*', '; select 1', '')).map(([c, tail]) => `${c}${tail}`),
   ),
 })).cond;
 
 /** Bare words the printer writes: SQL keywords, allowed types, the subquery aliases. */
 const PRINTED_WORDS = new Set([
-  'select', 'count', 'bigint', 'as', 'n', 'from', 'where', 'limit', 'and', 'or', 'not', 'in', 'between', 'like', 'ilike', 'is', 'null', 'true', 'false',
-  'case', 'when', 'then', 'else', 'end', 'cast', 'extract', 'coalesce', 'nullif', 'greatest', 'least', 'current_date', 'current_time',
-  'current_timestamp', 'localtime', 'localtimestamp', 'e', 'pg_catalog', ...[...CAST_TYPES.values()].flatMap((t) => t.name.split(' ')),
+  'select',
+  'count',
+  'bigint',
+  'as',
+  'n',
+  'from',
+  'where',
+  'limit',
+  'and',
+  'or',
+  'not',
+  'in',
+  'between',
+  'like',
+  'ilike',
+  'is',
+  'null',
+  'true',
+  'false',
+  'case',
+  'when',
+  'then',
+  'else',
+  'end',
+  'cast',
+  'extract',
+  'coalesce',
+  'nullif',
+  'greatest',
+  'least',
+  'current_date',
+  'current_time',
+  'current_timestamp',
+  'localtime',
+  'localtimestamp',
+  'e',
+  'pg_catalog',
+  ...[...CAST_TYPES.values()].flatMap((t) => t.name.split(' ')),
 ]);
 
 /** Everything that is not a string literal, a number or punctuation in a printed statement must be on the lists. */
@@ -223,7 +308,12 @@ function offList(statement: string): string[] {
   const found: string[] = [];
   for (const [, quoted] of bare.matchAll(/"((?:[^"]|"")*)"/g)) {
     const name = quoted!.replaceAll('""', '"');
-    if (!HORSE_COLUMNS.includes(name) && !source.tables.some((t) => t.name === name || t.columns.some((c) => c.ColumnName === name)) && name !== 'public') found.push(`"${name}"`);
+    if (
+      !HORSE_COLUMNS.includes(name) &&
+      !source.tables.some((t) => t.name === name || t.columns.some((c) => c.ColumnName === name)) &&
+      name !== 'public'
+    )
+      found.push(`"${name}"`);
   }
   const words = bare.replace(/"(?:[^"]|"")*"/g, ' ');
   for (const [word] of words.matchAll(/[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)?/g)) {
@@ -255,7 +345,9 @@ describe('property: nothing outside the allow-list reaches the database', () => 
         for (const statement of statements.filter((s) => s.includes('count(*)::bigint AS n FROM "horse"'))) {
           expect(offList(statement), `${text}\n→ ${statement}`).toEqual([]);
         }
-        expect(statements.join('\n')).not.toMatch(/pg_sleep|pg_authid|pg_read_file|pg_ls_dir|version\(|set_config|current_setting|current_user|session_user/i);
+        expect(statements.join('\n')).not.toMatch(
+          /pg_sleep|pg_authid|pg_read_file|pg_ls_dir|version\(|set_config|current_setting|current_user|session_user/i,
+        );
       }),
       { numRuns: inject('fuzzRuns') ? fuzzRuns() : 120, seed: fuzzSeed() },
     );

@@ -17,7 +17,9 @@ function siteSql(): string[] {
  * the migrate site and its roles): the app reaches it through its AUTH service binding.
  */
 export default async function setup(project: TestProject) {
-  const accounts = Object.fromEntries(Object.entries(TEST_ACCOUNTS).map(([name, { email, password, totpSecret, role }]) => [name, { email, password, totpSecret, role }]));
+  const accounts = Object.fromEntries(
+    Object.entries(TEST_ACCOUNTS).map(([name, { email, password, totpSecret, role }]) => [name, { email, password, totpSecret, role }]),
+  );
   const auth = await startTestAuthService(accounts, AUTH_TEST_VARS, { sql: siteSql() });
   project.provide('migrateAuthUrl', auth.url);
   project.provide('migrateBackupCodes', JSON.stringify(auth.backupCodes));

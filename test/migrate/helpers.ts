@@ -17,7 +17,10 @@ export type FormFields = Record<string, string | string[]>;
 
 /** The anti-forgery token a page carries (meta tag or hidden field). */
 export function tokenIn(html: string): string | undefined {
-  return /name="request-verification-token" content="([^"]+)"/.exec(html)?.[1] ?? /name="__RequestVerificationToken" value="([^"]+)"/.exec(html)?.[1];
+  return (
+    /name="request-verification-token" content="([^"]+)"/.exec(html)?.[1] ??
+    /name="__RequestVerificationToken" value="([^"]+)"/.exec(html)?.[1]
+  );
 }
 
 /**

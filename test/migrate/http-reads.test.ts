@@ -109,9 +109,16 @@ describe('the wizard reads over HTTP', () => {
   }, 30_000);
 
   it('reports a refused login as a failed test with the server’s reason', async () => {
-    const res = await operator.postJson('/api/configuration/test-connection', { ...LEGACY, Port: Number(LEGACY.Port), Password: 'not-the-password-5d1f' });
+    const res = await operator.postJson('/api/configuration/test-connection', {
+      ...LEGACY,
+      Port: Number(LEGACY.Port),
+      Password: 'not-the-password-5d1f',
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ success: false, message: expect.stringMatching(/^Connection failed for user "postgres": the server refused the password/) });
+    expect(await res.json()).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/^Connection failed for user "postgres": the server refused the password/),
+    });
     expect(sockets).toEqual([]);
   });
 });

@@ -1,17 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compileSheetFilter,
-  SHEET_FILTER_MAX_LENGTH,
-  SheetFilterError,
-  type FilterRow,
-} from '../../workers/migrate/src/imports/filter';
+import { compileSheetFilter, SHEET_FILTER_MAX_LENGTH, SheetFilterError, type FilterRow } from '../../workers/migrate/src/imports/filter';
 
 const COLUMNS = ['date', 'course', 'race', 'horse', 'tab', 'segment', 'time', 'barrier', 'scratched', 'select'];
 
 const ROWS: FilterRow[] = [
-  { date: '2026-11-01', course: 'Randwick', race: 1, horse: 'Starlight', tab: 1, segment: 'L600', time: 35.2, barrier: 3, scratched: false },
-  { date: '2026-11-02', course: 'Flemington', race: 2, horse: 'Star Way', tab: 2, segment: 'L400', time: 23.9, barrier: 7, scratched: true },
-  { date: '2026-10-31', course: 'RANDWICK', race: 3, horse: 'Northern Star', tab: 3, segment: 'L200', time: '9.5', barrier: null, scratched: 'false' },
+  {
+    date: '2026-11-01',
+    course: 'Randwick',
+    race: 1,
+    horse: 'Starlight',
+    tab: 1,
+    segment: 'L600',
+    time: 35.2,
+    barrier: 3,
+    scratched: false,
+  },
+  {
+    date: '2026-11-02',
+    course: 'Flemington',
+    race: 2,
+    horse: 'Star Way',
+    tab: 2,
+    segment: 'L400',
+    time: 23.9,
+    barrier: 7,
+    scratched: true,
+  },
+  {
+    date: '2026-10-31',
+    course: 'RANDWICK',
+    race: 3,
+    horse: 'Northern Star',
+    tab: 3,
+    segment: 'L200',
+    time: '9.5',
+    barrier: null,
+    scratched: 'false',
+  },
   { date: '2026-12-15', course: 'Rosehill', race: 10, horse: 'Stax', tab: 4, segment: 'L600', time: 36, barrier: 1, scratched: 'TRUE' },
   { date: null, course: null, race: null, horse: null, tab: null, segment: null, time: null, barrier: null, scratched: null },
 ];
@@ -178,7 +203,7 @@ describe('strings and quoted names', () => {
   });
 
   it('keeps keywords and characters inside strings literal', () => {
-    const f = compileSheetFilter("horse = 'a and b or (c) # \"d\" 1.2.3'", ['horse']);
+    const f = compileSheetFilter('horse = \'a and b or (c) # "d" 1.2.3\'', ['horse']);
     expect(f({ horse: 'A AND B OR (C) # "D" 1.2.3' })).toBe(true);
     expect(compileSheetFilter("horse = 'Señor ☃ 🐎'", ['horse'])({ horse: 'SEÑOR ☃ 🐎' })).toBe(true);
   });
@@ -305,7 +330,19 @@ describe('null handling', () => {
   });
 
   it('makes every comparison with null false', () => {
-    for (const filter of ['barrier = null', 'barrier != null', 'barrier < 5', 'barrier >= 0', 'barrier <> 5', "barrier like '%'", 'barrier in (1, 3)', 'barrier not in (1)', 'barrier between 0 and 99', 'barrier not between 0 and 0', 'null = null']) {
+    for (const filter of [
+      'barrier = null',
+      'barrier != null',
+      'barrier < 5',
+      'barrier >= 0',
+      'barrier <> 5',
+      "barrier like '%'",
+      'barrier in (1, 3)',
+      'barrier not in (1)',
+      'barrier between 0 and 99',
+      'barrier not between 0 and 0',
+      'null = null',
+    ]) {
       const f = compileSheetFilter(filter, COLUMNS);
       expect(f(ROWS[2]!), filter).toBe(false);
     }
@@ -343,7 +380,7 @@ describe('logic and precedence', () => {
 
   it('chains several ANDs and ORs', () => {
     expect(pick('race = 1 or race = 2 or race = 3')).toEqual([1, 2, 3]);
-    expect(pick('race > 0 and race < 10 and barrier is not null and horse like \'%t%\'')).toEqual([1, 2]);
+    expect(pick("race > 0 and race < 10 and barrier is not null and horse like '%t%'")).toEqual([1, 2]);
   });
 
   it('nests parentheses', () => {
@@ -372,15 +409,19 @@ describe('errors', () => {
   });
 
   it('names an unknown column and lists the allowed ones', () => {
-    expect(errorOf('distance > 1000')).toBe(`Unknown column "distance" at character 1: "distance > 1000". Columns allowed: ${COLUMNS.join(', ')}.`);
-    expect(errorOf("race = 1 and \"Venue\" = 'x'", ['race', 'course'])).toBe(
+    expect(errorOf('distance > 1000')).toBe(
+      `Unknown column "distance" at character 1: "distance > 1000". Columns allowed: ${COLUMNS.join(', ')}.`,
+    );
+    expect(errorOf('race = 1 and "Venue" = \'x\'', ['race', 'course'])).toBe(
       'Unknown column "Venue" at character 14: ""Venue" = \'x\'". Columns allowed: race, course.',
     );
     expect(errorOf('race = 1', [])).toBe('Unknown column "race" at character 1: "race = 1". No columns can be filtered on.');
   });
 
   it('refuses a trailing token', () => {
-    expect(errorOf('race = 1 2')).toBe('Unexpected "2" after a complete condition (expected AND, OR or the end of the filter) at character 10: "2"');
+    expect(errorOf('race = 1 2')).toBe(
+      'Unexpected "2" after a complete condition (expected AND, OR or the end of the filter) at character 10: "2"',
+    );
     expect(errorOf('race = 1 horse')).toMatch(/^Unexpected "horse" after a complete condition .* at character 10: "horse"$/);
     expect(errorOf('race = 1 not')).toMatch(/^Unexpected the keyword NOT after a complete condition .* at character 10/);
     expect(errorOf('race = 1)')).toBe('Unexpected ")" without a matching "(" at character 9: ")"');
@@ -389,7 +430,9 @@ describe('errors', () => {
 
   it('refuses a missing operand', () => {
     expect(errorOf('race =')).toBe('Expected a column or value after "=" (the filter ends at character 7)');
-    expect(errorOf('race >= and barrier = 1')).toBe('Expected a column or value after ">=", found the keyword AND at character 9: "and barrier = 1"');
+    expect(errorOf('race >= and barrier = 1')).toBe(
+      'Expected a column or value after ">=", found the keyword AND at character 9: "and barrier = 1"',
+    );
     expect(errorOf('race = 1 and')).toBe('Expected a condition (the filter ends at character 13)');
     expect(errorOf('race = 1 or or race = 2')).toBe('Expected a condition, found the keyword OR at character 13: "or race = 2"');
     expect(errorOf('and race = 1')).toBe('Expected a condition, found the keyword AND at character 1: "and race = 1"');
@@ -398,7 +441,9 @@ describe('errors', () => {
     expect(errorOf('()')).toBe('Expected a condition, found ")" at character 2: ")"');
     expect(errorOf('race in (1,)')).toBe('Expected a column or value after ",", found ")" at character 12: ")"');
     expect(errorOf('race between 1')).toBe('Expected AND between the two bounds of BETWEEN (the filter ends at character 15)');
-    expect(errorOf('race between 1 or 2')).toBe('Expected AND between the two bounds of BETWEEN, found the keyword OR at character 16: "or 2"');
+    expect(errorOf('race between 1 or 2')).toBe(
+      'Expected AND between the two bounds of BETWEEN, found the keyword OR at character 16: "or 2"',
+    );
     expect(errorOf('race between 1 and')).toBe('Expected a column or value after BETWEEN … AND (the filter ends at character 19)');
   });
 
@@ -437,14 +482,18 @@ describe('errors', () => {
   });
 
   it('refuses a column or non-boolean literal used as a condition', () => {
-    expect(errorOf('scratched')).toBe(`"scratched" is not a condition (compare it, e.g. scratched = '…', or test scratched is not null) at character 1: "scratched"`);
+    expect(errorOf('scratched')).toBe(
+      `"scratched" is not a condition (compare it, e.g. scratched = '…', or test scratched is not null) at character 1: "scratched"`,
+    );
     expect(errorOf('race = 1 and horse')).toMatch(/^"horse" is not a condition .* at character 14: "horse"$/);
     expect(errorOf('(horse) and race = 1')).toMatch(/^"horse" is not a condition .* at character 2/);
     expect(errorOf('1')).toBe('"1" is not a condition at character 1: "1"');
     expect(errorOf("'yes'")).toBe('"\'yes\'" is not a condition at character 1: "\'yes\'"');
     expect(errorOf('null')).toBe('"null" is not a condition at character 1: "null"');
     expect(errorOf('not race')).toMatch(/^"race" is not a condition/);
-    expect(errorOf("horse 'x'")).toBe('Expected an operator (=, !=, <, <=, >, >=, IN, LIKE, BETWEEN or IS) after "horse", found "\'x\'" at character 7: "\'x\'"');
+    expect(errorOf("horse 'x'")).toBe(
+      'Expected an operator (=, !=, <, <=, >, >=, IN, LIKE, BETWEEN or IS) after "horse", found "\'x\'" at character 7: "\'x\'"',
+    );
   });
 
   it('refuses an unclosed parenthesis', () => {
@@ -460,10 +509,14 @@ describe('errors', () => {
   it('limits nesting to 50 levels of parentheses and NOT', () => {
     const nested = (n: number) => `${'('.repeat(n)}race = 1${')'.repeat(n)}`;
     expect(compileSheetFilter(nested(50), COLUMNS)({ race: 1 })).toBe(true);
-    expect(errorOf(nested(51))).toBe(`The filter nests parentheses and NOT too deeply (at most 50 levels) at character 51: "(race = 1${')'.repeat(11)}…"`);
+    expect(errorOf(nested(51))).toBe(
+      `The filter nests parentheses and NOT too deeply (at most 50 levels) at character 51: "(race = 1${')'.repeat(11)}…"`,
+    );
 
     expect(compileSheetFilter(`${'not '.repeat(50)}race = 1`, COLUMNS)({ race: 1 })).toBe(true);
-    expect(errorOf(`${'not '.repeat(51)}race = 1`)).toMatch(/^The filter nests parentheses and NOT too deeply \(at most 50 levels\) at character 201:/);
+    expect(errorOf(`${'not '.repeat(51)}race = 1`)).toMatch(
+      /^The filter nests parentheses and NOT too deeply \(at most 50 levels\) at character 201:/,
+    );
     expect(errorOf(`${'not ('.repeat(26)}race = 1${')'.repeat(26)}`)).toMatch(/too deeply/);
     expect(compileSheetFilter(`${'not ('.repeat(25)}race = 1${')'.repeat(25)}`, COLUMNS)({ race: 1 })).toBe(false);
 

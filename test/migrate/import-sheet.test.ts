@@ -1,13 +1,6 @@
 import * as XLSX from '@e965/xlsx';
 import { describe, expect, it } from 'vitest';
-import {
-  readSheet,
-  SHEET_LIMITS,
-  SheetError,
-  writeCsv,
-  writeXlsx,
-  type SheetCell,
-} from '../../workers/migrate/src/imports/sheet';
+import { readSheet, SHEET_LIMITS, SheetError, writeCsv, writeXlsx, type SheetCell } from '../../workers/migrate/src/imports/sheet';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -205,12 +198,18 @@ describe('readSheet: xlsx', () => {
   });
 
   it('refuses a formula without a cached value', async () => {
-    const bytes = workbook([[s('A'), s('B')], [n(1), { t: 'n', f: 'SUM(A1:A2)' } as XLSX.CellObject]]);
+    const bytes = workbook([
+      [s('A'), s('B')],
+      [n(1), { t: 'n', f: 'SUM(A1:A2)' } as XLSX.CellObject],
+    ]);
     expect((await error(() => readSheet(bytes, 'f.xlsx'))).message).toMatch(/^Cell B2 holds a formula \(=SUM\(A1:A2\)\)/);
   });
 
   it('refuses an error cell, naming it', async () => {
-    const bytes = workbook([[s('A'), s('B'), s('C')], [n(1), s('x'), { t: 'e', v: 0x2a }]]);
+    const bytes = workbook([
+      [s('A'), s('B'), s('C')],
+      [n(1), s('x'), { t: 'e', v: 0x2a }],
+    ]);
     expect((await error(() => readSheet(bytes, 'e.xlsx'))).message).toMatch(/^Cell C2 holds an error \(#N\/A\)/);
   });
 
@@ -265,15 +264,7 @@ describe('readSheet: xlsx', () => {
   });
 
   it('takes the first non-empty row as the header, skips empty rows, keeps Excel row numbers', async () => {
-    const bytes = workbook([
-      [],
-      [null, null],
-      [null, s('Name'), n(2024)],
-      [null, s('a'), n(1)],
-      [],
-      [null, null, n(2)],
-      [null, s('   ')],
-    ]);
+    const bytes = workbook([[], [null, null], [null, s('Name'), n(2024)], [null, s('a'), n(1)], [], [null, null, n(2)], [null, s('   ')]]);
     const sheet = await readSheet(bytes, 'h.xlsx');
     expect(sheet.header).toEqual(['Name', '2024']);
     expect(sheet.rows).toEqual([
@@ -296,11 +287,7 @@ describe('readSheet: xlsx', () => {
       [n(1), n(2), n(3)],
     ]);
     expect((await error(() => readSheet(bad, 'x.xlsx'))).message).toMatch(/^Cell C2 holds a value, but its column has no heading/);
-    const fine = workbook([
-      [s('A'), s('B')],
-      [n(1), n(2), s('  ')],
-      [n(3)],
-    ]);
+    const fine = workbook([[s('A'), s('B')], [n(1), n(2), s('  ')], [n(3)]]);
     expect((await readSheet(fine, 'x.xlsx')).rows).toEqual([
       { line: 2, cells: [1, 2] },
       { line: 3, cells: [3, null] },
@@ -321,17 +308,13 @@ describe('readSheet: xlsx', () => {
 
   it('refuses an empty sheet and a sheet without data rows', async () => {
     expect((await error(() => readSheet(workbook([[]]), 'e.xlsx'))).message).toBe('The sheet is empty');
-    expect((await error(() => readSheet(writeXlsx(['A', 'B'], []), 'h.xlsx'))).message).toBe(
-      'The sheet has a header row but no data rows',
-    );
+    expect((await error(() => readSheet(writeXlsx(['A', 'B'], []), 'h.xlsx'))).message).toBe('The sheet has a header row but no data rows');
   });
 
   it('refuses more rows than the limit', async () => {
     const rows = Array.from({ length: 6 }, (_, i) => [i]);
     expect((await readSheet(writeXlsx(['N'], rows.slice(0, 5)), 'r.xlsx', { maxRows: 5 })).rows).toHaveLength(5);
-    expect((await error(() => readSheet(writeXlsx(['N'], rows), 'r.xlsx', { maxRows: 5 }))).message).toMatch(
-      /more than 5 data rows/,
-    );
+    expect((await error(() => readSheet(writeXlsx(['N'], rows), 'r.xlsx', { maxRows: 5 }))).message).toMatch(/more than 5 data rows/);
     // The rows beyond those read are not all counted, but are seen to exist.
     const gappy = workbook([[s('N')], [n(1)], [], [], [], [], [], [], [n(2)]]);
     expect((await error(() => readSheet(gappy, 'r.xlsx', { maxRows: 2 }))).message).toMatch(/more than 2 data rows/);
@@ -364,8 +347,15 @@ async function xlsxPackage(parts: Parts, options: { stored?: boolean } = {}): Pr
         (parts.styles ? `<Override PartName="/xl/styles.xml" ContentType="${CT}.styles+xml"/>` : '') +
         '</Types>',
     ],
-    ['_rels/.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`],
-    ['xl/workbook.xml', parts.workbook ?? `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`],
+    [
+      '_rels/.rels',
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    ],
+    [
+      'xl/workbook.xml',
+      parts.workbook ??
+        `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    ],
     [
       'xl/_rels/workbook.xml.rels',
       `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/worksheet" Target="worksheets/sheet1.xml"/>` +
@@ -380,7 +370,9 @@ async function xlsxPackage(parts: Parts, options: { stored?: boolean } = {}): Pr
   const entries: Entry[] = [];
   for (const [name, text] of files) {
     const data = utf8(text);
-    entries.push(options.stored ? { name, data, method: 0, usz: data.length } : { name, data: await deflateRaw(data), method: 8, usz: data.length });
+    entries.push(
+      options.stored ? { name, data, method: 0, usz: data.length } : { name, data: await deflateRaw(data), method: 8, usz: data.length },
+    );
   }
   return zip(entries);
 }
@@ -449,7 +441,10 @@ describe('readSheet: xlsx as other programs write it', () => {
       rows: [{ line: 2, cells: [1.25, true, 1] }],
     });
     const formula = await xlsxPackage({
-      sheet: worksheet('<x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>A</x:t></x:is></x:c></x:row><x:row r="2"><x:c r="A2"><x:f>_xlfn.CONCAT(&quot;a&quot;,B1)</x:f><x:v>1</x:v></x:c></x:row>', 'x:'),
+      sheet: worksheet(
+        '<x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>A</x:t></x:is></x:c></x:row><x:row r="2"><x:c r="A2"><x:f>_xlfn.CONCAT(&quot;a&quot;,B1)</x:f><x:v>1</x:v></x:c></x:row>',
+        'x:',
+      ),
     });
     expect((await error(() => readSheet(formula, 'f.xlsx'))).message).toBe(
       'Cell A2 holds a formula (=CONCAT("a",B1)): save the sheet with values only',
@@ -473,12 +468,18 @@ describe('readSheet: xlsx as other programs write it', () => {
   });
 
   it('reads stored (uncompressed) zip entries', async () => {
-    const bytes = await xlsxPackage({ sheet: worksheet(`<row r="1">${is('A1', 'A')}</row><row r="2"><c r="A2"><v>5</v></c></row>`) }, { stored: true });
+    const bytes = await xlsxPackage(
+      { sheet: worksheet(`<row r="1">${is('A1', 'A')}</row><row r="2"><c r="A2"><v>5</v></c></row>`) },
+      { stored: true },
+    );
     expect((await readSheet(bytes, 'stored.xlsx')).rows).toEqual([{ line: 2, cells: [5] }]);
   });
 
   it('refuses a corrupt deflate stream, and one that unpacks to more or less than its declared size', async () => {
-    const sheet = worksheet(`<row r="1">${is('A1', 'A')}</row>` + Array.from({ length: 50 }, (_, i) => `<row r="${i + 2}"><c r="A${i + 2}"><v>${i}</v></c></row>`).join(''));
+    const sheet = worksheet(
+      `<row r="1">${is('A1', 'A')}</row>` +
+        Array.from({ length: 50 }, (_, i) => `<row r="${i + 2}"><c r="A${i + 2}"><v>${i}</v></c></row>`).join(''),
+    );
     const stored = (name: string, text: string): Entry => ({ name, data: utf8(text), method: 0, usz: utf8(text).length });
     // No relationships: the first sheet is found where Excel puts it.
     const withSheet = (data: Uint8Array, usz: number) =>
@@ -498,11 +499,24 @@ describe('readSheet: xlsx as other programs write it', () => {
       '"lying.xlsx" is damaged and cannot be read as an .xlsx file (the sizes of xl/worksheets/sheet1.xml do not agree)',
     );
     const cut = withSheet(packed.slice(0, Math.floor(packed.length / 2)), utf8(sheet).length);
-    expect((await error(() => readSheet(cut, 'cut.xlsx'))).message).toMatch(/^"cut\.xlsx" is damaged and cannot be read as an \.xlsx file \(/);
+    expect((await error(() => readSheet(cut, 'cut.xlsx'))).message).toMatch(
+      /^"cut\.xlsx" is damaged and cannot be read as an \.xlsx file \(/,
+    );
   });
 
   it('classifies number formats of styles.xml: custom and built-in dates and times, plain numbers', async () => {
-    const values: [number, number][] = [[1, 45306], [2, 0.75], [3, 45306], [4, 12], [5, 83.25 / 86400], [6, 45306.5], [7, 0.5], [8, 45306], [0, 45306], [9, 2.5]];
+    const values: [number, number][] = [
+      [1, 45306],
+      [2, 0.75],
+      [3, 45306],
+      [4, 12],
+      [5, 83.25 / 86400],
+      [6, 45306.5],
+      [7, 0.5],
+      [8, 45306],
+      [0, 45306],
+      [9, 2.5],
+    ];
     const col = (i: number) => String.fromCharCode(65 + i);
     const bytes = await xlsxPackage({
       sheet: worksheet(
@@ -544,16 +558,24 @@ describe('readSheet: xlsx as other programs write it', () => {
       { line: 3, cells: [false, null, null, 7] },
     ]);
     const shared = await xlsxPackage({
-      sheet: worksheet(`<row r="1">${is('A1', 'A')}</row><row r="2"><c r="A2"><f t="shared" ref="A2:A3" si="0">B2*2</f><v>1</v></c></row><row r="3"><c r="A3"><f t="shared" si="0"/><v>2</v></c></row>`),
+      sheet: worksheet(
+        `<row r="1">${is('A1', 'A')}</row><row r="2"><c r="A2"><f t="shared" ref="A2:A3" si="0">B2*2</f><v>1</v></c></row><row r="3"><c r="A3"><f t="shared" si="0"/><v>2</v></c></row>`,
+      ),
     });
-    expect((await error(() => readSheet(shared, 's.xlsx'))).message).toBe('Cell A2 holds a formula (=B2*2): save the sheet with values only');
-    const err = await xlsxPackage({ sheet: worksheet(`<row r="1">${is('A1', 'A')}</row><row r="2"><c r="A2" t="e"><v>#DIV/0!</v></c></row>`) });
+    expect((await error(() => readSheet(shared, 's.xlsx'))).message).toBe(
+      'Cell A2 holds a formula (=B2*2): save the sheet with values only',
+    );
+    const err = await xlsxPackage({
+      sheet: worksheet(`<row r="1">${is('A1', 'A')}</row><row r="2"><c r="A2" t="e"><v>#DIV/0!</v></c></row>`),
+    });
     expect((await error(() => readSheet(err, 'e.xlsx'))).message).toBe('Cell A2 holds an error (#DIV/0!): correct it or clear the cell');
   });
 
   it('starts at the first column that holds anything, and reports problems in row order meanwhile', async () => {
     const bytes = await xlsxPackage({
-      sheet: worksheet(`<row r="2">${is('C2', 'Name')}${is('D2', 'N')}</row><row r="3">${is('C3', 'a')}<c r="D3"><v>1</v></c></row><row r="4"><c r="D4"><v>2</v></c></row>`),
+      sheet: worksheet(
+        `<row r="2">${is('C2', 'Name')}${is('D2', 'N')}</row><row r="3">${is('C3', 'a')}<c r="D3"><v>1</v></c></row><row r="4"><c r="D4"><v>2</v></c></row>`,
+      ),
     });
     expect(await readSheet(bytes, 'offset.xlsx')).toMatchObject({
       header: ['Name', 'N'],
@@ -570,7 +592,9 @@ describe('readSheet: xlsx as other programs write it', () => {
     });
     expect((await error(() => readSheet(ordered, 'o.xlsx'))).message).toBe('Column 1 has no heading (cell B2)');
     const later = await xlsxPackage({
-      sheet: worksheet(`<row r="2">${is('C2', 'Name')}${is('D2', 'N')}</row><row r="3"><c r="C3"><v>1</v></c><c r="E3"><v>9</v></c></row><row r="4"><c r="C4"><f>1+1</f></c></row>`),
+      sheet: worksheet(
+        `<row r="2">${is('C2', 'Name')}${is('D2', 'N')}</row><row r="3"><c r="C3"><v>1</v></c><c r="E3"><v>9</v></c></row><row r="4"><c r="C4"><f>1+1</f></c></row>`,
+      ),
     });
     expect((await error(() => readSheet(later, 'l.xlsx'))).message).toMatch(/^Cell E3 holds a value, but its column has no heading/);
   });
@@ -649,7 +673,9 @@ describe('readSheet: files that are neither', () => {
 
   it('refuses an old .xls (or encrypted workbook), a PNG, a PDF', async () => {
     const xls = concat([new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), new Uint8Array(504)]);
-    expect((await error(() => readSheet(xls, 'old.xls'))).message).toMatch(/^"old.xls" is not an \.xlsx or \.csv file \(it is an old \.xls/);
+    expect((await error(() => readSheet(xls, 'old.xls'))).message).toMatch(
+      /^"old.xls" is not an \.xlsx or \.csv file \(it is an old \.xls/,
+    );
     expect((await error(() => readSheet(xls, 'renamed.csv'))).message).toMatch(/is not an \.xlsx or \.csv file/);
     const png = concat([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), new Uint8Array(64)]);
     expect((await error(() => readSheet(png, 'photo.png'))).message).toMatch(/^"photo.png" is not an \.xlsx or \.csv file/);
@@ -725,9 +751,7 @@ describe('readSheet: csv', () => {
   });
 
   it('checks headings: missing, duplicate (any case), too many', async () => {
-    expect((await error(() => readSheet(utf8('A,,C\n1,2,3\n'), 'h.csv'))).message).toBe(
-      'Column 2 has no heading (line 1, column 2)',
-    );
+    expect((await error(() => readSheet(utf8('A,,C\n1,2,3\n'), 'h.csv'))).message).toBe('Column 2 has no heading (line 1, column 2)');
     expect((await error(() => readSheet(utf8('Name,Age,name\n1,2,3\n'), 'h.csv'))).message).toMatch(
       /^Columns 1 and 3 have the same heading "name"/,
     );
@@ -750,9 +774,7 @@ describe('readSheet: csv', () => {
   });
 
   it('refuses U+0000 and over-long cells, naming where', async () => {
-    expect((await error(() => readSheet(utf8('A,B\n1,x\u0000y\n'), 'n.csv'))).message).toMatch(
-      /^Line 2, column 2 holds a NUL character/,
-    );
+    expect((await error(() => readSheet(utf8('A,B\n1,x\u0000y\n'), 'n.csv'))).message).toMatch(/^Line 2, column 2 holds a NUL character/);
     expect((await error(() => readSheet(utf8(`A\n${'y'.repeat(1001)}\n`), 'l.csv'))).message).toMatch(
       /^Line 2, column 1 holds 1001 characters/,
     );
@@ -761,7 +783,10 @@ describe('readSheet: csv', () => {
   it('refuses an empty sheet, a header without rows, and more rows than the limit', async () => {
     expect((await error(() => readSheet(utf8('\n , ,\n\r\n'), 'e.csv'))).message).toBe('The sheet is empty');
     expect((await error(() => readSheet(utf8('A,B\n,\n'), 'h.csv'))).message).toBe('The sheet has a header row but no data rows');
-    const text = writeCsv(['N'], Array.from({ length: 4 }, (_, i) => [i]));
+    const text = writeCsv(
+      ['N'],
+      Array.from({ length: 4 }, (_, i) => [i]),
+    );
     expect((await readSheet(utf8(text), 'r.csv', { maxRows: 4 })).rows).toHaveLength(4);
     expect((await error(() => readSheet(utf8(text), 'r.csv', { maxRows: 3 }))).message).toMatch(/more than 3 data rows/);
   });
@@ -794,10 +819,21 @@ describe('readSheet: performance', () => {
     expect(sheet.rows).toHaveLength(100_000);
     expect(sheet.rows[99_999]).toEqual({
       line: 100_001,
-      cells: [100_000, 'Person 99999', new Date(Date.UTC(2000, 0, 1) + 999 * 86_400_000).toISOString().slice(0, 10), 136_998.63, false, 'C345', 'note number 999'],
+      cells: [
+        100_000,
+        'Person 99999',
+        new Date(Date.UTC(2000, 0, 1) + 999 * 86_400_000).toISOString().slice(0, 10),
+        136_998.63,
+        false,
+        'C345',
+        'note number 999',
+      ],
     });
 
-    const csv = writeCsv(header, rows.map((row) => row.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : v))));
+    const csv = writeCsv(
+      header,
+      rows.map((row) => row.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : v))),
+    );
     started = performance.now();
     const fromCsv = await readSheet(utf8(csv), 'big.csv');
     console.log(`100,000 x 7 csv: read in ${Math.round(performance.now() - started)} ms`);

@@ -8,7 +8,7 @@ import type { ImportProgress } from '../../workers/migrate/src/imports/jobs';
 import { type SheetCell, writeCsv, writeXlsx } from '../../workers/migrate/src/imports/sheet';
 import worker from '../../workers/migrate/src/index';
 import { openRacing } from './engine-support';
-import { Client, signIn } from './helpers';
+import { type Client, signIn } from './helpers';
 
 const FINAL = ['completed', 'failed', 'cancelled'];
 const TRIAL_HEADER = ['Date', 'Course', 'Heat', 'Distance', 'Horse', 'Jockey', 'Trainer', 'Barrier', 'Position', 'Margin', 'Time'];
@@ -22,8 +22,29 @@ let racing: Sql;
 let maxTrialRun = 0;
 let maxSectional = 0;
 
-type TrialRow = { date: string; course: string; heat_number: number; distance: number; horse: string; jockey: string | null; trainer: string; barrier: number; finishing_position: number; margin: string; time_seconds: string };
-type SectionalRow = { id: number; date: string; course: string; race_number: number; horse: string; tab_number: number; segment: string; time_seconds: string };
+type TrialRow = {
+  date: string;
+  course: string;
+  heat_number: number;
+  distance: number;
+  horse: string;
+  jockey: string | null;
+  trainer: string;
+  barrier: number;
+  finishing_position: number;
+  margin: string;
+  time_seconds: string;
+};
+type SectionalRow = {
+  id: number;
+  date: string;
+  course: string;
+  race_number: number;
+  horse: string;
+  tab_number: number;
+  segment: string;
+  time_seconds: string;
+};
 
 let trials: TrialRow[] = [];
 let sectionals: SectionalRow[] = [];
@@ -34,7 +55,9 @@ beforeAll(async () => {
   [admin, operator, viewer] = await Promise.all([signIn('importAdmin'), signIn('importOperator'), signIn('importViewer')]);
   await Promise.all([admin.page('/BarrierTrials'), operator.page('/BarrierTrials'), viewer.page('/BarrierTrials')]);
   racing = openRacing();
-  const [ids] = await racing.query<{ t: number; s: number }>('SELECT (SELECT coalesce(max(id), 0) FROM trial_runs)::int AS t, (SELECT coalesce(max(id), 0) FROM sectional_times)::int AS s');
+  const [ids] = await racing.query<{ t: number; s: number }>(
+    'SELECT (SELECT coalesce(max(id), 0) FROM trial_runs)::int AS t, (SELECT coalesce(max(id), 0) FROM sectional_times)::int AS s',
+  );
   maxTrialRun = ids!.t;
   maxSectional = ids!.s;
   // One trial meeting's runs whose horse, trainer and jockey names are each one racing-database row.
@@ -60,15 +83,16 @@ beforeAll(async () => {
      ORDER BY ru.tab_number, s.segment LIMIT 6`,
   );
   expect(sectionals.length).toBe(6);
-  untimed = (
-    await racing.query<NonNullable<typeof untimed>>(
-    `SELECT m.date::text AS date, c.name AS course, r.race_number, h.name AS horse, ru.tab_number, ru.id AS runner_id
+  untimed =
+    (
+      await racing.query<NonNullable<typeof untimed>>(
+        `SELECT m.date::text AS date, c.name AS course, r.race_number, h.name AS horse, ru.tab_number, ru.id AS runner_id
      FROM runners ru JOIN races r ON r.id = ru.race_id JOIN meetings m ON m.id = r.meeting_id JOIN courses c ON c.id = m.course_id JOIN horses h ON h.id = ru.horse_id
      WHERE NOT ru.scratched AND ru.finishing_position IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sectional_times s WHERE s.runner_id = ru.id)
        AND (SELECT count(*) FROM runners x WHERE x.race_id = r.id AND lower((SELECT name FROM horses WHERE id = x.horse_id)) = lower(h.name)) = 1
      ORDER BY ru.id LIMIT 1`,
-    )
-  )[0] ?? null;
+      )
+    )[0] ?? null;
   expect(untimed).toBeTruthy();
 });
 
@@ -80,10 +104,27 @@ afterAll(async () => {
   await racing?.end();
 });
 
-const trialCells = (t: TrialRow): SheetCell[] => [t.date, t.course, t.heat_number, t.distance, t.horse, t.jockey, t.trainer, t.barrier, t.finishing_position, Number(t.margin), Number(t.time_seconds)];
+const trialCells = (t: TrialRow): SheetCell[] => [
+  t.date,
+  t.course,
+  t.heat_number,
+  t.distance,
+  t.horse,
+  t.jockey,
+  t.trainer,
+  t.barrier,
+  t.finishing_position,
+  Number(t.margin),
+  Number(t.time_seconds),
+];
 
 /** POSTs a multipart form with a file (and the page's anti-forgery token). */
-function upload(client: Client, path: string, file: { name: string; bytes: Uint8Array | string; type?: string } | null, fields: Record<string, string> = {}) {
+function upload(
+  client: Client,
+  path: string,
+  file: { name: string; bytes: Uint8Array | string; type?: string } | null,
+  fields: Record<string, string> = {},
+) {
   const form = new FormData();
   form.append('__RequestVerificationToken', client.csrf);
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
@@ -111,7 +152,13 @@ async function untilFinished(client: Client, prefix: string, jobId: string): Pro
 }
 
 /** Preview then Start with the preview's tempPath: the finished job. */
-async function importSheet(client: Client, area: string, prefix: string, file: { name: string; bytes: Uint8Array | string }, fields: Record<string, string> = {}) {
+async function importSheet(
+  client: Client,
+  area: string,
+  prefix: string,
+  file: { name: string; bytes: Uint8Array | string },
+  fields: Record<string, string> = {},
+) {
   const preview = await upload(client, `/${area}/Preview`, file, fields);
   const html = await preview.text();
   expect(preview.status, preview.headers.get('location') ?? html.slice(0, 300)).toBe(200);
@@ -146,30 +193,58 @@ describe('barrier trials', () => {
     // The preview: counts and each bad row's problem.
     expect(html).toContain(`data-valid="true">${rest.length + 3}<`);
     expect(html).toContain('data-invalid="true">5<');
-    for (const kind of ['unknown horse', 'unknown meeting', 'bad time', 'duplicate', 'bad date']) expect(html).toContain(`data-problem-kind="${kind}"`);
+    for (const kind of ['unknown horse', 'unknown meeting', 'bad time', 'duplicate', 'bad date'])
+      expect(html).toContain(`data-problem-kind="${kind}"`);
     expect(html).toContain('There is no horse named &quot;No Such Horse Anywhere&quot;');
 
     expect(done.state).toBe('completed');
-    expect({ inserted: done.inserted, updated: done.updated, unchanged: done.unchanged, skipped: done.skipped }).toEqual({ inserted: 1, updated: 1, unchanged: rest.length + 1, skipped: 5 });
-    expect(done.summary.problems.map((p) => p.kind).sort()).toEqual(['bad date', 'bad time', 'duplicate', 'unknown horse', 'unknown meeting']);
-    const [inserted] = await racing.query<{ n: number }>('SELECT count(*)::int AS n FROM trial_runs WHERE id > $1 AND heat_number = 29', [maxTrialRun]);
+    expect({ inserted: done.inserted, updated: done.updated, unchanged: done.unchanged, skipped: done.skipped }).toEqual({
+      inserted: 1,
+      updated: 1,
+      unchanged: rest.length + 1,
+      skipped: 5,
+    });
+    expect(done.summary.problems.map((p) => p.kind).sort()).toEqual([
+      'bad date',
+      'bad time',
+      'duplicate',
+      'unknown horse',
+      'unknown meeting',
+    ]);
+    const [inserted] = await racing.query<{ n: number }>('SELECT count(*)::int AS n FROM trial_runs WHERE id > $1 AND heat_number = 29', [
+      maxTrialRun,
+    ]);
     expect(inserted!.n).toBe(1);
 
     // Re-importing the same sheet (as CSV this time) writes nothing.
     const csv = writeCsv(TRIAL_HEADER, rows);
     const again = await importSheet(operator, 'BarrierTrials', '/api/barriertrials', { name: 'trials.csv', bytes: csv });
-    expect({ inserted: again.done.inserted, updated: again.done.updated, unchanged: again.done.unchanged, skipped: again.done.skipped }).toEqual({ inserted: 0, updated: 0, unchanged: rest.length + 3, skipped: 5 });
+    expect({
+      inserted: again.done.inserted,
+      updated: again.done.updated,
+      unchanged: again.done.unchanged,
+      skipped: again.done.skipped,
+    }).toEqual({ inserted: 0, updated: 0, unchanged: rest.length + 3, skipped: 5 });
   });
 
   it('applies the filter and the foreign-key choices of Start', async () => {
     const [first] = trials as [TrialRow];
-    const [ids] = await racing.query<{ horse: number; trainer: number }>('SELECT (SELECT id FROM horses WHERE name = $1)::int AS horse, (SELECT id FROM trainers WHERE name = $2)::int AS trainer', [first.horse, first.trainer]);
+    const [ids] = await racing.query<{ horse: number; trainer: number }>(
+      'SELECT (SELECT id FROM horses WHERE name = $1)::int AS horse, (SELECT id FROM trainers WHERE name = $2)::int AS trainer',
+      [first.horse, first.trainer],
+    );
     const rows: SheetCell[][] = [
       [first.date, first.course, 26, 900, String(ids!.horse), null, String(ids!.trainer), 2, 2, 1.5, 55.25],
       [first.date, first.course, 25, 900, String(ids!.horse), null, String(ids!.trainer), 2, 2, 1.5, 55.25],
     ];
     const fields = { 'fk.horse': 'id', 'fk.trainer': 'id', 'fk.jockey': 'ignore', filter: 'heat = 26' };
-    const { done } = await importSheet(operator, 'BarrierTrials', '/api/barriertrials', { name: 'ids.csv', bytes: writeCsv(TRIAL_HEADER, rows) }, fields);
+    const { done } = await importSheet(
+      operator,
+      'BarrierTrials',
+      '/api/barriertrials',
+      { name: 'ids.csv', bytes: writeCsv(TRIAL_HEADER, rows) },
+      fields,
+    );
     expect(done.state).toBe('completed');
     expect(done.inserted).toBe(1);
     expect(done.summary.filteredOut).toBe(1);
@@ -185,17 +260,25 @@ describe('barrier trials', () => {
       ['empty', { name: 'empty.csv', bytes: '' }, /empty/i],
       ['wrong columns', { name: 'cols.csv', bytes: 'Name,Colour\nA,B\n' }, /no "Date", "Course"/],
       ['header only', { name: 'head.csv', bytes: `${TRIAL_HEADER.join(',')}\n` }, /no data rows/],
-      ['a PNG', { name: 'x.png', bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]) }, /not an \.xlsx or \.csv/],
+      [
+        'a PNG',
+        { name: 'x.png', bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]) },
+        /not an \.xlsx or \.csv/,
+      ],
       ['a formula', { name: 'f.csv', bytes: `${TRIAL_HEADER.join(',')}\n2026-01-01,X,1,1000,=HYPERLINK("x"),,T,1,1,0,60\n` }, /formula/i],
     ];
-    const [{ n: before }] = (await env.DB.prepare('SELECT count(*) AS n FROM import_uploads').all<{ n: number }>()).results as [{ n: number }];
+    const [{ n: before }] = (await env.DB.prepare('SELECT count(*) AS n FROM import_uploads').all<{ n: number }>()).results as [
+      { n: number },
+    ];
     for (const [label, file, message] of cases) {
       const res = await upload(operator, '/BarrierTrials/Preview', file);
       expect(res.status, label).toBe(302);
       expect(res.headers.get('location'), label).toMatch(/^\/BarrierTrials\?error=/);
       expect(errorOf(res), label).toMatch(message);
     }
-    const [{ n: after }] = (await env.DB.prepare('SELECT count(*) AS n FROM import_uploads').all<{ n: number }>()).results as [{ n: number }];
+    const [{ n: after }] = (await env.DB.prepare('SELECT count(*) AS n FROM import_uploads').all<{ n: number }>()).results as [
+      { n: number },
+    ];
     expect(after).toBe(before);
     // The message shows on the page the redirect leads to.
     const res = await upload(operator, '/BarrierTrials/Preview', { name: 'head.csv', bytes: `${TRIAL_HEADER.join(',')}\n` });
@@ -217,7 +300,10 @@ describe('barrier trials', () => {
     expect(errorOf(unknown)).toMatch(/unknown or expired/);
     const other = await operator.post('/BarrierTrials/Start', { tempPath: '../../etc/passwd' });
     expect(errorOf(other)).toMatch(/unknown or expired/);
-    const preview = await upload(operator, '/BarrierTrials/Preview', { name: 't.csv', bytes: writeCsv(TRIAL_HEADER, [trialCells(trials[0]!)]) });
+    const preview = await upload(operator, '/BarrierTrials/Preview', {
+      name: 't.csv',
+      bytes: writeCsv(TRIAL_HEADER, [trialCells(trials[0]!)]),
+    });
     const tempPath = tempPathIn(await preview.text())!;
     const bad = await operator.post('/BarrierTrials/Start', { tempPath, filter: 'heat = ' });
     expect(errorOf(bad)).toMatch(/filter/);
@@ -229,7 +315,11 @@ describe('barrier trials', () => {
   it('answers livecounts and testfilter', async () => {
     const counts = await viewer.get('/api/barriertrials/livecounts');
     expect(counts.status).toBe(200);
-    const body = await counts.json<{ sourceRowCount: number; destinationCounts: Record<string, number>; fkMappingCounts: Record<string, number> }>();
+    const body = await counts.json<{
+      sourceRowCount: number;
+      destinationCounts: Record<string, number>;
+      fkMappingCounts: Record<string, number>;
+    }>();
     expect(body.sourceRowCount).toBeGreaterThan(0);
     expect(body.destinationCounts.trial_runs).toBeGreaterThan(0);
     expect(Object.keys(body.fkMappingCounts)).toEqual(expect.arrayContaining(['meeting', 'horse', 'trainer']));
@@ -244,7 +334,15 @@ describe('sectional times', () => {
   it('imports new and changed times, skips bad rows and is idempotent', async () => {
     const [a, b, ...rest] = sectionals as [SectionalRow, SectionalRow, ...SectionalRow[]];
     const u = untimed!;
-    const row = (s: SectionalRow, time = Number(s.time_seconds)): SheetCell[] => [s.date, s.course, s.race_number, s.horse, s.tab_number, s.segment, time];
+    const row = (s: SectionalRow, time = Number(s.time_seconds)): SheetCell[] => [
+      s.date,
+      s.course,
+      s.race_number,
+      s.horse,
+      s.tab_number,
+      s.segment,
+      time,
+    ];
     const rows: SheetCell[][] = [
       row(a),
       row(b, Number(b.time_seconds) + 0.5),
@@ -256,20 +354,47 @@ describe('sectional times', () => {
       [u.date, u.course, u.race_number, u.horse, u.tab_number, 'L200', 3],
       [u.date, u.course, u.race_number, u.horse, u.tab_number, 'L900', 11.5],
     ];
-    const { done } = await importSheet(operator, 'Sectional', '/api/sectional', { name: 'sectionals.xlsx', bytes: writeXlsx(SECTIONAL_HEADER, rows) });
+    const { done } = await importSheet(operator, 'Sectional', '/api/sectional', {
+      name: 'sectionals.xlsx',
+      bytes: writeXlsx(SECTIONAL_HEADER, rows),
+    });
     expect(done.state).toBe('completed');
-    expect({ inserted: done.inserted, updated: done.updated, unchanged: done.unchanged, skipped: done.skipped }).toEqual({ inserted: 2, updated: 1, unchanged: rest.length + 1, skipped: 4 });
+    expect({ inserted: done.inserted, updated: done.updated, unchanged: done.unchanged, skipped: done.skipped }).toEqual({
+      inserted: 2,
+      updated: 1,
+      unchanged: rest.length + 1,
+      skipped: 4,
+    });
     expect(done.summary.problems.map((p) => p.kind).sort()).toEqual(['bad segment', 'bad time', 'unknown horse', 'unknown race']);
-    const times = await racing.query<{ segment: string; t: string }>('SELECT segment, time_seconds::text AS t FROM sectional_times WHERE runner_id = $1 ORDER BY segment', [u.runner_id]);
-    expect(times).toEqual([{ segment: 'L400', t: '23.02' }, { segment: 'L600', t: '35.10' }]);
-    const again = await importSheet(operator, 'Sectional', '/api/sectional', { name: 'sectionals.xlsx', bytes: writeXlsx(SECTIONAL_HEADER, rows) });
-    expect({ inserted: again.done.inserted, updated: again.done.updated, unchanged: again.done.unchanged }).toEqual({ inserted: 0, updated: 0, unchanged: rest.length + 4 });
+    const times = await racing.query<{ segment: string; t: string }>(
+      'SELECT segment, time_seconds::text AS t FROM sectional_times WHERE runner_id = $1 ORDER BY segment',
+      [u.runner_id],
+    );
+    expect(times).toEqual([
+      { segment: 'L400', t: '23.02' },
+      { segment: 'L600', t: '35.10' },
+    ]);
+    const again = await importSheet(operator, 'Sectional', '/api/sectional', {
+      name: 'sectionals.xlsx',
+      bytes: writeXlsx(SECTIONAL_HEADER, rows),
+    });
+    expect({ inserted: again.done.inserted, updated: again.done.updated, unchanged: again.done.unchanged }).toEqual({
+      inserted: 0,
+      updated: 0,
+      unchanged: rest.length + 4,
+    });
   });
 
   it('matches runners by tab number when asked', async () => {
     const u = untimed!;
     const rows: SheetCell[][] = [[u.date, u.course, u.race_number, u.tab_number, 'L200', 11.62]];
-    const { done } = await importSheet(operator, 'Sectional', '/api/sectional', { name: 'tabs.csv', bytes: writeCsv(['Date', 'Course', 'Race', 'Tab', 'Segment', 'Time'], rows) }, { 'fk.runner': 'tab' });
+    const { done } = await importSheet(
+      operator,
+      'Sectional',
+      '/api/sectional',
+      { name: 'tabs.csv', bytes: writeCsv(['Date', 'Course', 'Race', 'Tab', 'Segment', 'Time'], rows) },
+      { 'fk.runner': 'tab' },
+    );
     expect(done.inserted).toBe(1);
   });
 });
@@ -283,7 +408,20 @@ describe('cancel, progress and roles', () => {
   });
 
   it('keeps a job of one area out of the other', async () => {
-    const { jobId } = await importSheet(operator, 'Sectional', '/api/sectional', { name: 's.csv', bytes: writeCsv(SECTIONAL_HEADER, [[sectionals[0]!.date, sectionals[0]!.course, sectionals[0]!.race_number, sectionals[0]!.horse, null, sectionals[0]!.segment, Number(sectionals[0]!.time_seconds)]]) });
+    const { jobId } = await importSheet(operator, 'Sectional', '/api/sectional', {
+      name: 's.csv',
+      bytes: writeCsv(SECTIONAL_HEADER, [
+        [
+          sectionals[0]!.date,
+          sectionals[0]!.course,
+          sectionals[0]!.race_number,
+          sectionals[0]!.horse,
+          null,
+          sectionals[0]!.segment,
+          Number(sectionals[0]!.time_seconds),
+        ],
+      ]),
+    });
     expect((await viewer.get(`/api/barriertrials/progress/${jobId}`)).status).toBe(404);
     const page = await viewer.page(`/Sectional/Progress?jobId=${jobId}`);
     expect(page.res.status).toBe(200);
@@ -320,13 +458,21 @@ describe('auto-sync', () => {
   it('saves settings with a sheet, toggles, runs now and on the schedule, never overlapping', async () => {
     const [first] = trials as [TrialRow];
     const sheet = writeCsv(TRIAL_HEADER, [trialCells(first)]);
-    const saved = await upload(operator, '/BarrierTrials/SaveAutoSync', { name: 'auto.csv', bytes: sheet }, { enabled: 'true', intervalMinutes: '15', 'fk.horse': 'name', 'fk.trainer': 'name', 'fk.jockey': 'name', filter: '' });
+    const saved = await upload(
+      operator,
+      '/BarrierTrials/SaveAutoSync',
+      { name: 'auto.csv', bytes: sheet },
+      { enabled: 'true', intervalMinutes: '15', 'fk.horse': 'name', 'fk.trainer': 'name', 'fk.jockey': 'name', filter: '' },
+    );
     expect(saved.status).toBe(302);
     expect(saved.headers.get('location')).toBe('/BarrierTrials/AutoSync?saved=1');
     const page = await operator.page('/BarrierTrials/AutoSync');
     expect(page.html).toContain('data-enabled="true">yes<');
     expect(page.html).toContain('1 rows: 1 to import');
-    const row = await env.DB.prepare("SELECT * FROM import_auto_syncs WHERE area = 'BarrierTrials'").first<{ next_run_at: number; interval_minutes: number }>();
+    const row = await env.DB.prepare("SELECT * FROM import_auto_syncs WHERE area = 'BarrierTrials'").first<{
+      next_run_at: number;
+      interval_minutes: number;
+    }>();
     expect(row!.interval_minutes).toBe(15);
 
     const off = await operator.postJson('/api/barriertrials/autosync/toggle', {});
@@ -341,7 +487,11 @@ describe('auto-sync', () => {
     // Due: the Cron Trigger's handler starts it; the job is recorded on the auto-sync.
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: onBody.nextRunAt, cron: '* * * * *' }), env, ctx);
-    const started = await env.DB.prepare("SELECT * FROM import_auto_syncs WHERE area = 'BarrierTrials'").first<{ last_job_id: string; next_run_at: number; last_run_at: number }>();
+    const started = await env.DB.prepare("SELECT * FROM import_auto_syncs WHERE area = 'BarrierTrials'").first<{
+      last_job_id: string;
+      next_run_at: number;
+      last_run_at: number;
+    }>();
     expect(started!.last_job_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(started!.last_run_at).toBe(onBody.nextRunAt);
     expect(started!.next_run_at).toBe(onBody.nextRunAt + 15 * 60_000);
@@ -356,14 +506,19 @@ describe('auto-sync', () => {
     expect(message).toContain(jobId);
     await untilFinished(viewer, '/api/barriertrials', jobId);
     // Two at once: one job starts, the other is refused naming it.
-    const pair = await Promise.all([operator.postJson('/api/barriertrials/autosync/run-now', {}), operator.postJson('/api/barriertrials/autosync/run-now', {})]);
+    const pair = await Promise.all([
+      operator.postJson('/api/barriertrials/autosync/run-now', {}),
+      operator.postJson('/api/barriertrials/autosync/run-now', {}),
+    ]);
     expect(pair.map((r) => r.status).sort()).toEqual([200, 409]);
     const winner = await pair.find((r) => r.status === 200)!.json<{ jobId: string }>();
     const refused = await pair.find((r) => r.status === 409)!.json<{ error: string; message: string; jobId: string }>();
     expect(refused).toMatchObject({ error: 'already_running', jobId: winner.jobId });
     expect(refused.message).toContain(winner.jobId);
     await untilFinished(viewer, '/api/barriertrials', winner.jobId);
-    await env.DB.prepare("UPDATE import_auto_syncs SET last_status = 'running', last_job_id = ? WHERE area = 'BarrierTrials'").bind(crypto.randomUUID()).run();
+    await env.DB.prepare("UPDATE import_auto_syncs SET last_status = 'running', last_job_id = ? WHERE area = 'BarrierTrials'")
+      .bind(crypto.randomUUID())
+      .run();
     expect((await operator.postJson('/api/barriertrials/autosync/run-now', {})).status).toBe(409);
     const later = started!.next_run_at + 60_000;
     expect((await runAutoSyncSchedule(services(), later)).skipped).toEqual(['BarrierTrials']);
@@ -371,19 +526,29 @@ describe('auto-sync', () => {
   });
 
   it('records a failing fetch as a visible error and keeps the schedule', async () => {
-    const saved = await upload(operator, '/Sectional/SaveAutoSync', null, { enabled: 'true', intervalMinutes: '5', sourceUrl: 'https://sheets.invalid/sectionals.csv', 'fk.runner': 'horse' });
+    const saved = await upload(operator, '/Sectional/SaveAutoSync', null, {
+      enabled: 'true',
+      intervalMinutes: '5',
+      sourceUrl: 'https://sheets.invalid/sectionals.csv',
+      'fk.runner': 'horse',
+    });
     expect(saved.status).toBe(302);
     const row = await env.DB.prepare("SELECT next_run_at FROM import_auto_syncs WHERE area = 'Sectional'").first<{ next_run_at: number }>();
     const report = await runAutoSyncSchedule(services(), row!.next_run_at);
     expect(report.started).toEqual(['Sectional']);
-    const jobId = (await env.DB.prepare("SELECT last_job_id FROM import_auto_syncs WHERE area = 'Sectional'").first<{ last_job_id: string }>())!.last_job_id;
+    const jobId = (await env.DB.prepare("SELECT last_job_id FROM import_auto_syncs WHERE area = 'Sectional'").first<{
+      last_job_id: string;
+    }>())!.last_job_id;
     const done = await untilFinished(viewer, '/api/sectional', jobId);
     expect(done.state).toBe('failed');
     expect(done.log.map((l) => l.message).join('\n')).toContain('Fetching https://sheets.invalid/sectionals.csv failed');
     const page = await operator.page('/Sectional/AutoSync');
     expect(page.html).toContain('data-last-error');
     expect(page.html).toContain('sheets.invalid');
-    const after = await env.DB.prepare("SELECT enabled, next_run_at FROM import_auto_syncs WHERE area = 'Sectional'").first<{ enabled: number; next_run_at: number }>();
+    const after = await env.DB.prepare("SELECT enabled, next_run_at FROM import_auto_syncs WHERE area = 'Sectional'").first<{
+      enabled: number;
+      next_run_at: number;
+    }>();
     expect(after!.enabled).toBe(1);
     expect(after!.next_run_at).toBe(row!.next_run_at + 5 * 60_000);
     // Switch it off again for the other files.
@@ -409,11 +574,18 @@ describe('auto-sync', () => {
   });
 
   it('holds a sheet address to MIGRATE_SHEET_HOSTS: refused on save, never fetched by a run; an allowed one is fetched and imported', async () => {
-    const row = () => env.DB.prepare("SELECT source_url FROM import_auto_syncs WHERE area = 'Sectional'").first<{ source_url: string | null }>();
+    const row = () =>
+      env.DB.prepare("SELECT source_url FROM import_auto_syncs WHERE area = 'Sectional'").first<{ source_url: string | null }>();
     const before = (await row())!.source_url;
-    const refused = await upload(operator, '/Sectional/SaveAutoSync', null, { intervalMinutes: '30', sourceUrl: 'https://elsewhere.example/sectionals.csv', 'fk.runner': 'horse' });
+    const refused = await upload(operator, '/Sectional/SaveAutoSync', null, {
+      intervalMinutes: '30',
+      sourceUrl: 'https://elsewhere.example/sectionals.csv',
+      'fk.runner': 'horse',
+    });
     expect(refused.status).toBe(302);
-    expect(errorOf(refused)).toMatch(/The host elsewhere\.example is not on this service's sheet hosts \(MIGRATE_SHEET_HOSTS: sheets\.invalid, \*\.sheets\.invalid\).*Nothing was saved\./);
+    expect(errorOf(refused)).toMatch(
+      /The host elsewhere\.example is not on this service's sheet hosts \(MIGRATE_SHEET_HOSTS: sheets\.invalid, \*\.sheets\.invalid\).*Nothing was saved\./,
+    );
     expect((await row())!.source_url).toBe(before);
     expect((await operator.page('/Sectional/AutoSync')).html).toContain('Addresses on these hosts only: sheets.invalid, *.sheets.invalid.');
 
@@ -425,13 +597,17 @@ describe('auto-sync', () => {
       const { hostname } = new URL(request.url);
       if (hostname === 'elsewhere.example' || hostname.endsWith('sheets.invalid')) {
         requested.push(request.url);
-        return new Response(writeCsv(SECTIONAL_HEADER, [[s.date, s.course, s.race_number, s.horse, null, s.segment, Number(s.time_seconds)]]));
+        return new Response(
+          writeCsv(SECTIONAL_HEADER, [[s.date, s.course, s.race_number, s.horse, null, s.segment, Number(s.time_seconds)]]),
+        );
       }
       return realFetch(request);
     });
     try {
       // Saved before its host was taken off the list: the run fails with the reason and fetches nothing.
-      await env.DB.prepare("UPDATE import_auto_syncs SET source_url = 'https://elsewhere.example/sectionals.csv', enabled = 0, next_run_at = NULL WHERE area = 'Sectional'").run();
+      await env.DB.prepare(
+        "UPDATE import_auto_syncs SET source_url = 'https://elsewhere.example/sectionals.csv', enabled = 0, next_run_at = NULL WHERE area = 'Sectional'",
+      ).run();
       const started = await operator.postJson('/api/sectional/autosync/run-now', {});
       expect(started.status).toBe(200);
       const failed = await untilFinished(viewer, '/api/sectional', (await started.json<{ jobId: string }>()).jobId);
@@ -439,7 +615,11 @@ describe('auto-sync', () => {
       expect(failed.log.map((l) => l.message).join('\n')).toContain("The host elsewhere.example is not on this service's sheet hosts");
       expect(requested).toEqual([]);
 
-      const saved = await upload(operator, '/Sectional/SaveAutoSync', null, { intervalMinutes: '30', sourceUrl: 'https://sheets.invalid/today.csv', 'fk.runner': 'horse' });
+      const saved = await upload(operator, '/Sectional/SaveAutoSync', null, {
+        intervalMinutes: '30',
+        sourceUrl: 'https://sheets.invalid/today.csv',
+        'fk.runner': 'horse',
+      });
       expect(saved.headers.get('location')).toBe('/Sectional/AutoSync?saved=1');
       const run = await operator.postJson('/api/sectional/autosync/run-now', {});
       const done = await untilFinished(viewer, '/api/sectional', (await run.json<{ jobId: string }>()).jobId);
@@ -448,7 +628,9 @@ describe('auto-sync', () => {
       expect(requested).toContain('https://sheets.invalid/today.csv');
     } finally {
       vi.restoreAllMocks();
-      await env.DB.prepare("UPDATE import_auto_syncs SET source_url = ?, enabled = 0, next_run_at = NULL WHERE area = 'Sectional'").bind(before).run();
+      await env.DB.prepare("UPDATE import_auto_syncs SET source_url = ?, enabled = 0, next_run_at = NULL WHERE area = 'Sectional'")
+        .bind(before)
+        .run();
     }
   });
 });

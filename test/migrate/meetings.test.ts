@@ -45,16 +45,34 @@ beforeAll(async () => {
   );
   // Inside the listing's window (14 days back), before today: results on both sides.
   const pastRow = meetings.find((m) => m.trial === 'N' && m.races > 0 && iso(m.d) < today && iso(m.d) >= addDays(today, -12))!;
-  const pastDest = await racing.query<{ id: number }>('SELECT m.id FROM meetings m JOIN courses c ON c.id = m.course_id WHERE m.date = $1 AND c.name = $2', [iso(pastRow.d), pastRow.venue]);
-  const pastRace = (await legacy.query<{ race_id: number; race_no: number }>(
-    'SELECT race_id, race_no FROM race_event WHERE meeting_id = $1 AND (SELECT count(*) FROM race_entry x WHERE x.race_id = race_event.race_id) > 2 ORDER BY race_no LIMIT 1',
-    [pastRow.id],
-  ))[0]!;
-  const qdgRace = await racing.query<{ id: number }>('SELECT id FROM races WHERE meeting_id = $1 AND race_number = $2', [pastDest[0]!.id, pastRace.race_no]);
-  past = { rsId: pastRow.id, qdgId: pastDest[0]!.id, date: iso(pastRow.d), venue: pastRow.venue, rsRaceId: pastRace.race_id, qdgRaceId: qdgRace[0]!.id, raceNumber: pastRace.race_no };
+  const pastDest = await racing.query<{ id: number }>(
+    'SELECT m.id FROM meetings m JOIN courses c ON c.id = m.course_id WHERE m.date = $1 AND c.name = $2',
+    [iso(pastRow.d), pastRow.venue],
+  );
+  const pastRace = (
+    await legacy.query<{ race_id: number; race_no: number }>(
+      'SELECT race_id, race_no FROM race_event WHERE meeting_id = $1 AND (SELECT count(*) FROM race_entry x WHERE x.race_id = race_event.race_id) > 2 ORDER BY race_no LIMIT 1',
+      [pastRow.id],
+    )
+  )[0]!;
+  const qdgRace = await racing.query<{ id: number }>('SELECT id FROM races WHERE meeting_id = $1 AND race_number = $2', [
+    pastDest[0]!.id,
+    pastRace.race_no,
+  ]);
+  past = {
+    rsId: pastRow.id,
+    qdgId: pastDest[0]!.id,
+    date: iso(pastRow.d),
+    venue: pastRow.venue,
+    rsRaceId: pastRace.race_id,
+    qdgRaceId: qdgRace[0]!.id,
+    raceNumber: pastRace.race_no,
+  };
 
   const onlyRow = meetings.find((m) => m.trial === 'N' && m.races > 0 && iso(m.d) > lastRacingDay)!;
-  const onlyRace = (await legacy.query<{ race_id: number }>('SELECT race_id FROM race_event WHERE meeting_id = $1 ORDER BY race_no LIMIT 1', [onlyRow.id]))[0]!;
+  const onlyRace = (
+    await legacy.query<{ race_id: number }>('SELECT race_id FROM race_event WHERE meeting_id = $1 ORDER BY race_no LIMIT 1', [onlyRow.id])
+  )[0]!;
   sourceOnly = { rsId: onlyRow.id, qdgId: null, date: iso(onlyRow.d), venue: onlyRow.venue, rsRaceId: onlyRace.race_id };
 });
 
@@ -86,7 +104,12 @@ describe('meetings: access (security)', () => {
 
   it('redirects a signed-out request to the login page, JSON routes included', async () => {
     const anonymous = new Client();
-    for (const path of ['/Meetings', `/Meetings?rsId=${past.rsId}`, `/Meetings/Races?rsMeetingId=${past.rsId}`, `/Meetings/Runners?rsRaceId=${past.rsRaceId}`]) {
+    for (const path of [
+      '/Meetings',
+      `/Meetings?rsId=${past.rsId}`,
+      `/Meetings/Races?rsMeetingId=${past.rsId}`,
+      `/Meetings/Runners?rsRaceId=${past.rsRaceId}`,
+    ]) {
       const res = await anonymous.get(path);
       expect(res.status, path).toBe(302);
       expect(res.headers.get('location'), path).toBe('/Account/Login');
@@ -104,7 +127,7 @@ describe('meetings: bad input and unknown ids (error cases)', () => {
       '/Meetings/Races?rsMeetingId=-3',
       '/Meetings/Races?rsMeetingId=0',
       '/Meetings/Races?rsMeetingId=99999999999',
-      "/Meetings/Races?rsMeetingId=1%27%20or%201%3D1",
+      '/Meetings/Races?rsMeetingId=1%27%20or%201%3D1',
       '/Meetings/Runners',
       '/Meetings/Runners?rsRaceId=x',
       `/Meetings/Runners?rsRaceId=${past.rsRaceId}&qdgRaceId=abc`,
@@ -176,7 +199,8 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
     expect(html).toContain('matched by date and venue');
     expect(html).toContain(`data-rs-meeting="${past.rsId}"`);
     expect(html).toContain('src="/static/meetings.js');
-    for (const field of ['date', 'venue', 'trackCondition', 'trackRating', 'isTrial', 'races', 'runners']) expect(html).toContain(`data-field="${field}" data-same="true"`);
+    for (const field of ['date', 'venue', 'trackCondition', 'trackRating', 'isTrial', 'races', 'runners'])
+      expect(html).toContain(`data-field="${field}" data-same="true"`);
     expect(html).not.toContain('data-same="false"');
     expect(html).toContain(past.date);
 
@@ -184,7 +208,16 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
     expect(raceRows.length).toBeGreaterThan(0);
     for (const race of raceRows) {
       expect(race).toMatchObject({ status: 'matched', pairedBy: 'race number', differs: false });
-      expect(race.fields.map((f) => f.name)).toEqual(['raceNumber', 'name', 'distance', 'class', 'raceType', 'trackCondition', 'startTime', 'runners']);
+      expect(race.fields.map((f) => f.name)).toEqual([
+        'raceNumber',
+        'name',
+        'distance',
+        'class',
+        'raceType',
+        'trackCondition',
+        'startTime',
+        'runners',
+      ]);
       expect(race.fields.every((f) => f.same)).toBe(true);
     }
     expect(raceRows.find((r) => r.rsRaceId === past.rsRaceId)?.qdgRaceId).toBe(past.qdgRaceId);
@@ -193,7 +226,18 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
     expect(runnerRows.length).toBeGreaterThan(2);
     for (const runner of runnerRows) {
       expect(runner).toMatchObject({ status: 'matched', pairedBy: 'tab number', differs: false });
-      expect(runner.fields.map((f) => f.name)).toEqual(['tabNumber', 'horse', 'jockey', 'trainer', 'barrier', 'weight', 'startingPrice', 'scratched', 'finishingPosition', 'margin']);
+      expect(runner.fields.map((f) => f.name)).toEqual([
+        'tabNumber',
+        'horse',
+        'jockey',
+        'trainer',
+        'barrier',
+        'weight',
+        'startingPrice',
+        'scratched',
+        'finishingPosition',
+        'margin',
+      ]);
       // A Y/N flag compares with the boolean.
       expect(typeof runner.fields.find((f) => f.name === 'scratched')!.source).toBe('boolean');
     }
@@ -202,13 +246,21 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
   });
 
   it('marks seeded differences of a meeting, a race and a runner, and nothing else', async () => {
-    const runner = (await racing.query<{ id: number; tab_number: number; barrier: number }>('SELECT id, tab_number, barrier FROM runners WHERE race_id = $1 ORDER BY tab_number LIMIT 1', [past.qdgRaceId]))[0]!;
+    const runner = (
+      await racing.query<{ id: number; tab_number: number; barrier: number }>(
+        'SELECT id, tab_number, barrier FROM runners WHERE race_id = $1 ORDER BY tab_number LIMIT 1',
+        [past.qdgRaceId],
+      )
+    )[0]!;
     const race = (await racing.query<{ name: string }>('SELECT name FROM races WHERE id = $1', [past.qdgRaceId]))[0]!;
     const meeting = (await racing.query<{ track_rating: number }>('SELECT track_rating FROM meetings WHERE id = $1', [past.qdgId]))[0]!;
     try {
       await racing.query('UPDATE races SET name = $2 WHERE id = $1', [past.qdgRaceId, `${race.name} (renamed)`]);
       await racing.query('UPDATE runners SET barrier = $2 WHERE id = $1', [runner.id, runner.barrier + 20]);
-      await racing.query('UPDATE meetings SET track_rating = $2 WHERE id = $1', [past.qdgId, meeting.track_rating === 10 ? 1 : meeting.track_rating + 1]);
+      await racing.query('UPDATE meetings SET track_rating = $2 WHERE id = $1', [
+        past.qdgId,
+        meeting.track_rating === 10 ? 1 : meeting.track_rating + 1,
+      ]);
 
       const { html } = await viewer.page(`/Meetings?rsId=${past.rsId}`);
       expect(html).toContain('data-field="trackRating" data-same="false"');
@@ -218,13 +270,17 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
       const raceRows = await races(viewer, `rsMeetingId=${past.rsId}`);
       const changed = raceRows.find((r) => r.qdgRaceId === past.qdgRaceId)!;
       expect(changed).toMatchObject({ status: 'matched', differs: true });
-      expect(changed.fields.filter((f) => !f.same)).toEqual([{ name: 'name', source: race.name, destination: `${race.name} (renamed)`, same: false }]);
+      expect(changed.fields.filter((f) => !f.same)).toEqual([
+        { name: 'name', source: race.name, destination: `${race.name} (renamed)`, same: false },
+      ]);
       expect(raceRows.filter((r) => r.differs)).toHaveLength(1);
 
       const runnerRows = await runners(viewer, `rsRaceId=${past.rsRaceId}`);
       const moved = runnerRows.find((r) => r.qdgRunnerId === runner.id)!;
       expect(moved).toMatchObject({ status: 'matched', tabNumber: runner.tab_number, differs: true });
-      expect(moved.fields.filter((f) => !f.same)).toEqual([{ name: 'barrier', source: runner.barrier, destination: runner.barrier + 20, same: false }]);
+      expect(moved.fields.filter((f) => !f.same)).toEqual([
+        { name: 'barrier', source: runner.barrier, destination: runner.barrier + 20, same: false },
+      ]);
       expect(runnerRows.filter((r) => r.differs)).toHaveLength(1);
     } finally {
       await racing.query('UPDATE races SET name = $2 WHERE id = $1', [past.qdgRaceId, race.name]);
@@ -235,7 +291,12 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
   });
 
   it('pairs a runner whose tab number changed by its horse, marking the tab number', async () => {
-    const runner = (await racing.query<{ id: number; tab_number: number }>('SELECT id, tab_number FROM runners WHERE race_id = $1 ORDER BY tab_number DESC LIMIT 1', [past.qdgRaceId]))[0]!;
+    const runner = (
+      await racing.query<{ id: number; tab_number: number }>(
+        'SELECT id, tab_number FROM runners WHERE race_id = $1 ORDER BY tab_number DESC LIMIT 1',
+        [past.qdgRaceId],
+      )
+    )[0]!;
     try {
       await racing.query('UPDATE runners SET tab_number = 99 WHERE id = $1', [runner.id]);
       const runnerRows = await runners(viewer, `rsRaceId=${past.rsRaceId}`);
@@ -265,7 +326,11 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
   });
 
   it('compares with a named destination meeting, and follows a recorded id mapping over date and venue', async () => {
-    const other = (await racing.query<{ id: number }>('SELECT id FROM meetings WHERE id <> $1 AND NOT is_trial ORDER BY date DESC, id LIMIT 1', [past.qdgId]))[0]!.id;
+    const other = (
+      await racing.query<{ id: number }>('SELECT id FROM meetings WHERE id <> $1 AND NOT is_trial ORDER BY date DESC, id LIMIT 1', [
+        past.qdgId,
+      ])
+    )[0]!.id;
     const named = await viewer.page(`/Meetings?rsId=${past.rsId}&qdgId=${other}`);
     expect(named.res.status).toBe(200);
     expect(named.html).toContain('(named in the request)');
@@ -282,16 +347,24 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
       expect(mapped.html).toContain(`destination meeting <strong>${other}</strong>`);
       expect((await viewer.page('/Meetings')).html).toContain(`data-rs-meeting="${past.rsId}" data-qdg-meeting="${other}"`);
     } finally {
-      await racing.query(`DELETE FROM migration_id_mappings WHERE config_id = $1 AND dest_table = 'meetings' AND source_id = $2`, [configId, String(past.rsId)]);
+      await racing.query(`DELETE FROM migration_id_mappings WHERE config_id = $1 AND dest_table = 'meetings' AND source_id = $2`, [
+        configId,
+        String(past.rsId),
+      ]);
     }
   });
 
   it('describes both JSON routes in the OpenAPI document', async () => {
     const res = await viewer.get('/openapi.json');
     const doc = await res.json<{ paths: Record<string, { get: { parameters: { name: string; required?: boolean }[] } }> }>();
-    expect(doc.paths['/Meetings/Races']!.get.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'rsMeetingId', required: true })]));
+    expect(doc.paths['/Meetings/Races']!.get.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'rsMeetingId', required: true })]),
+    );
     expect(doc.paths['/Meetings/Runners']!.get.parameters).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: 'rsRaceId', required: true }), expect.objectContaining({ name: 'qdgRaceId', required: false })]),
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'rsRaceId', required: true }),
+        expect.objectContaining({ name: 'qdgRaceId', required: false }),
+      ]),
     );
   });
 });
@@ -330,10 +403,15 @@ describe('meetings: no active configuration, an unreachable source (error cases)
   it('answers 503 when the source refuses connections, never a 500', async () => {
     const row = { host: '127.0.0.1', port: 1, database: 'postgres', username: 'postgres' };
     const sealed = await sealPassword(env.CONFIG_ENCRYPTION_KEY, row, 'x');
-    const created = await env.DB.prepare('insert into configurations (name, host, port, database, username, password_sealed, is_active) values (?, ?, ?, ?, ?, ?, 0) returning id')
+    const created = await env.DB.prepare(
+      'insert into configurations (name, host, port, database, username, password_sealed, is_active) values (?, ?, ?, ?, ?, ?, 0) returning id',
+    )
       .bind('Down', row.host, row.port, row.database, row.username, sealed)
       .first<{ id: number }>();
-    await env.DB.batch([env.DB.prepare('update configurations set is_active = 0'), env.DB.prepare('update configurations set is_active = 1 where id = ?').bind(created!.id)]);
+    await env.DB.batch([
+      env.DB.prepare('update configurations set is_active = 0'),
+      env.DB.prepare('update configurations set is_active = 1 where id = ?').bind(created!.id),
+    ]);
     try {
       const overrides = { MIGRATE_ALLOWED_HOSTS: '127.0.0.1' };
       const json = await withEnv(viewer, `/Meetings/Races?rsMeetingId=${past.rsId}`, {}, overrides);
@@ -343,7 +421,10 @@ describe('meetings: no active configuration, an unreachable source (error cases)
       expect(page.status).toBe(503);
       expect(await page.text()).toContain('unreachable');
     } finally {
-      await env.DB.batch([env.DB.prepare('update configurations set is_active = 0'), env.DB.prepare('update configurations set is_active = 1 where id = ?').bind(configId)]);
+      await env.DB.batch([
+        env.DB.prepare('update configurations set is_active = 0'),
+        env.DB.prepare('update configurations set is_active = 1 where id = ?').bind(configId),
+      ]);
     }
   });
 });

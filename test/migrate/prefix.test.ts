@@ -14,7 +14,8 @@ const LEGACY = legacyConfigurationForm('Legacy');
 function linkedPaths(html: string): string[] {
   const paths: string[] = [];
   for (const tag of html.match(/<[a-zA-Z][^>]*>/g) ?? []) {
-    for (const m of tag.matchAll(/\s(?:href|src|action|formaction|poster)\s*=\s*(["']?)(\/[^"'\s>]*)/gi)) paths.push(m[2]!.replaceAll('&amp;', '&'));
+    for (const m of tag.matchAll(/\s(?:href|src|action|formaction|poster)\s*=\s*(["']?)(\/[^"'\s>]*)/gi))
+      paths.push(m[2]!.replaceAll('&amp;', '&'));
   }
   return paths;
 }
@@ -35,7 +36,8 @@ for (const mount of [
   const { prefix, name, label } = mount;
 
   /** True when a root-relative path is one of this mount's. */
-  const ours = (path: string) => (prefix ? path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`) : !/^\/migrate(\/|\?|$)/.test(path));
+  const ours = (path: string) =>
+    prefix ? path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`) : !/^\/migrate(\/|\?|$)/.test(path);
 
   const expectLocation = (res: Response, startsWith: string) => {
     expect(res.status, `${res.url} ${res.status}`).toBe(302);
@@ -120,7 +122,10 @@ for (const mount of [
       expect(tables.paths).toContain(`${prefix}/Migration/TableSelection`);
       const sessionId = SESSION_ID.exec(tables.html)?.[1];
       expect(sessionId).toBeDefined();
-      const next = expectLocation(await client.post(`${prefix}/Migration/TableSelection`, { sessionId: sessionId!, selectedTables: 'venue' }), '/Migration/SchemaImport?');
+      const next = expectLocation(
+        await client.post(`${prefix}/Migration/TableSelection`, { sessionId: sessionId!, selectedTables: 'venue' }),
+        '/Migration/SchemaImport?',
+      );
       const schema = await expectPage(client, pathOf(next).slice(prefix.length));
       expect(schema.paths.some((p) => p.startsWith(`${prefix}/Migration/SchemaImport`))).toBe(true);
 
@@ -150,19 +155,20 @@ for (const mount of [
     });
 
     // At the root the platform serves the assets before the Worker runs.
-    if (prefix) it('serves the stylesheet and scripts under the mount', async () => {
-      const css = await client.get(`${prefix}/static/migrate.css?v=3`);
-      expect(css.status).toBe(200);
-      expect(css.headers.get('content-type')).toMatch(/^text\/css/);
-      await css.body?.cancel();
-      for (const script of ['migrate', 'meetings', 'sync', 'imports', 'discipline-repair']) {
-        const js = await client.get(`${prefix}/static/${script}.js?v=3`);
-        expect(js.status, script).toBe(200);
-        expect(js.headers.get('content-type'), script).toMatch(/javascript/);
-        // Each script reads the mount from the page before it builds a URL of the app.
-        expect(await js.text(), script).toContain('meta[name="base-path"]');
-      }
-    });
+    if (prefix)
+      it('serves the stylesheet and scripts under the mount', async () => {
+        const css = await client.get(`${prefix}/static/migrate.css?v=3`);
+        expect(css.status).toBe(200);
+        expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+        await css.body?.cancel();
+        for (const script of ['migrate', 'meetings', 'sync', 'imports', 'discipline-repair']) {
+          const js = await client.get(`${prefix}/static/${script}.js?v=3`);
+          expect(js.status, script).toBe(200);
+          expect(js.headers.get('content-type'), script).toMatch(/javascript/);
+          // Each script reads the mount from the page before it builds a URL of the app.
+          expect(await js.text(), script).toContain('meta[name="base-path"]');
+        }
+      });
 
     it('names URLs in JSON under the mount: the API document, a signed-out JSON call, an unknown API route', async () => {
       const doc = await client.get(`${prefix}/openapi.json`);
@@ -184,11 +190,21 @@ for (const mount of [
 
     it('accepts a same-origin POST and refuses a cross-origin one', async () => {
       await client.page(`${prefix}/Configuration/Create`);
-      const connection = { Host: LEGACY.Host, Port: Number(LEGACY.Port), Database: LEGACY.Database, Username: LEGACY.Username, Password: LEGACY.Password };
-      const same = await client.postJson(`${prefix}/api/configuration/test-connection`, connection, { headers: { origin: BASE, 'sec-fetch-site': 'same-origin' } });
+      const connection = {
+        Host: LEGACY.Host,
+        Port: Number(LEGACY.Port),
+        Database: LEGACY.Database,
+        Username: LEGACY.Username,
+        Password: LEGACY.Password,
+      };
+      const same = await client.postJson(`${prefix}/api/configuration/test-connection`, connection, {
+        headers: { origin: BASE, 'sec-fetch-site': 'same-origin' },
+      });
       expect(same.status).toBe(200);
       expect(await same.json()).toMatchObject({ success: true });
-      const cross = await client.postJson(`${prefix}/api/configuration/test-connection`, connection, { headers: { origin: 'https://elsewhere.test' } });
+      const cross = await client.postJson(`${prefix}/api/configuration/test-connection`, connection, {
+        headers: { origin: 'https://elsewhere.test' },
+      });
       expect(cross.status).toBe(403);
       await cross.body?.cancel();
     });

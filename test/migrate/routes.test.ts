@@ -155,7 +155,8 @@ describe('roles (security)', () => {
     for (const [key, access] of Object.entries(EXPECTED)) {
       if (access !== 'operator' && access !== 'admin') continue;
       const [method, path] = key.split(' ') as [string, string];
-      const res = method === 'GET' ? await viewer.get(concrete(path)) : await viewer.post(concrete(path), { sessionId: SAMPLE_ID, id: '1' });
+      const res =
+        method === 'GET' ? await viewer.get(concrete(path)) : await viewer.post(concrete(path), { sessionId: SAMPLE_ID, id: '1' });
       expect(res.status, key).toBe(403);
     }
   });
@@ -207,7 +208,14 @@ describe('not found and bad input (error cases)', () => {
 
   it('answers 400 for a malformed session id and 404 for an unknown one', async () => {
     const admin = await signIn('routesAdmin');
-    for (const path of ['/Migration/SchemaImport', '/Migration/ReviewMappings', '/Migration/RunConfig', '/Migration/Progress', '/Migration/Results', '/Migration/Summary']) {
+    for (const path of [
+      '/Migration/SchemaImport',
+      '/Migration/ReviewMappings',
+      '/Migration/RunConfig',
+      '/Migration/Progress',
+      '/Migration/Results',
+      '/Migration/Summary',
+    ]) {
       expect((await admin.get(`${path}?sessionId=not-a-guid`)).status, path).toBe(400);
       expect((await admin.get(`${path}`)).status, path).toBe(400);
       expect((await admin.get(`${path}?sessionId=${SAMPLE_ID}`)).status, path).toBe(404);
@@ -248,6 +256,13 @@ describe('not found and bad input (error cases)', () => {
     const res = await app.request('https://migrate.test/openapi.json', {}, (await import('cloudflare:workers')).env);
     expect(res.status).toBe(200);
     const doc = await res.json<{ paths: Record<string, unknown> }>();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/configuration/test-connection', '/api/migration/progress/{sessionId}', '/api/table/test-filter', '/Migration/AddCustomRelationship']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/configuration/test-connection',
+        '/api/migration/progress/{sessionId}',
+        '/api/table/test-filter',
+        '/Migration/AddCustomRelationship',
+      ]),
+    );
   });
 });

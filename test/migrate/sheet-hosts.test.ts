@@ -28,7 +28,10 @@ afterEach(() => {
 });
 
 const sheetAt = (url: string) => fetchSheet(env.SHEETS, { kind: 'url', url }, HOSTS);
-const redirect = (location: string, status = 302) => () => new Response(null, { status, headers: { location } });
+const redirect =
+  (location: string, status = 302) =>
+  () =>
+    new Response(null, { status, headers: { location } });
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 describe('the list', () => {
@@ -55,7 +58,9 @@ describe('fetching a sheet', () => {
   it('a host not on the list is refused without a request', async () => {
     const failure = sheetAt('https://elsewhere.example/sectionals.csv');
     await expect(failure).rejects.toBeInstanceOf(SheetUnavailableError);
-    await expect(failure).rejects.toThrow(/The host elsewhere\.example is not on this service's sheet hosts \(MIGRATE_SHEET_HOSTS: sheets\.invalid/);
+    await expect(failure).rejects.toThrow(
+      /The host elsewhere\.example is not on this service's sheet hosts \(MIGRATE_SHEET_HOSTS: sheets\.invalid/,
+    );
     expect(fetched).toEqual([]);
   });
 
@@ -64,7 +69,11 @@ describe('fetching a sheet', () => {
     routes['https://cdn.sheets.invalid/v2/latest.csv'] = redirect('../files/s.csv', 307);
     routes['https://cdn.sheets.invalid/files/s.csv'] = () => new Response(CSV);
     expect(text(await sheetAt('https://sheets.invalid/latest.csv'))).toBe(CSV);
-    expect(fetched.map((f) => f.url)).toEqual(['https://sheets.invalid/latest.csv', 'https://cdn.sheets.invalid/v2/latest.csv', 'https://cdn.sheets.invalid/files/s.csv']);
+    expect(fetched.map((f) => f.url)).toEqual([
+      'https://sheets.invalid/latest.csv',
+      'https://cdn.sheets.invalid/v2/latest.csv',
+      'https://cdn.sheets.invalid/files/s.csv',
+    ]);
     expect(fetched.every((f) => f.redirect === 'manual')).toBe(true);
   });
 
@@ -78,7 +87,9 @@ describe('fetching a sheet', () => {
 
   it('a redirect to plain http, or to an address inside the network, is refused', async () => {
     routes['https://sheets.invalid/plain.csv'] = redirect('http://sheets.invalid/plain.csv');
-    await expect(sheetAt('https://sheets.invalid/plain.csv')).rejects.toThrow(/redirects to http:\/\/sheets\.invalid\/plain\.csv\. .*not an https:\/\/ address/);
+    await expect(sheetAt('https://sheets.invalid/plain.csv')).rejects.toThrow(
+      /redirects to http:\/\/sheets\.invalid\/plain\.csv\. .*not an https:\/\/ address/,
+    );
     routes['https://sheets.invalid/meta.csv'] = redirect('https://169.254.169.254/latest/meta-data');
     await expect(sheetAt('https://sheets.invalid/meta.csv')).rejects.toThrow(/The host 169\.254\.169\.254 is not on/);
     expect(fetched.map((f) => f.url)).toEqual(['https://sheets.invalid/plain.csv', 'https://sheets.invalid/meta.csv']);

@@ -98,7 +98,11 @@ describe('the mapping document (UploadSchema and look-ups)', () => {
       ],
     });
     const venue = await viewer.get(`/api/sync/table-mappings?configId=${CONFIG_ID}&table=venue`);
-    expect(await venue.json()).toMatchObject({ found: true, destTable: 'courses', columns: expect.arrayContaining([{ source: 'country_code', dest: 'country', transform: 'map' }]) });
+    expect(await venue.json()).toMatchObject({
+      found: true,
+      destTable: 'courses',
+      columns: expect.arrayContaining([{ source: 'country_code', dest: 'country', transform: 'map' }]),
+    });
   });
 
   it('refuses a missing, malformed or invalid file, and bad or unknown configuration ids', async () => {
@@ -110,7 +114,11 @@ describe('the mapping document (UploadSchema and look-ups)', () => {
     expect(await notJson.json()).toMatchObject({ error: 'invalid_schema_file' });
     const wrongShape = await upload(operator, String(CONFIG_ID), JSON.stringify({ version: 2, tables: [] }));
     expect(wrongShape.status).toBe(400);
-    const nul = await upload(operator, String(CONFIG_ID), JSON.stringify({ version: 1, tables: [{ ...LEGACY_MAPPING.tables[0], sourceTable: 'ven\u0000ue' }] }));
+    const nul = await upload(
+      operator,
+      String(CONFIG_ID),
+      JSON.stringify({ version: 1, tables: [{ ...LEGACY_MAPPING.tables[0], sourceTable: 'ven\u0000ue' }] }),
+    );
     expect(nul.status).toBe(400);
     const badId = await upload(operator, 'abc', JSON.stringify(LEGACY_MAPPING));
     expect(badId.status).toBe(400);
@@ -120,7 +128,9 @@ describe('the mapping document (UploadSchema and look-ups)', () => {
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ error: 'not_found' });
     // Still the good document.
-    expect(await (await operator.get(`/api/sync/table-mappings?configId=${CONFIG_ID}&table=${TABLE}`)).json()).toMatchObject({ found: true });
+    expect(await (await operator.get(`/api/sync/table-mappings?configId=${CONFIG_ID}&table=${TABLE}`)).json()).toMatchObject({
+      found: true,
+    });
   });
 
   it('lists source and destination tables and columns, and merged foreign keys', async () => {
@@ -181,7 +191,14 @@ describe('jobs: Save, Edit, Delete and the pages (happy path and errors)', () =>
     expect(create.res.status).toBe(200);
     expect(create.html).toContain('value="trainer"');
     const job = await createJob('Round trip', { IntervalMinutes: '30' });
-    expect(job).toMatchObject({ configId: CONFIG_ID, tables: [TABLE], intervalMinutes: 30, enabled: false, nextRunAt: null, lastRunId: null });
+    expect(job).toMatchObject({
+      configId: CONFIG_ID,
+      tables: [TABLE],
+      intervalMinutes: 30,
+      enabled: false,
+      nextRunAt: null,
+      lastRunId: null,
+    });
 
     const list = await viewer.page('/Sync');
     expect(list.res.status).toBe(200);
@@ -196,7 +213,13 @@ describe('jobs: Save, Edit, Delete and the pages (happy path and errors)', () =>
     expect(edit.html).toContain(`name="Id" value="${job.id}"`);
 
     const before = Date.now();
-    const saved = await save(operator, { Id: String(job.id), Name: 'Round trip, edited', Tables: ['trainer', 'venue'], IntervalMinutes: '60', Enabled: true });
+    const saved = await save(operator, {
+      Id: String(job.id),
+      Name: 'Round trip, edited',
+      Tables: ['trainer', 'venue'],
+      IntervalMinutes: '60',
+      Enabled: true,
+    });
     expect(saved.status).toBe(302);
     const edited = await jobNamed('Round trip, edited');
     expect(edited).toMatchObject({ id: job.id, tables: ['trainer', 'venue'], intervalMinutes: 60, enabled: true });
@@ -239,7 +262,9 @@ describe('jobs: Save, Edit, Delete and the pages (happy path and errors)', () =>
       expect(html, JSON.stringify(fields)).toContain('data-sync-form');
       expect(html, JSON.stringify(fields)).toContain(message);
     }
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM sync_jobs WHERE name IN ('Short interval', 'Long interval', 'No tables', 'Unknown table')").first<{ n: number }>();
+    const count = await env.DB.prepare(
+      "SELECT count(*) AS n FROM sync_jobs WHERE name IN ('Short interval', 'Long interval', 'No tables', 'Unknown table')",
+    ).first<{ n: number }>();
     expect(count?.n).toBe(0);
     expect((await save(operator, { Name: 'Unknown id', Id: '999999' })).status).toBe(404);
     expect((await save(operator, { Name: 'Bad id', Id: 'abc' })).status).toBe(400);
@@ -298,7 +323,12 @@ describe('toggle, run-now, session-status and status', () => {
     const progress = await migrationJobStub(env, done.currentSessionGuid!).progress();
     expect(progress?.tables.map((t) => t.table)).toEqual(['trainers']);
     expect(progress?.validation?.every((v) => v.ok)).toBe(true);
-    const status = await (await viewer.get('/api/sync/status')).json<{ running: number; errored: number; enabled: number; total: number }>();
+    const status = await (await viewer.get('/api/sync/status')).json<{
+      running: number;
+      errored: number;
+      enabled: number;
+      total: number;
+    }>();
     expect(status.running).toBe(0);
     expect(status.total).toBeGreaterThanOrEqual(1);
     expect((await operator.postJson('/api/sync/999999/run-now', {})).status).toBe(404);
@@ -307,7 +337,10 @@ describe('toggle, run-now, session-status and status', () => {
 
   it('starts one run of two concurrent run-nows (the other 409 naming it); the job records its end; a stale status does not hold the job', async () => {
     const job = await createJob('Run twice');
-    const [a, b] = await Promise.all([operator.postJson(`/api/sync/${job.id}/run-now`, {}), operator.postJson(`/api/sync/${job.id}/run-now`, {})]);
+    const [a, b] = await Promise.all([
+      operator.postJson(`/api/sync/${job.id}/run-now`, {}),
+      operator.postJson(`/api/sync/${job.id}/run-now`, {}),
+    ]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     const started = await jobNamed('Run twice');
     const refused = await (a.status === 409 ? a : b).json<{ error: string; message: string; runId: string }>();
@@ -316,7 +349,8 @@ describe('toggle, run-now, session-status and status', () => {
     // Nothing reads the progress: the MigrationJob writes the end on the job.
     const row = () => env.DB.prepare('SELECT last_status FROM sync_jobs WHERE id = ?').bind(job.id).first<{ last_status: string }>();
     const deadline = Date.now() + 90_000;
-    while (!['completed', 'failed', 'cancelled'].includes((await row())!.last_status) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    while (!['completed', 'failed', 'cancelled'].includes((await row())!.last_status) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 500));
     expect((await row())!.last_status).toBe('completed');
     // A status left at running by a run that has ended is settled from the job, and the run starts.
     await env.DB.prepare("UPDATE sync_jobs SET last_status = 'running' WHERE id = ?").bind(job.id).run();
@@ -328,7 +362,7 @@ describe('toggle, run-now, session-status and status', () => {
 
   it('records a run-now whose plan no longer fits on the job, as errored', async () => {
     const job = await createJob('Gone table', { Tables: ['sale_lot'] });
-    await env.DB.prepare("UPDATE sync_jobs SET tables = '[\"no_longer_there\"]' WHERE id = ?").bind(job.id).run();
+    await env.DB.prepare('UPDATE sync_jobs SET tables = \'["no_longer_there"]\' WHERE id = ?').bind(job.id).run();
     const res = await operator.postJson(`/api/sync/${job.id}/run-now`, {});
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'invalid_plan' });
@@ -409,7 +443,9 @@ describe('the schedule (a controlled clock)', () => {
     await env.DB.prepare('UPDATE sync_jobs SET enabled = 0, next_run_at = NULL').run();
     const created = await createJob('Overlapping', { Enabled: true });
     // A run the job's object still reports as queued (it has no plan yet: the state stays as recorded).
-    await env.DB.prepare("UPDATE sync_jobs SET last_run_id = ?, last_status = 'running' WHERE id = ?").bind(crypto.randomUUID(), created.id).run();
+    await env.DB.prepare("UPDATE sync_jobs SET last_run_id = ?, last_status = 'running' WHERE id = ?")
+      .bind(crypto.randomUUID(), created.id)
+      .run();
     const due = created.nextRunAt! + 60_000;
     const report = await runSchedule(services(), due);
     expect(report.skipped).toContain(created.id);
@@ -424,7 +460,7 @@ describe('the schedule (a controlled clock)', () => {
   it('records a failing start (plan no longer fits, source not reachable) and keeps the job scheduled', async () => {
     await env.DB.prepare('UPDATE sync_jobs SET enabled = 0, next_run_at = NULL').run();
     const unfit = await createJob('Unfit', { Enabled: true });
-    await env.DB.prepare("UPDATE sync_jobs SET tables = '[\"no_longer_there\"]' WHERE id = ?").bind(unfit.id).run();
+    await env.DB.prepare('UPDATE sync_jobs SET tables = \'["no_longer_there"]\' WHERE id = ?').bind(unfit.id).run();
     // A configuration whose host is off the allowed list: refused before any connection.
     await env.DB.prepare(
       "INSERT INTO configurations (id, name, host, port, database, username, password_sealed) SELECT 7302, 'Unreachable', 'unreachable.invalid', port, database, username, password_sealed FROM configurations WHERE id = ?",
@@ -446,7 +482,12 @@ describe('the schedule (a controlled clock)', () => {
     const b = await jobNamed('Unreachable source');
     expect(b).toMatchObject({ enabled: true, nextRunAt: nextRunAfter(now, 10) });
     expect(b.lastError).toContain('allowed hosts');
-    const status = await (await viewer.get('/api/sync/status')).json<{ running: number; errored: number; enabled: number; total: number }>();
+    const status = await (await viewer.get('/api/sync/status')).json<{
+      running: number;
+      errored: number;
+      enabled: number;
+      total: number;
+    }>();
     expect(status.errored).toBeGreaterThanOrEqual(2);
     expect(status.enabled).toBe(2);
     // The next tick before their next run leaves them be; at it, they are tried again.
@@ -458,12 +499,26 @@ describe('the schedule (a controlled clock)', () => {
 describe('access (security)', () => {
   it('redirects a signed-out visitor to the login page, pages and JSON alike', async () => {
     const anonymous = new Client();
-    for (const path of ['/Sync', '/Sync/Create', '/Sync/Edit/1', '/Sync/Preview/1', '/api/sync/status', '/api/sync/1/session-status', `/api/sync/tables?configId=${CONFIG_ID}`]) {
+    for (const path of [
+      '/Sync',
+      '/Sync/Create',
+      '/Sync/Edit/1',
+      '/Sync/Preview/1',
+      '/api/sync/status',
+      '/api/sync/1/session-status',
+      `/api/sync/tables?configId=${CONFIG_ID}`,
+    ]) {
       const res = await anonymous.get(path);
       expect(res.status, path).toBe(302);
       expect(res.headers.get('location'), path).toBe('/Account/Login');
     }
-    for (const path of ['/Sync/Save', '/Sync/Delete/1', `/Sync/UploadSchema?configId=${CONFIG_ID}`, '/api/sync/1/toggle', '/api/sync/1/run-now']) {
+    for (const path of [
+      '/Sync/Save',
+      '/Sync/Delete/1',
+      `/Sync/UploadSchema?configId=${CONFIG_ID}`,
+      '/api/sync/1/toggle',
+      '/api/sync/1/run-now',
+    ]) {
       const res = await anonymous.post(path, {}, { csrf: false });
       expect(res.status, path).toBe(302);
       expect(res.headers.get('location'), path).toBe('/Account/Login');
@@ -496,7 +551,15 @@ describe('access (security)', () => {
       expect(foreign.status, path).toBe(403);
     }
     expect((await upload(admin, String(CONFIG_ID), JSON.stringify(LEGACY_MAPPING), { csrf: false })).status).toBe(403);
-    expect((await admin.post('/Sync/Save', { Name: 'Forged save', ConfigId: String(CONFIG_ID), Tables: TABLE, IntervalMinutes: '5' }, { csrf: false })).status).toBe(403);
+    expect(
+      (
+        await admin.post(
+          '/Sync/Save',
+          { Name: 'Forged save', ConfigId: String(CONFIG_ID), Tables: TABLE, IntervalMinutes: '5' },
+          { csrf: false },
+        )
+      ).status,
+    ).toBe(403);
     expect((await admin.post(`/Sync/Delete/${job.id}`, {}, { csrf: false })).status).toBe(403);
     expect(await jobNamed('Forged')).toMatchObject({ enabled: false, lastRunId: null });
     expect(await env.DB.prepare("SELECT id FROM sync_jobs WHERE name = 'Forged save'").first()).toBeNull();
@@ -507,7 +570,14 @@ describe('access (security)', () => {
     expect(res.status).toBe(200);
     const doc = await res.json<{ paths: Record<string, unknown> }>();
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/Sync/UploadSchema', '/api/sync/{id}/toggle', '/api/sync/{id}/run-now', '/api/sync/{id}/session-status', '/api/sync/status', '/api/sync/table-fks']),
+      expect.arrayContaining([
+        '/Sync/UploadSchema',
+        '/api/sync/{id}/toggle',
+        '/api/sync/{id}/run-now',
+        '/api/sync/{id}/session-status',
+        '/api/sync/status',
+        '/api/sync/table-fks',
+      ]),
     );
   });
 });

@@ -47,7 +47,12 @@ async function waitForRun(client: Client, sessionId: string) {
   for (;;) {
     const res = await client.get(`/api/migration/progress/${sessionId}`);
     expect(res.status).toBe(200);
-    const progress = await res.json<{ state: string; tables: { table: string; done: number; total: number }[]; validation: { ok: boolean }[] | null; errors: string[] }>();
+    const progress = await res.json<{
+      state: string;
+      tables: { table: string; done: number; total: number }[];
+      validation: { ok: boolean }[] | null;
+      errors: string[];
+    }>();
     if (['completed', 'failed', 'cancelled'].includes(progress.state)) return progress;
     if (Date.now() > deadline) throw new Error(`run still ${progress.state}`);
     await new Promise((r) => setTimeout(r, 500));
@@ -87,10 +92,18 @@ describe('the wizard end to end (happy path)', () => {
     expect(validate.res.status).toBe(200);
 
     expect((await operator.page(`/Migration/FilterConfig?sessionId=${sessionId}`)).res.status).toBe(200);
-    const badFilter = await operator.post('/Migration/FilterConfig', { sessionId, 'filters[0].TableName': 'trainer', 'filters[0].Filter': "1=1; delete from trainer" });
+    const badFilter = await operator.post('/Migration/FilterConfig', {
+      sessionId,
+      'filters[0].TableName': 'trainer',
+      'filters[0].Filter': '1=1; delete from trainer',
+    });
     expect(badFilter.status).toBe(400);
     expect(await badFilter.text()).toContain('field-error');
-    const goodFilter = await operator.post('/Migration/FilterConfig', { sessionId, 'filters[0].TableName': 'trainer', 'filters[0].Filter': 'trainer_id > 0' });
+    const goodFilter = await operator.post('/Migration/FilterConfig', {
+      sessionId,
+      'filters[0].TableName': 'trainer',
+      'filters[0].Filter': 'trainer_id > 0',
+    });
     expect(goodFilter.status).toBe(302);
     expect(goodFilter.headers.get('location')).toBe(`/Migration/RelationshipConfig?sessionId=${sessionId}`);
 
@@ -100,11 +113,23 @@ describe('the wizard end to end (happy path)', () => {
     expect(columns.status).toBe(200);
     expect(await columns.json()).toEqual(expect.arrayContaining([expect.objectContaining({ ColumnName: 'id', IsPrimaryKey: true })]));
     expect((await operator.get('/Migration/GetDestinationTableColumns?tableName=no_such_table')).status).toBe(404);
-    const added = await operator.post('/Migration/AddCustomRelationship', { sessionId, parentTable: 'courses', parentColumn: 'id', childTable: 'trainers', childColumn: 'id' });
+    const added = await operator.post('/Migration/AddCustomRelationship', {
+      sessionId,
+      parentTable: 'courses',
+      parentColumn: 'id',
+      childTable: 'trainers',
+      childColumn: 'id',
+    });
     expect(added.status).toBe(200);
     const addedBody = await added.json<{ success: boolean; id: number; message: string }>();
     expect(addedBody).toMatchObject({ success: true });
-    const badAdd = await operator.post('/Migration/AddCustomRelationship', { sessionId, parentTable: 'courses', parentColumn: 'nope', childTable: 'trainers', childColumn: 'id' });
+    const badAdd = await operator.post('/Migration/AddCustomRelationship', {
+      sessionId,
+      parentTable: 'courses',
+      parentColumn: 'nope',
+      childTable: 'trainers',
+      childColumn: 'id',
+    });
     expect(badAdd.status).toBe(400);
     const removed = await operator.post('/Migration/DeleteRelationship', { sessionId, relationshipId: String(addedBody.id) });
     expect(await removed.json()).toMatchObject({ success: true });
@@ -122,7 +147,11 @@ describe('the wizard end to end (happy path)', () => {
     const runConfig = await operator.page(`/Migration/RunConfig?sessionId=${sessionId}`);
     expect(runConfig.res.status).toBe(200);
     expect(runConfig.html).toContain('data-run-order');
-    const started = await operator.post('/Migration/RunConfig', { sessionId, 'filters[0].TableName': 'trainer', 'filters[0].Filter': 'trainer_id > 0' });
+    const started = await operator.post('/Migration/RunConfig', {
+      sessionId,
+      'filters[0].TableName': 'trainer',
+      'filters[0].Filter': 'trainer_id > 0',
+    });
     expect(started.status).toBe(302);
     expect(started.headers.get('location')).toBe(`/Migration/Progress?sessionId=${sessionId}`);
 
@@ -172,11 +201,21 @@ describe('the wizard: error cases', () => {
     const words: Record<string, string[]> = {
       'not json': ['the file is not JSON'],
       '{"version": 2}': ['the version must be 1, the file says 2', 'field tables is missing'],
-      [JSON.stringify({ version: 1, tables: [{ sourceTable: 'x' }] })]: ['table 1 (x), field destTable is missing', 'table 1 (x), field columns is missing'],
-      [JSON.stringify({ tables: [{ sourceTable: 'horse', destTable: 'horses', destKey: 'id', sourceKey: ['horse_id'], columns: [{ source: 'horse_name', dest: '' }] }] })]: [
-        'the file has no version',
-        'table 1 (horse), column 1 (horse_name), field dest is empty',
+      [JSON.stringify({ version: 1, tables: [{ sourceTable: 'x' }] })]: [
+        'table 1 (x), field destTable is missing',
+        'table 1 (x), field columns is missing',
       ],
+      [JSON.stringify({
+        tables: [
+          {
+            sourceTable: 'horse',
+            destTable: 'horses',
+            destKey: 'id',
+            sourceKey: ['horse_id'],
+            columns: [{ source: 'horse_name', dest: '' }],
+          },
+        ],
+      })]: ['the file has no version', 'table 1 (horse), column 1 (horse_name), field dest is empty'],
     };
     for (const [content, expected] of Object.entries(words)) {
       const res = await uploadSchema(operator, sessionId, content);
@@ -195,12 +234,44 @@ describe('the wizard: error cases', () => {
     const sessionId = await newSession(operator);
     await operator.post('/Migration/TableSelection', { sessionId, selectedTables: ['venue'] });
     await uploadSchema(operator, sessionId, JSON.stringify(LEGACY_MAPPING));
-    expect((await operator.post('/Migration/ReviewMappings', { sessionId, 'Mappings[0].SourceTable': 'venue', 'Mappings[0].DestTable': 'no_table' })).status).toBe(400);
-    expect((await operator.post('/Migration/ReviewMappings', { sessionId, 'Mappings[0].SourceTable': 'other', 'Mappings[0].DestTable': 'courses' })).status).toBe(400);
     expect(
-      (await operator.post('/Migration/ReviewMappings', { sessionId, 'Mappings[0].SourceTable': 'venue', 'Mappings[0].DestTable': 'courses', 'Mappings[0].Columns[0].Source': 'venue_name', 'Mappings[0].Columns[0].Dest': 'nope' })).status,
+      (
+        await operator.post('/Migration/ReviewMappings', {
+          sessionId,
+          'Mappings[0].SourceTable': 'venue',
+          'Mappings[0].DestTable': 'no_table',
+        })
+      ).status,
     ).toBe(400);
-    expect((await operator.post('/Migration/RelationshipConfig', { sessionId, 'columnConfigs[0].Table': 'venue', 'columnConfigs[0].NaturalKey': 'nope' })).status).toBe(400);
+    expect(
+      (
+        await operator.post('/Migration/ReviewMappings', {
+          sessionId,
+          'Mappings[0].SourceTable': 'other',
+          'Mappings[0].DestTable': 'courses',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await operator.post('/Migration/ReviewMappings', {
+          sessionId,
+          'Mappings[0].SourceTable': 'venue',
+          'Mappings[0].DestTable': 'courses',
+          'Mappings[0].Columns[0].Source': 'venue_name',
+          'Mappings[0].Columns[0].Dest': 'nope',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await operator.post('/Migration/RelationshipConfig', {
+          sessionId,
+          'columnConfigs[0].Table': 'venue',
+          'columnConfigs[0].NaturalKey': 'nope',
+        })
+      ).status,
+    ).toBe(400);
     expect((await operator.post('/Migration/RelationshipConfig', { sessionId, 'tableOrder[0]': 'horses' })).status).toBe(400);
   });
 
@@ -219,7 +290,10 @@ describe('the wizard: error cases', () => {
   it('answers table info for a source table, 404 for an unknown one', async () => {
     const info = await operator.get('/api/table/info/trainer');
     expect(info.status).toBe(200);
-    expect(await info.json()).toMatchObject({ tableName: 'trainer', columns: expect.arrayContaining([expect.objectContaining({ ColumnName: 'trainer_id', IsPrimaryKey: true })]) });
+    expect(await info.json()).toMatchObject({
+      tableName: 'trainer',
+      columns: expect.arrayContaining([expect.objectContaining({ ColumnName: 'trainer_id', IsPrimaryKey: true })]),
+    });
     expect((await operator.get('/api/table/info/no_such_table')).status).toBe(404);
   });
 
@@ -251,10 +325,22 @@ describe('the field-mapping flow', () => {
     await operator.post('/Migration/TableSelection', { sessionId, selectedTables: ['jockey'] });
     await uploadSchema(operator, sessionId, JSON.stringify(LEGACY_MAPPING));
     expect((await operator.page(`/Migration/FieldMapping?sessionId=${sessionId}`)).res.status).toBe(200);
-    const saved = await operator.post('/Migration/FieldMappingPost', { sessionId, 'naturalKeys[0].Table': 'jockey', 'naturalKeys[0].Columns': 'name' });
+    const saved = await operator.post('/Migration/FieldMappingPost', {
+      sessionId,
+      'naturalKeys[0].Table': 'jockey',
+      'naturalKeys[0].Columns': 'name',
+    });
     expect(saved.status).toBe(302);
     expect(saved.headers.get('location')).toBe(`/Migration/Summary?sessionId=${sessionId}`);
-    expect((await operator.post('/Migration/FieldMappingPost', { sessionId, 'naturalKeys[0].Table': 'jockey', 'naturalKeys[0].Columns': 'not_mapped' })).status).toBe(400);
+    expect(
+      (
+        await operator.post('/Migration/FieldMappingPost', {
+          sessionId,
+          'naturalKeys[0].Table': 'jockey',
+          'naturalKeys[0].Columns': 'not_mapped',
+        })
+      ).status,
+    ).toBe(400);
     const found = await operator.post('/Migration/FindNaturalKeyMatches', { sessionId });
     expect(found.status).toBe(302);
     expect(found.headers.get('location')).toBe(`/Migration/PendingMappings?sessionId=${sessionId}`);
@@ -264,8 +350,12 @@ describe('the field-mapping flow', () => {
     expect((await operator.post('/Migration/ConfirmMapping', { sessionId, mappingId: ids[0]! })).status).toBe(302);
     expect((await operator.post('/Migration/RejectMapping', { sessionId, mappingId: ids[1]! })).status).toBe(302);
     expect((await operator.post('/Migration/ConfirmMapping', { sessionId, mappingId: '99999999' })).status).toBe(404);
-    expect((await operator.post('/Migration/AddManualMapping', { sessionId, tableName: 'jockey', sourceId: '1', destId: '1' })).status).toBe(302);
-    expect((await operator.post('/Migration/AddManualMapping', { sessionId, tableName: 'horse', sourceId: '1', destId: '1' })).status).toBe(400);
+    expect(
+      (await operator.post('/Migration/AddManualMapping', { sessionId, tableName: 'jockey', sourceId: '1', destId: '1' })).status,
+    ).toBe(302);
+    expect((await operator.post('/Migration/AddManualMapping', { sessionId, tableName: 'horse', sourceId: '1', destId: '1' })).status).toBe(
+      400,
+    );
     const summary = await operator.page(`/Migration/Summary?sessionId=${sessionId}`);
     expect(summary.html).toMatch(/1 confirmed, 1 rejected, 1 added by hand/);
   }, 60_000);
@@ -286,12 +376,16 @@ async function readySession(client: Client): Promise<string> {
   return sessionId;
 }
 
-const sessionRow = (id: string) => env.DB.prepare('select status, run_id from migration_sessions where id = ?').bind(id).first<{ status: string; run_id: string | null }>();
+const sessionRow = (id: string) =>
+  env.DB.prepare('select status, run_id from migration_sessions where id = ?').bind(id).first<{ status: string; run_id: string | null }>();
 
 describe('runs that cannot collide', () => {
   it('starts one run of two concurrent RunConfig posts (the other 409 naming it), records its end from the job, then lets a new run start', async () => {
     const sessionId = await readySession(operator);
-    const [a, b] = await Promise.all([operator.post('/Migration/RunConfig', { sessionId }), operator.post('/Migration/RunConfig', { sessionId })]);
+    const [a, b] = await Promise.all([
+      operator.post('/Migration/RunConfig', { sessionId }),
+      operator.post('/Migration/RunConfig', { sessionId }),
+    ]);
     expect([a.status, b.status].sort()).toEqual([302, 409]);
     const refused = a.status === 409 ? a : b;
     const row = await sessionRow(sessionId);
@@ -307,7 +401,10 @@ describe('runs that cannot collide', () => {
     }
     expect(status).toBe('Completed');
 
-    const [c, d] = await Promise.all([operator.post('/Migration/StartMigration', { sessionId }), operator.post('/Migration/StartMigration', { sessionId })]);
+    const [c, d] = await Promise.all([
+      operator.post('/Migration/StartMigration', { sessionId }),
+      operator.post('/Migration/StartMigration', { sessionId }),
+    ]);
     expect([c.status, d.status].sort()).toEqual([302, 409]);
     const second = await sessionRow(sessionId);
     expect(second!.run_id).not.toBe(row!.run_id);
@@ -325,7 +422,13 @@ describe('runs that cannot collide', () => {
   it("refuses DeleteRelationship of another session's relationship (404) and keeps it", async () => {
     const mine = await newSession(operator);
     const theirs = await newSession(operator);
-    const added = await operator.post('/Migration/AddCustomRelationship', { sessionId: theirs, parentTable: 'courses', parentColumn: 'id', childTable: 'trainers', childColumn: 'id' });
+    const added = await operator.post('/Migration/AddCustomRelationship', {
+      sessionId: theirs,
+      parentTable: 'courses',
+      parentColumn: 'id',
+      childTable: 'trainers',
+      childColumn: 'id',
+    });
     const { id } = await added.json<{ id: number }>();
     const refused = await operator.post('/Migration/DeleteRelationship', { sessionId: mine, relationshipId: String(id) });
     expect(refused.status).toBe(404);
@@ -338,9 +441,17 @@ describe('runs that cannot collide', () => {
     expect(await env.DB.prepare('select id from custom_relationships where id = ?').bind(id).first()).not.toBeNull();
     const removed = await operator.post('/Migration/DeleteRelationship', { sessionId: theirs, relationshipId: String(id) });
     expect(await removed.json()).toMatchObject({ success: true });
-    const again = await operator.post('/Migration/AddCustomRelationship', { sessionId: mine, parentTable: 'courses', parentColumn: 'id', childTable: 'trainers', childColumn: 'id' });
+    const again = await operator.post('/Migration/AddCustomRelationship', {
+      sessionId: mine,
+      parentTable: 'courses',
+      parentColumn: 'id',
+      childTable: 'trainers',
+      childColumn: 'id',
+    });
     const own = (await again.json<{ id: number }>()).id;
-    expect(await (await operator.post('/Migration/DeleteRelationship', { relationshipId: String(own) })).json()).toMatchObject({ success: true });
+    expect(await (await operator.post('/Migration/DeleteRelationship', { relationshipId: String(own) })).json()).toMatchObject({
+      success: true,
+    });
   });
 });
 
@@ -354,7 +465,10 @@ async function destCount(table: string): Promise<number> {
   }
 }
 
-const countRows = async (sql: string, ...values: unknown[]) => (await env.DB.prepare(sql).bind(...values).first<{ n: number }>())!.n;
+const countRows = async (sql: string, ...values: unknown[]) =>
+  (await env.DB.prepare(sql)
+    .bind(...values)
+    .first<{ n: number }>())!.n;
 
 describe('sessions begin at the first post', () => {
   it('creates no session on a visit, creates a named one on the post, and never lists one without tables', async () => {
@@ -368,7 +482,9 @@ describe('sessions begin at the first post', () => {
     expect(page.html).toMatch(/data-session-name="true">venue, trainer — \d{4}-\d{2}-\d{2}</);
     // A session left empty (as visits made them before) is not listed.
     const empty = crypto.randomUUID();
-    await env.DB.prepare("insert into migration_sessions (id, config_id, created_by) values (?, 1, 'wizard-operator@example.com')").bind(empty).run();
+    await env.DB.prepare("insert into migration_sessions (id, config_id, created_by) values (?, 1, 'wizard-operator@example.com')")
+      .bind(empty)
+      .run();
     const list = await operator.page('/Session');
     expect(list.html).toContain(sessionId);
     expect(list.html).not.toContain(empty);
@@ -382,23 +498,48 @@ describe('defaults that do not duplicate (venue into courses, already there)', (
     const review = await operator.page(`/Migration/ReviewMappings?sessionId=${sessionId}`);
     expect(review.res.status).toBe(200);
     expect(review.html).toContain('data-table-suggestion="courses"');
-    for (const [source, dest] of [['venue_name', 'name'], ['country_code', 'country'], ['category_code', 'category'], ['state_code', 'state']]) {
+    for (const [source, dest] of [
+      ['venue_name', 'name'],
+      ['country_code', 'country'],
+      ['category_code', 'category'],
+      ['state_code', 'state'],
+    ]) {
       expect(review.html, source).toMatch(new RegExp(`data-column="${source}"[\\s\\S]*?data-suggestion="${dest}"`));
     }
-    expect(review.html).toContain("venue_name without the table&#39;s name venue");
+    expect(review.html).toContain('venue_name without the table&#39;s name venue');
     // Mapping drop-downs are labelled.
     expect(review.html).toContain('aria-label="Destination column for venue.venue_name"');
-    const stored = await env.DB.prepare('select mappings from migration_sessions where id = ?').bind(sessionId).first<{ mappings: string }>();
-    const plan = (JSON.parse(stored!.mappings) as { destTable: string; naturalKey?: string[]; columns: { source: string; dest: string; transform?: { kind: string; values?: Record<string, string> } }[] }[])[0]!;
+    const stored = await env.DB.prepare('select mappings from migration_sessions where id = ?')
+      .bind(sessionId)
+      .first<{ mappings: string }>();
+    const plan = (
+      JSON.parse(stored!.mappings) as {
+        destTable: string;
+        naturalKey?: string[];
+        columns: { source: string; dest: string; transform?: { kind: string; values?: Record<string, string> } }[];
+      }[]
+    )[0]!;
     expect(plan.destTable).toBe('courses');
     expect(plan.naturalKey).toEqual(['name']);
     expect(plan.columns.find((c) => c.source === 'country_code')?.transform).toEqual({ kind: 'map', values: { AU: 'AUS', NZ: 'NZ' } });
-    expect(plan.columns.find((c) => c.source === 'category_code')?.transform?.values).toEqual({ M: 'Metropolitan', P: 'Provincial', C: 'Country' });
+    expect(plan.columns.find((c) => c.source === 'category_code')?.transform?.values).toEqual({
+      M: 'Metropolitan',
+      P: 'Provincial',
+      C: 'Country',
+    });
 
-    const next = await operator.post('/Migration/ReviewMappings', { sessionId, next: 'FilterConfig', 'Mappings[0].SourceTable': 'venue', 'Mappings[0].DestTable': 'courses', 'Mappings[0].ColumnsFor': 'courses' });
+    const next = await operator.post('/Migration/ReviewMappings', {
+      sessionId,
+      next: 'FilterConfig',
+      'Mappings[0].SourceTable': 'venue',
+      'Mappings[0].DestTable': 'courses',
+      'Mappings[0].ColumnsFor': 'courses',
+    });
     expect(next.headers.get('location')).toBe(`/Migration/FilterConfig?sessionId=${sessionId}`);
     const relations = await operator.page(`/Migration/RelationshipConfig?sessionId=${sessionId}`);
-    expect(relations.html).toMatch(/data-key-proposal="name"[^>]*>Proposed: name — venue_name is unique in \d+ sampled source rows and in courses \(\d+ rows\)/);
+    expect(relations.html).toMatch(
+      /data-key-proposal="name"[^>]*>Proposed: name — venue_name is unique in \d+ sampled source rows and in courses \(\d+ rows\)/,
+    );
     const run = await operator.page(`/Migration/RunConfig?sessionId=${sessionId}`);
     expect(run.html).not.toContain('data-duplicate-risk');
     expect(run.html).toContain('Row filter for venue');
@@ -417,7 +558,15 @@ describe('defaults that do not duplicate (venue into courses, already there)', (
     // Rows already in the id mappings are skipped, not inserted: forget them so every venue counts.
     expect((await operator.postJson(`/Migration/ClearHistoryAjax?sessionId=${sessionId}`, ['courses'])).status).toBe(200);
     // No key: the page's empty entry only.
-    expect((await operator.post('/Migration/RelationshipConfig', { sessionId, 'columnConfigs[0].Table': 'venue', 'columnConfigs[0].NaturalKey': '' })).status).toBe(302);
+    expect(
+      (
+        await operator.post('/Migration/RelationshipConfig', {
+          sessionId,
+          'columnConfigs[0].Table': 'venue',
+          'columnConfigs[0].NaturalKey': '',
+        })
+      ).status,
+    ).toBe(302);
     const run = await operator.page(`/Migration/RunConfig?sessionId=${sessionId}`);
     expect(run.html).toContain('data-duplicate-risk');
     expect(run.html).toMatch(/data-risk-table="courses" data-rows-at-risk="[1-9]\d*"/);
@@ -429,7 +578,15 @@ describe('defaults that do not duplicate (venue into courses, already there)', (
     expect(summary.status).toBe(400);
     expect((await sessionRow(sessionId))!.run_id).toBeNull();
     // Choosing the key again through the page's checkboxes clears the warning.
-    expect((await operator.post('/Migration/RelationshipConfig', { sessionId, 'columnConfigs[0].Table': 'venue', 'columnConfigs[0].NaturalKey': ['', 'name'] })).status).toBe(302);
+    expect(
+      (
+        await operator.post('/Migration/RelationshipConfig', {
+          sessionId,
+          'columnConfigs[0].Table': 'venue',
+          'columnConfigs[0].NaturalKey': ['', 'name'],
+        })
+      ).status,
+    ).toBe(302);
     expect((await operator.page(`/Migration/RunConfig?sessionId=${sessionId}`)).html).not.toContain('data-duplicate-risk');
   }, 60_000);
 
@@ -443,7 +600,9 @@ describe('defaults that do not duplicate (venue into courses, already there)', (
     expect((await operator.page(`/Migration/Results?sessionId=${sessionId}`)).html).toContain('data-no-run');
     expect((await operator.post('/Migration/FindNaturalKeyMatches', { sessionId })).status).toBe(302);
     const pending = await operator.page(`/Migration/PendingMappings?sessionId=${sessionId}`);
-    const row = /<tr data-match-table="jockey" data-scan-capped="(true|false)" data-match-capped="(true|false)">([\s\S]*?)<\/tr>/.exec(pending.html);
+    const row = /<tr data-match-table="jockey" data-scan-capped="(true|false)" data-match-capped="(true|false)">([\s\S]*?)<\/tr>/.exec(
+      pending.html,
+    );
     expect(row).not.toBeNull();
     const cells = [...row![3]!.matchAll(/<td>(\d+)<\/td>/g)].map((m) => Number(m[1]));
     const [alreadyMapped, matched, unmatched, scanned] = cells;

@@ -47,7 +47,8 @@ function contractGaps(client: JsonSchema, documented: JsonSchema, at = '$'): str
   }
   if (client.const !== undefined) {
     const allowed = doc.const !== undefined ? [doc.const] : doc.enum;
-    if (!allowed || allowed.length !== 1 || allowed[0] !== client.const) gaps.push(`${at}: client expects ${JSON.stringify(client.const)}, document allows ${JSON.stringify(allowed ?? 'any')}`);
+    if (!allowed || allowed.length !== 1 || allowed[0] !== client.const)
+      gaps.push(`${at}: client expects ${JSON.stringify(client.const)}, document allows ${JSON.stringify(allowed ?? 'any')}`);
   }
   for (const [name, property] of Object.entries(client.properties ?? {})) {
     const where = `${at}.${name}`;
@@ -56,7 +57,8 @@ function contractGaps(client: JsonSchema, documented: JsonSchema, at = '$'): str
       gaps.push(`${where}: not in the document`);
       continue;
     }
-    if (client.required?.includes(name) && !doc.required?.includes(name)) gaps.push(`${where}: required by the client, optional in the document`);
+    if (client.required?.includes(name) && !doc.required?.includes(name))
+      gaps.push(`${where}: required by the client, optional in the document`);
     gaps.push(...contractGaps(property, documentedProperty, where));
   }
   return gaps;
@@ -85,8 +87,12 @@ describe('the shared auth client against workers/auth/openapi.json', () => {
   }
 
   it('the client reads the fields sessions are built from', () => {
-    expect(Object.keys(asJson(Verified).properties ?? {})).toEqual(expect.arrayContaining(['access_token', 'refresh_token', 'expires_in', 'user']));
-    expect(Object.keys(asJson(Verified).properties?.user?.properties ?? {})).toEqual(expect.arrayContaining(['id', 'email', 'first_name', 'last_name', 'role']));
+    expect(Object.keys(asJson(Verified).properties ?? {})).toEqual(
+      expect.arrayContaining(['access_token', 'refresh_token', 'expires_in', 'user']),
+    );
+    expect(Object.keys(asJson(Verified).properties?.user?.properties ?? {})).toEqual(
+      expect.arrayContaining(['id', 'email', 'first_name', 'last_name', 'role']),
+    );
   });
 
   it('the comparison finds a field the document lacks, a wrong type, a wrong constant and an optional field read as required', () => {
@@ -104,6 +110,8 @@ describe('the shared auth client against workers/auth/openapi.json', () => {
       '$.refresh_token_expires: not in the document',
     ]);
     const user = resolve({ $ref: '#/components/schemas/Failure' });
-    expect(contractGaps(asJson(z.object({ issues: z.array(z.string()) })), user)).toEqual(['$.issues: required by the client, optional in the document']);
+    expect(contractGaps(asJson(z.object({ issues: z.array(z.string()) })), user)).toEqual([
+      '$.issues: required by the client, optional in the document',
+    ]);
   });
 });

@@ -23,8 +23,15 @@ function testService() {
     setCookie(c, '__Host-dash', 'b', { path: '/', secure: true });
     return c.text('ok');
   });
-  const assets = { fetch: async (input: RequestInfo | URL) => (new URL(String(input)).pathname === '/static/app.css' ? new Response('body{}', { headers: { 'content-type': 'text/css' } }) : new Response('no', { status: 404 })) };
-  const fetch = servedUnder('/svc', (request: Request, env: { ASSETS?: unknown }, ctx: ExecutionContext) => app.fetch(request, env, ctx), { assetsFirst: true });
+  const assets = {
+    fetch: async (input: RequestInfo | URL) =>
+      new URL(String(input)).pathname === '/static/app.css'
+        ? new Response('body{}', { headers: { 'content-type': 'text/css' } })
+        : new Response('no', { status: 404 }),
+  };
+  const fetch = servedUnder('/svc', (request: Request, env: { ASSETS?: unknown }, ctx: ExecutionContext) => app.fetch(request, env, ctx), {
+    assetsFirst: true,
+  });
   return (url: string, init?: RequestInit) => fetch(new Request(url, init), { ASSETS: assets }, createExecutionContext());
 }
 
@@ -57,13 +64,15 @@ describe('serving a service under a path prefix', () => {
   });
 
   it('puts the prefix into redirects, own-origin absolute ones included, and no other host', async () => {
-    expect((await call('https://api.example/svc/go', { redirect: 'manual' })).headers.get('location')).toBe('/svc/login?next=%2Frunner%2F1');
+    expect((await call('https://api.example/svc/go', { redirect: 'manual' })).headers.get('location')).toBe(
+      '/svc/login?next=%2Frunner%2F1',
+    );
     expect((await call('https://api.example/svc/go-absolute')).headers.get('location')).toBe('https://api.example/svc/home');
     expect((await call('https://api.example/svc/go-elsewhere')).headers.get('location')).toBe('https://login.example/authorize');
     expect((await call('https://svc.example/go')).headers.get('location')).toBe('/login?next=%2Frunner%2F1');
   });
 
-  it("puts the prefix into cookie paths, leaving __Host- cookies at / as browsers require", async () => {
+  it('puts the prefix into cookie paths, leaving __Host- cookies at / as browsers require', async () => {
     const res = await call('https://api.example/svc/cookies');
     const cookies = [...res.headers].filter(([name]) => name === 'set-cookie').map(([, value]) => value);
     expect(cookies).toEqual(['session=a; Path=/svc/api', 'theme=dark; Path=/svc', '__Host-dash=b; Path=/; Secure']);

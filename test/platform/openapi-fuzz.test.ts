@@ -23,7 +23,12 @@ const doc: OpenApiDocument = {
     },
     '/items': {
       post: {
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string', maxLength: 20 } }, required: ['name'] } } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { type: 'object', properties: { name: { type: 'string', maxLength: 20 } }, required: ['name'] } },
+          },
+        },
         responses: {
           201: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } },
           400: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
@@ -33,7 +38,12 @@ const doc: OpenApiDocument = {
   },
   components: {
     schemas: {
-      Item: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'], additionalProperties: false },
+      Item: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, name: { type: 'string' } },
+        required: ['id', 'name'],
+        additionalProperties: false,
+      },
       Error: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] },
     },
   },
@@ -73,11 +83,18 @@ describe('OpenAPI fuzzing', () => {
     expect(report.operations.sort()).toEqual(['GET /items/{id}', 'POST /items']);
     expect(report.requests).toBe(60);
     // Both kinds of answer came up: the generator sends valid and invalid input.
-    expect(Object.keys(report.statuses).sort()).toEqual(['GET /items/{id} 200', 'GET /items/{id} 400', 'POST /items 201', 'POST /items 400']);
+    expect(Object.keys(report.statuses).sort()).toEqual([
+      'GET /items/{id} 200',
+      'GET /items/{id} 400',
+      'POST /items 201',
+      'POST /items 400',
+    ]);
   });
 
   it('flags a status the document does not list', async () => {
-    await expect(run('undocumented status')).rejects.toThrow(/GET \/items\/\{id\}.*\n(.*\n)*.*answered 422, which the document does not list/);
+    await expect(run('undocumented status')).rejects.toThrow(
+      /GET \/items\/\{id\}.*\n(.*\n)*.*answered 422, which the document does not list/,
+    );
   });
 
   it('flags a body the documented schema refuses', async () => {
@@ -108,10 +125,14 @@ describe('OpenAPI fuzzing', () => {
 
   it('validates against the schema subset the documents use', async () => {
     expect(validate(doc, { $ref: '#/components/schemas/Item' }, { id: 1, name: 'a' })).toEqual([]);
-    expect(validate(doc, { $ref: '#/components/schemas/Item' }, { id: 1, name: 'a', extra: true })).toEqual(['$: unexpected property extra']);
+    expect(validate(doc, { $ref: '#/components/schemas/Item' }, { id: 1, name: 'a', extra: true })).toEqual([
+      '$: unexpected property extra',
+    ]);
     expect(validate(doc, { anyOf: [{ type: 'string' }, { type: 'null' }] }, 3)).toHaveLength(1);
     expect(validate(doc, { type: 'string', format: 'date-time' }, 'yesterday')).toHaveLength(1);
     const op = operationsOf(doc)[0]!;
-    expect(await checkAnswer(doc, op, new Response('<p>hi</p>', { status: 200, headers: { 'content-type': 'text/html' } }))).toMatch(/as text\/html/);
+    expect(await checkAnswer(doc, op, new Response('<p>hi</p>', { status: 200, headers: { 'content-type': 'text/html' } }))).toMatch(
+      /as text\/html/,
+    );
   });
 });

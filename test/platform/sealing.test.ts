@@ -40,7 +40,10 @@ describe('values sealed by the old per-service implementations', () => {
     expect(await mailOpen(SECRET, 'oauth-flow', SESSION, LEGACY.mailSession)).toBeUndefined();
     expect(await mailOpen(SECRET, 'refresh-token', 'do-id-other', LEGACY.mailMailbox)).toBeUndefined();
     expect(await openRefreshToken(`${SECRET}-rotated`, SESSION, LEGACY.cms)).toBeUndefined();
-    await expect(openPassword(SECRET, { ...CONNECTION, port: 5433 }, LEGACY.migratePassword)).rejects.toMatchObject({ status: 409, code: 'password_unreadable' });
+    await expect(openPassword(SECRET, { ...CONNECTION, port: 5433 }, LEGACY.migratePassword)).rejects.toMatchObject({
+      status: 409,
+      code: 'password_unreadable',
+    });
   });
 
   it('new values keep the old format, so a rollback could still read them', async () => {
@@ -72,7 +75,17 @@ describe('open: a typed failure for anything that does not open, never a throw',
 
   it('anything not in the format: malformed', async () => {
     const sealed = await seal(key, 'row-1', 'x');
-    for (const value of ['', 'v1', 'v1..', 'v2.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', `${sealed}.extra`, 'v1.short.AAAAAAAAAAAAAAAAAAAAAA', 'v1.AAAAAAAAAAAAAAAA.AAAA', 'v1.!!!!.????', '\u0000']) {
+    for (const value of [
+      '',
+      'v1',
+      'v1..',
+      'v2.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA',
+      `${sealed}.extra`,
+      'v1.short.AAAAAAAAAAAAAAAAAAAAAA',
+      'v1.AAAAAAAAAAAAAAAA.AAAA',
+      'v1.!!!!.????',
+      '\u0000',
+    ]) {
       expect(await open(key, 'row-1', value), JSON.stringify(value)).toEqual({ ok: false, reason: 'malformed' });
     }
   });

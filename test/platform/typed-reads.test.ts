@@ -49,14 +49,23 @@ describe('parseRows', () => {
     expect((error as RowShapeError).statement).toBe('the weights');
     expect((error as RowShapeError).rowIndex).toBe(1);
     expect((error as Error).message).toMatch(/^Row 1 of the weights does not match its schema: weight: /);
-    for (const off of [{ ...good, id: '1' }, { ...good, id: 1.5 }, { ...good, date: '2/1/2026' }, { ...good, jockey: undefined }, { ...good, runs: '1e3' }, null]) {
+    for (const off of [
+      { ...good, id: '1' },
+      { ...good, id: 1.5 },
+      { ...good, date: '2/1/2026' },
+      { ...good, jockey: undefined },
+      { ...good, runs: '1e3' },
+      null,
+    ]) {
       expect(() => parseRows('the weights', row, [off])).toThrow(RowShapeError);
     }
   });
 
   it('parseOne wants exactly one row', () => {
     expect(parseOne('one', z.object({ n: pgInt }), [{ n: 1 }])).toEqual({ n: 1 });
-    expect(() => parseOne('one', z.object({ n: pgInt }), [])).toThrow(/Row 0 of one does not match its schema: row: expected one row, got 0/);
+    expect(() => parseOne('one', z.object({ n: pgInt }), [])).toThrow(
+      /Row 0 of one does not match its schema: row: expected one row, got 0/,
+    );
     expect(() => parseOne('one', z.object({ n: pgInt }), [{ n: 1 }, { n: 2 }])).toThrow(RowShapeError);
   });
 });
@@ -64,7 +73,14 @@ describe('parseRows', () => {
 describe('against the racing database', () => {
   it('selectRows and selectOne parse what the server answers; their types are the schema output', async () => {
     const db = reads();
-    const rows = await selectRows(db, typedSql('two numbers', z.object({ n: pgInt, w: pgNumeric, c: pgCount }), sql`select 1 as n, 57.5::numeric(4,1) as w, count(*) as c from (values (1), (2)) v`));
+    const rows = await selectRows(
+      db,
+      typedSql(
+        'two numbers',
+        z.object({ n: pgInt, w: pgNumeric, c: pgCount }),
+        sql`select 1 as n, 57.5::numeric(4,1) as w, count(*) as c from (values (1), (2)) v`,
+      ),
+    );
     expect(rows).toEqual([{ n: 1, w: 57.5, c: 2 }]);
     expectTypeOf(rows).toEqualTypeOf<{ n: number; w: number; c: number }[]>();
     const one = await selectOne(db, typedSql('a date', z.object({ d: pgDate }), sql`select ${'2026-03-04'}::date::text as d`));
@@ -74,9 +90,9 @@ describe('against the racing database', () => {
   it('a row the server answers off the declared schema is a RowShapeError', async () => {
     const db = reads();
     await expect(selectRows(db, typedSql('a name', z.object({ name: z.string() }), sql`select 42 as name`))).rejects.toThrow(RowShapeError);
-    await expect(readRows(db, { name: 'a count', text: 'select count(*) as n from (values (1)) v', row: z.object({ n: z.boolean() }) })).rejects.toThrow(
-      /Row 0 of a count does not match its schema: n: /,
-    );
+    await expect(
+      readRows(db, { name: 'a count', text: 'select count(*) as n from (values (1)) v', row: z.object({ n: z.boolean() }) }),
+    ).rejects.toThrow(/Row 0 of a count does not match its schema: n: /);
   });
 
   it('readBatch parses each statement of the round trip with its own schema', async () => {
@@ -99,7 +115,9 @@ describe('against the racing database', () => {
 
   it("a service answers a row off its schema with its error handler's 500, not the row", async () => {
     const app = createApp('platform-test');
-    app.get('/typed', async (c) => c.json(await selectRows(reads(), typedSql('a name', z.object({ name: z.string() }), sql`select 42 as name`))));
+    app.get('/typed', async (c) =>
+      c.json(await selectRows(reads(), typedSql('a name', z.object({ name: z.string() }), sql`select 42 as name`))),
+    );
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const ctx = createExecutionContext();

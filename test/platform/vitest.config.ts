@@ -17,5 +17,10 @@ export default defineProject({
       },
     })),
   ],
-  test: { ...PROJECT_TEST_DEFAULTS, name: 'platform', include: ['test/platform/**/*.test.ts'], root: new URL('../..', import.meta.url).pathname },
+  test: {
+    ...PROJECT_TEST_DEFAULTS,
+    name: 'platform',
+    include: ['test/platform/**/*.test.ts'],
+    root: new URL('../..', import.meta.url).pathname,
+  },
 });

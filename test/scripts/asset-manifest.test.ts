@@ -33,7 +33,9 @@ describe('asset manifests', () => {
     expect(after).not.toBe(before);
     expect(after).toContain(`"/static/migrate.css": "${contentHash(readFileSync(css))}"`);
     // The other services' manifests did not change.
-    expect(readFileSync(join(scratch, 'workers/form/src/asset-manifest.ts'), 'utf8')).toBe(readFileSync(join(ROOT, 'workers/form/src/asset-manifest.ts'), 'utf8'));
+    expect(readFileSync(join(scratch, 'workers/form/src/asset-manifest.ts'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'workers/form/src/asset-manifest.ts'), 'utf8'),
+    );
   });
 
   it('a changed shared stylesheet is copied to every service and changes every manifest', () => {
@@ -46,7 +48,8 @@ describe('asset manifests', () => {
     expect(stale).toContain('workers/shared/views/page-css.ts');
     writeGeneratedFiles(scratch);
     expect(staleFiles(scratch)).toEqual([]);
-    for (const { assets, sharedCss } of ASSET_SERVICES) expect(readFileSync(join(scratch, assets, sharedCss), 'utf8')).toContain('.shared-change');
+    for (const { assets, sharedCss } of ASSET_SERVICES)
+      expect(readFileSync(join(scratch, assets, sharedCss), 'utf8')).toContain('.shared-change');
   });
 
   it('assetUrl puts the hash in the query and refuses a path the manifest does not have', () => {

@@ -25,11 +25,26 @@ describe('auth development seed and first-admin command', () => {
   });
 
   it('creates an admin from the command line and prints the enrolment', { timeout: 60_000 }, () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/auth-admin.ts', 'create-admin', '--email', 'First.Admin@example.com', '--first', 'First', '--persist-to', persistTo], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, AUTH_ADMIN_PASSWORD: 'a long admin password', CI: 'true', WRANGLER_SEND_METRICS: 'false' },
-    });
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'scripts/auth-admin.ts',
+        'create-admin',
+        '--email',
+        'First.Admin@example.com',
+        '--first',
+        'First',
+        '--persist-to',
+        persistTo,
+      ],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, AUTH_ADMIN_PASSWORD: 'a long admin password', CI: 'true', WRANGLER_SEND_METRICS: 'false' },
+      },
+    );
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/otpauth:\/\/totp\/Racing%20back-office:first\.admin%40example\.com\?secret=[A-Z2-7]{32}&/);
     expect(run.stdout.match(/^ {2}[a-z0-9]{4}-[a-z0-9]{4}$/gm)).toHaveLength(10);

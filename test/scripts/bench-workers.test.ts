@@ -41,11 +41,17 @@ describe('bench Workers', () => {
   const workers = benchWorkers();
 
   it('finds the Workers the sections start', () => {
-    expect(workers.map((w) => w.entry)).toEqual(expect.arrayContaining(['bench/worker/auth.ts', 'bench/worker/cms.ts', 'bench/worker/migrate.ts']));
+    expect(workers.map((w) => w.entry)).toEqual(
+      expect.arrayContaining(['bench/worker/auth.ts', 'bench/worker/cms.ts', 'bench/worker/migrate.ts']),
+    );
   });
 
-  it.each(workers.map((w) => [w.section, w] as const))('%s: the entry exports every Durable Object class its config binds', (_, { config, entry }) => {
-    const source = read(entry);
-    for (const name of boundClasses(config)) expect(source, `${entry} (config ${config})`).toMatch(new RegExp(`export (\\{[^}]*\\b${name}\\b[^}]*\\}|class ${name}\\b)`));
-  });
+  it.each(workers.map((w) => [w.section, w] as const))(
+    '%s: the entry exports every Durable Object class its config binds',
+    (_, { config, entry }) => {
+      const source = read(entry);
+      for (const name of boundClasses(config))
+        expect(source, `${entry} (config ${config})`).toMatch(new RegExp(`export (\\{[^}]*\\b${name}\\b[^}]*\\}|class ${name}\\b)`));
+    },
+  );
 });

@@ -14,10 +14,14 @@ const DEV_DATABASE = 'postgres://postgres:postgres@127.0.0.1:1/postgres';
 /** Sends `size` bytes in 16 KiB chunks with Transfer-Encoding: chunked; resolves with the status. */
 function postChunked(origin: string, path: string, size: number, contentType: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, origin), { method: 'POST', headers: { 'content-type': contentType, 'transfer-encoding': 'chunked' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      new URL(path, origin),
+      { method: 'POST', headers: { 'content-type': contentType, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.setTimeout(20_000, () => req.destroy(new Error(`no answer to POST ${path} within 20 s`)));
     req.on('error', (error) => {
       // The server may answer 413 and close before the whole body is written.
@@ -56,7 +60,12 @@ describe('oversized chunked bodies against real local Workers', () => {
       startLocalWorker({
         config: 'workers/stats/wrangler.toml',
         logLevel: 'error',
-        vars: { DATABASE_URL: DEV_DATABASE, STATIC_API_TOKEN: 'chunked-test-token', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'chunked-test-password' },
+        vars: {
+          DATABASE_URL: DEV_DATABASE,
+          STATIC_API_TOKEN: 'chunked-test-token',
+          ADMIN_USERNAME: 'admin',
+          ADMIN_PASSWORD: 'chunked-test-password',
+        },
       }),
       startLocalWorker({
         config: 'workers/form/wrangler.toml',
@@ -77,13 +86,21 @@ describe('oversized chunked bodies against real local Workers', () => {
     await Promise.all([stats?.dispose(), form?.dispose()]);
   });
 
-  it.each([200 * 1024, 2 * 1024 * 1024])('stats POST /login with %i chunked bytes is 413, and the next request answers', async (size) => {
-    expect(await postChunked(statsOrigin, '/login', size, 'application/json')).toBe(413);
-    expect(await getWithin(statsOrigin, '/login')).toBe(200);
-  }, 60_000);
+  it.each([200 * 1024, 2 * 1024 * 1024])(
+    'stats POST /login with %i chunked bytes is 413, and the next request answers',
+    async (size) => {
+      expect(await postChunked(statsOrigin, '/login', size, 'application/json')).toBe(413);
+      expect(await getWithin(statsOrigin, '/login')).toBe(200);
+    },
+    60_000,
+  );
 
-  it.each([20 * 1024, 2 * 1024 * 1024])('form POST /form/ with %i chunked bytes is 413, and the next request answers', async (size) => {
-    expect(await postChunked(formOrigin, '/form/', size, 'application/x-www-form-urlencoded')).toBe(413);
-    expect(await getWithin(formOrigin, '/form/')).toBe(200);
-  }, 60_000);
+  it.each([20 * 1024, 2 * 1024 * 1024])(
+    'form POST /form/ with %i chunked bytes is 413, and the next request answers',
+    async (size) => {
+      expect(await postChunked(formOrigin, '/form/', size, 'application/x-www-form-urlencoded')).toBe(413);
+      expect(await getWithin(formOrigin, '/form/')).toBe(200);
+    },
+    60_000,
+  );
 });

@@ -14,7 +14,9 @@ import { ROOT, landedWorkers } from '../../scripts/workers';
 
 /** Every port of a whole stack moved by `offset`: the services and the router, their inspectors, the relay, the stand-in, both databases. */
 const stackPorts = (offset: number) =>
-  devStackPorts({ workers: landedWorkers(), offset, embeddedDatabase: true, embeddedLegacy: true, graphStandin: true }).map((entry) => entry.port);
+  devStackPorts({ workers: landedWorkers(), offset, embeddedDatabase: true, embeddedLegacy: true, graphStandin: true }).map(
+    (entry) => entry.port,
+  );
 /**
  * Offsets whose ports all stay off Linux's ephemeral range (32768–60999), which random ports
  * (connections, workerd's own listeners) come from: Workers below it, the databases above it. None
@@ -107,7 +109,10 @@ async function startRunner(only: string, offset: number): Promise<Runner> {
   const record = () => started.push(...tree(launcher.pid!).filter((proc) => !started.some((p) => p.pid === proc.pid)));
   const recording = setInterval(record, 2_000);
   const runnerPid = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the dev runner did not serve within ${START_TIMEOUT_MS / 1000} s:\n${output.slice(-3000)}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the dev runner did not serve within ${START_TIMEOUT_MS / 1000} s:\n${output.slice(-3000)}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const pid = /Ctrl-C \(or kill (\d+)\) stops everything/.exec(output)?.[1];
@@ -139,7 +144,11 @@ async function leftBehind(stack: readonly Proc[], stackPortList: readonly number
 }
 
 /** The answer's status, or 0 while nothing answers. */
-const statusOf = (url: string) => fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(5_000) }).then((answer) => answer.status, () => 0);
+const statusOf = (url: string) =>
+  fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(5_000) }).then(
+    (answer) => answer.status,
+    () => 0,
+  );
 
 const runnerTest = (name: string, only: string, stop: (runner: Runner) => void) =>
   it(
@@ -164,7 +173,10 @@ const runnerTest = (name: string, only: string, stop: (runner: Runner) => void) 
       const stopped = Date.now();
       stop(runner);
       const left = await leftBehind(runner.stack, ports);
-      expect(left, `left behind ${Math.round((Date.now() - stopped) / 1000)} s after the stop:\n${runner.output().slice(-2000)}`).toEqual({ processes: [], ports: [] });
+      expect(left, `left behind ${Math.round((Date.now() - stopped) / 1000)} s after the stop:\n${runner.output().slice(-2000)}`).toEqual({
+        processes: [],
+        ports: [],
+      });
     },
     START_TIMEOUT_MS + STOP_TIMEOUT_MS + 30_000,
   );

@@ -17,7 +17,8 @@ describe('published development values', () => {
     for (const worker of landedWorkers()) {
       const file = join(ROOT, 'workers', worker.name, '.dev.vars.example');
       if (!existsSync(file)) continue;
-      for (const [name, value] of Object.entries(parseDevVars(readFileSync(file, 'utf8')))) if (!NAMES.has(name) && value) published.add(value);
+      for (const [name, value] of Object.entries(parseDevVars(readFileSync(file, 'utf8'))))
+        if (!NAMES.has(name) && value) published.add(value);
     }
     expect(published.size).toBeGreaterThan(10);
     expect([...PUBLISHED_DEVELOPMENT_VALUES].sort()).toEqual([...published].sort());

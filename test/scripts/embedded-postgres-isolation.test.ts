@@ -75,7 +75,9 @@ describe('a long statement on one embedded database', () => {
         otherDatabase: await elapsedMs(async () => expect(await queryDirect(other.url, 'select 41 + 1 as n')).toEqual([{ n: 42 }])),
         relayToOtherDatabase: await elapsedMs(async () => expect(await queryThroughRelay(other.url, 'select 1 as n')).toEqual([['1']])),
         relayHttp: await elapsedMs(async () => expect((await fetch(`${relay.address.replace('ws:', 'http:')}/`)).status).toBe(426)),
-        graphStandin: await elapsedMs(async () => expect((await fetch(`${standin.identityBaseUrl}/common/v2.0/.well-known/openid-configuration`)).status).toBe(200)),
+        graphStandin: await elapsedMs(async () =>
+          expect((await fetch(`${standin.identityBaseUrl}/common/v2.0/.well-known/openid-configuration`)).status).toBe(200),
+        ),
       };
       // All of them while the long statement still runs, each one promptly.
       expect(slowMs, `the long statement ended before the probes did (probes: ${JSON.stringify(probes)})`).toBeUndefined();

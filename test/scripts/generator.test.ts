@@ -59,8 +59,7 @@ function profile(data: RacingRows, today: string) {
       const previous = placed[i - 1];
       const expectedPosition = r.finishingPosition === 1 ? 1 : i + 1;
       return (
-        r.finishingPosition === expectedPosition &&
-        (r.finishingPosition === 1 ? r.margin === 0 : (r.margin ?? 0) > (previous?.margin ?? 0))
+        r.finishingPosition === expectedPosition && (r.finishingPosition === 1 ? r.margin === 0 : (r.margin ?? 0) > (previous?.margin ?? 0))
       );
     });
     if (!inOrder) figures.badFinishingOrders++;

@@ -11,10 +11,20 @@ afterAll(() => standin.close());
 async function mailbox() {
   const box = await createMailbox(standin.url);
   const tokens = await signIn(standin.url, { loginHint: box.loginHint });
-  return { box, tokens, graph: graphClient(standin.graphBaseUrl, tokens.access_token), ctl: (method: string, path: string, body?: unknown) => control(box.control, method, path, body) };
+  return {
+    box,
+    tokens,
+    graph: graphClient(standin.graphBaseUrl, tokens.access_token),
+    ctl: (method: string, path: string, body?: unknown) => control(box.control, method, path, body),
+  };
 }
 
-type Log = { requests: { method: string; path: string; status: number; token: string | null; fault: number | null }[]; highWater: number; highWaterByToken: Record<string, number>; inFlight: number };
+type Log = {
+  requests: { method: string; path: string; status: number; token: string | null; fault: number | null }[];
+  highWater: number;
+  highWaterByToken: Record<string, number>;
+  inFlight: number;
+};
 
 describe('control API: faults', () => {
   it('answers 429 with Retry-After for the next `count` matching requests, then recovers', async () => {
@@ -76,11 +86,19 @@ describe('control API: faults', () => {
     const { tokens, ctl } = await mailbox();
     await ctl('POST', '/faults', { status: 503, count: 1, pathPrefix: '/oauth2/v2.0/token', retryAfter: 2 });
     const form = { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: 'standin-test-client' };
-    const down = await fetch(`${standin.url}/common/oauth2/v2.0/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+    const down = await fetch(`${standin.url}/common/oauth2/v2.0/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('2');
     expect(((await down.json()) as { error: string }).error).toBe('temporarily_unavailable');
-    const up = await fetch(`${standin.url}/common/oauth2/v2.0/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+    const up = await fetch(`${standin.url}/common/oauth2/v2.0/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
     expect(up.status).toBe(200);
   });
 
@@ -94,10 +112,22 @@ describe('control API: faults', () => {
 
   it('refuses malformed faults', async () => {
     const { ctl } = await mailbox();
-    for (const body of [{}, { status: 99 }, { status: 429, count: 0 }, { status: 429, retryAfter: -1 }, { delayMs: 10_000_000 }, { status: '429' }, [1]]) {
+    for (const body of [
+      {},
+      { status: 99 },
+      { status: 429, count: 0 },
+      { status: 429, retryAfter: -1 },
+      { delayMs: 10_000_000 },
+      { status: '429' },
+      [1],
+    ]) {
       expect((await ctl('POST', '/faults', body)).status, JSON.stringify(body)).toBe(400);
     }
-    const notJson = await fetch(`${standin.url}/_standin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{oops' });
+    const notJson = await fetch(`${standin.url}/_standin/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{oops',
+    });
     expect(notJson.status).toBe(400);
   });
 });
@@ -123,22 +153,30 @@ describe('control API: concurrency and the request log', () => {
     const { tokens, graph, ctl } = await mailbox();
     await ctl('POST', '/faults', { delayMs: 20_000, count: 4, pathPrefix: '/me/messages' });
     const abandoned = Array.from({ length: 4 }, () =>
-      fetch(`${standin.graphBaseUrl}/me/messages?$top=1`, { headers: { authorization: `Bearer ${tokens.access_token}` }, signal: AbortSignal.timeout(200) }).catch(
-        (err: unknown) => (err as Error).name,
-      ),
+      fetch(`${standin.graphBaseUrl}/me/messages?$top=1`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+        signal: AbortSignal.timeout(200),
+      }).catch((err: unknown) => (err as Error).name),
     );
     expect(await Promise.all(abandoned)).toEqual(Array(4).fill('TimeoutError'));
     // The stand-in sees the connections close a moment later.
-    for (let i = 0; i < 50 && ((await (await ctl('GET', '/log')).json()) as Log).inFlight > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && ((await (await ctl('GET', '/log')).json()) as Log).inFlight > 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(((await (await ctl('GET', '/log')).json()) as Log).inFlight).toBe(0);
     expect((await graph('/me/messages?$top=1')).status).toBe(200);
   });
 
   it('counts the limit per app: another client id has its own four', async () => {
     const { box, graph, ctl } = await mailbox();
-    const otherApp = graphClient(standin.graphBaseUrl, (await signIn(standin.url, { loginHint: box.loginHint, clientId: 'another-app' })).access_token);
+    const otherApp = graphClient(
+      standin.graphBaseUrl,
+      (await signIn(standin.url, { loginHint: box.loginHint, clientId: 'another-app' })).access_token,
+    );
     await ctl('POST', '/faults', { delayMs: 300 });
-    const answers = await Promise.all([...Array.from({ length: 4 }, () => graph('/me')), ...Array.from({ length: 4 }, () => otherApp('/me'))]);
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => graph('/me')),
+      ...Array.from({ length: 4 }, () => otherApp('/me')),
+    ]);
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
     expect(((await (await ctl('GET', '/log')).json()) as Log).highWater).toBe(8);
   });
@@ -149,7 +187,10 @@ describe('control API: concurrency and the request log', () => {
     expect((await ctl('POST', '/limits', { maxConcurrent: 0 })).status).toBe(200);
     await ctl('POST', '/faults', { delayMs: 250 });
     await ctl('DELETE', '/log');
-    const answers = await Promise.all([...Array.from({ length: 4 }, () => graph('/me')), ...Array.from({ length: 3 }, () => second('/me'))]);
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => graph('/me')),
+      ...Array.from({ length: 3 }, () => second('/me')),
+    ]);
     expect(answers.every((a) => a.status === 200)).toBe(true);
     const log = (await (await ctl('GET', '/log')).json()) as Log;
     expect(log.highWater).toBe(7);
@@ -163,7 +204,11 @@ describe('control API: mailbox state', () => {
     const { graph, ctl } = await mailbox();
     const before = (await graph('/me/mailFolders/inbox')).body as { totalItemCount: number; unreadItemCount: number };
     const original = (await graph('/me/mailFolders/inbox/messages?$top=1')).body.value[0];
-    const res = await ctl('POST', '/deliver', { count: 3, from: { name: 'Tom Bradshaw', address: 'tom@bradshawracing.example' }, inReplyTo: original.id });
+    const res = await ctl('POST', '/deliver', {
+      count: 3,
+      from: { name: 'Tom Bradshaw', address: 'tom@bradshawracing.example' },
+      inReplyTo: original.id,
+    });
     expect(res.status).toBe(201);
     const delivered = ((await res.json()) as { value: { id: string; conversationId: string }[] }).value;
     expect(delivered).toHaveLength(3);
@@ -178,7 +223,13 @@ describe('control API: mailbox state', () => {
 
   it('delivers attachments: a PDF on request, or the files given', async () => {
     const { graph, ctl } = await mailbox();
-    const res = await ctl('POST', '/deliver', { subject: 'Form guide', attachment: true, attachments: [{ name: 'fields.csv', contentType: 'text/csv', contentBytes: Buffer.from('horse,barrier\nIron Bark,4\n').toString('base64') }] });
+    const res = await ctl('POST', '/deliver', {
+      subject: 'Form guide',
+      attachment: true,
+      attachments: [
+        { name: 'fields.csv', contentType: 'text/csv', contentBytes: Buffer.from('horse,barrier\nIron Bark,4\n').toString('base64') },
+      ],
+    });
     const [delivered] = ((await res.json()) as { value: { id: string }[] }).value;
     const attachments = (await graph(`/me/messages/${delivered!.id}/attachments`)).body.value as { name: string; contentBytes: string }[];
     expect(attachments.map((a) => a.name)).toEqual(['Update.pdf', 'fields.csv']);
@@ -188,7 +239,16 @@ describe('control API: mailbox state', () => {
 
   it('refuses malformed deliveries', async () => {
     const { ctl } = await mailbox();
-    for (const body of [{ count: 0 }, { count: 501 }, { from: 'tom' }, { folder: 'nowhere' }, { inReplyTo: 'nosuch' }, { cc: 'x' }, { attachments: [{ name: 'x' }] }, { attachments: 'x' }]) {
+    for (const body of [
+      { count: 0 },
+      { count: 501 },
+      { from: 'tom' },
+      { folder: 'nowhere' },
+      { inReplyTo: 'nosuch' },
+      { cc: 'x' },
+      { attachments: [{ name: 'x' }] },
+      { attachments: 'x' },
+    ]) {
       expect((await ctl('POST', '/deliver', body)).status, JSON.stringify(body)).toBe(400);
     }
   });
@@ -219,11 +279,19 @@ describe('control API: mailbox state', () => {
   });
 
   it('creates, lists and deletes mailboxes; the default one stays', async () => {
-    const created = await createMailbox(standin.url, { displayName: 'Aisha Khan', mail: 'aisha.k@southerncross-racing.example', seed: 'empty' });
+    const created = await createMailbox(standin.url, {
+      displayName: 'Aisha Khan',
+      mail: 'aisha.k@southerncross-racing.example',
+      seed: 'empty',
+    });
     expect(created).toMatchObject({ loginHint: 'aisha.k@southerncross-racing.example', user: { displayName: 'Aisha Khan' } });
     const list = (await (await fetch(`${standin.url}/_standin/mailboxes`)).json()) as { value: { id: string }[] };
     expect(list.value.map((m) => m.id)).toEqual(expect.arrayContaining(['default', created.id]));
-    const duplicate = await fetch(`${standin.url}/_standin/mailboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mail: 'aisha.k@southerncross-racing.example' }) });
+    const duplicate = await fetch(`${standin.url}/_standin/mailboxes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mail: 'aisha.k@southerncross-racing.example' }),
+    });
     expect(duplicate.status).toBe(409);
     expect((await fetch(created.control, { method: 'DELETE' })).status).toBe(204);
     expect((await fetch(`${created.control}/state`)).status).toBe(404);
@@ -252,7 +320,13 @@ describe('seeded mailbox', () => {
       const list = async (origin: string, graphBase: string) => {
         const tokens = await signIn(origin);
         const graph = graphClient(graphBase, tokens.access_token);
-        return (await graph('/me/messages?$top=1000&$select=subject,conversationId,isDraft,hasAttachments,parentFolderId')).body.value as { id: string; subject: string; conversationId: string; isDraft: boolean; hasAttachments: boolean }[];
+        return (await graph('/me/messages?$top=1000&$select=subject,conversationId,isDraft,hasAttachments,parentFolderId')).body.value as {
+          id: string;
+          subject: string;
+          conversationId: string;
+          isDraft: boolean;
+          hasAttachments: boolean;
+        }[];
       };
       const a = await list(standin.url, standin.graphBaseUrl);
       const b = await list(other.url, other.graphBaseUrl);

@@ -22,12 +22,26 @@ async function authorize(params: Record<string, string | undefined>) {
   const url = new URL(`${standin.url}/common/oauth2/v2.0/authorize`);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
   const res = await fetch(url, { redirect: 'manual' });
-  return { status: res.status, location: res.headers.get('location') ? new URL(res.headers.get('location')!) : null, text: await res.text() };
+  return {
+    status: res.status,
+    location: res.headers.get('location') ? new URL(res.headers.get('location')!) : null,
+    text: await res.text(),
+  };
 }
 
 async function codeFor(loginHint: string, extra: Record<string, string> = {}) {
   const { verifier, challenge } = pkce();
-  const res = await authorize({ client_id: CLIENT, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid offline_access Mail.ReadWrite User.Read', state: 's1', code_challenge: challenge, code_challenge_method: 'S256', login_hint: loginHint, ...extra });
+  const res = await authorize({
+    client_id: CLIENT,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope: 'openid offline_access Mail.ReadWrite User.Read',
+    state: 's1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    login_hint: loginHint,
+    ...extra,
+  });
   expect(res.status).toBe(302);
   const code = res.location!.searchParams.get('code');
   expect(code).toBeTruthy();
@@ -47,7 +61,11 @@ type TokenAnswer = {
 };
 
 async function token(form: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${standin.url}/common/oauth2/v2.0/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+  const res = await fetch(`${standin.url}/common/oauth2/v2.0/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  });
   return { status: res.status, body: (await res.json()) as TokenAnswer, headers: res.headers };
 }
 
@@ -55,7 +73,16 @@ describe('identity stand-in: authorization code with PKCE', () => {
   it('consents at once and redirects with a code and the state', async () => {
     const box = await createMailbox(standin.url, { seed: 'empty' });
     const { challenge } = pkce();
-    const res = await authorize({ client_id: CLIENT, response_type: 'code', redirect_uri: REDIRECT, scope: 'offline_access Mail.Read', state: 'abc/+=', code_challenge: challenge, code_challenge_method: 'S256', login_hint: box.loginHint });
+    const res = await authorize({
+      client_id: CLIENT,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'offline_access Mail.Read',
+      state: 'abc/+=',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      login_hint: box.loginHint,
+    });
     expect(res.status).toBe(302);
     expect(res.location!.origin + res.location!.pathname).toBe(REDIRECT);
     expect(res.location!.searchParams.get('state')).toBe('abc/+=');
@@ -77,7 +104,13 @@ describe('identity stand-in: authorization code with PKCE', () => {
     const keys = (await (await fetch(`${standin.url}/common/discovery/v2.0/keys`)).json()) as { keys: [] };
     const { payload } = await jwtVerify(res.body.id_token!, createLocalJWKSet(keys), { audience: CLIENT });
     expect(payload).toMatchObject({ preferred_username: box.user.userPrincipalName, nonce: 'n-123', oid: box.user.id });
-    const again = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: CLIENT });
+    const again = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: CLIENT,
+    });
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('invalid_grant');
     expect(again.body.error_codes).toEqual([54005]);
@@ -101,7 +134,14 @@ describe('identity stand-in: authorization code with PKCE', () => {
     ];
     for (const [override, code] of cases) {
       const grant = await codeFor(box.loginHint);
-      const res = await token({ grant_type: 'authorization_code', code: grant.code, redirect_uri: REDIRECT, code_verifier: grant.verifier, client_id: CLIENT, ...override });
+      const res = await token({
+        grant_type: 'authorization_code',
+        code: grant.code,
+        redirect_uri: REDIRECT,
+        code_verifier: grant.verifier,
+        client_id: CLIENT,
+        ...override,
+      });
       expect(res.status, JSON.stringify(override)).toBe(400);
       expect(res.body.error).toBe('invalid_grant');
       expect(res.body.error_codes).toEqual([code]);
@@ -112,7 +152,13 @@ describe('identity stand-in: authorization code with PKCE', () => {
     const box = await createMailbox(standin.url, { seed: 'empty' });
     const grant = await codeFor(box.loginHint);
     await control(box.control, 'POST', '/clock', { advanceMs: 11 * 60_000 });
-    const res = await token({ grant_type: 'authorization_code', code: grant.code, redirect_uri: REDIRECT, code_verifier: grant.verifier, client_id: CLIENT });
+    const res = await token({
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: REDIRECT,
+      code_verifier: grant.verifier,
+      client_id: CLIENT,
+    });
     expect(res.body.error_codes).toEqual([70008]);
   });
 
@@ -120,17 +166,37 @@ describe('identity stand-in: authorization code with PKCE', () => {
     const box = await createMailbox(standin.url, { seed: 'empty' });
     const grant = await codeFor(box.loginHint);
     const basic = `Basic ${Buffer.from(`${CLIENT}:secret`).toString('base64')}`;
-    const ok = await token({ grant_type: 'authorization_code', code: grant.code, redirect_uri: REDIRECT, code_verifier: grant.verifier }, { authorization: basic });
+    const ok = await token(
+      { grant_type: 'authorization_code', code: grant.code, redirect_uri: REDIRECT, code_verifier: grant.verifier },
+      { authorization: basic },
+    );
     expect(ok.status).toBe(200);
     const grant2 = await codeFor(box.loginHint);
-    const mismatch = await token({ grant_type: 'authorization_code', code: grant2.code, redirect_uri: REDIRECT, code_verifier: grant2.verifier, client_id: 'someone-else' }, { authorization: basic });
+    const mismatch = await token(
+      {
+        grant_type: 'authorization_code',
+        code: grant2.code,
+        redirect_uri: REDIRECT,
+        code_verifier: grant2.verifier,
+        client_id: 'someone-else',
+      },
+      { authorization: basic },
+    );
     expect(mismatch.status).toBe(401);
     expect(mismatch.body.error).toBe('invalid_client');
   });
 
   it('sends request errors back to the app as redirects, keeping the state', async () => {
     const { challenge } = pkce();
-    const base = { client_id: CLIENT, response_type: 'code', redirect_uri: REDIRECT, scope: 'Mail.Read', state: 'st', code_challenge: challenge, code_challenge_method: 'S256' };
+    const base = {
+      client_id: CLIENT,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'Mail.Read',
+      state: 'st',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    };
     const cases: [Record<string, string | undefined>, string][] = [
       [{ code_challenge: undefined }, 'invalid_request'],
       [{ code_challenge_method: 'plain' }, 'invalid_request'],
@@ -151,8 +217,21 @@ describe('identity stand-in: authorization code with PKCE', () => {
   });
 
   it('never redirects to an invalid redirect URI or without a client', async () => {
-    for (const params of [{ redirect_uri: 'javascript:alert(1)' }, { redirect_uri: 'not a url' }, { redirect_uri: undefined }, { client_id: undefined }]) {
-      const res = await authorize({ client_id: CLIENT, response_type: 'code', redirect_uri: REDIRECT, scope: 'Mail.Read', code_challenge: pkce().challenge, code_challenge_method: 'S256', ...params });
+    for (const params of [
+      { redirect_uri: 'javascript:alert(1)' },
+      { redirect_uri: 'not a url' },
+      { redirect_uri: undefined },
+      { client_id: undefined },
+    ]) {
+      const res = await authorize({
+        client_id: CLIENT,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'Mail.Read',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        ...params,
+      });
       expect(res.status, JSON.stringify(params)).toBe(400);
       expect(res.location).toBeNull();
       expect(res.text).not.toContain('<script');
@@ -163,7 +242,16 @@ describe('identity stand-in: authorization code with PKCE', () => {
     const box = await createMailbox(standin.url, { seed: 'empty' });
     expect((await control(box.control, 'POST', '/authorize-error', { error: 'access_denied' })).status).toBe(204);
     const { challenge } = pkce();
-    const params = { client_id: CLIENT, response_type: 'code', redirect_uri: REDIRECT, scope: 'Mail.Read', state: 'x', code_challenge: challenge, code_challenge_method: 'S256', login_hint: box.loginHint };
+    const params = {
+      client_id: CLIENT,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'Mail.Read',
+      state: 'x',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      login_hint: box.loginHint,
+    };
     const denied = await authorize(params);
     expect(denied.location!.searchParams.get('error')).toBe('access_denied');
     const next = await authorize(params);
@@ -176,7 +264,11 @@ describe('identity stand-in: authorization code with PKCE', () => {
     expect((await token({ client_id: CLIENT })).body.error).toBe('invalid_request');
     expect((await token({ grant_type: 'authorization_code' })).body.error).toBe('invalid_request');
     expect((await token({ grant_type: 'authorization_code', client_id: CLIENT, code: 'made-up' })).body.error).toBe('invalid_grant');
-    const json = await fetch(`${standin.url}/common/oauth2/v2.0/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const json = await fetch(`${standin.url}/common/oauth2/v2.0/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(json.status).toBe(400);
     const get = await fetch(`${standin.url}/common/oauth2/v2.0/token`);
     expect(get.status).toBe(405);
@@ -187,7 +279,12 @@ describe('identity stand-in: refresh tokens', () => {
   it('rotates refresh tokens and refuses the used one by default', async () => {
     const box = await createMailbox(standin.url, { seed: 'empty' });
     const first = await signIn(standin.url, { loginHint: box.loginHint, clientId: CLIENT });
-    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: CLIENT, scope: 'offline_access Mail.ReadWrite' });
+    const refreshed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token!,
+      client_id: CLIENT,
+      scope: 'offline_access Mail.ReadWrite',
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.refresh_token).not.toBe(first.refresh_token);
     expect(refreshed.body.access_token).not.toBe(first.access_token);
@@ -230,11 +327,23 @@ describe('identity stand-in: refresh tokens', () => {
   it('refuses a refresh token of another client or for scopes never consented', async () => {
     const box = await createMailbox(standin.url, { seed: 'empty' });
     const tokens = await signIn(standin.url, { loginHint: box.loginHint, clientId: CLIENT, scope: 'offline_access Mail.Read' });
-    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: 'other' })).body.error).toBe('invalid_grant');
-    const widened = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: CLIENT, scope: 'offline_access Mail.Read Mail.Send' });
+    expect((await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: 'other' })).body.error).toBe(
+      'invalid_grant',
+    );
+    const widened = await token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: CLIENT,
+      scope: 'offline_access Mail.Read Mail.Send',
+    });
     expect(widened.status).toBe(400);
     expect(widened.body.error_codes).toEqual([65001]);
-    const same = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: CLIENT, scope: 'https://graph.microsoft.com/Mail.Read offline_access' });
+    const same = await token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: CLIENT,
+      scope: 'https://graph.microsoft.com/Mail.Read offline_access',
+    });
     expect(same.status).toBe(200);
     expect(same.body.scope).toBe('Mail.Read');
   });
@@ -242,7 +351,10 @@ describe('identity stand-in: refresh tokens', () => {
 
 describe('identity stand-in: discovery', () => {
   it('publishes OpenID metadata and keys', async () => {
-    const meta = (await (await fetch(`${standin.url}/organizations/v2.0/.well-known/openid-configuration`)).json()) as Record<string, string>;
+    const meta = (await (await fetch(`${standin.url}/organizations/v2.0/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      string
+    >;
     expect(meta.issuer).toBe(`${standin.url}/{tenantid}/v2.0`);
     expect(meta.token_endpoint).toBe(`${standin.url}/organizations/oauth2/v2.0/token`);
     const keys = (await (await fetch(meta.jwks_uri!)).json()) as { keys: { kty: string; kid: string }[] };

@@ -15,8 +15,26 @@ async function mailbox(headers: Record<string, string> = {}) {
   return { box, tokens, graph: graphClient(standin.graphBaseUrl, tokens.access_token, headers) };
 }
 
-type Message = { id: string; subject: string; conversationId: string; isRead: boolean; isDraft: boolean; parentFolderId: string; receivedDateTime: string; hasAttachments: boolean; from: { emailAddress: { address: string } } | null; toRecipients: { emailAddress: { address: string } }[] };
-type Folder = { id: string; displayName: string; parentFolderId: string; unreadItemCount: number; totalItemCount: number; childFolderCount: number };
+type Message = {
+  id: string;
+  subject: string;
+  conversationId: string;
+  isRead: boolean;
+  isDraft: boolean;
+  parentFolderId: string;
+  receivedDateTime: string;
+  hasAttachments: boolean;
+  from: { emailAddress: { address: string } } | null;
+  toRecipients: { emailAddress: { address: string } }[];
+};
+type Folder = {
+  id: string;
+  displayName: string;
+  parentFolderId: string;
+  unreadItemCount: number;
+  totalItemCount: number;
+  childFolderCount: number;
+};
 type Page<T> = { value: T[]; '@odata.nextLink'?: string; '@odata.count'?: number };
 
 describe('Graph stand-in: user and folders', () => {
@@ -24,7 +42,12 @@ describe('Graph stand-in: user and folders', () => {
     const { box, graph } = await mailbox();
     const me = await graph('/me');
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ id: box.user.id, mail: box.user.mail, userPrincipalName: box.user.userPrincipalName, displayName: box.user.displayName });
+    expect(me.body).toMatchObject({
+      id: box.user.id,
+      mail: box.user.mail,
+      userPrincipalName: box.user.userPrincipalName,
+      displayName: box.user.displayName,
+    });
     expect(me.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -36,7 +59,9 @@ describe('Graph stand-in: user and folders', () => {
     const second = await graph<Page<Folder>>(first.body['@odata.nextLink']!);
     const folders = [...first.body.value, ...second.body.value];
     expect(second.body['@odata.nextLink']).toBeUndefined();
-    expect(folders.map((f) => f.displayName)).toEqual(expect.arrayContaining(['Inbox', 'Sent Items', 'Drafts', 'Deleted Items', 'Archive', 'Junk Email', 'Media', 'Bookings', 'Invoices']));
+    expect(folders.map((f) => f.displayName)).toEqual(
+      expect.arrayContaining(['Inbox', 'Sent Items', 'Drafts', 'Deleted Items', 'Archive', 'Junk Email', 'Media', 'Bookings', 'Invoices']),
+    );
     expect(folders.map((f) => f.displayName)).not.toContain('Old Import');
     const inbox = folders.find((f) => f.displayName === 'Inbox')!;
     expect(inbox.childFolderCount).toBe(3);
@@ -48,7 +73,7 @@ describe('Graph stand-in: user and folders', () => {
     expect(hidden.body.value.map((f) => f.displayName)).toContain('Old Import');
   });
 
-  it('accepts well-known names in any case, and the mailFolders(\'x\') form', async () => {
+  it("accepts well-known names in any case, and the mailFolders('x') form", async () => {
     const { graph } = await mailbox();
     const byName = await graph<Folder>('/me/mailFolders/SentItems');
     const byCall = await graph<Folder>("/me/mailFolders('sentitems')");
@@ -79,7 +104,9 @@ describe('Graph stand-in: user and folders', () => {
   it('refuses bad folder input and unknown folders', async () => {
     const { graph } = await mailbox();
     expect((await graph('/me/mailFolders', { method: 'POST', body: { displayName: '' } })).status).toBe(400);
-    expect((await graph('/me/mailFolders', { method: 'POST', body: { displayName: 'X', colour: 'red' } })).body.error.code).toBe('RequestBodyRead');
+    expect((await graph('/me/mailFolders', { method: 'POST', body: { displayName: 'X', colour: 'red' } })).body.error.code).toBe(
+      'RequestBodyRead',
+    );
     const missing = await graph('/me/mailFolders/nosuchfolder/messages');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('ErrorItemNotFound');
@@ -113,14 +140,35 @@ describe('Graph stand-in: listing messages', () => {
     const { graph } = await mailbox();
     const page = await graph<Page<Record<string, unknown>>>('/me/messages');
     expect(page.body.value).toHaveLength(10);
-    for (const field of ['id', 'conversationId', 'subject', 'bodyPreview', 'body', 'from', 'sender', 'toRecipients', 'ccRecipients', 'bccRecipients', 'replyTo', 'receivedDateTime', 'sentDateTime', 'isRead', 'isDraft', 'hasAttachments', 'importance', 'parentFolderId', 'internetMessageId', 'webLink']) {
+    for (const field of [
+      'id',
+      'conversationId',
+      'subject',
+      'bodyPreview',
+      'body',
+      'from',
+      'sender',
+      'toRecipients',
+      'ccRecipients',
+      'bccRecipients',
+      'replyTo',
+      'receivedDateTime',
+      'sentDateTime',
+      'isRead',
+      'isDraft',
+      'hasAttachments',
+      'importance',
+      'parentFolderId',
+      'internetMessageId',
+      'webLink',
+    ]) {
       expect(page.body.value[0]).toHaveProperty(field);
     }
   });
 
   it('filters by conversation, read state, drafts and date', async () => {
     const { graph } = await mailbox();
-    const unread = await graph<Page<Message>>("/me/mailFolders/inbox/messages?$filter=isRead eq false&$top=1000");
+    const unread = await graph<Page<Message>>('/me/mailFolders/inbox/messages?$filter=isRead eq false&$top=1000');
     expect(unread.body.value.length).toBeGreaterThan(0);
     expect(unread.body.value.every((m) => !m.isRead)).toBe(true);
     const drafts = await graph<Page<Message>>('/me/messages?$filter=isDraft eq true&$top=1000');
@@ -132,7 +180,8 @@ describe('Graph stand-in: listing messages', () => {
     // A thread spans the inbox (or a user folder), Sent Items and sometimes Drafts.
     const all = await graph<Page<Message>>('/me/messages?$top=1000&$select=conversationId,parentFolderId');
     const byConversation = new Map<string, Set<string>>();
-    for (const m of all.body.value) byConversation.set(m.conversationId, (byConversation.get(m.conversationId) ?? new Set()).add(m.parentFolderId));
+    for (const m of all.body.value)
+      byConversation.set(m.conversationId, (byConversation.get(m.conversationId) ?? new Set()).add(m.parentFolderId));
     const [conversationId] = [...byConversation].find(([, folders]) => folders.size >= 2)!;
     const thread = await graph<Page<Message>>(`/me/messages?$filter=conversationId eq '${conversationId}'`);
     expect(thread.status).toBe(200);
@@ -145,7 +194,9 @@ describe('Graph stand-in: listing messages', () => {
     const refused = await graph("/me/messages?$filter=conversationId eq 'x'&$orderby=receivedDateTime desc");
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('InefficientFilter');
-    const allowed = await graph<Page<Message>>('/me/messages?$filter=receivedDateTime ge 2000-01-01T00:00:00Z and isRead eq false&$orderby=receivedDateTime asc&$top=5');
+    const allowed = await graph<Page<Message>>(
+      '/me/messages?$filter=receivedDateTime ge 2000-01-01T00:00:00Z and isRead eq false&$orderby=receivedDateTime asc&$top=5',
+    );
     expect(allowed.status).toBe(200);
     const times = allowed.body.value.map((m) => m.receivedDateTime);
     expect([...times].sort()).toEqual(times);
@@ -178,7 +229,18 @@ describe('Graph stand-in: listing messages', () => {
 
   it('refuses malformed query options with 400, never 500', async () => {
     const { graph } = await mailbox();
-    for (const query of ['$top=abc', '$top=1001', '$skip=-1', '$select=subject,nosuch', "$filter=subject eq", '$filter=nosuch eq 1', "$filter=contains(subject,'x')", '$orderby=subject sideways', '$count=maybe', '$expand=nosuch']) {
+    for (const query of [
+      '$top=abc',
+      '$top=1001',
+      '$skip=-1',
+      '$select=subject,nosuch',
+      '$filter=subject eq',
+      '$filter=nosuch eq 1',
+      "$filter=contains(subject,'x')",
+      '$orderby=subject sideways',
+      '$count=maybe',
+      '$expand=nosuch',
+    ]) {
       const res = await graph(`/me/messages?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.error.code, query).toBeTruthy();
@@ -189,7 +251,7 @@ describe('Graph stand-in: listing messages', () => {
 describe('Graph stand-in: reading a message', () => {
   it('gets one message with $select, and its attachments (a real PDF) with $expand', async () => {
     const { graph, tokens } = await mailbox();
-    const withPdf = await graph<Page<Message>>("/me/messages?$search=\"hasattachments:true stewards\"&$top=1");
+    const withPdf = await graph<Page<Message>>('/me/messages?$search="hasattachments:true stewards"&$top=1');
     const id = withPdf.body.value[0]!.id;
     const one = await graph(`/me/messages/${id}?$select=subject,hasAttachments`);
     expect(Object.keys(one.body).sort()).toEqual(['@odata.context', '@odata.etag', 'hasAttachments', 'id', 'subject']);
@@ -206,7 +268,9 @@ describe('Graph stand-in: reading a message', () => {
     expect(list.body.value.map((a: { id: string }) => a.id)).toContain(pdf.id);
     const single = await graph(`/me/messages/${id}/attachments/${pdf.id}`);
     expect(single.body.name).toBe(pdf.name);
-    const raw = await fetch(`${standin.graphBaseUrl}/me/messages/${id}/attachments/${pdf.id}/$value`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const raw = await fetch(`${standin.graphBaseUrl}/me/messages/${id}/attachments/${pdf.id}/$value`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(raw.headers.get('content-type')).toBe('application/pdf');
     expect(Buffer.from(await raw.arrayBuffer()).equals(bytes)).toBe(true);
   });
@@ -222,7 +286,9 @@ describe('Graph stand-in: reading a message', () => {
     expect(mime.body).toContain('MIME-Version: 1.0');
     expect(mime.body).toMatch(/Content-Type: multipart\/mixed;\r\n\tboundary="[^"]+"/);
     expect(mime.body).toMatch(/Content-Disposition: attachment; filename="/);
-    expect(mime.body).toContain(`Subject: ${message.subject.replace(/[^\x20-\x7e]/g, '') === message.subject ? message.subject : '=?utf-8?B?'}`);
+    expect(mime.body).toContain(
+      `Subject: ${message.subject.replace(/[^\x20-\x7e]/g, '') === message.subject ? message.subject : '=?utf-8?B?'}`,
+    );
   });
 
   it('encodes non-ASCII names and subjects in MIME headers (RFC 2047)', async () => {
@@ -278,7 +344,11 @@ describe('Graph stand-in: changing messages', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe(code);
     }
-    const notJson = await fetch(`${standin.graphBaseUrl}/me/messages/${received.id}`, { method: 'PATCH', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, body: '{' });
+    const notJson = await fetch(`${standin.graphBaseUrl}/me/messages/${received.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(notJson.status).toBe(400);
     const unchanged = await graph<Message>(`/me/messages/${received.id}`);
     expect(unchanged.body.subject).toBe(received.subject);
@@ -323,8 +393,13 @@ describe('Graph stand-in: changing messages', () => {
 
   it('creates a reply draft quoting the original, edits it and sends it to Sent Items', async () => {
     const { graph } = await mailbox({ prefer: 'IdType="ImmutableId"' });
-    const original = (await graph<Page<Message & { body: { content: string } }>>("/me/mailFolders/inbox/messages?$filter=isDraft eq false&$top=1")).body.value[0]!;
-    const draft = await graph<Message & { body: { content: string } }>(`/me/messages/${original.id}/createReply`, { method: 'POST', body: { comment: 'Thanks, will do.' } });
+    const original = (
+      await graph<Page<Message & { body: { content: string } }>>('/me/mailFolders/inbox/messages?$filter=isDraft eq false&$top=1')
+    ).body.value[0]!;
+    const draft = await graph<Message & { body: { content: string } }>(`/me/messages/${original.id}/createReply`, {
+      method: 'POST',
+      body: { comment: 'Thanks, will do.' },
+    });
     expect(draft.status).toBe(201);
     expect(draft.body).toMatchObject({ isDraft: true, conversationId: original.conversationId, subject: `RE: ${original.subject}` });
     expect(draft.body.toRecipients.map((r) => r.emailAddress.address)).toEqual([original.from!.emailAddress.address]);
@@ -338,10 +413,18 @@ describe('Graph stand-in: changing messages', () => {
     expect(unique.body.uniqueBody.content).not.toContain('divRplyFwdMsg');
     expect(draft.body).not.toHaveProperty('uniqueBody');
 
-    const edited = await graph(`/me/messages/${draft.body.id}`, { method: 'PATCH', body: { body: { contentType: 'HTML', content: '<p>Edited reply</p>' }, ccRecipients: [{ emailAddress: { address: 'aisha.khan@southerncross-racing.example', name: 'Aisha Khan' } }] } });
+    const edited = await graph(`/me/messages/${draft.body.id}`, {
+      method: 'PATCH',
+      body: {
+        body: { contentType: 'HTML', content: '<p>Edited reply</p>' },
+        ccRecipients: [{ emailAddress: { address: 'aisha.khan@southerncross-racing.example', name: 'Aisha Khan' } }],
+      },
+    });
     expect(edited.status).toBe(200);
     expect((await graph(`/me/messages/${draft.body.id}/send`, { method: 'POST' })).status).toBe(202);
-    const sent = await graph<Message & { ccRecipients: { emailAddress: { address: string } }[]; sentDateTime: string }>(`/me/messages/${draft.body.id}`);
+    const sent = await graph<Message & { ccRecipients: { emailAddress: { address: string } }[]; sentDateTime: string }>(
+      `/me/messages/${draft.body.id}`,
+    );
     expect(sent.body).toMatchObject({ isDraft: false, parentFolderId: (await graph<Folder>('/me/mailFolders/sentitems')).body.id });
     expect(sent.body.ccRecipients[0]!.emailAddress.address).toBe('aisha.khan@southerncross-racing.example');
     expect((await graph(`/me/messages/${draft.body.id}/send`, { method: 'POST' })).status).toBe(400);
@@ -349,10 +432,22 @@ describe('Graph stand-in: changing messages', () => {
 
   it('creates a draft, attaches a file to it and removes it again; received mail takes no attachments', async () => {
     const { graph } = await mailbox();
-    const draft = await graph<Message>('/me/messages', { method: 'POST', body: { subject: 'Colours for Saturday', toRecipients: [{ emailAddress: { address: 'kate@harringtonsyndicate.example' } }], body: { contentType: 'Text', content: 'Attached.' } } });
+    const draft = await graph<Message>('/me/messages', {
+      method: 'POST',
+      body: {
+        subject: 'Colours for Saturday',
+        toRecipients: [{ emailAddress: { address: 'kate@harringtonsyndicate.example' } }],
+        body: { contentType: 'Text', content: 'Attached.' },
+      },
+    });
     expect(draft.status).toBe(201);
     expect(draft.body).toMatchObject({ isDraft: true, subject: 'Colours for Saturday', hasAttachments: false });
-    const file = { '@odata.type': '#microsoft.graph.fileAttachment', name: 'colours.txt', contentType: 'text/plain', contentBytes: Buffer.from('Green and gold').toString('base64') };
+    const file = {
+      '@odata.type': '#microsoft.graph.fileAttachment',
+      name: 'colours.txt',
+      contentType: 'text/plain',
+      contentBytes: Buffer.from('Green and gold').toString('base64'),
+    };
     const added = await graph(`/me/messages/${draft.body.id}/attachments`, { method: 'POST', body: file });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ name: 'colours.txt', size: 14 });
@@ -368,8 +463,13 @@ describe('Graph stand-in: changing messages', () => {
 
   it('reply-all keeps everyone but the owner', async () => {
     const { graph, box } = await mailbox();
-    const withCc = (await graph<Page<Message & { ccRecipients: unknown[] }>>('/me/mailFolders/inbox/messages?$top=1000')).body.value.find((m) => m.ccRecipients.length > 0)!;
-    const draft = await graph<Message & { ccRecipients: { emailAddress: { address: string } }[] }>(`/me/messages/${withCc.id}/createReplyAll`, { method: 'POST' });
+    const withCc = (await graph<Page<Message & { ccRecipients: unknown[] }>>('/me/mailFolders/inbox/messages?$top=1000')).body.value.find(
+      (m) => m.ccRecipients.length > 0,
+    )!;
+    const draft = await graph<Message & { ccRecipients: { emailAddress: { address: string } }[] }>(
+      `/me/messages/${withCc.id}/createReplyAll`,
+      { method: 'POST' },
+    );
     expect(draft.status).toBe(201);
     const everyone = [...draft.body.toRecipients, ...draft.body.ccRecipients].map((r) => r.emailAddress.address);
     expect(everyone).not.toContain(box.user.mail);
@@ -473,7 +573,11 @@ describe('Graph stand-in: security', () => {
       ['GET', '/nosuch'],
     ];
     for (const [method, path] of routes) {
-      const res = await fetch(`${standin.graphBaseUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      const res = await fetch(`${standin.graphBaseUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : '{}',
+      });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
   });
@@ -514,7 +618,11 @@ describe('Graph stand-in: security', () => {
   it('refuses a body over 4 MB, chunked or not', async () => {
     const { tokens } = await mailbox();
     const big = 'x'.repeat(4 * 1024 * 1024 + 10);
-    const declared = await fetch(`${standin.graphBaseUrl}/me/sendMail`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, body: big });
+    const declared = await fetch(`${standin.graphBaseUrl}/me/sendMail`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+      body: big,
+    });
     expect(declared.status).toBe(413);
     const stream = new ReadableStream({
       start(controller) {
@@ -522,8 +630,12 @@ describe('Graph stand-in: security', () => {
         controller.close();
       },
     });
-    const chunked = await fetch(`${standin.graphBaseUrl}/me/sendMail`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const chunked = await fetch(`${standin.graphBaseUrl}/me/sendMail`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(chunked.status).toBe(413);
   });
 });
-

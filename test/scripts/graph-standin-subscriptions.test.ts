@@ -11,7 +11,15 @@ beforeAll(async () => {
 afterAll(() => standin.close());
 
 type Received = { url: URL; headers: IncomingMessage['headers']; body: string };
-type Notification = { subscriptionId: string; subscriptionExpirationDateTime: string; changeType: string; resource: string; resourceData: { '@odata.type': string; '@odata.id': string; id: string }; clientState: string | null; tenantId: string };
+type Notification = {
+  subscriptionId: string;
+  subscriptionExpirationDateTime: string;
+  changeType: string;
+  resource: string;
+  resourceData: { '@odata.type': string; '@odata.id': string; id: string };
+  clientState: string | null;
+  tenantId: string;
+};
 
 /** A webhook receiver: answers the validation echo and notifications the way `answer` says. */
 async function receiver(answer: (req: Received, res: ServerResponse) => void = defaultAnswer) {
@@ -32,10 +40,14 @@ async function receiver(answer: (req: Received, res: ServerResponse) => void = d
   return {
     url,
     received,
-    notifications: () => received.filter((r) => !r.url.searchParams.has('validationToken')).flatMap((r) => (JSON.parse(r.body) as { value: Notification[] }).value),
+    notifications: () =>
+      received
+        .filter((r) => !r.url.searchParams.has('validationToken'))
+        .flatMap((r) => (JSON.parse(r.body) as { value: Notification[] }).value),
     async waitFor(count: number, ms = 5000) {
       const deadline = Date.now() + ms;
-      while (received.length < count && Date.now() < deadline) await new Promise<void>((resolve) => (waiters.push(resolve), setTimeout(resolve, 50)));
+      while (received.length < count && Date.now() < deadline)
+        await new Promise<void>((resolve) => (waiters.push(resolve), setTimeout(resolve, 50)));
       return received;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -51,13 +63,24 @@ function defaultAnswer(req: Received, res: ServerResponse) {
 async function mailbox(headers: Record<string, string> = {}) {
   const box = await createMailbox(standin.url, { seed: 'racing' });
   const tokens = await signIn(standin.url, { loginHint: box.loginHint });
-  return { box, graph: graphClient(standin.graphBaseUrl, tokens.access_token, headers), ctl: (method: string, path: string, body?: unknown) => control(box.control, method, path, body) };
+  return {
+    box,
+    graph: graphClient(standin.graphBaseUrl, tokens.access_token, headers),
+    ctl: (method: string, path: string, body?: unknown) => control(box.control, method, path, body),
+  };
 }
 
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
 function subscriptionBody(url: string, extra: Record<string, unknown> = {}) {
-  return { changeType: 'created,updated', notificationUrl: url, resource: "me/mailFolders('inbox')/messages", expirationDateTime: inAnHour(), clientState: 'secret-state-123', ...extra };
+  return {
+    changeType: 'created,updated',
+    notificationUrl: url,
+    resource: "me/mailFolders('inbox')/messages",
+    expirationDateTime: inAnHour(),
+    clientState: 'secret-state-123',
+    ...extra,
+  };
 }
 
 describe('subscriptions: creation and the validation handshake', () => {
@@ -67,12 +90,20 @@ describe('subscriptions: creation and the validation handshake', () => {
     try {
       const created = await graph('/subscriptions', { method: 'POST', body: subscriptionBody(hook.url) });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ resource: "me/mailFolders('inbox')/messages", changeType: 'created,updated', clientState: 'secret-state-123', notificationUrl: hook.url, creatorId: box.user.id });
+      expect(created.body).toMatchObject({
+        resource: "me/mailFolders('inbox')/messages",
+        changeType: 'created,updated',
+        clientState: 'secret-state-123',
+        notificationUrl: hook.url,
+        creatorId: box.user.id,
+      });
       expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
       const validation = hook.received[0]!;
       expect(validation.headers['content-type']).toMatch(/^text\/plain/);
       expect(validation.body).toBe('');
-      expect(validation.url.searchParams.get('validationToken')).toMatch(/^Validation: Testing client application reachability for subscription Request-Id: [0-9a-f-]{36}$/);
+      expect(validation.url.searchParams.get('validationToken')).toMatch(
+        /^Validation: Testing client application reachability for subscription Request-Id: [0-9a-f-]{36}$/,
+      );
       expect(validation.url.search).not.toContain(' ');
       const deliveries = (await (await ctl('GET', '/deliveries')).json()) as { value: { kind: string; ok: boolean }[] };
       expect(deliveries.value).toMatchObject([{ kind: 'validation', ok: true }]);
@@ -87,8 +118,16 @@ describe('subscriptions: creation and the validation handshake', () => {
   it.each([
     ['a wrong echo', (_req: Received, res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end('something else')],
     ['a non-200 answer', (_req: Received, res: ServerResponse) => res.writeHead(202).end()],
-    ['JSON instead of text/plain', (req: Received, res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.url.searchParams.get('validationToken')))],
-    ['the token still URL-encoded', (req: Received, res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end(encodeURIComponent(req.url.searchParams.get('validationToken')!))],
+    [
+      'JSON instead of text/plain',
+      (req: Received, res: ServerResponse) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.url.searchParams.get('validationToken'))),
+    ],
+    [
+      'the token still URL-encoded',
+      (req: Received, res: ServerResponse) =>
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(encodeURIComponent(req.url.searchParams.get('validationToken')!)),
+    ],
   ])('refuses the subscription on %s, with 400 ValidationError', async (_name, answer) => {
     const hook = await receiver(answer);
     const { graph } = await mailbox();
@@ -146,7 +185,12 @@ describe('subscriptions: creation and the validation handshake', () => {
     const hook = await receiver();
     const { graph, box } = await mailbox();
     try {
-      for (const resource of ['/me/mailfolders/inbox/messages', `users/${box.user.id}/mailFolders('Inbox')/messages`, 'me/messages', "me/mailFolders('archive')/messages"]) {
+      for (const resource of [
+        '/me/mailfolders/inbox/messages',
+        `users/${box.user.id}/mailFolders('Inbox')/messages`,
+        'me/messages',
+        "me/mailFolders('archive')/messages",
+      ]) {
         const res = await graph('/subscriptions', { method: 'POST', body: subscriptionBody(hook.url, { resource }) });
         expect(res.status, resource).toBe(201);
       }
@@ -162,18 +206,31 @@ describe('subscriptions: notifications', () => {
     const { graph, ctl, box } = await mailbox();
     try {
       const sub = (await graph('/subscriptions', { method: 'POST', body: subscriptionBody(hook.url) })).body;
-      const delivered = ((await (await ctl('POST', '/deliver', { subject: 'Barrier draw' })).json()) as { value: { id: string }[] }).value[0]!;
+      const delivered = ((await (await ctl('POST', '/deliver', { subject: 'Barrier draw' })).json()) as { value: { id: string }[] })
+        .value[0]!;
       await hook.waitFor(2);
       const [note] = hook.notifications();
-      expect(note).toMatchObject({ subscriptionId: sub.id, changeType: 'created', clientState: 'secret-state-123', subscriptionExpirationDateTime: sub.expirationDateTime });
+      expect(note).toMatchObject({
+        subscriptionId: sub.id,
+        changeType: 'created',
+        clientState: 'secret-state-123',
+        subscriptionExpirationDateTime: sub.expirationDateTime,
+      });
       expect(note!.resourceData).toMatchObject({ '@odata.type': '#Microsoft.Graph.Message', id: delivered.id });
       expect(note!.resource).toBe(`Users/${box.user.id}/Messages/${delivered.id}`);
       expect(note!.tenantId).toMatch(/^[0-9a-f-]{36}$/);
       expect(hook.received[1]!.headers['content-type']).toMatch(/^application\/json/);
       // The id in the notification is one the API resolves.
       expect((await graph(`/me/messages/${note!.resourceData.id}`)).body.subject).toBe('Barrier draw');
-      const deliveries = (await (await ctl('GET', '/deliveries?count=2&wait=2000')).json()) as { value: { kind: string; status: number; ok: boolean; changes: unknown }[] };
-      expect(deliveries.value[1]).toMatchObject({ kind: 'notification', status: 202, ok: true, changes: [{ changeType: 'created', id: delivered.id }] });
+      const deliveries = (await (await ctl('GET', '/deliveries?count=2&wait=2000')).json()) as {
+        value: { kind: string; status: number; ok: boolean; changes: unknown }[];
+      };
+      expect(deliveries.value[1]).toMatchObject({
+        kind: 'notification',
+        status: 202,
+        ok: true,
+        changes: [{ changeType: 'created', id: delivered.id }],
+      });
     } finally {
       await hook.close();
     }
@@ -227,7 +284,9 @@ describe('subscriptions: notifications', () => {
       await ctl('POST', '/deliver', {});
       await ctl('GET', '/deliveries?count=2&wait=3000');
       await ctl('POST', '/deliver', {});
-      const deliveries = (await (await ctl('GET', '/deliveries?count=3&wait=8000')).json()) as { value: { status: number; ok: boolean; slow: boolean; durationMs: number }[] };
+      const deliveries = (await (await ctl('GET', '/deliveries?count=3&wait=8000')).json()) as {
+        value: { status: number; ok: boolean; slow: boolean; durationMs: number }[];
+      };
       expect(deliveries.value.slice(1)).toMatchObject([
         { status: 500, ok: false, slow: false },
         { status: 202, ok: false, slow: true },
@@ -249,20 +308,41 @@ describe('subscriptions: lifetime', () => {
       const renewed = await graph(`/subscriptions/${sub.id}`, { method: 'PATCH', body: { expirationDateTime: renewedTo } });
       expect(renewed.status).toBe(200);
       expect(Date.parse(renewed.body.expirationDateTime)).toBe(Date.parse(renewedTo));
-      expect((await graph(`/subscriptions/${sub.id}`, { method: 'PATCH', body: { expirationDateTime: new Date(Date.now() + 8 * 86_400_000).toISOString() } })).status).toBe(400);
-      expect((await graph(`/subscriptions/${sub.id}`, { method: 'PATCH', body: { notificationUrl: 'https://elsewhere.example' } })).status).toBe(400);
+      expect(
+        (
+          await graph(`/subscriptions/${sub.id}`, {
+            method: 'PATCH',
+            body: { expirationDateTime: new Date(Date.now() + 8 * 86_400_000).toISOString() },
+          })
+        ).status,
+      ).toBe(400);
+      expect(
+        (await graph(`/subscriptions/${sub.id}`, { method: 'PATCH', body: { notificationUrl: 'https://elsewhere.example' } })).status,
+      ).toBe(400);
 
       await ctl('POST', '/clock', { advanceMs: 3 * 86_400_000 });
       // Three days on, the first access token has long expired: sign in again.
       expect((await graph('/subscriptions')).status).toBe(401);
       const later = graphClient(standin.graphBaseUrl, (await signIn(standin.url, { loginHint: box.loginHint })).access_token);
       expect((await later(`/subscriptions/${sub.id}`)).status).toBe(404);
-      expect((await later(`/subscriptions/${sub.id}`, { method: 'PATCH', body: { expirationDateTime: new Date(Date.now() + 4 * 86_400_000).toISOString() } })).status).toBe(404);
+      expect(
+        (
+          await later(`/subscriptions/${sub.id}`, {
+            method: 'PATCH',
+            body: { expirationDateTime: new Date(Date.now() + 4 * 86_400_000).toISOString() },
+          })
+        ).status,
+      ).toBe(404);
       await ctl('POST', '/deliver', {});
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(hook.notifications()).toEqual([]);
 
-      const again = (await later('/subscriptions', { method: 'POST', body: subscriptionBody(hook.url, { expirationDateTime: new Date(Date.now() + 4 * 86_400_000).toISOString() }) })).body;
+      const again = (
+        await later('/subscriptions', {
+          method: 'POST',
+          body: subscriptionBody(hook.url, { expirationDateTime: new Date(Date.now() + 4 * 86_400_000).toISOString() }),
+        })
+      ).body;
       expect((await later(`/subscriptions/${again.id}`, { method: 'DELETE' })).status).toBe(204);
       expect((await later(`/subscriptions/${again.id}`)).status).toBe(404);
     } finally {
@@ -270,12 +350,15 @@ describe('subscriptions: lifetime', () => {
     }
   });
 
-  it("shows an app only its own subscriptions", async () => {
+  it('shows an app only its own subscriptions', async () => {
     const hook = await receiver();
     const { graph, box } = await mailbox();
     try {
       const sub = (await graph('/subscriptions', { method: 'POST', body: subscriptionBody(hook.url) })).body;
-      const otherApp = graphClient(standin.graphBaseUrl, (await signIn(standin.url, { loginHint: box.loginHint, clientId: 'another-app' })).access_token);
+      const otherApp = graphClient(
+        standin.graphBaseUrl,
+        (await signIn(standin.url, { loginHint: box.loginHint, clientId: 'another-app' })).access_token,
+      );
       expect((await otherApp('/subscriptions')).body.value).toEqual([]);
       expect((await otherApp(`/subscriptions/${sub.id}`, { method: 'DELETE' })).status).toBe(404);
     } finally {
@@ -295,7 +378,9 @@ describe('subscriptions: queue mode (a webhook the test relays itself)', () => {
     expect(validation.kind).toBe('validation');
     const token = new URL(validation.url).searchParams.get('validationToken')!;
     expect(new URL(validation.url).pathname).toBe('/graph/webhook');
-    expect((await ctl('POST', `/outbox/${validation.id}`, { status: 200, contentType: 'text/plain; charset=utf-8', body: token })).status).toBe(204);
+    expect(
+      (await ctl('POST', `/outbox/${validation.id}`, { status: 200, contentType: 'text/plain; charset=utf-8', body: token })).status,
+    ).toBe(204);
     const created = await creating;
     expect(created.status).toBe(201);
 

@@ -20,7 +20,10 @@ afterAll(async () => {
   await db?.close();
 });
 
-async function tryConnect(user: string, password: string): Promise<{ ok: true; rows: unknown[] } | { ok: false; code: string; message: string }> {
+async function tryConnect(
+  user: string,
+  password: string,
+): Promise<{ ok: true; rows: unknown[] } | { ok: false; code: string; message: string }> {
   const client = new pg.Client({ host: '127.0.0.1', port: front.port, user, password, database: 'postgres' });
   try {
     await client.connect();
@@ -45,10 +48,18 @@ describe('legacy source password front', () => {
     }
   });
 
-  it('refuses a wrong password or another user with PostgreSQL\'s error (28P01), naming no password', async () => {
-    for (const [user, password] of [['postgres', 'wrong-password'], ['postgres', ''], ['someone', PASSWORD]] as const) {
+  it("refuses a wrong password or another user with PostgreSQL's error (28P01), naming no password", async () => {
+    for (const [user, password] of [
+      ['postgres', 'wrong-password'],
+      ['postgres', ''],
+      ['someone', PASSWORD],
+    ] as const) {
       const result = await tryConnect(user, password);
-      expect(result, `${user}/${password}`).toEqual({ ok: false, code: '28P01', message: `password authentication failed for user "${user}"` });
+      expect(result, `${user}/${password}`).toEqual({
+        ok: false,
+        code: '28P01',
+        message: `password authentication failed for user "${user}"`,
+      });
     }
   });
 

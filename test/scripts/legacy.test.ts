@@ -61,7 +61,10 @@ describe('legacy source generator', () => {
   });
 
   it('runs days ahead of the racing database: meetings it lacks, results for its acceptance days', () => {
-    const lastRacing = racing.meetings.map((m) => m.date).sort().at(-1)!;
+    const lastRacing = racing.meetings
+      .map((m) => m.date)
+      .sort()
+      .at(-1)!;
     const world = legacyWorldOptions({ size: 'tiny', today: TODAY });
     expect(world.today > TODAY).toBe(true);
     const isoOf = (text: unknown) => String(text).split('/').reverse().join('-');

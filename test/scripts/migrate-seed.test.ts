@@ -45,7 +45,11 @@ describe('migration app development seed', () => {
     applyLocalD1Migrations('workers/auth/wrangler.toml', 'DB', persistTo);
     await seedMigrateAuthAccounts(persistTo, 'ZGV2LXRvdHAta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0=');
     await seedMigrateAuthAccounts(persistTo, 'ZGV2LXRvdHAta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0=');
-    const sites = query<{ site_name: string; roles: string }>('workers/auth/wrangler.toml', persistTo, 'select site_name, roles from sites');
+    const sites = query<{ site_name: string; roles: string }>(
+      'workers/auth/wrangler.toml',
+      persistTo,
+      'select site_name, roles from sites',
+    );
     expect(sites).toEqual([{ site_name: 'migrate', roles: '["Admin","Operator","Viewer"]' }]);
     const roles = query<{ email: string; site_role: string }>(
       'workers/auth/wrangler.toml',

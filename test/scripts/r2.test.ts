@@ -8,7 +8,9 @@ import { ROOT, wranglerBin } from '../../scripts/workers';
 
 const read = (file: string) => JSON.parse(readFileSync(join(ROOT, file), 'utf8'));
 // The migration app's upload prefix, read from its source (importing it pulls in the Worker's types).
-const TEMP_PREFIX = /export const TEMP_PREFIX = '([^']+)'/.exec(readFileSync(join(ROOT, 'workers/migrate/src/imports/storage.ts'), 'utf8'))?.[1];
+const TEMP_PREFIX = /export const TEMP_PREFIX = '([^']+)'/.exec(
+  readFileSync(join(ROOT, 'workers/migrate/src/imports/storage.ts'), 'utf8'),
+)?.[1];
 
 describe('r2/cors.json', () => {
   const cors = read('r2/cors.json');
@@ -87,25 +89,39 @@ describe('scripts/r2-apply.ts', () => {
   });
 
   it('--dry-run prints the three wrangler commands and their files, and changes nothing', { timeout: 30_000 }, () => {
-    const run = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/r2-apply.ts', '--dry-run', '--origins', 'https://editor.example'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      ['scripts/r2-apply.ts', '--dry-run', '--origins', 'https://editor.example'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/would run: wrangler r2 bucket cors set racing-media --file \S+cors\.json --force/);
     expect(run.stdout).toMatch(/would run: wrangler r2 bucket lifecycle set racing-media --file \S+lifecycle\.json --force/);
     expect(run.stdout).toContain('"https://editor.example"');
-    expect(run.stdout).toMatch(/would run: wrangler r2 bucket lifecycle set migrate-sheets --file \S+migrate-sheets\.lifecycle\.json --force/);
+    expect(run.stdout).toMatch(
+      /would run: wrangler r2 bucket lifecycle set migrate-sheets --file \S+migrate-sheets\.lifecycle\.json --force/,
+    );
     expect(run.stdout).not.toMatch(/r2 bucket cors set migrate-sheets/);
     expect(run.stdout).toContain('"prefix": "pending/"');
     expect(run.stdout).toContain('"prefix": "tmp/"');
     expect(run.stdout).toContain('Dry run: nothing changed');
   });
 
-  it.each([['cors'], ['lifecycle']])('uses flags the installed wrangler has: r2 bucket %s set --file --force', { timeout: 30_000 }, (what) => {
-    const run = spawnSync(wranglerBin(), ['r2', 'bucket', what, 'set', '--help'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
-    expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toContain('--file');
-    expect(run.stdout).toContain('--force');
-  });
+  it.each([['cors'], ['lifecycle']])(
+    'uses flags the installed wrangler has: r2 bucket %s set --file --force',
+    { timeout: 30_000 },
+    (what) => {
+      const run = spawnSync(wranglerBin(), ['r2', 'bucket', what, 'set', '--help'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+      });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain('--file');
+      expect(run.stdout).toContain('--force');
+    },
+  );
 });

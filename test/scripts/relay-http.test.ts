@@ -28,7 +28,15 @@ describe("the driver's HTTP query protocol", () => {
               $2::text as echo, (select count(*) from meetings) > 0 as has_meetings`,
       [41, 'Flemington %_ "é"'],
     );
-    expect(row).toEqual({ n: 42, price: '2.50', flag: true, nothing: null, doc: { a: [1] }, echo: 'Flemington %_ "é"', has_meetings: true });
+    expect(row).toEqual({
+      n: 42,
+      price: '2.50',
+      flag: true,
+      nothing: null,
+      doc: { a: [1] },
+      echo: 'Flemington %_ "é"',
+      has_meetings: true,
+    });
   });
 
   it('runs a batch as one transaction: all or nothing', async () => {
@@ -57,7 +65,9 @@ describe("the driver's HTTP query protocol", () => {
   });
 
   it('answers 503 when the allow-listed upstream cannot be reached', async () => {
-    const res = await post(JSON.stringify({ query: 'select 1', params: [] }), { 'Neon-Connection-String': 'postgres://u:p@127.0.0.1:1/db' });
+    const res = await post(JSON.stringify({ query: 'select 1', params: [] }), {
+      'Neon-Connection-String': 'postgres://u:p@127.0.0.1:1/db',
+    });
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ message: expect.stringContaining('upstream unavailable') });
   });
@@ -70,7 +80,9 @@ describe("the driver's HTTP query protocol", () => {
     expect((await post('{"query": "select 1"}', {})).status).toBe(400);
     expect((await post('{"query": "select 1"}', { 'Neon-Connection-String': 'mysql://x@127.0.0.1/db' })).status).toBe(400);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(sqlEndpoint(), { method: 'POST', headers: { ...target, 'Transfer-Encoding': 'chunked' } }, (res) => resolve(res.statusCode ?? 0));
+      const req = request(sqlEndpoint(), { method: 'POST', headers: { ...target, 'Transfer-Encoding': 'chunked' } }, (res) =>
+        resolve(res.statusCode ?? 0),
+      );
       req.on('error', reject);
       const chunk = 'x'.repeat(1024 * 1024);
       for (let i = 0; i < 11; i++) req.write(chunk);
@@ -82,7 +94,9 @@ describe("the driver's HTTP query protocol", () => {
 
 describe('upstream allow-list', () => {
   it('the HTTP path refuses an upstream not on the list with 403', async () => {
-    const res = await post(JSON.stringify({ query: 'select 1', params: [] }), { 'Neon-Connection-String': 'postgres://u:p@127.0.0.2:5432/db' });
+    const res = await post(JSON.stringify({ query: 'select 1', params: [] }), {
+      'Neon-Connection-String': 'postgres://u:p@127.0.0.2:5432/db',
+    });
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ message: "upstream 127.0.0.2:5432 is not on the relay's allow-list" });
   });

@@ -28,7 +28,8 @@ const serviceFiles = () => ['workers', 'durable-objects'].flatMap(sourceFiles).f
 function violations(file: string, text: string): string[] {
   const found: string[] = [];
   if (/['"]hono\/body-limit['"]/.test(text)) found.push(`${file}: imports hono/body-limit (use limitBody from #shared/body.ts)`);
-  if (/crypto\.subtle\.(encrypt|decrypt)\(/.test(text) && !OWN_AES_GCM.has(file)) found.push(`${file}: AES-GCM of its own (use #shared/sealing.ts)`);
+  if (/crypto\.subtle\.(encrypt|decrypt)\(/.test(text) && !OWN_AES_GCM.has(file))
+    found.push(`${file}: AES-GCM of its own (use #shared/sealing.ts)`);
   if (/\/auth-client\.tsx?$/.test(file)) found.push(`${file}: an auth client of its own (use #shared/auth-client.ts)`);
   if (/['"]\/api\/(token\/refresh|verify-2fa|token\/revoke)\/['"]/.test(text) && !file.startsWith('workers/auth/')) {
     found.push(`${file}: calls the authentication service itself (use #shared/auth-client.ts)`);
@@ -50,7 +51,9 @@ describe('one implementation per concern, in workers/shared/', () => {
     expect(violations('workers/cms/src/session.ts', 'await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, data)')).toHaveLength(1);
     expect(violations('workers/auth/src/totp.ts', 'await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, data)')).toEqual([]);
     expect(violations('workers/migrate/src/auth-client.ts', '')).toHaveLength(1);
-    expect(violations('workers/mail/src/login.ts', "await c.env.AUTH.fetch('https://auth.internal' + '/api/token/refresh/')")).toHaveLength(1);
+    expect(violations('workers/mail/src/login.ts', "await c.env.AUTH.fetch('https://auth.internal' + '/api/token/refresh/')")).toHaveLength(
+      1,
+    );
     expect(violations('workers/mail/src/routes/login.tsx', "import { startLogin } from '../auth-client.ts';")).toHaveLength(1);
     expect(violations('workers/mail/src/routes/login.tsx', "import { startLogin } from '#shared/auth-client.ts';")).toEqual([]);
   });

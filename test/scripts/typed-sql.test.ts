@@ -59,7 +59,8 @@ describe('typed Postgres reads', () => {
   });
 
   it('no request path carries DDL or session settings for PostgreSQL', () => {
-    const ddl = /\b(create|alter|drop)\s+(table|index|extension|view|materialized|function|trigger|schema|type|sequence|temp|temporary|unique)\b|\bset\s+(local|session)\b|\bset\s+\w+\s*(=|to)\s*\w+\s*[;`'"]/i;
+    const ddl =
+      /\b(create|alter|drop)\s+(table|index|extension|view|materialized|function|trigger|schema|type|sequence|temp|temporary|unique)\b|\bset\s+(local|session)\b|\bset\s+\w+\s*(=|to)\s*\w+\s*[;`'"]/i;
     const offenders = [...new Set([...READ_MODULES, ...['workers/form/src', 'workers/stats/src', 'workers/cms/src'].flatMap(sources)])]
       // The CMS keeps its stories in D1 (SQLite), whose statements are not the racing database's.
       .filter((path) => !path.startsWith('workers/cms/src/') || path === 'workers/cms/src/racing-lookups.ts')

@@ -40,7 +40,9 @@ describe('dev runner', () => {
       metafile: true,
       logLevel: 'silent',
     });
-    const packages = Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.external).map((i) => i.path));
+    const packages = Object.values(result.metafile.outputs).flatMap((output) =>
+      output.imports.filter((i) => i.external).map((i) => i.path),
+    );
     expect(packages.length).toBeGreaterThan(0);
     expect(packages.filter((name) => name === 'wrangler' || name.startsWith('wrangler/'))).toEqual([]);
   });

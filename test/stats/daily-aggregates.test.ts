@@ -64,7 +64,7 @@ async function entrantStart(client: PoolClient, date: string, courseId: number, 
 const trainer = (r: { trainers: StatsRecord[] }, id: number) => r.trainers.find((t) => t.id === id)!;
 
 describe('daily aggregates kept in step with corrected results', () => {
-  it('a corrected starting price moves a start between bands: the baseline and the trainer\'s bands change', async () => {
+  it("a corrected starting price moves a start between bands: the baseline and the trainer's bands change", async () => {
     const { date, courseId } = await recentMeeting();
     await inRolledBackTransaction(async (client) => {
       const start = await entrantStart(client, date, courseId, `r.finishing_position = 1 and r.starting_price <= 2.00`);
@@ -96,7 +96,9 @@ describe('daily aggregates kept in step with corrected results', () => {
     const { date, courseId } = await recentMeeting();
     await inRolledBackTransaction(async (client) => {
       // A race of exactly 8 starters pays 3 places; scratching its last finisher leaves 7 (2 places).
-      const { rows: [race] } = await client.query<{ race_id: number; last: number }>(
+      const {
+        rows: [race],
+      } = await client.query<{ race_id: number; last: number }>(
         `select r.race_id, (array_agg(r.id order by r.finishing_position desc))[1] as last
            from runners r join races ra on ra.id = r.race_id join meetings m on m.id = ra.meeting_id
           where m.date between $1::date - 365 and $1::date - 1 and not m.is_trial and not r.scratched and r.finishing_position is not null
@@ -105,7 +107,9 @@ describe('daily aggregates kept in step with corrected results', () => {
       );
       expect(race).toBeDefined();
       const before = await records(client, date, courseId);
-      await client.query(`update runners set scratched = true, finishing_position = null, starting_price = null where id = $1`, [race!.last]);
+      await client.query(`update runners set scratched = true, finishing_position = null, starting_price = null where id = $1`, [
+        race!.last,
+      ]);
       const after = await expectRecomputed(client, date, courseId);
       const places = (r: { trainers: StatsRecord[] }) => r.trainers[0]!.price_band_ivs.reduce((n, b) => n + b.baseline_wps.places, 0);
       expect(places(after)).toBeLessThan(places(before));
@@ -118,19 +122,30 @@ describe('daily aggregates kept in step with corrected results', () => {
       const start = await entrantStart(client, date, courseId, `true`);
       const before = await records(client, date, courseId);
       // The start's meeting moves past the meeting's date: outside [date-365, date-1], so its starts no longer count.
-      await client.query(`update meetings set date = '2099-01-01' where id = (select meeting_id from races where id = $1)`, [start.race_id]);
+      await client.query(`update meetings set date = '2099-01-01' where id = (select meeting_id from races where id = $1)`, [
+        start.race_id,
+      ]);
       const moved = await expectRecomputed(client, date, courseId);
-      expect(trainer(moved, start.trainer_id).performance_365d.starts).toBeLessThan(trainer(before, start.trainer_id).performance_365d.starts);
+      expect(trainer(moved, start.trainer_id).performance_365d.starts).toBeLessThan(
+        trainer(before, start.trainer_id).performance_365d.starts,
+      );
       // It returns to its date, and its race goes to the earliest meeting of the data (another date).
-      await client.query(`update meetings set date = $1::date where id = (select meeting_id from races where id = $2)`, [start.date, start.race_id]);
+      await client.query(`update meetings set date = $1::date where id = (select meeting_id from races where id = $2)`, [
+        start.date,
+        start.race_id,
+      ]);
       await expectRecomputed(client, date, courseId);
-      const { rows: [earliest] } = await client.query<{ id: number; date: string }>(
+      const {
+        rows: [earliest],
+      } = await client.query<{ id: number; date: string }>(
         `select id, date::text as date from meetings where not is_trial and date <> $1::date order by date, id limit 1`,
         [start.date],
       );
       await client.query(`update races set meeting_id = $1, race_number = 99 where id = $2`, [earliest!.id, start.race_id]);
       await expectRecomputed(client, date, courseId);
-      const { rows: [day] } = await client.query<{ n: number }>(
+      const {
+        rows: [day],
+      } = await client.query<{ n: number }>(
         `select count(*)::int as n from meeting_stats_person_days where role = 'trainer' and person_id = $1 and date = $2::date`,
         [start.trainer_id, earliest!.date],
       );
@@ -138,7 +153,7 @@ describe('daily aggregates kept in step with corrected results', () => {
     });
   });
 
-  it('a result on the meeting\'s own date changes nothing (outside [D-365, D-1])', async () => {
+  it("a result on the meeting's own date changes nothing (outside [D-365, D-1])", async () => {
     const { date, courseId } = await recentMeeting();
     await inRolledBackTransaction(async (client) => {
       const before = await records(client, date, courseId);

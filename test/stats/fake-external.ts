@@ -58,7 +58,8 @@ export async function startFakeExternal(): Promise<FakeExternal> {
     }
     if (req.method === 'GET' && url.pathname === '/received-logouts') return send(200, logouts);
     const endpoint = url.pathname.replace(/^\//, '');
-    if (req.method !== 'GET' || !['trainerStats', 'jockeyStats', 'meetingStats'].includes(endpoint)) return send(404, { detail: 'Not Found' });
+    if (req.method !== 'GET' || !['trainerStats', 'jockeyStats', 'meetingStats'].includes(endpoint))
+      return send(404, { detail: 'Not Found' });
     if (req.headers.authorization !== `Bearer ${FAKE_EXTERNAL_KEY}`) return send(401, { detail: 'Not authenticated' });
     const courseId = Number(url.searchParams.get('courseId'));
     const date = url.searchParams.get('date') ?? '';

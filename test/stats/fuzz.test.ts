@@ -4,18 +4,22 @@ import { FUZZ_TIMEOUT_MS, fuzzDocument, operationsOf, type OpenApiDocument } fro
 import { call, TOKEN } from './helpers';
 
 describe('the statistics API against its OpenAPI document', () => {
-  it('answers generated valid and invalid requests, with and without the token, as documented', async () => {
-    const doc = await (await call('/openapi.json')).json<OpenApiDocument>();
-    const report = await fuzzDocument({
-      doc,
-      base: 'http://stats',
-      send: (request) => exports.default.fetch(request),
-      credentials: [
-        { name: 'token', headers: { authorization: `Bearer ${TOKEN}` } },
-        { name: 'wrong token', headers: { authorization: 'Bearer not-the-token' } },
-      ],
-    });
-    expect(operationsOf(doc).length).toBeGreaterThan(0);
-    expect(report.operations).toHaveLength(operationsOf(doc).length);
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'answers generated valid and invalid requests, with and without the token, as documented',
+    async () => {
+      const doc = await (await call('/openapi.json')).json<OpenApiDocument>();
+      const report = await fuzzDocument({
+        doc,
+        base: 'http://stats',
+        send: (request) => exports.default.fetch(request),
+        credentials: [
+          { name: 'token', headers: { authorization: `Bearer ${TOKEN}` } },
+          { name: 'wrong token', headers: { authorization: 'Bearer not-the-token' } },
+        ],
+      });
+      expect(operationsOf(doc).length).toBeGreaterThan(0);
+      expect(report.operations).toHaveLength(operationsOf(doc).length);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

@@ -47,7 +47,10 @@ describe('every route declares its guard', () => {
     for (const [key, access] of Object.entries(EXPECTED)) {
       if (access !== 'token') continue;
       const [method, path] = key.split(' ') as [string, string];
-      const res = await call(`${path}?courseId=1`, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+      const res = await call(`${path}?courseId=1`, {
+        method,
+        ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+      });
       expect(res.status, key).toBe(401);
     }
   });

@@ -127,7 +127,12 @@ describe('bodies', () => {
     ['/api/logout', 2 * 1024 * 1024],
   ])('a chunked %s body of %i bytes is 413 {detail}, and the Worker answers the next request', async (path, size) => {
     const res = await exports.default.fetch(
-      new Request(`http://stats${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunkedBody(size), duplex: 'half' } as RequestInit),
+      new Request(`http://stats${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: chunkedBody(size),
+        duplex: 'half',
+      } as RequestInit),
     );
     expect(res.status).toBe(413);
     expect((await res.json<{ detail: string }>()).detail).toMatch(/larger than/);
@@ -136,7 +141,12 @@ describe('bodies', () => {
 
   it('a chunked /save-stats body without a token is 401 and the body is still read to its end', async () => {
     const res = await exports.default.fetch(
-      new Request('http://stats/save-stats', { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunkedBody(512 * 1024), duplex: 'half' } as RequestInit),
+      new Request('http://stats/save-stats', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: chunkedBody(512 * 1024),
+        duplex: 'half',
+      } as RequestInit),
     );
     expect(res.status).toBe(401);
     expect((await call('/health')).status).toBe(200);

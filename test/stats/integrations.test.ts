@@ -31,7 +31,10 @@ describe('POST /login, GET /login, POST /api/logout', () => {
   });
 
   it('a wrong pair is 401 {detail}; a malformed body is 422', async () => {
-    for (const body of [{ username: env.ADMIN_USERNAME, password: 'wrong-password' }, { username: 'root', password: env.ADMIN_PASSWORD }]) {
+    for (const body of [
+      { username: env.ADMIN_USERNAME, password: 'wrong-password' },
+      { username: 'root', password: env.ADMIN_PASSWORD },
+    ]) {
       const res = await call('/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ detail: 'Incorrect username or password' });
@@ -59,7 +62,11 @@ describe('POST /login, GET /login, POST /api/logout', () => {
 
   it('POST /api/logout forwards {sessionId} to the authentication service', async () => {
     const sessionId = `session-${crypto.randomUUID()}`;
-    const res = await call('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ sessionId }) });
+    const res = await call('/api/logout', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ sessionId }),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'success' });
     const received = await (await fetch(`${env.FAKE_EXTERNAL_URL}/received-logouts`)).json<string[]>();
@@ -67,11 +74,19 @@ describe('POST /login, GET /login, POST /api/logout', () => {
   });
 
   it('POST /api/logout: upstream failure or silence is 502 {detail} within the timeout; no sessionId is 422', async () => {
-    const failed = await call('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ sessionId: 'fail' }) });
+    const failed = await call('/api/logout', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ sessionId: 'fail' }),
+    });
     expect(failed.status).toBe(502);
     expect((await failed.json<{ detail: string }>()).detail).toContain('500');
     const started = Date.now();
-    const silent = await call('/api/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ sessionId: 'hang' }) });
+    const silent = await call('/api/logout', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ sessionId: 'hang' }),
+    });
     expect(silent.status).toBe(502);
     expect((await silent.json<{ detail: string }>()).detail).toMatch(/did not answer within 1000 ms/);
     expect(Date.now() - started).toBeLessThan(4_000);
@@ -95,7 +110,12 @@ describe('external statistics API (external_api.enabled)', () => {
   it('the camelCase endpoints relay the external records, checked against the contract', async () => {
     const res = await external('/meetingStats?date=2026-03-01&courseId=77');
     expect(res.status).toBe(200);
-    const body = await res.json<{ status: string; meeting: unknown; trainers: { id: number; name: string }[]; jockeys: { id: number }[] }>();
+    const body = await res.json<{
+      status: string;
+      meeting: unknown;
+      trainers: { id: number; name: string }[];
+      jockeys: { id: number }[];
+    }>();
     expect(body.status).toBe('success');
     expect(body.meeting).toEqual({ date: '2026-03-01', course: 'Fake Park', courseId: 77 });
     expect(body.trainers.map((t) => [t.id, t.name])).toEqual([[78, 'Fake Trainer']]);
@@ -179,10 +199,17 @@ describe('POST /save-stats and GET /saved-stats', () => {
   it('a saved payload round-trips, the latest save wins, and another meeting is not_found', async () => {
     const { date, courseId } = await recentMeeting();
     const saved = (id = courseId) => call(`/saved-stats?date=${date}&courseId=${id}`, { headers: headers('198.51.100.3') });
-    const stats = await (await call(`/meetingStats?date=${date}&courseId=${courseId}`, { headers: headers('198.51.100.3') })).json<{ trainers: unknown[]; jockeys: unknown[] }>();
+    const stats = await (await call(`/meetingStats?date=${date}&courseId=${courseId}`, { headers: headers('198.51.100.3') })).json<{
+      trainers: unknown[];
+      jockeys: unknown[];
+    }>();
     const payload = { date, course_id: courseId, trainer_stats: stats.trainers, jockey_stats: stats.jockeys };
     const post = (body: unknown) =>
-      call('/save-stats', { method: 'POST', headers: { ...headers('198.51.100.3'), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      call('/save-stats', {
+        method: 'POST',
+        headers: { ...headers('198.51.100.3'), 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const res = await post(payload);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: 'success', date, course_id: courseId });
@@ -195,7 +222,12 @@ describe('POST /save-stats and GET /saved-stats', () => {
   });
 
   it('a database without the table has nothing saved (one read, its missing table is no error)', async () => {
-    const db = openRacingReads({ DATABASE_URL: env.DATABASE_URL, PG_WS_PROXY: env.PG_WS_PROXY, PG_CONNECT_TIMEOUT_MS: 5000, PG_QUERY_TIMEOUT_MS: 30000 });
+    const db = openRacingReads({
+      DATABASE_URL: env.DATABASE_URL,
+      PG_WS_PROXY: env.PG_WS_PROXY,
+      PG_CONNECT_TIMEOUT_MS: 5000,
+      PG_QUERY_TIMEOUT_MS: 30000,
+    });
     expect(await loadPayload(db, '2026-01-10', 1, 'meeting_stats_payloads_of_another_release')).toBeNull();
     await expect(loadPayload(db, '2026-01-10', 1, 'meeting_stats_payloads where nonsense')).rejects.toThrow();
   });
@@ -208,7 +240,10 @@ describe('POST /save-stats and GET /saved-stats', () => {
       [JSON.stringify({ date: '2026-02-30', course_id: 1, trainer_stats: [], jockey_stats: [] }), 'json.date'],
       [JSON.stringify({ date: '2026-01-01', course_id: 'one', trainer_stats: [], jockey_stats: [] }), 'json.course_id'],
       [JSON.stringify({ date: '2026-01-01', course_id: 1, jockey_stats: [] }), 'json.trainer_stats'],
-      [JSON.stringify({ date: '2026-01-01', course_id: 1, trainer_stats: [{ id: 1, name: 'x' }], jockey_stats: [] }), 'json.trainer_stats.0.performance_365d'],
+      [
+        JSON.stringify({ date: '2026-01-01', course_id: 1, trainer_stats: [{ id: 1, name: 'x' }], jockey_stats: [] }),
+        'json.trainer_stats.0.performance_365d',
+      ],
     ];
     for (const [body, field] of cases) {
       const res = await post(body);
@@ -216,7 +251,9 @@ describe('POST /save-stats and GET /saved-stats', () => {
       const { detail } = await res.json<{ detail: { loc: (string | number)[] }[] }>();
       expect(detail.map((d) => d.loc.join('.'))).toContain(field);
     }
-    const huge = await post(JSON.stringify({ date: '2026-01-01', course_id: 1, trainer_stats: [], jockey_stats: [], pad: 'x'.repeat(3 * 1024 * 1024) }));
+    const huge = await post(
+      JSON.stringify({ date: '2026-01-01', course_id: 1, trainer_stats: [], jockey_stats: [], pad: 'x'.repeat(3 * 1024 * 1024) }),
+    );
     expect(huge.status).toBe(413);
     expect(await huge.json()).toHaveProperty('detail');
   });

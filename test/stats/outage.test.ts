@@ -46,11 +46,16 @@ describe('racing database unreachable without a relay', () => {
 
 describe('racing database behind the relay (the HTTP query path)', () => {
   const call = (overrides: Record<string, string>) =>
-    app.request('/meetings?date=2026-01-10', { headers: { Authorization: `Bearer ${TOKEN}` } }, { ...env, ...overrides }, {
-      waitUntil: () => {},
-      passThroughOnException: () => {},
-      props: {},
-    });
+    app.request(
+      '/meetings?date=2026-01-10',
+      { headers: { Authorization: `Bearer ${TOKEN}` } },
+      { ...env, ...overrides },
+      {
+        waitUntil: () => {},
+        passThroughOnException: () => {},
+        props: {},
+      },
+    );
 
   it('a database that accepts but never answers: 503 {detail} once connect + query time is up', async () => {
     const started = Date.now();

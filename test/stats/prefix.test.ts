@@ -44,12 +44,21 @@ for (const base of ['', '/stats'] as const) {
       const query = `date=${date}&courseId=${courseId}`;
       const res = await call(`${base}/meetingStats?${query}&token=${TOKEN}`);
       expect(res.status).toBe(200);
-      const stats = await res.json<{ status: string; meeting: { course: string; courseId: number }; trainers: unknown[]; jockeys: unknown[] }>();
+      const stats = await res.json<{
+        status: string;
+        meeting: { course: string; courseId: number };
+        trainers: unknown[];
+        jockeys: unknown[];
+      }>();
       expect(stats).toMatchObject({ status: 'success', meeting: { date, course, courseId } });
       expect(stats.trainers.length).toBeGreaterThan(0);
       expect((await call(`${base}/meetingStats?${query}`)).status).toBe(401);
 
-      const login = await call(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'test-admin-password' }) });
+      const login = await call(`${base}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: 'test-admin-password' }),
+      });
       expect(login.status).toBe(200);
       const { access_token } = await login.json<{ access_token: string }>();
       const bearer = await call(`${base}/meetingStats?${query}`, { headers: { Authorization: `Bearer ${access_token}` } });
@@ -58,7 +67,9 @@ for (const base of ['', '/stats'] as const) {
 
     it('the pages and their scripts: every link, form, script and fetch under the prefix', async () => {
       const dashboard = await pageUnder(base, '/');
-      expect(dashboard.urls).toEqual(expect.arrayContaining([`${base}/`, `${base}/docs`, `${base}/redoc`, `${base}/login?direct=1`, `${base}/assets/dashboard.js`]));
+      expect(dashboard.urls).toEqual(
+        expect.arrayContaining([`${base}/`, `${base}/docs`, `${base}/redoc`, `${base}/login?direct=1`, `${base}/assets/dashboard.js`]),
+      );
       if (base) expect((await pageUnder(base, '')).urls).toEqual(dashboard.urls);
       expect((await pageUnder(base, '/login?direct=1')).urls).toContain(`${base}/assets/login.js`);
       expect((await pageUnder(base, '/api-test')).urls).toContain(`${base}/assets/api-test.js`);
@@ -91,13 +102,19 @@ for (const base of ['', '/stats'] as const) {
       expect(redoc.html).toContain(`spec-url="${base}/openapi.json"`);
       for (const url of [...swagger.urls, ...redoc.urls]) expect((await call(url)).status, url).toBe(200);
 
-      const doc = await (await call(`${base}/openapi.json`)).json<{ servers?: { url: string }[]; info: { description: string }; paths: Record<string, unknown> }>();
+      const doc = await (await call(`${base}/openapi.json`)).json<{
+        servers?: { url: string }[];
+        info: { description: string };
+        paths: Record<string, unknown>;
+      }>();
       if (base) expect(doc.servers).toEqual([{ url: base }]);
       else expect(doc).not.toHaveProperty('servers');
       expect(doc.info.description).toContain(`Calculation rules: ${base}/api-docs#rules.`);
       expect(doc.paths).toHaveProperty(['/meetingStats']);
       // The prefix header from outside is not trusted: it cannot move "try it" elsewhere.
-      const spoofed = await (await call(`${base}/openapi.json`, { headers: { 'x-forwarded-prefix': '/elsewhere' } })).json<{ servers?: unknown }>();
+      const spoofed = await (await call(`${base}/openapi.json`, { headers: { 'x-forwarded-prefix': '/elsewhere' } })).json<{
+        servers?: unknown;
+      }>();
       expect(spoofed.servers).toEqual(doc.servers);
       // Where Swagger UI sends "try it": the server (the document's own origin without one) plus the path.
       const tryIt = new URL(`${doc.servers?.[0]?.url ?? ''}/health`, `http://stats${base}/openapi.json`);

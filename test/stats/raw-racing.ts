@@ -32,7 +32,7 @@ export async function readRaw(query?: RawQuery): Promise<Raw> {
   if (query) return readRawWith(query);
   const db = openRacingDb(parseConfig(racingDbConfigSchema, env));
   try {
-    return await readRawWith(async <T,>(text: string) => (await db.$client.query(text)).rows as T[]);
+    return await readRawWith(async <T>(text: string) => (await db.$client.query(text)).rows as T[]);
   } finally {
     await db.$client.end();
   }
@@ -124,7 +124,13 @@ export function expectedStatistics(raw: Raw, date: string, courseId: number) {
     const top = [...byHorse.entries()]
       .filter(([, rows]) => rows.length >= 3)
       .map(([horseId, rows]) => ({ horseId, name: raw.horses.get(horseId)!, starts: rows.length, wins: rows.filter(won).length }))
-      .sort((a, b) => b.wins * a.starts - a.wins * b.starts || b.wins - a.wins || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || a.horseId - b.horseId)
+      .sort(
+        (a, b) =>
+          b.wins * a.starts - a.wins * b.starts ||
+          b.wins - a.wins ||
+          (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+          a.horseId - b.horseId,
+      )
       .slice(0, 5);
     return {
       id,
@@ -134,7 +140,10 @@ export function expectedStatistics(raw: Raw, date: string, courseId: number) {
       avg_per_meeting: meetingsAttended ? halfUp2(wins.length, meetingsAttended) : 0,
       last_win_date: allWins.at(-1) ?? null,
       avg_finishing_pos: year.length
-        ? halfUp2(year.reduce((sum, r) => sum + r.finishing_position!, 0), year.length)
+        ? halfUp2(
+            year.reduce((sum, r) => sum + r.finishing_position!, 0),
+            year.length,
+          )
         : null,
       top_horses: top.map((h) => ({ name: h.name, win_pct: pct(h.wins, h.starts) })),
       price_band_ivs: BANDS.map(([band], index) => {
@@ -144,9 +153,7 @@ export function expectedStatistics(raw: Raw, date: string, courseId: number) {
           band,
           trainer_wps: own,
           baseline_wps: baseline,
-          iv: own.starts > 0 && baseline.wins > 0
-            ? halfUp2(own.wins * baseline.starts, own.starts * baseline.wins)
-            : null,
+          iv: own.starts > 0 && baseline.wins > 0 ? halfUp2(own.wins * baseline.starts, own.starts * baseline.wins) : null,
         };
       }),
     };

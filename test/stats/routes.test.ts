@@ -29,7 +29,15 @@ describe('open routes', () => {
 
   it('/api-docs publishes the calculation rules', async () => {
     const text = await (await call('/api-docs')).text();
-    for (const phrase of ['day before the meeting', 'TAB terms', '1.00-2.00', '21.01+', 'baseline_wps', 'Dead heats', 'at least 3 starts']) {
+    for (const phrase of [
+      'day before the meeting',
+      'TAB terms',
+      '1.00-2.00',
+      '21.01+',
+      'baseline_wps',
+      'Dead heats',
+      'at least 3 starts',
+    ]) {
       expect(text).toContain(phrase);
     }
   });
@@ -37,7 +45,21 @@ describe('open routes', () => {
   it('serves the OpenAPI document (version 2.0.0) with every route of the contract', async () => {
     const doc = await (await call('/openapi.json')).json<{ info: { version: string }; paths: Record<string, unknown> }>();
     expect(doc.info.version).toBe('2.0.0');
-    for (const path of ['/health', '/meetings', '/meeting-participants', '/trainer-stats', '/jockey-stats', '/trainerStats', '/jockeyStats', '/meetingStats', '/api/user-context', '/save-stats', '/saved-stats', '/login', '/api/logout']) {
+    for (const path of [
+      '/health',
+      '/meetings',
+      '/meeting-participants',
+      '/trainer-stats',
+      '/jockey-stats',
+      '/trainerStats',
+      '/jockeyStats',
+      '/meetingStats',
+      '/api/user-context',
+      '/save-stats',
+      '/saved-stats',
+      '/login',
+      '/api/logout',
+    ]) {
       expect(doc.paths).toHaveProperty([path]);
     }
   });
@@ -131,8 +153,16 @@ describe('meetings and participants', () => {
     expect(body.meeting).toEqual({ date, course, courseId });
     expect(body.trainers.length).toBeGreaterThan(0);
     expect(body.jockeys.length).toBeGreaterThan(0);
-    expect(body.trainers[0]).toMatchObject({ performance_365d: { wins: 0, starts: 0, win_pct: 0 }, wins_30d: 0, top_horses: [], price_band_ivs: [] });
-    const stats = await (await authed(`/meetingStats?date=${date}&courseId=${courseId}`)).json<{ trainers: { id: number }[]; jockeys: { id: number }[] }>();
+    expect(body.trainers[0]).toMatchObject({
+      performance_365d: { wins: 0, starts: 0, win_pct: 0 },
+      wins_30d: 0,
+      top_horses: [],
+      price_band_ivs: [],
+    });
+    const stats = await (await authed(`/meetingStats?date=${date}&courseId=${courseId}`)).json<{
+      trainers: { id: number }[];
+      jockeys: { id: number }[];
+    }>();
     const ids = (rows: { id: number }[]) => rows.map((r) => r.id).sort((a, b) => a - b);
     expect(ids(body.trainers)).toEqual(ids(stats.trainers));
     expect(ids(body.jockeys)).toEqual(ids(stats.jockeys));
@@ -192,10 +222,15 @@ describe('bad input: a clear 4xx in FastAPI shape, never a 500', () => {
   });
 
   it('a database that cannot be reached → 503 {detail}, not a hang', async () => {
-    const res = await app.request(`/meetings?date=${date}`, { headers: { Authorization: `Bearer ${TOKEN}` } }, {
-      ...env,
-      DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing',
-    }, ctx);
+    const res = await app.request(
+      `/meetings?date=${date}`,
+      { headers: { Authorization: `Bearer ${TOKEN}` } },
+      {
+        ...env,
+        DATABASE_URL: 'postgres://racing:secret@127.0.0.1:1/racing',
+      },
+      ctx,
+    );
     expect(res.status).toBe(503);
     const body = await res.json<{ detail: string }>();
     expect(body.detail).toMatch(/unreachable/);
@@ -203,11 +238,15 @@ describe('bad input: a clear 4xx in FastAPI shape, never a 500', () => {
   });
 
   it('missing configuration → 500 {detail} naming the variable, never a default credential', async () => {
-    const res = await app.request('/login', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: 'x' }),
-    }, { ...env, ADMIN_PASSWORD: undefined });
+    const res = await app.request(
+      '/login',
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: 'x' }),
+      },
+      { ...env, ADMIN_PASSWORD: undefined },
+    );
     expect(res.status).toBe(500);
     expect((await res.json<{ detail: string }>()).detail).toContain('ADMIN_PASSWORD is not set');
   });
@@ -215,7 +254,15 @@ describe('bad input: a clear 4xx in FastAPI shape, never a 500', () => {
   it('a published development secret → 500 {detail} outside local development; taken locally', async () => {
     // workers/stats/.dev.vars.example; the Worker is local only with its Postgres relay on loopback.
     const login = (overrides: Record<string, unknown>) =>
-      app.request('/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: env.ADMIN_USERNAME, password: 'admin-dev-password' }) }, { ...env, ADMIN_PASSWORD: 'admin-dev-password', ...overrides });
+      app.request(
+        '/login',
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ username: env.ADMIN_USERNAME, password: 'admin-dev-password' }),
+        },
+        { ...env, ADMIN_PASSWORD: 'admin-dev-password', ...overrides },
+      );
     const deployed = await login({ PG_WS_PROXY: undefined });
     expect(deployed.status).toBe(500);
     expect((await deployed.json<{ detail: string }>()).detail).toMatch(/ADMIN_PASSWORD is a published development value/);

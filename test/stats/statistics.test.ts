@@ -84,7 +84,14 @@ describe('statistics of a generated meeting, against an independent computation 
     const date = nearestDateWithMeetings(-27);
     const meetings = meetingsOn(date);
     const res = await get(`/meetingStats?date=${date}&courseId=${meetings[0]!.course_id}`);
-    const body = await res.json<{ trainers: { performance_365d: { starts: number }; avg_finishing_pos: number | null; last_win_date: string | null; price_band_ivs: { iv: number | null }[] }[] }>();
+    const body = await res.json<{
+      trainers: {
+        performance_365d: { starts: number };
+        avg_finishing_pos: number | null;
+        last_win_date: string | null;
+        price_band_ivs: { iv: number | null }[];
+      }[];
+    }>();
     const fresh = body.trainers.filter((t) => t.performance_365d.starts === 0);
     expect(fresh.length).toBeGreaterThan(0);
     for (const t of fresh) {

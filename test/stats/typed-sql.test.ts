@@ -14,10 +14,23 @@ afterEach(() => {
 
 describe('no DDL at request time', () => {
   it('recognises schema statements (the check the request paths are held to)', () => {
-    for (const text of ['create table if not exists t (a int)', ' ALTER TABLE t add b int', 'set jit = off', 'SET LOCAL statement_timeout = 5', 'create index if not exists i on t (a)', 'drop table t', 'select * into temp x from t', 'create extension pg_trgm']) {
+    for (const text of [
+      'create table if not exists t (a int)',
+      ' ALTER TABLE t add b int',
+      'set jit = off',
+      'SET LOCAL statement_timeout = 5',
+      'create index if not exists i on t (a)',
+      'drop table t',
+      'select * into temp x from t',
+      'create extension pg_trgm',
+    ]) {
       expect(text).toMatch(SCHEMA_STATEMENT);
     }
-    for (const text of ['select 1', 'with x as (select 1) select * from x', 'insert into meeting_stats_payloads (date) values ($1) on conflict (date) do update set a = 1']) {
+    for (const text of [
+      'select 1',
+      'with x as (select 1) select * from x',
+      'insert into meeting_stats_payloads (date) values ($1) on conflict (date) do update set a = 1',
+    ]) {
       expect(text).not.toMatch(SCHEMA_STATEMENT);
     }
   });

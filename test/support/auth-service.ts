@@ -27,7 +27,7 @@ export interface TestAuthService {
 export async function startTestAuthService(
   accounts: Record<string, EnrolledAccount>,
   vars: Record<string, string> & { AUTH_TOTP_ENCRYPTION_KEY: string },
-  options: { registry?: string; /** Further statements after the accounts (sites, site roles). */ sql?: string[] } = {},
+  options: { registry?: string /** Further statements after the accounts (sites, site roles). */; sql?: string[] } = {},
 ): Promise<TestAuthService> {
   const persistTo = mkdtempSync(join(tmpdir(), 'auth-service-'));
   applyLocalD1Migrations(AUTH_CONFIG, 'DB', persistTo);

@@ -42,9 +42,12 @@ export interface RunningWorker {
  */
 /** The router (the top-level wrangler.toml), reaching the services started with the same dev registry. */
 export async function startRouterWorker(options: { registry: string; ready: string }): Promise<RunningWorker> {
-  const router = await running(await startLocalWorker({ config: join(ROOT, 'wrangler.toml'), logLevel: 'error', registry: options.registry }));
+  const router = await running(
+    await startLocalWorker({ config: join(ROOT, 'wrangler.toml'), logLevel: 'error', registry: options.registry }),
+  );
   // The registry is read in the background: until it has the service, the binding answers 503.
-  for (let tries = 0; tries < 40 && (await router.fetch(options.ready)).status === 503; tries++) await new Promise((resolve) => setTimeout(resolve, 250));
+  for (let tries = 0; tries < 40 && (await router.fetch(options.ready)).status === 503; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 250));
   return router;
 }
 

@@ -87,7 +87,10 @@ function deref<T>(doc: OpenApiDocument, value: T): T {
   let current = value as T & { $ref?: string };
   for (let depth = 0; current && typeof current === 'object' && typeof current.$ref === 'string'; depth++) {
     if (depth > 20) throw new Error(`$ref cycle at ${current.$ref}`);
-    const parts = current.$ref.replace(/^#\//, '').split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     let target: unknown = doc;
     for (const part of parts) target = (target as Record<string, unknown> | undefined)?.[part];
     if (target === undefined) throw new Error(`unresolved $ref ${current.$ref}`);
@@ -100,7 +103,7 @@ function deref<T>(doc: OpenApiDocument, value: T): T {
 
 /** The problems of `value` against `schema` (empty when it matches), JSON Schema 2020-12 / OpenAPI 3.0 subset. */
 export function validate(doc: OpenApiDocument, schema: Schema | undefined, value: unknown, at = '$'): string[] {
-  if (!schema || schema === true as unknown) return [];
+  if (!schema || schema === (true as unknown)) return [];
   if ((schema as unknown) === false) return [`${at}: no value is allowed here`];
   const s = deref(doc, schema);
   const problems: string[] = [];
@@ -115,7 +118,8 @@ export function validate(doc: OpenApiDocument, schema: Schema | undefined, value
   }
   if (s.not && validate(doc, s.not, value, at).length === 0) problems.push(`${at}: matches a schema it must not`);
   if ('const' in s && !deepEqual(s.const, value)) problems.push(`${at}: must be ${JSON.stringify(s.const)}`);
-  if (s.enum && !s.enum.some((e) => deepEqual(e, value))) problems.push(`${at}: ${clip(JSON.stringify(value), 80)} is not one of ${clip(JSON.stringify(s.enum), 200)}`);
+  if (s.enum && !s.enum.some((e) => deepEqual(e, value)))
+    problems.push(`${at}: ${clip(JSON.stringify(value), 80)} is not one of ${clip(JSON.stringify(s.enum), 200)}`);
   const types = s.type === undefined ? undefined : Array.isArray(s.type) ? s.type : [s.type];
   if (types && !types.some((t) => hasType(value, t))) {
     problems.push(`${at}: expected ${types.join(' or ')}, got ${typeName(value)} ${clip(JSON.stringify(value), 80)}`);
@@ -125,17 +129,22 @@ export function validate(doc: OpenApiDocument, schema: Schema | undefined, value
     const length = [...value].length;
     if (s.minLength !== undefined && length < s.minLength) problems.push(`${at}: shorter than ${s.minLength}`);
     if (s.maxLength !== undefined && length > s.maxLength) problems.push(`${at}: longer than ${s.maxLength}`);
-    if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(value)) problems.push(`${at}: ${clip(JSON.stringify(value), 80)} does not match ${s.pattern}`);
+    if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(value))
+      problems.push(`${at}: ${clip(JSON.stringify(value), 80)} does not match ${s.pattern}`);
     const format = FORMATS[s.format ?? ''];
     if (format && !format(value)) problems.push(`${at}: ${clip(JSON.stringify(value), 80)} is not a ${s.format}`);
   }
   if (typeof value === 'number') {
     if (s.minimum !== undefined && value < s.minimum) problems.push(`${at}: ${value} below minimum ${s.minimum}`);
     if (s.maximum !== undefined && value > s.maximum) problems.push(`${at}: ${value} above maximum ${s.maximum}`);
-    if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) problems.push(`${at}: ${value} not above ${s.exclusiveMinimum}`);
-    if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum) problems.push(`${at}: ${value} not below ${s.exclusiveMaximum}`);
-    if (s.exclusiveMinimum === true && s.minimum !== undefined && value <= s.minimum) problems.push(`${at}: ${value} not above ${s.minimum}`);
-    if (s.exclusiveMaximum === true && s.maximum !== undefined && value >= s.maximum) problems.push(`${at}: ${value} not below ${s.maximum}`);
+    if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum)
+      problems.push(`${at}: ${value} not above ${s.exclusiveMinimum}`);
+    if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum)
+      problems.push(`${at}: ${value} not below ${s.exclusiveMaximum}`);
+    if (s.exclusiveMinimum === true && s.minimum !== undefined && value <= s.minimum)
+      problems.push(`${at}: ${value} not above ${s.minimum}`);
+    if (s.exclusiveMaximum === true && s.maximum !== undefined && value >= s.maximum)
+      problems.push(`${at}: ${value} not below ${s.maximum}`);
   }
   if (Array.isArray(value)) {
     if (s.minItems !== undefined && value.length < s.minItems) problems.push(`${at}: fewer than ${s.minItems} items`);
@@ -207,12 +216,43 @@ const anyText = (maxLength = 40) =>
     { weight: 3, arbitrary: fc.string({ maxLength }) },
     { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength }) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength }) },
-    { weight: 1, arbitrary: fc.constantFrom('\u0000', 'a\u0000b', '\uFEFF', '😀🏇', 'Ωmega', '\u202Eevil', "'; drop table x; --", '../..', '%00', ' ', '\r\n') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '\u0000',
+        'a\u0000b',
+        '\uFEFF',
+        '😀🏇',
+        'Ωmega',
+        '\u202Eevil',
+        "'; drop table x; --",
+        '../..',
+        '%00',
+        ' ',
+        '\r\n',
+      ),
+    },
   );
 
 const hugeText = fc.constantFrom(5_000, 70_000).chain((n) => fc.constantFrom('x'.repeat(n), 'é'.repeat(n), `${'\u0000'.repeat(n)}`));
 
-const BOUNDARY_NUMBERS = [0, -0, -1, 1, 0.5, -0.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e308, -1e308, 5e-324];
+const BOUNDARY_NUMBERS = [
+  0,
+  -0,
+  -1,
+  1,
+  0.5,
+  -0.5,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 53,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  1e308,
+  -1e308,
+  5e-324,
+];
 
 /** A value `schema` accepts (as well as the generator can tell: patterns are honoured, formats approximated). */
 export function validValue(doc: OpenApiDocument, schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
@@ -244,7 +284,11 @@ function mergeAllOf(doc: OpenApiDocument, s: Schema): Schema {
   for (const part of s.allOf ?? []) {
     const p = deref(doc, part);
     const inner = p.allOf ? mergeAllOf(doc, p) : p;
-    Object.assign(merged, { ...inner, properties: { ...merged.properties, ...inner.properties }, required: [...(merged.required ?? []), ...(inner.required ?? [])] });
+    Object.assign(merged, {
+      ...inner,
+      properties: { ...merged.properties, ...inner.properties },
+      required: [...(merged.required ?? []), ...(inner.required ?? [])],
+    });
   }
   return merged;
 }
@@ -267,14 +311,21 @@ function validOfType(doc: OpenApiDocument, s: Schema, type: string, depth: numbe
         const lo = Math.max(Math.ceil(min), Number.MIN_SAFE_INTEGER);
         const hi = Math.min(Math.floor(max), Number.MAX_SAFE_INTEGER);
         const edges = [lo, hi, 0, 1].filter((n) => n >= lo && n <= hi);
-        return fc.oneof({ weight: 3, arbitrary: fc.integer({ min: Math.max(lo, -(2 ** 31)), max: Math.min(hi, 2 ** 31 - 1) }) }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
+        return fc.oneof(
+          { weight: 3, arbitrary: fc.integer({ min: Math.max(lo, -(2 ** 31)), max: Math.min(hi, 2 ** 31 - 1) }) },
+          { weight: 1, arbitrary: fc.constantFrom(...edges) },
+        );
       }
       return fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
     }
     case 'string': {
       const format = s.format;
-      if (format === 'date-time') return fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
-      if (format === 'date') return fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      if (format === 'date-time')
+        return fc.date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+      if (format === 'date')
+        return fc
+          .date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+          .map((d) => d.toISOString().slice(0, 10));
       if (format === 'uuid') return fc.uuid();
       if (format === 'email') return fc.emailAddress();
       if (format === 'uri' || format === 'url') return fc.webUrl();
@@ -317,7 +368,6 @@ function validOfType(doc: OpenApiDocument, s: Schema, type: string, depth: numbe
   }
 }
 
-
 const anyJson = (depth: number): fc.Arbitrary<unknown> =>
   depth > 4 ? fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)) : fc.jsonValue({ maxDepth: 2 });
 
@@ -352,11 +402,13 @@ export function invalidValue(doc: OpenApiDocument, schema: Schema | undefined, d
     }
     if (type === 'array' && depth < 4) {
       near.push(fc.array(invalidValue(doc, s.items, depth + 1), { minLength: 1, maxLength: 3 }));
-      if (s.maxItems !== undefined) near.push(fc.array(validValue(doc, s.items, depth + 1), { minLength: s.maxItems + 1, maxLength: s.maxItems + 2 }));
+      if (s.maxItems !== undefined)
+        near.push(fc.array(validValue(doc, s.items, depth + 1), { minLength: s.maxItems + 1, maxLength: s.maxItems + 2 }));
     }
     if (type === 'object' && depth < 4) near.push(invalidObject(doc, s, depth));
   }
-  if (s.anyOf ?? s.oneOf) near.push(...(s.anyOf ?? s.oneOf)!.filter((o) => deref(doc, o).properties).map((o) => invalidObject(doc, deref(doc, o), depth)));
+  if (s.anyOf ?? s.oneOf)
+    near.push(...(s.anyOf ?? s.oneOf)!.filter((o) => deref(doc, o).properties).map((o) => invalidObject(doc, deref(doc, o), depth)));
   return fc.oneof(...wrongTypes, ...near, ...near);
 }
 
@@ -366,12 +418,19 @@ function invalidObject(doc: OpenApiDocument, s: Schema, depth: number): fc.Arbit
   const names = Object.keys(s.properties ?? {});
   const required = s.required ?? [];
   const options: fc.Arbitrary<unknown>[] = [
-    fc.tuple(base, fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 1 })).map(([obj, key, value]) => ({ ...obj, [key]: value })),
+    fc
+      .tuple(base, fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 1 }))
+      .map(([obj, key, value]) => ({ ...obj, [key]: value })),
   ];
-  if (required.length) options.push(fc.tuple(base, fc.constantFrom(...required)).map(([obj, key]) => Object.fromEntries(Object.entries(obj).filter(([k]) => k !== key))));
+  if (required.length)
+    options.push(
+      fc.tuple(base, fc.constantFrom(...required)).map(([obj, key]) => Object.fromEntries(Object.entries(obj).filter(([k]) => k !== key))),
+    );
   if (names.length) {
     options.push(
-      fc.constantFrom(...names).chain((name) => fc.tuple(base, invalidValue(doc, s.properties![name], depth + 1)).map(([obj, bad]) => ({ ...obj, [name]: bad }))),
+      fc
+        .constantFrom(...names)
+        .chain((name) => fc.tuple(base, invalidValue(doc, s.properties![name], depth + 1)).map(([obj, bad]) => ({ ...obj, [name]: bad }))),
     );
   }
   return fc.oneof(...options);
@@ -407,12 +466,20 @@ function serialize(value: unknown): string[] {
   return [String(value)];
 }
 
-const asciiHeaderValue = (value: string) => value.replace(/[^\x20-\x7e]/g, '?').trim().slice(0, 4096);
+const asciiHeaderValue = (value: string) =>
+  value
+    .replace(/[^\x20-\x7e]/g, '?')
+    .trim()
+    .slice(0, 4096);
 
 function paramArbitrary(doc: OpenApiDocument, param: Parameter): fc.Arbitrary<string[] | undefined> {
   const schema = param.schema;
   const valid = validValue(doc, schema).map(serialize);
-  const invalid = fc.oneof(invalidValue(doc, schema).map(serialize), anyText().map((t) => [t]), hugeText.map((t) => [t.slice(0, param.in === 'path' ? 3_000 : 10_000)]));
+  const invalid = fc.oneof(
+    invalidValue(doc, schema).map(serialize),
+    anyText().map((t) => [t]),
+    hugeText.map((t) => [t.slice(0, param.in === 'path' ? 3_000 : 10_000)]),
+  );
   const present = fc.oneof({ weight: 4, arbitrary: valid }, { weight: 2, arbitrary: invalid });
   // A required parameter is left out now and then; an optional one often.
   return param.required
@@ -423,16 +490,29 @@ function paramArbitrary(doc: OpenApiDocument, param: Parameter): fc.Arbitrary<st
 function bodyArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitrary<BodyCase | undefined> {
   const content = op.requestBody?.content;
   const malformed: fc.Arbitrary<BodyCase>[] = [
-    fc.constantFrom('{', '{"a":', '[1,2', 'nul', '{"x":1}}', '\u0000', '', '{"a":"\ud800"}').map((body) => ({ kind: 'malformed json', contentType: 'application/json', body })),
+    fc
+      .constantFrom('{', '{"a":', '[1,2', 'nul', '{"x":1}}', '\u0000', '', '{"a":"\ud800"}')
+      .map((body) => ({ kind: 'malformed json', contentType: 'application/json', body })),
     anyText(200).map((body) => ({ kind: 'malformed json', contentType: 'application/json', body })),
     fc.jsonValue({ maxDepth: 2 }).map((v) => ({ kind: 'json of another shape', contentType: 'application/json', body: JSON.stringify(v) })),
-    fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/jsonx').map((contentType) => ({
-      kind: 'wrong content type',
-      contentType,
-      body: contentType.startsWith('application/x-www') ? 'a=1&b=%00' : '{"a":1}',
-    })),
+    fc
+      .constantFrom(
+        'text/plain',
+        'application/xml',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+        'application/jsonx',
+      )
+      .map((contentType) => ({
+        kind: 'wrong content type',
+        contentType,
+        body: contentType.startsWith('application/x-www') ? 'a=1&b=%00' : '{"a":1}',
+      })),
     fc.constant({ kind: 'no content type', body: '{"a":1}' }),
-    fc.constantFrom(20_000, 1_100_000).map((n) => ({ kind: 'huge body', contentType: 'application/json', body: JSON.stringify({ padding: 'x'.repeat(n) }) })),
+    fc
+      .constantFrom(20_000, 1_100_000)
+      .map((n) => ({ kind: 'huge body', contentType: 'application/json', body: JSON.stringify({ padding: 'x'.repeat(n) }) })),
   ];
   if (!content) {
     // No body documented: now and then one is sent anyway.
@@ -441,8 +521,22 @@ function bodyArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitrary<BodyCa
   const json = content['application/json'];
   const options: fc.WeightedArbitrary<BodyCase | undefined>[] = [];
   if (json) {
-    options.push({ weight: 6, arbitrary: validValue(doc, json.schema).map((v) => ({ kind: 'valid json', contentType: 'application/json', body: JSON.stringify(v) })) });
-    options.push({ weight: 4, arbitrary: invalidValue(doc, json.schema).map((v) => ({ kind: 'invalid json', contentType: 'application/json', body: JSON.stringify(v) ?? 'null' })) });
+    options.push({
+      weight: 6,
+      arbitrary: validValue(doc, json.schema).map((v) => ({
+        kind: 'valid json',
+        contentType: 'application/json',
+        body: JSON.stringify(v),
+      })),
+    });
+    options.push({
+      weight: 4,
+      arbitrary: invalidValue(doc, json.schema).map((v) => ({
+        kind: 'invalid json',
+        contentType: 'application/json',
+        body: JSON.stringify(v) ?? 'null',
+      })),
+    });
   }
   const multipart = content['multipart/form-data'] ?? content['application/x-www-form-urlencoded'];
   if (multipart) {
@@ -473,7 +567,12 @@ function bodyArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitrary<BodyCa
 }
 
 /** The generator of whole requests for one operation. */
-export function caseArbitrary(doc: OpenApiDocument, op: DocumentedOperation, credentials: Credential[], skipHeaders: Set<string>): fc.Arbitrary<FuzzCase> {
+export function caseArbitrary(
+  doc: OpenApiDocument,
+  op: DocumentedOperation,
+  credentials: Credential[],
+  skipHeaders: Set<string>,
+): fc.Arbitrary<FuzzCase> {
   const params = op.parameters.filter((p) => p.in !== 'cookie' && !(p.in === 'header' && skipHeaders.has(p.name.toLowerCase())));
   const shape: Record<string, fc.Arbitrary<string[] | undefined>> = {};
   params.forEach((p, i) => (shape[`${i}`] = p.in === 'path' ? pathParamArbitrary(doc, p) : paramArbitrary(doc, p)));
@@ -495,8 +594,7 @@ export function caseArbitrary(doc: OpenApiDocument, op: DocumentedOperation, cre
           // A dot segment would leave the operation's path (the URL parser resolves it away).
           const segment = value?.[0] ?? '';
           path = path.replace(`{${p.name}}`, encodeURIComponent(segment === '.' || segment === '..' ? `${segment}x` : segment));
-        }
-        else if (value === undefined) return;
+        } else if (value === undefined) return;
         else if (p.in === 'query') for (const v of value) query.push([p.name, v]);
         else if (p.in === 'header') headers[p.name] = asciiHeaderValue(value.join(','));
       });
@@ -510,12 +608,22 @@ function pathParamArbitrary(doc: OpenApiDocument, param: Parameter): fc.Arbitrar
   const valid = validValue(doc, param.schema).map(serialize);
   const invalid = fc.oneof(
     invalidValue(doc, param.schema).map(serialize),
-    fc.constantFrom('0', '-1', '1.5', '99999999999999999999', 'NaN', 'null', '%', '..', 'a b', '\u0000', '😀', "'", 'x'.repeat(2000)).map((v) => [v]),
+    fc
+      .constantFrom('0', '-1', '1.5', '99999999999999999999', 'NaN', 'null', '%', '..', 'a b', '\u0000', '😀', "'", 'x'.repeat(2000))
+      .map((v) => [v]),
   );
-  return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: invalid }).map((v) => (v[0] === '' || v[0] === undefined ? ['x'] : v));
+  return fc
+    .oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: invalid })
+    .map((v) => (v[0] === '' || v[0] === undefined ? ['x'] : v));
 }
 
-export function toRequest(base: string, op: DocumentedOperation, c: FuzzCase, credentials: Credential[], extraHeaders: () => Record<string, string>): Request {
+export function toRequest(
+  base: string,
+  op: DocumentedOperation,
+  c: FuzzCase,
+  credentials: Credential[],
+  extraHeaders: () => Record<string, string>,
+): Request {
   const url = new URL(base.replace(/\/$/, '') + c.path);
   for (const [k, v] of c.query) url.searchParams.append(k, v);
   const headers = new Headers();
@@ -537,11 +645,13 @@ export async function checkAnswer(doc: OpenApiDocument, op: DocumentedOperation,
   const text = await res.text();
   const excerpt = clip(text, 300);
   if (res.status >= 500) return `answered ${res.status} (${excerpt})`;
-  if (!documented) return `answered ${res.status}, which the document does not list (it lists ${Object.keys(responses).join(', ')}): ${excerpt}`;
+  if (!documented)
+    return `answered ${res.status}, which the document does not list (it lists ${Object.keys(responses).join(', ')}): ${excerpt}`;
   const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const content = documented.content;
   if (!content || Object.keys(content).length === 0) return undefined;
-  const media = content[contentType] ?? Object.entries(content).find(([type]) => type.endsWith('/*') && contentType.startsWith(type.slice(0, -1)))?.[1];
+  const media =
+    content[contentType] ?? Object.entries(content).find(([type]) => type.endsWith('/*') && contentType.startsWith(type.slice(0, -1)))?.[1];
   if (!media) {
     if (res.status >= 300 && res.status < 400 && text === '') return undefined;
     return `answered ${res.status} as ${contentType || 'no content type'}, the document says ${Object.keys(content).join(' or ')}: ${excerpt}`;
@@ -554,7 +664,8 @@ export async function checkAnswer(doc: OpenApiDocument, op: DocumentedOperation,
     return `answered ${res.status} with a body that is not JSON: ${excerpt}`;
   }
   const problems = validate(doc, media.schema, body);
-  if (problems.length) return `answered ${res.status} with a body the documented schema refuses: ${problems.slice(0, 5).join('; ')} — body ${excerpt}`;
+  if (problems.length)
+    return `answered ${res.status} with a body the documented schema refuses: ${problems.slice(0, 5).join('; ')} — body ${excerpt}`;
   return undefined;
 }
 
@@ -627,7 +738,9 @@ export async function fuzzDocument(options: FuzzOptions): Promise<FuzzReport> {
       const request = toRequest(options.base, op, c, credentials, options.headers ?? (() => ({})));
       const described = `${op.key} as ${c.credential}: ${request.method} ${clip(request.url, 300)} body ${c.body ? `${c.body.kind} ${c.body.contentType ?? ''} ${typeof c.body.body === 'string' ? clip(c.body.body, 200) : 'form data'}` : 'none'}`;
       let timer: number | undefined;
-      const timeout = new Promise<never>((_, reject) => (timer = +setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms: ${described}`)), timeoutMs)));
+      const timeout = new Promise<never>(
+        (_, reject) => (timer = +setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms: ${described}`)), timeoutMs)),
+      );
       try {
         const res = await Promise.race([options.send(request), timeout]);
         report.requests++;
@@ -641,13 +754,17 @@ export async function fuzzDocument(options: FuzzOptions): Promise<FuzzReport> {
     const result = await fc.check(property, { numRuns: runs, seed: opSeed, endOnFailure: true });
     if (result.failed) {
       const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-      failures.push(`${op.key} failed after ${result.numRuns} of ${runs} cases (operation seed ${opSeed}, path ${result.counterexamplePath}):\n${error}`);
+      failures.push(
+        `${op.key} failed after ${result.numRuns} of ${runs} cases (operation seed ${opSeed}, path ${result.counterexamplePath}):\n${error}`,
+      );
     }
     report.operations.push(op.key);
     await options.afterOperation?.(op);
   }
   if (failures.length) {
-    throw new Error(`${failures.length} of ${ops.length} operations answered against their document (FUZZ_SEED=${seed} FUZZ_RUNS=${runs} replays this):\n\n${failures.join('\n\n')}`);
+    throw new Error(
+      `${failures.length} of ${ops.length} operations answered against their document (FUZZ_SEED=${seed} FUZZ_RUNS=${runs} replays this):\n\n${failures.join('\n\n')}`,
+    );
   }
   return report;
 }

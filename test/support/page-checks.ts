@@ -35,7 +35,9 @@ export async function overflowingElements(page: Page, limit = 5): Promise<string
           scroller = scroller.parentElement;
         }
         if (contained) continue;
-        out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : ''} (right edge ${Math.round(box.right)} px)`);
+        out.push(
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : ''} (right edge ${Math.round(box.right)} px)`,
+        );
         if (out.length >= max) break;
       }
     }
@@ -66,7 +68,16 @@ export async function seriousAxeFindings(page: Page): Promise<AxeFinding[]> {
   const present = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe === 'object');
   if (!present) await page.addScriptTag({ content: axeScript() });
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: Document,
+            opts: unknown,
+          ) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations
       .filter((v) => v.impact === 'critical' || v.impact === 'serious')
@@ -83,6 +94,7 @@ export async function pageProblems(page: Page): Promise<string[]> {
   const problems: string[] = [];
   const overflow = await overflowWidth(page);
   if (overflow > 0) problems.push(`${overflow} px wider than the screen: ${(await overflowingElements(page)).join(', ')}`);
-  for (const finding of await seriousAxeFindings(page)) problems.push(`axe ${finding.impact} ${finding.id}: ${finding.help} (${finding.targets.join('; ')})`);
+  for (const finding of await seriousAxeFindings(page))
+    problems.push(`axe ${finding.impact} ${finding.id}: ${finding.help} (${finding.targets.join('; ')})`);
   return problems;
 }

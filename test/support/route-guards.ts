@@ -40,7 +40,9 @@ export function routeGuards(app: RoutedApp): RouteGuard[] {
   for (const [key, { method, path, guards }] of byKey) {
     const access = guards.filter((g) => g.access !== undefined);
     if (access.length !== 1) {
-      problems.push(`${key}: ${access.length === 0 ? 'no access guard' : `${access.length} access guards (${access.map((g) => g.access).join(', ')})`}`);
+      problems.push(
+        `${key}: ${access.length === 0 ? 'no access guard' : `${access.length} access guards (${access.map((g) => g.access).join(', ')})`}`,
+      );
       continue;
     }
     routes.push({
@@ -59,7 +61,10 @@ export function routeGuards(app: RoutedApp): RouteGuard[] {
 }
 
 /** `'METHOD /path' -> access` of every route, to compare with a service's table. */
-export function accessTable(routes: readonly RouteGuard[], describe: (route: RouteGuard) => string = (r) => r.access): Record<string, string> {
+export function accessTable(
+  routes: readonly RouteGuard[],
+  describe: (route: RouteGuard) => string = (r) => r.access,
+): Record<string, string> {
   return Object.fromEntries(routes.map((r) => [r.key, describe(r)]));
 }
 
@@ -69,4 +74,3 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function unprotectedBrowserWrites(routes: readonly RouteGuard[]): string[] {
   return routes.filter((r) => !SAFE_METHODS.has(r.method) && r.browserSession && !r.antiForgery).map((r) => r.key);
 }
-

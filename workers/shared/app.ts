@@ -43,7 +43,11 @@ type Registry = OpenAPIHono['openAPIRegistry'];
  * Adds to every route that takes a body the 415 its validator answers for another media type
  * (@hono/zod-openapi raises it before the handler runs), unless the route documents one itself.
  */
-export function documentPlatformAnswers(registry: Registry, errorSchema: z.ZodType, everyRoute: Record<number, EveryRouteAnswer> = {}): void {
+export function documentPlatformAnswers(
+  registry: Registry,
+  errorSchema: z.ZodType,
+  everyRoute: Record<number, EveryRouteAnswer> = {},
+): void {
   for (const definition of registry.definitions) {
     if (definition.type !== 'route') continue;
     for (const [status, { description, methods, content }] of Object.entries(everyRoute)) {

@@ -48,7 +48,13 @@ export interface AuthCaller {
 
 type Answer = { status: number; json: unknown; retryAfter: string | null };
 
-async function call(c: AuthCaller, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  c: AuthCaller,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   let res: Response;
   try {
     // Calls with a body carry the client secret and the user's address (the service throttles per user, not per Worker).
@@ -58,7 +64,11 @@ async function call(c: AuthCaller, method: 'GET' | 'POST', path: string, body?: 
       headers: {
         ...(body === undefined
           ? {}
-          : { 'content-type': 'application/json', 'x-auth-client-secret': c.var.config.AUTH_CLIENT_SECRET, ...(ip ? { 'x-auth-client-ip': ip } : {}) }),
+          : {
+              'content-type': 'application/json',
+              'x-auth-client-secret': c.var.config.AUTH_CLIENT_SECRET,
+              ...(ip ? { 'x-auth-client-ip': ip } : {}),
+            }),
         'x-request-id': c.var.requestId,
         ...headers,
       },
@@ -88,7 +98,8 @@ function rejection(answer: Answer, path: string): HttpError {
   const message = failure.success ? failure.data.error : 'The authentication service refused the request.';
   if (answer.status === 400) return new HttpError(400, 'login_failed', message);
   // Retry-After passed on from the authentication service; a minute when it named none.
-  if (answer.status === 429) return new HttpError(429, 'too_many_attempts', message, { retryAfterSeconds: Number(answer.retryAfter) || 60 });
+  if (answer.status === 429)
+    return new HttpError(429, 'too_many_attempts', message, { retryAfterSeconds: Number(answer.retryAfter) || 60 });
   return unavailable(`${path} answered ${answer.status}`);
 }
 

@@ -110,8 +110,6 @@ async function drain(body: ReadableStream<Uint8Array>, limit: number): Promise<v
 }
 
 /** The `tooLarge` answer of a service whose error handler draws the 413: `payload_too_large` as an HttpError. */
-export const refuseTooLarge =
-  (maxBytes: number) =>
-  (): never => {
-    throw new HttpError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
-  };
+export const refuseTooLarge = (maxBytes: number) => (): never => {
+  throw new HttpError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
+};

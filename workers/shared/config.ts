@@ -30,7 +30,12 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: unknown): z.out
   if (result.success) {
     const published = isLocalDevelopment(env) ? [] : developmentValuesIn(result.data, env);
     if (published.length) {
-      throw new ConfigError(published.map((name) => `${name} is a published development value (.dev.vars.example), refused outside local development: put a secret of its own (wrangler secret put ${name})`));
+      throw new ConfigError(
+        published.map(
+          (name) =>
+            `${name} is a published development value (.dev.vars.example), refused outside local development: put a secret of its own (wrangler secret put ${name})`,
+        ),
+      );
     }
     return result.data;
   }

@@ -47,10 +47,7 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
  * length of the expected value shows in the time taken.
  */
 export async function secretsEqual(given: string, expected: string): Promise<boolean> {
-  const [a, b] = await Promise.all([
-    crypto.subtle.digest('SHA-256', utf8(given)),
-    crypto.subtle.digest('SHA-256', utf8(expected)),
-  ]);
+  const [a, b] = await Promise.all([crypto.subtle.digest('SHA-256', utf8(given)), crypto.subtle.digest('SHA-256', utf8(expected))]);
   return constantTimeEqual(new Uint8Array(a), new Uint8Array(b));
 }
 
@@ -100,13 +97,26 @@ const derivedKeys = new Map<string, Promise<Key>>();
  * A WebCrypto key derived from a secret with HKDF-SHA256, the label as salt, so one secret gives
  * independent keys for independent uses. Derived once per isolate for each secret and label.
  */
-export function derivedKey(secret: string, label: string, algorithm: KeyAlgorithmParams, usages: Parameters<SubtleCrypto['deriveKey']>[4]): Promise<Key> {
+export function derivedKey(
+  secret: string,
+  label: string,
+  algorithm: KeyAlgorithmParams,
+  usages: Parameters<SubtleCrypto['deriveKey']>[4],
+): Promise<Key> {
   const cacheKey = `${label}\u0000${secret}`;
   let key = derivedKeys.get(cacheKey);
   if (!key) {
     key = crypto.subtle
       .importKey('raw', utf8(secret), 'HKDF', false, ['deriveKey'])
-      .then((base) => crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: utf8(label), info: new Uint8Array() }, base, algorithm, false, usages));
+      .then((base) =>
+        crypto.subtle.deriveKey(
+          { name: 'HKDF', hash: 'SHA-256', salt: utf8(label), info: new Uint8Array() },
+          base,
+          algorithm,
+          false,
+          usages,
+        ),
+      );
     derivedKeys.set(cacheKey, key);
   }
   return key;
@@ -115,7 +125,11 @@ export function derivedKey(secret: string, label: string, algorithm: KeyAlgorith
 type HmacHash = 'SHA-1' | 'SHA-256' | 'SHA-512';
 
 /** Raw bytes (or a string's UTF-8) as an HMAC key. */
-export function hmacKey(material: Uint8Array<ArrayBuffer> | string, hash: HmacHash = 'SHA-256', usages: ('sign' | 'verify')[] = ['sign', 'verify']): Promise<Key> {
+export function hmacKey(
+  material: Uint8Array<ArrayBuffer> | string,
+  hash: HmacHash = 'SHA-256',
+  usages: ('sign' | 'verify')[] = ['sign', 'verify'],
+): Promise<Key> {
   return crypto.subtle.importKey('raw', typeof material === 'string' ? utf8(material) : material, { name: 'HMAC', hash }, false, usages);
 }
 

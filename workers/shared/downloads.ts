@@ -49,7 +49,10 @@ function charsetOf(contentType: string): string {
 
 /** `attachment` or `inline`, with the file name as a quoted ASCII fallback and as RFC 8187 UTF-8. */
 export function contentDisposition(kind: 'inline' | 'attachment', name?: string): string {
-  const plain = (name ?? '').replace(/[^\w .()-]+/g, '_').trim().slice(0, 120);
+  const plain = (name ?? '')
+    .replace(/[^\w .()-]+/g, '_')
+    .trim()
+    .slice(0, 120);
   if (!plain) return kind;
   const encoded = encodeURIComponent(name!.slice(0, 200)).replace(/['()*!]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${kind}; filename="${plain}"; filename*=UTF-8''${encoded}`;
@@ -60,7 +63,10 @@ export function contentDisposition(kind: 'inline' | 'attachment', name?: string)
  * what an allow-listed type gets (`inline` to show it, `attachment` for a download route); any
  * other type is always an octet-stream download.
  */
-export function fileHeaders(declared: string, options: { name?: string; disposition?: 'inline' | 'attachment' } = {}): Record<string, string> {
+export function fileHeaders(
+  declared: string,
+  options: { name?: string; disposition?: 'inline' | 'attachment' } = {},
+): Record<string, string> {
   const type = mediaTypeOf(declared);
   const shown = INLINE_TYPES.has(type);
   return {
@@ -73,5 +79,10 @@ export function fileHeaders(declared: string, options: { name?: string; disposit
 
 /** A download whose type the service itself names (an `.eml` export): always `attachment`, same policy. */
 export function downloadHeaders(contentType: string, name: string): Record<string, string> {
-  return { 'Content-Type': contentType, 'Content-Disposition': contentDisposition('attachment', name), 'Content-Security-Policy': FILE_CSP, 'X-Content-Type-Options': 'nosniff' };
+  return {
+    'Content-Type': contentType,
+    'Content-Disposition': contentDisposition('attachment', name),
+    'Content-Security-Policy': FILE_CSP,
+    'X-Content-Type-Options': 'nosniff',
+  };
 }

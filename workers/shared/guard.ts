@@ -27,7 +27,10 @@ export type GuardInfo<Level extends string = string> = {
 const registry = new WeakMap<object, GuardInfo>();
 
 /** Declares `middleware` a guard with `info`; returns the middleware itself. */
-export function defineGuard<E extends Env, Level extends string = string>(info: GuardInfo<Level>, middleware: MiddlewareHandler<E>): MiddlewareHandler<E> {
+export function defineGuard<E extends Env, Level extends string = string>(
+  info: GuardInfo<Level>,
+  middleware: MiddlewareHandler<E>,
+): MiddlewareHandler<E> {
   if (registry.has(middleware)) throw new Error('This middleware is already a guard; declare a new function for other information.');
   registry.set(middleware, { ...info });
   return middleware;
@@ -42,4 +45,3 @@ export function guardOf(handler: unknown): Readonly<GuardInfo> | undefined {
 export const anonymous: MiddlewareHandler = defineGuard({ access: 'anonymous' }, async (_c, next) => {
   await next();
 });
-

@@ -39,7 +39,10 @@ function asDriverError(err: unknown): unknown {
 }
 
 type Callback = (err: unknown, ...rest: unknown[]) => void;
-const withDriverErrors = (callback: Callback): Callback => (err, ...rest) => callback(err ? asDriverError(err) : err, ...rest);
+const withDriverErrors =
+  (callback: Callback): Callback =>
+  (err, ...rest) =>
+    callback(err ? asDriverError(err) : err, ...rest);
 
 const clientClasses = new Map<string, typeof Client>();
 
@@ -128,7 +131,6 @@ export function racingDb(): MiddlewareHandler<{ Variables: RacingDbVariables }> 
     }
   };
 }
-
 
 // ——— One-shot reads over HTTP ———
 //
@@ -231,7 +233,10 @@ export function parseRows<S extends RowSchema>(statement: string, schema: S, row
 
 /** The one row of a statement that always yields exactly one (a select of sub-selects). */
 export function parseOne<S extends RowSchema>(statement: string, schema: S, rows: readonly unknown[]): z.output<S> {
-  if (rows.length !== 1) throw new RowShapeError(statement, rows.length, [{ code: 'custom', path: [], message: `expected one row, got ${rows.length}`, input: rows }]);
+  if (rows.length !== 1)
+    throw new RowShapeError(statement, rows.length, [
+      { code: 'custom', path: [], message: `expected one row, got ${rows.length}`, input: rows },
+    ]);
   return parseRows(statement, schema, rows)[0]!;
 }
 
@@ -287,9 +292,21 @@ export async function readBatch<const T extends readonly TextStatement[]>(
 /** An int2/int4 column (or one inside JSON). */
 export const pgInt = z.number().int();
 /** A numeric column: its text as a column, a number inside JSON; either way a number here. */
-export const pgNumeric = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)]);
+export const pgNumeric = z.union([
+  z.number(),
+  z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .transform(Number),
+]);
 /** A count or other int8: its text as a column, a number inside JSON. */
-export const pgCount = z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]);
+export const pgCount = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^-?\d+$/)
+    .transform(Number),
+]);
 /** A date as `YYYY-MM-DD` (`date::text` or to_char). */
 export const pgDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 

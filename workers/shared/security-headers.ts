@@ -35,7 +35,8 @@ export function securityHeaders(options: { csp: string | ((c: Context) => string
     headers.set('X-Content-Type-Options', 'nosniff');
     headers.set('X-Frame-Options', 'DENY');
     if (!headers.has('Referrer-Policy')) headers.set('Referrer-Policy', 'same-origin');
-    if (!headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', typeof options.csp === 'string' ? options.csp : options.csp(c));
+    if (!headers.has('Content-Security-Policy'))
+      headers.set('Content-Security-Policy', typeof options.csp === 'string' ? options.csp : options.csp(c));
     if (options.noStore && !headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store');
     const url = new URL(c.req.url);
     // Not on loopback names (local development, tests): HSTS there would pin the browser to https.

@@ -39,7 +39,9 @@ export async function accountSql(input: AccountSqlInput): Promise<{ statements: 
       (codeHash) =>
         `INSERT INTO backup_codes (user_id, code_hash) SELECT ${user}, ${text(codeHash)} WHERE (SELECT count(*) FROM backup_codes WHERE user_id = ${user}) < 10`,
     ),
-    replace ? `INSERT INTO audit_log (at, event, user_id, email, detail) VALUES (${now}, 'enrolment', ${user}, ${text(email)}, 'command line')` : '',
+    replace
+      ? `INSERT INTO audit_log (at, event, user_id, email, detail) VALUES (${now}, 'enrolment', ${user}, ${text(email)}, 'command line')`
+      : '',
   ].filter(Boolean);
   return { statements, enrolment };
 }

@@ -18,7 +18,11 @@ export async function findLoginCredential(
   email: string,
   siteName: string,
 ): Promise<{ user: User; credential: Credential; site: Site | null } | null> {
-  const [user] = await db.select().from(users).where(eq(users.email, normaliseEmail(email))).limit(1);
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normaliseEmail(email)))
+    .limit(1);
   if (!user) return null;
   const [site] = await db.select().from(sites).where(eq(sites.siteName, siteName)).limit(1);
   if (site) {

@@ -46,7 +46,10 @@ export function createAuthApp() {
     c.set('ip', clientAddress(c));
     await next();
   });
-  app.use('/api/*', limitBody<AuthEnv>(MAX_BODY_BYTES, (c) => c.json(fail(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), 413)));
+  app.use(
+    '/api/*',
+    limitBody<AuthEnv>(MAX_BODY_BYTES, (c) => c.json(fail(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), 413)),
+  );
   // Each route names its guard in its definition: the client secret (client-secret.ts) on all
   // but whoami, the docs' and the dashboard's own.
   app.openapi(loginRoute, loginHandler);
@@ -67,7 +70,8 @@ export function describeApi(app: ReturnType<typeof createAuthApp>) {
     info: {
       title: 'Authentication service',
       version: '1.0.0',
-      description: 'Two-step login (password, then TOTP code), rotating refresh tokens, token check. Every endpoint but whoami needs the X-Auth-Client-Secret header.',
+      description:
+        'Two-step login (password, then TOTP code), rotating refresh tokens, token check. Every endpoint but whoami needs the X-Auth-Client-Secret header.',
     },
   });
 }

@@ -23,11 +23,20 @@ export interface AuthDeps {
 }
 
 /** A request's AuthDeps; `ip` is the address the rate limits count (the connecting one unless given). */
-export const authDeps = (c: { env: Env; var: AuthEnv['Variables'] }, ip = c.var.ip): AuthDeps => ({ env: c.env, config: c.var.config, db: c.var.db, ip });
+export const authDeps = (c: { env: Env; var: AuthEnv['Variables'] }, ip = c.var.ip): AuthDeps => ({
+  env: c.env,
+  config: c.var.config,
+  db: c.var.db,
+  ip,
+});
 
 export type Throttled = { kind: 'throttled'; retryAfterSeconds: number };
 
-export type PasswordResult = { kind: 'pending'; pendingToken: string; user: User } | { kind: 'invalid' } | { kind: 'not_enrolled' } | Throttled;
+export type PasswordResult =
+  | { kind: 'pending'; pendingToken: string; user: User }
+  | { kind: 'invalid' }
+  | { kind: 'not_enrolled' }
+  | Throttled;
 
 /** Step one: e-mail, password and site. Unknown account, wrong password and wrong site all cost one password hash and answer alike. */
 export async function checkPassword(
@@ -52,7 +61,10 @@ export async function checkPassword(
   }
   const { user, credential, site } = found;
   if (check.rehash) {
-    await db.update(credentials).set({ passwordHash: hashPassword(input.password), updatedAt: Date.now() }).where(eq(credentials.id, credential.id));
+    await db
+      .update(credentials)
+      .set({ passwordHash: hashPassword(input.password), updatedAt: Date.now() })
+      .where(eq(credentials.id, credential.id));
   }
   if (!user.totpSecret) {
     await audit(db, 'login_not_enrolled', { userId: user.id, email, siteName: input.site, ip });

@@ -66,7 +66,9 @@ async function djangoPbkdf2(password: string, salt: string, iterations: number):
 
 function validScrypt({ N, r, p }: { N: number; r: number; p: number }): boolean {
   // Bounded so a tampered row cannot make one login allocate gigabytes.
-  return Number.isInteger(N) && N >= 2 && N <= 2 ** 17 && (N & (N - 1)) === 0 && r >= 1 && r <= 16 && p >= 1 && p <= 16 && N * r * 128 <= 2 ** 27;
+  return (
+    Number.isInteger(N) && N >= 2 && N <= 2 ** 17 && (N & (N - 1)) === 0 && r >= 1 && r <= 16 && p >= 1 && p <= 16 && N * r * 128 <= 2 ** 27
+  );
 }
 
 /**

@@ -19,7 +19,14 @@ export interface IssuedTokens {
 /** ISO 8601 in UTC without a zone designator, as the spec's consumers parse it. */
 const isoWithoutZone = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 
-async function sign({ config, db }: AuthDeps, user: User, siteId: number | null, family: string, generation: number, refreshExpiresAt: number): Promise<IssuedTokens> {
+async function sign(
+  { config, db }: AuthDeps,
+  user: User,
+  siteId: number | null,
+  family: string,
+  generation: number,
+  refreshExpiresAt: number,
+): Promise<IssuedTokens> {
   const now = Date.now();
   const maxAge = config.AUTH_ACCESS_TOKEN_MAX_AGE;
   const perm = await permissionsFor(db, user, siteId);
@@ -37,11 +44,17 @@ async function sign({ config, db }: AuthDeps, user: User, siteId: number | null,
 }
 
 /** A refresh token issued at `now` expires this long after it, on a whole second (its claim is in seconds). */
-const refreshExpiry = (deps: AuthDeps, now: number) => Math.floor((now + deps.config.AUTH_REFRESH_TOKEN_TTL_DAYS * 86_400_000) / 1000) * 1000;
+const refreshExpiry = (deps: AuthDeps, now: number) =>
+  Math.floor((now + deps.config.AUTH_REFRESH_TOKEN_TTL_DAYS * 86_400_000) / 1000) * 1000;
 
 /** The family is live (not revoked, not expired) and `generation` is still its current one. */
 const isCurrent = (familyId: string, generation: number, now: number) =>
-  and(eq(refreshFamilies.id, familyId), eq(refreshFamilies.generation, generation), isNull(refreshFamilies.revokedAt), gt(refreshFamilies.expiresAt, now));
+  and(
+    eq(refreshFamilies.id, familyId),
+    eq(refreshFamilies.generation, generation),
+    isNull(refreshFamilies.revokedAt),
+    gt(refreshFamilies.expiresAt, now),
+  );
 
 /** A new refresh family for a completed login, and its first pair of tokens. */
 export async function startFamily(deps: AuthDeps, user: User, siteId: number | null): Promise<IssuedTokens> {
@@ -73,7 +86,8 @@ export async function rotate(deps: AuthDeps, token: string): Promise<RotateResul
   const { family, user } = row;
   // The token just replaced, seconds after its rotation: a concurrent refresh that lost the race
   // (two tabs, a retried request), not theft. Refused, but the family is left alone.
-  const justRotated = family.generation === claims.gen + 1 && family.lastRefreshedAt !== null && now - family.lastRefreshedAt < CONCURRENT_REFRESH_GRACE_MS;
+  const justRotated =
+    family.generation === claims.gen + 1 && family.lastRefreshedAt !== null && now - family.lastRefreshedAt < CONCURRENT_REFRESH_GRACE_MS;
   if (family.generation > claims.gen && justRotated) return { kind: 'invalid' };
   if (family.generation > claims.gen) {
     const revoked = await db
@@ -82,7 +96,12 @@ export async function rotate(deps: AuthDeps, token: string): Promise<RotateResul
       .where(and(eq(refreshFamilies.id, family.id), isNull(refreshFamilies.revokedAt)))
       .run();
     if (revoked.meta.changes === 1) {
-      await audit(db, 'reuse_detected', { userId: user.id, email: user.email, ip, detail: `family ${family.id} generation ${claims.gen} < ${family.generation}` });
+      await audit(db, 'reuse_detected', {
+        userId: user.id,
+        email: user.email,
+        ip,
+        detail: `family ${family.id} generation ${claims.gen} < ${family.generation}`,
+      });
     }
     return { kind: 'invalid' };
   }
@@ -117,4 +136,3 @@ export async function revoke(deps: AuthDeps, token: string): Promise<boolean> {
   await audit(db, 'revoke', { userId: family.userId, ip, detail: `family ${claims.fam}` });
   return true;
 }
-

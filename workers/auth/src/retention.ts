@@ -40,7 +40,12 @@ export interface RetentionResult {
 }
 
 /** Deletes the rows `due` selects, at most `batchSize` per statement, until none are left or the budget is spent. */
-async function deleteInBatches(db: AuthDb, table: SQLiteTable, due: SQL, { batchSize, maxBatches }: Required<RetentionOptions>): Promise<TableResult> {
+async function deleteInBatches(
+  db: AuthDb,
+  table: SQLiteTable,
+  due: SQL,
+  { batchSize, maxBatches }: Required<RetentionOptions>,
+): Promise<TableResult> {
   const result: TableResult = { deleted: 0, batches: 0, complete: false };
   while (result.batches < maxBatches) {
     const run = await db.run(sql`delete from ${table} where rowid in (select rowid from ${table} where ${due} limit ${batchSize})`);
@@ -70,7 +75,12 @@ const before = (column: SQLiteColumn, cutoff: number) => sql`${column} < ${cutof
  *   it was used), long after the step left the ±TOTP_WINDOW acceptance window;
  * - audit rows older than AUTH_AUDIT_RETENTION_DAYS, unless that is 0.
  */
-export async function runRetention(db: AuthDb, config: RetentionConfig, now: number, options: RetentionOptions = {}): Promise<RetentionResult> {
+export async function runRetention(
+  db: AuthDb,
+  config: RetentionConfig,
+  now: number,
+  options: RetentionOptions = {},
+): Promise<RetentionResult> {
   const limits = { batchSize: options.batchSize ?? RETENTION_BATCH_SIZE, maxBatches: options.maxBatches ?? RETENTION_MAX_BATCHES };
   const families = await deleteInBatches(db, refreshFamilies, sql`${refreshFamilies.expiresAt} <= ${now}`, limits);
   const oldestKeptStep = stepAt(now - TOTP_USED_STEP_RETENTION_MS);
@@ -79,4 +89,3 @@ export async function runRetention(db: AuthDb, config: RetentionConfig, now: num
   const audit = days === 0 ? null : await deleteInBatches(db, auditLog, before(auditLog.at, now - days * 86_400_000), limits);
   return { refresh_families: families, totp_used_steps: steps, audit_log: audit };
 }
-

@@ -45,9 +45,7 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 });
 
 export const clientIpHeader = {
-  'x-auth-client-ip': z
-    .string()
-    .max(100)
-    .optional()
-    .openapi({ description: 'the end user’s IP address, from a consuming application calling server to server (used for per-IP rate limits)' }),
+  'x-auth-client-ip': z.string().max(100).optional().openapi({
+    description: 'the end user’s IP address, from a consuming application calling server to server (used for per-IP rate limits)',
+  }),
 };

@@ -36,7 +36,10 @@ async function tokenKeys(secret: string, kind: Kind): Promise<TokenKeys> {
   const cached = derivedKeys.get(cacheKey);
   if (cached) return cached;
   const master = await hmacKey(secret, 'SHA-256', ['sign']);
-  const [mac, enc] = await Promise.all([hmacSha256(master, `racing-auth.${kind}.mac.v1`), hmacSha256(master, `racing-auth.${kind}.enc.v1`)]);
+  const [mac, enc] = await Promise.all([
+    hmacSha256(master, `racing-auth.${kind}.mac.v1`),
+    hmacSha256(master, `racing-auth.${kind}.enc.v1`),
+  ]);
   const [signing, sealing] = await Promise.all([hmacKey(mac, 'SHA-256', ['sign']), aesGcmKey(enc)]);
   const keys = { signing, sealing };
   derivedKeys.set(cacheKey, keys);
@@ -46,7 +49,9 @@ async function tokenKeys(secret: string, kind: Kind): Promise<TokenKeys> {
 async function sign(kind: Kind, claims: object, secret: string): Promise<string> {
   const { signing, sealing } = await tokenKeys(secret, kind);
   const iv = randomBytes(12);
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, sealing, utf8(JSON.stringify({ ...claims, n: toBase64Url(randomBytes(6)) }))));
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, sealing, utf8(JSON.stringify({ ...claims, n: toBase64Url(randomBytes(6)) }))),
+  );
   const payload = new Uint8Array(iv.length + sealed.length);
   payload.set(iv);
   payload.set(sealed, iv.length);

@@ -49,10 +49,16 @@ export const signIn = defineGuard<CmsEnv, CmsAccess>({ access: 'anonymous', anti
  * Local signed uploads: no session, the upload address's own signature is checked by the handler;
  * the file bytes have their own per-gallery limit rather than the JSON cap.
  */
-export const signedUpload = defineGuard<CmsEnv, CmsAccess>({ access: 'anonymous', antiForgery: true, requires: 'upload-signature' }, sameOriginWrites);
+export const signedUpload = defineGuard<CmsEnv, CmsAccess>(
+  { access: 'anonymous', antiForgery: true, requires: 'upload-signature' },
+  sameOriginWrites,
+);
 
 /** Reading content (and signing out): a live session, any role. */
-export const reader = defineGuard<CmsEnv, CmsAccess>({ access: 'session', antiForgery: true, browserSession: true }, every(sameOriginWrites, jsonLimit, requireSession()));
+export const reader = defineGuard<CmsEnv, CmsAccess>(
+  { access: 'session', antiForgery: true, browserSession: true },
+  every(sameOriginWrites, jsonLimit, requireSession()),
+);
 
 /** Changing content (and asking for an upload address): a live session of an editing role. */
 export const editor = defineGuard<CmsEnv, CmsAccess>(

@@ -17,7 +17,8 @@ const OUTAGE_GRACE_PERIODS = 3;
 const refreshTokenKey = (secret: string): SealingKey => ({ secret, label: 'cms-session-refresh-token' });
 
 /** The session id is the associated data: a sealed token copied to another row does not open. */
-export const sealRefreshToken = (secret: string, idHash: string, token: string): Promise<string> => seal(refreshTokenKey(secret), idHash, token);
+export const sealRefreshToken = (secret: string, idHash: string, token: string): Promise<string> =>
+  seal(refreshTokenKey(secret), idHash, token);
 
 /** The refresh token, or undefined when the sealed value does not open (forged, moved, another secret). */
 export const openRefreshToken = (secret: string, idHash: string, sealed: string): Promise<string | undefined> =>
@@ -64,7 +65,13 @@ export async function startSession(c: CmsContext, login: VerifiedLogin, now = Da
   const { id, row } = await newSession(c.var.config.SESSION_SECRET, user, login.refresh_token, now);
   await c.var.db.insert(sessions).values(row);
   // Expired rows of anyone: a cheap indexed delete keeps the table to a day of sessions.
-  c.executionCtx.waitUntil(c.var.db.delete(sessions).where(lt(sessions.expiresAt, now)).run().catch(() => {}));
+  c.executionCtx.waitUntil(
+    c.var.db
+      .delete(sessions)
+      .where(lt(sessions.expiresAt, now))
+      .run()
+      .catch(() => {}),
+  );
   sessionCookie(c, id);
   return user;
 }
@@ -121,12 +128,23 @@ async function recheck(c: CmsContext, row: SessionRow, now: number): Promise<voi
     await db.update(sessions).set({ checkedAt: row.checkedAt }).where(eq(sessions.idHash, row.idHash)).run();
     const periods = (now - row.checkedAt) / (config.SESSION_RECHECK_SECONDS * 1000);
     if (periods > OUTAGE_GRACE_PERIODS) throw err;
-    console.warn(JSON.stringify({ level: 'warn', service: 'cms', request_id: c.var.requestId, event: 'session_recheck_failed', error: err instanceof Error ? err.message : String(err) }));
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        service: 'cms',
+        request_id: c.var.requestId,
+        event: 'session_recheck_failed',
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
     return;
   }
   if (outcome.kind === 'ended') {
     await db.delete(sessions).where(eq(sessions.idHash, row.idHash)).run();
-    unauthenticated(c, outcome.status === 403 ? 'The account has been deactivated.' : 'The session was ended at the authentication service; sign in again.');
+    unauthenticated(
+      c,
+      outcome.status === 403 ? 'The account has been deactivated.' : 'The session was ended at the authentication service; sign in again.',
+    );
   }
   const sealed = await sealRefreshToken(config.SESSION_SECRET, row.idHash, outcome.tokens.refresh_token);
   await db.update(sessions).set({ refreshTokenSealed: sealed }).where(eq(sessions.idHash, row.idHash)).run();

@@ -94,7 +94,8 @@ function storyConditions(f: StoryFilters, mappings: Mapping[]): SQL[] {
   if (f.contributor !== undefined) where.push(sql`s.contributor_id = ${f.contributor}`);
   if (f.from) where.push(sql`s.published_at >= ${Date.parse(`${f.from}T00:00:00Z`)}`);
   if (f.to) where.push(sql`s.published_at < ${Date.parse(`${f.to}T00:00:00Z`) + DAY_MS}`);
-  for (const m of mappings) where.push(sql`exists (select 1 from ${sql.raw(m.table)} where story_id = s.id and ${sql.raw(m.column)} = ${m.id})`);
+  for (const m of mappings)
+    where.push(sql`exists (select 1 from ${sql.raw(m.table)} where story_id = s.id and ${sql.raw(m.column)} = ${m.id})`);
   return where;
 }
 

@@ -36,7 +36,9 @@ export const StoryListQuery = z
     hasStoryImage: queryBoolean.openapi({ description: 'true: only stories with a story image; false: only those without' }),
     siteId: queryId.openapi({ description: 'A site id the story is mapped to', type: 'integer' }),
     from: isoDate.optional().openapi({ description: 'Published on or after this day (UTC), yyyy-MM-dd', example: '2026-01-01' }),
-    to: isoDate.optional().openapi({ description: 'Published on or before this day (UTC), yyyy-MM-dd; not before `from`', example: '2026-01-31' }),
+    to: isoDate
+      .optional()
+      .openapi({ description: 'Published on or before this day (UTC), yyyy-MM-dd; not before `from`', example: '2026-01-31' }),
     sort: z
       .enum(STORY_SORTS, { error: `must be one of ${STORY_SORTS.join(', ')}` })
       .default('-publishedAt')
@@ -51,20 +53,25 @@ export const LinkSearchQuery = z.object({
     .refine((ids) => ids.length > 0, 'is required: comma-separated site ids')
     .refine((ids) => ids.length <= 50, 'must name at most 50 sites')
     .openapi({ description: 'Comma-separated site ids (required); only stories on one of them are found', example: '1,2', type: 'string' }),
-  query: text()
-    .trim()
-    .max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`)
-    .default('')
-    .openapi({ description: 'A number matches the story id exactly; other text matches the title by substring. Empty: the latest stories.' }),
+  query: text().trim().max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`).default('').openapi({
+    description: 'A number matches the story id exactly; other text matches the title by substring. Empty: the latest stories.',
+  }),
 });
 
-const bodyId = z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be a positive id').max(2_147_483_647, 'is too large');
+const bodyId = z
+  .number({ error: 'must be a whole number' })
+  .int('must be a whole number')
+  .min(1, 'must be a positive id')
+  .max(2_147_483_647, 'is too large');
 const optionalRef = bodyId.nullable().default(null);
 const uniqueIds = (ids: number[]) => [...new Set(ids)];
 
 export const StoryBody = z
   .object({
-    title: text({ error: 'is required' }).trim().min(1, 'is required').max(MAX_TITLE_LENGTH, `must be at most ${MAX_TITLE_LENGTH} characters`),
+    title: text({ error: 'is required' })
+      .trim()
+      .min(1, 'is required')
+      .max(MAX_TITLE_LENGTH, `must be at most ${MAX_TITLE_LENGTH} characters`),
     summary: text().max(2_000, 'must be at most 2000 characters').default(''),
     content: text().default('').openapi({ description: 'The body (HTML). A Restricted story must hold every configured access-tier tag.' }),
     accessScope: z.enum(ACCESS_SCOPES, { error: `must be one of ${ACCESS_SCOPES.join(', ')}` }).default('Public'),
@@ -83,8 +90,16 @@ export const StoryBody = z
       }, 'must be between 1970 and 9999')
       .optional()
       .openapi({ description: 'Defaults to now on create; kept as stored when an update omits it' }),
-    siteIds: z.array(bodyId, { error: 'must be an array of site ids' }).min(1, 'must name at least one site').max(50, 'must name at most 50 sites').transform(uniqueIds),
-    newsTypeIds: z.array(bodyId, { error: 'must be an array of news type ids' }).max(100, 'must name at most 100 news types').default([]).transform(uniqueIds),
+    siteIds: z
+      .array(bodyId, { error: 'must be an array of site ids' })
+      .min(1, 'must name at least one site')
+      .max(50, 'must name at most 50 sites')
+      .transform(uniqueIds),
+    newsTypeIds: z
+      .array(bodyId, { error: 'must be an array of news type ids' })
+      .max(100, 'must name at most 100 news types')
+      .default([])
+      .transform(uniqueIds),
   })
   .openapi('StoryInput');
 export type StoryInput = z.output<typeof StoryBody>;

@@ -26,7 +26,10 @@ export function ftsPhrase(columns: readonly StoryTextColumn[], text: string): st
 /** `s` (the stories row) contains `text` in one of `columns`, ASCII case folded. */
 export function storyTextContains(columns: readonly StoryTextColumn[], text: string): SQL {
   if ([...text].length < TRIGRAM) {
-    return sql`(${sql.join(columns.map((column) => sqliteContains(sql.raw(`s.${column}`), text)), sql` or `)})`;
+    return sql`(${sql.join(
+      columns.map((column) => sqliteContains(sql.raw(`s.${column}`), text)),
+      sql` or `,
+    )})`;
   }
   // lower() of the whole phrase: the column names are lower case already, the quotes unchanged.
   return sql`s.id in (select rowid from stories_search where stories_search match lower(${ftsPhrase(columns, text)}))`;

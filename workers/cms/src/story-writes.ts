@@ -32,7 +32,9 @@ type ReferenceCheck = {
  * it reaches the story).
  */
 async function checkReferences(d1: D1Database, input: StoryInput, storyId: number | null): Promise<boolean> {
-  const row = await statement(d1, sql`select
+  const row = await statement(
+    d1,
+    sql`select
     (select count(*) from stories where id = ${storyId}) as story_exists,
     (select json_group_array(id) from sites where id in (select value from json_each(${JSON.stringify(input.siteIds)}))) as sites,
     (select json_group_array(json_array(id, site_id)) from news_types where id in (select value from json_each(${JSON.stringify(input.newsTypeIds)}))) as news_types,
@@ -43,7 +45,8 @@ async function checkReferences(d1: D1Database, input: StoryInput, storyId: numbe
     (with recursive up(id, parent_id) as (
        select id, parent_id from stories where id = ${input.parentId}
        union select s.id, s.parent_id from stories s join up on s.id = up.parent_id
-     ) select json_group_array(id) from up) as ancestors`).first<ReferenceCheck>();
+     ) select json_group_array(id) from up) as ancestors`,
+  ).first<ReferenceCheck>();
   if (!row) throw new Error('reference check returned no row');
   if (storyId !== null && !row.story_exists) return false;
 
@@ -56,7 +59,8 @@ async function checkReferences(d1: D1Database, input: StoryInput, storyId: numbe
   const foreign = input.newsTypeIds.filter((id) => !sites.has(newsTypes.get(id)!));
   if (foreign.length) throw invalid('newsTypeIds', `news type id(s) ${foreign.join(', ')} belong to none of the story's sites`);
   if (input.authorId !== null && !row.author_exists) throw invalid('authorId', `unknown author id ${input.authorId}`);
-  if (input.contributorId !== null && !row.contributor_exists) throw invalid('contributorId', `unknown contributor id ${input.contributorId}`);
+  if (input.contributorId !== null && !row.contributor_exists)
+    throw invalid('contributorId', `unknown contributor id ${input.contributorId}`);
   // A new story image must be a photo of the library; the one already stored may stay even if
   // its photo has since been deleted, so such a story can still be saved.
   if (input.storyImageId !== null && !row.image_exists && input.storyImageId !== row.stored_image) {
@@ -66,7 +70,10 @@ async function checkReferences(d1: D1Database, input: StoryInput, storyId: numbe
     const ancestors = JSON.parse(row.ancestors) as number[];
     if (!ancestors.length) throw invalid('parentId', `unknown story id ${input.parentId}`);
     if (storyId !== null && ancestors.includes(storyId)) {
-      throw invalid('parentId', input.parentId === storyId ? 'a story cannot be its own parent' : 'would make the story an ancestor of itself');
+      throw invalid(
+        'parentId',
+        input.parentId === storyId ? 'a story cannot be its own parent' : 'would make the story an ancestor of itself',
+      );
     }
   }
   return true;
@@ -85,8 +92,15 @@ function mappingStatements(storyId: SQL, input: StoryInput): SQL[] {
 }
 
 function rethrowVanishedReference(err: unknown): never {
-  if (err instanceof Error && /FOREIGN KEY constraint failed/i.test(`${err.message} ${err.cause instanceof Error ? err.cause.message : ''}`)) {
-    throw new HttpError(409, 'conflict', 'A referenced site, news type, author, contributor or parent story was deleted meanwhile; try again.');
+  if (
+    err instanceof Error &&
+    /FOREIGN KEY constraint failed/i.test(`${err.message} ${err.cause instanceof Error ? err.cause.message : ''}`)
+  ) {
+    throw new HttpError(
+      409,
+      'conflict',
+      'A referenced site, news type, author, contributor or parent story was deleted meanwhile; try again.',
+    );
   }
   throw err;
 }
@@ -100,16 +114,15 @@ export async function createStory(d1: D1Database, input: StoryInput, now = Date.
   // story is the highest id.
   const newId = sql`(select max(id) from stories)`;
   const results = await batch(d1, [
-      sql`insert into stories (title, summary, content, access_scope, visible, breakout, author_id, contributor_id, story_image_id,
+    sql`insert into stories (title, summary, content, access_scope, visible, breakout, author_id, contributor_id, story_image_id,
                    parent_id, sort_order, published_at, created_at, updated_at)
                  values (${input.title}, ${input.summary}, ${input.content}, ${input.accessScope}, ${input.visible ? 1 : 0}, ${input.breakout ? 1 : 0},
                    ${input.authorId}, ${input.contributorId}, ${input.storyImageId}, ${input.parentId}, ${input.sortOrder},
                    ${publishedMs(input) ?? now}, ${now}, ${now})`,
-      indexStory(newId),
-      ...mappingStatements(newId, input),
-      detailQuery(newId),
-    ])
-    .catch(rethrowVanishedReference);
+    indexStory(newId),
+    ...mappingStatements(newId, input),
+    detailQuery(newId),
+  ]).catch(rethrowVanishedReference);
   const row = rowsOf<DetailRow>(results.at(-1))[0];
   if (!row) throw new Error('created story not found');
   return toDetail(row);
@@ -120,18 +133,17 @@ export async function updateStory(d1: D1Database, id: number, input: StoryInput,
   if (!(await checkReferences(d1, input, id))) return undefined;
   const storyId = sql`${id}`;
   const results = await batch(d1, [
-      unindexStory(storyId),
-      sql`update stories set title = ${input.title}, summary = ${input.summary}, content = ${input.content},
+    unindexStory(storyId),
+    sql`update stories set title = ${input.title}, summary = ${input.summary}, content = ${input.content},
                    access_scope = ${input.accessScope}, visible = ${input.visible ? 1 : 0}, breakout = ${input.breakout ? 1 : 0},
                    author_id = ${input.authorId}, contributor_id = ${input.contributorId}, story_image_id = ${input.storyImageId},
                    parent_id = ${input.parentId}, sort_order = ${input.sortOrder}, published_at = coalesce(${publishedMs(input)}, published_at),
                    updated_at = ${now}
                  where id = ${id}`,
-      indexStory(storyId),
-      ...mappingStatements(storyId, input),
-      detailQuery(id),
-    ])
-    .catch(rethrowVanishedReference);
+    indexStory(storyId),
+    ...mappingStatements(storyId, input),
+    detailQuery(id),
+  ]).catch(rethrowVanishedReference);
   const row = rowsOf<DetailRow>(results.at(-1))[0];
   return row ? toDetail(row) : undefined;
 }

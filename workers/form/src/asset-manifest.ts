@@ -2,6 +2,6 @@
 // Each browser asset's URL path and the short hash of its content (assetUrl in workers/shared/views/assets.ts).
 export const ASSET_MANIFEST = {
   "/form/static/form.css": "fce7918091",
-  "/form/static/form.js": "72a69b92f2",
+  "/form/static/form.js": "d501486460",
   "/form/static/page.css": "771bfce633",
 } as const;

@@ -28,7 +28,10 @@ const redirectToLogin = {
 };
 const common = {
   414: { description: 'The address is longer than 4096 characters.', content: { 'application/json': { schema: error } } },
-  503: { description: 'The racing database is unavailable (`database_unavailable`, with Retry-After).', content: { 'application/json': { schema: error } } },
+  503: {
+    description: 'The racing database is unavailable (`database_unavailable`, with Retry-After).',
+    content: { 'application/json': { schema: error } },
+  },
 };
 const session = [{ session: [] }];
 
@@ -38,7 +41,9 @@ const looseDate = z.string().openapi({
 });
 const looseId = z.string().openapi({ description: 'A positive int4 id. A missing or unusable one gives an empty array.', example: '1042' });
 
-const meeting = z.object({ meeting_id: z.string().openapi({ description: 'the meeting id, as a string' }), meeting_name: z.string() }).openapi('Meeting');
+const meeting = z
+  .object({ meeting_id: z.string().openapi({ description: 'the meeting id, as a string' }), meeting_name: z.string() })
+  .openapi('Meeting');
 const race = z
   .object({
     race_id: z.number().int(),
@@ -69,7 +74,11 @@ const routes = [
     path: '/form/api/dates/',
     summary: 'All race dates (trial meetings excluded), newest first',
     security: session,
-    responses: { 200: json(z.object({ dates: z.array(z.string().openapi({ example: '2026-05-02' })) }), 'The dates'), 302: redirectToLogin, ...common },
+    responses: {
+      200: json(z.object({ dates: z.array(z.string().openapi({ example: '2026-05-02' })) }), 'The dates'),
+      302: redirectToLogin,
+      ...common,
+    },
   }),
   createRoute({
     method: 'get',
@@ -105,7 +114,14 @@ const routes = [
     path: '/form/api/search/',
     summary: 'Horse-name search (public)',
     description: `At most ${SEARCH_LIMIT} horses, names starting with \`q\` first, then names containing it; case-insensitive, \`%\` and \`_\` literal. Under ${MIN_SEARCH_CHARS} characters the answer has \`min_chars\` instead of \`count\`.`,
-    request: { query: z.object({ q: z.string().optional().openapi({ description: `the search text (trimmed), at most ${MAX_QUERY_LENGTH} characters, no NUL` }) }) },
+    request: {
+      query: z.object({
+        q: z
+          .string()
+          .optional()
+          .openapi({ description: `the search text (trimmed), at most ${MAX_QUERY_LENGTH} characters, no NUL` }),
+      }),
+    },
     responses: {
       200: json(
         z.union([
@@ -138,7 +154,7 @@ export function formApiDocument() {
       title: 'Runner form lookups',
       version: '1.0.0',
       description:
-        'The JSON lookups of the runner form service. All but the horse search need the session cookie of a login at `POST /form/`; without one the answer is a 302 to `/form/`. Unusable query values are not errors: they give an empty array under the answer\'s key.',
+        "The JSON lookups of the runner form service. All but the horse search need the session cookie of a login at `POST /form/`; without one the answer is a 302 to `/form/`. Unusable query values are not errors: they give an empty array under the answer's key.",
     },
   });
 }

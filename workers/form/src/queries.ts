@@ -184,11 +184,20 @@ const salesOrder = [desc(sales.saleDate), desc(sales.id)];
 
 /** The sales statement (for the benchmark, which runs the same SQL in psql). */
 export function salesSql(horseId: number): SQL {
-  return new QueryBuilder().select(SALE_COLUMNS).from(sales).where(eq(sales.horseId, horseId)).orderBy(...salesOrder).getSQL();
+  return new QueryBuilder()
+    .select(SALE_COLUMNS)
+    .from(sales)
+    .where(eq(sales.horseId, horseId))
+    .orderBy(...salesOrder)
+    .getSQL();
 }
 
 export function salesOf(db: RacingReads, horseId: number): Promise<Sale[]> {
-  return db.select(SALE_COLUMNS).from(sales).where(eq(sales.horseId, horseId)).orderBy(...salesOrder);
+  return db
+    .select(SALE_COLUMNS)
+    .from(sales)
+    .where(eq(sales.horseId, horseId))
+    .orderBy(...salesOrder);
 }
 
 export type PersonKind = 'jockey' | 'trainer';

@@ -58,7 +58,9 @@ async function verify(secret: string, purpose: string, value: string, signature:
 }
 
 export async function encodeSession(secret: string, session: Session): Promise<string> {
-  const payload = toBase64Url(encoder.encode(JSON.stringify({ u: session.username, exp: session.expiresAt, sid: session.id, pw: session.passwordTag })));
+  const payload = toBase64Url(
+    encoder.encode(JSON.stringify({ u: session.username, exp: session.expiresAt, sid: session.id, pw: session.passwordTag })),
+  );
   return `${payload}.${await sign(secret, 'session', payload)}`;
 }
 
@@ -104,7 +106,12 @@ export async function startSession(c: Context, settings: SessionSettings, userna
   const expiresAt = Math.floor(Date.now() / 1000) + maxAgeSeconds;
   const id = newSessionId();
   await liveSession(settings.sessions, id).open(expiresAt * 1000);
-  const cookie = await encodeSession(settings.secret, { username, expiresAt, id, passwordTag: await passwordTag(settings.secret, settings.password) });
+  const cookie = await encodeSession(settings.secret, {
+    username,
+    expiresAt,
+    id,
+    passwordTag: await passwordTag(settings.secret, settings.password),
+  });
   setCookie(c, SESSION_COOKIE, cookie, { ...baseCookie, maxAge: maxAgeSeconds });
 }
 

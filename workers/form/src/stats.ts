@@ -92,9 +92,7 @@ function groupBy(runs: readonly Run[], keyOf: (run: Run) => string): GroupRecord
     if (list) list.push(run);
     else groups.set(key, [run]);
   }
-  return [...groups]
-    .map(([key, list]) => ({ key, ...record(list) }))
-    .sort((a, b) => b.starts - a.starts || a.key.localeCompare(b.key));
+  return [...groups].map(([key, list]) => ({ key, ...record(list) })).sort((a, b) => b.starts - a.starts || a.key.localeCompare(b.key));
 }
 
 /** Latest first: date, then race number as the day's order, then race id. */
@@ -112,10 +110,7 @@ export function computeStats(allRuns: readonly Run[]): FormStats {
   const rangeOrder = (key: string) => DISTANCE_RANGES.findIndex((r) => r.key === key);
   const preferred = byDistance
     .filter((g) => g.starts >= PREFERRED_RANGE_MIN_STARTS)
-    .sort(
-      (a, b) =>
-        b.win_pct - a.win_pct || b.place_pct - a.place_pct || b.starts - a.starts || rangeOrder(a.key) - rangeOrder(b.key),
-    )[0];
+    .sort((a, b) => b.win_pct - a.win_pct || b.place_pct - a.place_pct || b.starts - a.starts || rangeOrder(a.key) - rangeOrder(b.key))[0];
 
   let current = 0;
   while (current < runs.length && runs[current]!.finishing_position === 1) current++;

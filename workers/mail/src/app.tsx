@@ -36,7 +36,8 @@ const mailNotFound: NotFoundHandler<MailEnv> = (c) => {
   const path = new URL(c.req.url).pathname;
   // The address as the client asked for it, prefix included.
   const asked = `${basePath(c)}${path}`;
-  if (isJson(path)) return c.json({ error: 'not_found', message: `No route for ${c.req.method} ${asked}`, request_id: c.var.requestId }, 404);
+  if (isJson(path))
+    return c.json({ error: 'not_found', message: `No route for ${c.req.method} ${asked}`, request_id: c.var.requestId }, 404);
   return c.html(<ErrorPage title="Page not found" message={`There is no page at ${asked}.`} />, 404);
 };
 

@@ -2,13 +2,13 @@
 // Each browser asset's URL path and the short hash of its content (assetUrl in workers/shared/views/assets.ts).
 export const ASSET_MANIFEST = {
   "/static/mail/client.css": "70c847e364",
-  "/static/mail/mail-assistant.js": "9acc000506",
+  "/static/mail/mail-assistant.js": "782612e5b0",
   "/static/mail/mail-body.js": "5b05f9c129",
-  "/static/mail/mail-compose.js": "4d6b97332f",
-  "/static/mail/mail-draft.js": "059b3322dd",
-  "/static/mail/mail-util.js": "60e9d28121",
+  "/static/mail/mail-compose.js": "854ba29fa2",
+  "/static/mail/mail-draft.js": "97a92ec51f",
+  "/static/mail/mail-util.js": "316e62555d",
   "/static/mail/mail.css": "937968477a",
-  "/static/mail/outlook.js": "5d32481009",
+  "/static/mail/outlook.js": "dc306ec00e",
   "/static/mail/page.css": "771bfce633",
   "/static/mail/settings.css": "4d982b862f",
 } as const;

@@ -9,7 +9,9 @@ import { userAssistantAllowed } from './guards.ts';
  * summaries, drafts and thread summaries only: nothing here calls the model or Graph.
  */
 
-export const DraftOrigin = z.enum(['model draft', 'template reply']).openapi({ description: 'Who wrote a reply draft of the assistant: a language model, or the offline model’s fixed template (not AI)' });
+export const DraftOrigin = z
+  .enum(['model draft', 'template reply'])
+  .openapi({ description: 'Who wrote a reply draft of the assistant: a language model, or the offline model’s fixed template (not AI)' });
 export const MessageAssistantSchema = z
   .object({
     category: z.string().openapi({ description: 'The stored category (`unknown` when none fits)' }),
@@ -46,7 +48,8 @@ const bulletList = (text: string): string[] => {
 };
 
 /** Whether the signed-in account may use the assistant (its admins, or listed). */
-export const assistantAllowed = (c: MailContext): Promise<boolean> => userAssistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.id);
+export const assistantAllowed = (c: MailContext): Promise<boolean> =>
+  userAssistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.id);
 
 /**
  * The assistant's fields of these messages (ids of one page, at most 1000) for an account allowed
@@ -74,21 +77,48 @@ export async function assistantFields(c: MailContext, ids: string[], allowed: bo
     ).bind(userId, list),
   ]);
   const messages = new Map<string, MessageAssistant>();
-  for (const row of (summaries?.results ?? []) as { message_id: string; category: string; summary: string; bullets: string; needs_reply: number; awaiting: number }[]) {
-    messages.set(row.message_id, { category: row.category, summary: row.summary, bullets: bulletList(row.bullets), needsReply: row.needs_reply === 1, awaitingReply: row.awaiting === 1 });
+  for (const row of (summaries?.results ?? []) as {
+    message_id: string;
+    category: string;
+    summary: string;
+    bullets: string;
+    needs_reply: number;
+    awaiting: number;
+  }[]) {
+    messages.set(row.message_id, {
+      category: row.category,
+      summary: row.summary,
+      bullets: bulletList(row.bullets),
+      needsReply: row.needs_reply === 1,
+      awaitingReply: row.awaiting === 1,
+    });
   }
   // A draft whose trace is gone (older than the traces kept) is named by the model that runs now.
   const current: DraftOriginName = createModel(c.var.config, c.env).kind === 'template' ? 'template reply' : 'model draft';
   const origins = new Map<string, DraftOriginName>();
-  for (const row of (drafts?.results ?? []) as { draft_id: string; origin: DraftOriginName | null }[]) origins.set(row.draft_id, row.origin ?? current);
+  for (const row of (drafts?.results ?? []) as { draft_id: string; origin: DraftOriginName | null }[])
+    origins.set(row.draft_id, row.origin ?? current);
   return { allowed: true, messages, drafts: origins };
 }
 
 /** The conversation's stored rolling summary, or null (none made yet, or not allowed). */
-export async function storedThreadSummary(c: MailContext, allowed: boolean, threadId: string): Promise<z.infer<typeof ThreadSummarySchema> | null> {
+export async function storedThreadSummary(
+  c: MailContext,
+  allowed: boolean,
+  threadId: string,
+): Promise<z.infer<typeof ThreadSummarySchema> | null> {
   if (!allowed || !threadId) return null;
-  const row = await c.env.DB.prepare('SELECT summary, bullets, message_count, updated_at FROM ai_thread_summaries WHERE user_id = ? AND thread_id = ?')
+  const row = await c.env.DB.prepare(
+    'SELECT summary, bullets, message_count, updated_at FROM ai_thread_summaries WHERE user_id = ? AND thread_id = ?',
+  )
     .bind(c.var.user.id, threadId)
     .first<{ summary: string; bullets: string; message_count: number; updated_at: number }>();
-  return row ? { summary: row.summary, bullets: bulletList(row.bullets), message_count: row.message_count, updated_at: new Date(row.updated_at).toISOString() } : null;
+  return row
+    ? {
+        summary: row.summary,
+        bullets: bulletList(row.bullets),
+        message_count: row.message_count,
+        updated_at: new Date(row.updated_at).toISOString(),
+      }
+    : null;
 }

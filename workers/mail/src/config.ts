@@ -17,7 +17,10 @@ export const mailConfigSchema = z.object({
   MAIL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters'),
   MS_CLIENT_ID: z.string().min(1),
   MS_CLIENT_SECRET: z.string().optional(),
-  MS_TENANT: z.string().regex(/^[A-Za-z0-9.-]{1,100}$/, 'must be a tenant id or name').default('common'),
+  MS_TENANT: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,100}$/, 'must be a tenant id or name')
+    .default('common'),
   MS_SCOPES: z.string().min(1).default('offline_access User.Read Mail.ReadWrite Mail.Send People.Read'),
   IDENTITY_BASE_URL: baseUrl,
   GRAPH_BASE_URL: baseUrl,

@@ -34,7 +34,11 @@ export interface Connected {
  * Stores the tokens in the signed-in user's mailbox Durable Object and subscribes the webhook to
  * that mailbox's inbox (with `subscribeAfter`, after the answer: the mailbox reads at once).
  */
-export async function completeConnection(c: Context<MailEnv>, tokens: TokenSet, options: { subscribeAfter?: boolean } = {}): Promise<Connected> {
+export async function completeConnection(
+  c: Context<MailEnv>,
+  tokens: TokenSet,
+  options: { subscribeAfter?: boolean } = {},
+): Promise<Connected> {
   const account = await readAccount(c, tokens);
   const userId = c.var.user.id;
   await mailboxStub(c.env, userId).store(tokens, account);
@@ -44,7 +48,9 @@ export async function completeConnection(c: Context<MailEnv>, tokens: TokenSet, 
       return { account };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      console.warn(JSON.stringify({ level: 'warn', service: 'mail', request_id: c.var.requestId, event: 'subscription_failed', error: message }));
+      console.warn(
+        JSON.stringify({ level: 'warn', service: 'mail', request_id: c.var.requestId, event: 'subscription_failed', error: message }),
+      );
       return { account, subscriptionError: message };
     }
   };
@@ -96,9 +102,20 @@ async function runDevAutoConnect(c: Context<MailEnv>): Promise<boolean> {
     await completeConnection(c, tokens, { subscribeAfter: true });
     return true;
   } catch (err) {
-    console.warn(JSON.stringify({ level: 'warn', service: 'mail', event: 'dev_auto_connect_failed', error: err instanceof Error ? err.message : String(err) }));
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        service: 'mail',
+        event: 'dev_auto_connect_failed',
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
     // another isolate may have connected it meanwhile
-    return (await mailboxStub(c.env, c.var.user.id).status().catch(() => ({ connected: false }))).connected;
+    return (
+      await mailboxStub(c.env, c.var.user.id)
+        .status()
+        .catch(() => ({ connected: false }))
+    ).connected;
   }
 }
 
@@ -116,7 +133,15 @@ export async function ensureDevMailbox(c: Context<MailEnv>): Promise<void> {
 export async function disconnectMailbox(c: Context<MailEnv>): Promise<void> {
   const userId = c.var.user.id;
   await unsubscribe(c.env, c.var.config, userId).catch((err) =>
-    console.warn(JSON.stringify({ level: 'warn', service: 'mail', request_id: c.var.requestId, event: 'unsubscribe_failed', error: err instanceof Error ? err.message : String(err) })),
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        service: 'mail',
+        request_id: c.var.requestId,
+        event: 'unsubscribe_failed',
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    ),
   );
   await mailboxStub(c.env, userId).disconnect();
 }

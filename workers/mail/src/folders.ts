@@ -44,7 +44,8 @@ export function folderTree(folders: FolderView[]): (FolderView & { depth: number
     const parent = folder.parentId && ids.has(folder.parentId) && folder.parentId !== folder.id ? folder.parentId : null;
     byParent.set(parent, [...(byParent.get(parent) ?? []), folder]);
   }
-  const rank = (f: FolderView) => (f.wellKnown && OUTLOOK_ORDER.includes(f.wellKnown) ? OUTLOOK_ORDER.indexOf(f.wellKnown) : OUTLOOK_ORDER.length);
+  const rank = (f: FolderView) =>
+    f.wellKnown && OUTLOOK_ORDER.includes(f.wellKnown) ? OUTLOOK_ORDER.indexOf(f.wellKnown) : OUTLOOK_ORDER.length;
   const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
   const out: (FolderView & { depth: number })[] = [];
   const seen = new Set<string>();

@@ -48,8 +48,10 @@ export const pageSession = defineGuard<MailEnv, MailAccess>(session, async (c, n
 
 /** A foreign Origin (or a cross-site fetch without one) may not change anything. */
 export function checkSameOrigin(origin: string | undefined, fetchSite: string | undefined, own: string): void {
-  if (origin !== undefined && origin !== own) throw new HttpError(403, 'forbidden_origin', `Requests from ${origin} may not change anything here.`);
-  if (origin === undefined && fetchSite === 'cross-site') throw new HttpError(403, 'forbidden_origin', 'Cross-site requests may not change anything here.');
+  if (origin !== undefined && origin !== own)
+    throw new HttpError(403, 'forbidden_origin', `Requests from ${origin} may not change anything here.`);
+  if (origin === undefined && fetchSite === 'cross-site')
+    throw new HttpError(403, 'forbidden_origin', 'Cross-site requests may not change anything here.');
 }
 
 /**
@@ -86,7 +88,8 @@ async function mailboxConnected(c: Parameters<MiddlewareHandler<MailEnv>>[0]): P
 
 /** Gate "token" for JSON routes: 401 JSON when no mailbox is connected. */
 export const apiMailbox = defineGuard<MailEnv>({ requires: 'mailbox' }, async (c, next) => {
-  if (!(await mailboxConnected(c))) throw new HttpError(401, 'mailbox_not_connected', `No mailbox is connected: connect it at ${basePath(c)}/connect.`);
+  if (!(await mailboxConnected(c)))
+    throw new HttpError(401, 'mailbox_not_connected', `No mailbox is connected: connect it at ${basePath(c)}/connect.`);
   await next();
 });
 
@@ -116,7 +119,11 @@ function isAssistantAdmin(admins: string, email: string): boolean {
  */
 export const assistant = defineGuard<MailEnv>({ requires: 'assistant' }, async (c, next) => {
   if (!(await assistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.email))) {
-    throw new HttpError(403, 'assistant_not_allowed', `This account may not use the assistant: ask an assistant admin to add it at ${basePath(c)}/api/admin/users.`);
+    throw new HttpError(
+      403,
+      'assistant_not_allowed',
+      `This account may not use the assistant: ask an assistant admin to add it at ${basePath(c)}/api/admin/users.`,
+    );
   }
   await next();
 });
@@ -133,13 +140,18 @@ async function assistantAllowed(db: D1Database, admins: string, email: string): 
  * mail from the webhook): the account's address is the newest session's, else the mailbox's.
  */
 export async function userAssistantAllowed(db: D1Database, admins: string, userId: number): Promise<boolean> {
-  const session = await db.prepare('SELECT email FROM sessions WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').bind(userId).first<{ email: string }>();
-  const email = session?.email ?? (await db.prepare('SELECT mail FROM mailboxes WHERE user_id = ?').bind(userId).first<{ mail: string }>())?.mail;
+  const session = await db
+    .prepare('SELECT email FROM sessions WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1')
+    .bind(userId)
+    .first<{ email: string }>();
+  const email =
+    session?.email ?? (await db.prepare('SELECT mail FROM mailboxes WHERE user_id = ?').bind(userId).first<{ mail: string }>())?.mail;
   return email !== undefined && (await assistantAllowed(db, admins, email));
 }
 
 /** Gate "assistant admin" (after a session guard): managing who may use the assistant. */
 export const assistantAdmin = defineGuard<MailEnv>({ requires: 'assistant-admin' }, async (c, next) => {
-  if (!isAssistantAdmin(c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.email)) throw new HttpError(403, 'assistant_admin_only', 'Only the assistant’s admins (MAIL_ASSISTANT_ADMINS) manage its users.');
+  if (!isAssistantAdmin(c.var.config.MAIL_ASSISTANT_ADMINS, c.var.user.email))
+    throw new HttpError(403, 'assistant_admin_only', 'Only the assistant’s admins (MAIL_ASSISTANT_ADMINS) manage its users.');
   await next();
 });

@@ -39,7 +39,22 @@ const DROPPED = new Set([
 /** Elements unwrapped: the tag goes, what is inside stays (the frame document has its own html/head/body; a form submits nothing). */
 const UNWRAPPED = new Set(['html', 'head', 'body', 'form']);
 /** Attributes never kept, besides every `on…` event handler. */
-const DROPPED_ATTRIBUTES = new Set(['srcdoc', 'action', 'formaction', 'formtarget', 'ping', 'autofocus', 'http-equiv', 'lowsrc', 'dynsrc', 'codebase', 'srcset', 'imagesrcset', 'xmlns:xlink', 'nonce']);
+const DROPPED_ATTRIBUTES = new Set([
+  'srcdoc',
+  'action',
+  'formaction',
+  'formtarget',
+  'ping',
+  'autofocus',
+  'http-equiv',
+  'lowsrc',
+  'dynsrc',
+  'codebase',
+  'srcset',
+  'imagesrcset',
+  'xmlns:xlink',
+  'nonce',
+]);
 /** Attributes holding a link a reader follows. */
 const LINK_ATTRIBUTES = new Set(['href', 'xlink:href']);
 /** Attributes holding an image the frame would load. */
@@ -50,7 +65,23 @@ const OTHER_URL_ATTRIBUTES = new Set(['cite', 'longdesc', 'data', 'usemap', 'man
 const LINK_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
 const DATA_IMAGE = /^data:image\/(png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]*$/i;
 
-const NAMED: Record<string, string> = { colon: ':', tab: '\t', newline: '\n', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", sol: '/', lpar: '(', rpar: ')', period: '.', comma: ',', semi: ';', nbsp: '\u00a0' };
+const NAMED: Record<string, string> = {
+  colon: ':',
+  tab: '\t',
+  newline: '\n',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  sol: '/',
+  lpar: '(',
+  rpar: ')',
+  period: '.',
+  comma: ',',
+  semi: ';',
+  nbsp: '\u00a0',
+};
 
 /**
  * An attribute value as the browser reads it, for the scheme check: character references decoded

@@ -5,7 +5,15 @@ import { z } from '@hono/zod-openapi';
 
 export const AddressSchema = z.object({ name: z.string(), address: z.string() }).openapi('Address');
 export const FolderSchema = z
-  .object({ id: z.string(), name: z.string(), parentId: z.string().nullable(), unread: z.number().int(), total: z.number().int(), children: z.number().int(), wellKnown: z.string().nullable() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    parentId: z.string().nullable(),
+    unread: z.number().int(),
+    total: z.number().int(),
+    children: z.number().int(),
+    wellKnown: z.string().nullable(),
+  })
   .openapi('Folder');
 /** A folder in the tree /api/folders answers: `depth` 0 at the top level, its parent's + 1 below. */
 export const FolderInTreeSchema = FolderSchema.extend({ depth: z.number().int() }).openapi('FolderInTree');
@@ -28,7 +36,9 @@ export const MessageSummarySchema = z
     folder: z.string().nullable(),
   })
   .openapi('MessageSummary');
-export const AttachmentSchema = z.object({ id: z.string(), name: z.string(), contentType: z.string(), size: z.number().int(), isInline: z.boolean() }).openapi('Attachment');
+export const AttachmentSchema = z
+  .object({ id: z.string(), name: z.string(), contentType: z.string(), size: z.number().int(), isInline: z.boolean() })
+  .openapi('Attachment');
 export const MessageSchema = MessageSummarySchema.extend({
   cc: z.array(AddressSchema),
   bcc: z.array(AddressSchema),

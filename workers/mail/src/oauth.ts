@@ -22,7 +22,10 @@ export interface TokenSet {
 
 /** The identity platform refused the grant (expired, revoked or reused refresh token, bad code). */
 export class GrantRefused extends Error {
-  constructor(readonly error: string, description?: string) {
+  constructor(
+    readonly error: string,
+    description?: string,
+  ) {
     super(description ? `${error}: ${description}` : error);
     this.name = 'GrantRefused';
   }
@@ -40,7 +43,8 @@ export function authorizationServer(settings: OAuthSettings): oauth.Authorizatio
 }
 
 const client = (settings: OAuthSettings): oauth.Client => ({ client_id: settings.MS_CLIENT_ID });
-const clientAuth = (settings: OAuthSettings) => (settings.MS_CLIENT_SECRET ? oauth.ClientSecretPost(settings.MS_CLIENT_SECRET) : oauth.None());
+const clientAuth = (settings: OAuthSettings) =>
+  settings.MS_CLIENT_SECRET ? oauth.ClientSecretPost(settings.MS_CLIENT_SECRET) : oauth.None();
 
 function requestOptions(settings: OAuthSettings, extra: Record<string, string> = {}): oauth.TokenEndpointRequestOptions {
   return {
@@ -70,9 +74,16 @@ export async function startAuthorization(settings: OAuthSettings, redirectUri: s
 
 function tokenSet(response: oauth.TokenEndpointResponse, previousRefreshToken?: string): TokenSet {
   const refreshToken = response.refresh_token ?? previousRefreshToken;
-  if (!refreshToken) throw new GrantRefused('no_refresh_token', 'the identity platform answered no refresh token (is offline_access granted?)');
+  if (!refreshToken)
+    throw new GrantRefused('no_refresh_token', 'the identity platform answered no refresh token (is offline_access granted?)');
   const lifetime = typeof response.expires_in === 'number' && response.expires_in > 0 ? response.expires_in : 3600;
-  return { accessToken: response.access_token, refreshToken, expiresAt: Date.now() + lifetime * 1000, lifetime, scope: response.scope ?? '' };
+  return {
+    accessToken: response.access_token,
+    refreshToken,
+    expiresAt: Date.now() + lifetime * 1000,
+    lifetime,
+    scope: response.scope ?? '',
+  };
 }
 
 function refused(err: unknown): never {
@@ -82,11 +93,25 @@ function refused(err: unknown): never {
 }
 
 /** Checks the redirect's state and exchanges its code (with the PKCE verifier) for tokens. */
-export async function finishAuthorization(settings: OAuthSettings, callback: URL, expectedState: string, verifier: string, redirectUri: string): Promise<TokenSet> {
+export async function finishAuthorization(
+  settings: OAuthSettings,
+  callback: URL,
+  expectedState: string,
+  verifier: string,
+  redirectUri: string,
+): Promise<TokenSet> {
   const as = authorizationServer(settings);
   try {
     const params = oauth.validateAuthResponse(as, client(settings), callback, expectedState);
-    const response = await oauth.authorizationCodeGrantRequest(as, client(settings), clientAuth(settings), params, redirectUri, verifier, requestOptions(settings));
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client(settings),
+      clientAuth(settings),
+      params,
+      redirectUri,
+      verifier,
+      requestOptions(settings),
+    );
     return tokenSet(await oauth.processAuthorizationCodeResponse(as, client(settings), response, { requireIdToken: false }));
   } catch (err) {
     refused(err);
@@ -97,7 +122,13 @@ export async function finishAuthorization(settings: OAuthSettings, callback: URL
 export async function refreshTokens(settings: OAuthSettings, refreshToken: string): Promise<TokenSet> {
   const as = authorizationServer(settings);
   try {
-    const response = await oauth.refreshTokenGrantRequest(as, client(settings), clientAuth(settings), refreshToken, requestOptions(settings, { scope: settings.MS_SCOPES }));
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      client(settings),
+      clientAuth(settings),
+      refreshToken,
+      requestOptions(settings, { scope: settings.MS_SCOPES }),
+    );
     return tokenSet(await oauth.processRefreshTokenResponse(as, client(settings), response), refreshToken);
   } catch (err) {
     refused(err);

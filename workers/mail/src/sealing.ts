@@ -7,7 +7,8 @@ import { openOrUndefined, seal as sealWith, type SealingKey } from '#shared/seal
  */
 const key = (secret: string, purpose: string): SealingKey => ({ secret, label: `mail-${purpose}` });
 
-export const seal = (secret: string, purpose: string, binding: string, plain: string): Promise<string> => sealWith(key(secret, purpose), binding, plain);
+export const seal = (secret: string, purpose: string, binding: string, plain: string): Promise<string> =>
+  sealWith(key(secret, purpose), binding, plain);
 
 /** The plain text, or undefined for anything forged, damaged or sealed for another purpose. */
 export const open = (secret: string, purpose: string, binding: string, sealed: string): Promise<string | undefined> =>

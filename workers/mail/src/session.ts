@@ -48,7 +48,13 @@ export async function startSession(c: MailContext, login: VerifiedLogin, now = D
     expiresAt: now + config.SESSION_MAX_AGE_SECONDS * 1000,
     checkedAt: now,
   });
-  c.executionCtx.waitUntil(db.delete(sessions).where(lt(sessions.expiresAt, now)).run().catch(() => {}));
+  c.executionCtx.waitUntil(
+    db
+      .delete(sessions)
+      .where(lt(sessions.expiresAt, now))
+      .run()
+      .catch(() => {}),
+  );
   setCookie(c, SESSION_COOKIE, id, { ...COOKIE_OPTIONS, maxAge: config.SESSION_MAX_AGE_SECONDS });
 }
 
@@ -97,17 +103,38 @@ async function recheck(c: MailContext, row: SessionRow, now: number): Promise<bo
   let outcome;
   try {
     // A token that does not open can never be confirmed: the session is over.
-    outcome = refreshToken ? await refreshSession(c, refreshToken) : ({ kind: 'ended', status: 401, reason: 'unreadable refresh token' } as const);
+    outcome = refreshToken
+      ? await refreshSession(c, refreshToken)
+      : ({ kind: 'ended', status: 401, reason: 'unreadable refresh token' } as const);
   } catch (err) {
     await db.update(sessions).set({ checkedAt: row.checkedAt }).where(eq(sessions.idHash, row.idHash)).run();
     const periods = (now - row.checkedAt) / (config.SESSION_RECHECK_SECONDS * 1000);
-    if (periods > OUTAGE_GRACE_PERIODS) throw err instanceof HttpError ? err : new HttpError(502, 'auth_unavailable', 'The authentication service could not be reached; try again shortly.');
-    console.warn(JSON.stringify({ level: 'warn', service: 'mail', request_id: c.var.requestId, event: 'session_recheck_failed', error: err instanceof Error ? err.message : String(err) }));
+    if (periods > OUTAGE_GRACE_PERIODS)
+      throw err instanceof HttpError
+        ? err
+        : new HttpError(502, 'auth_unavailable', 'The authentication service could not be reached; try again shortly.');
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        service: 'mail',
+        request_id: c.var.requestId,
+        event: 'session_recheck_failed',
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
     return true;
   }
   if (outcome.kind === 'ended') {
     await db.delete(sessions).where(eq(sessions.idHash, row.idHash)).run();
-    console.info(JSON.stringify({ level: 'info', service: 'mail', request_id: c.var.requestId, event: 'session_ended_upstream', status: outcome.status }));
+    console.info(
+      JSON.stringify({
+        level: 'info',
+        service: 'mail',
+        request_id: c.var.requestId,
+        event: 'session_ended_upstream',
+        status: outcome.status,
+      }),
+    );
     return false;
   }
   const sealed = await seal(config.MAIL_TOKEN_SECRET, REFRESH_PURPOSE, row.idHash, outcome.tokens.refresh_token);

@@ -16,13 +16,21 @@ type Db = ReturnType<typeof drizzle<typeof schema>>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 // subscription calls (made, renewed, dropped) are background work: the mailbox's reads go first
-const graphOf = (env: Env, config: MailConfig, userId: number) => new GraphClient(inBackground(mailboxStub(env, userId)), config.GRAPH_BASE_URL);
+const graphOf = (env: Env, config: MailConfig, userId: number) =>
+  new GraphClient(inBackground(mailboxStub(env, userId)), config.GRAPH_BASE_URL);
 
 /**
  * Creates the inbox subscription of a user's mailbox: Graph first calls the webhook with a
  * validationToken, then answers the subscription. The clientState is random; only its hash is kept.
  */
-export async function createSubscription(graph: GraphClient, db: Db, config: MailConfig, userId: number, notificationUrl: string, now = Date.now()) {
+export async function createSubscription(
+  graph: GraphClient,
+  db: Db,
+  config: MailConfig,
+  userId: number,
+  notificationUrl: string,
+  now = Date.now(),
+) {
   const clientState = toBase64Url(randomBytes(32));
   const created = await graph.createSubscription({
     changeType: CHANGE_TYPE,
@@ -31,7 +39,8 @@ export async function createSubscription(graph: GraphClient, db: Db, config: Mai
     expirationDateTime: iso(now + config.SUBSCRIPTION_MINUTES * 60_000),
     clientState,
   });
-  if (!created.id || !created.expirationDateTime) throw new HttpError(502, 'graph_unavailable', 'Graph answered a subscription without an id or expiry.');
+  if (!created.id || !created.expirationDateTime)
+    throw new HttpError(502, 'graph_unavailable', 'Graph answered a subscription without an id or expiry.');
   const row = {
     id: created.id,
     userId,
@@ -50,7 +59,10 @@ export async function createSubscription(graph: GraphClient, db: Db, config: Mai
 async function dropSubscriptions(graph: GraphClient | undefined, db: Db, userId: number) {
   for (const old of await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).all()) {
     if (graph) await graph.deleteSubscription(old.id).catch(() => undefined);
-    await db.delete(subscriptions).where(and(eq(subscriptions.id, old.id), eq(subscriptions.userId, userId))).run();
+    await db
+      .delete(subscriptions)
+      .where(and(eq(subscriptions.id, old.id), eq(subscriptions.userId, userId)))
+      .run();
   }
 }
 
@@ -133,7 +145,9 @@ export async function renewSubscriptions(env: Env, config: MailConfig, now: numb
         if (row.expiresAt > now) {
           try {
             const renewed = await graph.renewSubscription(row.id, iso(now + config.SUBSCRIPTION_MINUTES * 60_000));
-            const expiresAt = renewed.expirationDateTime ? Date.parse(renewed.expirationDateTime) : now + config.SUBSCRIPTION_MINUTES * 60_000;
+            const expiresAt = renewed.expirationDateTime
+              ? Date.parse(renewed.expirationDateTime)
+              : now + config.SUBSCRIPTION_MINUTES * 60_000;
             await db.update(subscriptions).set({ expiresAt, renewedAt: now }).where(eq(subscriptions.id, row.id)).run();
             report.renewed.push(row.id);
             continue;

@@ -34,18 +34,26 @@ const MIGRATE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'";
 
 // The address as the client asked for it, prefix included.
-const migrateNotFound: NotFoundHandler<MigrateEnv> = (c) => errorAnswer(c, 404, 'not_found', `There is nothing at ${c.req.method} ${basePath(c)}${new URL(c.req.url).pathname}.`);
+const migrateNotFound: NotFoundHandler<MigrateEnv> = (c) =>
+  errorAnswer(c, 404, 'not_found', `There is nothing at ${c.req.method} ${basePath(c)}${new URL(c.req.url).pathname}.`);
 
 // The shared handler classifies; errorAnswer draws JSON for JSON routes and a page otherwise.
-const migrateOnError: ErrorHandler<MigrateEnv> = errorHandler<MigrateEnv>((c, error) => errorAnswer(c, error.status, error.code, error.message, error.details), {
-  service: 'migrate',
-  // The engine's refusals of what the operator asked for: a plan that does not fit the schemas,
-  // a filter that is not one read-only condition, a host off the allowed list.
-  known: (err) =>
-    err instanceof PlanError || err instanceof FilterError || err instanceof HostNotAllowedError
-      ? { status: 400, code: err instanceof FilterError ? 'invalid_filter' : err instanceof HostNotAllowedError ? 'host_not_allowed' : 'invalid_plan', message: err.message }
-      : undefined,
-});
+const migrateOnError: ErrorHandler<MigrateEnv> = errorHandler<MigrateEnv>(
+  (c, error) => errorAnswer(c, error.status, error.code, error.message, error.details),
+  {
+    service: 'migrate',
+    // The engine's refusals of what the operator asked for: a plan that does not fit the schemas,
+    // a filter that is not one read-only condition, a host off the allowed list.
+    known: (err) =>
+      err instanceof PlanError || err instanceof FilterError || err instanceof HostNotAllowedError
+        ? {
+            status: 400,
+            code: err instanceof FilterError ? 'invalid_filter' : err instanceof HostNotAllowedError ? 'host_not_allowed' : 'invalid_plan',
+            message: err.message,
+          }
+        : undefined,
+  },
+);
 
 const errorContent = { 'application/json': { schema: ErrorBody }, 'text/html': { schema: z.string() } };
 

@@ -15,7 +15,11 @@ export type ConfigurationInput = { name: string; host: string; port: number; dat
 /** What the engine reads from this Worker's validated config. */
 export function engineEnv(c: MigrateServices): EngineEnv {
   const { config } = c.var;
-  return { DATABASE_URL: config.DATABASE_URL, PG_WS_PROXY: config.PG_WS_PROXY, MIGRATE_ALLOWED_HOSTS: config.MIGRATE_ALLOWED_HOSTS.join(',') };
+  return {
+    DATABASE_URL: config.DATABASE_URL,
+    PG_WS_PROXY: config.PG_WS_PROXY,
+    MIGRATE_ALLOWED_HOSTS: config.MIGRATE_ALLOWED_HOSTS.join(','),
+  };
 }
 
 /** True when `host:port` is on MIGRATE_ALLOWED_HOSTS (an entry `host` allows every port): the shared check. */
@@ -23,10 +27,13 @@ export { hostAllowed };
 
 export function assertHostAllowed(c: MigrateServices, host: string, port: number): void {
   if (!hostAllowed(c.var.config.MIGRATE_ALLOWED_HOSTS, host, port)) {
-    throw new HttpError(400, 'host_not_allowed', `The host ${host}:${port} is not on this service's allowed hosts list (MIGRATE_ALLOWED_HOSTS).`);
+    throw new HttpError(
+      400,
+      'host_not_allowed',
+      `The host ${host}:${port} is not on this service's allowed hosts list (MIGRATE_ALLOWED_HOSTS).`,
+    );
   }
 }
-
 
 const { passwordSealed: _omit, ...viewColumns } = getTableColumns(configurations);
 
@@ -51,7 +58,11 @@ export async function createConfiguration(c: MigrateContext, input: Configuratio
     .returning({ id: configurations.id })
     .get();
   // The first configuration is the active one.
-  await db.update(configurations).set({ isActive: true }).where(sql`${configurations.id} = ${row.id} and not exists (select 1 from configurations where is_active = 1)`).run();
+  await db
+    .update(configurations)
+    .set({ isActive: true })
+    .where(sql`${configurations.id} = ${row.id} and not exists (select 1 from configurations where is_active = 1)`)
+    .run();
   return row.id;
 }
 
@@ -64,7 +75,15 @@ export async function updateConfiguration(c: MigrateContext, id: number, input: 
   const passwordSealed = await sealPassword(config.CONFIG_ENCRYPTION_KEY, input, password);
   await db
     .update(configurations)
-    .set({ name: input.name, host: input.host, port: input.port, database: input.database, username: input.username, passwordSealed, updatedAt: Date.now() })
+    .set({
+      name: input.name,
+      host: input.host,
+      port: input.port,
+      database: input.database,
+      username: input.username,
+      passwordSealed,
+      updatedAt: Date.now(),
+    })
     .where(eq(configurations.id, id))
     .run();
   return true;
@@ -72,7 +91,12 @@ export async function updateConfiguration(c: MigrateContext, id: number, input: 
 
 /** The names of the sync jobs that go with a configuration when it is deleted (their rows cascade). */
 export async function syncJobNamesOf(db: MigrateDb, id: number): Promise<string[]> {
-  const rows = await db.select({ name: syncJobs.name }).from(syncJobs).where(eq(syncJobs.configId, id)).orderBy(asc(syncJobs.name), asc(syncJobs.id)).all();
+  const rows = await db
+    .select({ name: syncJobs.name })
+    .from(syncJobs)
+    .where(eq(syncJobs.configId, id))
+    .orderBy(asc(syncJobs.name), asc(syncJobs.id))
+    .all();
   return rows.map((r) => r.name);
 }
 
@@ -81,7 +105,10 @@ export async function syncJobNamesOf(db: MigrateDb, id: number): Promise<string[
  * recently used of the rest active (latest wizard session, else latest edit or activation), in one
  * batch: one configuration stays active while any exists. `activated`: the one made active, if any.
  */
-export async function deleteConfiguration(db: MigrateDb, id: number): Promise<{ deleted: boolean; activated: ConfigurationView | undefined }> {
+export async function deleteConfiguration(
+  db: MigrateDb,
+  id: number,
+): Promise<{ deleted: boolean; activated: ConfigurationView | undefined }> {
   const lastUsed = sql`max(coalesce((select max(s.created_at) from migration_sessions s where s.config_id = c.id), 0), c.updated_at)`;
   const [deleted, activated] = await db.batch([
     db.delete(configurations).where(eq(configurations.id, id)).returning({ id: configurations.id }),

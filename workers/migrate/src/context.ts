@@ -18,7 +18,12 @@ export const migrateConfigSchema = z.object({
   MIGRATE_ALLOWED_HOSTS: allowedHosts,
   /** Hosts an auto-sync's sheet address (and every redirect of it) may name; `*.domain` for a whole domain. */
   MIGRATE_SHEET_HOSTS: allowedHosts,
-  SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(300).max(7 * 86_400).default(43_200),
+  SESSION_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(7 * 86_400)
+    .default(43_200),
   SESSION_REFRESH_WINDOW_SECONDS: z.coerce.number().int().min(0).max(899).default(120),
 });
 export type MigrateConfig = z.output<typeof migrateConfigSchema>;

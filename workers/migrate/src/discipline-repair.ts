@@ -1,5 +1,5 @@
 import { desc, eq, inArray } from 'drizzle-orm';
-import { DISCIPLINE_REPAIR_STATES, disciplineRepairJobs } from '#d1/migrate/schema.ts';
+import { type DISCIPLINE_REPAIR_STATES, disciplineRepairJobs } from '#d1/migrate/schema.ts';
 import type { MigrateDb, MigrateServices } from './context.ts';
 import type { Connection, LogEntry } from './engine/types.ts';
 import { disciplineRepairJobStub } from './jobs/stubs.ts';
@@ -98,17 +98,36 @@ export async function scanBatch(db: MeetingsDb, after: string, days = DAYS_PER_B
      WHERE ${SOURCE_ISO_DATE} IN (SELECT d FROM days) ORDER BY ${SOURCE_ISO_DATE}, m.meeting_id`,
     [after, days],
   );
-  const empty: BatchScan = { meetings: 0, days: 0, sourceRaces: 0, paired: 0, sourceWithoutCounterpart: 0, destinationWithoutCounterpart: 0, unknownCodes: 0, differences: [], next: null };
+  const empty: BatchScan = {
+    meetings: 0,
+    days: 0,
+    sourceRaces: 0,
+    paired: 0,
+    sourceWithoutCounterpart: 0,
+    destinationWithoutCounterpart: 0,
+    unknownCodes: 0,
+    differences: [],
+    next: null,
+  };
   if (meetingRows.length === 0) return empty;
   const next = String(meetingRows[meetingRows.length - 1]!.iso_day);
   const meetings = meetingRows.map(sourceMeeting);
   const [matches, raceRows] = await Promise.all([
     matchDestinations(db, meetings),
-    db.source('SELECT race_id, meeting_id, race_no, discipline_code FROM race_event WHERE meeting_id = ANY($1::int[]) ORDER BY meeting_id, race_no, race_id', [meetings.map((m) => m.id)]),
+    db.source(
+      'SELECT race_id, meeting_id, race_no, discipline_code FROM race_event WHERE meeting_id = ANY($1::int[]) ORDER BY meeting_id, race_no, race_id',
+      [meetings.map((m) => m.id)],
+    ),
   ]);
   const sourceRaces: SourceRace[] = raceRows.map((r) => {
     const code = r.discipline_code === null || r.discipline_code === undefined ? null : String(r.discipline_code);
-    return { id: Number(r.race_id), meetingId: Number(r.meeting_id), raceNumber: Number(r.race_no), code, discipline: legacyCode(LEGACY_VALUES.discipline, code) };
+    return {
+      id: Number(r.race_id),
+      meetingId: Number(r.meeting_id),
+      raceNumber: Number(r.race_no),
+      code,
+      discipline: legacyCode(LEGACY_VALUES.discipline, code),
+    };
   });
   const destMeetingIds = [...new Set([...matches.values()].map((m) => m.meeting.id))];
   const destRows = await db.dest(
@@ -117,9 +136,19 @@ export async function scanBatch(db: MeetingsDb, after: string, days = DAYS_PER_B
      FROM races r WHERE r.meeting_id = ANY($3::int[]) OR r.id IN (SELECT dest_id FROM mapped) ORDER BY r.race_number, r.id`,
     [db.configId, sourceRaces.map((r) => r.id), destMeetingIds],
   );
-  const destinationOf = (row: Record<string, unknown>): DestinationRace => ({ id: Number(row.id), raceNumber: Number(row.race_number), raceType: String(row.race_type) });
+  const destinationOf = (row: Record<string, unknown>): DestinationRace => ({
+    id: Number(row.id),
+    raceNumber: Number(row.race_number),
+    raceType: String(row.race_type),
+  });
 
-  const scan: BatchScan = { ...empty, meetings: meetings.length, days: new Set(meetingRows.map((r) => String(r.iso_day))).size, sourceRaces: sourceRaces.length, next };
+  const scan: BatchScan = {
+    ...empty,
+    meetings: meetings.length,
+    days: new Set(meetingRows.map((r) => String(r.iso_day))).size,
+    sourceRaces: sourceRaces.length,
+    next,
+  };
   const claimed = new Set<number>();
   for (const meeting of meetings) {
     const races = sourceRaces.filter((r) => r.meetingId === meeting.id);
@@ -127,7 +156,9 @@ export async function scanBatch(db: MeetingsDb, after: string, days = DAYS_PER_B
     const destMeetingId = matches.get(meeting.id)?.meeting.id ?? null;
     // This meeting's destination races, and those its source races' id mappings name.
     const rows = destRows.filter(
-      (row) => (destMeetingId !== null && Number(row.meeting_id) === destMeetingId) || ((row.mapped_from as number[] | null) ?? []).some((src) => ids.has(Number(src))),
+      (row) =>
+        (destMeetingId !== null && Number(row.meeting_id) === destMeetingId) ||
+        ((row.mapped_from as number[] | null) ?? []).some((src) => ids.has(Number(src))),
     );
     for (const pair of pairRaces(races, rows, destinationOf, destMeetingId)) {
       if (!pair.source) {
@@ -171,7 +202,11 @@ export async function scanBatch(db: MeetingsDb, after: string, days = DAYS_PER_B
  * statement changed it (false when it was already repaired, or changed meanwhile).
  */
 export async function repairRace(dest: MeetingsDb['dest'], difference: DisciplineDifference): Promise<boolean> {
-  const rows = await dest('UPDATE races SET race_type = $1 WHERE id = $2 AND race_type = $3 RETURNING id', [difference.to, difference.raceId, difference.from]);
+  const rows = await dest('UPDATE races SET race_type = $1 WHERE id = $2 AND race_type = $3 RETURNING id', [
+    difference.to,
+    difference.raceId,
+    difference.from,
+  ]);
   return rows.length > 0;
 }
 
@@ -256,7 +291,11 @@ export function disciplineRepairJob(c: Pick<MigrateServices, 'env'>, jobId: stri
 export type RepairJobRow = typeof disciplineRepairJobs.$inferSelect;
 export const RECENT_JOBS = 20;
 
-export async function recordRepairJob(db: MigrateDb, job: { jobId: string; configId: number; startedBy: string }, now: number): Promise<void> {
+export async function recordRepairJob(
+  db: MigrateDb,
+  job: { jobId: string; configId: number; startedBy: string },
+  now: number,
+): Promise<void> {
   await db.insert(disciplineRepairJobs).values({ ...job, state: 'queued', createdAt: now, updatedAt: now });
 }
 
@@ -278,7 +317,8 @@ export async function recentRepairJobs(c: MigrateServices): Promise<RepairJobRow
   await Promise.all(
     open.map(async (row) => {
       const progress = await disciplineRepairJob(c, row.jobId).progress();
-      if (progress && (progress.state !== row.state || progress.changed !== row.changed)) await updateRepairJob(db, row.jobId, progress.state, progress.changed, now);
+      if (progress && (progress.state !== row.state || progress.changed !== row.changed))
+        await updateRepairJob(db, row.jobId, progress.state, progress.changed, now);
     }),
   );
   return db

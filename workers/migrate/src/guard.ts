@@ -27,7 +27,8 @@ export const CSRF_COOKIE = 'migrate_csrf';
 export const CSRF_FIELD = '__RequestVerificationToken';
 export const CSRF_HEADER = 'RequestVerificationToken';
 
-const csrfKey = (secret: string) => derivedKey(secret, 'migrate-anti-forgery', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign', 'verify']);
+const csrfKey = (secret: string) =>
+  derivedKey(secret, 'migrate-anti-forgery', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign', 'verify']);
 
 /**
  * Anti-forgery (double submit): a random nonce in an HttpOnly cookie, its HMAC in every form
@@ -76,11 +77,16 @@ function makeGuard(access: Access, antiForgery: boolean, json: boolean): Middlew
     if (access !== 'anonymous') {
       const session = await checkSession(c);
       // Spec: an expired or invalid token redirects to the login page, JSON routes included.
-      if (session.kind === 'signed-out') return c.redirect(session.reason ? `/Account/Login?reason=${session.reason}` : '/Account/Login', 302);
+      if (session.kind === 'signed-out')
+        return c.redirect(session.reason ? `/Account/Login?reason=${session.reason}` : '/Account/Login', 302);
       c.set('user', session.user);
     }
     if (antiForgery && !(await antiForgeryValid(c))) {
-      throw new HttpError(403, 'antiforgery_failed', 'The form expired or came from another site (anti-forgery check failed); reload the page and try again.');
+      throw new HttpError(
+        403,
+        'antiforgery_failed',
+        'The form expired or came from another site (anti-forgery check failed); reload the page and try again.',
+      );
     }
     if (access !== 'anonymous' && !ALLOWED[access].includes(c.var.user.role)) {
       throw new HttpError(403, 'forbidden', `This needs the role ${ALLOWED[access].join(' or ')}; you are ${c.var.user.role}.`);

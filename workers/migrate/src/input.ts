@@ -72,7 +72,9 @@ export function indexedList(body: FormBody, name: string): unknown[] {
   const root: unknown[] = [];
   for (const [key, raw] of Object.entries(body)) {
     if (!key.startsWith(`${name}[`)) continue;
-    const path = [...key.slice(name.length).matchAll(/\[(\d{1,4})\]|\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[2]!));
+    const path = [...key.slice(name.length).matchAll(/\[(\d{1,4})\]|\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) =>
+      m[1] !== undefined ? Number(m[1]) : m[2]!,
+    );
     const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
     if (typeof value !== 'string' || path.length === 0) continue;
     if (path.some((step) => step === '__proto__' || step === 'constructor' || step === 'prototype')) continue;
@@ -89,6 +91,11 @@ export function indexedList(body: FormBody, name: string): unknown[] {
     }
   }
   // Holes (a skipped index) are dropped.
-  const compact = (v: unknown): unknown => (Array.isArray(v) ? v.filter((x) => x !== undefined).map(compact) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)])) : v);
+  const compact = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.filter((x) => x !== undefined).map(compact)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)]))
+        : v;
   return compact(root) as unknown[];
 }

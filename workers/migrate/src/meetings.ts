@@ -106,14 +106,19 @@ export function sourceQuery(sql: Reader, config: ConfigurationView): Query {
     try {
       return await sql.query(text, values);
     } catch (err) {
-      if (asDatabaseUnavailable(err)) throw new HttpError(503, 'source_unavailable', `The source database ${where} is unreachable right now; try again shortly.`);
+      if (asDatabaseUnavailable(err))
+        throw new HttpError(503, 'source_unavailable', `The source database ${where} is unreachable right now; try again shortly.`);
       const code = typeof err === 'object' && err !== null ? Reflect.get(err, 'code') : undefined;
       const message = err instanceof Error ? err.message : String(err);
       if (typeof code === 'string' && (code.startsWith('28') || code === '3D000')) {
         throw new HttpError(502, 'source_refused', `The source database ${where} refused the connection: ${message}`);
       }
       if (code === '42P01' || code === '42703') {
-        throw new HttpError(502, 'source_not_legacy', `The source database ${where} does not have the legacy racing tables the comparison reads (${message}).`);
+        throw new HttpError(
+          502,
+          'source_not_legacy',
+          `The source database ${where} does not have the legacy racing tables the comparison reads (${message}).`,
+        );
       }
       throw err;
     }
@@ -172,7 +177,12 @@ export function compareFields(pairs: [name: string, source: Value, destination: 
 
 /** One side's fields of a row that has no counterpart: nothing is the same. */
 function oneSided(pairs: [name: string, value: Value][], side: 'source' | 'destination'): FieldComparison[] {
-  return pairs.map(([name, value]) => ({ name, source: side === 'source' ? value : null, destination: side === 'destination' ? value : null, same: false }));
+  return pairs.map(([name, value]) => ({
+    name,
+    source: side === 'source' ? value : null,
+    destination: side === 'destination' ? value : null,
+    same: false,
+  }));
 }
 
 // ---- meetings ------------------------------------------------------------------------------
@@ -255,7 +265,10 @@ function pairOf(source: SourceMeeting, destination: DestinationMeeting | null, m
  * course (the course the venue's id mapping names, else the course of the same name), a meeting
  * with the same trial flag first. One statement for all of them.
  */
-export async function matchDestinations(db: MeetingsDb, sources: SourceMeeting[]): Promise<Map<number, { meeting: DestinationMeeting; matchedBy: MatchedBy }>> {
+export async function matchDestinations(
+  db: MeetingsDb,
+  sources: SourceMeeting[],
+): Promise<Map<number, { meeting: DestinationMeeting; matchedBy: MatchedBy }>> {
   const found = new Map<number, { meeting: DestinationMeeting; matchedBy: MatchedBy }>();
   if (sources.length === 0) return found;
   const rows = await db.dest(
@@ -299,7 +312,10 @@ export function addDays(iso: string, days: number): string {
 }
 
 /** Source meetings from LIST_DAYS_BACK before `today` to LIST_DAYS_AHEAD after, newest first, each with its destination meeting. */
-export async function recentMeetings(db: MeetingsDb, today: string): Promise<{ from: string; to: string; limit: number; pairs: MeetingPair[] }> {
+export async function recentMeetings(
+  db: MeetingsDb,
+  today: string,
+): Promise<{ from: string; to: string; limit: number; pairs: MeetingPair[] }> {
   const from = addDays(today, -LIST_DAYS_BACK);
   const to = addDays(today, LIST_DAYS_AHEAD);
   const rows = await db.source(
@@ -310,7 +326,12 @@ export async function recentMeetings(db: MeetingsDb, today: string): Promise<{ f
   );
   const sources = rows.map(sourceMeeting);
   const matches = await matchDestinations(db, sources);
-  return { from, to, limit: LIST_LIMIT, pairs: sources.map((s) => pairOf(s, matches.get(s.id)?.meeting ?? null, matches.get(s.id)?.matchedBy ?? null)) };
+  return {
+    from,
+    to,
+    limit: LIST_LIMIT,
+    pairs: sources.map((s) => pairOf(s, matches.get(s.id)?.meeting ?? null, matches.get(s.id)?.matchedBy ?? null)),
+  };
 }
 
 async function findSourceMeeting(db: MeetingsDb, id: number): Promise<SourceMeeting | null> {
@@ -409,7 +430,18 @@ function mappingsOf(rows: Row[]): Map<number, number> {
 /** The fields a race is compared on, in the order of both sides' `values`. */
 const RACE_FIELDS = ['raceNumber', 'name', 'distance', 'class', 'raceType', 'trackCondition', 'startTime', 'runners'];
 /** The fields a runner is compared on, in the order of both sides' `values`. */
-const RUNNER_FIELDS = ['tabNumber', 'horse', 'jockey', 'trainer', 'barrier', 'weight', 'startingPrice', 'scratched', 'finishingPosition', 'margin'];
+const RUNNER_FIELDS = [
+  'tabNumber',
+  'horse',
+  'jockey',
+  'trainer',
+  'barrier',
+  'weight',
+  'startingPrice',
+  'scratched',
+  'finishingPosition',
+  'margin',
+];
 
 type SourceRace = { id: number; meetingId: number; raceNumber: number; values: Value[] };
 type DestinationRace = { id: number; raceNumber: number; values: Value[] };
@@ -417,7 +449,10 @@ type DestinationRace = { id: number; raceNumber: number; values: Value[] };
 /** The field comparisons of a pairing, or of a row one side has alone. */
 function rowFields(names: string[], source: Value[] | undefined, destination: Value[] | undefined): FieldComparison[] {
   if (source && destination) return compareFields(names.map((name, i) => [name, source[i]!, destination[i]!]));
-  return oneSided(names.map((name, i) => [name, (source ?? destination)![i]!]), source ? 'source' : 'destination');
+  return oneSided(
+    names.map((name, i) => [name, (source ?? destination)![i]!]),
+    source ? 'source' : 'destination',
+  );
 }
 
 const SOURCE_RACE_COLUMNS = `e.race_id, e.meeting_id, e.race_no, e.race_title, e.distance_m, e.class_desc, e.discipline_code, e.going, e.jump_time,
@@ -446,7 +481,16 @@ function destinationRace(row: Row): DestinationRace {
   return {
     id: Number(row.id),
     raceNumber: Number(row.race_number),
-    values: [Number(row.race_number), text(row.name), numberOf(row.distance), text(row.class), text(row.race_type), text(row.track_condition), text(row.start_time), Number(row.runners)],
+    values: [
+      Number(row.race_number),
+      text(row.name),
+      numberOf(row.distance),
+      text(row.class),
+      text(row.race_type),
+      text(row.track_condition),
+      text(row.start_time),
+      Number(row.runners),
+    ],
   };
 }
 
@@ -482,12 +526,20 @@ export function pairRaces<S extends { id: number; raceNumber: number }, D extend
   destMeetingId: number | null,
 ): { source: S | null; destination: D | null; pairedBy: 'id mapping' | 'race number' | null }[] {
   const destinations = destRows.map(destinationOf);
-  const ownMeeting = new Set(destRows.filter((r) => destMeetingId !== null && Number(r.meeting_id) === destMeetingId).map((r) => Number(r.id)));
+  const ownMeeting = new Set(
+    destRows.filter((r) => destMeetingId !== null && Number(r.meeting_id) === destMeetingId).map((r) => Number(r.id)),
+  );
   return pairRows(
     sources.map((row) => ({ row, id: row.id })),
     destinations.map((row) => ({ row, id: row.id })),
     mappingsOf(destRows),
-    [{ by: 'race number' as const, source: (s) => String(s.raceNumber), destination: (d) => (ownMeeting.has(d.id) ? String(d.raceNumber) : null) }],
+    [
+      {
+        by: 'race number' as const,
+        source: (s) => String(s.raceNumber),
+        destination: (d) => (ownMeeting.has(d.id) ? String(d.raceNumber) : null),
+      },
+    ],
   ).filter((p) => p.source || ownMeeting.has(p.destination!.id));
 }
 
@@ -497,7 +549,9 @@ export function pairRaces<S extends { id: number; raceNumber: number }, D extend
  */
 export async function raceComparison(db: MeetingsDb, rsMeetingId: number, qdgMeetingId?: number): Promise<RaceRow[]> {
   const pair = await meetingPair(db, rsMeetingId, qdgMeetingId);
-  const sources = (await db.source(`SELECT ${SOURCE_RACE_COLUMNS} WHERE e.meeting_id = $1 ORDER BY e.race_no, e.race_id`, [rsMeetingId])).map(sourceRace);
+  const sources = (
+    await db.source(`SELECT ${SOURCE_RACE_COLUMNS} WHERE e.meeting_id = $1 ORDER BY e.race_no, e.race_id`, [rsMeetingId])
+  ).map(sourceRace);
   const destRows = await db.dest(
     `WITH ${mappedIdsSql('races')}
      SELECT ${DEST_RACE_COLUMNS}, (SELECT array_agg(mp.src_id) FROM mapped mp WHERE mp.dest_id = r.id) AS mapped_from
@@ -556,7 +610,11 @@ function destinationRunner(row: Row): DestinationRunner {
   };
 }
 
-function runnerRow(pair: { source: SourceRunner | null; destination: DestinationRunner | null; pairedBy: RunnerRow['pairedBy'] }): RunnerRow {
+function runnerRow(pair: {
+  source: SourceRunner | null;
+  destination: DestinationRunner | null;
+  pairedBy: RunnerRow['pairedBy'];
+}): RunnerRow {
   const { source: s, destination: d } = pair;
   const fields = rowFields(RUNNER_FIELDS, s?.values, d?.values);
   return {
@@ -608,7 +666,11 @@ export async function runnerComparison(db: MeetingsDb, rsRaceId: number, qdgRace
     mappingsOf(destRows),
     [
       { by: 'tab number' as const, source: (s) => String(s.tabNumber), destination: (d) => (inRace(d) ? String(d.tabNumber) : null) },
-      { by: 'horse' as const, source: (s) => s.horse?.toLowerCase() ?? null, destination: (d) => (inRace(d) ? (d.horse?.toLowerCase() ?? null) : null) },
+      {
+        by: 'horse' as const,
+        source: (s) => s.horse?.toLowerCase() ?? null,
+        destination: (d) => (inRace(d) ? (d.horse?.toLowerCase() ?? null) : null),
+      },
     ],
   ).filter((p) => p.source || ownRace.has(p.destination!.id));
   return pairs.map(runnerRow).sort((a, b) => a.tabNumber - b.tabNumber || (a.rsRunnerId ?? 0) - (b.rsRunnerId ?? 0));

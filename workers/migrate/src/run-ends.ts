@@ -15,7 +15,14 @@ const SYNC_PREFIX = 'sync-job:';
  * Records the end of run `runId` on what it belongs to (a wizard session, or `sync-job:<id>`);
  * only while that run is still the owner's current one, so a later run is never overwritten.
  */
-export async function recordRunEnd(db: MigrateDb, owner: string, runId: string, state: RunState, finishedAt: number, error: string | null): Promise<void> {
+export async function recordRunEnd(
+  db: MigrateDb,
+  owner: string,
+  runId: string,
+  state: RunState,
+  finishedAt: number,
+  error: string | null,
+): Promise<void> {
   if (owner.startsWith(SYNC_PREFIX)) {
     const id = Number(owner.slice(SYNC_PREFIX.length));
     if (!Number.isSafeInteger(id)) return;

@@ -4,7 +4,15 @@ import type { MigrateContext, MigrateServices } from './context.ts';
 import * as engine from './engine/index.ts';
 import type { ForeignKey, MappingDocument, RunPlan, SchemaInfo, TablePlan } from './engine/types.ts';
 import { migrationJobStub } from './jobs/stubs.ts';
-import { asForeignKey, claimSessionRun, customForeignKeys, recordRunState, releaseSessionRun, wizardSession, type WizardSession } from './wizard-sessions.ts';
+import {
+  asForeignKey,
+  claimSessionRun,
+  customForeignKeys,
+  recordRunState,
+  releaseSessionRun,
+  wizardSession,
+  type WizardSession,
+} from './wizard-sessions.ts';
 
 /** The MigrationJob Durable Object of a run (one per run). */
 export function migrationJob(c: Pick<MigrateServices, 'env'>, runId: string) {
@@ -67,7 +75,10 @@ export async function planForeignKeys(c: MigrateContext, session: WizardSession,
 /** The run's table order: the operator's order where the foreign keys allow it, parents first. */
 export function runOrder(session: Pick<RunSpec, 'plans' | 'tableOrder'>, fks: ForeignKey[]) {
   const destTables = session.plans.map((p) => p.destTable).filter(Boolean);
-  const preferred = [...session.tableOrder.filter((t) => destTables.includes(t)), ...destTables.filter((t) => !session.tableOrder.includes(t))];
+  const preferred = [
+    ...session.tableOrder.filter((t) => destTables.includes(t)),
+    ...destTables.filter((t) => !session.tableOrder.includes(t)),
+  ];
   return engine.orderTables(preferred, fks);
 }
 
@@ -78,7 +89,12 @@ export async function runPlanOf(c: MigrateContext, session: WizardSession, runId
 }
 
 /** The run plan of a spec: plans in FK order, their FKs and filters (`dest`: the destination, when already read). */
-export async function runPlanFor(c: MigrateServices, session: RunSpec, runId: string, known?: SchemaInfo): Promise<{ plan: RunPlan; dest: SchemaInfo }> {
+export async function runPlanFor(
+  c: MigrateServices,
+  session: RunSpec,
+  runId: string,
+  known?: SchemaInfo,
+): Promise<{ plan: RunPlan; dest: SchemaInfo }> {
   const source = await connectionOf(c, session.configId);
   const dest = known ?? (await engine.introspect(engineEnv(c), 'destination'));
   const fks = specForeignKeys(session.plans, dest, session.custom);
@@ -90,7 +106,10 @@ export async function runPlanFor(c: MigrateServices, session: RunSpec, runId: st
     const filter = session.filters[plan.sourceTable]?.trim();
     return [{ ...plan, foreignKeys: fks.filter((fk) => fk.childTable === destTable), ...(filter ? { filter } : {}) }];
   });
-  return { plan: { runId, sessionId: session.sessionId, configId: session.configId, source, tables, deferred, patchMode: session.patchMode }, dest };
+  return {
+    plan: { runId, sessionId: session.sessionId, configId: session.configId, source, tables, deferred, patchMode: session.patchMode },
+    dest,
+  };
 }
 
 /**
@@ -106,7 +125,9 @@ export async function startRun(c: MigrateContext, session: WizardSession): Promi
     const progress = holder.runId ? await migrationJob(c, holder.runId).progress() : null;
     if (progress) await recordRunState(c.var.db, holder, progress);
     if (!(await claimSessionRun(c.var.db, session.id, runId, Date.now()))) {
-      throw new HttpError(409, 'already_running', `This session already has a run in progress (run ${holder.runId}); cancel it first.`, { runId: holder.runId });
+      throw new HttpError(409, 'already_running', `This session already has a run in progress (run ${holder.runId}); cancel it first.`, {
+        runId: holder.runId,
+      });
     }
   }
   try {
@@ -125,7 +146,12 @@ export async function launchRun(c: MigrateServices, plan: RunPlan, dest: SchemaI
   const sourceSchema = source ?? (await engine.introspect(engineEnv(c), plan.source));
   const errors = engine.validatePlan(plan.tables, sourceSchema, dest).filter((issue) => issue.level === 'error');
   if (errors.length) {
-    throw new HttpError(400, 'invalid_plan', `The mappings have ${errors.length} problem(s): ${errors.map((e) => `${e.table}${e.column ? `.${e.column}` : ''}: ${e.message}`).join('; ')}`, { issues: errors });
+    throw new HttpError(
+      400,
+      'invalid_plan',
+      `The mappings have ${errors.length} problem(s): ${errors.map((e) => `${e.table}${e.column ? `.${e.column}` : ''}: ${e.message}`).join('; ')}`,
+      { issues: errors },
+    );
   }
   await migrationJob(c, plan.runId).start(plan);
 }

@@ -18,7 +18,8 @@ type ConnectionAddress = { host: string; port: number; database: string; usernam
 const passwordBinding = (row: ConnectionAddress) => `${row.host}:${row.port}/${row.database}/${row.username}`;
 
 /** A configuration's password sealed for storage (also used by the development seed). */
-export const sealPassword = (key: string, row: ConnectionAddress, password: string): Promise<string> => seal(passwordKey(key), passwordBinding(row), password);
+export const sealPassword = (key: string, row: ConnectionAddress, password: string): Promise<string> =>
+  seal(passwordKey(key), passwordBinding(row), password);
 
 /**
  * A configuration's stored password. One that does not open (CONFIG_ENCRYPTION_KEY changed, the row

@@ -18,7 +18,8 @@ import { refreshTokenKey } from './sealing.ts';
 
 export const AUTH_COOKIE = 'AuthToken';
 const ISSUER = 'migrate';
-const jwtKey = (secret: string) => derivedKey(secret, 'migrate-session-jwt', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign', 'verify']);
+const jwtKey = (secret: string) =>
+  derivedKey(secret, 'migrate-session-jwt', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign', 'verify']);
 
 export type SessionClaims = { sid: string; sub: string; email: string; name: string; role: Role; uexp: number };
 
@@ -48,7 +49,14 @@ export async function verifySessionJwt(secret: string, token: string, now = Date
   try {
     const { payload } = await jwtVerify(token, await jwtKey(secret), { algorithms: ['HS256'], issuer: ISSUER, currentDate: new Date(now) });
     const { sid, email, name, role, uexp, sub } = payload;
-    if (typeof sid !== 'string' || typeof email !== 'string' || typeof name !== 'string' || typeof uexp !== 'number' || typeof sub !== 'string') return undefined;
+    if (
+      typeof sid !== 'string' ||
+      typeof email !== 'string' ||
+      typeof name !== 'string' ||
+      typeof uexp !== 'number' ||
+      typeof sub !== 'string'
+    )
+      return undefined;
     const known = ROLES.find((r) => r === role);
     return known ? { sid, sub, email, name, role: known, uexp } : undefined;
   } catch {
@@ -86,8 +94,19 @@ export async function startSession(c: MigrateContext, login: VerifiedLogin, role
     expiresAt,
   });
   // Ended sessions of anyone: a cheap indexed delete keeps the table to live sessions.
-  c.executionCtx.waitUntil(db.delete(loginSessions).where(lt(loginSessions.expiresAt, now)).run().catch(() => {}));
-  await setAuthCookie(c, { sid, sub: String(login.user.id), email: login.user.email, name, role, uexp: Math.floor(accessExpiresAt / 1000) }, expiresAt, now);
+  c.executionCtx.waitUntil(
+    db
+      .delete(loginSessions)
+      .where(lt(loginSessions.expiresAt, now))
+      .run()
+      .catch(() => {}),
+  );
+  await setAuthCookie(
+    c,
+    { sid, sub: String(login.user.id), email: login.user.email, name, role, uexp: Math.floor(accessExpiresAt / 1000) },
+    expiresAt,
+    now,
+  );
 }
 
 export type SessionCheck = { kind: 'ok'; user: SessionUser } | { kind: 'signed-out'; reason?: 'expired' };
@@ -134,7 +153,11 @@ export async function checkSession(c: MigrateContext, now = Date.now()): Promise
   const accessExpiresAt = now + outcome.tokens.expires_in * 1000;
   await db
     .update(loginSessions)
-    .set({ accessExpiresAt, role, refreshTokenSealed: await seal(refreshTokenKey(config.SESSION_SECRET), idHash, outcome.tokens.refresh_token) })
+    .set({
+      accessExpiresAt,
+      role,
+      refreshTokenSealed: await seal(refreshTokenKey(config.SESSION_SECRET), idHash, outcome.tokens.refresh_token),
+    })
     .where(eq(loginSessions.idHash, idHash))
     .run();
   await setAuthCookie(c, { ...claims, role, uexp: Math.floor(accessExpiresAt / 1000) }, row.expiresAt, now);
@@ -155,7 +178,16 @@ async function rotate(c: MigrateContext, refreshToken: string): Promise<{ tokens
     tokens = outcome.tokens;
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
-    console.warn(JSON.stringify({ level: 'warn', service: 'migrate', request_id: c.var.requestId, event: 'session_refresh_failed', error: err.message, detail: err.details?.detail }));
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        service: 'migrate',
+        request_id: c.var.requestId,
+        event: 'session_refresh_failed',
+        error: err.message,
+        detail: err.details?.detail,
+      }),
+    );
     return undefined;
   }
   try {

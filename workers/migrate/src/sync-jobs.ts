@@ -1,5 +1,12 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lte, notInArray, or, sql } from 'drizzle-orm';
-import { configurations, customRelationships, migrationSessions, syncJobs, syncSchemaFiles, type SYNC_RUN_STATUSES } from '#d1/migrate/schema.ts';
+import {
+  configurations,
+  customRelationships,
+  migrationSessions,
+  syncJobs,
+  syncSchemaFiles,
+  type SYNC_RUN_STATUSES,
+} from '#d1/migrate/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { connectionOf, engineEnv } from './configurations.ts';
 import { servicesOf, type MigrateDb, type MigrateServices } from './context.ts';
@@ -89,7 +96,13 @@ export async function syncJobOr404(db: MigrateDb, id: number): Promise<SyncJob> 
 export async function createSyncJob(db: MigrateDb, input: SyncJobInput, now: number): Promise<number> {
   const row = await db
     .insert(syncJobs)
-    .values({ ...input, tables: JSON.stringify(input.tables), nextRunAt: input.enabled ? nextRunAfter(now, input.intervalMinutes) : null, createdAt: now, updatedAt: now })
+    .values({
+      ...input,
+      tables: JSON.stringify(input.tables),
+      nextRunAt: input.enabled ? nextRunAfter(now, input.intervalMinutes) : null,
+      createdAt: now,
+      updatedAt: now,
+    })
     .returning({ id: syncJobs.id })
     .get();
   return row.id;
@@ -118,7 +131,11 @@ export async function deleteSyncJob(db: MigrateDb, id: number): Promise<boolean>
 }
 
 /** Flips the enabled flag in one statement: enabling schedules the next run at now + interval. */
-export async function toggleSyncJob(db: MigrateDb, id: number, now: number): Promise<{ enabled: boolean; nextRunAt: number | null } | undefined> {
+export async function toggleSyncJob(
+  db: MigrateDb,
+  id: number,
+  now: number,
+): Promise<{ enabled: boolean; nextRunAt: number | null } | undefined> {
   return db
     .update(syncJobs)
     .set({
@@ -142,14 +159,23 @@ export async function syncStatus(db: MigrateDb): Promise<{ running: number; erro
     })
     .from(syncJobs)
     .get();
-  return { running: Number(row?.running ?? 0), errored: Number(row?.errored ?? 0), enabled: Number(row?.enabled ?? 0), total: Number(row?.total ?? 0) };
+  return {
+    running: Number(row?.running ?? 0),
+    errored: Number(row?.errored ?? 0),
+    enabled: Number(row?.enabled ?? 0),
+    total: Number(row?.total ?? 0),
+  };
 }
 
 // ---- the configuration's mapping document and custom foreign keys ----
 
 /** The mapping document uploaded for the configuration's sync jobs, else the one its wizard sessions saved last. */
 export async function syncMappingDocument(db: MigrateDb, configId: number): Promise<MappingDocument | null> {
-  const row = await db.select({ document: syncSchemaFiles.document }).from(syncSchemaFiles).where(eq(syncSchemaFiles.configId, configId)).get();
+  const row = await db
+    .select({ document: syncSchemaFiles.document })
+    .from(syncSchemaFiles)
+    .where(eq(syncSchemaFiles.configId, configId))
+    .get();
   if (row) {
     try {
       return engine.parseMappingDocument(JSON.parse(row.document));
@@ -160,7 +186,13 @@ export async function syncMappingDocument(db: MigrateDb, configId: number): Prom
   return latestSchemaFile(db, configId);
 }
 
-export async function saveSyncMappingDocument(db: MigrateDb, configId: number, doc: MappingDocument, uploadedBy: string, now: number): Promise<void> {
+export async function saveSyncMappingDocument(
+  db: MigrateDb,
+  configId: number,
+  doc: MappingDocument,
+  uploadedBy: string,
+  now: number,
+): Promise<void> {
   const document = JSON.stringify(doc);
   await db
     .insert(syncSchemaFiles)
@@ -189,7 +221,9 @@ export async function configurationCustomForeignKeys(db: MigrateDb, configId: nu
 export function tableForeignKeys(destTable: string, dest: SchemaInfo, custom: ForeignKey[]): ForeignKey[] {
   const detected = dest.foreignKeys.filter((fk) => fk.childTable === destTable).map((fk) => ({ ...fk, custom: false }));
   const extra = custom.filter(
-    (fk) => fk.childTable === destTable && !detected.some((d) => d.childColumn === fk.childColumn && d.parentTable === fk.parentTable && d.parentColumn === fk.parentColumn),
+    (fk) =>
+      fk.childTable === destTable &&
+      !detected.some((d) => d.childColumn === fk.childColumn && d.parentTable === fk.parentTable && d.parentColumn === fk.parentColumn),
   );
   return [...detected, ...extra];
 }
@@ -204,7 +238,12 @@ export async function refreshSyncJob(s: MigrateServices, job: SyncJob): Promise<
   if (!job.lastRunId || (job.lastStatus !== null && !runActive(job.lastStatus))) return job;
   const progress = await migrationJob(s, job.lastRunId).progress();
   if (!progress || progress.state === job.lastStatus) return job;
-  const lastError = progress.state === 'failed' ? (progress.errors.at(-1) ?? 'The run failed.').slice(0, 2000) : progress.state === 'completed' ? null : job.lastError;
+  const lastError =
+    progress.state === 'failed'
+      ? (progress.errors.at(-1) ?? 'The run failed.').slice(0, 2000)
+      : progress.state === 'completed'
+        ? null
+        : job.lastError;
   await s.var.db
     .update(syncJobs)
     .set({ lastStatus: progress.state, lastError })
@@ -253,7 +292,9 @@ export async function startSyncRun(s: MigrateServices, job: SyncJob, now: number
     const holder = await refreshSyncJob(s, (await findSyncJob(s.var.db, job.id)) ?? job);
     before = holder;
     if (!(await claimSyncRun(s.var.db, job.id, runId, now))) {
-      throw new HttpError(409, 'already_running', `The sync job ${job.name} has a run in progress (run ${holder.lastRunId}).`, { runId: holder.lastRunId });
+      throw new HttpError(409, 'already_running', `The sync job ${job.name} has a run in progress (run ${holder.lastRunId}).`, {
+        runId: holder.lastRunId,
+      });
     }
   }
   try {
@@ -288,9 +329,18 @@ async function launchSyncRun(s: MigrateServices, job: SyncJob, runId: string): P
   if (missing.length) throw new HttpError(400, 'invalid_plan', `The source no longer has the table(s) ${missing.join(', ')}.`);
   const plans = buildPlans(job.tables, doc, sourceSchema, dest);
   const unmapped = plans.filter((p) => !p.destTable).map((p) => p.sourceTable);
-  if (unmapped.length) throw new HttpError(400, 'invalid_plan', `No destination table for ${unmapped.join(', ')}: upload a mapping document that names it.`);
+  if (unmapped.length)
+    throw new HttpError(400, 'invalid_plan', `No destination table for ${unmapped.join(', ')}: upload a mapping document that names it.`);
   const destTables = new Set(plans.map((p) => p.destTable));
-  const spec = { sessionId: syncSessionId(job.id), configId: job.configId, plans, filters: {}, tableOrder: [], patchMode: job.patchMode, custom: custom.filter((fk) => destTables.has(fk.childTable)) };
+  const spec = {
+    sessionId: syncSessionId(job.id),
+    configId: job.configId,
+    plans,
+    filters: {},
+    tableOrder: [],
+    patchMode: job.patchMode,
+    custom: custom.filter((fk) => destTables.has(fk.childTable)),
+  };
   const { plan } = await runPlanFor(s, spec, runId, dest);
   await launchRun(s, plan, dest, sourceSchema);
 }
@@ -367,9 +417,16 @@ export async function runSchedule(s: MigrateServices, now: number): Promise<Sche
 export async function scheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
   const s = servicesOf(env);
   // One failing schedule does not stop the other.
-  const [jobs, imports] = await Promise.allSettled([runSchedule(s, controller.scheduledTime), runAutoSyncSchedule(s, controller.scheduledTime)]);
-  if (jobs.status === 'fulfilled') console.log(JSON.stringify({ level: 'info', service: 'migrate', event: 'sync_schedule', cron: controller.cron, ...jobs.value }));
-  if (imports.status === 'fulfilled') console.log(JSON.stringify({ level: 'info', service: 'migrate', event: 'auto_sync_schedule', cron: controller.cron, ...imports.value }));
+  const [jobs, imports] = await Promise.allSettled([
+    runSchedule(s, controller.scheduledTime),
+    runAutoSyncSchedule(s, controller.scheduledTime),
+  ]);
+  if (jobs.status === 'fulfilled')
+    console.log(JSON.stringify({ level: 'info', service: 'migrate', event: 'sync_schedule', cron: controller.cron, ...jobs.value }));
+  if (imports.status === 'fulfilled')
+    console.log(
+      JSON.stringify({ level: 'info', service: 'migrate', event: 'auto_sync_schedule', cron: controller.cron, ...imports.value }),
+    );
   const failed = [jobs, imports].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length) throw failed[0]!.reason;
 }

@@ -19,7 +19,12 @@ export async function runTables(c: MigrateServices, session: WizardSession): Pro
       .map(async (plan) => {
         const filter = session.filters[plan.sourceTable]?.trim();
         try {
-          return { plan, rows: filter ? (await engine.testFilter(env, conn, plan.sourceTable, filter)).count : await sourceRowCount(env, conn, plan.sourceTable) };
+          return {
+            plan,
+            rows: filter
+              ? (await engine.testFilter(env, conn, plan.sourceTable, filter)).count
+              : await sourceRowCount(env, conn, plan.sourceTable),
+          };
         } catch (error) {
           if (error instanceof FilterError) return { plan, rows: null };
           throw error;
@@ -29,7 +34,10 @@ export async function runTables(c: MigrateServices, session: WizardSession): Pro
 }
 
 /** Validates a run's tables again, and lists the first mismatched source keys of each that differs. */
-export async function revalidate(c: MigrateServices, plan: RunPlan): Promise<{ validation: TableValidation[]; mismatches: Record<string, string[]> }> {
+export async function revalidate(
+  c: MigrateServices,
+  plan: RunPlan,
+): Promise<{ validation: TableValidation[]; mismatches: Record<string, string[]> }> {
   const env = engineEnv(c);
   const source = openSource(env, plan.source);
   const dest = openDestination(env);

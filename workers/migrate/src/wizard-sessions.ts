@@ -1,5 +1,12 @@
 import { and, asc, count, desc, eq, isNotNull, ne, sql } from 'drizzle-orm';
-import { customRelationships, migrationSessions, pendingMappings, rateLimits, SESSION_STATUSES, type SessionStatus } from '#d1/migrate/schema.ts';
+import {
+  customRelationships,
+  migrationSessions,
+  pendingMappings,
+  rateLimits,
+  SESSION_STATUSES,
+  type SessionStatus,
+} from '#d1/migrate/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateDb } from './context.ts';
 import type { ForeignKey, MappingDocument, RunProgress, TablePlan } from './engine/types.ts';
@@ -43,7 +50,10 @@ export type MatchSummary = {
 
 /** A session's name for people: its tables and the day it was created. */
 export function sessionName(session: Pick<WizardSession, 'selectedTables' | 'createdAt'>): string {
-  const tables = session.selectedTables.length > 3 ? `${session.selectedTables.slice(0, 3).join(', ')} and ${session.selectedTables.length - 3} more` : session.selectedTables.join(', ');
+  const tables =
+    session.selectedTables.length > 3
+      ? `${session.selectedTables.slice(0, 3).join(', ')} and ${session.selectedTables.length - 3} more`
+      : session.selectedTables.join(', ');
   const day = new Date(session.createdAt).toISOString().slice(0, 10);
   return `${tables || 'No tables yet'} — ${day}`;
 }
@@ -81,24 +91,43 @@ function parse(row: Row): WizardSession {
 }
 
 /** A new session with its selected tables (created by TableSelection's first post): its id. */
-export async function createWizardSession(db: MigrateDb, configId: number, createdBy: string, selectedTables: string[] = []): Promise<string> {
+export async function createWizardSession(
+  db: MigrateDb,
+  configId: number,
+  createdBy: string,
+  selectedTables: string[] = [],
+): Promise<string> {
   const id = crypto.randomUUID();
   await db
     .insert(migrationSessions)
-    .values({ id, configId, createdBy, selectedTables: JSON.stringify(selectedTables), status: selectedTables.length ? 'Configuring' : 'Created' })
+    .values({
+      id,
+      configId,
+      createdBy,
+      selectedTables: JSON.stringify(selectedTables),
+      status: selectedTables.length ? 'Configuring' : 'Created',
+    })
     .run();
   return id;
 }
 
 /** The session named by a request: 400 for a malformed id, 404 for an unknown one. */
 export async function wizardSession(c: MigrateContext, id: unknown): Promise<WizardSession> {
-  if (typeof id !== 'string' || !GUID.test(id)) throw new HttpError(400, 'invalid_request', 'sessionId must be a GUID.', { issues: [{ field: 'sessionId', message: 'must be a GUID' }] });
+  if (typeof id !== 'string' || !GUID.test(id))
+    throw new HttpError(400, 'invalid_request', 'sessionId must be a GUID.', {
+      issues: [{ field: 'sessionId', message: 'must be a GUID' }],
+    });
   const row = await c.var.db.select().from(migrationSessions).where(eq(migrationSessions.id, id.toLowerCase())).get();
   if (!row) throw new HttpError(404, 'not_found', `There is no migration session ${id}.`);
   return parse(row);
 }
 
-export type SessionPatch = Partial<Pick<WizardSession, 'status' | 'selectedTables' | 'schemaFile' | 'plans' | 'filters' | 'tableOrder' | 'patchMode' | 'runId' | 'startedAt' | 'finishedAt'>>;
+export type SessionPatch = Partial<
+  Pick<
+    WizardSession,
+    'status' | 'selectedTables' | 'schemaFile' | 'plans' | 'filters' | 'tableOrder' | 'patchMode' | 'runId' | 'startedAt' | 'finishedAt'
+  >
+>;
 
 export async function updateWizardSession(db: MigrateDb, id: string, patch: SessionPatch): Promise<void> {
   const set: Partial<typeof migrationSessions.$inferInsert> = { updatedAt: Date.now() };
@@ -116,7 +145,10 @@ export async function updateWizardSession(db: MigrateDb, id: string, patch: Sess
 }
 
 export async function deleteWizardSession(db: MigrateDb, id: string): Promise<void> {
-  await db.batch([db.delete(customRelationships).where(eq(customRelationships.sessionId, id)), db.delete(migrationSessions).where(eq(migrationSessions.id, id))]);
+  await db.batch([
+    db.delete(customRelationships).where(eq(customRelationships.sessionId, id)),
+    db.delete(migrationSessions).where(eq(migrationSessions.id, id)),
+  ]);
 }
 
 /** The schema file saved last for a configuration (SchemaImportUseSaved), if any. */
@@ -135,7 +167,12 @@ export async function latestSchemaFile(db: MigrateDb, configId: number): Promise
   return json<MappingDocument | null>(row?.schemaFile ?? null, null);
 }
 
-export const SORTS = { created: migrationSessions.createdAt, updated: migrationSessions.updatedAt, status: migrationSessions.status, started: migrationSessions.startedAt } as const;
+export const SORTS = {
+  created: migrationSessions.createdAt,
+  updated: migrationSessions.updatedAt,
+  status: migrationSessions.status,
+  started: migrationSessions.startedAt,
+} as const;
 export type SortBy = keyof typeof SORTS;
 
 export async function listWizardSessions(db: MigrateDb, options: { status?: SessionStatus; sortBy: SortBy; descending: boolean }) {
@@ -206,7 +243,14 @@ export const asForeignKey = (r: { parentTable: string; parentColumn: string; chi
 export async function recordRunState(db: MigrateDb, session: WizardSession, progress: RunProgress): Promise<void> {
   const status = FINAL_STATUS[progress.state];
   if (!status || session.status === status || !session.runId) return;
-  await recordRunEnd(db, session.id, session.runId, progress.state, progress.finishedAt ? Date.parse(progress.finishedAt) || Date.now() : Date.now(), null);
+  await recordRunEnd(
+    db,
+    session.id,
+    session.runId,
+    progress.state,
+    progress.finishedAt ? Date.parse(progress.finishedAt) || Date.now() : Date.now(),
+    null,
+  );
 }
 
 /**
@@ -236,7 +280,12 @@ export async function releaseSessionRun(db: MigrateDb, before: WizardSession, ru
  * A fixed one-minute window per key: false once `limit` calls were made in it. One statement, so
  * concurrent calls count exactly.
  */
-export async function withinRateLimit(db: MigrateDb, key: string, limit: number, now = Date.now()): Promise<{ ok: boolean; retryAfter: number }> {
+export async function withinRateLimit(
+  db: MigrateDb,
+  key: string,
+  limit: number,
+  now = Date.now(),
+): Promise<{ ok: boolean; retryAfter: number }> {
   const windowStart = now - (now % 60_000);
   const row = await db
     .insert(rateLimits)
@@ -259,24 +308,42 @@ export type PendingMappingState = 'Pending' | 'Confirmed' | 'Rejected' | 'Manual
 type NewPending = { tableName: string; sourceId: string; destId: string; matchedOn: string };
 
 /** Fresh matches replace the session's unreviewed ones, with the scan's summaries, in one D1 batch (one transaction). */
-export async function replacePendingMatches(db: MigrateDb, sessionId: string, rows: NewPending[], summaries: MatchSummary[]): Promise<void> {
+export async function replacePendingMatches(
+  db: MigrateDb,
+  sessionId: string,
+  rows: NewPending[],
+  summaries: MatchSummary[],
+): Promise<void> {
   const parts: NewPending[][] = [];
   for (let i = 0; i < rows.length; i += 10) parts.push(rows.slice(i, i + 10));
   await db.batch([
     db.delete(pendingMappings).where(and(eq(pendingMappings.sessionId, sessionId), eq(pendingMappings.state, 'Pending'))),
     ...parts.map((part) => db.insert(pendingMappings).values(part.map((r) => ({ ...r, sessionId })))),
-    db.update(migrationSessions).set({ naturalKeys: JSON.stringify({ matches: summaries }), updatedAt: Date.now() }).where(eq(migrationSessions.id, sessionId)),
+    db
+      .update(migrationSessions)
+      .set({ naturalKeys: JSON.stringify({ matches: summaries }), updatedAt: Date.now() })
+      .where(eq(migrationSessions.id, sessionId)),
   ]);
 }
 
 /** The session's pending mappings (at most 2,000), by table. */
 export function listPendingMappings(db: MigrateDb, sessionId: string) {
-  return db.select().from(pendingMappings).where(eq(pendingMappings.sessionId, sessionId)).orderBy(pendingMappings.tableName, pendingMappings.id).limit(2000).all();
+  return db
+    .select()
+    .from(pendingMappings)
+    .where(eq(pendingMappings.sessionId, sessionId))
+    .orderBy(pendingMappings.tableName, pendingMappings.id)
+    .limit(2000)
+    .all();
 }
 
 /** One pending mapping of the session, if it exists. */
 export function pendingMapping(db: MigrateDb, sessionId: string, id: number) {
-  return db.select().from(pendingMappings).where(and(eq(pendingMappings.id, id), eq(pendingMappings.sessionId, sessionId))).get();
+  return db
+    .select()
+    .from(pendingMappings)
+    .where(and(eq(pendingMappings.id, id), eq(pendingMappings.sessionId, sessionId)))
+    .get();
 }
 
 export async function setPendingState(db: MigrateDb, id: number, state: PendingMappingState): Promise<void> {
@@ -285,11 +352,19 @@ export async function setPendingState(db: MigrateDb, id: number, state: PendingM
 
 /** Records a pair added by hand. */
 export async function addManualPending(db: MigrateDb, sessionId: string, row: Omit<NewPending, 'matchedOn'>): Promise<void> {
-  await db.insert(pendingMappings).values({ sessionId, ...row, matchedOn: 'added by hand', state: 'Manual' }).run();
+  await db
+    .insert(pendingMappings)
+    .values({ sessionId, ...row, matchedOn: 'added by hand', state: 'Manual' })
+    .run();
 }
 
 /** How many of the session's pending mappings are in each state. */
 export async function pendingCounts(db: MigrateDb, sessionId: string): Promise<Record<string, number>> {
-  const rows = await db.select({ state: pendingMappings.state, n: count() }).from(pendingMappings).where(eq(pendingMappings.sessionId, sessionId)).groupBy(pendingMappings.state).all();
+  const rows = await db
+    .select({ state: pendingMappings.state, n: count() })
+    .from(pendingMappings)
+    .where(eq(pendingMappings.sessionId, sessionId))
+    .groupBy(pendingMappings.state)
+    .all();
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }

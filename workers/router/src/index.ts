@@ -26,10 +26,18 @@ app.all('*', async (c) => {
   const url = new URL(c.req.url);
   const target = serviceFor(url);
   if (!target) {
-    const hosts = Object.keys(SERVICES).map((name) => `${name}.`).join(', ');
-    const paths = Object.keys(SERVICES).map((name) => `/${name}/`).join(', ');
+    const hosts = Object.keys(SERVICES)
+      .map((name) => `${name}.`)
+      .join(', ');
+    const paths = Object.keys(SERVICES)
+      .map((name) => `/${name}/`)
+      .join(', ');
     return c.json(
-      errorBody(c, 'unknown_host', `No service answers on ${url.hostname}${url.pathname}; host names start with one of ${hosts} or paths with one of ${paths}`),
+      errorBody(
+        c,
+        'unknown_host',
+        `No service answers on ${url.hostname}${url.pathname}; host names start with one of ${hosts} or paths with one of ${paths}`,
+      ),
       404,
     );
   }

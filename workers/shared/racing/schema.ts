@@ -50,10 +50,7 @@ export const meetings = pgTable(
     /** A barrier-trial meeting: its runs are in trial_runs, never in races or runners. */
     isTrial: boolean('is_trial').notNull().default(false),
   },
-  (t) => [
-    index('meetings_date_idx').on(t.date),
-    index('meetings_course_id_date_idx').on(t.courseId, t.date),
-  ],
+  (t) => [index('meetings_date_idx').on(t.date), index('meetings_course_id_date_idx').on(t.courseId, t.date)],
 );
 
 export const races = pgTable(
@@ -173,10 +170,7 @@ export const trialRuns = pgTable(
     margin: numeric('margin', { precision: 6, scale: 2, mode: 'number' }).notNull(),
     timeSeconds: numeric('time_seconds', { precision: 6, scale: 2, mode: 'number' }).notNull(),
   },
-  (t) => [
-    index('trial_runs_horse_id_idx').on(t.horseId),
-    index('trial_runs_meeting_id_idx').on(t.meetingId),
-  ],
+  (t) => [index('trial_runs_horse_id_idx').on(t.horseId), index('trial_runs_meeting_id_idx').on(t.meetingId)],
 );
 
 export const sales = pgTable(

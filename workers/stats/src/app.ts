@@ -15,7 +15,12 @@ import { userContext } from './routes/user-context.ts';
 
 // The meeting statistics API (spec 000 B). Errors are FastAPI-shaped ({detail}) because its
 // existing clients were written against a FastAPI service; see errors.ts and the README.
-const app = createApp<StatsEnv>('stats', { invalid: fastApiInvalid, onError: onDetailError, notFound: onNotFound, errorSchema: detailSchema });
+const app = createApp<StatsEnv>('stats', {
+  invalid: fastApiInvalid,
+  onError: onDetailError,
+  notFound: onNotFound,
+  errorSchema: detailSchema,
+});
 app.use(securityHeaders({ csp: INLINE_STYLE_PAGE_CSP }));
 
 app.openapi(
@@ -44,6 +49,5 @@ serveApiDocument(app, (c) => ({
   version: '2.0.0',
   description: `Trainer and jockey statistics of a race meeting. Calculation rules: ${basePath(c)}/api-docs#rules.`,
 }));
-
 
 export default app;

@@ -6,7 +6,10 @@ import { racingTimezone } from '#shared/racing-day.ts';
 
 export { racingToday } from '#shared/racing-day.ts';
 
-const flag = z.enum(['true', 'false', '1', '0', '']).default('false').transform((v) => v === 'true' || v === '1');
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
 const optionalUrl = z
   .string()
   .default('')
@@ -32,8 +35,10 @@ export const statsConfigSchema = z
   })
   .superRefine((config, ctx) => {
     if (!config.EXTERNAL_API_ENABLED) return;
-    if (!config.EXTERNAL_API_BASE_URL) ctx.addIssue({ code: 'custom', path: ['EXTERNAL_API_BASE_URL'], message: 'is required when EXTERNAL_API_ENABLED is true' });
-    if (!config.EXTERNAL_API_KEY) ctx.addIssue({ code: 'custom', path: ['EXTERNAL_API_KEY'], message: 'is required when EXTERNAL_API_ENABLED is true' });
+    if (!config.EXTERNAL_API_BASE_URL)
+      ctx.addIssue({ code: 'custom', path: ['EXTERNAL_API_BASE_URL'], message: 'is required when EXTERNAL_API_ENABLED is true' });
+    if (!config.EXTERNAL_API_KEY)
+      ctx.addIssue({ code: 'custom', path: ['EXTERNAL_API_KEY'], message: 'is required when EXTERNAL_API_ENABLED is true' });
   });
 export type StatsConfig = z.output<typeof statsConfigSchema>;
 
@@ -50,4 +55,3 @@ export function statsConfig(c: Context<StatsEnv>): StatsConfig {
   c.set('config', config);
   return config;
 }
-

@@ -12,9 +12,7 @@ import type { StatsEnv } from './context.ts';
 
 export type ValidationIssue = { type: string; loc: (string | number)[]; msg: string };
 
-export const detailSchema = z
-  .object({ detail: z.string().openapi({ example: 'Not authenticated' }) })
-  .openapi('Error');
+export const detailSchema = z.object({ detail: z.string().openapi({ example: 'Not authenticated' }) }).openapi('Error');
 export const validationErrorSchema = z
   .object({
     detail: z.array(z.object({ type: z.string(), loc: z.array(z.union([z.string(), z.number()])), msg: z.string() })),

@@ -80,7 +80,11 @@ export type Participant = z.output<typeof participant>;
  * The meeting at a course on a date (404 when there is none) and the trainers and jockeys of its
  * non-scratched runners (a rider still to be named is skipped), in one round trip.
  */
-export async function meetingParticipants(db: RacingReads, date: string, courseId: number): Promise<{ meeting: Meeting; people: Participant[] }> {
+export async function meetingParticipants(
+  db: RacingReads,
+  date: string,
+  courseId: number,
+): Promise<{ meeting: Meeting; people: Participant[] }> {
   const { meeting, rows } = await meetingAnd(db, date, courseId, {
     name: 'the meeting participants',
     row: participant,

@@ -26,7 +26,8 @@ export async function savePayload(db: RacingReads, payload: SavedPayload): Promi
     });
     return row?.saved_at ?? '';
   } catch (err) {
-    if (isUndefinedTable(err)) throw new Error(`${PAYLOADS_TABLE} does not exist: apply the racing migrations (workers/shared/racing/migrations)`, { cause: err });
+    if (isUndefinedTable(err))
+      throw new Error(`${PAYLOADS_TABLE} does not exist: apply the racing migrations (workers/shared/racing/migrations)`, { cause: err });
     throw err;
   }
 }

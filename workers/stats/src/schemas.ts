@@ -21,9 +21,7 @@ export const courseIdParam = z
 const count = z.number().int().min(0);
 const pct = z.number().min(0).max(100);
 
-export const wpsSchema = z
-  .object({ wins: count, win_pct: pct, places: count, place_pct: pct, starts: count })
-  .openapi('WPS');
+export const wpsSchema = z.object({ wins: count, win_pct: pct, places: count, place_pct: pct, starts: count }).openapi('WPS');
 
 export const PRICE_BANDS = ['1.00-2.00', '2.01-3.50', '3.51-6.00', '6.01-11.00', '11.01-21.00', '21.01+'] as const;
 
@@ -51,9 +49,7 @@ export const statsRecordSchema = z
   .openapi('StatsRecord');
 export type StatsRecord = z.infer<typeof statsRecordSchema>;
 
-export const meetingSchema = z
-  .object({ date: isoDate, course: z.string(), courseId: z.number().int() })
-  .openapi('Meeting');
+export const meetingSchema = z.object({ date: isoDate, course: z.string(), courseId: z.number().int() }).openapi('Meeting');
 export type Meeting = z.infer<typeof meetingSchema>;
 
 export const trainersWrapperSchema = z

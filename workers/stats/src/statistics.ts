@@ -175,7 +175,11 @@ const byName = (a: StatsRecord, b: StatsRecord) => a.name.localeCompare(b.name) 
 
 /** Trainers' and jockeys' records of MEETING_STATS_SQL's rows, each by name. */
 export const recordsOf = (people: PersonRow[]) => {
-  const records = (role: Role) => people.filter((r) => r.role === role).map(toRecord).sort(byName);
+  const records = (role: Role) =>
+    people
+      .filter((r) => r.role === role)
+      .map(toRecord)
+      .sort(byName);
   return { trainers: records('trainer'), jockeys: records('jockey') };
 };
 

@@ -30,7 +30,9 @@ docs.get('/api/docs/openapi.json', anonymous, (c) => {
 });
 // A file rather than an inline script, so the page's policy allows scripts from this origin only.
 docs.get('/api/docs/swagger-init.js', anonymous, (c) =>
-  c.body("window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui' });", 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
+  c.body("window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui' });", 200, {
+    'Content-Type': 'text/javascript; charset=utf-8',
+  }),
 );
 for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
   docs.get(`/api/docs/${file}`, anonymous, (c) => c.env.ASSETS.fetch(new URL(`/${file}`, c.req.url)));

@@ -14,7 +14,9 @@ export const refreshRoute = createRoute({
   responses: {
     200: { description: 'rotated', content: { 'application/json': { schema: TokenPair } } },
     400: failure('invalid input'),
-    401: failure('refresh token invalid, expired, revoked or already rotated (a rotated token also revokes its family); or X-Auth-Client-Secret missing or wrong'),
+    401: failure(
+      'refresh token invalid, expired, revoked or already rotated (a rotated token also revokes its family); or X-Auth-Client-Secret missing or wrong',
+    ),
     403: failure('the account is deactivated; the token is left as it was'),
     413: failure('request body too large'),
     429: failure('too many wrong client secrets from this address'),

@@ -18,7 +18,9 @@ export const whoamiRoute = createRoute({
         'application/json': {
           schema: z.object({
             user_name: z.string().openapi({ description: 'the account e-mail' }),
-            user_permissions: z.string().openapi({ description: 'the role in upper case; the site’s own role string on a site with a vocabulary' }),
+            user_permissions: z
+              .string()
+              .openapi({ description: 'the role in upper case; the site’s own role string on a site with a vocabulary' }),
           }),
         },
       },

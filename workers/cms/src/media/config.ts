@@ -6,11 +6,21 @@ import { isInlineType } from '#shared/downloads.ts';
 // too, straight from R2), so only passive types may be offered: never one that runs as a page.
 const list = (fallback: string) =>
   commaListSetting(fallback, (entry) => entry.toLowerCase()).superRefine((types, ctx) => {
-      const active = types.filter((type) => !isInlineType(type));
-      if (active.length) ctx.addIssue({ code: 'custom', message: `must list passive types only (raster images, audio, video: the inline list of workers/shared/downloads.ts), not ${active.join(', ')}` });
-    });
+    const active = types.filter((type) => !isInlineType(type));
+    if (active.length)
+      ctx.addIssue({
+        code: 'custom',
+        message: `must list passive types only (raster images, audio, video: the inline list of workers/shared/downloads.ts), not ${active.join(', ')}`,
+      });
+  });
 
-const bytes = (fallback: number) => z.coerce.number().int().min(1).max(5 * 1024 ** 3, 'must be at most 5 GiB (one R2 PUT)').default(fallback);
+const bytes = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5 * 1024 ** 3, 'must be at most 5 GiB (one R2 PUT)')
+    .default(fallback);
 
 /**
  * The media library's settings. The R2 S3 credentials are optional secrets: with all of

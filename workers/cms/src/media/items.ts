@@ -67,7 +67,10 @@ export function videoItem(row: VideoRow, config: MediaConfig, base: string) {
     createdBy: row.createdBy,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
-    urls: { video: fileUrl(config, base, 'video', row.id, 'video', row.videoKey), poster: fileUrl(config, base, 'video', row.id, 'poster', row.posterKey) },
+    urls: {
+      video: fileUrl(config, base, 'video', row.id, 'video', row.videoKey),
+      poster: fileUrl(config, base, 'video', row.id, 'poster', row.posterKey),
+    },
   };
 }
 

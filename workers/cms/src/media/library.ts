@@ -46,7 +46,11 @@ export async function uploadAddress(
 ) {
   const { type, slot, contentType, size } = request;
   if (!slotsOf(type).includes(slot)) {
-    throw badQuery('query.slot', `A ${type} has no ${slot} file; slots: ${slotsOf(type).join(', ')}.`, `must be one of ${slotsOf(type).join(', ')} for a ${type}`);
+    throw badQuery(
+      'query.slot',
+      `A ${type} has no ${slot} file; slots: ${slotsOf(type).join(', ')}.`,
+      `must be one of ${slotsOf(type).join(', ')} for a ${type}`,
+    );
   }
   const { contentTypes, maxBytes } = slotRules(config, slot);
   if (!contentTypes.includes(contentType)) {
@@ -57,7 +61,9 @@ export async function uploadAddress(
     );
   }
   if (size > maxBytes) {
-    throw badQuery('query.size', `The file is ${size} bytes; the limit is ${maxBytes} bytes.`, `must be at most ${maxBytes} bytes`, { maxBytes });
+    throw badQuery('query.size', `The file is ${size} bytes; the limit is ${maxBytes} bytes.`, `must be at most ${maxBytes} bytes`, {
+      maxBytes,
+    });
   }
   const objectKey = newPendingKey(slot, contentType);
   const ttl = config.MEDIA_UPLOAD_URL_TTL_SECONDS;
@@ -164,7 +170,9 @@ export async function updateItem({ db, bucket, config, base }: Library, id: numb
     if (!row) throw notFound('photo', id);
     for (const field of ['thumbnailKey', 'mediumKey', 'largeKey'] as const) {
       if (body[field] !== undefined && body[field] !== row[field]) {
-        throw new HttpError(400, 'invalid_object_key', `${field} is made from the original: send a new originalKey to replace it.`, { field });
+        throw new HttpError(400, 'invalid_object_key', `${field} is made from the original: send a new originalKey to replace it.`, {
+          field,
+        });
       }
     }
     const replace = body.originalKey !== undefined && body.originalKey !== row.originalKey;
@@ -215,7 +223,12 @@ export async function updateItem({ db, bucket, config, base }: Library, id: numb
       .where(eq(videos.id, id))
       .returning();
     if (!updated) throw notFound('video', id);
-    await deleteObjects(bucket, [videoHead?.key, posterHead?.key, video ? row.videoKey : undefined, poster || removePoster ? row.posterKey : undefined]);
+    await deleteObjects(bucket, [
+      videoHead?.key,
+      posterHead?.key,
+      video ? row.videoKey : undefined,
+      poster || removePoster ? row.posterKey : undefined,
+    ]);
     return videoItem(updated, config, base);
   } catch (err) {
     await deleteObjects(bucket, written);
@@ -239,7 +252,9 @@ export async function storedFile({ db, bucket }: Library, type: MediaType, id: n
   if (type === 'photo') {
     const row = await db.query.photos.findFirst({ where: eq(photos.id, id) });
     if (!row) throw notFound(type, id);
-    key = { original: row.originalKey, thumbnail: row.thumbnailKey, medium: row.mediumKey, large: row.largeKey, video: null, poster: null }[slot];
+    key = { original: row.originalKey, thumbnail: row.thumbnailKey, medium: row.mediumKey, large: row.largeKey, video: null, poster: null }[
+      slot
+    ];
   } else {
     const row = await db.query.videos.findFirst({ where: eq(videos.id, id) });
     if (!row) throw notFound(type, id);

@@ -61,7 +61,8 @@ export function presignR2Put(credentials: R2Credentials, key: string, contentTyp
 // --- The Worker's own upload addresses, for deployments without S3 credentials (and locally).
 
 /** HMAC key for upload addresses, derived from SESSION_SECRET under its own label. */
-const uploadKey = (secret: string) => derivedKey(secret, 'cms-media-upload-url', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign', 'verify']);
+const uploadKey = (secret: string) =>
+  derivedKey(secret, 'cms-media-upload-url', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign', 'verify']);
 
 export type UploadGrant = { key: string; contentType: string; maxBytes: number; expires: number };
 

@@ -3,7 +3,9 @@ import { pageOf, pagingQuery } from '#shared/paging.ts';
 import { MEDIA_TYPES, UPLOAD_SLOTS } from './keys.ts';
 import { text as plainText } from '#shared/text.ts';
 
-export const MediaTypeParam = z.enum(MEDIA_TYPES, { error: 'must be photo or video' }).openapi({ description: 'The gallery: photo or video', example: 'photo' });
+export const MediaTypeParam = z
+  .enum(MEDIA_TYPES, { error: 'must be photo or video' })
+  .openapi({ description: 'The gallery: photo or video', example: 'photo' });
 
 const text = (max: number) => plainText({ error: 'must be a string' }).trim().max(max, `must be at most ${max} characters`);
 const title = text(300).min(1, 'must not be empty');
@@ -19,7 +21,8 @@ export const ListQuery = z
     ...pagingQuery,
   })
   .superRefine((q, ctx) => {
-    if (q.type === 'video' && q.photoType !== undefined) ctx.addIssue({ code: 'custom', path: ['photoType'], message: 'applies to photos only' });
+    if (q.type === 'video' && q.photoType !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['photoType'], message: 'applies to photos only' });
   });
 
 export const UploadUrlQuery = z.object({
@@ -29,24 +32,27 @@ export const UploadUrlQuery = z.object({
     .trim()
     .toLowerCase()
     .max(100, 'is too long')
-    .openapi({ description: 'The file\'s content type; the PUT must send exactly this Content-Type', example: 'image/jpeg' }),
+    .openapi({ description: "The file's content type; the PUT must send exactly this Content-Type", example: 'image/jpeg' }),
   size: z.coerce
     .number({ error: 'must be a whole number of bytes' })
     .int('must be a whole number of bytes')
     .min(1, 'must be at least 1 byte')
     .max(Number.MAX_SAFE_INTEGER, 'is too large')
-    .openapi({ description: 'The file\'s exact size in bytes; the PUT must send exactly this many', example: 123456 }),
-  fileName: text(255).optional().openapi({ description: 'The file\'s name on the editor\'s machine (informational)' }),
+    .openapi({ description: "The file's exact size in bytes; the PUT must send exactly this many", example: 123456 }),
+  fileName: text(255).optional().openapi({ description: "The file's name on the editor's machine (informational)" }),
   slot: z
     .enum(UPLOAD_SLOTS, { error: 'must be original, video or poster' })
     .optional()
-    .openapi({ description: 'Which file: original (photos, the default), video (videos, the default) or poster (a video\'s poster image)' }),
+    .openapi({ description: "Which file: original (photos, the default), video (videos, the default) or poster (a video's poster image)" }),
 });
 
 export const UploadUrlResult = z
   .object({
     uploadUrl: z.string().openapi({ description: 'Presigned address: PUT the file bytes here' }),
-    objectKey: z.string().openapi({ description: 'The bare object key the address is signed for; send it to POST /api/v1/media', example: 'pending/photo/3b0c….jpg' }),
+    objectKey: z.string().openapi({
+      description: 'The bare object key the address is signed for; send it to POST /api/v1/media',
+      example: 'pending/photo/3b0c….jpg',
+    }),
     method: z.literal('PUT'),
     headers: z.object({ 'content-type': z.string() }).openapi({ description: 'Headers the PUT must carry, exactly' }),
     expiresAt: z.string().openapi({ description: 'When the address stops working (ISO 8601)' }),
@@ -63,7 +69,13 @@ export const CreateBody = z
     caption: text(4000).optional(),
     credit: text(300).optional(),
     photoType: text(100).min(1, 'must not be empty').optional().openapi({ description: 'Photos only; default "general"' }),
-    durationSeconds: z.number({ error: 'must be a number' }).int('must be a whole number').min(0).max(864_000).optional().openapi({ description: 'Videos only' }),
+    durationSeconds: z
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(0)
+      .max(864_000)
+      .optional()
+      .openapi({ description: 'Videos only' }),
   })
   .superRefine((b, ctx) => {
     if (b.type === 'photo') {
@@ -82,18 +94,24 @@ export const UpdateBody = z
     credit: text(300).optional(),
     photoType: text(100).min(1, 'must not be empty').optional(),
     durationSeconds: z.number({ error: 'must be a number' }).int('must be a whole number').min(0).max(864_000).nullable().optional(),
-    originalKey: objectKey.optional().openapi({ description: 'Photos: a new upload replaces the original and remakes the variants; the stored key keeps it' }),
+    originalKey: objectKey
+      .optional()
+      .openapi({ description: 'Photos: a new upload replaces the original and remakes the variants; the stored key keeps it' }),
     thumbnailKey: objectKey.optional().openapi({ description: 'Photos: made from the original; only the stored key is accepted' }),
     mediumKey: objectKey.optional(),
     largeKey: objectKey.optional(),
     videoKey: objectKey.optional().openapi({ description: 'Videos: a new upload replaces the video file; the stored key keeps it' }),
-    posterKey: objectKey.nullable().optional().openapi({ description: 'Videos: a new upload replaces the poster, null removes it, the stored key keeps it' }),
+    posterKey: objectKey
+      .nullable()
+      .optional()
+      .openapi({ description: 'Videos: a new upload replaces the poster, null removes it, the stored key keeps it' }),
   })
   .superRefine((b, ctx) => {
     const photoOnly = ['photoType', 'originalKey', 'thumbnailKey', 'mediumKey', 'largeKey'] as const;
     const videoOnly = ['durationSeconds', 'videoKey', 'posterKey'] as const;
     for (const field of b.type === 'photo' ? videoOnly : photoOnly) {
-      if (b[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `applies to ${b.type === 'photo' ? 'videos' : 'photos'} only` });
+      if (b[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `applies to ${b.type === 'photo' ? 'videos' : 'photos'} only` });
     }
   })
   .openapi('MediaUpdate');

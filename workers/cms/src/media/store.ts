@@ -27,29 +27,49 @@ export async function deleteObjects(bucket: R2Bucket, keys: (string | null | und
  */
 export async function checkPending(bucket: R2Bucket, config: MediaConfig, key: string, slot: UploadSlot, field: string): Promise<R2Object> {
   if (!isPendingKey(key, slot)) {
-    throw new HttpError(400, 'invalid_object_key', `${field} must be an object key from GET /api/v1/media/upload-url for a ${SLOT_NAMES[slot]}.`, {
-      field,
-    });
+    throw new HttpError(
+      400,
+      'invalid_object_key',
+      `${field} must be an object key from GET /api/v1/media/upload-url for a ${SLOT_NAMES[slot]}.`,
+      {
+        field,
+      },
+    );
   }
   const head = await bucket.head(key);
   if (!head) {
-    throw new HttpError(400, 'upload_missing', `Nothing was uploaded to ${key} (or the upload expired): PUT the file to the upload address first.`, {
-      field,
-    });
+    throw new HttpError(
+      400,
+      'upload_missing',
+      `Nothing was uploaded to ${key} (or the upload expired): PUT the file to the upload address first.`,
+      {
+        field,
+      },
+    );
   }
   const { contentTypes, maxBytes } = slotRules(config, slot);
   const contentType = head.httpMetadata?.contentType?.toLowerCase() ?? '';
   if (!contentTypes.includes(contentType)) {
     await deleteObjects(bucket, [key]);
-    throw new HttpError(400, 'upload_invalid', `The uploaded ${SLOT_NAMES[slot]} has content type "${contentType}"; allowed: ${contentTypes.join(', ')}.`, {
-      field,
-    });
+    throw new HttpError(
+      400,
+      'upload_invalid',
+      `The uploaded ${SLOT_NAMES[slot]} has content type "${contentType}"; allowed: ${contentTypes.join(', ')}.`,
+      {
+        field,
+      },
+    );
   }
   if (head.size > maxBytes || head.size === 0) {
     await deleteObjects(bucket, [key]);
-    throw new HttpError(400, 'upload_invalid', `The uploaded ${SLOT_NAMES[slot]} is ${head.size} bytes; it must be 1 to ${maxBytes} bytes.`, {
-      field,
-    });
+    throw new HttpError(
+      400,
+      'upload_invalid',
+      `The uploaded ${SLOT_NAMES[slot]} is ${head.size} bytes; it must be 1 to ${maxBytes} bytes.`,
+      {
+        field,
+      },
+    );
   }
   return head;
 }
@@ -62,7 +82,13 @@ function rejectContent(message: string, field: string): never {
  * Copies a checked video or poster upload to its final key, after checking its first bytes. The
  * caller deletes the pending object once the record is stored.
  */
-export async function promoteFile(bucket: R2Bucket, head: R2Object, slot: 'video' | 'poster', type: MediaType, field: string): Promise<PromotedFile> {
+export async function promoteFile(
+  bucket: R2Bucket,
+  head: R2Object,
+  slot: 'video' | 'poster',
+  type: MediaType,
+  field: string,
+): Promise<PromotedFile> {
   const contentType = head.httpMetadata!.contentType!.toLowerCase();
   const start = await bucket.get(head.key, { range: { offset: 0, length: 32 } });
   const first = start ? new Uint8Array(await start.arrayBuffer()) : new Uint8Array();
@@ -95,7 +121,9 @@ export async function promotePhoto(bucket: R2Bucket, config: MediaConfig, head: 
   const size = imageDimensions(bytes);
   if (!size || size.width < 1 || size.height < 1) await reject('The uploaded photo has no readable image header.');
   if (size!.width * size!.height > config.MEDIA_PHOTO_MAX_PIXELS) {
-    await reject(`The photo is ${size!.width}×${size!.height} pixels; at most ${config.MEDIA_PHOTO_MAX_PIXELS} pixels can be resized here.`);
+    await reject(
+      `The photo is ${size!.width}×${size!.height} pixels; at most ${config.MEDIA_PHOTO_MAX_PIXELS} pixels can be resized here.`,
+    );
   }
   let made: ReturnType<typeof makeVariants>;
   try {

@@ -24,21 +24,27 @@ export async function receiveUpload(c: CmsContext, key: string, config: MediaCon
     throw new HttpError(403, 'upload_signature_invalid', 'This is not an upload address this service issued.');
   }
   if (!(await verifyUpload(config.SESSION_SECRET, { key, contentType, maxBytes: size, expires }, sig))) {
-    throw new HttpError(403, 'upload_signature_invalid', 'The upload address does not match this request (address, Content-Type or size changed).');
+    throw new HttpError(
+      403,
+      'upload_signature_invalid',
+      'The upload address does not match this request (address, Content-Type or size changed).',
+    );
   }
   if (expires * 1000 < Date.now()) {
     throw new HttpError(403, 'upload_url_expired', 'The upload address has expired: ask for a new one.');
   }
   // The gallery rules may have tightened since the address was signed.
   const { contentTypes, maxBytes } = slotRules(config, slotOfKey(key));
-  if (!contentTypes.includes(contentType)) throw new HttpError(415, 'unsupported_media_type', `Content type ${contentType} is not accepted here.`);
+  if (!contentTypes.includes(contentType))
+    throw new HttpError(415, 'unsupported_media_type', `Content type ${contentType} is not accepted here.`);
   const lengthHeader = c.req.header('content-length');
   if (lengthHeader === undefined) throw new HttpError(411, 'length_required', 'Send the file with a Content-Length header.');
   const length = Number(lengthHeader);
   if (!Number.isSafeInteger(length) || length > size || length > maxBytes) {
     throw new HttpError(413, 'payload_too_large', `The upload address is for exactly ${size} bytes; this body is ${lengthHeader}.`);
   }
-  if (length !== size) throw new HttpError(400, 'upload_size_mismatch', `The upload address is for exactly ${size} bytes; this body is ${length}.`);
+  if (length !== size)
+    throw new HttpError(400, 'upload_size_mismatch', `The upload address is for exactly ${size} bytes; this body is ${length}.`);
   const body = c.req.raw.body;
   if (!body) throw new HttpError(400, 'upload_size_mismatch', 'The request has no body.');
   const checked = fixedLengthStream(size);

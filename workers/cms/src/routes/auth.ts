@@ -57,7 +57,8 @@ auth.openapi(
     path: '/login',
     tags: ['Auth'],
     summary: 'Step 1: e-mail and password',
-    description: 'Forwards the credentials to the authentication service. A correct pair starts a pending login that the TOTP step completes within 5 minutes.',
+    description:
+      'Forwards the credentials to the authentication service. A correct pair starts a pending login that the TOTP step completes within 5 minutes.',
     request: { body: jsonBody(LoginBody) },
     responses: {
       200: { description: 'Password accepted; send the TOTP code next', content: { 'application/json': { schema: LoginResult } } },
@@ -67,7 +68,13 @@ auth.openapi(
   async (c) => {
     const { email, password } = c.req.valid('json');
     const loginToken = await startLogin(c, email, password, c.var.config.CMS_AUTH_SITE);
-    setCookie(c, LOGIN_COOKIE, loginToken, { httpOnly: true, secure: true, sameSite: 'Strict', path: LOGIN_COOKIE_PATH, maxAge: PENDING_LOGIN_SECONDS });
+    setCookie(c, LOGIN_COOKIE, loginToken, {
+      httpOnly: true,
+      secure: true,
+      sameSite: 'Strict',
+      path: LOGIN_COOKIE_PATH,
+      maxAge: PENDING_LOGIN_SECONDS,
+    });
     return c.json({ totpRequired: true, loginToken, expiresIn: PENDING_LOGIN_SECONDS }, 200);
   },
 );
@@ -90,7 +97,12 @@ auth.openapi(
   async (c) => {
     const { code, loginToken } = c.req.valid('json');
     const pending = loginToken ?? getCookie(c, LOGIN_COOKIE);
-    if (!pending) throw new HttpError(400, 'no_pending_login', `No login in progress: post e-mail and password to ${basePath(c)}/api/v1/auth/login first.`);
+    if (!pending)
+      throw new HttpError(
+        400,
+        'no_pending_login',
+        `No login in progress: post e-mail and password to ${basePath(c)}/api/v1/auth/login first.`,
+      );
     const login = await finishLogin(c, pending, code);
     deleteCookie(c, LOGIN_COOKIE, { path: LOGIN_COOKIE_PATH, secure: true, httpOnly: true, sameSite: 'Strict' });
     let user: SessionUser;

@@ -29,16 +29,22 @@ window.ui = SwaggerUIBundle({
   requestInterceptor: (request) => { request.credentials = 'same-origin'; return request; },
 });`;
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 
 docs.get('/', anonymous, (c) => {
   c.header('Content-Security-Policy', CSP);
   return c.html(page);
 });
-docs.get('/docs.js', anonymous, (c) => c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300' }));
+docs.get('/docs.js', anonymous, (c) =>
+  c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300' }),
+);
 for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
   docs.get(`/${file}`, anonymous, async (c) => {
     const res = await c.env.ASSETS.fetch(new URL(`/${file}`, c.req.url));
-    return new Response(res.body, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? '', 'cache-control': 'public, max-age=86400' } });
+    return new Response(res.body, {
+      status: res.status,
+      headers: { 'content-type': res.headers.get('content-type') ?? '', 'cache-control': 'public, max-age=86400' },
+    });
   });
 }

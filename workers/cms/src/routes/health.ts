@@ -67,7 +67,9 @@ async function runCheck(check: Check, env: Env, waitUntil: WaitUntil): Promise<z
   try {
     await Promise.race([
       check.run(env, waitUntil),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS))),
+      new Promise(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS)),
+      ),
     ]);
     return { status: 'Healthy', duration: duration(performance.now() - started), tags: check.tags };
   } catch (err) {
@@ -87,7 +89,8 @@ health.openapi(
     path: '/health',
     tags: ['Health'],
     summary: 'Readiness of the service’s dependencies (anonymous)',
-    description: 'One entry per check: the CMS database (`db`, `ready`), the media bucket (`storage`, `ready`) and the racing database (`db`, `racing`). 200 when all pass, 503 otherwise.',
+    description:
+      'One entry per check: the CMS database (`db`, `ready`), the media bucket (`storage`, `ready`) and the racing database (`db`, `racing`). 200 when all pass, 503 otherwise.',
     responses: {
       200: { description: 'Every check passed', content: { 'application/json': { schema: Report } } },
       503: { description: 'At least one check failed', content: { 'application/json': { schema: Report } } },
@@ -99,7 +102,11 @@ health.openapi(
     const entries = Object.fromEntries(CHECKS.map((check, i) => [check.name, results[i]!]));
     const healthy = results.every((result) => result.status === 'Healthy');
     c.header('Cache-Control', 'no-store');
-    const report = { status: healthy ? ('Healthy' as const) : ('Unhealthy' as const), totalDuration: duration(performance.now() - started), entries };
+    const report = {
+      status: healthy ? ('Healthy' as const) : ('Unhealthy' as const),
+      totalDuration: duration(performance.now() - started),
+      entries,
+    };
     return healthy ? c.json(report, 200) : c.json(report, 503);
   },
 );

@@ -22,10 +22,15 @@ const NewsType = z.object({ id: z.number().int(), name: z.string(), siteId: z.nu
 const BOOTSTRAP_KEYS = ['sites', 'authors', 'contributors'] as const;
 type BootstrapKey = (typeof BOOTSTRAP_KEYS)[number];
 
-const listSites = (c: CmsContext) => c.var.db.select({ id: sites.id, name: sites.name, url: sites.url }).from(sites).orderBy(asc(sites.name), asc(sites.id));
-const listAuthors = (c: CmsContext) => c.var.db.select({ id: authors.id, name: authors.name }).from(authors).orderBy(asc(authors.name), asc(authors.id));
+const listSites = (c: CmsContext) =>
+  c.var.db.select({ id: sites.id, name: sites.name, url: sites.url }).from(sites).orderBy(asc(sites.name), asc(sites.id));
+const listAuthors = (c: CmsContext) =>
+  c.var.db.select({ id: authors.id, name: authors.name }).from(authors).orderBy(asc(authors.name), asc(authors.id));
 const listContributors = (c: CmsContext) =>
-  c.var.db.select({ id: contributors.id, name: contributors.name }).from(contributors).orderBy(asc(contributors.name), asc(contributors.id));
+  c.var.db
+    .select({ id: contributors.id, name: contributors.name })
+    .from(contributors)
+    .orderBy(asc(contributors.name), asc(contributors.id));
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const tags = ['Lookups'];
@@ -42,12 +47,20 @@ lookups.openapi(
     description: 'Comma-separated `keys` from `sites`, `authors`, `contributors`; unknown keys are left out of the answer, not rejected.',
     request: { query: z.object({ keys: text().max(500, 'is too long').default('').openapi({ example: 'sites,authors' }) }) },
     responses: {
-      200: json(z.object({ sites: z.array(Site).optional(), authors: z.array(Author).optional(), contributors: z.array(Contributor).optional() }), 'The lists asked for'),
+      200: json(
+        z.object({ sites: z.array(Site).optional(), authors: z.array(Author).optional(), contributors: z.array(Contributor).optional() }),
+        'The lists asked for',
+      ),
       ...errorResponses(400, 401),
     },
   }),
   async (c) => {
-    const asked = new Set(c.req.valid('query').keys.split(',').map((key) => key.trim()));
+    const asked = new Set(
+      c.req
+        .valid('query')
+        .keys.split(',')
+        .map((key) => key.trim()),
+    );
     const keys = BOOTSTRAP_KEYS.filter((key) => asked.has(key));
     const queries = { sites: listSites(c), authors: listAuthors(c), contributors: listContributors(c) };
     if (keys.length === 0) return c.json({}, 200);
@@ -61,12 +74,28 @@ lookups.openapi(
 );
 
 lookups.openapi(
-  createRoute({ method: 'get', middleware: [reader] as const, path: '/sites', tags, security, summary: 'Site dropdown', responses: { 200: json(z.array(Site), 'Sites by name'), ...errorResponses(401) } }),
+  createRoute({
+    method: 'get',
+    middleware: [reader] as const,
+    path: '/sites',
+    tags,
+    security,
+    summary: 'Site dropdown',
+    responses: { 200: json(z.array(Site), 'Sites by name'), ...errorResponses(401) },
+  }),
   async (c) => c.json(await listSites(c), 200),
 );
 
 lookups.openapi(
-  createRoute({ method: 'get', middleware: [reader] as const, path: '/authors', tags, security, summary: 'Author dropdown', responses: { 200: json(z.array(Author), 'Authors by name'), ...errorResponses(401) } }),
+  createRoute({
+    method: 'get',
+    middleware: [reader] as const,
+    path: '/authors',
+    tags,
+    security,
+    summary: 'Author dropdown',
+    responses: { 200: json(z.array(Author), 'Authors by name'), ...errorResponses(401) },
+  }),
   async (c) => c.json(await listAuthors(c), 200),
 );
 
@@ -119,7 +148,8 @@ function searchRoute(path: string, item: z.ZodType, summary: string) {
     tags,
     security,
     summary,
-    description: 'Names starting with the query first, then names containing it; at most 20. An empty query answers [] without a database call.',
+    description:
+      'Names starting with the query first, then names containing it; at most 20. An empty query answers [] without a database call.',
     middleware: [reader, racingReads()] as const,
     request: { query: SearchQuery },
     responses: { 200: json(z.array(item), 'Matches'), ...errorResponses(400, 401, 503) },
@@ -194,7 +224,8 @@ lookups.openapi(
     tags,
     security,
     summary: 'Races of a course',
-    description: 'On `date`, or without it from 30 days ago onwards, latest meeting first (at most 200); [] for a course without races. `courseId` is required.',
+    description:
+      'On `date`, or without it from 30 days ago onwards, latest meeting first (at most 200); [] for a course without races. `courseId` is required.',
     middleware: [reader, racingReads()] as const,
     request: { query: RacesQuery },
     responses: { 200: json(z.array(Race), 'Races'), ...errorResponses(400, 401, 503) },

@@ -50,10 +50,24 @@ media.openapi(
     const config = mediaConfig(c.env);
     if (type === 'photo') {
       const { rows, total } = await listPhotos(c.var.db, { search, photoType }, { page, pageSize });
-      return c.json(paged(rows.map((row) => photoItem(row, config, basePath(c))), total, { page, pageSize }), 200);
+      return c.json(
+        paged(
+          rows.map((row) => photoItem(row, config, basePath(c))),
+          total,
+          { page, pageSize },
+        ),
+        200,
+      );
     }
     const { rows, total } = await listVideos(c.var.db, { search }, { page, pageSize });
-    return c.json(paged(rows.map((row) => videoItem(row, config, basePath(c))), total, { page, pageSize }), 200);
+    return c.json(
+      paged(
+        rows.map((row) => videoItem(row, config, basePath(c))),
+        total,
+        { page, pageSize },
+      ),
+      200,
+    );
   },
 );
 
@@ -124,7 +138,7 @@ media.openapi(
     summary: 'Update a media item',
     description:
       'Changes the fields given. An object-key field that is omitted (or holds the stored key) keeps the stored file in that slot; a key from upload-url replaces it ' +
-      '(checked and promoted as in step 2; the old object is deleted; a new photo original remakes the variants). `posterKey: null` removes a video\'s poster.',
+      "(checked and promoted as in step 2; the old object is deleted; a new photo original remakes the variants). `posterKey: null` removes a video's poster.",
     request: { params: IdParam, body: jsonBody(UpdateBody) },
     responses: { 200: { description: 'The updated item', content: itemContent(MediaItem) }, ...errorResponses(400, 401, 403, 404, 413) },
   }),
@@ -157,9 +171,12 @@ media.openapi(
     tags,
     security,
     summary: 'The stored file in one slot',
-    description: 'Streams the file (the `urls` of an item point here unless MEDIA_PUBLIC_BASE_URL serves the bucket). Slots: original, thumbnail, medium, large (photos); video, poster (videos).',
+    description:
+      'Streams the file (the `urls` of an item point here unless MEDIA_PUBLIC_BASE_URL serves the bucket). Slots: original, thumbnail, medium, large (photos); video, poster (videos).',
     request: {
-      params: IdParam.extend({ slot: z.enum(FILE_SLOTS, { error: `must be one of ${FILE_SLOTS.join(', ')}` }).openapi({ param: { name: 'slot', in: 'path' } }) }),
+      params: IdParam.extend({
+        slot: z.enum(FILE_SLOTS, { error: `must be one of ${FILE_SLOTS.join(', ')}` }).openapi({ param: { name: 'slot', in: 'path' } }),
+      }),
       query: TypeQuery,
     },
     responses: { 200: { description: 'The file bytes' }, ...errorResponses(400, 401, 404) },

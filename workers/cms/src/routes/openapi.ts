@@ -24,7 +24,10 @@ const DESCRIPTIONS: Record<number, string> = {
 
 export function errorResponses(...statuses: (keyof typeof DESCRIPTIONS)[]) {
   return Object.fromEntries(
-    statuses.map((status) => [status, { description: DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: ErrorSchema } } }]),
+    statuses.map((status) => [
+      status,
+      { description: DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: ErrorSchema } } },
+    ]),
   );
 }
 

@@ -4,7 +4,15 @@ import { paged } from '#shared/paging.ts';
 import type { CmsEnv } from '../context.ts';
 import { editor, reader } from '../guards.ts';
 import { linkSearch, listStories, storyChildren, storyDetail, storyParent } from '../stories.ts';
-import { LinkSearchQuery, RestrictedStoryError, StoryBody, StoryDetail, StoryListQuery, StoryPage, StorySummary } from '../story-schemas.ts';
+import {
+  LinkSearchQuery,
+  RestrictedStoryError,
+  StoryBody,
+  StoryDetail,
+  StoryListQuery,
+  StoryPage,
+  StorySummary,
+} from '../story-schemas.ts';
 import { createStory, deleteStory, missingRestrictedTags, updateStory } from '../story-writes.ts';
 import { ErrorSchema, errorResponses, IdParam, jsonBody } from './openapi.ts';
 
@@ -15,7 +23,10 @@ const tags = ['Stories'];
 const security = [{ session: [] }];
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const notFound = (id: number) => new HttpError(404, 'not_found', `No story ${id}`);
-const badInput = json(z.union([ErrorSchema, RestrictedStoryError]), 'Invalid input (`issues` names each field), or a Restricted story without its tags (`{message, missingTags}`)');
+const badInput = json(
+  z.union([ErrorSchema, RestrictedStoryError]),
+  'Invalid input (`issues` names each field), or a Restricted story without its tags (`{message, missingTags}`)',
+);
 
 // Registered before `/{id}` so that `link-search` is never read as an id.
 stories.openapi(

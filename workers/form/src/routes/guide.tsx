@@ -12,8 +12,14 @@ export const guide = new Hono<FormEnv>();
 
 guide.get('/', signedIn, async (c) => {
   const bad = new BadParams();
-  const date = bad.optional('date', c.req.query('date'), parseDate, 'a real date as YYYY-MM-DD') ?? racingToday(c.var.config.RACING_TIMEZONE);
-  const country = bad.optional('country', c.req.query('country'), (v) => (COUNTRY_PATTERN.test(v) ? v : undefined), 'a country code such as AUS or NZ');
+  const date =
+    bad.optional('date', c.req.query('date'), parseDate, 'a real date as YYYY-MM-DD') ?? racingToday(c.var.config.RACING_TIMEZONE);
+  const country = bad.optional(
+    'country',
+    c.req.query('country'),
+    (v) => (COUNTRY_PATTERN.test(v) ? v : undefined),
+    'a country code such as AUS or NZ',
+  );
   const raceId = bad.optional('race', c.req.query('race'), parseId, 'a race id (a whole number from 1)');
   if (bad.problems.length > 0) return badRequestPage(c, bad.problems);
 

@@ -18,7 +18,12 @@ async function loginAgain(c: Context<FormEnv>, status: 200 | 403 | 429, error: s
 /** Too many wrong pairs from this address: 429 with Retry-After, the page saying so. */
 function tooManyAttempts(c: Context<FormEnv>, retryAfterSeconds: number, username: string) {
   c.header('Retry-After', String(retryAfterSeconds));
-  return loginAgain(c, 429, `Too many failed logins from your address. Try again in ${Math.ceil(retryAfterSeconds / 60)} minutes.`, username);
+  return loginAgain(
+    c,
+    429,
+    `Too many failed logins from your address. Try again in ${Math.ceil(retryAfterSeconds / 60)} minutes.`,
+    username,
+  );
 }
 
 login.get('/', anonymous, async (c) => {

@@ -15,8 +15,7 @@ export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
   runner.get('/', signedIn, async (c) => {
     const { config, cache, racing } = c.var;
     const today = racingToday(config.RACING_TIMEZONE);
-    const horseId =
-      config.DEFAULT_HORSE_ID ?? (await cache.get('default_horse', { today }, () => latestWinner(racing, today)));
+    const horseId = config.DEFAULT_HORSE_ID ?? (await cache.get('default_horse', { today }, () => latestWinner(racing, today)));
     if (horseId === null) return errorPage(c, 200, 'No horses yet', 'The racing database holds no horses.');
     return c.redirect(`/form/runner/${horseId}/?tab=brief`, 302);
   });

@@ -80,7 +80,11 @@ function StatsSummary({ stats }: { stats: FormStats }) {
       </div>
       <div>
         <dt>Preferred range</dt>
-        <dd data-stat="preferred_range">{pref ? `${pref.key} (${recordText(pref)}, win ${pref.win_pct.toFixed(1)}%)` : `none yet (needs ${PREFERRED_RANGE_MIN_STARTS} starts in a range)`}</dd>
+        <dd data-stat="preferred_range">
+          {pref
+            ? `${pref.key} (${recordText(pref)}, win ${pref.win_pct.toFixed(1)}%)`
+            : `none yet (needs ${PREFERRED_RANGE_MIN_STARTS} starts in a range)`}
+        </dd>
       </div>
       <div>
         <dt>Consecutive wins</dt>
@@ -246,7 +250,14 @@ function Tabs({ active, hrefFor, brief, detailed }: { active: Tab; hrefFor: (tab
             {t.body}
           </section>
         ) : (
-          <section role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} hidden data-panel={t.id} data-src={hrefFor(t.id)}></section>
+          <section
+            role="tabpanel"
+            id={`panel-${t.id}`}
+            aria-labelledby={`tab-${t.id}`}
+            hidden
+            data-panel={t.id}
+            data-src={hrefFor(t.id)}
+          ></section>
         ),
       )}
     </div>

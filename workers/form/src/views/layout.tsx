@@ -41,7 +41,16 @@ export function Layout({ title, signedIn = false, styles = [], scripts = [], chi
         signedIn ? (
           <form class="search" action="/form/search/" method="get" role="search" data-search>
             <label for="horse-search">Find a horse</label>
-            <input id="horse-search" name="q" type="search" minlength={3} maxlength={100} autocomplete="off" placeholder="Horse name (3+ letters)" aria-controls="search-results" />
+            <input
+              id="horse-search"
+              name="q"
+              type="search"
+              minlength={3}
+              maxlength={100}
+              autocomplete="off"
+              placeholder="Horse name (3+ letters)"
+              aria-controls="search-results"
+            />
             <button type="submit">Search</button>
             <ul id="search-results" class="search-results" aria-live="polite"></ul>
           </form>

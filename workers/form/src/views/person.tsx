@@ -5,7 +5,19 @@ import type { FormStats } from '../stats.ts';
 import { FormTabs } from './form-parts.tsx';
 import { Layout } from './layout.tsx';
 
-export function PersonPage({ kind, person, runs, stats, activeTab }: { kind: PersonKind; person: Person; runs: Run[]; stats: FormStats; activeTab: Tab }) {
+export function PersonPage({
+  kind,
+  person,
+  runs,
+  stats,
+  activeTab,
+}: {
+  kind: PersonKind;
+  person: Person;
+  runs: Run[];
+  stats: FormStats;
+  activeTab: Tab;
+}) {
   const role = kind === 'jockey' ? (person.apprentice ? 'Apprentice jockey' : 'Jockey') : 'Trainer';
   return (
     <Layout title={person.name} signedIn>

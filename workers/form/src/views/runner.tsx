@@ -128,9 +128,7 @@ export function RunnerPage({ data, stats, sales, activeTab }: RunnerPageProps) {
     <Layout title={horse.name} signedIn>
       <header class="entity">
         <h1 data-horse-name>{horse.name}</h1>
-        <p>
-          {`${horse.country} · foaled ${horse.foaling_year} · ${horse.sex} · by ${horse.sire} out of ${horse.dam}`}
-        </p>
+        <p>{`${horse.country} · foaled ${horse.foaling_year} · ${horse.sex} · by ${horse.sire} out of ${horse.dam}`}</p>
       </header>
       <Toolbar data={data} activeTab={activeTab} />
       <FormTabs
@@ -154,9 +152,7 @@ export function RunnerPage({ data, stats, sales, activeTab }: RunnerPageProps) {
       />
       <section aria-labelledby="race-head" class="race-card" data-selected-race>
         <h2 id="race-head">
-          {selectedRace
-            ? `${data.selected_date ?? ''} R${selectedRace.race_number} ${selectedRace.race_name}`
-            : 'Race'}
+          {selectedRace ? `${data.selected_date ?? ''} R${selectedRace.race_number} ${selectedRace.race_name}` : 'Race'}
         </h2>
         {data.meeting_races.length > 0 ? (
           <ol class="race-list">

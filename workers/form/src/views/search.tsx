@@ -1,6 +1,14 @@
 import { Layout } from './layout.tsx';
 
-export function SearchPage({ query, horses, tooShort }: { query: string; horses: { id: number; runner_name: string; country: string }[]; tooShort: boolean }) {
+export function SearchPage({
+  query,
+  horses,
+  tooShort,
+}: {
+  query: string;
+  horses: { id: number; runner_name: string; country: string }[];
+  tooShort: boolean;
+}) {
   return (
     <Layout title="Find a horse" signedIn>
       <h1>Find a horse</h1>

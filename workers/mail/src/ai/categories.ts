@@ -14,14 +14,21 @@ export interface Category extends CategoryRule {
 /** The user's categories, by name. */
 export async function categoriesOf(db: MailDb, userId: number): Promise<Category[]> {
   const rows = await db.select().from(aiCategories).where(eq(aiCategories.userId, userId)).orderBy(aiCategories.name).all();
-  return rows.map((r) => ({ name: r.name, rule: r.rule, replyMode: r.replyMode as ReplyMode, createdAt: r.createdAt, updatedAt: r.updatedAt }));
+  return rows.map((r) => ({
+    name: r.name,
+    rule: r.rule,
+    replyMode: r.replyMode as ReplyMode,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  }));
 }
 
 /**
  * The "needs reply" rule: a received (inbound) message of a known category whose reply mode is
  * not `no_reply` (a category without a mode counts as `manual`).
  */
-export const needsReply = (direction: string, category: string, replyMode: string | undefined): boolean => direction === 'inbound' && category !== 'unknown' && replyMode !== 'no_reply';
+export const needsReply = (direction: string, category: string, replyMode: string | undefined): boolean =>
+  direction === 'inbound' && category !== 'unknown' && replyMode !== 'no_reply';
 
 /** `needs_reply` in SQL for the user's e-mail `messageId` (a value or a column) that wants a reply: 1, unless a reply drafted here was sent. */
 export const unlessReplied = (userId: number, messageId: SQLWrapper | string) =>

@@ -34,7 +34,8 @@ function removeDisclaimer(text: string): string {
 }
 
 /** Mobile and client sign-offs talon leaves when the message is a single line. */
-const MOBILE = /\n\s*(sent from my (iphone|ipad|android|samsung|galaxy|mobile|phone|blackberry)|sent from (outlook|mail) for (ios|android)|get outlook for (ios|android)|sent via [\w ]{2,30}|sent from yahoo mail)[^\n]*$/i;
+const MOBILE =
+  /\n\s*(sent from my (iphone|ipad|android|samsung|galaxy|mobile|phone|blackberry)|sent from (outlook|mail) for (ios|android)|get outlook for (ios|android)|sent via [\w ]{2,30}|sent from yahoo mail)[^\n]*$/i;
 
 export interface Cleaned {
   /** The message's own words: no quoted reply, signature or disclaimer. */

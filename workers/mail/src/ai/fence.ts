@@ -26,7 +26,8 @@ const DATA_FIELDS: Record<string, string> = {
   previous: 'the summary of the conversation so far (made earlier from its messages)',
 };
 
-const newBoundary = () => `mail-data-${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+const newBoundary = () =>
+  `mail-data-${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 
 /** The data as one line of JSON that cannot hold a fence, a heading or a line break. */
 export function encodeData(data: Record<string, string>): string {
@@ -46,7 +47,13 @@ export interface ModelMessages {
  * The system and user messages of one task: `prompt` is the person's saved prompt (or its
  * default), `sections` the task's parts by name (instructions and data, see above).
  */
-export function taskMessages(kind: string, prompt: string, sections: Record<string, string>, maxDataChars: number, boundary = newBoundary()): ModelMessages {
+export function taskMessages(
+  kind: string,
+  prompt: string,
+  sections: Record<string, string>,
+  maxDataChars: number,
+  boundary = newBoundary(),
+): ModelMessages {
   const data: Record<string, string> = {};
   const instructions: [string, string][] = [];
   for (const [name, value] of Object.entries(sections)) {
@@ -104,7 +111,11 @@ export function parseTask(system: string, user: string): ParsedTask {
   const instructions: Record<string, string> = {};
   const guidanceAt = head.lastIndexOf('### GUIDANCE');
   const prompt = (guidanceAt >= 0 ? head.slice(0, guidanceAt) : head).join('\n').trim();
-  if (guidanceAt >= 0) instructions.GUIDANCE = head.slice(guidanceAt + 1).join('\n').trim();
+  if (guidanceAt >= 0)
+    instructions.GUIDANCE = head
+      .slice(guidanceAt + 1)
+      .join('\n')
+      .trim();
   let boundary: string | undefined;
   let current: string | undefined;
   for (const line of taskAt >= 0 ? lines.slice(taskAt + 1) : []) {

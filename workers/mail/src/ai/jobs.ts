@@ -39,7 +39,10 @@ export async function createRecategoriseJob(db: MailDb, userId: number): Promise
   const now = Date.now();
   // a new run supersedes the user's earlier ones still queued or running: they stop at their next step
   await db.batch([
-    db.update(aiJobs).set({ status: 'superseded', finishedAt: now }).where(and(eq(aiJobs.userId, userId), inArray(aiJobs.status, LIVE))),
+    db
+      .update(aiJobs)
+      .set({ status: 'superseded', finishedAt: now })
+      .where(and(eq(aiJobs.userId, userId), inArray(aiJobs.status, LIVE))),
     db.insert(aiJobs).values({ id, userId, kind: 'recategorise', status: 'queued', total: total?.n ?? 0, createdAt: now }),
   ]);
   return id;
@@ -58,11 +61,21 @@ const JOB_BATCH = 25;
  */
 export async function recategoriseStep(ctx: TaskContext, jobId: string, after: string): Promise<string | null> {
   const db = ctx.db;
-  const job = await db.select().from(aiJobs).where(and(eq(aiJobs.id, jobId), eq(aiJobs.userId, ctx.userId))).get();
+  const job = await db
+    .select()
+    .from(aiJobs)
+    .where(and(eq(aiJobs.id, jobId), eq(aiJobs.userId, ctx.userId)))
+    .get();
   if (!job || !LIVE.includes(job.status)) return null;
   const categories = await categoriesOf(db, ctx.userId);
   const rows = await db
-    .select({ messageId: aiSummaries.messageId, category: aiSummaries.category, clean: aiEmails.cleanText, subject: aiSummaries.subject, summary: aiSummaries.summary })
+    .select({
+      messageId: aiSummaries.messageId,
+      category: aiSummaries.category,
+      clean: aiEmails.cleanText,
+      subject: aiSummaries.subject,
+      summary: aiSummaries.summary,
+    })
     .from(aiSummaries)
     .leftJoin(aiEmails, and(eq(aiEmails.userId, aiSummaries.userId), eq(aiEmails.messageId, aiSummaries.messageId)))
     .where(and(eq(aiSummaries.userId, ctx.userId), sql`${aiSummaries.messageId} > ${after}`))
@@ -83,11 +96,19 @@ export async function recategoriseStep(ctx: TaskContext, jobId: string, after: s
   const finished = rows.length < JOB_BATCH;
   await db
     .update(aiJobs)
-    .set({ status: finished ? 'done' : 'running', done: sql`${aiJobs.done} + ${rows.length}`, changed: sql`${aiJobs.changed} + ${changed}`, ...(finished ? { finishedAt: Date.now() } : {}) })
+    .set({
+      status: finished ? 'done' : 'running',
+      done: sql`${aiJobs.done} + ${rows.length}`,
+      changed: sql`${aiJobs.changed} + ${changed}`,
+      ...(finished ? { finishedAt: Date.now() } : {}),
+    })
     .where(and(eq(aiJobs.id, jobId), inArray(aiJobs.status, LIVE)));
   return finished ? null : (last ?? null);
 }
 
 export async function failJob(db: MailDb, jobId: string, error: string): Promise<void> {
-  await db.update(aiJobs).set({ status: 'failed', error: error.slice(0, 500), finishedAt: Date.now() }).where(eq(aiJobs.id, jobId));
+  await db
+    .update(aiJobs)
+    .set({ status: 'failed', error: error.slice(0, 500), finishedAt: Date.now() })
+    .where(eq(aiJobs.id, jobId));
 }

@@ -47,7 +47,12 @@ export const offlineModel: Model = {
   kind: 'template',
   async generate(request) {
     const text = offlineAnswer(request.system, request.user);
-    return { text, tokensIn: estimateTokens(request.system) + estimateTokens(request.user), tokensOut: estimateTokens(text), tokensEstimated: true };
+    return {
+      text,
+      tokensIn: estimateTokens(request.system) + estimateTokens(request.user),
+      tokensOut: estimateTokens(text),
+      tokensEstimated: true,
+    };
   },
 };
 
@@ -61,10 +66,14 @@ const TEMPLATE_OUTPUT: Record<TaskKind, string> = {
 };
 
 /** What a model's output of a task is called where it is shown: a template's is never "AI". */
-export const outputName = (model: Model, task: TaskKind): string => (model.kind === 'template' ? TEMPLATE_OUTPUT[task] : `AI ${task === 'classify' ? 'category' : task === 'reply' ? 'reply' : task === 'extract' ? 'extraction' : 'summary'} (${model.name})`);
+export const outputName = (model: Model, task: TaskKind): string =>
+  model.kind === 'template'
+    ? TEMPLATE_OUTPUT[task]
+    : `AI ${task === 'classify' ? 'category' : task === 'reply' ? 'reply' : task === 'extract' ? 'extraction' : 'summary'} (${model.name})`;
 
 /** The model as the dashboard names it. */
-export const modelTitle = (model: Model): string => (model.kind === 'template' ? 'offline: template replies and keyword categories (no language model)' : model.name);
+export const modelTitle = (model: Model): string =>
+  model.kind === 'template' ? 'offline: template replies and keyword categories (no language model)' : model.name;
 
 /** A backend of the AI SDK (Workers AI or an OpenAI-compatible endpoint). */
 function sdkModel(name: string, model: LanguageModel, config: MailConfig): Model {
@@ -84,8 +93,14 @@ function sdkModel(name: string, model: LanguageModel, config: MailConfig): Model
           abortSignal: signal,
         });
         const { inputTokens, outputTokens } = result.usage;
-        if (inputTokens !== undefined && outputTokens !== undefined) return { text: result.text, tokensIn: inputTokens, tokensOut: outputTokens, tokensEstimated: false };
-        return { text: result.text, tokensIn: estimateTokens(request.system) + estimateTokens(request.user), tokensOut: estimateTokens(result.text), tokensEstimated: true };
+        if (inputTokens !== undefined && outputTokens !== undefined)
+          return { text: result.text, tokensIn: inputTokens, tokensOut: outputTokens, tokensEstimated: false };
+        return {
+          text: result.text,
+          tokensIn: estimateTokens(request.system) + estimateTokens(request.user),
+          tokensOut: estimateTokens(result.text),
+          tokensEstimated: true,
+        };
       } catch (err) {
         if (signal.aborted) throw new ModelError('timeout', `The model did not answer within ${config.MODEL_TIMEOUT_MS} ms.`);
         const message = err instanceof Error ? err.message : String(err);
@@ -101,12 +116,17 @@ export function createModel(config: MailConfig, env: { AI?: unknown }): Model {
     case 'offline':
       return offlineModel;
     case 'workers-ai': {
-      if (!isWorkersAiBinding(env.AI)) return unconfigured('MAIL_MODEL=workers-ai needs the AI binding ([ai] binding = "AI" in wrangler.toml).');
+      if (!isWorkersAiBinding(env.AI))
+        return unconfigured('MAIL_MODEL=workers-ai needs the AI binding ([ai] binding = "AI" in wrangler.toml).');
       return workersAiModel(env.AI, config);
     }
     case 'openai': {
       if (!config.OPENAI_BASE_URL || !config.OPENAI_MODEL) return unconfigured('MAIL_MODEL=openai needs OPENAI_BASE_URL and OPENAI_MODEL.');
-      const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY });
+      const provider = createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL: config.OPENAI_BASE_URL,
+        apiKey: config.OPENAI_API_KEY,
+      });
       return sdkModel(`openai:${config.OPENAI_MODEL}`, provider.chatModel(config.OPENAI_MODEL), config);
     }
   }

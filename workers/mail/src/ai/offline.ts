@@ -14,7 +14,9 @@ import { parseTask } from './fence.ts';
 export type TaskKind = 'summarise' | 'classify' | 'extract' | 'reply' | 'thread';
 
 const STOP = new Set(
-  'about above after again against all also and any are because been before being below between both but can could did does doing down during each few for from further had has have having her here hers him his how into its itself just more most mail mails email emails message messages other our ours out over own same she should some such than that the their theirs them then there these they this those through too under until very was were what when where which while who whom why will with would you your yours anything something everything from sent send sends'.split(' '),
+  'about above after again against all also and any are because been before being below between both but can could did does doing down during each few for from further had has have having her here hers him his how into its itself just more most mail mails email emails message messages other our ours out over own same she should some such than that the their theirs them then there these they this those through too under until very was were what when where which while who whom why will with would you your yours anything something everything from sent send sends'.split(
+    ' ',
+  ),
 );
 
 const words = (s: string) => (s.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !STOP.has(w));

@@ -70,7 +70,12 @@ export interface Processed {
  * (the e-mails cache); with `draft`, makes the reply draft its category asks for (once).
  * Everything is keyed by the user: another mailbox's data never reaches these prompts.
  */
-export async function processMessage(ctx: TaskContext, graph: GraphClient | undefined, message: Message, options: { ownAddress?: string; draft: boolean; categories?: Category[] }): Promise<Processed> {
+export async function processMessage(
+  ctx: TaskContext,
+  graph: GraphClient | undefined,
+  message: Message,
+  options: { ownAddress?: string; draft: boolean; categories?: Category[] },
+): Promise<Processed> {
   const db = ctx.db;
   const id = message.id!;
   const { raw, clean } = messageText(message);
@@ -101,11 +106,27 @@ export async function processMessage(ctx: TaskContext, graph: GraphClient | unde
   };
   const { userId: _u, messageId: _m, createdAt: _c, ...changes } = values;
   const [[stored]] = await db.batch([
-    db.insert(aiSummaries).values(values).onConflictDoUpdate({ target: [aiSummaries.userId, aiSummaries.messageId], set: changes }).returning(),
+    db
+      .insert(aiSummaries)
+      .values(values)
+      .onConflictDoUpdate({ target: [aiSummaries.userId, aiSummaries.messageId], set: changes })
+      .returning(),
     db
       .insert(aiEmails)
-      .values({ userId: ctx.userId, messageId: id, subject: values.subject, sender: values.sender, bodyText: raw, cleanText: clean, receivedAt, cachedAt: now })
-      .onConflictDoUpdate({ target: [aiEmails.userId, aiEmails.messageId], set: { subject: values.subject, sender: values.sender, bodyText: raw, cleanText: clean, cachedAt: now } }),
+      .values({
+        userId: ctx.userId,
+        messageId: id,
+        subject: values.subject,
+        sender: values.sender,
+        bodyText: raw,
+        cleanText: clean,
+        receivedAt,
+        cachedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: [aiEmails.userId, aiEmails.messageId],
+        set: { subject: values.subject, sender: values.sender, bodyText: raw, cleanText: clean, cachedAt: now },
+      }),
   ]);
   if (options.draft && graph && direction === 'inbound' && replyMode === 'draft') {
     // A template never writes into the mailbox on its own: its reply is kept as a suggestion.
@@ -127,7 +148,17 @@ async function suggestReply(ctx: TaskContext, emailId: string, clean: string, ca
   const now = Date.now();
   await ctx.db
     .insert(aiDrafts)
-    .values({ userId: ctx.userId, emailId, draftId: `${SUGGESTION}${ctx.tracer.id}`, bodyHtml, category, traceId: ctx.tracer.id, createdAt: now, updatedAt: now, sentAt: null })
+    .values({
+      userId: ctx.userId,
+      emailId,
+      draftId: `${SUGGESTION}${ctx.tracer.id}`,
+      bodyHtml,
+      category,
+      traceId: ctx.tracer.id,
+      createdAt: now,
+      updatedAt: now,
+      sentAt: null,
+    })
     .onConflictDoNothing();
 }
 /** A claim older than this is taken as abandoned (its maker failed without clearing it). */
@@ -139,14 +170,30 @@ const CLAIM_MS = 2 * 60_000;
  * (user, e-mail) row is claimed first, so two requests at once make one provider draft: the
  * other answers 409 draft_in_progress (or reuses the draft once it is there).
  */
-export async function ensureDraft(ctx: TaskContext, graph: GraphClient, message: Message, clean: string, category: string): Promise<{ draftId: string; bodyHtml: string; reused: boolean }> {
+export async function ensureDraft(
+  ctx: TaskContext,
+  graph: GraphClient,
+  message: Message,
+  clean: string,
+  category: string,
+): Promise<{ draftId: string; bodyHtml: string; reused: boolean }> {
   const db = ctx.db;
   const emailId = message.id!;
   const mine = `${PENDING}${ctx.tracer.id}`;
   const where = and(eq(aiDrafts.userId, ctx.userId), eq(aiDrafts.emailId, emailId));
   const busy = () => new HttpError(409, 'draft_in_progress', 'A reply draft of that e-mail is being made; try again in a moment.');
   const started = Date.now();
-  const claim = { userId: ctx.userId, emailId, draftId: mine, bodyHtml: '', category, traceId: ctx.tracer.id, createdAt: started, updatedAt: started, sentAt: null };
+  const claim = {
+    userId: ctx.userId,
+    emailId,
+    draftId: mine,
+    bodyHtml: '',
+    category,
+    traceId: ctx.tracer.id,
+    createdAt: started,
+    updatedAt: started,
+    sentAt: null,
+  };
   const claimed = await db.insert(aiDrafts).values(claim).onConflictDoNothing().returning({ draftId: aiDrafts.draftId });
   if (!claimed.length) {
     const existing = await db.select().from(aiDrafts).where(where).get();
@@ -184,10 +231,17 @@ export async function ensureDraft(ctx: TaskContext, graph: GraphClient, message:
     throw err;
   }
   const now = Date.now();
-  await db.update(aiDrafts).set({ draftId, bodyHtml, category, traceId: ctx.tracer.id, updatedAt: now, sentAt: null }).where(and(where, eq(aiDrafts.draftId, mine)));
+  await db
+    .update(aiDrafts)
+    .set({ draftId, bodyHtml, category, traceId: ctx.tracer.id, updatedAt: now, sentAt: null })
+    .where(and(where, eq(aiDrafts.draftId, mine)));
   return { draftId, bodyHtml, reused: false };
 }
 
 export async function summaryOf(db: MailDb, userId: number, messageId: string) {
-  return db.select().from(aiSummaries).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.messageId, messageId))).get();
+  return db
+    .select()
+    .from(aiSummaries)
+    .where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.messageId, messageId)))
+    .get();
 }

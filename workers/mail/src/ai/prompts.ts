@@ -32,7 +32,11 @@ export function defaultCategoryPrompt(category: string): string {
 
 /** The user's prompt of that name, or the default (undefined for an unknown general name). */
 export async function promptFor(db: MailDb, userId: number, name: string): Promise<{ body: string; custom: boolean } | undefined> {
-  const row = await db.select({ body: aiPrompts.body }).from(aiPrompts).where(and(eq(aiPrompts.userId, userId), eq(aiPrompts.name, name))).get();
+  const row = await db
+    .select({ body: aiPrompts.body })
+    .from(aiPrompts)
+    .where(and(eq(aiPrompts.userId, userId), eq(aiPrompts.name, name)))
+    .get();
   if (row) return { body: row.body, custom: true };
   if (isPromptName(name)) return { body: DEFAULT_PROMPTS[name], custom: false };
   if (name.startsWith('category:')) return { body: defaultCategoryPrompt(name.slice('category:'.length)), custom: false };
@@ -41,11 +45,17 @@ export async function promptFor(db: MailDb, userId: number, name: string): Promi
 
 export async function savePrompt(db: MailDb, userId: number, name: string, body: string): Promise<void> {
   const now = Date.now();
-  await db.insert(aiPrompts).values({ userId, name, body, updatedAt: now }).onConflictDoUpdate({ target: [aiPrompts.userId, aiPrompts.name], set: { body, updatedAt: now } });
+  await db
+    .insert(aiPrompts)
+    .values({ userId, name, body, updatedAt: now })
+    .onConflictDoUpdate({ target: [aiPrompts.userId, aiPrompts.name], set: { body, updatedAt: now } });
 }
 
 /** Forgets the user's version: the default applies again. Answers whether there was one. */
 export async function resetPrompt(db: MailDb, userId: number, name: string): Promise<boolean> {
-  const deleted = await db.delete(aiPrompts).where(and(eq(aiPrompts.userId, userId), eq(aiPrompts.name, name))).returning({ name: aiPrompts.name });
+  const deleted = await db
+    .delete(aiPrompts)
+    .where(and(eq(aiPrompts.userId, userId), eq(aiPrompts.name, name)))
+    .returning({ name: aiPrompts.name });
   return deleted.length > 0;
 }

@@ -30,7 +30,14 @@ function* tagsOf(html: string): Generator<Tag> {
     if (!match[2]) continue;
     const name = match[2].toLowerCase();
     const attrs = match[3] ?? '';
-    const tag = { start: match.index, end: match.index + match[0].length, name, closing: match[1] === '/', selfClosing: /\/\s*$/.test(attrs), attrs };
+    const tag = {
+      start: match.index,
+      end: match.index + match[0].length,
+      name,
+      closing: match[1] === '/',
+      selfClosing: /\/\s*$/.test(attrs),
+      attrs,
+    };
     yield tag;
     if (!tag.closing && RAW_TEXT.has(name)) {
       const close = html.toLowerCase().indexOf(`</${name}`, tag.end);
@@ -76,7 +83,8 @@ function quoteStart(html: string): number | undefined {
     if (tag.closing) continue;
     const id = attribute(tag.attrs, 'id');
     if (id === 'divRplyFwdMsg') return rule && /^\s*$/.test(html.slice(rule.end, tag.start)) ? rule.start : tag.start;
-    if (id === 'appendonsend' || tag.name === 'blockquote' || /(?:^|\s)gmail_quote(?:\s|$)/.test(attribute(tag.attrs, 'class') ?? '')) return tag.start;
+    if (id === 'appendonsend' || tag.name === 'blockquote' || /(?:^|\s)gmail_quote(?:\s|$)/.test(attribute(tag.attrs, 'class') ?? ''))
+      return tag.start;
     rule = tag.name === 'hr' ? tag : undefined;
   }
   return undefined;

@@ -28,7 +28,14 @@ export function tracedGraph(c: MailContext, ctx: TaskContext): GraphClient {
 
 /** A model failure as this service's answer: 502 with the trace to look at, never a 500. */
 function modelHttpError(err: ModelError, traceId: string): HttpError {
-  const code = err.kind === 'malformed' ? 'model_unusable' : err.kind === 'timeout' ? 'model_timeout' : err.kind === 'unconfigured' ? 'model_unconfigured' : 'model_unavailable';
+  const code =
+    err.kind === 'malformed'
+      ? 'model_unusable'
+      : err.kind === 'timeout'
+        ? 'model_timeout'
+        : err.kind === 'unconfigured'
+          ? 'model_unconfigured'
+          : 'model_unavailable';
   return new HttpError(502, code, err.message, { trace_id: traceId });
 }
 

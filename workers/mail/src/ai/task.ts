@@ -21,22 +21,49 @@ export interface TaskContext {
  * The messages of a task (see fence.ts): the person's prompt and the task's instructions
  * (GUIDANCE, CATEGORIES, KEYS) as the system message, the mail fenced as data in the user message.
  */
-const messagesOf = (kind: TaskKind, system: string, sections: Record<string, string>): ModelMessages => taskMessages(kind, system, sections, MAX_INPUT_CHARS);
+const messagesOf = (kind: TaskKind, system: string, sections: Record<string, string>): ModelMessages =>
+  taskMessages(kind, system, sections, MAX_INPUT_CHARS);
 
 /** One model call, bounded in time, recorded as a step. */
-async function call(ctx: TaskContext, kind: TaskKind, promptName: string, { system, user }: ModelMessages, attempt: number): Promise<string> {
+async function call(
+  ctx: TaskContext,
+  kind: TaskKind,
+  promptName: string,
+  { system, user }: ModelMessages,
+  attempt: number,
+): Promise<string> {
   const started = Date.now();
   const timeout = AbortSignal.timeout(ctx.timeoutMs);
   try {
     const answer = await Promise.race([
       ctx.model.generate({ system, user }, timeout),
-      new Promise<never>((_, reject) => timeout.addEventListener('abort', () => reject(new ModelError('timeout', `The model did not answer within ${ctx.timeoutMs} ms.`)), { once: true })),
+      new Promise<never>((_, reject) =>
+        timeout.addEventListener('abort', () => reject(new ModelError('timeout', `The model did not answer within ${ctx.timeoutMs} ms.`)), {
+          once: true,
+        }),
+      ),
     ]);
-    ctx.tracer.record({ kind: 'model', name: promptName, latencyMs: Date.now() - started, tokensIn: answer.tokensIn, tokensOut: answer.tokensOut, outcome: 'ok', detail: `${outputName(ctx.model, kind)}${answer.tokensEstimated ? ', tokens estimated' : ''}${attempt ? ' (retry)' : ''}` });
+    ctx.tracer.record({
+      kind: 'model',
+      name: promptName,
+      latencyMs: Date.now() - started,
+      tokensIn: answer.tokensIn,
+      tokensOut: answer.tokensOut,
+      outcome: 'ok',
+      detail: `${outputName(ctx.model, kind)}${answer.tokensEstimated ? ', tokens estimated' : ''}${attempt ? ' (retry)' : ''}`,
+    });
     return answer.text;
   } catch (err) {
     const error = err instanceof ModelError ? err : new ModelError('unavailable', err instanceof Error ? err.message : String(err));
-    ctx.tracer.record({ kind: 'model', name: promptName, latencyMs: Date.now() - started, tokensIn: 0, tokensOut: 0, outcome: error.kind, detail: `${ctx.model.name}: ${error.message}` });
+    ctx.tracer.record({
+      kind: 'model',
+      name: promptName,
+      latencyMs: Date.now() - started,
+      tokensIn: 0,
+      tokensOut: 0,
+      outcome: error.kind,
+      detail: `${ctx.model.name}: ${error.message}`,
+    });
     throw error;
   }
 }
@@ -57,7 +84,14 @@ function jsonIn(text: string): unknown {
  * A structured answer: validated with zod, asked once more when unusable, then a ModelError
  * ('malformed'). A failing or silent model is asked once more too.
  */
-export async function structured<T>(ctx: TaskContext, kind: TaskKind, promptName: string, system: string, sections: Record<string, string>, schema: z.ZodType<T>): Promise<T> {
+export async function structured<T>(
+  ctx: TaskContext,
+  kind: TaskKind,
+  promptName: string,
+  system: string,
+  sections: Record<string, string>,
+  schema: z.ZodType<T>,
+): Promise<T> {
   const messages = messagesOf(kind, system, sections);
   let last: ModelError | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -73,13 +107,22 @@ export async function structured<T>(ctx: TaskContext, kind: TaskKind, promptName
     if (parsed.success) return parsed.data;
     const step = ctx.tracer.steps.at(-1);
     if (step) step.outcome = 'malformed';
-    last = new ModelError('malformed', `The model's answer did not have the expected shape: ${parsed.error.issues[0]?.message ?? 'not JSON'}`);
+    last = new ModelError(
+      'malformed',
+      `The model's answer did not have the expected shape: ${parsed.error.issues[0]?.message ?? 'not JSON'}`,
+    );
   }
   throw last ?? new ModelError('unavailable', 'The model did not answer.');
 }
 
 /** A free-text answer (a reply body): retried once on failure, refused when empty. */
-export async function freeText(ctx: TaskContext, kind: TaskKind, promptName: string, system: string, sections: Record<string, string>): Promise<string> {
+export async function freeText(
+  ctx: TaskContext,
+  kind: TaskKind,
+  promptName: string,
+  system: string,
+  sections: Record<string, string>,
+): Promise<string> {
   const messages = messagesOf(kind, system, sections);
   let last: ModelError | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -132,19 +175,33 @@ export async function classify(ctx: TaskContext, text: string, categories: Categ
   const names = new Set(categories.map((c) => c.name));
   const schema = z.object({ category: z.string().refine((c) => c === 'unknown' || names.has(c), 'not one of the categories') });
   const list = categories.map((c) => `- ${c.name}: ${c.rule.replace(/\s+/g, ' ')}`).join('\n');
-  const answer = await structured(ctx, 'classify', 'classify', system ?? (await classifyPrompt(ctx)), { CATEGORIES: list, TEXT: text }, schema);
+  const answer = await structured(
+    ctx,
+    'classify',
+    'classify',
+    system ?? (await classifyPrompt(ctx)),
+    { CATEGORIES: list, TEXT: text },
+    schema,
+  );
   return answer.category;
 }
 
 export async function extract(ctx: TaskContext, text: string, keys: string[] = []): Promise<Record<string, string>> {
   const schema = z.object({ values: z.record(z.string().max(100), z.union([z.string(), z.number(), z.boolean()]).transform(String)) });
   const answer = await structured(ctx, 'extract', 'extract', await prompt(ctx, 'extract'), { KEYS: keys.join(', '), TEXT: text }, schema);
-  return Object.fromEntries(Object.entries(answer.values).slice(0, 100).map(([k, v]) => [k, v.slice(0, 2000)]));
+  return Object.fromEntries(
+    Object.entries(answer.values)
+      .slice(0, 100)
+      .map(([k, v]) => [k, v.slice(0, 2000)]),
+  );
 }
 
 /** A reply body: the general reply prompt, with the category's own reply prompt as guidance. */
 export async function replyDraft(ctx: TaskContext, text: string, category?: string): Promise<string> {
   const system = await prompt(ctx, 'reply');
   const guidance = category && category !== 'unknown' ? await prompt(ctx, `category:${category}`) : '';
-  return freeText(ctx, 'reply', category && category !== 'unknown' ? `category:${category}` : 'reply', system, { GUIDANCE: guidance, TEXT: text });
+  return freeText(ctx, 'reply', category && category !== 'unknown' ? `category:${category}` : 'reply', system, {
+    GUIDANCE: guidance,
+    TEXT: text,
+  });
 }

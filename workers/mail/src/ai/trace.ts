@@ -53,10 +53,26 @@ export class Tracer {
         const name = `${request.method} ${request.path.split('?')[0]}`;
         try {
           const result = await inner.graph(request);
-          this.record({ kind: 'graph', name, latencyMs: Date.now() - started, tokensIn: 0, tokensOut: 0, outcome: result.ok ? 'ok' : `error ${result.status ?? ''}`.trim(), detail: result.ok ? '' : result.message });
+          this.record({
+            kind: 'graph',
+            name,
+            latencyMs: Date.now() - started,
+            tokensIn: 0,
+            tokensOut: 0,
+            outcome: result.ok ? 'ok' : `error ${result.status ?? ''}`.trim(),
+            detail: result.ok ? '' : result.message,
+          });
           return result;
         } catch (err) {
-          this.record({ kind: 'graph', name, latencyMs: Date.now() - started, tokensIn: 0, tokensOut: 0, outcome: 'error', detail: err instanceof Error ? err.message : String(err) });
+          this.record({
+            kind: 'graph',
+            name,
+            latencyMs: Date.now() - started,
+            tokensIn: 0,
+            tokensOut: 0,
+            outcome: 'error',
+            detail: err instanceof Error ? err.message : String(err),
+          });
           throw err;
         }
       },
@@ -66,7 +82,10 @@ export class Tracer {
   /** Stores the trace and its steps (a trace without steps is stored too: it shows the request ran). */
   async save(db: DrizzleD1Database<typeof schema>, outcome = 'ok'): Promise<void> {
     const statements = [
-      db.insert(schema.aiTraces).values({ id: this.id, userId: this.userId, name: this.name, outcome, createdAt: this.steps[0]?.at ?? Date.now() }).onConflictDoUpdate({ target: schema.aiTraces.id, set: { outcome } }),
+      db
+        .insert(schema.aiTraces)
+        .values({ id: this.id, userId: this.userId, name: this.name, outcome, createdAt: this.steps[0]?.at ?? Date.now() })
+        .onConflictDoUpdate({ target: schema.aiTraces.id, set: { outcome } }),
       ...chunk(this.steps, 8).map((steps, n) =>
         db
           .insert(schema.aiTraceSteps)

@@ -7,12 +7,21 @@ import { type Model, ModelError, estimateTokens } from './model.ts';
  * chat messages, `run(model, { messages, max_tokens }, { signal })`.
  */
 export interface WorkersAiBinding {
-  run(model: string, inputs: { messages: { role: 'system' | 'user'; content: string }[]; max_tokens: number; temperature?: number }, options?: { signal?: AbortSignal }): Promise<unknown>;
+  run(
+    model: string,
+    inputs: { messages: { role: 'system' | 'user'; content: string }[]; max_tokens: number; temperature?: number },
+    options?: { signal?: AbortSignal },
+  ): Promise<unknown>;
 }
 
-export const isWorkersAiBinding = (value: unknown): value is WorkersAiBinding => typeof value === 'object' && value !== null && 'run' in value && typeof value.run === 'function';
+export const isWorkersAiBinding = (value: unknown): value is WorkersAiBinding =>
+  typeof value === 'object' && value !== null && 'run' in value && typeof value.run === 'function';
 
-const Usage = z.object({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0), total_tokens: z.number().int().min(0).optional() });
+const Usage = z.object({
+  prompt_tokens: z.number().int().min(0),
+  completion_tokens: z.number().int().min(0),
+  total_tokens: z.number().int().min(0).optional(),
+});
 // Text-generation models answer `{response, usage?}`; the OpenAI-shaped ones `{choices: [{message: {content}}], usage?}`.
 const Output = z.union([
   z.object({ response: z.string(), usage: Usage.optional() }),
@@ -29,7 +38,14 @@ export function workersAiModel(binding: WorkersAiBinding, config: MailConfig): M
       try {
         output = await binding.run(
           config.WORKERS_AI_MODEL,
-          { messages: [{ role: 'system', content: request.system }, { role: 'user', content: request.user }], max_tokens: request.maxTokens ?? config.MODEL_MAX_TOKENS, temperature: 0 },
+          {
+            messages: [
+              { role: 'system', content: request.system },
+              { role: 'user', content: request.user },
+            ],
+            max_tokens: request.maxTokens ?? config.MODEL_MAX_TOKENS,
+            temperature: 0,
+          },
           { signal },
         );
       } catch (err) {
@@ -41,7 +57,12 @@ export function workersAiModel(binding: WorkersAiBinding, config: MailConfig): M
       const text = 'response' in parsed.data ? parsed.data.response : parsed.data.choices[0]!.message.content;
       const usage = parsed.data.usage;
       if (usage) return { text, tokensIn: usage.prompt_tokens, tokensOut: usage.completion_tokens, tokensEstimated: false };
-      return { text, tokensIn: estimateTokens(request.system) + estimateTokens(request.user), tokensOut: estimateTokens(text), tokensEstimated: true };
+      return {
+        text,
+        tokensIn: estimateTokens(request.system) + estimateTokens(request.user),
+        tokensOut: estimateTokens(text),
+        tokensEstimated: true,
+      };
     },
   };
 }

@@ -1,4 +1,13 @@
-import { DEFAULT_PROMPTS, PROMPT_NAMES, type PromptName, categoryPromptName, defaultCategoryPrompt, promptFor, resetPrompt, savePrompt } from '../ai/prompts.ts';
+import {
+  DEFAULT_PROMPTS,
+  PROMPT_NAMES,
+  type PromptName,
+  categoryPromptName,
+  defaultCategoryPrompt,
+  promptFor,
+  resetPrompt,
+  savePrompt,
+} from '../ai/prompts.ts';
 import type { MailDb } from '../context.ts';
 
 /**
@@ -21,7 +30,8 @@ export const generalPrompt = (db: MailDb, userId: number, name: PromptName) => v
 
 export const generalPrompts = (db: MailDb, userId: number) => Promise.all(PROMPT_NAMES.map((n) => generalPrompt(db, userId, n)));
 
-export const categoryPrompt = (db: MailDb, userId: number, category: string) => view(db, userId, categoryPromptName(category), defaultCategoryPrompt(category));
+export const categoryPrompt = (db: MailDb, userId: number, category: string) =>
+  view(db, userId, categoryPromptName(category), defaultCategoryPrompt(category));
 
 /** Saves the user's version of a general prompt or of a category's reply prompt (`category:<name>`). */
 export const savePromptBody = (db: MailDb, userId: number, name: string, body: string) => savePrompt(db, userId, name, body);

@@ -24,10 +24,24 @@ export async function summaryPage(db: MailDb, userId: number, filter: SummaryFil
   if (filter.pinned !== undefined) conditions.push(eq(aiSummaries.pinned, filter.pinned ? 1 : 0));
   if (filter.needsReply !== undefined) conditions.push(eq(aiSummaries.needsReply, filter.needsReply ? 1 : 0));
   const search = filter.search?.trim();
-  if (search) conditions.push(or(sqliteContains(aiSummaries.subject, search), sqliteContains(aiSummaries.summary, search), sqliteContains(aiSummaries.sender, search))!);
+  if (search)
+    conditions.push(
+      or(
+        sqliteContains(aiSummaries.subject, search),
+        sqliteContains(aiSummaries.summary, search),
+        sqliteContains(aiSummaries.sender, search),
+      )!,
+    );
   const where = and(...conditions);
   const [rows, total] = await Promise.all([
-    db.select().from(aiSummaries).where(where).orderBy(desc(aiSummaries.pinned), desc(aiSummaries.receivedAt), asc(aiSummaries.messageId)).limit(page.limit).offset(page.offset).all(),
+    db
+      .select()
+      .from(aiSummaries)
+      .where(where)
+      .orderBy(desc(aiSummaries.pinned), desc(aiSummaries.receivedAt), asc(aiSummaries.messageId))
+      .limit(page.limit)
+      .offset(page.offset)
+      .all(),
     db.select({ n: sql<number>`count(*)` }).from(aiSummaries).where(where).get(),
   ]);
   return { rows, total: total?.n ?? 0 };
@@ -67,7 +81,10 @@ export async function updateSummary(db: MailDb, userId: number, messageId: strin
 
 /** Deletes a summary with its cached e-mail. */
 export async function deleteSummary(db: MailDb, userId: number, messageId: string): Promise<void> {
-  await db.batch([db.delete(aiSummaries).where(own(userId, messageId)), db.delete(aiEmails).where(and(eq(aiEmails.userId, userId), eq(aiEmails.messageId, messageId)))]);
+  await db.batch([
+    db.delete(aiSummaries).where(own(userId, messageId)),
+    db.delete(aiEmails).where(and(eq(aiEmails.userId, userId), eq(aiEmails.messageId, messageId))),
+  ]);
 }
 
 /** Toggles the pinned flag; answers the new one (undefined when there is no such summary). */
@@ -84,7 +101,14 @@ export async function togglePinned(db: MailDb, userId: number, messageId: string
 export async function cachedEmailPage(db: MailDb, userId: number, page: { offset: number; limit: number }) {
   const where = eq(aiEmails.userId, userId);
   const [rows, total] = await Promise.all([
-    db.select().from(aiEmails).where(where).orderBy(desc(aiEmails.cachedAt), asc(aiEmails.messageId)).limit(page.limit).offset(page.offset).all(),
+    db
+      .select()
+      .from(aiEmails)
+      .where(where)
+      .orderBy(desc(aiEmails.cachedAt), asc(aiEmails.messageId))
+      .limit(page.limit)
+      .offset(page.offset)
+      .all(),
     db.select({ n: sql<number>`count(*)` }).from(aiEmails).where(where).get(),
   ]);
   return { rows, total: total?.n ?? 0 };
@@ -93,7 +117,13 @@ export async function cachedEmailPage(db: MailDb, userId: number, page: { offset
 /** Inbox Zero: received mail needing a reply, and the owner's messages with no answer since (newest first). */
 export async function inboxZero(db: MailDb, userId: number, limit: number) {
   const [needs, awaiting] = await Promise.all([
-    db.select().from(aiSummaries).where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.needsReply, 1))).orderBy(desc(aiSummaries.receivedAt)).limit(limit).all(),
+    db
+      .select()
+      .from(aiSummaries)
+      .where(and(eq(aiSummaries.userId, userId), eq(aiSummaries.needsReply, 1)))
+      .orderBy(desc(aiSummaries.receivedAt))
+      .limit(limit)
+      .all(),
     // The owner's last word in a conversation: no inbound message after it.
     db
       .select()

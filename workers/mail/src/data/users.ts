@@ -11,7 +11,13 @@ export interface AssistantUser {
   created_at: string | null;
 }
 
-const view = (r: typeof aiUsers.$inferSelect): AssistantUser => ({ email: r.email, name: r.name, admin: false, added_by: r.addedBy, created_at: new Date(r.createdAt).toISOString() });
+const view = (r: typeof aiUsers.$inferSelect): AssistantUser => ({
+  email: r.email,
+  name: r.name,
+  admin: false,
+  added_by: r.addedBy,
+  created_at: new Date(r.createdAt).toISOString(),
+});
 
 /** The listed accounts, by address. */
 export async function listedUsers(db: MailDb): Promise<AssistantUser[]> {
@@ -19,9 +25,16 @@ export async function listedUsers(db: MailDb): Promise<AssistantUser[]> {
 }
 
 /** Lists an account (its address in lower case); `added` is false when it was listed already. */
-export async function addUser(db: MailDb, input: { email: string; name: string; addedBy: string }): Promise<{ user: AssistantUser; added: boolean }> {
+export async function addUser(
+  db: MailDb,
+  input: { email: string; name: string; addedBy: string },
+): Promise<{ user: AssistantUser; added: boolean }> {
   const email = input.email.toLowerCase();
-  const added = await db.insert(aiUsers).values({ email, name: input.name, addedBy: input.addedBy, createdAt: Date.now() }).onConflictDoNothing().returning();
+  const added = await db
+    .insert(aiUsers)
+    .values({ email, name: input.name, addedBy: input.addedBy, createdAt: Date.now() })
+    .onConflictDoNothing()
+    .returning();
   const row = added[0] ?? (await db.select().from(aiUsers).where(eq(aiUsers.email, email)).get())!;
   return { user: view(row), added: added.length > 0 };
 }

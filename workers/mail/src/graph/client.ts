@@ -15,18 +15,40 @@ export interface GraphTransport {
 }
 
 /** The same transport with every call marked background work: reads of the mailbox go first (see Semaphore). */
-export const inBackground = (transport: GraphTransport): GraphTransport => ({ graph: (request) => transport.graph({ ...request, priority: 'background' }) });
+export const inBackground = (transport: GraphTransport): GraphTransport => ({
+  graph: (request) => transport.graph({ ...request, priority: 'background' }),
+});
 
 export const WELL_KNOWN_FOLDERS = ['inbox', 'sentitems', 'drafts', 'deleteditems', 'archive', 'junkemail'] as const;
 export type WellKnownFolder = (typeof WELL_KNOWN_FOLDERS)[number];
 
 /** Fields of a message in a list: small payloads (no body). */
 export const LIST_FIELDS = [
-  'id', 'conversationId', 'subject', 'bodyPreview', 'from', 'toRecipients', 'receivedDateTime', 'sentDateTime',
-  'isRead', 'isDraft', 'hasAttachments', 'importance', 'parentFolderId',
+  'id',
+  'conversationId',
+  'subject',
+  'bodyPreview',
+  'from',
+  'toRecipients',
+  'receivedDateTime',
+  'sentDateTime',
+  'isRead',
+  'isDraft',
+  'hasAttachments',
+  'importance',
+  'parentFolderId',
 ] as const;
 /** Fields of a whole message. */
-export const DETAIL_FIELDS = [...LIST_FIELDS, 'body', 'sender', 'ccRecipients', 'bccRecipients', 'replyTo', 'internetMessageId', 'webLink'] as const;
+export const DETAIL_FIELDS = [
+  ...LIST_FIELDS,
+  'body',
+  'sender',
+  'ccRecipients',
+  'bccRecipients',
+  'replyTo',
+  'internetMessageId',
+  'webLink',
+] as const;
 const FOLDER_FIELDS = ['id', 'displayName', 'parentFolderId', 'childFolderCount', 'unreadItemCount', 'totalItemCount'] as const;
 /** Fields of an attachment without its content. */
 const ATTACHMENT_FIELDS = 'id,name,contentType,size,isInline';
@@ -48,10 +70,18 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 
 /** Graph's failure as this service's answer: 401 not connected, 404/400 passed on, 502 otherwise. */
 export function graphHttpError(result: Extract<GraphResult, { ok: false }>): HttpError {
-  if (result.kind === 'not_connected') return new HttpError(401, 'mailbox_not_connected', 'No mailbox is connected (or its authorisation was withdrawn): connect it at /connect.');
+  if (result.kind === 'not_connected')
+    return new HttpError(
+      401,
+      'mailbox_not_connected',
+      'No mailbox is connected (or its authorisation was withdrawn): connect it at /connect.',
+    );
   if (result.kind === 'rejected') {
     if (result.status === 404) return new HttpError(404, 'not_found', `Graph has no such item (${result.message}).`);
-    return new HttpError(400, 'graph_rejected', `Graph refused the request: ${result.message}`, { graph_code: result.code, graph_status: result.status });
+    return new HttpError(400, 'graph_rejected', `Graph refused the request: ${result.message}`, {
+      graph_code: result.code,
+      graph_status: result.status,
+    });
   }
   return new HttpError(502, 'graph_unavailable', `The mail service failed: ${result.message}`, {
     graph_code: result.code,
@@ -93,7 +123,8 @@ export class GraphClient {
 
   /** A nextLink as a path under the base URL; anything pointing elsewhere is refused. */
   relativeLink(link: string): string {
-    if (!link.startsWith(`${this.baseUrl}/`)) throw new HttpError(502, 'graph_unavailable', 'Graph answered a next page outside its own address.');
+    if (!link.startsWith(`${this.baseUrl}/`))
+      throw new HttpError(502, 'graph_unavailable', 'Graph answered a next page outside its own address.');
     return link.slice(this.baseUrl.length);
   }
 
@@ -124,7 +155,11 @@ export class GraphClient {
     // Bounded like paging: a folder tree deeper than this is not walked further.
     for (let depth = 0; depth < MAX_FOLDER_DEPTH && level.length; depth++) {
       const parents = level.filter((folder) => (folder.childFolderCount ?? 0) > 0 && folder.id);
-      const children = await Promise.all(parents.map((folder) => this.all<MailFolder>(`/me/mailFolders/${enc(folder.id!)}/childFolders${query({ $top: 100, $select: select(FOLDER_FIELDS) })}`)));
+      const children = await Promise.all(
+        parents.map((folder) =>
+          this.all<MailFolder>(`/me/mailFolders/${enc(folder.id!)}/childFolders${query({ $top: 100, $select: select(FOLDER_FIELDS) })}`),
+        ),
+      );
       level = children.flat();
       all.push(...level);
     }
@@ -145,22 +180,33 @@ export class GraphClient {
     })}`;
   }
 
-  messages(folderId: string, options: { top: number; skip?: number; search?: string; fields?: readonly string[] }): Promise<Collection<Message>> {
+  messages(
+    folderId: string,
+    options: { top: number; skip?: number; search?: string; fields?: readonly string[] },
+  ): Promise<Collection<Message>> {
     return this.page<Message>(this.messagesPath(folderId, options));
   }
 
   message(id: string, options: { attachments?: boolean } = {}): Promise<Message> {
-    return this.get<Message>(`/me/messages/${enc(id)}${query({ $select: select(DETAIL_FIELDS), $expand: options.attachments ? `attachments($select=${ATTACHMENT_FIELDS})` : undefined })}`);
+    return this.get<Message>(
+      `/me/messages/${enc(id)}${query({ $select: select(DETAIL_FIELDS), $expand: options.attachments ? `attachments($select=${ATTACHMENT_FIELDS})` : undefined })}`,
+    );
   }
 
   /** Every message of a conversation, in every folder. */
   conversation(conversationId: string, fields: readonly string[] = DETAIL_FIELDS): Promise<Message[]> {
-    return this.all<Message>(`/me/messages${query({ $filter: `conversationId eq '${conversationId.replace(/'/g, "''")}'`, $select: select(fields), $top: 100 })}`, 500);
+    return this.all<Message>(
+      `/me/messages${query({ $filter: `conversationId eq '${conversationId.replace(/'/g, "''")}'`, $select: select(fields), $top: 100 })}`,
+      500,
+    );
   }
 
   /** conversationId of the newest `limit` messages of the mailbox. */
   recentConversationIds(limit: number): Promise<Pick<Message, 'id' | 'conversationId'>[]> {
-    return this.all<Message>(`/me/messages${query({ $select: 'id,conversationId', $orderby: 'receivedDateTime desc', $top: Math.min(limit, 1000) })}`, limit);
+    return this.all<Message>(
+      `/me/messages${query({ $select: 'id,conversationId', $orderby: 'receivedDateTime desc', $top: Math.min(limit, 1000) })}`,
+      limit,
+    );
   }
 
   /** The raw bytes at a path (a `$value`). */

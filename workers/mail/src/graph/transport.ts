@@ -52,7 +52,12 @@ export class Semaphore {
 
   /** In flight now, and waiting (for the tests and the traces). */
   get state() {
-    return { active: this.active, activeBackground: this.activeBackground, waitingReads: this.reads.length, waitingBackground: this.background.length };
+    return {
+      active: this.active,
+      activeBackground: this.activeBackground,
+      waitingReads: this.reads.length,
+      waitingBackground: this.background.length,
+    };
   }
 
   acquire(priority: GraphPriority = 'read'): Promise<() => void> {
@@ -100,7 +105,10 @@ async function graphError(res: Response): Promise<{ code: string; message: strin
   const error = typeof body === 'object' && body !== null ? Reflect.get(body, 'error') : undefined;
   const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
   const message = typeof error === 'object' && error !== null ? Reflect.get(error, 'message') : undefined;
-  return { code: typeof code === 'string' ? code : `http_${res.status}`, message: typeof message === 'string' ? message : res.statusText || `HTTP ${res.status}` };
+  return {
+    code: typeof code === 'string' ? code : `http_${res.status}`,
+    message: typeof message === 'string' ? message : res.statusText || `HTTP ${res.status}`,
+  };
 }
 
 export interface SendOptions {
@@ -153,7 +161,12 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
       }
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      return unavailable(timedOut ? 'graph_timeout' : 'graph_unreachable', timedOut ? `Graph did not answer within ${settings.GRAPH_TIMEOUT_MS} ms` : `Graph could not be reached: ${err instanceof Error ? err.message : String(err)}`);
+      return unavailable(
+        timedOut ? 'graph_timeout' : 'graph_unreachable',
+        timedOut
+          ? `Graph did not answer within ${settings.GRAPH_TIMEOUT_MS} ms`
+          : `Graph could not be reached: ${err instanceof Error ? err.message : String(err)}`,
+      );
     } finally {
       release();
     }
@@ -174,7 +187,14 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
         continue;
       }
       const { code, message } = await graphError(res);
-      return { ok: false, kind: 'unavailable', status: res.status, code, message: `Graph is throttling or unavailable (${message})`, retryAfterSeconds: wait };
+      return {
+        ok: false,
+        kind: 'unavailable',
+        status: res.status,
+        code,
+        message: `Graph is throttling or unavailable (${message})`,
+        retryAfterSeconds: wait,
+      };
     }
     const { code, message } = await graphError(res);
     if (res.status === 401) return notConnected(message);
@@ -188,7 +208,10 @@ async function tokenOrFailure(token: SendOptions['token'], renew: boolean): Prom
   try {
     return (await token(renew)) ?? notConnected();
   } catch (err) {
-    return unavailable('identity_unavailable', `The mailbox token could not be refreshed: ${err instanceof Error ? err.message : String(err)}`);
+    return unavailable(
+      'identity_unavailable',
+      `The mailbox token could not be refreshed: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

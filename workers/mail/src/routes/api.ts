@@ -8,9 +8,38 @@ import { NUL_MESSAGE, hasNul } from '#shared/text.ts';
 import type { MailEnv } from '../context.ts';
 import { folderTree, resolveFolder } from '../folders.ts';
 import { apiMailbox, apiSession, csrf, limitBody } from '../guards.ts';
-import { AddressSchema, FolderInTreeSchema, FolderSchema, MessageSchema, MessageSummarySchema, asHtml, folderView, messageView, summaryView } from '../mail-views.ts';
-import { type AssistantFields, DraftOrigin, MessageAssistantSchema, ThreadSummarySchema, assistantAllowed, assistantFields, storedThreadSummary } from '../assistant-fields.ts';
-import { INLINE_IMAGE_TYPES, MAX_INLINE_IMAGE_BYTES, MAX_INLINE_TOTAL_BYTES, contentIdKey, contentIdsIn, dataUrl, frameCsp, frameDocument, sanitiseMailHtml, textDocumentBody } from '../html-mail.ts';
+import {
+  AddressSchema,
+  FolderInTreeSchema,
+  FolderSchema,
+  MessageSchema,
+  MessageSummarySchema,
+  asHtml,
+  folderView,
+  messageView,
+  summaryView,
+} from '../mail-views.ts';
+import {
+  type AssistantFields,
+  DraftOrigin,
+  MessageAssistantSchema,
+  ThreadSummarySchema,
+  assistantAllowed,
+  assistantFields,
+  storedThreadSummary,
+} from '../assistant-fields.ts';
+import {
+  INLINE_IMAGE_TYPES,
+  MAX_INLINE_IMAGE_BYTES,
+  MAX_INLINE_TOTAL_BYTES,
+  contentIdKey,
+  contentIdsIn,
+  dataUrl,
+  frameCsp,
+  frameDocument,
+  sanitiseMailHtml,
+  textDocumentBody,
+} from '../html-mail.ts';
 
 /** The mailbox's JSON routes (gate "token": a session and a connected mailbox). */
 
@@ -27,7 +56,10 @@ const folderName = z
   .refine(noNul, NUL_MESSAGE)
   .openapi({ param: { name: 'folder_name', in: 'path' }, example: 'inbox' });
 
-export const ErrorSchema = z.object({ error: z.string(), message: z.string(), request_id: z.string().optional() }).passthrough().openapi('Error');
+export const ErrorSchema = z
+  .object({ error: z.string(), message: z.string(), request_id: z.string().optional() })
+  .passthrough()
+  .openapi('Error');
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 /** A route's required JSON body (`request` of createRoute). */
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
@@ -66,7 +98,13 @@ api.openapi(
     summary: 'Folders with unread and total counts',
     security,
     middleware: readGuards,
-    responses: { 200: json(z.object({ folders: z.array(FolderInTreeSchema) }), 'Every folder as Outlook draws it: each under its parent, well-known folders first, then by name'), ...readErrors },
+    responses: {
+      200: json(
+        z.object({ folders: z.array(FolderInTreeSchema) }),
+        'Every folder as Outlook draws it: each under its parent, well-known folders first, then by name',
+      ),
+      ...readErrors,
+    },
   }),
   async (c) => {
     const [folders, wellKnown] = await Promise.all([c.var.graph.folders(), c.var.mailbox.wellKnownFolders()]);
@@ -89,12 +127,21 @@ const ListQuery = z.object({
 
 // What the assistant adds to a message of the mailbox's answers (null for an account not allowed the assistant, or a message it has not read).
 const assistantOfMessage = {
-  assistant: MessageAssistantSchema.nullable().openapi({ description: 'The assistant’s stored category, summary and reply state; null when it has none (or the account may not use the assistant)' }),
-  draftOrigin: DraftOrigin.nullable().openapi({ description: 'For a reply draft of the assistant: "model draft" or "template reply"; null for any other message' }),
+  assistant: MessageAssistantSchema.nullable().openapi({
+    description:
+      'The assistant’s stored category, summary and reply state; null when it has none (or the account may not use the assistant)',
+  }),
+  draftOrigin: DraftOrigin.nullable().openapi({
+    description: 'For a reply draft of the assistant: "model draft" or "template reply"; null for any other message',
+  }),
 };
 const ListItemSchema = MessageSummarySchema.extend(assistantOfMessage).openapi('MessageListItem');
 const MessageWithAssistantSchema = MessageSchema.extend(assistantOfMessage).openapi('MessageWithAssistant');
-const withAssistant = <T extends { id: string }>(view: T, fields: AssistantFields) => ({ ...view, assistant: fields.messages.get(view.id) ?? null, draftOrigin: fields.drafts.get(view.id) ?? null });
+const withAssistant = <T extends { id: string }>(view: T, fields: AssistantFields) => ({
+  ...view,
+  assistant: fields.messages.get(view.id) ?? null,
+  draftOrigin: fields.drafts.get(view.id) ?? null,
+});
 
 const ListAnswer = z.object({
   folder: FolderSchema,
@@ -111,7 +158,10 @@ const encodeCursor = (path: string) => toBase64Url(utf8(path));
 function decodeCursor(cursor: string, folderId: string): string {
   const bytes = fromBase64Url(cursor);
   const path = bytes ? new TextDecoder().decode(bytes) : '';
-  if (!path.startsWith(`/me/mailFolders/${encodeURIComponent(folderId)}/messages?`)) throw new HttpError(400, 'invalid_request', 'query.next: not a cursor of this folder', { issues: [{ field: 'query.next', message: 'not a cursor of this folder' }] });
+  if (!path.startsWith(`/me/mailFolders/${encodeURIComponent(folderId)}/messages?`))
+    throw new HttpError(400, 'invalid_request', 'query.next: not a cursor of this folder', {
+      issues: [{ field: 'query.next', message: 'not a cursor of this folder' }],
+    });
   return path;
 }
 
@@ -129,7 +179,10 @@ api.openapi(
   async (c) => {
     const { folder_name } = c.req.valid('param');
     const { top = 25, q, skip = 0, next } = c.req.valid('query');
-    if (q !== undefined && skip) throw new HttpError(400, 'invalid_request', 'query.skip: search results are paged with `next`, not `skip`', { issues: [{ field: 'query.skip', message: 'not with q' }] });
+    if (q !== undefined && skip)
+      throw new HttpError(400, 'invalid_request', 'query.skip: search results are paged with `next`, not `skip`', {
+        issues: [{ field: 'query.skip', message: 'not with q' }],
+      });
     const graph = c.var.graph;
     const folderId = await resolveFolder(graph, folder_name);
     const search = q?.trim() || undefined;
@@ -142,12 +195,18 @@ api.openapi(
       items = await graph.all<Message>(graph.messagesPath(folderId, { top: 100, search }), MAX_ALL);
       count = search ? null : (folder.totalItemCount ?? null);
     } else {
-      const page = next ? await graph.page<Message>(decodeCursor(next, folder.id ?? folderId)) : await graph.messages(folder.id ?? folderId, { top, skip, search });
+      const page = next
+        ? await graph.page<Message>(decodeCursor(next, folder.id ?? folderId))
+        : await graph.messages(folder.id ?? folderId, { top, skip, search });
       items = page.value;
       count = search ? null : (page['@odata.count'] ?? folder.totalItemCount ?? null);
       nextLink = page['@odata.nextLink'];
     }
-    const fields = await assistantFields(c, items.map((m) => m.id ?? ''), await allowed);
+    const fields = await assistantFields(
+      c,
+      items.map((m) => m.id ?? ''),
+      await allowed,
+    );
     return c.json(
       {
         folder: folderView(folder, wellKnown),
@@ -178,7 +237,11 @@ api.openapi(
   }),
   async (c) => {
     const { message_id } = c.req.valid('param');
-    const [message, wellKnown, allowed] = await Promise.all([c.var.graph.message(message_id, { attachments: true }), c.var.mailbox.wellKnownFolders(), assistantAllowed(c)]);
+    const [message, wellKnown, allowed] = await Promise.all([
+      c.var.graph.message(message_id, { attachments: true }),
+      c.var.mailbox.wellKnownFolders(),
+      assistantAllowed(c),
+    ]);
     const fields = await assistantFields(c, [message.id ?? message_id], allowed);
     return c.json(withAssistant(messageView(message, wellKnown), fields), 200);
   },
@@ -199,7 +262,10 @@ api.openapi(
           conversationId: z.string(),
           messages: z.array(MessageWithAssistantSchema),
           assistant: z.boolean().openapi({ description: 'Whether the account may use the assistant' }),
-          threadSummary: ThreadSummarySchema.nullable().openapi({ description: 'The conversation’s stored rolling summary (POST /api/threads/{thread_id}/update-summary makes or updates it); null when none yet' }),
+          threadSummary: ThreadSummarySchema.nullable().openapi({
+            description:
+              'The conversation’s stored rolling summary (POST /api/threads/{thread_id}/update-summary makes or updates it); null when none yet',
+          }),
         }),
         'The thread',
       ),
@@ -209,13 +275,32 @@ api.openapi(
   async (c) => {
     const { message_id } = c.req.valid('param');
     const graph = c.var.graph;
-    const [first, wellKnown, allowed] = await Promise.all([graph.message(message_id), c.var.mailbox.wellKnownFolders(), assistantAllowed(c)]);
+    const [first, wellKnown, allowed] = await Promise.all([
+      graph.message(message_id),
+      c.var.mailbox.wellKnownFolders(),
+      assistantAllowed(c),
+    ]);
     const conversationId = first.conversationId;
     const messages = conversationId ? await graph.conversation(conversationId) : [first];
     const time = (m: Message) => Date.parse(m.receivedDateTime ?? m.sentDateTime ?? '') || 0;
     messages.sort((a, b) => time(a) - time(b));
-    const [fields, threadSummary] = await Promise.all([assistantFields(c, messages.map((m) => m.id ?? ''), allowed), storedThreadSummary(c, allowed, conversationId ?? '')]);
-    return c.json({ conversationId: conversationId ?? '', messages: messages.map((m) => withAssistant(messageView(m, wellKnown), fields)), assistant: fields.allowed, threadSummary }, 200);
+    const [fields, threadSummary] = await Promise.all([
+      assistantFields(
+        c,
+        messages.map((m) => m.id ?? ''),
+        allowed,
+      ),
+      storedThreadSummary(c, allowed, conversationId ?? ''),
+    ]);
+    return c.json(
+      {
+        conversationId: conversationId ?? '',
+        messages: messages.map((m) => withAssistant(messageView(m, wellKnown), fields)),
+        assistant: fields.allowed,
+        threadSummary,
+      },
+      200,
+    );
   },
 );
 
@@ -227,14 +312,20 @@ api.openapi(
     method: 'get',
     path: '/api/email/{message_id}/html',
     tags: ['Mail'],
-    summary: 'The message body as a sandboxed document: sanitised HTML (nothing that runs, submits or navigates), cid: images from its inline attachments, remote images only with images=remote',
+    summary:
+      'The message body as a sandboxed document: sanitised HTML (nothing that runs, submits or navigates), cid: images from its inline attachments, remote images only with images=remote',
     description:
-      'Drawn by the mail client in `<iframe sandbox>`; answered with its own policy (`sandbox`, `default-src \'none\'`, images from `data:` — and `https:` with images=remote —, inline styles, framed by this service only). A text body is shown as preformatted text.',
+      "Drawn by the mail client in `<iframe sandbox>`; answered with its own policy (`sandbox`, `default-src 'none'`, images from `data:` — and `https:` with images=remote —, inline styles, framed by this service only). A text body is shown as preformatted text.",
     security,
     middleware: readGuards,
     request: {
       params: z.object({ message_id: messageId }),
-      query: z.object({ images: z.enum(['blocked', 'remote']).optional().openapi({ description: '`remote`: load the remote (https) images the reader asked for; blocked by default' }) }),
+      query: z.object({
+        images: z
+          .enum(['blocked', 'remote'])
+          .optional()
+          .openapi({ description: '`remote`: load the remote (https) images the reader asked for; blocked by default' }),
+      }),
     },
     responses: { 200: { description: 'The frame document', content: { 'text/html': { schema: z.string() } } }, ...readErrors },
   }),
@@ -265,13 +356,25 @@ async function inlineImages(c: Context<MailEnv>, messageId: string, wanted: Set<
   const found = new Map<string, string>();
   if (!wanted.size) return found;
   const graph = c.var.graph;
-  const list = await graph.all<{ id?: string; contentType?: string; size?: number; contentId?: string | null }>(`/me/messages/${encodeURIComponent(messageId)}/attachments?$select=${FRAME_ATTACHMENT_FIELDS}`, 100);
+  const list = await graph.all<{ id?: string; contentType?: string; size?: number; contentId?: string | null }>(
+    `/me/messages/${encodeURIComponent(messageId)}/attachments?$select=${FRAME_ATTACHMENT_FIELDS}`,
+    100,
+  );
   let total = 0;
   const chosen = list.filter((a) => {
     const key = a.contentId ? contentIdKey(a.contentId) : '';
     const type = (a.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
     const size = a.size ?? 0;
-    if (!a.id || !key || !wanted.has(key) || found.has(key) || !INLINE_IMAGE_TYPES.has(type) || size > MAX_INLINE_IMAGE_BYTES || total + size > MAX_INLINE_TOTAL_BYTES) return false;
+    if (
+      !a.id ||
+      !key ||
+      !wanted.has(key) ||
+      found.has(key) ||
+      !INLINE_IMAGE_TYPES.has(type) ||
+      size > MAX_INLINE_IMAGE_BYTES ||
+      total + size > MAX_INLINE_TOTAL_BYTES
+    )
+      return false;
     total += size;
     found.set(key, '');
     return true;
@@ -280,7 +383,8 @@ async function inlineImages(c: Context<MailEnv>, messageId: string, wanted: Set<
   await Promise.all(
     chosen.map(async (a) => {
       const bytes = await graph.attachmentBytes(messageId, a.id!);
-      if (bytes.byteLength <= MAX_INLINE_IMAGE_BYTES) found.set(contentIdKey(a.contentId!), dataUrl((a.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase(), bytes));
+      if (bytes.byteLength <= MAX_INLINE_IMAGE_BYTES)
+        found.set(contentIdKey(a.contentId!), dataUrl((a.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase(), bytes));
     }),
   );
   return found;
@@ -301,7 +405,11 @@ api.openapi(
     const { message_id } = c.req.valid('param');
     const graph = c.var.graph;
     const [mime, message] = await Promise.all([graph.mime(message_id), graph.message(message_id)]);
-    const name = (message.subject ?? 'message').replace(/[^\w .()-]+/g, '_').trim().slice(0, 80) || 'message';
+    const name =
+      (message.subject ?? 'message')
+        .replace(/[^\w .()-]+/g, '_')
+        .trim()
+        .slice(0, 80) || 'message';
     return c.body(mime, 200, downloadHeaders('message/rfc822', `${name}.eml`));
   },
 );
@@ -314,8 +422,21 @@ api.openapi(
     summary: 'Messages per conversation over the newest messages of the mailbox',
     security,
     middleware: readGuards,
-    request: { query: z.object({ top: z.coerce.number().int().min(1).max(2000).optional().openapi({ description: 'How many of the newest messages to count (default 500)' }) }) },
-    responses: { 200: json(z.object({ counts: z.record(z.string(), z.number().int()), scanned: z.number().int() }), 'conversationId → count'), ...readErrors },
+    request: {
+      query: z.object({
+        top: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(2000)
+          .optional()
+          .openapi({ description: 'How many of the newest messages to count (default 500)' }),
+      }),
+    },
+    responses: {
+      200: json(z.object({ counts: z.record(z.string(), z.number().int()), scanned: z.number().int() }), 'conversationId → count'),
+      ...readErrors,
+    },
   }),
   async (c) => {
     const { top = 500 } = c.req.valid('query');
@@ -396,7 +517,10 @@ api.openapi(
     middleware: writeGuards(4096),
     request: {
       params: z.object({ message_id: messageId }),
-      body: { content: { 'application/json': { schema: z.object({ dest_folder_id: text(255).pipe(z.string().min(1, 'is required')) }) } }, required: true },
+      body: {
+        content: { 'application/json': { schema: z.object({ dest_folder_id: text(255).pipe(z.string().min(1, 'is required')) }) } },
+        required: true,
+      },
     },
     responses: { 200: json(MovedSchema, 'The moved message (its id stays: immutable ids)'), ...writeErrors },
   }),
@@ -440,7 +564,8 @@ const addressList = z
   .transform((value, ctx) => {
     const list = (Array.isArray(value) ? value : (value ?? '').split(/[,;]/)).map((a) => a.trim()).filter(Boolean);
     for (const a of list) {
-      if (a.length > 320 || !z.email().safeParse(a).success) ctx.addIssue({ code: 'custom', message: `"${a.slice(0, 100)}" is not an e-mail address` });
+      if (a.length > 320 || !z.email().safeParse(a).success)
+        ctx.addIssue({ code: 'custom', message: `"${a.slice(0, 100)}" is not an e-mail address` });
     }
     if (list.length > 100) ctx.addIssue({ code: 'custom', message: 'at most 100 addresses' });
     return list;
@@ -460,7 +585,10 @@ export const messageFields = {
 
 const ComposeBody = z
   .object(messageFields)
-  .refine((b) => b.to.length + b.cc.length + b.bcc.length > 0, { message: 'at least one recipient (to, cc or bcc) is required', path: ['to'] })
+  .refine((b) => b.to.length + b.cc.length + b.bcc.length > 0, {
+    message: 'at least one recipient (to, cc or bcc) is required',
+    path: ['to'],
+  })
   .openapi('Compose');
 
 api.openapi(
@@ -472,7 +600,10 @@ api.openapi(
     security,
     middleware: writeGuards(2 * 1024 * 1024),
     request: jsonBody(ComposeBody),
-    responses: { 202: json(z.object({ sent: z.literal(true), recipients: z.number().int() }), 'Accepted by Graph for delivery'), ...writeErrors },
+    responses: {
+      202: json(z.object({ sent: z.literal(true), recipients: z.number().int() }), 'Accepted by Graph for delivery'),
+      ...writeErrors,
+    },
   }),
   async (c) => {
     const mail = c.req.valid('json');
@@ -504,7 +635,10 @@ api.openapi(
     summary: 'Replies to a message: createReply (quoting the original), the text and extra CC/BCC, then send',
     security,
     middleware: writeGuards(2 * 1024 * 1024),
-    request: { params: z.object({ message_id: messageId }), body: { content: { 'application/json': { schema: ReplyBody } }, required: true } },
+    request: {
+      params: z.object({ message_id: messageId }),
+      body: { content: { 'application/json': { schema: ReplyBody } }, required: true },
+    },
     responses: { 202: json(z.object({ sent: z.literal(true), draftId: z.string() }), 'Sent'), ...writeErrors },
   }),
   async (c) => {
@@ -528,4 +662,3 @@ api.openapi(
     return c.json({ sent: true as const, draftId: draft.id }, 202);
   },
 );
-

@@ -43,12 +43,21 @@ summariesApi.openapi(
     security,
     middleware: read,
     request: { query: SummaryQuery },
-    responses: { 200: ok(z.object({ items: z.array(SummarySchema), page: z.number().int(), page_size: z.number().int(), total: z.number().int() })), ...readErrors },
+    responses: {
+      200: ok(z.object({ items: z.array(SummarySchema), page: z.number().int(), page_size: z.number().int(), total: z.number().int() })),
+      ...readErrors,
+    },
   }),
   async (c) => {
     const q = c.req.valid('query');
     const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
-    const filter = { search: q.search, direction: q.direction, category: q.category, pinned: flag(q.pinned), needsReply: flag(q.needs_reply) };
+    const filter = {
+      search: q.search,
+      direction: q.direction,
+      category: q.category,
+      pinned: flag(q.pinned),
+      needsReply: flag(q.needs_reply),
+    };
     const { rows, total } = await summaryPage(c.var.db, c.var.user.id, filter, { offset: (q.page - 1) * q.page_size, limit: q.page_size });
     return c.json({ items: rows.map(summaryRow), page: q.page, page_size: q.page_size, total }, 200);
   },
@@ -61,7 +70,16 @@ async function summaryOr404(c: MailContext, id: string) {
 }
 
 summariesApi.openapi(
-  createRoute({ method: 'get', path: '/api/docdb/email_summaries/{message_id}', tags: ['Summaries'], summary: 'One summary document', security, middleware: read, request: { params: MessageParam }, responses: { 200: ok(SummarySchema), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/docdb/email_summaries/{message_id}',
+    tags: ['Summaries'],
+    summary: 'One summary document',
+    security,
+    middleware: read,
+    request: { params: MessageParam },
+    responses: { 200: ok(SummarySchema), ...readErrors },
+  }),
   async (c) => c.json(summaryRow(await summaryOr404(c, c.req.valid('param').message_id)), 200),
 );
 
@@ -73,7 +91,20 @@ summariesApi.openapi(
     summary: 'Updates a summary document (summary, bullets, category, pinned, needs_reply)',
     security,
     middleware: write(),
-    request: { params: MessageParam, ...jsonBody(z.object({ summary: text(4000).optional(), bullets: z.array(text(1000)).max(20).optional(), category: categoryName.or(z.literal('unknown')).optional(), pinned: z.boolean().optional(), needs_reply: z.boolean().optional() }).strict()) },
+    request: {
+      params: MessageParam,
+      ...jsonBody(
+        z
+          .object({
+            summary: text(4000).optional(),
+            bullets: z.array(text(1000)).max(20).optional(),
+            category: categoryName.or(z.literal('unknown')).optional(),
+            pinned: z.boolean().optional(),
+            needs_reply: z.boolean().optional(),
+          })
+          .strict(),
+      ),
+    },
     responses: { 200: ok(SummarySchema), ...writeErrors },
   }),
   async (c) => {
@@ -81,8 +112,12 @@ summariesApi.openapi(
     await summaryOr404(c, message_id);
     const input = c.req.valid('json');
     const userId = c.var.user.id;
-    const category = input.category === undefined || input.category === 'unknown' ? undefined : (await categoriesOf(c.var.db, userId)).find((x) => x.name === input.category);
-    if (input.category && input.category !== 'unknown' && !category) throw new HttpError(400, 'unknown_category', `No category ${input.category}.`);
+    const category =
+      input.category === undefined || input.category === 'unknown'
+        ? undefined
+        : (await categoriesOf(c.var.db, userId)).find((x) => x.name === input.category);
+    if (input.category && input.category !== 'unknown' && !category)
+      throw new HttpError(400, 'unknown_category', `No category ${input.category}.`);
     await updateSummary(c.var.db, userId, message_id, {
       summary: input.summary,
       bullets: input.bullets,
@@ -95,7 +130,16 @@ summariesApi.openapi(
 );
 
 summariesApi.openapi(
-  createRoute({ method: 'delete', path: '/api/docdb/email_summaries/{message_id}', tags: ['Summaries'], summary: 'Deletes a summary document (and the cached e-mail)', security, middleware: write(1024), request: { params: MessageParam }, responses: { 200: ok(z.object({ deleted: z.literal(true), message_id: z.string() })), ...writeErrors } }),
+  createRoute({
+    method: 'delete',
+    path: '/api/docdb/email_summaries/{message_id}',
+    tags: ['Summaries'],
+    summary: 'Deletes a summary document (and the cached e-mail)',
+    security,
+    middleware: write(1024),
+    request: { params: MessageParam },
+    responses: { 200: ok(z.object({ deleted: z.literal(true), message_id: z.string() })), ...writeErrors },
+  }),
   async (c) => {
     const { message_id } = c.req.valid('param');
     await summaryOr404(c, message_id);
@@ -105,7 +149,16 @@ summariesApi.openapi(
 );
 
 summariesApi.openapi(
-  createRoute({ method: 'post', path: '/api/docdb/email_summaries/{message_id}/pin', tags: ['Summaries'], summary: 'Toggles the pinned flag', security, middleware: write(1024), request: { params: MessageParam }, responses: { 200: ok(z.object({ message_id: z.string(), pinned: z.boolean() })), ...writeErrors } }),
+  createRoute({
+    method: 'post',
+    path: '/api/docdb/email_summaries/{message_id}/pin',
+    tags: ['Summaries'],
+    summary: 'Toggles the pinned flag',
+    security,
+    middleware: write(1024),
+    request: { params: MessageParam },
+    responses: { 200: ok(z.object({ message_id: z.string(), pinned: z.boolean() })), ...writeErrors },
+  }),
   async (c) => {
     const { message_id } = c.req.valid('param');
     await summaryOr404(c, message_id);
@@ -148,12 +201,48 @@ summariesApi.openapi(
     middleware: read,
     // a cached e-mail holds up to ~400 kB of text: at most 10 a page keeps an answer to a few MB
     request: { query: z.object({ ...Page, page_size: z.coerce.number().int().min(1).max(10).default(10) }) },
-    responses: { 200: ok(z.object({ items: z.array(z.object({ message_id: z.string(), subject: z.string(), sender: z.string(), body_text: z.string(), clean_text: z.string(), received_at: z.string(), cached_at: z.string() })), page: z.number().int(), page_size: z.number().int(), total: z.number().int() })), ...readErrors },
+    responses: {
+      200: ok(
+        z.object({
+          items: z.array(
+            z.object({
+              message_id: z.string(),
+              subject: z.string(),
+              sender: z.string(),
+              body_text: z.string(),
+              clean_text: z.string(),
+              received_at: z.string(),
+              cached_at: z.string(),
+            }),
+          ),
+          page: z.number().int(),
+          page_size: z.number().int(),
+          total: z.number().int(),
+        }),
+      ),
+      ...readErrors,
+    },
   }),
   async (c) => {
     const q = c.req.valid('query');
     const { rows, total } = await cachedEmailPage(c.var.db, c.var.user.id, { offset: (q.page - 1) * q.page_size, limit: q.page_size });
-    return c.json({ items: rows.map((r) => ({ message_id: r.messageId, subject: r.subject, sender: r.sender, body_text: r.bodyText, clean_text: r.cleanText, received_at: iso(r.receivedAt), cached_at: iso(r.cachedAt) })), page: q.page, page_size: q.page_size, total }, 200);
+    return c.json(
+      {
+        items: rows.map((r) => ({
+          message_id: r.messageId,
+          subject: r.subject,
+          sender: r.sender,
+          body_text: r.bodyText,
+          clean_text: r.cleanText,
+          received_at: iso(r.receivedAt),
+          cached_at: iso(r.cachedAt),
+        })),
+        page: q.page,
+        page_size: q.page_size,
+        total,
+      },
+      200,
+    );
   },
 );
 
@@ -172,11 +261,16 @@ summariesApi.openapi(
     method: 'post',
     path: '/api/save-summary-direct',
     tags: ['Summaries'],
-    summary: 'Summarises a message (signature, disclaimer and quoted reply removed), categorises it, caches it; recipients from Graph when the mailbox is connected, else the message given in the body',
+    summary:
+      'Summarises a message (signature, disclaimer and quoted reply removed), categorises it, caches it; recipients from Graph when the mailbox is connected, else the message given in the body',
     security,
     middleware: write(1024 * 1024),
     request: jsonBody(DirectInput),
-    responses: { 200: ok(SummarySchema.extend({ trace_id: TraceId, enriched: z.boolean() })), ...aiErrors, 502: json(ErrorSchema, 'The model or Graph failed') },
+    responses: {
+      200: ok(SummarySchema.extend({ trace_id: TraceId, enriched: z.boolean() })),
+      ...aiErrors,
+      502: json(ErrorSchema, 'The model or Graph failed'),
+    },
   }),
   async (c) => {
     const input = c.req.valid('json');
@@ -187,11 +281,23 @@ summariesApi.openapi(
     if (status.connected) {
       c.set('mailbox', mailbox);
       const graph = tracedGraph(c, ctx);
-      result = await traced(ctx, async () => processMessage(ctx, graph, await graph.message(input.message_id), { ownAddress: status.account?.mail, draft: false }));
+      result = await traced(ctx, async () =>
+        processMessage(ctx, graph, await graph.message(input.message_id), { ownAddress: status.account?.mail, draft: false }),
+      );
     } else {
-      if (input.body === undefined) throw new HttpError(401, 'mailbox_not_connected', `No mailbox is connected: give the message (subject, from, body) or connect it at ${basePath(c)}/connect.`);
+      if (input.body === undefined)
+        throw new HttpError(
+          401,
+          'mailbox_not_connected',
+          `No mailbox is connected: give the message (subject, from, body) or connect it at ${basePath(c)}/connect.`,
+        );
       const [name, address] = /^(.*?)\s*<([^>]+)>$/.exec(input.from ?? '')?.slice(1) ?? ['', input.from ?? ''];
-      const message = { id: input.message_id, subject: input.subject ?? '', from: { emailAddress: { name, address } }, body: { contentType: input.body_type, content: input.body } } as const;
+      const message = {
+        id: input.message_id,
+        subject: input.subject ?? '',
+        from: { emailAddress: { name, address } },
+        body: { contentType: input.body_type, content: input.body },
+      } as const;
       result = await traced(ctx, () => processMessage(ctx, undefined, message, { draft: false }));
     }
     return c.json({ ...result.summary, trace_id: ctx.tracer.id, enriched: status.connected }, 200);
@@ -216,7 +322,9 @@ summariesApi.openapi(
     const category = await traced(ctx, async () => {
       const message = await graph.message(message_id);
       const existing = await summaryOf(ctx.db, ctx.userId, message_id);
-      if (!existing) return (await processMessage(ctx, graph, message, { ownAddress: (await c.var.mailbox.status()).account?.mail, draft: false })).category;
+      if (!existing)
+        return (await processMessage(ctx, graph, message, { ownAddress: (await c.var.mailbox.status()).account?.mail, draft: false }))
+          .category;
       const categories = await categoriesOf(ctx.db, ctx.userId);
       const found = await classify(ctx, messageText(message).clean, categories);
       await setCategory(ctx.db, ctx.userId, message_id, found, categories);

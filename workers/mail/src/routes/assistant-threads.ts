@@ -15,7 +15,16 @@ import { MessageParam } from './assistant-summaries.ts';
 /** Rolling conversation summaries, and reply bodies written from them. */
 export const threadsApi = new OpenAPIHono<MailEnv>();
 
-const ThreadSummarySchema = z.object({ thread_id: z.string(), summary: z.string(), bullets: z.array(z.string()), message_count: z.number().int(), updated_at: z.string(), trace_id: TraceId.optional() }).openapi('ThreadSummary');
+const ThreadSummarySchema = z
+  .object({
+    thread_id: z.string(),
+    summary: z.string(),
+    bullets: z.array(z.string()),
+    message_count: z.number().int(),
+    updated_at: z.string(),
+    trace_id: TraceId.optional(),
+  })
+  .openapi('ThreadSummary');
 const threadId = z.string().regex(/^[A-Za-z0-9=+_.:-]{1,512}$/, 'must be a conversation id');
 
 /** Folds the conversation's messages not yet seen into its rolling summary. */
@@ -32,12 +41,24 @@ async function updateThread(ctx: ReturnType<typeof aiContext>, graph: GraphClien
   const next = await summariseThread(ctx, stored?.summary ?? '', textOf);
   for (const m of fresh) seen.add(m.id!);
   const now = Date.now();
-  const values = { summary: next.summary, bullets: JSON.stringify(next.bullets), messageCount: messages.length, seen: JSON.stringify([...seen].slice(-500)), updatedAt: now };
+  const values = {
+    summary: next.summary,
+    bullets: JSON.stringify(next.bullets),
+    messageCount: messages.length,
+    seen: JSON.stringify([...seen].slice(-500)),
+    updatedAt: now,
+  };
   await saveThreadSummary(ctx.db, ctx.userId, conversationId, values);
   return { ...values, threadId: conversationId };
 }
 
-const threadView = (t: { threadId: string; summary: string; bullets: string; messageCount: number; updatedAt: number }) => ({ thread_id: t.threadId, summary: t.summary, bullets: JSON.parse(t.bullets) as string[], message_count: t.messageCount, updated_at: iso(t.updatedAt) });
+const threadView = (t: { threadId: string; summary: string; bullets: string; messageCount: number; updatedAt: number }) => ({
+  thread_id: t.threadId,
+  summary: t.summary,
+  bullets: JSON.parse(t.bullets) as string[],
+  message_count: t.messageCount,
+  updated_at: iso(t.updatedAt),
+});
 
 threadsApi.openapi(
   createRoute({
@@ -96,7 +117,12 @@ threadsApi.openapi(
   async (c) => {
     const { thread_id, category } = c.req.valid('json');
     const stored = await threadSummary(c.var.db, c.var.user.id, thread_id);
-    if (!stored) throw new HttpError(404, 'no_thread_summary', 'No rolling summary of that conversation yet: POST /api/threads/<thread_id>/update-summary first.');
+    if (!stored)
+      throw new HttpError(
+        404,
+        'no_thread_summary',
+        'No rolling summary of that conversation yet: POST /api/threads/<thread_id>/update-summary first.',
+      );
     const ctx = aiContext(c, 'draft from-summary');
     const bodyText = await traced(ctx, async () => {
       const system = await prompt(ctx, 'reply');

@@ -4,7 +4,16 @@ import { categoriesOf } from '../ai/categories.ts';
 import { jobView } from '../ai/jobs.ts';
 import { PROMPT_NAMES, type PromptName, categoryPromptName, isPromptName } from '../ai/prompts.ts';
 import type { MailContext, MailEnv } from '../context.ts';
-import { categoryRow, categoryView, categoryViews, createCategory, deleteCategory, jobRow, setCategoryRule, updateCategory } from '../data/categories.ts';
+import {
+  categoryRow,
+  categoryView,
+  categoryViews,
+  createCategory,
+  deleteCategory,
+  jobRow,
+  setCategoryRule,
+  updateCategory,
+} from '../data/categories.ts';
 import { categoryPrompt, generalPrompt, generalPrompts, resetPromptBody, savePromptBody } from '../data/prompts.ts';
 import { addUser, listedUsers } from '../data/users.ts';
 import { apiSession, assistantAdmin, assistantAdmins, csrf, limitBody } from '../guards.ts';
@@ -22,16 +31,43 @@ import { threadsApi } from './assistant-threads.ts';
  */
 export const assistantApi = new OpenAPIHono<MailEnv>();
 
-const ReplyMode = z.enum(['draft', 'no_reply', 'manual']).openapi({ description: '`draft`: new mail of the category gets a reply draft; `no_reply`: never (draft/generate answers no_reply); `manual`: on demand' });
+const ReplyMode = z.enum(['draft', 'no_reply', 'manual']).openapi({
+  description:
+    '`draft`: new mail of the category gets a reply draft; `no_reply`: never (draft/generate answers no_reply); `manual`: on demand',
+});
 const Rule = text(4000);
 const PromptBody = text(20_000).pipe(z.string().trim().min(1, 'is required'));
 const CategoryParam = z.object({ name: categoryName.openapi({ param: { name: 'name', in: 'path' } }) });
-const CategorySchema = z.object({ name: z.string(), rule: z.string(), reply_mode: z.string(), emails: z.number().int(), created_at: z.string(), updated_at: z.string() }).openapi('Category');
-export const JobSchema = z.object({ job_id: z.string(), kind: z.string(), status: z.string(), total: z.number().int(), done: z.number().int(), changed: z.number().int(), error: z.string().nullable(), created_at: z.string(), finished_at: z.string().nullable() }).openapi('Job');
+const CategorySchema = z
+  .object({
+    name: z.string(),
+    rule: z.string(),
+    reply_mode: z.string(),
+    emails: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Category');
+export const JobSchema = z
+  .object({
+    job_id: z.string(),
+    kind: z.string(),
+    status: z.string(),
+    total: z.number().int(),
+    done: z.number().int(),
+    changed: z.number().int(),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi('Job');
 
 /** `unknown` (in any case) is the category of what fits none: no category may be named so. */
 function refuseReservedName(name: string): void {
-  if (name.toLowerCase() === 'unknown') throw new HttpError(400, 'invalid_request', 'json.name: "unknown" is reserved', { issues: [{ field: 'json.name', message: 'reserved' }] });
+  if (name.toLowerCase() === 'unknown')
+    throw new HttpError(400, 'invalid_request', 'json.name: "unknown" is reserved', {
+      issues: [{ field: 'json.name', message: 'reserved' }],
+    });
 }
 
 const noCategory = (name: string) => new HttpError(404, 'not_found', `No category ${name}.`);
@@ -52,12 +88,28 @@ async function viewOf(c: MailContext, name: string) {
 // ---- categories --------------------------------------------------------------------------
 
 assistantApi.openapi(
-  createRoute({ method: 'get', path: '/api/categories', tags: ['Categories'], summary: 'Category names for dropdowns', security, middleware: read, responses: { 200: ok(z.object({ items: z.array(z.object({ name: z.string() })) })), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/categories',
+    tags: ['Categories'],
+    summary: 'Category names for dropdowns',
+    security,
+    middleware: read,
+    responses: { 200: ok(z.object({ items: z.array(z.object({ name: z.string() })) })), ...readErrors },
+  }),
   async (c) => c.json({ items: (await categoriesOf(c.var.db, c.var.user.id)).map((x) => ({ name: x.name })) }, 200),
 );
 
 assistantApi.openapi(
-  createRoute({ method: 'get', path: '/api/admin/categories', tags: ['Categories'], summary: 'Every category with its rule, reply mode and e-mail count', security, middleware: read, responses: { 200: ok(z.object({ items: z.array(CategorySchema) })), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/admin/categories',
+    tags: ['Categories'],
+    summary: 'Every category with its rule, reply mode and e-mail count',
+    security,
+    middleware: read,
+    responses: { 200: ok(z.object({ items: z.array(CategorySchema) })), ...readErrors },
+  }),
   async (c) => c.json({ items: await categoryViews(c.var.db, c.var.user.id) }, 200),
 );
 
@@ -70,7 +122,11 @@ assistantApi.openapi(
     security,
     middleware: write(),
     request: jsonBody(z.object({ name: categoryName, rule: Rule.default(''), reply_mode: ReplyMode.default('manual') })),
-    responses: { 201: ok(z.object({ category: CategorySchema, job_id: z.string() }), 'Created; the job re-categorises'), 409: json(ErrorSchema, 'A category of that name exists'), ...writeErrors },
+    responses: {
+      201: ok(z.object({ category: CategorySchema, job_id: z.string() }), 'Created; the job re-categorises'),
+      409: json(ErrorSchema, 'A category of that name exists'),
+      ...writeErrors,
+    },
   }),
   async (c) => {
     const input = c.req.valid('json');
@@ -91,8 +147,15 @@ assistantApi.openapi(
     summary: 'Renames a category or changes its rule or reply mode; a new name or rule re-runs categorisation',
     security,
     middleware: write(),
-    request: { params: CategoryParam, ...jsonBody(z.object({ name: categoryName.optional(), rule: Rule.optional(), reply_mode: ReplyMode.optional() })) },
-    responses: { 200: ok(z.object({ category: CategorySchema, job_id: z.string().nullable() })), 409: json(ErrorSchema, 'The new name is taken'), ...writeErrors },
+    request: {
+      params: CategoryParam,
+      ...jsonBody(z.object({ name: categoryName.optional(), rule: Rule.optional(), reply_mode: ReplyMode.optional() })),
+    },
+    responses: {
+      200: ok(z.object({ category: CategorySchema, job_id: z.string().nullable() })),
+      409: json(ErrorSchema, 'The new name is taken'),
+      ...writeErrors,
+    },
   }),
   async (c) => {
     const { name } = c.req.valid('param');
@@ -128,7 +191,16 @@ assistantApi.openapi(
 );
 
 assistantApi.openapi(
-  createRoute({ method: 'get', path: '/api/admin/categories/{name}/prompt', tags: ['Categories'], summary: 'The category’s classification rule text', security, middleware: read, request: { params: CategoryParam }, responses: { 200: ok(z.object({ name: z.string(), rule: z.string() })), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/admin/categories/{name}/prompt',
+    tags: ['Categories'],
+    summary: 'The category’s classification rule text',
+    security,
+    middleware: read,
+    request: { params: CategoryParam },
+    responses: { 200: ok(z.object({ name: z.string(), rule: z.string() })), ...readErrors },
+  }),
   async (c) => {
     const row = await existingCategory(c, c.req.valid('param').name);
     return c.json({ name: row.name, rule: row.rule }, 200);
@@ -162,7 +234,14 @@ assistantApi.openapi(
     summary: 'Progress of a re-categorisation job',
     security,
     middleware: read,
-    request: { params: z.object({ job_id: z.string().regex(/^job_[A-Za-z0-9_-]{1,40}$/).openapi({ param: { name: 'job_id', in: 'path' } }) }) },
+    request: {
+      params: z.object({
+        job_id: z
+          .string()
+          .regex(/^job_[A-Za-z0-9_-]{1,40}$/)
+          .openapi({ param: { name: 'job_id', in: 'path' } }),
+      }),
+    },
     responses: { 200: ok(JobSchema), ...readErrors },
   }),
   async (c) => {
@@ -175,26 +254,58 @@ assistantApi.openapi(
 // ---- prompts -----------------------------------------------------------------------------
 
 const PromptSchema = z.object({ name: z.string(), body: z.string(), custom: z.boolean(), default: z.string() }).openapi('Prompt');
-const PromptName = z.object({ name: z.string().max(64).openapi({ param: { name: 'name', in: 'path' }, description: PROMPT_NAMES.join(', ') }) });
+const PromptName = z.object({
+  name: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: 'name', in: 'path' }, description: PROMPT_NAMES.join(', ') }),
+});
 const CategoryPromptParam = z.object({ category: categoryName.openapi({ param: { name: 'category', in: 'path' } }) });
 
 function generalName(name: string): PromptName {
-  if (!isPromptName(name)) throw new HttpError(404, 'not_found', `No prompt ${name.slice(0, 64)}: the prompts are ${PROMPT_NAMES.join(', ')}.`);
+  if (!isPromptName(name))
+    throw new HttpError(404, 'not_found', `No prompt ${name.slice(0, 64)}: the prompts are ${PROMPT_NAMES.join(', ')}.`);
   return name;
 }
 
 assistantApi.openapi(
-  createRoute({ method: 'get', path: '/api/admin/llm-prompts', tags: ['Prompts'], summary: 'The general prompts (the user’s version or the default)', security, middleware: read, responses: { 200: ok(z.object({ items: z.array(PromptSchema) })), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/admin/llm-prompts',
+    tags: ['Prompts'],
+    summary: 'The general prompts (the user’s version or the default)',
+    security,
+    middleware: read,
+    responses: { 200: ok(z.object({ items: z.array(PromptSchema) })), ...readErrors },
+  }),
   async (c) => c.json({ items: await generalPrompts(c.var.db, c.var.user.id) }, 200),
 );
 
 assistantApi.openapi(
-  createRoute({ method: 'get', path: '/api/admin/llm-prompts/{name}', tags: ['Prompts'], summary: 'A named prompt', security, middleware: read, request: { params: PromptName }, responses: { 200: ok(PromptSchema), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/admin/llm-prompts/{name}',
+    tags: ['Prompts'],
+    summary: 'A named prompt',
+    security,
+    middleware: read,
+    request: { params: PromptName },
+    responses: { 200: ok(PromptSchema), ...readErrors },
+  }),
   async (c) => c.json(await generalPrompt(c.var.db, c.var.user.id, generalName(c.req.valid('param').name)), 200),
 );
 
 assistantApi.openapi(
-  createRoute({ method: 'put', path: '/api/admin/llm-prompts/{name}', tags: ['Prompts'], summary: 'Saves a named prompt', security, middleware: write(), request: { params: PromptName, ...jsonBody(z.object({ body: PromptBody })) }, responses: { 200: ok(PromptSchema), ...writeErrors } }),
+  createRoute({
+    method: 'put',
+    path: '/api/admin/llm-prompts/{name}',
+    tags: ['Prompts'],
+    summary: 'Saves a named prompt',
+    security,
+    middleware: write(),
+    request: { params: PromptName, ...jsonBody(z.object({ body: PromptBody })) },
+    responses: { 200: ok(PromptSchema), ...writeErrors },
+  }),
   async (c) => {
     const name = generalName(c.req.valid('param').name);
     await savePromptBody(c.var.db, c.var.user.id, name, c.req.valid('json').body);
@@ -203,7 +314,16 @@ assistantApi.openapi(
 );
 
 assistantApi.openapi(
-  createRoute({ method: 'delete', path: '/api/admin/llm-prompts/{name}', tags: ['Prompts'], summary: 'Deletes the user’s version of a prompt: the default applies again', security, middleware: write(1024), request: { params: PromptName }, responses: { 200: ok(PromptSchema.extend({ deleted: z.boolean() })), ...writeErrors } }),
+  createRoute({
+    method: 'delete',
+    path: '/api/admin/llm-prompts/{name}',
+    tags: ['Prompts'],
+    summary: 'Deletes the user’s version of a prompt: the default applies again',
+    security,
+    middleware: write(1024),
+    request: { params: PromptName },
+    responses: { 200: ok(PromptSchema.extend({ deleted: z.boolean() })), ...writeErrors },
+  }),
   async (c) => {
     const name = generalName(c.req.valid('param').name);
     const deleted = await resetPromptBody(c.var.db, c.var.user.id, name);
@@ -212,7 +332,16 @@ assistantApi.openapi(
 );
 
 assistantApi.openapi(
-  createRoute({ method: 'get', path: '/api/admin/llm-prompts/category/{category}', tags: ['Prompts'], summary: 'The category’s reply-drafting prompt (the default is stored when there is none)', security, middleware: read, request: { params: CategoryPromptParam }, responses: { 200: ok(PromptSchema), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/admin/llm-prompts/category/{category}',
+    tags: ['Prompts'],
+    summary: 'The category’s reply-drafting prompt (the default is stored when there is none)',
+    security,
+    middleware: read,
+    request: { params: CategoryPromptParam },
+    responses: { 200: ok(PromptSchema), ...readErrors },
+  }),
   async (c) => {
     const { category } = c.req.valid('param');
     await existingCategory(c, category);
@@ -223,7 +352,16 @@ assistantApi.openapi(
 );
 
 assistantApi.openapi(
-  createRoute({ method: 'put', path: '/api/admin/llm-prompts/category/{category}', tags: ['Prompts'], summary: 'Saves the category’s reply-drafting prompt', security, middleware: write(), request: { params: CategoryPromptParam, ...jsonBody(z.object({ body: PromptBody })) }, responses: { 200: ok(PromptSchema), ...writeErrors } }),
+  createRoute({
+    method: 'put',
+    path: '/api/admin/llm-prompts/category/{category}',
+    tags: ['Prompts'],
+    summary: 'Saves the category’s reply-drafting prompt',
+    security,
+    middleware: write(),
+    request: { params: CategoryPromptParam, ...jsonBody(z.object({ body: PromptBody })) },
+    responses: { 200: ok(PromptSchema), ...writeErrors },
+  }),
   async (c) => {
     const { category } = c.req.valid('param');
     await existingCategory(c, category);
@@ -233,7 +371,16 @@ assistantApi.openapi(
 );
 
 assistantApi.openapi(
-  createRoute({ method: 'delete', path: '/api/admin/llm-prompts/category/{category}', tags: ['Prompts'], summary: 'Resets the category’s reply-drafting prompt to the default', security, middleware: write(1024), request: { params: CategoryPromptParam }, responses: { 200: ok(PromptSchema.extend({ deleted: z.boolean() })), ...writeErrors } }),
+  createRoute({
+    method: 'delete',
+    path: '/api/admin/llm-prompts/category/{category}',
+    tags: ['Prompts'],
+    summary: 'Resets the category’s reply-drafting prompt to the default',
+    security,
+    middleware: write(1024),
+    request: { params: CategoryPromptParam },
+    responses: { 200: ok(PromptSchema.extend({ deleted: z.boolean() })), ...writeErrors },
+  }),
   async (c) => {
     const { category } = c.req.valid('param');
     const deleted = await resetPromptBody(c.var.db, c.var.user.id, categoryPromptName(category));
@@ -243,13 +390,31 @@ assistantApi.openapi(
 
 // ---- admin users ---------------------------------------------------------------------------
 
-const UserSchema = z.object({ email: z.string(), name: z.string(), admin: z.boolean(), added_by: z.string().nullable(), created_at: z.string().nullable() }).openapi('AssistantUser');
+const UserSchema = z
+  .object({ email: z.string(), name: z.string(), admin: z.boolean(), added_by: z.string().nullable(), created_at: z.string().nullable() })
+  .openapi('AssistantUser');
 
 assistantApi.openapi(
-  createRoute({ method: 'get', path: '/api/admin/users', tags: ['Admin'], summary: 'The accounts allowed to use the assistant (the admins from MAIL_ASSISTANT_ADMINS first)', security, middleware: [apiSession, assistantAdmin], responses: { 200: ok(z.object({ items: z.array(UserSchema) })), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/admin/users',
+    tags: ['Admin'],
+    summary: 'The accounts allowed to use the assistant (the admins from MAIL_ASSISTANT_ADMINS first)',
+    security,
+    middleware: [apiSession, assistantAdmin],
+    responses: { 200: ok(z.object({ items: z.array(UserSchema) })), ...readErrors },
+  }),
   async (c) => {
     const admins = assistantAdmins(c.var.config.MAIL_ASSISTANT_ADMINS);
-    return c.json({ items: [...admins.map((email) => ({ email, name: '', admin: true, added_by: null, created_at: null })), ...(await listedUsers(c.var.db))] }, 200);
+    return c.json(
+      {
+        items: [
+          ...admins.map((email) => ({ email, name: '', admin: true, added_by: null, created_at: null })),
+          ...(await listedUsers(c.var.db)),
+        ],
+      },
+      200,
+    );
   },
 );
 

@@ -24,13 +24,24 @@ export const connect = new Hono<MailEnv>();
 connect.get('/connect', pageSession, async (c) => {
   const status = await mailboxStub(c.env, c.var.user.id).status();
   const flash = c.req.query('connected') === '1' ? 'The mailbox is connected.' : undefined;
-  const warning = c.req.query('subscription') === 'failed' ? 'Connected, but Graph refused the change-notification subscription; the cron retries it.' : undefined;
+  const warning =
+    c.req.query('subscription') === 'failed'
+      ? 'Connected, but Graph refused the change-notification subscription; the cron retries it.'
+      : undefined;
   return c.html(
     <Layout title="Mailbox" user={c.var.user} csrfToken={c.var.csrfToken}>
       <section class="panel">
         <h1>Mailbox</h1>
-        {flash ? <p class="notice" role="status">{flash}</p> : null}
-        {warning ? <p class="error" role="alert">{warning}</p> : null}
+        {flash ? (
+          <p class="notice" role="status">
+            {flash}
+          </p>
+        ) : null}
+        {warning ? (
+          <p class="error" role="alert">
+            {warning}
+          </p>
+        ) : null}
         {status.connected ? (
           <p>
             Connected to <strong>{status.account?.displayName}</strong> &lt;{status.account?.mail}&gt;.
@@ -45,7 +56,9 @@ connect.get('/connect', pageSession, async (c) => {
         {status.connected ? (
           <form method="post" action="/disconnect">
             <input type="hidden" name="csrf_token" value={c.var.csrfToken} />
-            <button type="submit" class="secondary">Disconnect</button>
+            <button type="submit" class="secondary">
+              Disconnect
+            </button>
           </form>
         ) : null}
       </section>
@@ -58,7 +71,12 @@ connect.post('/connect', pageSession, limitBody(4096), csrf, async (c) => {
   // The stand-in's default mailbox in development (a login hint names one of its other mailboxes).
   const loginHint = config.MAIL_DEV_AUTO_CONNECT && isLoopback(config.IDENTITY_BASE_URL) ? undefined : c.var.user.email;
   const { url, verifier, state } = await startAuthorization(config, redirectUri(c), loginHint);
-  const sealed = await seal(c.var.config.MAIL_TOKEN_SECRET, 'oauth-flow', c.var.sessionIdHash, JSON.stringify({ verifier, state, at: Date.now() }));
+  const sealed = await seal(
+    c.var.config.MAIL_TOKEN_SECRET,
+    'oauth-flow',
+    c.var.sessionIdHash,
+    JSON.stringify({ verifier, state, at: Date.now() }),
+  );
   setCookie(c, FLOW_COOKIE, sealed, { ...flowCookie, maxAge: FLOW_SECONDS });
   return c.redirect(url.toString(), 302);
 });
@@ -66,12 +84,14 @@ connect.post('/connect', pageSession, limitBody(4096), csrf, async (c) => {
 connect.get(CALLBACK_PATH, pageSession, async (c) => {
   const sealed = getCookie(c, FLOW_COOKIE);
   deleteCookie(c, FLOW_COOKIE, flowCookie);
-  const fail = (status: 400 | 502, message: string) => c.html(<ErrorPage title="Mailbox not connected" message={message} user={c.var.user} />, status);
+  const fail = (status: 400 | 502, message: string) =>
+    c.html(<ErrorPage title="Mailbox not connected" message={message} user={c.var.user} />, status);
   const error = c.req.query('error');
   if (error) return fail(400, `Microsoft answered ${error.slice(0, 100)}: ${(c.req.query('error_description') ?? '').slice(0, 300)}`);
   const plain = sealed ? await open(c.var.config.MAIL_TOKEN_SECRET, 'oauth-flow', c.var.sessionIdHash, sealed) : undefined;
   const flow = plain ? (JSON.parse(plain) as { verifier: string; state: string; at: number }) : undefined;
-  if (!flow || Date.now() - flow.at > FLOW_SECONDS * 1000) return fail(400, 'This connection attempt was not started here, or took too long: start it again from the Mailbox page.');
+  if (!flow || Date.now() - flow.at > FLOW_SECONDS * 1000)
+    return fail(400, 'This connection attempt was not started here, or took too long: start it again from the Mailbox page.');
   try {
     const tokens = await finishAuthorization(c.var.config, new URL(c.req.url), flow.state, flow.verifier, redirectUri(c));
     const connected = await completeConnection(c, tokens);
@@ -79,7 +99,8 @@ connect.get(CALLBACK_PATH, pageSession, async (c) => {
   } catch (err) {
     if (err instanceof GrantRefused) return fail(400, `Microsoft refused the connection (${err.message}); start it again.`);
     if (err instanceof HttpError) return fail(502, err.message);
-    if (err instanceof Error && /state|parameter|response/i.test(err.message)) return fail(400, `The answer from Microsoft is not valid: ${err.message}`);
+    if (err instanceof Error && /state|parameter|response/i.test(err.message))
+      return fail(400, `The answer from Microsoft is not valid: ${err.message}`);
     return fail(502, `Microsoft could not be reached: ${err instanceof Error ? err.message : String(err)}`);
   }
 });

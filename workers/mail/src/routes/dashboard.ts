@@ -25,18 +25,41 @@ export async function dashboardFigures(c: MailContext) {
   const backend = createModel(c.var.config, c.env);
   const [totals, byCategory, drafts, model, jobs, queue, recent] = await Promise.all([
     db
-      .select({ emails: sql<number>`count(*)`, pinned: sql<number>`coalesce(sum(${aiSummaries.pinned}), 0)`, needs_reply: sql<number>`coalesce(sum(${aiSummaries.needsReply}), 0)`, inbound: sql<number>`coalesce(sum(${aiSummaries.direction} = 'inbound'), 0)`, outbound: sql<number>`coalesce(sum(${aiSummaries.direction} = 'outbound'), 0)` })
+      .select({
+        emails: sql<number>`count(*)`,
+        pinned: sql<number>`coalesce(sum(${aiSummaries.pinned}), 0)`,
+        needs_reply: sql<number>`coalesce(sum(${aiSummaries.needsReply}), 0)`,
+        inbound: sql<number>`coalesce(sum(${aiSummaries.direction} = 'inbound'), 0)`,
+        outbound: sql<number>`coalesce(sum(${aiSummaries.direction} = 'outbound'), 0)`,
+      })
       .from(aiSummaries)
       .where(eq(aiSummaries.userId, userId))
       .get(),
-    db.select({ category: aiSummaries.category, emails: sql<number>`count(*)` }).from(aiSummaries).where(eq(aiSummaries.userId, userId)).groupBy(aiSummaries.category).orderBy(desc(sql`count(*)`)).all(),
     db
-      .select({ made: sql<number>`coalesce(sum(${aiDrafts.draftId} NOT LIKE 'suggestion:%' AND ${aiDrafts.draftId} NOT LIKE 'pending:%'), 0)`, sent: sql<number>`count(${aiDrafts.sentAt})`, suggested: sql<number>`coalesce(sum(${aiDrafts.draftId} LIKE 'suggestion:%'), 0)` })
+      .select({ category: aiSummaries.category, emails: sql<number>`count(*)` })
+      .from(aiSummaries)
+      .where(eq(aiSummaries.userId, userId))
+      .groupBy(aiSummaries.category)
+      .orderBy(desc(sql`count(*)`))
+      .all(),
+    db
+      .select({
+        made: sql<number>`coalesce(sum(${aiDrafts.draftId} NOT LIKE 'suggestion:%' AND ${aiDrafts.draftId} NOT LIKE 'pending:%'), 0)`,
+        sent: sql<number>`count(${aiDrafts.sentAt})`,
+        suggested: sql<number>`coalesce(sum(${aiDrafts.draftId} LIKE 'suggestion:%'), 0)`,
+      })
       .from(aiDrafts)
       .where(eq(aiDrafts.userId, userId))
       .get(),
     db
-      .select({ calls: sql<number>`count(*)`, failed: sql<number>`coalesce(sum(${aiTraceSteps.outcome} <> 'ok'), 0)`, avg_ms: sql<number>`coalesce(avg(${aiTraceSteps.latencyMs}), 0)`, tokens_in: sql<number>`coalesce(sum(${aiTraceSteps.tokensIn}), 0)`, tokens_out: sql<number>`coalesce(sum(${aiTraceSteps.tokensOut}), 0)`, estimated: sql<number>`coalesce(sum(${aiTraceSteps.detail} LIKE '%tokens estimated%'), 0)` })
+      .select({
+        calls: sql<number>`count(*)`,
+        failed: sql<number>`coalesce(sum(${aiTraceSteps.outcome} <> 'ok'), 0)`,
+        avg_ms: sql<number>`coalesce(avg(${aiTraceSteps.latencyMs}), 0)`,
+        tokens_in: sql<number>`coalesce(sum(${aiTraceSteps.tokensIn}), 0)`,
+        tokens_out: sql<number>`coalesce(sum(${aiTraceSteps.tokensOut}), 0)`,
+        estimated: sql<number>`coalesce(sum(${aiTraceSteps.detail} LIKE '%tokens estimated%'), 0)`,
+      })
       .from(aiTraceSteps)
       .innerJoin(aiTraces, eq(aiTraces.id, aiTraceSteps.traceId))
       .where(and(eq(aiTraces.userId, userId), eq(aiTraceSteps.kind, 'model'), sql`${aiTraces.createdAt} >= ${since}`))
@@ -45,7 +68,13 @@ export async function dashboardFigures(c: MailContext) {
     mailboxStub(c.env, userId)
       .queueState()
       .catch(() => ({ queued: 0, done: 0, failed: 0, avgMs: 0, avgModelMs: 0 })),
-    db.select({ id: aiTraces.id, name: aiTraces.name, outcome: aiTraces.outcome, createdAt: aiTraces.createdAt }).from(aiTraces).where(eq(aiTraces.userId, userId)).orderBy(desc(aiTraces.createdAt)).limit(10).all(),
+    db
+      .select({ id: aiTraces.id, name: aiTraces.name, outcome: aiTraces.outcome, createdAt: aiTraces.createdAt })
+      .from(aiTraces)
+      .where(eq(aiTraces.userId, userId))
+      .orderBy(desc(aiTraces.createdAt))
+      .limit(10)
+      .all(),
   ]);
   return {
     model: c.var.config.MAIL_MODEL,
@@ -58,7 +87,14 @@ export async function dashboardFigures(c: MailContext) {
     outbound: totals?.outbound ?? 0,
     by_category: byCategory,
     drafts: { made: drafts?.made ?? 0, sent: drafts?.sent ?? 0, suggested: drafts?.suggested ?? 0 },
-    model_calls_7d: { calls: model?.calls ?? 0, failed: model?.failed ?? 0, avg_ms: Math.round(model?.avg_ms ?? 0), tokens_in: model?.tokens_in ?? 0, tokens_out: model?.tokens_out ?? 0, tokens_estimated: model?.estimated ?? 0 },
+    model_calls_7d: {
+      calls: model?.calls ?? 0,
+      failed: model?.failed ?? 0,
+      avg_ms: Math.round(model?.avg_ms ?? 0),
+      tokens_in: model?.tokens_in ?? 0,
+      tokens_out: model?.tokens_out ?? 0,
+      tokens_estimated: model?.estimated ?? 0,
+    },
     new_mail_queue: {
       queued: queue.queued,
       done: queue.done,
@@ -74,7 +110,9 @@ export async function dashboardFigures(c: MailContext) {
 const DashboardSchema = z
   .object({
     model: z.string(),
-    model_kind: z.enum(['template', 'language-model']).openapi({ description: '`template`: the offline model (template replies, keyword categories), not AI' }),
+    model_kind: z
+      .enum(['template', 'language-model'])
+      .openapi({ description: '`template`: the offline model (template replies, keyword categories), not AI' }),
     model_title: z.string(),
     emails: z.number(),
     pinned: z.number(),
@@ -82,16 +120,41 @@ const DashboardSchema = z
     inbound: z.number(),
     outbound: z.number(),
     by_category: z.array(z.object({ category: z.string(), emails: z.number() })),
-    drafts: z.object({ made: z.number(), sent: z.number(), suggested: z.number().openapi({ description: 'Replies the offline model suggested for new mail without a draft in the mailbox' }) }),
-    model_calls_7d: z.object({ calls: z.number(), failed: z.number(), avg_ms: z.number(), tokens_in: z.number(), tokens_out: z.number(), tokens_estimated: z.number().openapi({ description: 'Calls whose tokens are estimates (the backend reported no usage)' }) }),
-    new_mail_queue: z.object({ queued: z.number(), done: z.number(), failed: z.number(), avg_ms: z.number().openapi({ description: 'Per processed message, whole' }), avg_model_ms: z.number().openapi({ description: 'Per processed message, in the model' }) }),
+    drafts: z.object({
+      made: z.number(),
+      sent: z.number(),
+      suggested: z.number().openapi({ description: 'Replies the offline model suggested for new mail without a draft in the mailbox' }),
+    }),
+    model_calls_7d: z.object({
+      calls: z.number(),
+      failed: z.number(),
+      avg_ms: z.number(),
+      tokens_in: z.number(),
+      tokens_out: z.number(),
+      tokens_estimated: z.number().openapi({ description: 'Calls whose tokens are estimates (the backend reported no usage)' }),
+    }),
+    new_mail_queue: z.object({
+      queued: z.number(),
+      done: z.number(),
+      failed: z.number(),
+      avg_ms: z.number().openapi({ description: 'Per processed message, whole' }),
+      avg_model_ms: z.number().openapi({ description: 'Per processed message, in the model' }),
+    }),
     jobs: z.array(JobSchema),
     recent_traces: z.array(z.object({ trace_id: z.string(), name: z.string(), outcome: z.string(), created_at: z.string() })),
   })
   .openapi('Dashboard');
 
 dashboardApi.openapi(
-  createRoute({ method: 'get', path: '/api/dashboard', tags: ['Dashboard'], summary: 'The figures the /dashboard page shows (from SQL)', security, middleware: read, responses: { 200: ok(DashboardSchema), ...readErrors } }),
+  createRoute({
+    method: 'get',
+    path: '/api/dashboard',
+    tags: ['Dashboard'],
+    summary: 'The figures the /dashboard page shows (from SQL)',
+    security,
+    middleware: read,
+    responses: { 200: ok(DashboardSchema), ...readErrors },
+  }),
   async (c) => c.json(await dashboardFigures(c), 200),
 );
 
@@ -99,7 +162,11 @@ dashboardApi.openapi(
 export const traceIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
 
 export async function traceOf(c: MailContext, traceId: string) {
-  const trace = await c.var.db.select().from(aiTraces).where(and(eq(aiTraces.id, traceId), eq(aiTraces.userId, c.var.user.id))).get();
+  const trace = await c.var.db
+    .select()
+    .from(aiTraces)
+    .where(and(eq(aiTraces.id, traceId), eq(aiTraces.userId, c.var.user.id)))
+    .get();
   if (!trace) return undefined;
   const steps = await c.var.db.select().from(aiTraceSteps).where(eq(aiTraceSteps.traceId, traceId)).orderBy(aiTraceSteps.seq).all();
   return {
@@ -107,7 +174,17 @@ export async function traceOf(c: MailContext, traceId: string) {
     name: trace.name,
     outcome: trace.outcome,
     created_at: iso(trace.createdAt),
-    steps: steps.map((s) => ({ seq: s.seq, kind: s.kind, name: s.name, latency_ms: s.latencyMs, tokens_in: s.tokensIn, tokens_out: s.tokensOut, outcome: s.outcome, detail: s.detail, at: iso(s.at) })),
+    steps: steps.map((s) => ({
+      seq: s.seq,
+      kind: s.kind,
+      name: s.name,
+      latency_ms: s.latencyMs,
+      tokens_in: s.tokensIn,
+      tokens_out: s.tokensOut,
+      outcome: s.outcome,
+      detail: s.detail,
+      at: iso(s.at),
+    })),
   };
 }
 
@@ -121,7 +198,27 @@ dashboardApi.openapi(
     middleware: read,
     request: { params: z.object({ trace_id: traceIdParam.openapi({ param: { name: 'trace_id', in: 'path' } }) }) },
     responses: {
-      200: ok(z.object({ trace_id: z.string(), name: z.string(), outcome: z.string(), created_at: z.string(), steps: z.array(z.object({ seq: z.number(), kind: z.string(), name: z.string(), latency_ms: z.number(), tokens_in: z.number(), tokens_out: z.number(), outcome: z.string(), detail: z.string(), at: z.string() })) })),
+      200: ok(
+        z.object({
+          trace_id: z.string(),
+          name: z.string(),
+          outcome: z.string(),
+          created_at: z.string(),
+          steps: z.array(
+            z.object({
+              seq: z.number(),
+              kind: z.string(),
+              name: z.string(),
+              latency_ms: z.number(),
+              tokens_in: z.number(),
+              tokens_out: z.number(),
+              outcome: z.string(),
+              detail: z.string(),
+              at: z.string(),
+            }),
+          ),
+        }),
+      ),
       ...readErrors,
     },
   }),
@@ -131,4 +228,3 @@ dashboardApi.openapi(
     return c.json(trace, 200);
   },
 );
-

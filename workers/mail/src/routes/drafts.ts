@@ -28,11 +28,29 @@ draftsApi.openapi(
     method: 'post',
     path: '/api/draft/generate',
     tags: ['Drafts'],
-    summary: 'The reply draft of an e-mail (written by the model, or a template with the offline model): reuses the one made before, else creates one at the provider; none when the e-mail’s category is in no-reply mode',
+    summary:
+      'The reply draft of an e-mail (written by the model, or a template with the offline model): reuses the one made before, else creates one at the provider; none when the e-mail’s category is in no-reply mode',
     security,
     middleware: writeMail(4096),
     request: jsonBody(z.object({ email_id: messageId })),
-    responses: { 200: ok(z.object({ draft_id: z.string().nullable(), email_id: z.string(), body_html: z.string(), reused: z.boolean(), category: z.string(), no_reply: z.boolean(), generated_by: z.string().openapi({ description: 'What wrote the reply: "template reply" (the offline model: a fixed template, not AI) or "AI reply (<model>)"' }), trace_id: TraceId })), 409: json(ErrorSchema, 'A reply draft of that e-mail is being made'), ...aiErrors },
+    responses: {
+      200: ok(
+        z.object({
+          draft_id: z.string().nullable(),
+          email_id: z.string(),
+          body_html: z.string(),
+          reused: z.boolean(),
+          category: z.string(),
+          no_reply: z.boolean(),
+          generated_by: z.string().openapi({
+            description: 'What wrote the reply: "template reply" (the offline model: a fixed template, not AI) or "AI reply (<model>)"',
+          }),
+          trace_id: TraceId,
+        }),
+      ),
+      409: json(ErrorSchema, 'A reply draft of that e-mail is being made'),
+      ...aiErrors,
+    },
   }),
   async (c) => {
     const { email_id } = c.req.valid('json');
@@ -45,7 +63,8 @@ draftsApi.openapi(
       const { category, clean } = stored
         ? { category: stored.category, clean: messageText(message).clean }
         : await processMessage(ctx, graph, message, { ownAddress: (await c.var.mailbox.status()).account?.mail, draft: false, categories });
-      if (categories.find((x) => x.name === category)?.replyMode === 'no_reply') return { draft_id: null, email_id, body_html: '', reused: false, category, no_reply: true };
+      if (categories.find((x) => x.name === category)?.replyMode === 'no_reply')
+        return { draft_id: null, email_id, body_html: '', reused: false, category, no_reply: true };
       const draft = await ensureDraft(ctx, graph, message, clean, category);
       return { draft_id: draft.draftId, email_id, body_html: draft.bodyHtml, reused: draft.reused, category, no_reply: false };
     });
@@ -58,8 +77,13 @@ draftsApi.openapi(
  * POST /api/drafts or in the mail client): that is checked at Graph. Neither: 404 no_draft.
  */
 async function draftRow(c: MailContext, draftId: string) {
-  const row = await c.var.db.select().from(aiDrafts).where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draftId))).get();
-  if (row && isSuggestion(row.draftId)) throw new HttpError(404, 'no_draft', 'That reply was suggested, not drafted: generate the draft first.');
+  const row = await c.var.db
+    .select()
+    .from(aiDrafts)
+    .where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draftId)))
+    .get();
+  if (row && isSuggestion(row.draftId))
+    throw new HttpError(404, 'no_draft', 'That reply was suggested, not drafted: generate the draft first.');
   if (row) return row;
   const message = await c.var.graph.message(draftId).catch((err: unknown) => {
     if (err instanceof HttpError && (err.status === 404 || err.status === 400)) return undefined;
@@ -74,7 +98,8 @@ draftsApi.openapi(
     method: 'post',
     path: '/api/draft/update',
     tags: ['Drafts'],
-    summary: 'Replaces the reply text of a draft (the quoted original of an AI reply draft stays below it; a plain draft’s body is replaced whole)',
+    summary:
+      'Replaces the reply text of a draft (the quoted original of an AI reply draft stays below it; a plain draft’s body is replaced whole)',
     security,
     middleware: writeMail(2 * 1024 * 1024),
     request: jsonBody(z.object({ draft_id: DraftId, body_html: text(1_000_000) })),
@@ -93,13 +118,29 @@ draftsApi.openapi(
     const draft = await graph.message(draft_id);
     // Graph hands back its own rewrite of the HTML: the reply is found by structure, the quoted original kept.
     await graph.update(draft_id, { body: { contentType: 'html', content: replaceReply(draft.body?.content ?? '', body_html) } });
-    await c.var.db.update(aiDrafts).set({ bodyHtml: body_html, updatedAt: Date.now() }).where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draft_id)));
+    await c.var.db
+      .update(aiDrafts)
+      .set({ bodyHtml: body_html, updatedAt: Date.now() })
+      .where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draft_id)));
     return c.json({ draft_id, updated: true as const }, 200);
   },
 );
 
 draftsApi.openapi(
-  createRoute({ method: 'post', path: '/api/draft/send', tags: ['Drafts'], summary: 'Sends a draft (an AI reply draft or a plain draft of this mailbox)', security, middleware: writeMail(4096), request: jsonBody(z.object({ draft_id: DraftId })), responses: { 202: ok(z.object({ sent: z.literal(true), draft_id: z.string() }), 'Sent'), 409: json(ErrorSchema, 'Sent already'), ...aiErrors } }),
+  createRoute({
+    method: 'post',
+    path: '/api/draft/send',
+    tags: ['Drafts'],
+    summary: 'Sends a draft (an AI reply draft or a plain draft of this mailbox)',
+    security,
+    middleware: writeMail(4096),
+    request: jsonBody(z.object({ draft_id: DraftId })),
+    responses: {
+      202: ok(z.object({ sent: z.literal(true), draft_id: z.string() }), 'Sent'),
+      409: json(ErrorSchema, 'Sent already'),
+      ...aiErrors,
+    },
+  }),
   async (c) => {
     const { draft_id } = c.req.valid('json');
     const row = await draftRow(c, draft_id);
@@ -110,8 +151,14 @@ draftsApi.openapi(
     if (row.sentAt) throw new HttpError(409, 'draft_sent', 'The draft was sent already.');
     await c.var.graph.send(draft_id);
     await c.var.db.batch([
-      c.var.db.update(aiDrafts).set({ sentAt: Date.now(), updatedAt: Date.now() }).where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draft_id))),
-      c.var.db.update(aiSummaries).set({ needsReply: 0, updatedAt: Date.now() }).where(and(eq(aiSummaries.userId, c.var.user.id), eq(aiSummaries.messageId, row.emailId))),
+      c.var.db
+        .update(aiDrafts)
+        .set({ sentAt: Date.now(), updatedAt: Date.now() })
+        .where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draft_id))),
+      c.var.db
+        .update(aiSummaries)
+        .set({ needsReply: 0, updatedAt: Date.now() })
+        .where(and(eq(aiSummaries.userId, c.var.user.id), eq(aiSummaries.messageId, row.emailId))),
     ]);
     return c.json({ sent: true as const, draft_id }, 202);
   },
@@ -126,15 +173,21 @@ draftsApi.openapi(
     security,
     middleware: readMail,
     request: { query: z.object({ email_id: messageId.openapi({ param: { name: 'email_id', in: 'query' } }) }) },
-    responses: { 200: ok(z.object({ draft_id: z.string(), email_id: z.string(), body_html: z.string() })), ...errors(400, 401, 403, 404, 502) },
+    responses: {
+      200: ok(z.object({ draft_id: z.string(), email_id: z.string(), body_html: z.string() })),
+      ...errors(400, 401, 403, 404, 502),
+    },
   }),
   async (c) => {
     const { email_id } = c.req.valid('query');
-    const row = await c.var.db.select().from(aiDrafts).where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.emailId, email_id))).get();
+    const row = await c.var.db
+      .select()
+      .from(aiDrafts)
+      .where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.emailId, email_id)))
+      .get();
     // Only Graph's 404 is "no draft": an outage or a timeout answers as such (502).
     const still = row && !row.sentAt && !isSuggestion(row.draftId) ? await unlessMissing(c.var.graph.message(row.draftId)) : undefined;
     if (!row || !still?.isDraft) throw new HttpError(404, 'no_draft', 'No reply draft for that e-mail.');
     return c.json({ draft_id: row.draftId, email_id, body_html: row.bodyHtml }, 200);
   },
 );
-

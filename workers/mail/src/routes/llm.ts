@@ -23,7 +23,7 @@ const categoryName = z
   .trim()
   .min(1)
   .max(64)
-  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _&'-]*$/u, 'letters, digits, spaces, _ & \' - (at most 64)');
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _&'-]*$/u, "letters, digits, spaces, _ & ' - (at most 64)");
 
 llm.openapi(
   createRoute({
@@ -34,7 +34,10 @@ llm.openapi(
     security,
     middleware: llmGuards,
     request: jsonBody(z.object({ text: Text })),
-    responses: { 200: json(z.object({ summary: z.string(), bullets: z.array(z.string()), trace_id: TraceId }), 'The summary'), ...llmErrors },
+    responses: {
+      200: json(z.object({ summary: z.string(), bullets: z.array(z.string()), trace_id: TraceId }), 'The summary'),
+      ...llmErrors,
+    },
   }),
   async (c) => {
     const ctx = aiContext(c, 'llm summarise');
@@ -69,7 +72,15 @@ llm.openapi(
     summary: 'Extracts key facts from a text as key-value pairs (the keys asked for, or the model’s)',
     security,
     middleware: llmGuards,
-    request: jsonBody(z.object({ text: Text, keys: z.array(text(100).pipe(z.string().min(1))).max(50).optional() })),
+    request: jsonBody(
+      z.object({
+        text: Text,
+        keys: z
+          .array(text(100).pipe(z.string().min(1)))
+          .max(50)
+          .optional(),
+      }),
+    ),
     responses: { 200: json(z.object({ values: z.record(z.string(), z.string()), trace_id: TraceId }), 'The values'), ...llmErrors },
   }),
   async (c) => {

@@ -22,7 +22,8 @@ const PENDING_SECONDS = 300;
 const cookieOptions = { path: '/', httpOnly: true, secure: true, sameSite: 'Strict' } as const;
 
 const formKey = (secret: string) => derivedKey(secret, 'mail-login-form', { name: 'HMAC', hash: 'SHA-256' }, ['sign']);
-const formToken = async (secret: string, nonce: string) => toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', await formKey(secret), utf8(nonce))));
+const formToken = async (secret: string, nonce: string) =>
+  toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', await formKey(secret), utf8(nonce))));
 
 async function issueFormToken(c: Context<MailEnv>): Promise<string> {
   const nonce = toBase64Url(randomBytes(24));
@@ -46,7 +47,11 @@ function LoginPage(props: { token: string; step: Step; error?: string; email?: s
     <Layout title="Sign in" bodyClass="login">
       <section class="panel login-panel">
         <h1>Mail assistant</h1>
-        <p class="hint">{props.step === 'password' ? 'Sign in with your back-office account.' : 'Enter the 6-digit code from your authenticator app (or a backup code).'}</p>
+        <p class="hint">
+          {props.step === 'password'
+            ? 'Sign in with your back-office account.'
+            : 'Enter the 6-digit code from your authenticator app (or a backup code).'}
+        </p>
         {props.error ? (
           <p class="error" role="alert">
             {props.error}
@@ -58,14 +63,32 @@ function LoginPage(props: { token: string; step: Step; error?: string; email?: s
           {props.step === 'password' ? (
             <>
               <label for="email">E-mail</label>
-              <input id="email" name="email" type="email" autocomplete="username" required maxlength={320} value={props.email ?? ''} autofocus />
+              <input
+                id="email"
+                name="email"
+                type="email"
+                autocomplete="username"
+                required
+                maxlength={320}
+                value={props.email ?? ''}
+                autofocus
+              />
               <label for="password">Password</label>
               <input id="password" name="password" type="password" autocomplete="current-password" required maxlength={1024} />
             </>
           ) : (
             <>
               <label for="code">Code</label>
-              <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength={9} pattern="\d{6}|[A-Za-z0-9]{4}-[A-Za-z0-9]{4}" autofocus />
+              <input
+                id="code"
+                name="code"
+                inputmode="numeric"
+                autocomplete="one-time-code"
+                required
+                maxlength={9}
+                pattern="\d{6}|[A-Za-z0-9]{4}-[A-Za-z0-9]{4}"
+                autofocus
+              />
             </>
           )}
           <button type="submit">{props.step === 'password' ? 'Continue' : 'Sign in'}</button>
@@ -76,10 +99,24 @@ function LoginPage(props: { token: string; step: Step; error?: string; email?: s
 }
 
 const PasswordStep = z.object({
-  email: z.string().trim().min(1, 'E-mail is required.').max(320, 'E-mail is too long.').refine((v) => !v.includes('\u0000'), 'E-mail holds a NUL character.'),
-  password: z.string().min(1, 'Password is required.').max(1024, 'Password is too long.').refine((v) => !v.includes('\u0000'), 'Password holds a NUL character.'),
+  email: z
+    .string()
+    .trim()
+    .min(1, 'E-mail is required.')
+    .max(320, 'E-mail is too long.')
+    .refine((v) => !v.includes('\u0000'), 'E-mail holds a NUL character.'),
+  password: z
+    .string()
+    .min(1, 'Password is required.')
+    .max(1024, 'Password is too long.')
+    .refine((v) => !v.includes('\u0000'), 'Password holds a NUL character.'),
 });
-const CodeStep = z.object({ code: z.string().trim().regex(/^(\d{6}|[a-z0-9]{4}-[a-z0-9]{4})$/i, 'The code is 6 digits or a backup code (xxxx-xxxx).') });
+const CodeStep = z.object({
+  code: z
+    .string()
+    .trim()
+    .regex(/^(\d{6}|[a-z0-9]{4}-[a-z0-9]{4})$/i, 'The code is 6 digits or a backup code (xxxx-xxxx).'),
+});
 
 export const login = new Hono<MailEnv>();
 

@@ -16,7 +16,21 @@ export const pages = new Hono<MailEnv>();
 pages.get('/outlook', pageSession, async (c) => {
   await ensureDevMailbox(c);
   return c.html(
-    <Layout title="Mail" user={c.var.user} csrfToken={c.var.csrfToken} bodyClass="outlook" styles={['/static/mail/client.css']} scripts={['/static/mail/mail-util.js', '/static/mail/mail-body.js', '/static/mail/mail-assistant.js', '/static/mail/mail-draft.js', '/static/mail/mail-compose.js', '/static/mail/outlook.js']}>
+    <Layout
+      title="Mail"
+      user={c.var.user}
+      csrfToken={c.var.csrfToken}
+      bodyClass="outlook"
+      styles={['/static/mail/client.css']}
+      scripts={[
+        '/static/mail/mail-util.js',
+        '/static/mail/mail-body.js',
+        '/static/mail/mail-assistant.js',
+        '/static/mail/mail-draft.js',
+        '/static/mail/mail-compose.js',
+        '/static/mail/outlook.js',
+      ]}
+    >
       <div class="client" data-client data-model-kind={createModel(c.var.config, c.env).kind}>
         <nav class="folders" aria-label="Folders">
           <button type="button" class="compose-button" data-action="compose" aria-keyshortcuts="c">
@@ -40,7 +54,10 @@ pages.get('/outlook', pageSession, async (c) => {
           </div>
         </section>
         <section class="reader" aria-label="Reading pane" data-reader tabindex={-1}>
-          <p class="empty">Select a message to read it. Keys: j/k next/previous, Enter open, r reply, c compose, e archive, # delete, u mark read, / search.</p>
+          <p class="empty">
+            Select a message to read it. Keys: j/k next/previous, Enter open, r reply, c compose, e archive, # delete, u mark read, /
+            search.
+          </p>
         </section>
       </div>
       <dialog class="compose" data-compose aria-labelledby="compose-title">
@@ -80,7 +97,11 @@ async function folderPage(c: Context<MailEnv>, name: string) {
   if (name.length > 255 || name.includes('\u0000')) throw new HttpError(400, 'invalid_folder', 'A folder name is at most 255 characters.');
   const graph = c.var.graph;
   const id = await resolveFolder(graph, name);
-  const [folder, page, wellKnown] = await Promise.all([graph.folder(id), graph.messages(id, { top: PAGE_SIZE }), c.var.mailbox.wellKnownFolders()]);
+  const [folder, page, wellKnown] = await Promise.all([
+    graph.folder(id),
+    graph.messages(id, { top: PAGE_SIZE }),
+    c.var.mailbox.wellKnownFolders(),
+  ]);
   const view = folderView(folder, wellKnown);
   const items = page.value.map((m) => summaryView(m, wellKnown));
   return c.html(

@@ -38,7 +38,8 @@ export function textProblem(value: string, max: number, required = false): strin
 }
 
 /** A category named by a form's hidden field: no name of a category holds NUL or is over 64 characters (such a value names none). */
-export const categoryField = (value: string | undefined): string | undefined => (value === undefined || textProblem(value, 64, true) ? undefined : value);
+export const categoryField = (value: string | undefined): string | undefined =>
+  value === undefined || textProblem(value, 64, true) ? undefined : value;
 
 /** The form sent back for correction: the person's input as typed (without NUL characters, which cannot be shown). */
 export function formState(form: string, values: Record<string, string>, fields: Record<string, string | undefined>): FormState | undefined {

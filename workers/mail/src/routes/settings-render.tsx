@@ -11,7 +11,12 @@ import { type Flash, adminEntryFor } from './settings-form.ts';
 /** Renders the page; with a form sent back, at that status. */
 export async function renderSettings(c: MailContext, options: { flash?: Flash; form?: FormState; status?: 200 | 400 | 404 | 409 } = {}) {
   const { db, user } = c.var;
-  const [categories, prompts, jobs, status] = await Promise.all([categoryViews(db, user.id), generalPrompts(db, user.id), latestJobs(db, user.id, 3), mailboxStub(c.env, user.id).status()]);
+  const [categories, prompts, jobs, status] = await Promise.all([
+    categoryViews(db, user.id),
+    generalPrompts(db, user.id),
+    latestJobs(db, user.id, 3),
+    mailboxStub(c.env, user.id).status(),
+  ]);
   const withPrompts = await Promise.all(categories.map(async (x) => ({ ...x, prompt: await categoryPrompt(db, user.id, x.name) })));
   const admin = adminEntryFor(c.var.config.MAIL_ASSISTANT_ADMINS, user.email) !== undefined;
   const users = admin ? { admins: assistantAdmins(c.var.config.MAIL_ASSISTANT_ADMINS), listed: await listedUsers(db) } : undefined;
@@ -34,4 +39,3 @@ export async function renderSettings(c: MailContext, options: { flash?: Flash; f
     options.status ?? 200,
   );
 }
-

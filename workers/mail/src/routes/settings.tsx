@@ -36,13 +36,18 @@ function categoryProblems(values: Record<string, string>) {
   const rule = values.rule ?? '';
   const mode = values.reply_mode ?? 'manual';
   let nameProblem = textProblem(values.name ?? '', 64, true);
-  if (!nameProblem && !categoryName.safeParse(name).success) nameProblem = "Letters, digits, spaces, _ & ' - only, starting with a letter or digit.";
+  if (!nameProblem && !categoryName.safeParse(name).success)
+    nameProblem = "Letters, digits, spaces, _ & ' - only, starting with a letter or digit.";
   if (!nameProblem && name.toLowerCase() === 'unknown') nameProblem = '“unknown” is reserved for mail that fits no category.';
   return {
     name,
     rule,
     mode: mode as ReplyMode,
-    problems: { name: nameProblem, rule: textProblem(rule, 4000), reply_mode: REPLY_MODE_VALUES.includes(mode) ? undefined : 'Choose one of the reply modes.' },
+    problems: {
+      name: nameProblem,
+      rule: textProblem(rule, 4000),
+      reply_mode: REPLY_MODE_VALUES.includes(mode) ? undefined : 'Choose one of the reply modes.',
+    },
   };
 }
 
@@ -57,7 +62,11 @@ settingsPages.post('/settings/categories', pageSession, formLimit, csrf, assista
     return renderSettings(c, { form: formState('create', values, { name: message }), status: 409 });
   }
   await recategorise(c);
-  return redirectWithFlash(c, { text: `Category “${name}” created. Your stored e-mails are being sorted again.`, kind: 'notice', offer: true });
+  return redirectWithFlash(c, {
+    text: `Category “${name}” created. Your stored e-mails are being sorted again.`,
+    kind: 'notice',
+    offer: true,
+  });
 });
 
 settingsPages.post('/settings/categories/update', pageSession, formLimit, csrf, assistant, async (c) => {
@@ -70,23 +79,34 @@ settingsPages.post('/settings/categories/update', pageSession, formLimit, csrf, 
   if (invalid) return renderSettings(c, { form: invalid, status: 400 });
   const result = await updateCategory(c.var.db, c.var.user.id, current, { name, rule, replyMode: mode });
   if (result.outcome === 'not_found') return redirectWithFlash(c, { text: `There is no category “${current}” (any more).`, kind: 'error' });
-  if (result.outcome === 'name_taken') return renderSettings(c, { form: formState(form, values, { name: `You have a category “${name}” already.` }), status: 409 });
+  if (result.outcome === 'name_taken')
+    return renderSettings(c, { form: formState(form, values, { name: `You have a category “${name}” already.` }), status: 409 });
   const rerun = result.renamed || result.ruleChanged;
   if (rerun) await recategorise(c);
   const what = result.renamed ? `Category “${current}” renamed to “${name}”` : `Category “${name}” saved`;
-  return redirectWithFlash(c, { text: rerun ? `${what}. Your stored e-mails are being sorted again.` : `${what}.`, kind: 'notice', offer: rerun });
+  return redirectWithFlash(c, {
+    text: rerun ? `${what}. Your stored e-mails are being sorted again.` : `${what}.`,
+    kind: 'notice',
+    offer: rerun,
+  });
 });
 
 settingsPages.post('/settings/categories/delete', pageSession, formLimit, csrf, assistant, async (c) => {
   const category = categoryField((await formFields(c)).category);
   const reset = category === undefined ? undefined : await deleteCategory(c.var.db, c.var.user.id, category);
-  if (category === undefined || reset === undefined) return redirectWithFlash(c, { text: `There is no category “${category ?? ''}” (any more).`, kind: 'error' });
-  return redirectWithFlash(c, { text: `Category “${category}” deleted; ${reset} e-mail${reset === 1 ? '' : 's'} went back to “unknown”.`, kind: 'notice', offer: true });
+  if (category === undefined || reset === undefined)
+    return redirectWithFlash(c, { text: `There is no category “${category ?? ''}” (any more).`, kind: 'error' });
+  return redirectWithFlash(c, {
+    text: `Category “${category}” deleted; ${reset} e-mail${reset === 1 ? '' : 's'} went back to “unknown”.`,
+    kind: 'notice',
+    offer: true,
+  });
 });
 
 /** The prompt a form names: a general one (`prompt`) or a category's reply prompt (`category`); undefined when neither exists. */
 async function promptNamed(c: MailContext, values: Record<string, string>): Promise<{ name: string; title: string } | undefined> {
-  if (values.prompt !== undefined) return isPromptName(values.prompt) ? { name: values.prompt satisfies PromptName, title: `The prompt “${values.prompt}”` } : undefined;
+  if (values.prompt !== undefined)
+    return isPromptName(values.prompt) ? { name: values.prompt satisfies PromptName, title: `The prompt “${values.prompt}”` } : undefined;
   const category = categoryField(values.category);
   if (category === undefined || !(await categoryRow(c.var.db, c.var.user.id, category))) return undefined;
   return { name: categoryPromptName(category), title: `The reply prompt of “${category}”` };
@@ -107,7 +127,10 @@ settingsPages.post('/settings/prompts/reset', pageSession, formLimit, csrf, assi
   const prompt = await promptNamed(c, await formFields(c));
   if (!prompt) return redirectWithFlash(c, { text: 'There is no such prompt (was its category deleted?).', kind: 'error' });
   const had = await resetPromptBody(c.var.db, c.var.user.id, prompt.name);
-  return redirectWithFlash(c, { text: had ? `${prompt.title} is back to the default.` : `${prompt.title} was the default already.`, kind: 'notice' });
+  return redirectWithFlash(c, {
+    text: had ? `${prompt.title} is back to the default.` : `${prompt.title} was the default already.`,
+    kind: 'notice',
+  });
 });
 
 /**
@@ -121,7 +144,11 @@ settingsPages.post('/settings/recategorise', pageSession, formLimit, csrf, assis
   await recategorise(c);
   const mailbox = mailboxStub(c.env, userId);
   const status = await mailbox.status();
-  if (!status.connected) return redirectWithFlash(c, { text: 'Your stored e-mails are being sorted again. Connect your mailbox to include Inbox messages not yet summarised.', kind: 'notice' });
+  if (!status.connected)
+    return redirectWithFlash(c, {
+      text: 'Your stored e-mails are being sorted again. Connect your mailbox to include Inbox messages not yet summarised.',
+      kind: 'notice',
+    });
   let queued: number;
   try {
     const graph = new GraphClient(mailbox, c.var.config.GRAPH_BASE_URL);
@@ -130,11 +157,27 @@ settingsPages.post('/settings/recategorise', pageSession, formLimit, csrf, assis
     const known = await summarisedIds(c.var.db, userId, ids);
     const fresh = ids.filter((id) => !known.has(id));
     const now = Date.now();
-    if (fresh.length) await mailbox.notified(fresh.map((id) => ({ subscriptionId: 'settings:recategorise', changeType: 'created', resource: `me/messages/${id}`, messageId: id, receivedAt: now })), userId);
+    if (fresh.length)
+      await mailbox.notified(
+        fresh.map((id) => ({
+          subscriptionId: 'settings:recategorise',
+          changeType: 'created',
+          resource: `me/messages/${id}`,
+          messageId: id,
+          receivedAt: now,
+        })),
+        userId,
+      );
     queued = fresh.length;
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
-    return redirectWithFlash(c, { text: `Your stored e-mails are being sorted again, but the Inbox could not be read just now (${err.message}): try again in a moment.`, kind: 'error' });
+    return redirectWithFlash(c, {
+      text: `Your stored e-mails are being sorted again, but the Inbox could not be read just now (${err.message}): try again in a moment.`,
+      kind: 'error',
+    });
   }
-  return redirectWithFlash(c, { text: `Your stored e-mails are being sorted again${queued ? `, and ${queued} recent Inbox message${queued === 1 ? '' : 's'} not yet summarised ${queued === 1 ? 'is' : 'are'} being summarised and categorised` : ''}.`, kind: 'notice' });
+  return redirectWithFlash(c, {
+    text: `Your stored e-mails are being sorted again${queued ? `, and ${queued} recent Inbox message${queued === 1 ? '' : 's'} not yet summarised ${queued === 1 ? 'is' : 'are'} being summarised and categorised` : ''}.`,
+    kind: 'notice',
+  });
 });

@@ -7,7 +7,20 @@ import { webhookUrl } from '../connection.ts';
 import type { MailEnv } from '../context.ts';
 import { resolveFolder } from '../folders.ts';
 import { type GraphTransport, graphHttpError } from '../graph/client.ts';
-import { ErrorSchema, json, jsonBody, messageFields, messageId, readErrors, readGuards, recipients, security, text, writeErrors, writeGuards } from './api.ts';
+import {
+  ErrorSchema,
+  json,
+  jsonBody,
+  messageFields,
+  messageId,
+  readErrors,
+  readGuards,
+  recipients,
+  security,
+  text,
+  writeErrors,
+  writeGuards,
+} from './api.ts';
 import { AttachmentSchema, FolderSchema, asHtml, attachmentView, folderView } from '../mail-views.ts';
 import { resubscribe } from '../subscriptions.ts';
 
@@ -40,8 +53,12 @@ const enc = encodeURIComponent;
 
 const MeSchema = z
   .object({
-    user: z.object({ id: z.number().int(), email: z.string(), name: z.string() }).openapi({ description: 'The signed-in back-office user' }),
-    mailbox: z.object({ id: z.string(), displayName: z.string(), mail: z.string(), userPrincipalName: z.string() }).openapi({ description: 'The connected mailbox (Graph /me)' }),
+    user: z
+      .object({ id: z.number().int(), email: z.string(), name: z.string() })
+      .openapi({ description: 'The signed-in back-office user' }),
+    mailbox: z
+      .object({ id: z.string(), displayName: z.string(), mail: z.string(), userPrincipalName: z.string() })
+      .openapi({ description: 'The connected mailbox (Graph /me)' }),
   })
   .openapi('Me');
 
@@ -60,7 +77,12 @@ tools.openapi(
     return c.json(
       {
         user: c.var.user,
-        mailbox: { id: me.id ?? '', displayName: me.displayName ?? '', mail: me.mail ?? me.userPrincipalName ?? '', userPrincipalName: me.userPrincipalName ?? '' },
+        mailbox: {
+          id: me.id ?? '',
+          displayName: me.displayName ?? '',
+          mail: me.mail ?? me.userPrincipalName ?? '',
+          userPrincipalName: me.userPrincipalName ?? '',
+        },
       },
       200,
     );
@@ -94,7 +116,8 @@ tools.openapi(
     const mailbox: GraphTransport = c.var.mailbox;
     const result = await mailbox.graph({ method: 'POST', path, body: { displayName: name } });
     if (!result.ok) {
-      if (result.kind === 'rejected' && result.status === 409) throw new HttpError(409, 'folder_exists', `A folder "${name}" exists there already.`);
+      if (result.kind === 'rejected' && result.status === 409)
+        throw new HttpError(409, 'folder_exists', `A folder "${name}" exists there already.`);
       throw graphHttpError(result);
     }
     return c.json(folderView(result.json as MailFolder, await c.var.mailbox.wellKnownFolders()), 201);
@@ -110,7 +133,16 @@ const NewDraft = z
   })
   .openapi('NewDraft');
 
-const DraftSchema = z.object({ id: z.string(), subject: z.string(), to: z.array(z.string()), cc: z.array(z.string()), bcc: z.array(z.string()), webLink: z.string().nullable() }).openapi('Draft');
+const DraftSchema = z
+  .object({
+    id: z.string(),
+    subject: z.string(),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    bcc: z.array(z.string()),
+    webLink: z.string().nullable(),
+  })
+  .openapi('Draft');
 
 tools.openapi(
   createRoute({
@@ -126,9 +158,25 @@ tools.openapi(
   async (c) => {
     const draft = c.req.valid('json');
     const content = draft.html ? draft.body : asHtml(draft.body);
-    const created = await c.var.graph.createDraft({ subject: draft.subject, body: { contentType: 'html', content }, toRecipients: recipients(draft.to), ccRecipients: recipients(draft.cc), bccRecipients: recipients(draft.bcc) });
+    const created = await c.var.graph.createDraft({
+      subject: draft.subject,
+      body: { contentType: 'html', content },
+      toRecipients: recipients(draft.to),
+      ccRecipients: recipients(draft.cc),
+      bccRecipients: recipients(draft.bcc),
+    });
     if (!created?.id) throw new HttpError(502, 'graph_unavailable', 'Graph answered a draft without an id.');
-    return c.json({ id: created.id, subject: created.subject ?? draft.subject, to: draft.to, cc: draft.cc, bcc: draft.bcc, webLink: created.webLink ?? null }, 201);
+    return c.json(
+      {
+        id: created.id,
+        subject: created.subject ?? draft.subject,
+        to: draft.to,
+        cc: draft.cc,
+        bcc: draft.bcc,
+        webLink: created.webLink ?? null,
+      },
+      201,
+    );
   },
 );
 
@@ -146,7 +194,10 @@ tools.openapi(
     security,
     middleware: readGuards,
     request: { params: messageParam },
-    responses: { 200: json(z.object({ message_id: z.string(), attachments: z.array(AttachmentSchema) }), 'The attachments'), ...readErrors },
+    responses: {
+      200: json(z.object({ message_id: z.string(), attachments: z.array(AttachmentSchema) }), 'The attachments'),
+      ...readErrors,
+    },
   }),
   async (c) => {
     const { message_id } = c.req.valid('param');
@@ -164,13 +215,26 @@ tools.openapi(
     security,
     middleware: readGuards,
     request: { params: attachmentParams },
-    responses: { 200: { description: 'The attachment’s bytes as a download: its own content type when that is a passive one (raster images, PDF, plain text, audio, video), else application/octet-stream', content: { 'application/octet-stream': { schema: z.string() } } }, ...readErrors, 413: codeErrors[413] },
+    responses: {
+      200: {
+        description:
+          'The attachment’s bytes as a download: its own content type when that is a passive one (raster images, PDF, plain text, audio, video), else application/octet-stream',
+        content: { 'application/octet-stream': { schema: z.string() } },
+      },
+      ...readErrors,
+      413: codeErrors[413],
+    },
   }),
   async (c) => {
     const { message_id, attachment_id } = c.req.valid('param');
     const meta = attachmentView(await c.var.graph.attachment(message_id, attachment_id));
     // the bytes come through the mailbox object, whose calls carry at most 32 MiB
-    if (meta.size > MAX_DOWNLOAD_BYTES) throw new HttpError(413, 'attachment_too_large', `The attachment is ${meta.size} bytes; attachments up to ${MAX_DOWNLOAD_BYTES} bytes are downloaded here.`);
+    if (meta.size > MAX_DOWNLOAD_BYTES)
+      throw new HttpError(
+        413,
+        'attachment_too_large',
+        `The attachment is ${meta.size} bytes; attachments up to ${MAX_DOWNLOAD_BYTES} bytes are downloaded here.`,
+      );
     const bytes = await c.var.graph.attachmentBytes(message_id, attachment_id);
     // The sender chose the type: always a download, its own type only when on the inline allow-list.
     return c.body(bytes, 200, fileHeaders(meta.contentType, { name: meta.name || 'attachment', disposition: 'attachment' }));
@@ -204,18 +268,44 @@ tools.openapi(
     const { message_id, attachment_id } = c.req.valid('param');
     const meta = attachmentView(await c.var.graph.attachment(message_id, attachment_id));
     const kind = textKindOf(meta.contentType, meta.name);
-    if (!kind) throw new HttpError(415, 'unsupported_type', `No text can be read from ${meta.contentType} ("${meta.name}"): text, HTML and PDF attachments only.`);
-    if (meta.size > MAX_TEXT_ATTACHMENT_BYTES) throw new HttpError(413, 'attachment_too_large', `The attachment is ${meta.size} bytes; text is read from attachments up to ${MAX_TEXT_ATTACHMENT_BYTES} bytes.`);
+    if (!kind)
+      throw new HttpError(
+        415,
+        'unsupported_type',
+        `No text can be read from ${meta.contentType} ("${meta.name}"): text, HTML and PDF attachments only.`,
+      );
+    if (meta.size > MAX_TEXT_ATTACHMENT_BYTES)
+      throw new HttpError(
+        413,
+        'attachment_too_large',
+        `The attachment is ${meta.size} bytes; text is read from attachments up to ${MAX_TEXT_ATTACHMENT_BYTES} bytes.`,
+      );
     const bytes = new Uint8Array(await c.var.graph.attachmentBytes(message_id, attachment_id));
     let text: string;
     try {
       text = await extractText(kind, bytes);
     } catch (err) {
-      if (err instanceof InflatedTooLarge) throw new HttpError(413, 'attachment_too_large', `The attachment "${meta.name}" is too large to read: ${err.message}.`);
-      throw new HttpError(415, 'unreadable_attachment', `The attachment "${meta.name}" could not be read as ${kind}: ${err instanceof Error ? err.message : String(err)}`);
+      if (err instanceof InflatedTooLarge)
+        throw new HttpError(413, 'attachment_too_large', `The attachment "${meta.name}" is too large to read: ${err.message}.`);
+      throw new HttpError(
+        415,
+        'unreadable_attachment',
+        `The attachment "${meta.name}" could not be read as ${kind}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     const truncated = text.length > MAX_TEXT_CHARS;
-    return c.json({ message_id, attachment_id, name: meta.name, contentType: meta.contentType, kind, text: truncated ? text.slice(0, MAX_TEXT_CHARS) : text, truncated }, 200);
+    return c.json(
+      {
+        message_id,
+        attachment_id,
+        name: meta.name,
+        contentType: meta.contentType,
+        kind,
+        text: truncated ? text.slice(0, MAX_TEXT_CHARS) : text,
+        truncated,
+      },
+      200,
+    );
   },
 );
 
@@ -239,6 +329,15 @@ tools.openapi(
     const status = await c.var.mailbox.status();
     const mail = status.account?.mail ?? '';
     const row = await resubscribe(c.env, c.var.config, c.var.user.id, mail, webhookUrl(c));
-    return c.json({ id: row.id, resource: row.resource, changeType: row.changeType, notificationUrl: row.notificationUrl, expiresAt: new Date(row.expiresAt).toISOString() }, 201);
+    return c.json(
+      {
+        id: row.id,
+        resource: row.resource,
+        changeType: row.changeType,
+        notificationUrl: row.notificationUrl,
+        expiresAt: new Date(row.expiresAt).toISOString(),
+      },
+      201,
+    );
   },
 );

@@ -30,20 +30,25 @@ const Notification = z.object({
   resource: z.string().max(2000),
   subscriptionExpirationDateTime: z.string().max(100).optional(),
   tenantId: z.string().max(100).optional(),
-  resourceData: z.object({ id: z.string().max(512).optional() }).passthrough().nullish(),
+  resourceData: z
+    .object({ id: z.string().max(512).optional() })
+    .passthrough()
+    .nullish(),
 });
 const Batch = z.object({ value: z.array(Notification).min(1).max(1000) });
 
 export const webhook = new Hono<MailEnv>();
 
 function echo(token: string) {
-  if (token.length > MAX_TOKEN_LENGTH || token.includes('\u0000')) throw new HttpError(400, 'invalid_validation_token', 'The validationToken is too long or malformed.');
+  if (token.length > MAX_TOKEN_LENGTH || token.includes('\u0000'))
+    throw new HttpError(400, 'invalid_validation_token', 'The validationToken is too long or malformed.');
   return new Response(token, { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }
 
 webhook.get('/graph/webhook', anonymous, (c) => {
   const token = c.req.query('validationToken');
-  if (token === undefined) throw new HttpError(400, 'validation_token_required', 'Graph calls this address with a validationToken or a notification batch.');
+  if (token === undefined)
+    throw new HttpError(400, 'validation_token_required', 'Graph calls this address with a validationToken or a notification batch.');
   return echo(token);
 });
 
@@ -57,7 +62,14 @@ webhook.post('/graph/webhook', anonymous, limitBody(MAX_BATCH_BYTES), async (c) 
   const throttle = addressThrottle(c.env.WEBHOOK_GUARD, 'mail-webhook', clientAddress(c));
   // D1 binds at most 100 parameters a statement.
   const lookups = [];
-  for (let i = 0; i < ids.length; i += 90) lookups.push(c.var.db.select().from(subscriptions).where(inArray(subscriptions.id, ids.slice(i, i + 90))).all());
+  for (let i = 0; i < ids.length; i += 90)
+    lookups.push(
+      c.var.db
+        .select()
+        .from(subscriptions)
+        .where(inArray(subscriptions.id, ids.slice(i, i + 90)))
+        .all(),
+    );
   const [locked, ...found] = await Promise.all([throttle.lockedFor(), ...lookups]);
   const rows = found.flat();
   if (locked !== undefined) throw tooManyRefusals(locked);
@@ -70,28 +82,43 @@ webhook.post('/graph/webhook', anonymous, limitBody(MAX_BATCH_BYTES), async (c) 
   const receivedAt = Date.now();
   for (const item of batch.data.value) {
     const subscription = known.get(item.subscriptionId);
-    if (!subscription) return refuse(new HttpError(403, 'unknown_subscription', `No subscription ${item.subscriptionId.slice(0, 100)} was made here.`));
+    if (!subscription)
+      return refuse(new HttpError(403, 'unknown_subscription', `No subscription ${item.subscriptionId.slice(0, 100)} was made here.`));
     if (!item.clientState || !(await secretsEqual(await sha256Hex(item.clientState), subscription.clientStateHash))) {
       return refuse(new HttpError(403, 'client_state_mismatch', 'The clientState does not match the subscription’s.'));
     }
     const forUser = byUser.get(subscription.userId) ?? [];
-    forUser.push({ subscriptionId: item.subscriptionId, changeType: item.changeType, resource: item.resource, messageId: item.resourceData?.id ?? null, receivedAt });
+    forUser.push({
+      subscriptionId: item.subscriptionId,
+      changeType: item.changeType,
+      resource: item.resource,
+      messageId: item.resourceData?.id ?? null,
+      receivedAt,
+    });
     byUser.set(subscription.userId, forUser);
   }
   // Graph wants the answer within 3 seconds: each mailbox object gets its notifications after it.
   // New mail is queued for the assistant only for the accounts allowed to use it (asked only
   // when the user's notifications announce new mail: nothing else is queued).
   for (const [userId, items] of byUser) {
-    const allowed = items.some(announcesNewMessage) ? userAssistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, userId) : Promise.resolve(false);
+    const allowed = items.some(announcesNewMessage)
+      ? userAssistantAllowed(c.env.DB, c.var.config.MAIL_ASSISTANT_ADMINS, userId)
+      : Promise.resolve(false);
     c.executionCtx.waitUntil(
       allowed
         .then((mayUse) => mailboxStub(c.env, userId).notified(items, mayUse ? userId : undefined))
-        .catch((err) => console.error(JSON.stringify({ level: 'error', service: 'mail', event: 'notification_record_failed', user_id: userId, error: String(err) }))),
+        .catch((err) =>
+          console.error(
+            JSON.stringify({ level: 'error', service: 'mail', event: 'notification_record_failed', user_id: userId, error: String(err) }),
+          ),
+        ),
     );
   }
   return c.body(null, 202);
 });
 
 function tooManyRefusals(retryAfterSeconds: number): HttpError {
-  return new HttpError(429, 'too_many_refusals', 'Too many refused notifications from this address; try again later.', { retryAfterSeconds });
+  return new HttpError(429, 'too_many_refusals', 'Too many refused notifications from this address; try again later.', {
+    retryAfterSeconds,
+  });
 }

@@ -46,14 +46,42 @@ function Csrf({ token }: { token: string }) {
 }
 
 /** A labelled field with its error beside it (tied to it for screen readers). */
-function Field(props: { id: string; label: string; name: string; value: string; error?: string; kind?: 'input' | 'textarea' | 'email'; rows?: number; maxlength: number; required?: boolean; hint?: string }) {
+function Field(props: {
+  id: string;
+  label: string;
+  name: string;
+  value: string;
+  error?: string;
+  kind?: 'input' | 'textarea' | 'email';
+  rows?: number;
+  maxlength: number;
+  required?: boolean;
+  hint?: string;
+}) {
   const describedBy = [props.error ? `${props.id}-error` : '', props.hint ? `${props.id}-hint` : ''].filter(Boolean).join(' ') || undefined;
-  const common = { id: props.id, name: props.name, maxlength: props.maxlength, required: props.required, 'aria-invalid': props.error ? 'true' : undefined, 'aria-describedby': describedBy };
+  const common = {
+    id: props.id,
+    name: props.name,
+    maxlength: props.maxlength,
+    required: props.required,
+    'aria-invalid': props.error ? 'true' : undefined,
+    'aria-describedby': describedBy,
+  };
   return (
     <div class={`field${props.error ? ' invalid' : ''}`}>
       <label for={props.id}>{props.label}</label>
-      {props.hint ? <p class="hint" id={`${props.id}-hint`}>{props.hint}</p> : null}
-      {props.kind === 'textarea' ? <textarea {...common} rows={props.rows ?? 4}>{props.value}</textarea> : <input {...common} type={props.kind === 'email' ? 'email' : 'text'} value={props.value} />}
+      {props.hint ? (
+        <p class="hint" id={`${props.id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {props.kind === 'textarea' ? (
+        <textarea {...common} rows={props.rows ?? 4}>
+          {props.value}
+        </textarea>
+      ) : (
+        <input {...common} type={props.kind === 'email' ? 'email' : 'text'} value={props.value} />
+      )}
       {props.error ? (
         <p class="field-error" id={`${props.id}-error`}>
           {props.error}
@@ -117,8 +145,26 @@ function NewCategory({ view }: { view: SettingsView }) {
     <form method="post" action="/settings/categories" class="card" data-form="create" aria-labelledby="new-category">
       <h3 id="new-category">New category</h3>
       <Csrf token={view.csrfToken} />
-      <Field id="new-name" label="Name" name="name" value={values.name!} error={errors.name} maxlength={64} required hint="Letters, digits, spaces, _ & ' - (at most 64)." />
-      <Field id="new-rule" label="Rule" name="rule" value={values.rule!} error={errors.rule} kind="textarea" maxlength={4000} hint="In plain language: which e-mails belong here." />
+      <Field
+        id="new-name"
+        label="Name"
+        name="name"
+        value={values.name!}
+        error={errors.name}
+        maxlength={64}
+        required
+        hint="Letters, digits, spaces, _ & ' - (at most 64)."
+      />
+      <Field
+        id="new-rule"
+        label="Rule"
+        name="rule"
+        value={values.rule!}
+        error={errors.rule}
+        kind="textarea"
+        maxlength={4000}
+        hint="In plain language: which e-mails belong here."
+      />
       <ReplyModeField id="new-mode" value={values.reply_mode!} error={errors.reply_mode} />
       <button type="submit">Create category</button>
     </form>
@@ -138,14 +184,32 @@ function CategoryCard({ view, category, index }: { view: SettingsView; category:
         <Csrf token={view.csrfToken} />
         <input type="hidden" name="category" value={category.name} />
         <Field id={`${id}-name`} label="Name" name="name" value={edit.values.name!} error={edit.errors.name} maxlength={64} required />
-        <Field id={`${id}-rule`} label="Rule" name="rule" value={edit.values.rule!} error={edit.errors.rule} kind="textarea" maxlength={4000} />
+        <Field
+          id={`${id}-rule`}
+          label="Rule"
+          name="rule"
+          value={edit.values.rule!}
+          error={edit.errors.rule}
+          kind="textarea"
+          maxlength={4000}
+        />
         <ReplyModeField id={`${id}-mode`} value={edit.values.reply_mode!} error={edit.errors.reply_mode} />
         <button type="submit">Save {category.name}</button>
       </form>
       <form method="post" action="/settings/prompts" data-form="category-prompt">
         <Csrf token={view.csrfToken} />
         <input type="hidden" name="category" value={category.name} />
-        <Field id={`${id}-prompt`} label={`Reply prompt${category.prompt.custom ? ' (changed)' : ' (default)'}`} name="body" value={prompt.values.body!} error={prompt.errors.body} kind="textarea" rows={5} maxlength={20000} required />
+        <Field
+          id={`${id}-prompt`}
+          label={`Reply prompt${category.prompt.custom ? ' (changed)' : ' (default)'}`}
+          name="body"
+          value={prompt.values.body!}
+          error={prompt.errors.body}
+          kind="textarea"
+          rows={5}
+          maxlength={20000}
+          required
+        />
         <div class="buttons">
           <button type="submit">Save reply prompt</button>
         </div>
@@ -183,7 +247,17 @@ function PromptCard({ view, prompt, index }: { view: SettingsView; prompt: Promp
       <form method="post" action="/settings/prompts">
         <Csrf token={view.csrfToken} />
         <input type="hidden" name="prompt" value={prompt.name} />
-        <Field id={id} label={`Prompt “${prompt.name}”`} name="body" value={state.values.body!} error={state.errors.body} kind="textarea" rows={5} maxlength={20000} required />
+        <Field
+          id={id}
+          label={`Prompt “${prompt.name}”`}
+          name="body"
+          value={state.values.body!}
+          error={state.errors.body}
+          kind="textarea"
+          rows={5}
+          maxlength={20000}
+          required
+        />
         <button type="submit">Save prompt</button>
       </form>
       {prompt.custom ? (
@@ -205,7 +279,11 @@ function Users({ view, users }: { view: SettingsView; users: NonNullable<Setting
   return (
     <section class="panel" aria-labelledby="users-title" data-section="users">
       <h2 id="users-title">Who may use the assistant</h2>
-      <p class="hint">Admins come from the MAIL_ASSISTANT_ADMINS setting and are changed there. Removing an account ends its use of the assistant at once and cancels its running re-categorisations; it stays signed in to the mail client, and its categories, prompts and summaries are kept.</p>
+      <p class="hint">
+        Admins come from the MAIL_ASSISTANT_ADMINS setting and are changed there. Removing an account ends its use of the assistant at once
+        and cancels its running re-categorisations; it stays signed in to the mail client, and its categories, prompts and summaries are
+        kept.
+      </p>
       <ul class="users">
         {users.admins.map((email) => (
           <li data-user={email}>
@@ -239,7 +317,16 @@ function Users({ view, users }: { view: SettingsView; users: NonNullable<Setting
       <form method="post" action="/settings/users" class="card" data-form="add-user" aria-labelledby="add-user-title">
         <h3 id="add-user-title">Add an account</h3>
         <Csrf token={view.csrfToken} />
-        <Field id="user-email" label="Sign-in e-mail" name="email" value={add.values.email!} error={add.errors.email} kind="email" maxlength={320} required />
+        <Field
+          id="user-email"
+          label="Sign-in e-mail"
+          name="email"
+          value={add.values.email!}
+          error={add.errors.email}
+          kind="email"
+          maxlength={320}
+          required
+        />
         <Field id="user-name" label="Name (optional)" name="name" value={add.values.name!} error={add.errors.name} maxlength={200} />
         <button type="submit">Add account</button>
       </form>
@@ -266,7 +353,11 @@ export function SettingsPage({ view }: { view: SettingsView }) {
           <div class={`recategorise-box${view.offerRecategorise ? ' offered' : ''}`}>
             <p>
               {view.offerRecategorise ? 'To see the effect of the change on your mail now: ' : ''}
-              Re-categorise recent mail: your stored e-mails are classified again by the current rules{view.mailboxConnected ? ', and the newest Inbox messages not yet summarised are summarised and categorised as new mail is' : ' (connect your mailbox to include Inbox messages not yet summarised)'}. It runs in the background.
+              Re-categorise recent mail: your stored e-mails are classified again by the current rules
+              {view.mailboxConnected
+                ? ', and the newest Inbox messages not yet summarised are summarised and categorised as new mail is'
+                : ' (connect your mailbox to include Inbox messages not yet summarised)'}
+              . It runs in the background.
             </p>
             <RecategoriseForm view={view} />
             <Jobs jobs={view.jobs} />
@@ -277,7 +368,10 @@ export function SettingsPage({ view }: { view: SettingsView }) {
         </section>
         <section class="panel" aria-labelledby="categories-title" data-section="categories">
           <h2 id="categories-title">Categories</h2>
-          <p class="hint">Each category has a rule the assistant reads to sort mail into it, a reply mode, and a reply prompt for its reply drafts. Mail that fits none is “unknown”.</p>
+          <p class="hint">
+            Each category has a rule the assistant reads to sort mail into it, a reply mode, and a reply prompt for its reply drafts. Mail
+            that fits none is “unknown”.
+          </p>
           {view.categories.length ? null : <p>No categories yet.</p>}
           {view.categories.map((category, i) => (
             <CategoryCard view={view} category={category} index={i} />

@@ -5,7 +5,9 @@
   // Under a path prefix (meta base-path) the app's own URLs live below it.
   var baseMeta = document.querySelector('meta[name="base-path"]');
   var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) { return basePath + path; }
+  function at(path) {
+    return basePath + path;
+  }
   var section = document.querySelector('[data-repair-progress]');
   if (!section) return;
   var jobId = section.getAttribute('data-repair-progress');
@@ -41,7 +43,9 @@
       changes.textContent = '';
       p.summary.changes.forEach(function (ch) {
         var row = document.createElement('tr');
-        [ch.raceId, ch.meeting, ch.raceNumber, ch.from, ch.to].forEach(function (v) { cell(row, v); });
+        [ch.raceId, ch.meeting, ch.raceNumber, ch.from, ch.to].forEach(function (v) {
+          cell(row, v);
+        });
         changes.appendChild(row);
       });
     }
@@ -63,12 +67,16 @@
 
   function poll() {
     fetch(at('/api/discipline-repair/progress/' + encodeURIComponent(jobId)), { credentials: 'same-origin' })
-      .then(function (res) { return res.ok ? res.json() : null; })
+      .then(function (res) {
+        return res.ok ? res.json() : null;
+      })
       .then(function (p) {
         if (p) render(p);
         if (!p || FINAL.indexOf(p.state) < 0) window.setTimeout(poll, 1500);
       })
-      .catch(function () { window.setTimeout(poll, 5000); });
+      .catch(function () {
+        window.setTimeout(poll, 5000);
+      });
   }
 
   if (FINAL.indexOf(section.getAttribute('data-state')) < 0) window.setTimeout(poll, 1000);

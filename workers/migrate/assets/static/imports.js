@@ -6,18 +6,26 @@
   // Under a path prefix (meta base-path) the app's own URLs live below it.
   var baseMeta = document.querySelector('meta[name="base-path"]');
   var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) { return basePath + path; }
+  function at(path) {
+    return basePath + path;
+  }
   var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
   var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
   var FINAL = ['completed', 'failed', 'cancelled'];
 
   function getJson(url) {
-    return fetch(at(url), { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : null; });
+    return fetch(at(url), { credentials: 'same-origin' }).then(function (res) {
+      return res.ok ? res.json() : null;
+    });
   }
   function post(url) {
-    return fetch(at(url), { method: 'POST', headers: { RequestVerificationToken: token }, credentials: 'same-origin' }).then(function (res) {
-      return res.json().then(function (answer) { return { ok: res.ok, answer: answer }; });
-    });
+    return fetch(at(url), { method: 'POST', headers: { RequestVerificationToken: token }, credentials: 'same-origin' }).then(
+      function (res) {
+        return res.json().then(function (answer) {
+          return { ok: res.ok, answer: answer };
+        });
+      },
+    );
   }
   function when(ms) {
     return ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—';
@@ -33,9 +41,15 @@
           if (!c) return;
           live.querySelector('[data-live="source"]').textContent = String(c.sourceRowCount);
           var tables = Object.keys(c.destinationCounts);
-          live.querySelector('[data-live="destination"]').textContent = tables.map(function (t) { return String(c.destinationCounts[t]); }).join(', ');
+          live.querySelector('[data-live="destination"]').textContent = tables
+            .map(function (t) {
+              return String(c.destinationCounts[t]);
+            })
+            .join(', ');
         })
-        .finally(function () { window.setTimeout(refresh, 10000); });
+        .finally(function () {
+          window.setTimeout(refresh, 10000);
+        });
     };
     refresh();
   }
@@ -68,7 +82,9 @@
   var auto = document.querySelector('[data-auto-sync]');
   if (auto) {
     var autoPrefix = auto.getAttribute('data-auto-sync');
-    var say = function (text) { auto.querySelector('[data-auto-result]').textContent = text; };
+    var say = function (text) {
+      auto.querySelector('[data-auto-result]').textContent = text;
+    };
     auto.querySelector('[data-auto-toggle]').addEventListener('click', function (event) {
       post(autoPrefix + '/autosync/toggle').then(function (r) {
         if (!r.ok) return say(r.answer.message || 'Not changed.');
@@ -80,7 +96,9 @@
     });
     auto.querySelector('[data-auto-run]').addEventListener('click', function () {
       say('Starting…');
-      post(autoPrefix + '/autosync/run-now').then(function (r) { say(r.answer.message || ''); });
+      post(autoPrefix + '/autosync/run-now').then(function (r) {
+        say(r.answer.message || '');
+      });
     });
   }
 
@@ -98,7 +116,9 @@
     set('[data-import-state]', p.state);
     set('[data-processed]', p.processed);
     set('[data-total]', p.total);
-    ['inserted', 'updated', 'unchanged', 'skipped'].forEach(function (key) { set('[data-count="' + key + '"]', p[key]); });
+    ['inserted', 'updated', 'unchanged', 'skipped'].forEach(function (key) {
+      set('[data-count="' + key + '"]', p[key]);
+    });
     set('[data-count="filteredOut"]', p.summary.filteredOut);
     var bar = section.querySelector('[data-bar]');
     if (bar) {
@@ -134,7 +154,10 @@
       if (cancel) cancel.remove();
       var finished = section.querySelector('[data-finished]');
       if (finished) finished.hidden = false;
-      set('[data-summary-text]', p.inserted + ' inserted, ' + p.updated + ' updated, ' + p.unchanged + ' unchanged, ' + p.skipped + ' skipped.');
+      set(
+        '[data-summary-text]',
+        p.inserted + ' inserted, ' + p.updated + ' updated, ' + p.unchanged + ' unchanged, ' + p.skipped + ' skipped.',
+      );
     }
   }
   function poll() {
@@ -143,7 +166,9 @@
         if (p) render(p);
         if (!p || FINAL.indexOf(p.state) < 0) window.setTimeout(poll, 1000);
       })
-      .catch(function () { window.setTimeout(poll, 5000); });
+      .catch(function () {
+        window.setTimeout(poll, 5000);
+      });
   }
   if (FINAL.indexOf(section.getAttribute('data-state')) < 0) window.setTimeout(poll, 500);
 })();

@@ -5,14 +5,31 @@
   // Under a path prefix (meta base-path) the app's own URLs live below it.
   var baseMeta = document.querySelector('meta[name="base-path"]');
   var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) { return basePath + path; }
+  function at(path) {
+    return basePath + path;
+  }
   var section = document.querySelector('[data-races]');
   if (!section) return;
 
   var LABELS = {
-    raceNumber: 'Race', name: 'Name', distance: 'Distance (m)', class: 'Class', raceType: 'Type', trackCondition: 'Track',
-    startTime: 'Start (UTC)', runners: 'Runners', tabNumber: 'Tab', horse: 'Horse', jockey: 'Jockey', trainer: 'Trainer',
-    barrier: 'Barrier', weight: 'Weight (kg)', startingPrice: 'SP', scratched: 'Scratched', finishingPosition: 'Placing', margin: 'Margin',
+    raceNumber: 'Race',
+    name: 'Name',
+    distance: 'Distance (m)',
+    class: 'Class',
+    raceType: 'Type',
+    trackCondition: 'Track',
+    startTime: 'Start (UTC)',
+    runners: 'Runners',
+    tabNumber: 'Tab',
+    horse: 'Horse',
+    jockey: 'Jockey',
+    trainer: 'Trainer',
+    barrier: 'Barrier',
+    weight: 'Weight (kg)',
+    startingPrice: 'SP',
+    scratched: 'Scratched',
+    finishingPosition: 'Placing',
+    margin: 'Margin',
   };
 
   function el(tag, text, cls) {
@@ -41,7 +58,9 @@
     var table = el('table', null, 'grid compare');
     table.setAttribute('data-' + kind + '-table', '');
     var head = el('tr');
-    ['', 'Status', 'Paired by', 'Source', 'Destination', 'Differences'].forEach(function (h) { head.appendChild(el('th', h)); });
+    ['', 'Status', 'Paired by', 'Source', 'Destination', 'Differences'].forEach(function (h) {
+      head.appendChild(el('th', h));
+    });
     var thead = el('thead');
     thead.appendChild(head);
     table.appendChild(thead);
@@ -50,13 +69,28 @@
       var tr = el('tr', null, row.differs ? 'differs' : '');
       tr.setAttribute('data-status', row.status);
       tr.setAttribute('data-differs', String(row.differs));
-      var differing = row.fields.filter(function (f) { return !f.same; });
+      var differing = row.fields.filter(function (f) {
+        return !f.same;
+      });
       tr.appendChild(el('td', describe(row)));
       tr.appendChild(el('td', row.status));
       tr.appendChild(el('td', row.pairedBy || '—'));
       tr.appendChild(el('td', row.rsRaceId || row.rsRunnerId || '—'));
       tr.appendChild(el('td', row.qdgRaceId || row.qdgRunnerId || '—'));
-      tr.appendChild(el('td', row.status !== 'matched' ? 'one side only' : differing.length ? differing.map(function (f) { return LABELS[f.name] || f.name; }).join(', ') : 'same'));
+      tr.appendChild(
+        el(
+          'td',
+          row.status !== 'matched'
+            ? 'one side only'
+            : differing.length
+              ? differing
+                  .map(function (f) {
+                    return LABELS[f.name] || f.name;
+                  })
+                  .join(', ')
+              : 'same',
+        ),
+      );
       body.appendChild(tr);
       var detail = el('tr');
       var cell = el('td');
@@ -84,13 +118,20 @@
   }
 
   function loadRunners(race, holder, button) {
-    var url = '/Meetings/Runners?rsRaceId=' + encodeURIComponent(race.rsRaceId) + (race.qdgRaceId ? '&qdgRaceId=' + encodeURIComponent(race.qdgRaceId) : '');
+    var url =
+      '/Meetings/Runners?rsRaceId=' +
+      encodeURIComponent(race.rsRaceId) +
+      (race.qdgRaceId ? '&qdgRaceId=' + encodeURIComponent(race.qdgRaceId) : '');
     button.disabled = true;
     holder.textContent = 'Loading the runners…';
     getJson(url)
       .then(function (runners) {
         holder.textContent = '';
-        holder.appendChild(comparisonTable(runners, 'runners', function (r) { return '#' + r.tabNumber + ' ' + (r.horse || ''); }));
+        holder.appendChild(
+          comparisonTable(runners, 'runners', function (r) {
+            return '#' + r.tabNumber + ' ' + (r.horse || '');
+          }),
+        );
       })
       .catch(function (error) {
         holder.textContent = 'The runners could not be loaded: ' + error.message;
@@ -102,19 +143,37 @@
   var qdgMeeting = section.getAttribute('data-qdg-meeting');
   var state = section.querySelector('[data-races-state]');
   var list = section.querySelector('[data-races-list]');
-  getJson('/Meetings/Races?rsMeetingId=' + encodeURIComponent(rsMeeting) + (qdgMeeting ? '&qdgMeetingId=' + encodeURIComponent(qdgMeeting) : ''))
+  getJson(
+    '/Meetings/Races?rsMeetingId=' + encodeURIComponent(rsMeeting) + (qdgMeeting ? '&qdgMeetingId=' + encodeURIComponent(qdgMeeting) : ''),
+  )
     .then(function (races) {
-      var differing = races.filter(function (r) { return r.differs; }).length;
-      state.textContent = races.length === 0 ? 'Neither side has races at this meeting.' : races.length + ' race(s), ' + (differing ? differing + ' with differences.' : 'no differences.');
-      list.appendChild(comparisonTable(races, 'races', function (r) { return 'Race ' + r.raceNumber; }, function (race, cell) {
-        if (!race.rsRaceId) return;
-        var button = el('button', 'Compare runners', 'secondary');
-        button.type = 'button';
-        var holder = el('div');
-        button.addEventListener('click', function () { loadRunners(race, holder, button); });
-        cell.appendChild(button);
-        cell.appendChild(holder);
-      }));
+      var differing = races.filter(function (r) {
+        return r.differs;
+      }).length;
+      state.textContent =
+        races.length === 0
+          ? 'Neither side has races at this meeting.'
+          : races.length + ' race(s), ' + (differing ? differing + ' with differences.' : 'no differences.');
+      list.appendChild(
+        comparisonTable(
+          races,
+          'races',
+          function (r) {
+            return 'Race ' + r.raceNumber;
+          },
+          function (race, cell) {
+            if (!race.rsRaceId) return;
+            var button = el('button', 'Compare runners', 'secondary');
+            button.type = 'button';
+            var holder = el('div');
+            button.addEventListener('click', function () {
+              loadRunners(race, holder, button);
+            });
+            cell.appendChild(button);
+            cell.appendChild(holder);
+          },
+        ),
+      );
     })
     .catch(function (error) {
       state.textContent = 'The races could not be loaded: ' + error.message;

@@ -5,7 +5,9 @@
   // Under a path prefix (meta base-path) the app's own URLs live below it.
   var baseMeta = document.querySelector('meta[name="base-path"]');
   var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) { return basePath + path; }
+  function at(path) {
+    return basePath + path;
+  }
   var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
   var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
 
@@ -33,16 +35,26 @@
         var input = form.querySelector('[name="' + name + '"]');
         return input ? input.value : '';
       };
-      var body = { Host: value('Host'), Port: Number(value('Port')), Database: value('Database'), Username: value('Username'), Password: value('Password') };
+      var body = {
+        Host: value('Host'),
+        Port: Number(value('Port')),
+        Database: value('Database'),
+        Username: value('Username'),
+        Password: value('Password'),
+      };
       if (value('Id')) body.Id = Number(value('Id'));
       out.textContent = 'Testing…';
       post('/api/configuration/test-connection', JSON.stringify(body), 'application/json')
-        .then(function (res) { return res.json(); })
+        .then(function (res) {
+          return res.json();
+        })
         .then(function (answer) {
           out.textContent = (answer.success ? 'Connected: ' : 'Failed: ') + (answer.message || '');
           out.className = answer.success ? 'flash info' : 'flash error';
         })
-        .catch(function () { out.textContent = 'The test could not be run.'; });
+        .catch(function () {
+          out.textContent = 'The test could not be run.';
+        });
     });
   });
 
@@ -51,7 +63,9 @@
     var target = select.form.querySelector('[name="' + select.getAttribute('data-columns-for') + '"]');
     function load() {
       fetch(at('/Migration/GetDestinationTableColumns?tableName=' + encodeURIComponent(select.value)), { credentials: 'same-origin' })
-        .then(function (res) { return res.ok ? res.json() : []; })
+        .then(function (res) {
+          return res.ok ? res.json() : [];
+        })
         .then(function (columns) {
           target.innerHTML = '';
           columns.forEach(function (col) {
@@ -69,9 +83,13 @@
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       var fields = { sessionId: form.getAttribute('data-session') };
-      ['childTable', 'childColumn', 'parentTable', 'parentColumn'].forEach(function (name) { fields[name] = form.querySelector('[name="' + name + '"]').value; });
+      ['childTable', 'childColumn', 'parentTable', 'parentColumn'].forEach(function (name) {
+        fields[name] = form.querySelector('[name="' + name + '"]').value;
+      });
       postForm('/Migration/AddCustomRelationship', fields)
-        .then(function (res) { return res.json(); })
+        .then(function (res) {
+          return res.json();
+        })
         .then(function (answer) {
           form.querySelector('[data-relationship-result]').textContent = answer.message || '';
           if (answer.success) window.location.reload();
@@ -80,7 +98,12 @@
   });
   document.querySelectorAll('[data-delete-relationship]').forEach(function (button) {
     button.addEventListener('click', function () {
-      postForm('/Migration/DeleteRelationship', { sessionId: button.getAttribute('data-session'), relationshipId: button.getAttribute('data-delete-relationship') }).then(function () { window.location.reload(); });
+      postForm('/Migration/DeleteRelationship', {
+        sessionId: button.getAttribute('data-session'),
+        relationshipId: button.getAttribute('data-delete-relationship'),
+      }).then(function () {
+        window.location.reload();
+      });
     });
   });
 
@@ -93,8 +116,12 @@
     if (cancel) {
       cancel.addEventListener('click', function () {
         postForm('/Migration/CancelMigration', { sessionId: sessionId })
-          .then(function (res) { return res.json(); })
-          .then(function (answer) { section.querySelector('[data-run-state]').textContent = answer.message || 'cancelling'; });
+          .then(function (res) {
+            return res.json();
+          })
+          .then(function (answer) {
+            section.querySelector('[data-run-state]').textContent = answer.message || 'cancelling';
+          });
       });
     }
     var cell = function (text) {
@@ -146,15 +173,21 @@
     };
     var poll = function () {
       Promise.all([
-        fetch(at('/api/migration/progress/' + sessionId), { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : null; }),
-        fetch(at('/api/migration/logs/' + sessionId + '?count=50'), { credentials: 'same-origin' }).then(function (res) { return res.ok ? res.json() : []; }),
+        fetch(at('/api/migration/progress/' + sessionId), { credentials: 'same-origin' }).then(function (res) {
+          return res.ok ? res.json() : null;
+        }),
+        fetch(at('/api/migration/logs/' + sessionId + '?count=50'), { credentials: 'same-origin' }).then(function (res) {
+          return res.ok ? res.json() : [];
+        }),
       ])
         .then(function (answers) {
           if (answers[0]) render(answers[0]);
           renderLogs(answers[1]);
           if (!answers[0] || !FINAL[answers[0].state]) window.setTimeout(poll, 1000);
         })
-        .catch(function () { window.setTimeout(poll, 3000); });
+        .catch(function () {
+          window.setTimeout(poll, 3000);
+        });
     };
     if (!FINAL[section.getAttribute('data-state')]) window.setTimeout(poll, 500);
   }

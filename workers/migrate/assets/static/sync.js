@@ -5,14 +5,20 @@
   // Under a path prefix (meta base-path) the app's own URLs live below it.
   var baseMeta = document.querySelector('meta[name="base-path"]');
   var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) { return basePath + path; }
+  function at(path) {
+    return basePath + path;
+  }
   var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
   var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
 
   function post(url, body) {
-    return fetch(url, { method: 'POST', headers: { RequestVerificationToken: token }, body: body, credentials: 'same-origin' }).then(function (res) {
-      return res.json().then(function (answer) { return { ok: res.ok, answer: answer }; });
-    });
+    return fetch(url, { method: 'POST', headers: { RequestVerificationToken: token }, body: body, credentials: 'same-origin' }).then(
+      function (res) {
+        return res.json().then(function (answer) {
+          return { ok: res.ok, answer: answer };
+        });
+      },
+    );
   }
   function say(row, text) {
     var out = row.querySelector('[data-sync-result]');
@@ -25,7 +31,9 @@
       post(at('/api/sync/' + button.getAttribute('data-sync-toggle') + '/toggle')).then(function (r) {
         if (!r.ok) return say(row, r.answer.message || 'Not changed.');
         row.querySelector('[data-enabled]').textContent = r.answer.enabled ? 'yes' : 'no';
-        row.querySelector('[data-next-run]').textContent = r.answer.nextRunAt ? r.answer.nextRunAt.replace('T', ' ').slice(0, 16) + ' UTC' : '—';
+        row.querySelector('[data-next-run]').textContent = r.answer.nextRunAt
+          ? r.answer.nextRunAt.replace('T', ' ').slice(0, 16) + ' UTC'
+          : '—';
         button.textContent = r.answer.enabled ? 'Disable' : 'Enable';
       });
     });
@@ -45,14 +53,18 @@
   if (counts) {
     var refresh = function () {
       fetch(at('/api/sync/status'), { credentials: 'same-origin' })
-        .then(function (res) { return res.ok ? res.json() : null; })
+        .then(function (res) {
+          return res.ok ? res.json() : null;
+        })
         .then(function (status) {
           if (!status) return;
           ['total', 'enabled', 'running', 'errored'].forEach(function (key) {
             counts.querySelector('[data-count="' + key + '"]').textContent = String(status[key]);
           });
         })
-        .finally(function () { window.setTimeout(refresh, 15000); });
+        .finally(function () {
+          window.setTimeout(refresh, 15000);
+        });
     };
     refresh();
   }

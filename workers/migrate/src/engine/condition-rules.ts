@@ -115,7 +115,19 @@ export const CAST_TYPES: ReadonlyMap<string, CastRule> = new Map([
 ]);
 
 export const EXTRACT_FIELDS: ReadonlySet<string> = new Set([
-  'year', 'quarter', 'month', 'week', 'day', 'dow', 'isodow', 'doy', 'isoyear', 'hour', 'minute', 'second', 'epoch',
+  'year',
+  'quarter',
+  'month',
+  'week',
+  'day',
+  'dow',
+  'isodow',
+  'doy',
+  'isoyear',
+  'hour',
+  'minute',
+  'second',
+  'epoch',
 ]);
 
 /** SQL keywords that are values: the clock's, never the session's (no current_user). */

@@ -49,7 +49,9 @@ function lexicalCheck(text: string): void {
       const before = text.slice(Math.max(0, i - 2), i);
       if (/u&$/i.test(before) && !/[\w$]/.test(text[i - 3] ?? '')) {
         const close = text.indexOf(ch, i + 1);
-        throw new FilterError(`Unicode escapes (${clip(text.slice(i - 2, close < 0 ? undefined : close + 1), 30)}) are not accepted: type the name or text as it is`);
+        throw new FilterError(
+          `Unicode escapes (${clip(text.slice(i - 2, close < 0 ? undefined : close + 1), 30)}) are not accepted: type the name or text as it is`,
+        );
       }
       quote = ch;
     } else if (ch === ';') {
@@ -121,7 +123,9 @@ class Printer {
   /** The typed text of a node, for messages. */
   private source(node: Node): string {
     const loc = node._location;
-    return loc && typeof loc.start === 'number' && typeof loc.end === 'number' ? clip(this.text.slice(loc.start, loc.end)) : String(node.type);
+    return loc && typeof loc.start === 'number' && typeof loc.end === 'number'
+      ? clip(this.text.slice(loc.start, loc.end))
+      : String(node.type);
   }
 
   private refuse(node: Node, why: string): never {
@@ -181,7 +185,10 @@ class Printer {
       case 'parameter':
         return this.refuse(node, 'no parameters');
       default:
-        return this.refuse(node, 'it is not one of the expressions a filter may use (columns, literals, comparisons, AND/OR/NOT, arithmetic, IN, BETWEEN, LIKE, IS NULL, CASE, casts, and the listed functions)');
+        return this.refuse(
+          node,
+          'it is not one of the expressions a filter may use (columns, literals, comparisons, AND/OR/NOT, arithmetic, IN, BETWEEN, LIKE, IS NULL, CASE, casts, and the listed functions)',
+        );
     }
   }
 
@@ -197,7 +204,9 @@ class Printer {
     if (!column) {
       const names = frame.table.columns.map((c) => c.ColumnName);
       const list = names.length > 30 ? `${names.slice(0, 30).join(', ')}, …` : names.join(', ');
-      throw new FilterError(`"${name}" is not a column of ${frame.table.name}${frame.subqueries > 0 ? ' (a subquery reads its own table only)' : ''}. Its columns: ${list}`);
+      throw new FilterError(
+        `"${name}" is not a column of ${frame.table.name}${frame.subqueries > 0 ? ' (a subquery reads its own table only)' : ''}. Its columns: ${list}`,
+      );
     }
     this.used.push({ table: frame.table.name, column });
     return frame.printAs ? `${frame.printAs}.${ident(column.ColumnName)}` : ident(column.ColumnName);
@@ -221,8 +230,15 @@ class Printer {
       if (right?.type === 'select') return `(${left} ${op} ${this.subquery(right, frame)})`;
       return this.refuse(node, `${op} takes a list of values in brackets or one subquery`);
     }
-    if (!BINARY.has(op)) return this.refuse(node, `the operator ${op || '?'} is not one a filter may use (${[...BINARY].filter((o) => o !== '!=').join(' ')})`);
-    const left = isNode(node.left) && node.left.type === 'list' ? this.refuse(node.left, 'a row of values cannot be compared') : this.child(node.left, frame);
+    if (!BINARY.has(op))
+      return this.refuse(
+        node,
+        `the operator ${op || '?'} is not one a filter may use (${[...BINARY].filter((o) => o !== '!=').join(' ')})`,
+      );
+    const left =
+      isNode(node.left) && node.left.type === 'list'
+        ? this.refuse(node.left, 'a row of values cannot be compared')
+        : this.child(node.left, frame);
     return `(${left} ${op === '!=' ? '<>' : op} ${this.child(node.right, frame)})`;
   }
 
@@ -251,7 +267,8 @@ class Printer {
     const to = isNode(node.to) ? node.to : {};
     const name = typeof to.name === 'string' ? to.name.toLowerCase().replace(/\s+/g, ' ') : '';
     const rule = to.schema === undefined && to.kind === undefined && to.doubleQuoted !== true ? CAST_TYPES.get(name) : undefined;
-    if (!rule) return this.refuse(node, `casts are allowed to ${[...new Set(CAST_TYPES.values()).values()].map((r) => r.name).join(', ')} only`);
+    if (!rule)
+      return this.refuse(node, `casts are allowed to ${[...new Set(CAST_TYPES.values()).values()].map((r) => r.name).join(', ')} only`);
     const config = Array.isArray(to.config) ? to.config : [];
     if (config.length > rule.modifiers || !config.every((n) => Number.isInteger(n) && n >= 0 && n <= 10_485_760)) {
       return this.refuse(node, `${rule.name} takes at most ${rule.modifiers} whole-number modifier${rule.modifiers === 1 ? '' : 's'}`);
@@ -264,13 +281,20 @@ class Printer {
     const name = typeof fn.name === 'string' ? fn.name : '';
     const rule: FunctionRule | undefined = fn.schema === undefined ? FUNCTIONS.get(name) : undefined;
     if (!rule) {
-      const why = fn.schema !== undefined ? 'functions are not named with a schema' : `it is not one of the functions a filter may call (${[...FUNCTIONS.keys()].join(', ')})`;
+      const why =
+        fn.schema !== undefined
+          ? 'functions are not named with a schema'
+          : `it is not one of the functions a filter may call (${[...FUNCTIONS.keys()].join(', ')})`;
       return this.refuse(node, why);
     }
-    if (node.distinct || node.orderBy || node.filter || node.over || node.withinGroup) return this.refuse(node, 'no aggregates, window functions or function options');
+    if (node.distinct || node.orderBy || node.filter || node.over || node.withinGroup)
+      return this.refuse(node, 'no aggregates, window functions or function options');
     const args = Array.isArray(node.args) ? node.args : [];
     if (args.length < rule.min || args.length > rule.max) {
-      return this.refuse(node, `${name} takes ${rule.min === rule.max ? rule.min : `${rule.min} to ${rule.max === Infinity ? 'any number of' : rule.max}`} argument${rule.max === 1 ? '' : 's'}`);
+      return this.refuse(
+        node,
+        `${name} takes ${rule.min === rule.max ? rule.min : `${rule.min} to ${rule.max === Infinity ? 'any number of' : rule.max}`} argument${rule.max === 1 ? '' : 's'}`,
+      );
     }
     const printed = args.map((a) => this.child(a, frame));
     return `${rule.print}(${printed.join(', ')})`;
@@ -279,7 +303,9 @@ class Printer {
   /** `IN (SELECT column FROM table [WHERE condition])` over one of the source's own tables, not correlated. */
   private subquery(node: Node, frame: Frame): string {
     if (frame.subqueries >= MAX_SUBQUERY_DEPTH) return this.refuse(node, 'subqueries inside subqueries are not allowed');
-    const extra = ['with', 'groupBy', 'having', 'orderBy', 'limit', 'distinct', 'window', 'for'].filter((k) => node[k] !== undefined && node[k] !== null);
+    const extra = ['with', 'groupBy', 'having', 'orderBy', 'limit', 'distinct', 'window', 'for'].filter(
+      (k) => node[k] !== undefined && node[k] !== null,
+    );
     if (extra.length) return this.refuse(node, 'a subquery is SELECT one column FROM one table, with an optional WHERE');
     const from = Array.isArray(node.from) ? node.from : [];
     const columns = Array.isArray(node.columns) ? node.columns : [];
@@ -287,10 +313,15 @@ class Printer {
     if (!source || columns.length !== 1 || !isNode(columns[0]) || columns[0].alias !== undefined) {
       return this.refuse(node, 'a subquery is SELECT one column FROM one table, with an optional WHERE');
     }
-    if (source.schema !== undefined && source.schema !== 'public') return this.refuse(node, 'a subquery reads a table of the source itself (no schema but public)');
+    if (source.schema !== undefined && source.schema !== 'public')
+      return this.refuse(node, 'a subquery reads a table of the source itself (no schema but public)');
     const table = this.schema.tables.find((t) => t.name === source.name);
-    if (!table) return this.refuse(node, `${String(source.name)} is not a table of the source; a subquery may read the source's own tables only`);
-    const expr = isNode(columns[0].expr) && columns[0].expr.type === 'ref' ? columns[0].expr : this.refuse(node, 'a subquery selects one column by name');
+    if (!table)
+      return this.refuse(node, `${String(source.name)} is not a table of the source; a subquery may read the source's own tables only`);
+    const expr =
+      isNode(columns[0].expr) && columns[0].expr.type === 'ref'
+        ? columns[0].expr
+        : this.refuse(node, 'a subquery selects one column by name');
     const alias = isNode(source.alias) ? source.alias.name : source.alias;
     const printAs = `s${++this.aliases}`;
     const inner: Frame = {

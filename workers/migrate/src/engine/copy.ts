@@ -49,7 +49,8 @@ export type PreparedTable = {
 /** The WHERE condition a prepared table's source reads use. */
 export function whereOf(table: PreparedTable): string {
   if (table.where !== undefined) return table.where;
-  if (table.plan.filter?.trim()) throw new PlanError(`${table.plan.sourceTable}: this run was prepared before filters were checked; start it again`);
+  if (table.plan.filter?.trim())
+    throw new PlanError(`${table.plan.sourceTable}: this run was prepared before filters were checked; start it again`);
   return 'true';
 }
 
@@ -96,7 +97,9 @@ export function chunkSizeOf(plan: RunPlan): number {
 export function phasesOf(plan: RunPlan): Phase[] {
   return [
     ...plan.tables.map((t): Phase => ({ table: t.destTable, phase: COPY_PHASE, kind: 'copy' })),
-    ...plan.deferred.map((fk): Phase => ({ table: fk.childTable, phase: `backfill:${fk.childColumn}`, kind: 'backfill', column: fk.childColumn })),
+    ...plan.deferred.map(
+      (fk): Phase => ({ table: fk.childTable, phase: `backfill:${fk.childColumn}`, kind: 'backfill', column: fk.childColumn }),
+    ),
   ];
 }
 
@@ -126,7 +129,10 @@ export async function prepareTables(
     for (const column of [table.destKey, ...table.columns.map((c) => c.dest)]) destTypes[column] = findColumn(to, column)!.DataType;
     let sequence: string | null = null;
     if (!table.columns.some((c) => c.dest === table.destKey)) {
-      const rows = await dest.query<{ seq: string | null }>('SELECT pg_get_serial_sequence($1, $2) AS seq', [ident(table.destTable), table.destKey]);
+      const rows = await dest.query<{ seq: string | null }>('SELECT pg_get_serial_sequence($1, $2) AS seq', [
+        ident(table.destTable),
+        table.destKey,
+      ]);
       sequence = rows[0]?.seq ?? null;
       if (!sequence) throw new PlanError(`${table.destTable}.${table.destKey}: the key has no sequence or identity and is not mapped`);
     }
@@ -179,7 +185,9 @@ function directShape(table: PreparedTable): boolean {
 
 /** Whether the sequence counts upwards (new ids ascend in the order they were drawn). */
 async function ascendingSequence(dest: Sql, sequence: string): Promise<boolean> {
-  const rows = await dest.query<{ up: boolean }>('SELECT seqincrement > 0 AS up FROM pg_sequence WHERE seqrelid = $1::regclass', [sequence]);
+  const rows = await dest.query<{ up: boolean }>('SELECT seqincrement > 0 AS up FROM pg_sequence WHERE seqrelid = $1::regclass', [
+    sequence,
+  ]);
   return rows[0]?.up === true;
 }
 
@@ -206,7 +214,9 @@ export async function sourceTotals(source: Sql, tables: readonly PreparedTable[]
   const totals: Record<string, number> = {};
   await readSource(source, async (tx) => {
     for (const table of tables) {
-      const rows = await tx.query<{ n: string }>(`SELECT count(*)::bigint AS n FROM ${ident(table.plan.sourceTable)} WHERE ${whereOf(table)}`);
+      const rows = await tx.query<{ n: string }>(
+        `SELECT count(*)::bigint AS n FROM ${ident(table.plan.sourceTable)} WHERE ${whereOf(table)}`,
+      );
       totals[table.plan.destTable] = Number(rows[0]?.n ?? 0);
     }
   });
@@ -319,14 +329,14 @@ export function copyStatement(table: PreparedTable): string {
     const parent = table.translated[c.dest];
     if (parent) {
       flags.push(`${rowsExist('$1', literal(parent))} AS rows_f${i}`, `${rangesExist('$1', literal(parent))} AS ranges_f${i}`);
-      lookups.push(`${mappedId('$1', literal(parent), `i.c${i}`, { rowsMayHold: `fl.rows_f${i}`, rangesMayHold: `fl.ranges_f${i}` })} AS f${i}`);
+      lookups.push(
+        `${mappedId('$1', literal(parent), `i.c${i}`, { rowsMayHold: `fl.rows_f${i}`, rangesMayHold: `fl.ranges_f${i}` })} AS f${i}`,
+      );
       return `f.f${i}::${type} AS v${i}`;
     }
     return `${valueExpression(`i.c${i}`, type, c.transform)} AS v${i}`;
   });
-  const unresolved = cols
-    .map((c, i) => (table.translated[c.dest] ? `(i.c${i} IS NOT NULL AND f.f${i} IS NULL)` : null))
-    .filter(Boolean);
+  const unresolved = cols.map((c, i) => (table.translated[c.dest] ? `(i.c${i} IS NOT NULL AND f.f${i} IS NULL)` : null)).filter(Boolean);
   const translate = lookups.length ? `CROSS JOIN LATERAL (SELECT ${lookups.join(', ')} OFFSET 0) f` : '';
   const natural = plan.naturalKey ?? [];
   const naturalJoin = natural.length
@@ -483,7 +493,13 @@ export type SourcePage = {
 
 export function readCopyPage(source: Sql, table: PreparedTable, cursor: string | null, limit: number): Promise<SourcePage> {
   if (table.direct) return readDirectPage(source, table, cursor, limit);
-  return readSourcePage(source, table, table.plan.columns.map((c) => c.source), cursor, limit);
+  return readSourcePage(
+    source,
+    table,
+    table.plan.columns.map((c) => c.source),
+    cursor,
+    limit,
+  );
 }
 
 /**
@@ -526,7 +542,8 @@ async function readDirectPage(source: Sql, table: PreparedTable, cursor: string 
     // A value already of the destination's type goes as it is (its text through ::text and back is
     // itself), an integer into another integer type by a direct cast (the same value or error).
     if (!c.transform && table.sourceTypes[c.source] === type) return ident(c.source);
-    if (!c.transform && INTEGER_TYPES.has(table.sourceTypes[c.source] ?? '') && INTEGER_TYPES.has(type)) return `${ident(c.source)}::${type}`;
+    if (!c.transform && INTEGER_TYPES.has(table.sourceTypes[c.source] ?? '') && INTEGER_TYPES.has(type))
+      return `${ident(c.source)}::${type}`;
     return valueExpression(`${ident(c.source)}::text`, type, c.transform);
   });
   return source.transaction(
@@ -550,9 +567,12 @@ async function readDirectPage(source: Sql, table: PreparedTable, cursor: string 
         throw new Error('the source keys of a direct page are not integers');
       }
       const rowsOf = keys === null ? `${key} BETWEEN ${lo} AND ${hi}` : `${key} = ANY('${keys}'::${keyType}[])`;
-      const copy = await tx.copyOut(`COPY (SELECT ${values.join(', ')} FROM ${ident(plan.sourceTable)} WHERE ${rowsOf} ORDER BY ${key}) TO STDOUT`, {
-        last: true,
-      });
+      const copy = await tx.copyOut(
+        `COPY (SELECT ${values.join(', ')} FROM ${ident(plan.sourceTable)} WHERE ${rowsOf} ORDER BY ${key}) TO STDOUT`,
+        {
+          last: true,
+        },
+      );
       if (copy.count !== rows) throw new Error(`the source page changed while it was read (${rows} keys, ${copy.count} rows)`);
       return { rows, last: JSON.stringify([hi]), data: null, lo, hi, copy, keys };
     },
@@ -634,7 +654,6 @@ function inlineParameters(text: string, values: unknown[]): string {
   });
 }
 
-
 /**
  * A direct chunk (see `directShape`), one destination transaction: COPY the converted rows into the
  * table, their ids from its default (the sequence); then one statement that fails — undoing the
@@ -662,19 +681,21 @@ async function directChunk(
       const columns = plan.columns.map((c) => ident(c.dest)).join(', ');
       const copied = await tx.copyIn(`COPY ${ident(plan.destTable)} (${columns}) FROM STDIN`, page.copy!);
       if (copied !== page.rows) throw new Error(`direct copy took ${copied} of ${page.rows} rows`);
-      const [row] = await tx.queryAndCommit<CopyCounts>(inlineParameters(guarded, [
-        run.configId, // $1
-        plan.destTable, // $2
-        plan.sourceTable, // $3
-        run.runId, // $4
-        page.keys ?? null, // $5 source ids when not lo…hi
-        page.rows < limit, // $6 finished
-        next, // $7 new cursor
-        page.rows, // $8
-        page.lo, // $9
-        cursor, // $10 old cursor
-        page.hi, // $11
-      ]));
+      const [row] = await tx.queryAndCommit<CopyCounts>(
+        inlineParameters(guarded, [
+          run.configId, // $1
+          plan.destTable, // $2
+          plan.sourceTable, // $3
+          run.runId, // $4
+          page.keys ?? null, // $5 source ids when not lo…hi
+          page.rows < limit, // $6 finished
+          next, // $7 new cursor
+          page.rows, // $8
+          page.lo, // $9
+          cursor, // $10 old cursor
+          page.hi, // $11
+        ]),
+      );
       return row;
     });
   } catch (error) {
@@ -709,7 +730,13 @@ export async function copyChunk(
       if (!(error instanceof NotFresh)) throw error;
       // Some of the page's rows are mapped already (an earlier run, or pairs an operator added):
       // the statement path matches, patches or skips them.
-      page = await readSourcePage(source, table, plan.columns.map((c) => c.source), cursor, limit);
+      page = await readSourcePage(
+        source,
+        table,
+        plan.columns.map((c) => c.source),
+        cursor,
+        limit,
+      );
     }
   }
   const rows = page.rows;
@@ -836,7 +863,14 @@ export async function validateTable(source: Sql, dest: Sql, configId: number, ta
   const destCount = Number(destRows[0]?.n ?? 0);
   const sourceChecksum = String(sourceRows[0]?.checksum ?? '0');
   const destChecksum = String(destRows[0]?.checksum ?? '0');
-  return { table: plan.destTable, sourceCount, destCount, sourceChecksum, destChecksum, ok: sourceCount === destCount && sourceChecksum === destChecksum };
+  return {
+    table: plan.destTable,
+    sourceCount,
+    destCount,
+    sourceChecksum,
+    destChecksum,
+    ok: sourceCount === destCount && sourceChecksum === destChecksum,
+  };
 }
 
 /**
@@ -860,7 +894,9 @@ export function validationParts(table: PreparedTable): { sourceParts: string[]; 
     'm.source_id',
     ...plan.columns.map((c, i) => {
       const type = table.destTypes[c.dest]!;
-      const parent = table.translated[c.dest] ?? (table.deferred.includes(c.dest) ? plan.foreignKeys.find((fk) => fk.childColumn === c.dest)?.parentTable : undefined);
+      const parent =
+        table.translated[c.dest] ??
+        (table.deferred.includes(c.dest) ? plan.foreignKeys.find((fk) => fk.childColumn === c.dest)?.parentTable : undefined);
       if (parent) {
         joins.push(
           `LEFT JOIN (SELECT p.dest_id, min(p.source_id) AS source_id FROM ${allMappings(`$t.config_id = $1 AND $t.dest_table = ${literal(parent)}`)} p GROUP BY p.dest_id) p${i} ON p${i}.dest_id = d.${ident(c.dest)}::text`,

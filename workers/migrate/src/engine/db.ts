@@ -300,7 +300,9 @@ export function openReads(env: EngineEnv, url: string): Reads {
       return (await sql.query(text, values ?? [])) as T[];
     },
     async batch(statements, options = {}) {
-      const timeout = options.statementTimeoutMs ? [sql.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`)] : [];
+      const timeout = options.statementTimeoutMs
+        ? [sql.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`)]
+        : [];
       const results = await sql.transaction([...timeout, ...statements.map((s) => sql.query(s.text, s.values ?? []))], { readOnly: true });
       return results.slice(timeout.length) as Row[][];
     },

@@ -32,10 +32,19 @@ export function tableCondition(filter: string | undefined, table: string, schema
  */
 export function filterFailure(error: unknown, condition: Condition, timeoutMs: number): FilterError {
   const state = sqlStateOf(error);
-  console.error(JSON.stringify({ level: 'error', service: 'migrate', event: 'filter_failed', sqlstate: state ?? null, error: error instanceof Error ? error.message : String(error) }));
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      service: 'migrate',
+      event: 'filter_failed',
+      sqlstate: state ?? null,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
   const columns = [...new Map(condition.columns.map((c) => [`${c.table}.${c.column.ColumnName}`, c.column.DataType])).entries()];
   const reads = columns.length ? ` The filter reads ${columns.map(([name, type]) => `${name} (${type})`).join(', ')}.` : '';
-  if (state === '57014') return new FilterError(`The filter took longer than ${timeoutMs / 1000} s on the source (statement timeout, SQLSTATE 57014).${reads}`);
+  if (state === '57014')
+    return new FilterError(`The filter took longer than ${timeoutMs / 1000} s on the source (statement timeout, SQLSTATE 57014).${reads}`);
   return new FilterError(`The filter failed on the source: ${explainDatabaseError(error)}.${reads}`);
 }
 
@@ -46,9 +55,12 @@ export function filterFailure(error: unknown, condition: Condition, timeoutMs: n
 export async function countWithFilter(source: Reads, table: string, condition: Condition, timeoutMs = FILTER_TIMEOUT_MS): Promise<number> {
   try {
     // A parameter keeps the statement on the extended protocol, which refuses a second statement.
-    const [rows = []] = await source.batch([{ text: `SELECT count(*)::bigint AS n FROM ${ident(table)} WHERE ${condition.sql} LIMIT $1`, values: [1] }], {
-      statementTimeoutMs: timeoutMs,
-    });
+    const [rows = []] = await source.batch(
+      [{ text: `SELECT count(*)::bigint AS n FROM ${ident(table)} WHERE ${condition.sql} LIMIT $1`, values: [1] }],
+      {
+        statementTimeoutMs: timeoutMs,
+      },
+    );
     return Number(rows[0]?.n ?? 0);
   } catch (error) {
     if (error instanceof HostNotAllowedError) throw error;
@@ -64,7 +76,14 @@ export async function testFilter(env: EngineEnv, conn: Connection, table: string
   const reads = sourceReads(env, conn);
   const schema = await introspectReads(reads).catch((error: unknown) => {
     if (error instanceof HostNotAllowedError) throw error;
-    console.error(JSON.stringify({ level: 'error', service: 'migrate', event: 'source_schema_failed', error: error instanceof Error ? error.message : String(error) }));
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        service: 'migrate',
+        event: 'source_schema_failed',
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
     throw new FilterError(`The source's tables could not be read to check the filter: ${explainDatabaseError(error)}`);
   });
   const condition = compileCondition(filter, { table, schema });

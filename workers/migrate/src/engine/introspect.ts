@@ -15,7 +15,13 @@ type ColumnRow = {
   has_default: boolean;
   estimated_rows: number | string;
 };
-type ConstraintRow = { kind: 'p' | 'f'; table_name: string; columns: string[]; parent_table: string | null; parent_columns: string[] | null };
+type ConstraintRow = {
+  kind: 'p' | 'f';
+  table_name: string;
+  columns: string[];
+  parent_table: string | null;
+  parent_columns: string[] | null;
+};
 
 const COLUMNS = `
 SELECT c.relname::text AS table_name, a.attname::text AS column_name, format_type(a.atttypid, a.atttypmod) AS data_type,
@@ -62,7 +68,11 @@ export async function introspectReads(reads: Reads, options: { hideEngineTables?
   return schemaFrom(columns as ColumnRow[], constraints as ConstraintRow[], options);
 }
 
-function schemaFrom(columns: readonly ColumnRow[], constraints: readonly ConstraintRow[], options: { hideEngineTables?: boolean }): SchemaInfo {
+function schemaFrom(
+  columns: readonly ColumnRow[],
+  constraints: readonly ConstraintRow[],
+  options: { hideEngineTables?: boolean },
+): SchemaInfo {
   const tables = new Map<string, TableInfo>();
   for (const row of columns) {
     if (options.hideEngineTables && ENGINE_TABLES.has(row.table_name)) continue;

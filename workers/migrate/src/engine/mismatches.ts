@@ -32,5 +32,8 @@ export async function firstMismatchedKeys(source: Sql, dest: Sql, configId: numb
     [configId, plan.destTable, plan.sourceTable, sourceRows.map((r) => r.k)],
   );
   const destHash = new Map(destRows.map((r) => [r.k, r.h]));
-  return sourceRows.filter((r) => destHash.get(r.k) !== r.h).slice(0, limit).map((r) => r.k);
+  return sourceRows
+    .filter((r) => destHash.get(r.k) !== r.h)
+    .slice(0, limit)
+    .map((r) => r.k);
 }

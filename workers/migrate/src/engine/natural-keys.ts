@@ -26,7 +26,9 @@ export function constraintKey(plan: TablePlan, uniques: readonly UniqueIndex[]):
   const covered = uniques.filter((u) => u.table === plan.destTable && u.columns.length > 0 && u.columns.every((c) => mapped.has(c)));
   covered.sort((a, b) => a.columns.length - b.columns.length);
   const best = covered[0];
-  return best ? { columns: best.columns, reason: `unique constraint ${best.name} covers ${best.columns.join(', ')}`, source: 'constraint' } : null;
+  return best
+    ? { columns: best.columns, reason: `unique constraint ${best.name} covers ${best.columns.join(', ')}`, source: 'constraint' }
+    : null;
 }
 
 /**
@@ -43,7 +45,9 @@ export function keyCandidates(plan: TablePlan, dest: TableInfo, limit = 12): str
       const kind = typeKind(type);
       return kind !== 'boolean' && kind !== 'json' && kind !== 'other' && !(kind === 'decimal' && /real|double/.test(type));
     });
-  const singles = usable.filter((d) => !fkColumns.has(d) && typeKind(dest.columns.find((c) => c.ColumnName === d)?.DataType ?? 'text') !== 'decimal').sort((a, b) => rank(b) - rank(a));
+  const singles = usable
+    .filter((d) => !fkColumns.has(d) && typeKind(dest.columns.find((c) => c.ColumnName === d)?.DataType ?? 'text') !== 'decimal')
+    .sort((a, b) => rank(b) - rank(a));
   const sets: string[][] = singles.filter((d) => rank(d) > 0).map((d) => [d]);
   const partners = usable.filter((d) => fkColumns.has(d) || rank(d) >= 1).sort((a, b) => rank(b) - rank(a));
   for (let i = 0; i < partners.length; i++) {
@@ -74,14 +78,22 @@ export function uniqueInSample(plan: TablePlan, columns: string[], sample: Table
  * destination (`stats`, same order): the first unique in the source sample and in the destination
  * with no empty value there. Null when none is.
  */
-export function chooseKey(plan: TablePlan, candidates: string[][], stats: readonly KeyStats[], sample: TableSample | undefined): KeyProposal | null {
+export function chooseKey(
+  plan: TablePlan,
+  candidates: string[][],
+  stats: readonly KeyStats[],
+  sample: TableSample | undefined,
+): KeyProposal | null {
   for (let i = 0; i < candidates.length; i++) {
     const columns = candidates[i]!;
     const s = stats[i];
     if (!s || s.withNull > 0 || s.distinct !== s.rows) continue;
     if (!uniqueInSample(plan, columns, sample)) continue;
     const sourceNames = columns.map((d) => plan.columns.find((c) => c.dest === d)!.source).join(' + ');
-    const where = s.rows === 0 ? `${plan.destTable} is empty` : `in ${s.capped ? `the first ${s.rows} rows of ` : ''}${plan.destTable} (${s.rows} rows)`;
+    const where =
+      s.rows === 0
+        ? `${plan.destTable} is empty`
+        : `in ${s.capped ? `the first ${s.rows} rows of ` : ''}${plan.destTable} (${s.rows} rows)`;
     return {
       columns,
       reason: `${sourceNames} ${columns.length > 1 ? 'are' : 'is'} unique in ${sample!.rows} sampled source rows and ${s.rows === 0 ? `${where}` : where}`,

@@ -5,20 +5,20 @@ import { readSource } from './filter.ts';
 import { findColumn, findTable, introspectReads, introspectSql } from './introspect.ts';
 import { valueExpression } from './expressions.ts';
 import { allMappings, deleteMappings, mappedDestTables, mappedId, splitRanges } from './mappings.ts';
-import {
-  type ColumnInfo,
-  type Connection,
-  type DbTarget,
-  type EngineEnv,
-  type FkPatchRequest,
-  type FkPatchResult,
-  type ForeignKey,
-  type IdMappingPair,
-  type NaturalKeyMatch,
-  type NaturalKeyMatches,
-  type RunPlan,
-  type SchemaInfo,
-  type TablePlan,
+import type {
+  ColumnInfo,
+  Connection,
+  DbTarget,
+  EngineEnv,
+  FkPatchRequest,
+  FkPatchResult,
+  ForeignKey,
+  IdMappingPair,
+  NaturalKeyMatch,
+  NaturalKeyMatches,
+  RunPlan,
+  SchemaInfo,
+  TablePlan,
 } from './types.ts';
 
 // The wizard's one-shot operations: each opens what it needs and ends it before returning. Its
@@ -30,7 +30,15 @@ export async function testConnection(env: EngineEnv, conn: Connection): Promise<
     const version = /PostgreSQL [\d.]+/.exec(rows[0]?.version ?? '')?.[0] ?? 'PostgreSQL';
     return { success: true, message: `Connected to ${conn.database} on ${conn.host}:${conn.port} (${version})` };
   } catch (error) {
-    if (sqlStateOf(error)) console.error(JSON.stringify({ level: 'warn', service: 'migrate', event: 'connection_test_failed', error: error instanceof Error ? error.message : String(error) }));
+    if (sqlStateOf(error))
+      console.error(
+        JSON.stringify({
+          level: 'warn',
+          service: 'migrate',
+          event: 'connection_test_failed',
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
     const who = sqlStateOf(error)?.startsWith('28') ? ` for user "${conn.username}"` : '';
     return { success: false, message: `Connection failed${who}: ${failureText(error)}` };
   }
@@ -84,7 +92,17 @@ export async function findNaturalKeyMatches(
   const dest = openDestination(env);
   try {
     const [table] = await prepareTables(source, dest, singleTablePlan(configId, conn, keyPlan), { validate: false });
-    const result: NaturalKeyMatches = { sourceTable: plan.sourceTable, destTable: plan.destTable, alreadyMapped: 0, matches: [], unmatched: 0, matched: 0, scanned: 0, scanLimit: SCAN_LIMIT, scanCapped: false };
+    const result: NaturalKeyMatches = {
+      sourceTable: plan.sourceTable,
+      destTable: plan.destTable,
+      alreadyMapped: 0,
+      matches: [],
+      unmatched: 0,
+      matched: 0,
+      scanned: 0,
+      scanLimit: SCAN_LIMIT,
+      scanCapped: false,
+    };
     let cursor: string | null = null;
     for (let scanned = 0; ; scanned += SCAN_CHUNK) {
       if (scanned >= SCAN_LIMIT) {
@@ -104,7 +122,8 @@ export async function findNaturalKeyMatches(
         else if (row.dest_id === null) result.unmatched++;
         else {
           result.matched!++;
-          if (result.matches.length < limit) result.matches.push({ sourceId: row.src_id, destId: row.dest_id, key: row.key } satisfies NaturalKeyMatch);
+          if (result.matches.length < limit)
+            result.matches.push({ sourceId: row.src_id, destId: row.dest_id, key: row.key } satisfies NaturalKeyMatch);
         }
       }
       if (page.keys.length < SCAN_CHUNK) break;
@@ -212,7 +231,11 @@ export async function backfillForeignKeys(env: EngineEnv, plan: RunPlan): Promis
     for (const fk of plan.deferred) {
       const table = tables.find((t) => t.plan.destTable === fk.childTable);
       if (!table || !table.plan.columns.some((c) => c.dest === fk.childColumn)) continue;
-      results.push({ table: fk.childTable, column: fk.childColumn, updated: await backfillAll(source, dest, { ...plan, patchMode: true }, table, fk) });
+      results.push({
+        table: fk.childTable,
+        column: fk.childColumn,
+        updated: await backfillAll(source, dest, { ...plan, patchMode: true }, table, fk),
+      });
     }
     return results;
   } finally {
@@ -232,7 +255,7 @@ export async function backfillBooleanColumns(env: EngineEnv, plan: RunPlan): Pro
         const key = findColumn(info, table.destKey);
         if (!info || !key) continue;
         for (const column of info.columns) {
-          if (column.DataType !== 'boolean' || !column.nullable && !column.hasDefault) continue;
+          if (column.DataType !== 'boolean' || (!column.nullable && !column.hasDefault)) continue;
           if (!table.columns.some((c) => c.dest === column.ColumnName)) continue;
           const value = column.hasDefault ? 'DEFAULT' : 'false';
           const rows = await dest.query<{ n: number }>(
@@ -263,12 +286,16 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
   const dest = openDestination(env);
   try {
     const destTableOf = async (sourceTable: string) => {
-      const rows = await dest.query<{ dest_table: string }>(
-        mappedDestTables('$t.config_id = $1 AND $t.source_table = $2'),
-        [request.configId, sourceTable],
-      );
+      const rows = await dest.query<{ dest_table: string }>(mappedDestTables('$t.config_id = $1 AND $t.source_table = $2'), [
+        request.configId,
+        sourceTable,
+      ]);
       if (rows.length !== 1) {
-        throw new PlanError(rows.length === 0 ? `No rows of ${sourceTable} have been copied for this configuration` : `${sourceTable} was copied into several tables`);
+        throw new PlanError(
+          rows.length === 0
+            ? `No rows of ${sourceTable} have been copied for this configuration`
+            : `${sourceTable} was copied into several tables`,
+        );
       }
       return rows[0]!.dest_table;
     };
@@ -277,7 +304,8 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
     const [sourceSchema, destSchema] = [await introspectSql(source), await introspectSql(dest, { hideEngineTables: true })];
     const childSource = findTable(sourceSchema, request.childSourceTable);
     if (!childSource) throw new PlanError(`Source table ${request.childSourceTable} does not exist`);
-    if (!findColumn(childSource, request.fkSourceColumn)) throw new PlanError(`Source column ${request.fkSourceColumn} does not exist in ${request.childSourceTable}`);
+    if (!findColumn(childSource, request.fkSourceColumn))
+      throw new PlanError(`Source column ${request.fkSourceColumn} does not exist in ${request.childSourceTable}`);
     const fks = destSchema.foreignKeys.filter((fk) => fk.childTable === childDest && fk.parentTable === parentDest);
     if (fks.length !== 1) throw new PlanError(`${childDest} has ${fks.length === 0 ? 'no' : 'several'} foreign keys to ${parentDest}`);
     const fk = fks[0]!;
@@ -308,7 +336,13 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
        WHERE t.${ident(fk.childColumn)} IS NULL`,
       [request.configId, childDest],
     );
-    return { childDestTable: childDest, destColumn: fk.childColumn, parentDestTable: parentDest, updated, unresolved: unresolved[0]?.n ?? 0 };
+    return {
+      childDestTable: childDest,
+      destColumn: fk.childColumn,
+      parentDestTable: parentDest,
+      updated,
+      unresolved: unresolved[0]?.n ?? 0,
+    };
   } finally {
     await Promise.all([source.end(), dest.end()]);
   }
@@ -320,7 +354,9 @@ export async function clearHistory(env: EngineEnv, configId: number, tables?: st
     () => openDestination(env),
     async (sql) => {
       const rows = await sql.query<{ n: number }>(
-        deleteMappings('$t.config_id = $1 AND ($2::text[] IS NULL OR $t.dest_table = ANY($2::text[]) OR $t.source_table = ANY($2::text[]))'),
+        deleteMappings(
+          '$t.config_id = $1 AND ($2::text[] IS NULL OR $t.dest_table = ANY($2::text[]) OR $t.source_table = ANY($2::text[]))',
+        ),
         [configId, tables && tables.length > 0 ? tables : null],
       );
       return { deleted: rows[0]?.n ?? 0 };

@@ -71,8 +71,10 @@ export function validatePlan(plans: TablePlan[], source: SchemaInfo, dest: Schem
     }
     const seen = new Set<string>();
     for (const mapping of plan.columns) {
-      if (!findColumn(from, mapping.source)) error(plan.destTable, mapping.dest, `Source column ${mapping.source} does not exist in ${plan.sourceTable}`);
-      if (!findColumn(to, mapping.dest)) error(plan.destTable, mapping.dest, `Destination column ${mapping.dest} does not exist in ${plan.destTable}`);
+      if (!findColumn(from, mapping.source))
+        error(plan.destTable, mapping.dest, `Source column ${mapping.source} does not exist in ${plan.sourceTable}`);
+      if (!findColumn(to, mapping.dest))
+        error(plan.destTable, mapping.dest, `Destination column ${mapping.dest} does not exist in ${plan.destTable}`);
       if (seen.has(mapping.dest)) error(plan.destTable, mapping.dest, `Destination column ${mapping.dest} is mapped twice`);
       seen.add(mapping.dest);
     }
@@ -85,17 +87,27 @@ export function validatePlan(plans: TablePlan[], source: SchemaInfo, dest: Schem
       if (!seen.has(key)) error(plan.destTable, key, `Natural key column ${key} is not a mapped destination column`);
     }
     for (const fk of plan.foreignKeys) {
-      if (fk.childTable !== plan.destTable) error(plan.destTable, fk.childColumn, `Foreign key of ${fk.childTable} listed under ${plan.destTable}`);
-      else if (!seen.has(fk.childColumn)) warn(plan.destTable, fk.childColumn, `Foreign key column ${fk.childColumn} is not mapped; it stays empty`);
+      if (fk.childTable !== plan.destTable)
+        error(plan.destTable, fk.childColumn, `Foreign key of ${fk.childTable} listed under ${plan.destTable}`);
+      else if (!seen.has(fk.childColumn))
+        warn(plan.destTable, fk.childColumn, `Foreign key column ${fk.childColumn} is not mapped; it stays empty`);
       if (!plans.some((p) => p.destTable === fk.parentTable)) {
-        warn(plan.destTable, fk.childColumn, `Parent table ${fk.parentTable} is not in this run: only ids mapped by earlier runs translate`);
+        warn(
+          plan.destTable,
+          fk.childColumn,
+          `Parent table ${fk.parentTable} is not in this run: only ids mapped by earlier runs translate`,
+        );
       }
     }
   }
   return issues;
 }
 
-const identifier = z.string().min(1).max(128).refine((s) => !s.includes('\u0000'), 'must not contain NUL');
+const identifier = z
+  .string()
+  .min(1)
+  .max(128)
+  .refine((s) => !s.includes('\u0000'), 'must not contain NUL');
 const transform = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('date'), format: z.string().min(1).max(64) }),
   z.object({ kind: z.literal('timestamp'), format: z.string().min(1).max(64) }),
@@ -144,7 +156,14 @@ export function parseMappingDocumentText(text: string): MappingDocument {
 const valueAt = (json: unknown, path: readonly PropertyKey[]): unknown =>
   path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? Reflect.get(value, key) : undefined), json);
 
-const NOUNS: Record<string, string> = { string: 'text', array: 'a list', object: 'an object', number: 'a number', boolean: 'true or false', null: 'null' };
+const NOUNS: Record<string, string> = {
+  string: 'text',
+  array: 'a list',
+  object: 'an object',
+  number: 'a number',
+  boolean: 'true or false',
+  null: 'null',
+};
 
 /** Where an issue is, in the document's own terms: "table 2 (horse), column 3 (name), field dest". */
 function placeOf(json: unknown, path: readonly PropertyKey[]): string {
@@ -172,16 +191,22 @@ function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
   const place = placeOf(json, issue.path);
   if (issue.path.length === 0) return 'the file is not a JSON object with version and tables';
   if (issue.path.length === 1 && issue.path[0] === 'version') {
-    return value === undefined ? 'the file has no version (it must say "version": 1)' : `the version must be 1, the file says ${JSON.stringify(value)}`;
+    return value === undefined
+      ? 'the file has no version (it must say "version": 1)'
+      : `the version must be 1, the file says ${JSON.stringify(value)}`;
   }
   if (value === undefined && issue.code === 'invalid_type') return `${place} is missing`;
   switch (issue.code) {
     case 'invalid_type':
       return `${place} must be ${NOUNS[issue.expected] ?? issue.expected}`;
     case 'too_small':
-      return issue.origin === 'string' ? `${place} is empty` : `${place} needs at least ${issue.minimum} entr${Number(issue.minimum) === 1 ? 'y' : 'ies'}`;
+      return issue.origin === 'string'
+        ? `${place} is empty`
+        : `${place} needs at least ${issue.minimum} entr${Number(issue.minimum) === 1 ? 'y' : 'ies'}`;
     case 'too_big':
-      return issue.origin === 'string' ? `${place} is longer than ${issue.maximum} characters` : `${place} has more than ${issue.maximum} entries`;
+      return issue.origin === 'string'
+        ? `${place} is longer than ${issue.maximum} characters`
+        : `${place} has more than ${issue.maximum} entries`;
     case 'invalid_union':
       return `${place} is not a known transform (kind date, timestamp or map)`;
     case 'invalid_value':

@@ -137,7 +137,12 @@ export function withCursor(cursors: CursorRow[], row: CursorRow): CursorRow[] {
 }
 
 /** Per-table progress from the cursor rows and the source totals. */
-export function tableProgress(plan: RunPlan, cursors: CursorRow[], totals: Record<string, number>, failed?: string | null): TableProgress[] {
+export function tableProgress(
+  plan: RunPlan,
+  cursors: CursorRow[],
+  totals: Record<string, number>,
+  failed?: string | null,
+): TableProgress[] {
   return plan.tables.map((t) => {
     const copy = cursors.find((c) => c.dest_table === t.destTable && c.phase === 'copy');
     const backfills = cursors.filter((c) => c.dest_table === t.destTable && c.phase.startsWith('backfill:'));

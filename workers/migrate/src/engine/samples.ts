@@ -62,7 +62,16 @@ ORDER BY c.relname, i.relname`;
 /** The destination's unique constraints and unique indexes on plain columns (no expression, no predicate). */
 export async function destinationUniques(env: EngineEnv): Promise<UniqueIndex[]> {
   const rows = await destinationReads(env).query<{ table_name: string; index_name: string; columns: unknown }>(UNIQUES);
-  return rows.map((r) => ({ table: r.table_name, name: r.index_name, columns: Array.isArray(r.columns) ? r.columns.map(String) : String(r.columns).replace(/^\{|\}$/g, '').split(',').filter(Boolean) }));
+  return rows.map((r) => ({
+    table: r.table_name,
+    name: r.index_name,
+    columns: Array.isArray(r.columns)
+      ? r.columns.map(String)
+      : String(r.columns)
+          .replace(/^\{|\}$/g, '')
+          .split(',')
+          .filter(Boolean),
+  }));
 }
 
 /** How a column set fares in the destination table: rows read, distinct value sets, rows with an empty value. */
@@ -77,16 +86,31 @@ export async function destinationKeyStats(env: EngineEnv, table: string, sets: r
     `(count(*) FILTER (WHERE ${set.map((c) => `${ident(c)} IS NULL`).join(' OR ')}))::int AS z${i}`,
   ]);
   const [rows = []] = await destinationReads(env).batch(
-    [{ text: `SELECT count(*)::int AS n, ${parts.join(', ')} FROM (SELECT ${columns.map(ident).join(', ')} FROM ${ident(table)} LIMIT $1) s`, values: [UNIQUE_CHECK_ROWS + 1] }],
+    [
+      {
+        text: `SELECT count(*)::int AS n, ${parts.join(', ')} FROM (SELECT ${columns.map(ident).join(', ')} FROM ${ident(table)} LIMIT $1) s`,
+        values: [UNIQUE_CHECK_ROWS + 1],
+      },
+    ],
     { statementTimeoutMs: SAMPLE_TIMEOUT_MS },
   );
   const row = rows[0] ?? {};
   const n = Number(row.n ?? 0);
-  return sets.map((_, i) => ({ rows: Math.min(n, UNIQUE_CHECK_ROWS), distinct: Number(row[`d${i}`] ?? 0), withNull: Number(row[`z${i}`] ?? 0), capped: n > UNIQUE_CHECK_ROWS }));
+  return sets.map((_, i) => ({
+    rows: Math.min(n, UNIQUE_CHECK_ROWS),
+    distinct: Number(row[`d${i}`] ?? 0),
+    withNull: Number(row[`z${i}`] ?? 0),
+    capped: n > UNIQUE_CHECK_ROWS,
+  }));
 }
 
 /** Destination rows of each table (counted up to `cap`) and the configuration's id mappings into it. */
-export async function destinationCounts(env: EngineEnv, configId: number, tables: readonly string[], cap = 1_000_000): Promise<Map<string, { rows: number; mapped: number; capped: boolean }>> {
+export async function destinationCounts(
+  env: EngineEnv,
+  configId: number,
+  tables: readonly string[],
+  cap = 1_000_000,
+): Promise<Map<string, { rows: number; mapped: number; capped: boolean }>> {
   const out = new Map<string, { rows: number; mapped: number; capped: boolean }>();
   if (tables.length === 0) return out;
   const results = await destinationReads(env).batch(
@@ -106,6 +130,9 @@ export async function destinationCounts(env: EngineEnv, configId: number, tables
 
 /** Rows of a source table (no filter), counted exactly. */
 export async function sourceRowCount(env: EngineEnv, conn: Connection, table: string): Promise<number> {
-  const [rows = []] = await sourceReads(env, conn).batch([{ text: `SELECT count(*)::bigint AS n FROM ${ident(table)} LIMIT $1`, values: [1] }], { statementTimeoutMs: SAMPLE_TIMEOUT_MS });
+  const [rows = []] = await sourceReads(env, conn).batch(
+    [{ text: `SELECT count(*)::bigint AS n FROM ${ident(table)} LIMIT $1`, values: [1] }],
+    { statementTimeoutMs: SAMPLE_TIMEOUT_MS },
+  );
   return Number(rows[0]?.n ?? 0);
 }

@@ -43,7 +43,8 @@ export function words(name: string): string[] {
     .filter(Boolean);
 }
 
-const singular = (w: string) => (w.endsWith('ies') && w.length > 4 ? `${w.slice(0, -3)}y` : w.endsWith('s') && !w.endsWith('ss') && w.length > 3 ? w.slice(0, -1) : w);
+const singular = (w: string) =>
+  w.endsWith('ies') && w.length > 4 ? `${w.slice(0, -3)}y` : w.endsWith('s') && !w.endsWith('ss') && w.length > 3 ? w.slice(0, -1) : w;
 /** The comparable form of a list of words: joined, each singular. */
 const joined = (ws: string[]) => ws.map(singular).join('');
 
@@ -59,7 +60,15 @@ export function nameForms(column: string, table: string): Form[] {
   const expand = (list: string[]) => list.map((w) => ABBREVIATIONS[w] ?? w).flatMap((w) => w.split('_'));
   add(ws, ws.join('_') === column ? 'the same name' : 'the same name apart from case and separators', 100);
   const expanded = expand(ws);
-  if (expanded.join() !== ws.join()) add(expanded, `${ws.filter((w) => ABBREVIATIONS[w]).map((w) => `${w} read as ${ABBREVIATIONS[w]}`).join(', ')}`, 90);
+  if (expanded.join() !== ws.join())
+    add(
+      expanded,
+      `${ws
+        .filter((w) => ABBREVIATIONS[w])
+        .map((w) => `${w} read as ${ABBREVIATIONS[w]}`)
+        .join(', ')}`,
+      90,
+    );
   const tableWords = words(table).map(singular);
   const tablePrefix = ws.length > tableWords.length && tableWords.every((w, i) => singular(ws[i]!) === w);
   const last = ws.at(-1)!;
@@ -70,9 +79,12 @@ export function nameForms(column: string, table: string): Form[] {
   if (withoutPrefix) add(withoutPrefix, `${column} without the prefix ${first}_`, 80);
   if (withoutSuffix) add(withoutSuffix, `${column} without the suffix _${last}`, 80);
   if (withoutSuffix) add(expand(withoutSuffix), `${column} without the suffix _${last}`, 75);
-  if (tablePrefix && withoutSuffix && ws.length - 1 > tableWords.length) add(ws.slice(tableWords.length, -1), `${column} without the table's name and the suffix _${last}`, 70);
-  if (withoutPrefix && withoutSuffix && ws.length > 2) add(ws.slice(1, -1), `${column} without the prefix ${first}_ and the suffix _${last}`, 65);
-  if (expanded.join() !== ws.join() && tablePrefix) add(expand(ws.slice(tableWords.length)), `${column} without the table's name, abbreviations spelled out`, 70);
+  if (tablePrefix && withoutSuffix && ws.length - 1 > tableWords.length)
+    add(ws.slice(tableWords.length, -1), `${column} without the table's name and the suffix _${last}`, 70);
+  if (withoutPrefix && withoutSuffix && ws.length > 2)
+    add(ws.slice(1, -1), `${column} without the prefix ${first}_ and the suffix _${last}`, 65);
+  if (expanded.join() !== ws.join() && tablePrefix)
+    add(expand(ws.slice(tableWords.length)), `${column} without the table's name, abbreviations spelled out`, 70);
   return forms;
 }
 
@@ -100,7 +112,18 @@ export function typeKind(type: string): TypeKind {
 
 const distinct = (values: readonly (string | null)[] | undefined) => [...new Set((values ?? []).filter((v): v is string => v !== null))];
 
-const BOOLEAN_WORDS: Record<string, string> = { y: 'true', n: 'false', yes: 'true', no: 'false', t: 'true', f: 'false', true: 'true', false: 'false', '1': 'true', '0': 'false' };
+const BOOLEAN_WORDS: Record<string, string> = {
+  y: 'true',
+  n: 'false',
+  yes: 'true',
+  no: 'false',
+  t: 'true',
+  f: 'false',
+  true: 'true',
+  false: 'false',
+  '1': 'true',
+  '0': 'false',
+};
 
 /** Text date and time formats the suggestions recognise (to_date / to_timestamp patterns), each with its shape. */
 const DATE_FORMATS: { format: string; re: RegExp; order: 'dmy' | 'mdy' | 'ymd' }[] = [
@@ -130,7 +153,10 @@ function dateFormatOf(values: string[]): string | null {
   return null;
 }
 
-const initials = (s: string) => words(s).map((w) => w[0]).join('');
+const initials = (s: string) =>
+  words(s)
+    .map((w) => w[0])
+    .join('');
 
 /**
  * A code table from sampled source codes to sampled destination values: each code names exactly
@@ -190,11 +216,18 @@ export function suggestTransform(
   if (to === 'date') {
     if (values.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v))) return { compatible: true };
     const format = dateFormatOf(values);
-    return format ? { compatible: true, transform: { kind: 'date', format }, reason: `text dates in the format ${format} (e.g. ${values[0]})` } : { compatible: false };
+    return format
+      ? { compatible: true, transform: { kind: 'date', format }, reason: `text dates in the format ${format} (e.g. ${values[0]})` }
+      : { compatible: false };
   }
   if (to === 'timestamp') {
     const format = TIME_FORMATS.find((f) => values.every((v) => f.re.test(v)))?.format;
-    if (format) return { compatible: true, transform: { kind: 'timestamp', format }, reason: `text times in the format ${format}, read as UTC (e.g. ${values[0]})` };
+    if (format)
+      return {
+        compatible: true,
+        transform: { kind: 'timestamp', format },
+        reason: `text times in the format ${format}, read as UTC (e.g. ${values[0]})`,
+      };
     return { compatible: values.every((v) => !Number.isNaN(Date.parse(v))) };
   }
   if (to === 'integer') return { compatible: values.every((v) => /^-?\d{1,18}$/.test(v.trim())) };
@@ -204,13 +237,22 @@ export function suggestTransform(
 }
 
 /** A code map for text → text when the sampled source values are codes of the destination's values. */
-function codeMapFor(sourceValues: readonly (string | null)[] | undefined, destValues: readonly (string | null)[] | undefined): { transform: ValueTransform; reason: string } | null {
+function codeMapFor(
+  sourceValues: readonly (string | null)[] | undefined,
+  destValues: readonly (string | null)[] | undefined,
+): { transform: ValueTransform; reason: string } | null {
   const from = distinct(sourceValues);
   const to = distinct(destValues);
   if (from.length === 0 || to.length === 0 || from.every((v) => to.includes(v))) return null;
   const map = inferCodeMap(from, to);
   if (!map) return null;
-  return { transform: { kind: 'map', values: map }, reason: `codes ${list(Object.entries(map).map(([k, v]) => `${k} → ${v}`), 5)} from the sampled values` };
+  return {
+    transform: { kind: 'map', values: map },
+    reason: `codes ${list(
+      Object.entries(map).map(([k, v]) => `${k} → ${v}`),
+      5,
+    )} from the sampled values`,
+  };
 }
 
 /** How many of a column's sampled distinct values appear among another's. */
@@ -244,10 +286,21 @@ export function suggestColumns(
       if (!form) continue;
       const fit = suggestTransform(column, target, sourceValues(column.ColumnName), destValues(target.ColumnName));
       if (!fit.compatible) continue;
-      const code = !fit.transform && typeKind(column.DataType) === 'text' && typeKind(target.DataType) === 'text' ? codeMapFor(sourceValues(column.ColumnName), destValues(target.ColumnName)) : null;
+      const code =
+        !fit.transform && typeKind(column.DataType) === 'text' && typeKind(target.DataType) === 'text'
+          ? codeMapFor(sourceValues(column.ColumnName), destValues(target.ColumnName))
+          : null;
       const transform = fit.transform ?? code?.transform;
-      const why = [form.how === 'the same name' ? 'same name' : form.how, fit.transform ? fit.reason : code?.reason].filter(Boolean).join('; ');
-      candidates.push({ source: column.ColumnName, dest: target.ColumnName, ...(transform ? { transform } : {}), reason: why, score: form.score });
+      const why = [form.how === 'the same name' ? 'same name' : form.how, fit.transform ? fit.reason : code?.reason]
+        .filter(Boolean)
+        .join('; ');
+      candidates.push({
+        source: column.ColumnName,
+        dest: target.ColumnName,
+        ...(transform ? { transform } : {}),
+        reason: why,
+        score: form.score,
+      });
     }
   }
   candidates.sort((a, b) => b.score - a.score);
@@ -268,11 +321,18 @@ export function suggestColumns(
         if (o.of >= 3 && o.shared / o.of >= 0.6 && (!best || o.shared > best.shared)) best = { target, ...o };
       }
       if (best) {
-        chosen.push({ source: column.ColumnName, dest: best.target.ColumnName, reason: `${best.shared} of ${best.of} sampled values of ${column.ColumnName} appear in ${to.name}.${best.target.ColumnName}`, score: 50 });
+        chosen.push({
+          source: column.ColumnName,
+          dest: best.target.ColumnName,
+          reason: `${best.shared} of ${best.of} sampled values of ${column.ColumnName} appear in ${to.name}.${best.target.ColumnName}`,
+          score: 50,
+        });
       }
     }
   }
-  return chosen.sort((a, b) => from.columns.findIndex((c) => c.ColumnName === a.source) - from.columns.findIndex((c) => c.ColumnName === b.source));
+  return chosen.sort(
+    (a, b) => from.columns.findIndex((c) => c.ColumnName === a.source) - from.columns.findIndex((c) => c.ColumnName === b.source),
+  );
 }
 
 /** Lower case without separators or a `tbl` prefix or a plural s: `tblRaceEntry` ~ `race_entries`. */
@@ -283,9 +343,17 @@ const tableForm = (name: string) => joined(words(name).filter((w, i) => !(i === 
  * table that holds most of the sampled values of one of its text columns (at least 60 % of at
  * least 3 distinct values).
  */
-export function suggestDestTable(from: TableInfo, dest: SchemaInfo, samples?: { source?: TableSample; dest: Map<string, TableSample> }): TableSuggestion | null {
+export function suggestDestTable(
+  from: TableInfo,
+  dest: SchemaInfo,
+  samples?: { source?: TableSample; dest: Map<string, TableSample> },
+): TableSuggestion | null {
   const byName = dest.tables.find((t) => tableForm(t.name) === tableForm(from.name));
-  if (byName) return { table: byName.name, reason: byName.name === from.name ? 'same name' : `same name apart from case, separators and plural (${from.name} ~ ${byName.name})` };
+  if (byName)
+    return {
+      table: byName.name,
+      reason: byName.name === from.name ? 'same name' : `same name apart from case, separators and plural (${from.name} ~ ${byName.name})`,
+    };
   if (!samples?.source) return null;
   let best: { table: string; column: string; destColumn: string; shared: number; of: number } | null = null;
   for (const column of from.columns) {
@@ -296,11 +364,17 @@ export function suggestDestTable(from: TableInfo, dest: SchemaInfo, samples?: { 
       for (const target of table.columns) {
         if (typeKind(target.DataType) !== 'text') continue;
         const o = overlap(samples.source.columns[column.ColumnName], sample.columns[target.ColumnName]);
-        if (o.of >= 3 && o.shared / o.of >= 0.6 && (!best || o.shared > best.shared)) best = { table: table.name, column: column.ColumnName, destColumn: target.ColumnName, ...o };
+        if (o.of >= 3 && o.shared / o.of >= 0.6 && (!best || o.shared > best.shared))
+          best = { table: table.name, column: column.ColumnName, destColumn: target.ColumnName, ...o };
       }
     }
   }
-  return best ? { table: best.table, reason: `${best.shared} of ${best.of} sampled values of ${from.name}.${best.column} appear in ${best.table}.${best.destColumn}` } : null;
+  return best
+    ? {
+        table: best.table,
+        reason: `${best.shared} of ${best.of} sampled values of ${from.name}.${best.column} appear in ${best.table}.${best.destColumn}`,
+      }
+    : null;
 }
 
 /** A first plan for a source table into `destTable` (suggested when not given), with the reasons. */
@@ -316,7 +390,8 @@ export function suggestPlan(
   const table = destTable ? { table: destTable, reason: 'chosen' } : suggestDestTable(from, dest, samples);
   const to = table ? dest.tables.find((t) => t.name === table.table) : undefined;
   const sourceKey = from.primaryKey.length > 0 ? from.primaryKey : from.columns.slice(0, 1).map((c) => c.ColumnName);
-  if (!to) return { plan: { sourceTable, destTable: '', columns: [], sourceKey, destKey: 'id', foreignKeys: [] }, table: null, columns: [] };
+  if (!to)
+    return { plan: { sourceTable, destTable: '', columns: [], sourceKey, destKey: 'id', foreignKeys: [] }, table: null, columns: [] };
   const destKey = to.primaryKey.length === 1 ? to.primaryKey[0]! : (to.columns[0]?.ColumnName ?? 'id');
   const columns = suggestColumns(from, to, { destKey, sourceSample: samples?.source, destSample: samples?.dest.get(to.name) });
   const mapped = new Set(columns.map((c) => c.dest));
@@ -340,5 +415,8 @@ export function describeTransform(t: ValueTransform | undefined): string {
   if (t.kind === 'date') return `text date ${t.format}`;
   if (t.kind === 'timestamp') return `text time ${t.format} (UTC)`;
   const entries = Object.entries(t.values);
-  return `codes ${entries.slice(0, 6).map(([k, v]) => `${k} → ${v ?? 'empty'}`).join(', ')}${entries.length > 6 ? ', …' : ''}`;
+  return `codes ${entries
+    .slice(0, 6)
+    .map(([k, v]) => `${k} → ${v ?? 'empty'}`)
+    .join(', ')}${entries.length > 6 ? ', …' : ''}`;
 }

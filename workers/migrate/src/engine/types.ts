@@ -169,7 +169,10 @@ export class FilterError extends Error {
 
 /** A source connection refused by MIGRATE_ALLOWED_HOSTS. */
 export class HostNotAllowedError extends Error {
-  constructor(readonly host: string, readonly port: number) {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {
     super(`Host ${host}:${port} is not in the allowed hosts list`);
     this.name = 'HostNotAllowedError';
   }
@@ -209,7 +212,14 @@ export type FkPatchResult = { childDestTable: string; destColumn: string; parent
  */
 export type MappingDocument = {
   version: 1;
-  tables: { sourceTable: string; destTable: string; destKey: string; sourceKey: string[]; columns: ColumnMapping[]; naturalKey?: string[] }[];
+  tables: {
+    sourceTable: string;
+    destTable: string;
+    destKey: string;
+    sourceKey: string[];
+    columns: ColumnMapping[];
+    naturalKey?: string[];
+  }[];
 };
 
 /** Signatures of the engine's functions (implemented in this folder, exported from ./index.ts). */

@@ -29,10 +29,22 @@ export type Analysis = {
  * (SheetFilterError when it does not compile), finds each row's destination references and marks
  * the second and later rows of one natural key as duplicates.
  */
-export async function analyseSheet(dest: Reader, def: ImportAreaDef, bytes: Uint8Array, fileName: string, fk: Record<string, string>, filter = ''): Promise<Analysis> {
+export async function analyseSheet(
+  dest: Reader,
+  def: ImportAreaDef,
+  bytes: Uint8Array,
+  fileName: string,
+  fk: Record<string, string>,
+  filter = '',
+): Promise<Analysis> {
   const sheet = await readSheet(bytes, fileName);
   const { records: all, ignored } = readRecords(sheet, def.columns, def.required(fk));
-  const keep = filter.trim() ? compileSheetFilter(filter, def.columns.map((c) => c.key)) : null;
+  const keep = filter.trim()
+    ? compileSheetFilter(
+        filter,
+        def.columns.map((c) => c.key),
+      )
+    : null;
   const records = keep ? all.filter((r) => keep(r.values)) : all;
   const { rows, fkCounts } = await def.resolve(dest, records, fk);
   const firstLine = new Map<string, number>();
@@ -44,7 +56,11 @@ export async function analyseSheet(dest: Reader, def: ImportAreaDef, bytes: Uint
       firstLine.set(row.key, row.line);
       valid.push(row);
     } else {
-      byLine.get(row.line)?.problems.push({ column: null, kind: 'duplicate', message: `The same ${def.area === 'Sectional' ? 'runner and segment' : 'heat and horse'} as row ${first}` });
+      byLine.get(row.line)?.problems.push({
+        column: null,
+        kind: 'duplicate',
+        message: `The same ${def.area === 'Sectional' ? 'runner and segment' : 'heat and horse'} as row ${first}`,
+      });
     }
   }
   const problemCounts: Partial<Record<ProblemKind, number>> = {};

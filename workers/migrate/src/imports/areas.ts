@@ -61,7 +61,11 @@ async function idsByName(dest: Reader, table: 'horses' | 'trainers' | 'jockeys',
   const wanted = [...new Set([...names].map((n) => n.toLowerCase()))];
   const found = new Map<string, number[]>();
   if (wanted.length === 0) return found;
-  const rows = parseRows(`the ${table} by name`, idName, await dest.query(`SELECT id, lower(name) AS name FROM ${table} WHERE lower(name) = ANY($1::text[]) ORDER BY id`, [wanted]));
+  const rows = parseRows(
+    `the ${table} by name`,
+    idName,
+    await dest.query(`SELECT id, lower(name) AS name FROM ${table} WHERE lower(name) = ANY($1::text[]) ORDER BY id`, [wanted]),
+  );
   for (const r of rows) found.set(r.name, [...(found.get(r.name) ?? []), Number(r.id)]);
   return found;
 }
@@ -88,13 +92,25 @@ async function personResolver(dest: Reader, table: PersonTable, column: string, 
   const kind = `unknown ${table.slice(0, -1)}` as Problem['kind'];
   const present = values.filter((v): v is string | number => v !== null && v !== undefined && v !== '');
   if (mode === 'id') {
-    const known = await existingIds(dest, table, present.map(asId).filter((n): n is number => n !== null));
+    const known = await existingIds(
+      dest,
+      table,
+      present.map(asId).filter((n): n is number => n !== null),
+    );
     return (record: SheetRecord): number | null => {
       const value = record.values[column];
       if (value === null || value === undefined) return null;
       const id = asId(value);
       if (id !== null && known.has(id)) return id;
-      record.problems.push(problem(column, kind, id === null ? `${heading} "${value}" is not an id (the foreign-key choice is "by id")` : `There is no ${table.slice(0, -1)} with id ${id}`));
+      record.problems.push(
+        problem(
+          column,
+          kind,
+          id === null
+            ? `${heading} "${value}" is not an id (the foreign-key choice is "by id")`
+            : `There is no ${table.slice(0, -1)} with id ${id}`,
+        ),
+      );
       return null;
     };
   }
@@ -105,7 +121,10 @@ async function personResolver(dest: Reader, table: PersonTable, column: string, 
     const ids = byName.get(String(value).toLowerCase()) ?? [];
     if (ids.length === 1) return ids[0]!;
     if (ids.length === 0) record.problems.push(problem(column, kind, `There is no ${table.slice(0, -1)} named "${value}"`));
-    else record.problems.push(problem(column, 'ambiguous name', `${ids.length} ${table} are named "${value}" (ids ${ids.slice(0, 5).join(', ')}): use ids`));
+    else
+      record.problems.push(
+        problem(column, 'ambiguous name', `${ids.length} ${table} are named "${value}" (ids ${ids.slice(0, 5).join(', ')}): use ids`),
+      );
     return null;
   };
 }
@@ -117,17 +136,84 @@ const count = (counts: Record<string, number>, name: string) => {
 // ---- barrier trials ---------------------------------------------------------------------------
 
 const TRIAL_COLUMNS: readonly ColumnDef[] = [
-  { key: 'date', heading: 'Date', aliases: ['Trial Date', 'Meeting Date'], kind: 'date', required: true, help: 'The trial meeting day: YYYY-MM-DD, DD/MM/YYYY or a date cell' },
-  { key: 'course', heading: 'Course', aliases: ['Venue', 'Track'], kind: 'text', required: true, max: 100, help: 'The course of a barrier-trial meeting that day' },
+  {
+    key: 'date',
+    heading: 'Date',
+    aliases: ['Trial Date', 'Meeting Date'],
+    kind: 'date',
+    required: true,
+    help: 'The trial meeting day: YYYY-MM-DD, DD/MM/YYYY or a date cell',
+  },
+  {
+    key: 'course',
+    heading: 'Course',
+    aliases: ['Venue', 'Track'],
+    kind: 'text',
+    required: true,
+    max: 100,
+    help: 'The course of a barrier-trial meeting that day',
+  },
   { key: 'heat', heading: 'Heat', aliases: ['Heat No', 'Heat Number'], kind: 'int', required: true, min: 1, max: 30, help: '1 to 30' },
-  { key: 'distance', heading: 'Distance', aliases: ['Dist', 'Metres'], kind: 'int', required: true, min: 300, max: 2_400, help: 'Metres, 300 to 2400' },
-  { key: 'horse', heading: 'Horse', aliases: ['Horse Name', 'Horse Id'], kind: 'text', required: true, max: 100, help: 'Name (or id, by the foreign-key choice)' },
-  { key: 'jockey', heading: 'Jockey', aliases: ['Rider', 'Jockey Id'], kind: 'text', required: false, max: 100, help: 'Name or id; may be empty' },
+  {
+    key: 'distance',
+    heading: 'Distance',
+    aliases: ['Dist', 'Metres'],
+    kind: 'int',
+    required: true,
+    min: 300,
+    max: 2_400,
+    help: 'Metres, 300 to 2400',
+  },
+  {
+    key: 'horse',
+    heading: 'Horse',
+    aliases: ['Horse Name', 'Horse Id'],
+    kind: 'text',
+    required: true,
+    max: 100,
+    help: 'Name (or id, by the foreign-key choice)',
+  },
+  {
+    key: 'jockey',
+    heading: 'Jockey',
+    aliases: ['Rider', 'Jockey Id'],
+    kind: 'text',
+    required: false,
+    max: 100,
+    help: 'Name or id; may be empty',
+  },
   { key: 'trainer', heading: 'Trainer', aliases: ['Trainer Id'], kind: 'text', required: true, max: 100, help: 'Name or id' },
   { key: 'barrier', heading: 'Barrier', aliases: ['Gate', 'Bar'], kind: 'int', required: true, min: 1, max: 30, help: '1 to 30' },
-  { key: 'position', heading: 'Position', aliases: ['Pos', 'Finish', 'Placing', 'Finishing Position'], kind: 'int', required: true, min: 1, max: 30, help: 'Finishing position, 1 to 30' },
-  { key: 'margin', heading: 'Margin', aliases: ['Mgn', 'Lengths'], kind: 'number', required: true, min: 0, max: 100, help: 'Lengths behind the winner (0 for the winner)' },
-  { key: 'time', heading: 'Time', aliases: ['Time Seconds', 'Run Time'], kind: 'seconds', required: true, min: 15, max: 200, help: 'Seconds (58.21) or minutes and seconds (0:58.21)' },
+  {
+    key: 'position',
+    heading: 'Position',
+    aliases: ['Pos', 'Finish', 'Placing', 'Finishing Position'],
+    kind: 'int',
+    required: true,
+    min: 1,
+    max: 30,
+    help: 'Finishing position, 1 to 30',
+  },
+  {
+    key: 'margin',
+    heading: 'Margin',
+    aliases: ['Mgn', 'Lengths'],
+    kind: 'number',
+    required: true,
+    min: 0,
+    max: 100,
+    help: 'Lengths behind the winner (0 for the winner)',
+  },
+  {
+    key: 'time',
+    heading: 'Time',
+    aliases: ['Time Seconds', 'Run Time'],
+    kind: 'seconds',
+    required: true,
+    min: 15,
+    max: 200,
+    help: 'Seconds (58.21) or minutes and seconds (0:58.21)',
+  },
 ];
 
 const byNameOrId = [
@@ -150,7 +236,11 @@ const barrierTrials: ImportAreaDef = {
   fk: [
     { key: 'horse', label: 'Horse', options: byNameOrId },
     { key: 'trainer', label: 'Trainer', options: byNameOrId },
-    { key: 'jockey', label: 'Jockey', options: [...byNameOrId, { value: 'ignore', label: 'ignore the column (new runs get none; existing runs keep theirs)' }] },
+    {
+      key: 'jockey',
+      label: 'Jockey',
+      options: [...byNameOrId, { value: 'ignore', label: 'ignore the column (new runs get none; existing runs keep theirs)' }],
+    },
   ],
   fkSchema: TrialFk,
   defaultFk: { horse: 'name', trainer: 'name', jockey: 'name' },
@@ -174,9 +264,32 @@ const barrierTrials: ImportAreaDef = {
             )
             .then((found) => parseRows('the trial meetings', trialMeeting, found))
         : Promise.resolve([]),
-      personResolver(dest, 'horses', 'horse', 'Horse', fk.horse ?? 'name', records.map((r) => r.values.horse)),
-      personResolver(dest, 'trainers', 'trainer', 'Trainer', fk.trainer ?? 'name', records.map((r) => r.values.trainer)),
-      fk.jockey === 'ignore' ? Promise.resolve(() => null) : personResolver(dest, 'jockeys', 'jockey', 'Jockey', fk.jockey ?? 'name', records.map((r) => r.values.jockey)),
+      personResolver(
+        dest,
+        'horses',
+        'horse',
+        'Horse',
+        fk.horse ?? 'name',
+        records.map((r) => r.values.horse),
+      ),
+      personResolver(
+        dest,
+        'trainers',
+        'trainer',
+        'Trainer',
+        fk.trainer ?? 'name',
+        records.map((r) => r.values.trainer),
+      ),
+      fk.jockey === 'ignore'
+        ? Promise.resolve(() => null)
+        : personResolver(
+            dest,
+            'jockeys',
+            'jockey',
+            'Jockey',
+            fk.jockey ?? 'name',
+            records.map((r) => r.values.jockey),
+          ),
     ]);
     const meetings = new Map<string, number>();
     for (const m of meetingRows) if (!meetings.has(key(m.date, m.course))) meetings.set(key(m.date, m.course), Number(m.id));
@@ -187,7 +300,8 @@ const barrierTrials: ImportAreaDef = {
       let meetingId: number | null = null;
       if (v.date !== null && v.course !== null) {
         meetingId = meetings.get(key(v.date, v.course)) ?? null;
-        if (meetingId === null) record.problems.push(problem('course', 'unknown meeting', `There is no barrier-trial meeting at ${v.course} on ${v.date}`));
+        if (meetingId === null)
+          record.problems.push(problem('course', 'unknown meeting', `There is no barrier-trial meeting at ${v.course} on ${v.date}`));
         else count(fkCounts, 'meeting');
       }
       const horseId = horse(record);
@@ -200,7 +314,18 @@ const barrierTrials: ImportAreaDef = {
       rows.push({
         line: record.line,
         key: key(meetingId, v.heat, horseId),
-        values: [meetingId, v.heat as number, v.distance as number, horseId, jockeyId, trainerId, v.barrier as number, v.position as number, v.margin as number, v.time as number],
+        values: [
+          meetingId,
+          v.heat as number,
+          v.distance as number,
+          horseId,
+          jockeyId,
+          trainerId,
+          v.barrier as number,
+          v.position as number,
+          v.margin as number,
+          v.time as number,
+        ],
       });
     }
     return { rows, fkCounts };
@@ -208,8 +333,11 @@ const barrierTrials: ImportAreaDef = {
 
   async write(tx, rows, fk) {
     const column = (i: number) => rows.map((r) => r.values[i] ?? null);
-    const [row] = parseRows('the written counts', writeCounts, await tx.query(
-      `WITH input AS (
+    const [row] = parseRows(
+      'the written counts',
+      writeCounts,
+      await tx.query(
+        `WITH input AS (
          SELECT * FROM unnest($1::int[], $2::smallint[], $3::int[], $4::int[], $5::int[], $6::int[], $7::smallint[], $8::smallint[], $9::numeric[], $10::numeric[])
            AS t(meeting_id, heat_number, distance, horse_id, jockey_id, trainer_id, barrier, finishing_position, margin, time_seconds)),
        existing AS (
@@ -231,8 +359,21 @@ const barrierTrials: ImportAreaDef = {
          WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.meeting_id = i.meeting_id AND e.heat_number = i.heat_number AND e.horse_id = i.horse_id)
          RETURNING id)
        SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM upd)::int AS updated`,
-      [column(0), column(1), column(2), column(3), column(4), column(5), column(6), column(7), column(8), column(9), fk.jockey === 'ignore'],
-    ));
+        [
+          column(0),
+          column(1),
+          column(2),
+          column(3),
+          column(4),
+          column(5),
+          column(6),
+          column(7),
+          column(8),
+          column(9),
+          fk.jockey === 'ignore',
+        ],
+      ),
+    );
     const inserted = Number(row?.inserted ?? 0);
     const updated = Number(row?.updated ?? 0);
     return { inserted, updated, unchanged: rows.length - inserted - updated };
@@ -245,13 +386,63 @@ const barrierTrials: ImportAreaDef = {
 export const SEGMENT_SECONDS: Record<string, [number, number]> = { L600: [26, 50], L400: [17, 34], L200: [8, 18] };
 
 const SECTIONAL_COLUMNS: readonly ColumnDef[] = [
-  { key: 'date', heading: 'Date', aliases: ['Race Date', 'Meeting Date'], kind: 'date', required: true, help: 'The race day: YYYY-MM-DD, DD/MM/YYYY or a date cell' },
-  { key: 'course', heading: 'Course', aliases: ['Venue', 'Track'], kind: 'text', required: true, max: 100, help: 'The course of a race meeting that day' },
-  { key: 'race', heading: 'Race', aliases: ['Race No', 'Race Number', 'R'], kind: 'int', required: true, min: 1, max: 30, help: 'Race number' },
-  { key: 'horse', heading: 'Horse', aliases: ['Horse Name', 'Runner'], kind: 'text', required: true, max: 100, help: "The runner's horse (or leave it out and match by tab number)" },
-  { key: 'tab', heading: 'Tab', aliases: ['Tab No', 'Tab Number', 'No'], kind: 'int', required: false, min: 1, max: 30, help: 'Tab number (needed when runners are matched by tab)' },
+  {
+    key: 'date',
+    heading: 'Date',
+    aliases: ['Race Date', 'Meeting Date'],
+    kind: 'date',
+    required: true,
+    help: 'The race day: YYYY-MM-DD, DD/MM/YYYY or a date cell',
+  },
+  {
+    key: 'course',
+    heading: 'Course',
+    aliases: ['Venue', 'Track'],
+    kind: 'text',
+    required: true,
+    max: 100,
+    help: 'The course of a race meeting that day',
+  },
+  {
+    key: 'race',
+    heading: 'Race',
+    aliases: ['Race No', 'Race Number', 'R'],
+    kind: 'int',
+    required: true,
+    min: 1,
+    max: 30,
+    help: 'Race number',
+  },
+  {
+    key: 'horse',
+    heading: 'Horse',
+    aliases: ['Horse Name', 'Runner'],
+    kind: 'text',
+    required: true,
+    max: 100,
+    help: "The runner's horse (or leave it out and match by tab number)",
+  },
+  {
+    key: 'tab',
+    heading: 'Tab',
+    aliases: ['Tab No', 'Tab Number', 'No'],
+    kind: 'int',
+    required: false,
+    min: 1,
+    max: 30,
+    help: 'Tab number (needed when runners are matched by tab)',
+  },
   { key: 'segment', heading: 'Segment', aliases: ['Split', 'Sectional'], kind: 'segment', required: true, help: 'L600, L400 or L200' },
-  { key: 'time', heading: 'Time', aliases: ['Time Seconds', 'Seconds'], kind: 'seconds', required: true, min: 8, max: 50, help: 'Seconds over the segment, e.g. 34.85' },
+  {
+    key: 'time',
+    heading: 'Time',
+    aliases: ['Time Seconds', 'Seconds'],
+    kind: 'seconds',
+    required: true,
+    min: 8,
+    max: 50,
+    help: 'Seconds over the segment, e.g. 34.85',
+  },
 ];
 
 const SectionalFk = z.object({ runner: z.enum(['horse', 'tab']).default('horse') });
@@ -298,13 +489,17 @@ const sectional: ImportAreaDef = {
     }
     const found =
       dates.size && courses.size
-        ? parseRows('the runners of the meetings', runnerRow, await dest.query(
-            `SELECT ru.id, m.date::text AS date, lower(c.name) AS course, r.race_number, lower(h.name) AS horse, ru.tab_number, ru.scratched
+        ? parseRows(
+            'the runners of the meetings',
+            runnerRow,
+            await dest.query(
+              `SELECT ru.id, m.date::text AS date, lower(c.name) AS course, r.race_number, lower(h.name) AS horse, ru.tab_number, ru.scratched
              FROM meetings m JOIN courses c ON c.id = m.course_id
              LEFT JOIN races r ON r.meeting_id = m.id LEFT JOIN runners ru ON ru.race_id = r.id LEFT JOIN horses h ON h.id = ru.horse_id
              WHERE NOT m.is_trial AND m.date = ANY($1::date[]) AND lower(c.name) = ANY($2::text[])`,
-            [[...dates], [...courses]],
-          ))
+              [[...dates], [...courses]],
+            ),
+          )
         : [];
     // meeting → race number → runners (by horse name and by tab number)
     const meetings = new Map<string, Map<number, { byHorse: Map<string, RunnerRow>; byTab: Map<number, RunnerRow> }>>();
@@ -325,7 +520,10 @@ const sectional: ImportAreaDef = {
       const v = record.values;
       if (v.segment !== null && v.time !== null) {
         const [lo, hi] = SEGMENT_SECONDS[String(v.segment)] ?? [0, Infinity];
-        if (Number(v.time) < lo || Number(v.time) > hi) record.problems.push(problem('time', 'bad time', `Time ${v.time} s is outside ${lo} to ${hi} s, the plausible range for ${v.segment}`));
+        if (Number(v.time) < lo || Number(v.time) > hi)
+          record.problems.push(
+            problem('time', 'bad time', `Time ${v.time} s is outside ${lo} to ${hi} s, the plausible range for ${v.segment}`),
+          );
       }
       if (v.date === null || v.course === null) continue;
       const races = meetings.get(key(v.date, v.course));
@@ -345,11 +543,21 @@ const sectional: ImportAreaDef = {
       if (who === null) continue;
       const runner = byTab ? race.byTab.get(Number(who)) : race.byHorse.get(String(who).toLowerCase());
       if (!runner) {
-        record.problems.push(problem(byTab ? 'tab' : 'horse', 'unknown horse', byTab ? `Race ${v.race} has no runner with tab number ${who}` : `${who} is not a runner in race ${v.race} at ${v.course} on ${v.date}`));
+        record.problems.push(
+          problem(
+            byTab ? 'tab' : 'horse',
+            'unknown horse',
+            byTab
+              ? `Race ${v.race} has no runner with tab number ${who}`
+              : `${who} is not a runner in race ${v.race} at ${v.course} on ${v.date}`,
+          ),
+        );
         continue;
       }
       if (runner.scratched) {
-        record.problems.push(problem(byTab ? 'tab' : 'horse', 'scratched runner', `${who} was scratched from race ${v.race}: it has no sectional times`));
+        record.problems.push(
+          problem(byTab ? 'tab' : 'horse', 'scratched runner', `${who} was scratched from race ${v.race}: it has no sectional times`),
+        );
         continue;
       }
       count(fkCounts, 'runner');
@@ -361,8 +569,11 @@ const sectional: ImportAreaDef = {
 
   async write(tx, rows) {
     const column = (i: number) => rows.map((r) => r.values[i] ?? null);
-    const [row] = parseRows('the written counts', writeCounts, await tx.query(
-      `WITH input AS (SELECT * FROM unnest($1::int[], $2::text[], $3::numeric[]) AS t(runner_id, segment, time_seconds)),
+    const [row] = parseRows(
+      'the written counts',
+      writeCounts,
+      await tx.query(
+        `WITH input AS (SELECT * FROM unnest($1::int[], $2::text[], $3::numeric[]) AS t(runner_id, segment, time_seconds)),
        existing AS (
          SELECT DISTINCT ON (s.runner_id, s.segment) s.id, s.runner_id, s.segment, s.time_seconds FROM sectional_times s
          JOIN input i ON i.runner_id = s.runner_id AND i.segment = s.segment ORDER BY s.runner_id, s.segment, s.id),
@@ -373,8 +584,9 @@ const sectional: ImportAreaDef = {
          INSERT INTO sectional_times (runner_id, segment, time_seconds) SELECT i.runner_id, i.segment, i.time_seconds FROM input i
          WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.runner_id = i.runner_id AND e.segment = i.segment) RETURNING id)
        SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM upd)::int AS updated`,
-      [column(0), column(1), column(2)],
-    ));
+        [column(0), column(1), column(2)],
+      ),
+    );
     const inserted = Number(row?.inserted ?? 0);
     const updated = Number(row?.updated ?? 0);
     return { inserted, updated, unchanged: rows.length - inserted - updated };

@@ -64,17 +64,33 @@ export async function saveAutoSync(db: MigrateDb, area: ImportArea, input: AutoS
     .values({ area, ...values })
     .onConflictDoUpdate({ target: importAutoSyncs.area, set: values })
     .run();
-  await recordEvent(db, area, 'auto-sync saved', `${input.enabled ? `enabled, every ${input.intervalMinutes} min` : 'disabled'}; source ${input.sourceUrl ?? (input.sheet?.name ?? existing?.sheetName ?? 'none')}`, user, now);
+  await recordEvent(
+    db,
+    area,
+    'auto-sync saved',
+    `${input.enabled ? `enabled, every ${input.intervalMinutes} min` : 'disabled'}; source ${input.sourceUrl ?? input.sheet?.name ?? existing?.sheetName ?? 'none'}`,
+    user,
+    now,
+  );
 }
 
 /** True when the auto-sync has something to import. */
 export const hasSheet = (a: Pick<AutoSync, 'sourceUrl' | 'sheetPath'>) => Boolean(a.sourceUrl || a.sheetPath);
 
 /** Flips the enabled flag; enabling schedules the next run at now + interval. 400 when there is nothing to import. */
-export async function toggleAutoSync(db: MigrateDb, area: ImportArea, user: string, now: number): Promise<{ enabled: boolean; nextRunAt: number | null }> {
+export async function toggleAutoSync(
+  db: MigrateDb,
+  area: ImportArea,
+  user: string,
+  now: number,
+): Promise<{ enabled: boolean; nextRunAt: number | null }> {
   const existing = await findAutoSync(db, area);
   if (!existing || !hasSheet(existing)) {
-    throw new HttpError(400, 'no_sheet', `The ${areaDef(area).title.toLowerCase()} auto-sync has no saved sheet or address yet: save its settings with one first.`);
+    throw new HttpError(
+      400,
+      'no_sheet',
+      `The ${areaDef(area).title.toLowerCase()} auto-sync has no saved sheet or address yet: save its settings with one first.`,
+    );
   }
   const row = await db
     .update(importAutoSyncs)
@@ -87,23 +103,52 @@ export async function toggleAutoSync(db: MigrateDb, area: ImportArea, user: stri
     .where(eq(importAutoSyncs.area, area))
     .returning({ enabled: importAutoSyncs.enabled, nextRunAt: importAutoSyncs.nextRunAt })
     .get();
-  await recordEvent(db, area, row!.enabled ? 'auto-sync enabled' : 'auto-sync disabled', row!.enabled ? `next run ${new Date(row!.nextRunAt!).toISOString()}` : '', user, now);
+  await recordEvent(
+    db,
+    area,
+    row!.enabled ? 'auto-sync enabled' : 'auto-sync disabled',
+    row!.enabled ? `next run ${new Date(row!.nextRunAt!).toISOString()}` : '',
+    user,
+    now,
+  );
   return row!;
 }
 
-export async function recordEvent(db: MigrateDb, area: ImportArea, action: string, detail: string, user: string, now: number): Promise<void> {
-  await db.insert(importEvents).values({ area, action, detail: detail.slice(0, 1000), user, at: now }).run();
+export async function recordEvent(
+  db: MigrateDb,
+  area: ImportArea,
+  action: string,
+  detail: string,
+  user: string,
+  now: number,
+): Promise<void> {
+  await db
+    .insert(importEvents)
+    .values({ area, action, detail: detail.slice(0, 1000), user, at: now })
+    .run();
 }
 
 export type ImportEvent = typeof importEvents.$inferSelect;
 
 /** The area's latest events (ClearData, auto-sync changes), newest first. */
 export function recentEvents(db: MigrateDb, area: ImportArea, limit = 20): Promise<ImportEvent[]> {
-  return db.select().from(importEvents).where(eq(importEvents.area, area)).orderBy(desc(importEvents.at), desc(importEvents.id)).limit(limit).all();
+  return db
+    .select()
+    .from(importEvents)
+    .where(eq(importEvents.area, area))
+    .orderBy(desc(importEvents.at), desc(importEvents.id))
+    .limit(limit)
+    .all();
 }
 
 /** Called by the ImportJob when an auto-sync or run-now job ends. */
-export async function recordAutoSyncOutcome(db: MigrateDb, area: ImportArea, jobId: string, state: ImportState, error: string | null): Promise<void> {
+export async function recordAutoSyncOutcome(
+  db: MigrateDb,
+  area: ImportArea,
+  jobId: string,
+  state: ImportState,
+  error: string | null,
+): Promise<void> {
   await db
     .update(importAutoSyncs)
     .set({ lastStatus: state, lastError: state === 'failed' ? (error ?? 'The import failed.').slice(0, 2000) : null })
@@ -116,7 +161,8 @@ export async function refreshAutoSync(s: MigrateServices, a: AutoSync): Promise<
   if (!a.lastJobId || (a.lastStatus !== null && !importActive(a.lastStatus))) return a;
   const p = await importJob(s, a.lastJobId).progress();
   if (!p || p.state === a.lastStatus) return a;
-  const lastError = p.state === 'failed' ? (p.summary.errors.at(-1) ?? 'The import failed.').slice(0, 2000) : p.state === 'completed' ? null : a.lastError;
+  const lastError =
+    p.state === 'failed' ? (p.summary.errors.at(-1) ?? 'The import failed.').slice(0, 2000) : p.state === 'completed' ? null : a.lastError;
   await recordAutoSyncOutcome(s.var.db, a.area, a.lastJobId, p.state, lastError);
   return { ...a, lastStatus: p.state, lastError };
 }
@@ -129,7 +175,12 @@ async function claimAutoSyncRun(db: MigrateDb, area: ImportArea, jobId: string, 
   const row = await db
     .update(importAutoSyncs)
     .set({ lastJobId: jobId, lastRunAt: now, lastStatus: 'queued', lastError: null })
-    .where(and(eq(importAutoSyncs.area, area), or(isNull(importAutoSyncs.lastStatus), inArray(importAutoSyncs.lastStatus, [...TERMINAL_IMPORT_STATES]))))
+    .where(
+      and(
+        eq(importAutoSyncs.area, area),
+        or(isNull(importAutoSyncs.lastStatus), inArray(importAutoSyncs.lastStatus, [...TERMINAL_IMPORT_STATES])),
+      ),
+    )
     .returning({ area: importAutoSyncs.area })
     .get();
   return row !== undefined;
@@ -141,16 +192,25 @@ async function claimAutoSyncRun(db: MigrateDb, area: ImportArea, jobId: string, 
  * settled from its job before that). The next scheduled run stays as it is (the schedule moves it
  * when it claims a run).
  */
-export async function startAutoSyncRun(s: MigrateServices, a: AutoSync, trigger: 'auto-sync' | 'run-now', user: string, now: number): Promise<string> {
+export async function startAutoSyncRun(
+  s: MigrateServices,
+  a: AutoSync,
+  trigger: 'auto-sync' | 'run-now',
+  user: string,
+  now: number,
+): Promise<string> {
   const title = areaDef(a.area).title.toLowerCase();
-  if (!hasSheet(a)) throw new HttpError(400, 'no_sheet', `The ${title} auto-sync has no saved sheet or address yet: save its settings with one first.`);
+  if (!hasSheet(a))
+    throw new HttpError(400, 'no_sheet', `The ${title} auto-sync has no saved sheet or address yet: save its settings with one first.`);
   const jobId = crypto.randomUUID();
   let before = a;
   if (!(await claimAutoSyncRun(s.var.db, a.area, jobId, now))) {
     const current = await findAutoSync(s.var.db, a.area);
     before = current ? await refreshAutoSync(s, current) : a;
     if (!(await claimAutoSyncRun(s.var.db, a.area, jobId, now))) {
-      throw new HttpError(409, 'already_running', `The ${title} auto-sync has a run in progress (job ${before.lastJobId}).`, { jobId: before.lastJobId });
+      throw new HttpError(409, 'already_running', `The ${title} auto-sync has a run in progress (job ${before.lastJobId}).`, {
+        jobId: before.lastJobId,
+      });
     }
   }
   const source = a.sourceUrl ? ({ kind: 'url', url: a.sourceUrl } as const) : ({ kind: 'r2', key: a.sheetPath! } as const);
@@ -206,7 +266,11 @@ export async function runAutoSyncSchedule(s: MigrateServices, now: number): Prom
         continue;
       }
       const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
-      await s.var.db.update(importAutoSyncs).set({ lastError: message, lastStatus: 'failed' }).where(eq(importAutoSyncs.area, a.area)).run();
+      await s.var.db
+        .update(importAutoSyncs)
+        .set({ lastError: message, lastStatus: 'failed' })
+        .where(eq(importAutoSyncs.area, a.area))
+        .run();
       report.failed.push({ area: a.area, error: message });
       console.error(JSON.stringify({ level: 'error', service: 'migrate', event: 'auto_sync_failed', area: a.area, error: message }));
     }

@@ -65,8 +65,7 @@ interface Token {
 const KEYWORDS = new Set(['and', 'or', 'not', 'in', 'like', 'ilike', 'is', 'null', 'between', 'true', 'false']);
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
-const isNameStart = (c: string | undefined): boolean =>
-  c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_');
+const isNameStart = (c: string | undefined): boolean => c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_');
 const isNamePart = (c: string | undefined): boolean => isNameStart(c) || isDigit(c);
 const WHITESPACE = /\s/;
 
@@ -115,7 +114,10 @@ function tokenize(src: Source): Token[] {
       for (;;) {
         const at = text.indexOf(c, i);
         if (at < 0) {
-          src.fail(c === "'" ? 'Unterminated string (a closing \' is missing)' : 'Unterminated quoted column name (a closing " is missing)', start);
+          src.fail(
+            c === "'" ? "Unterminated string (a closing ' is missing)" : 'Unterminated quoted column name (a closing " is missing)',
+            start,
+          );
         }
         value += text.slice(i, at);
         i = at + 1;
@@ -126,7 +128,11 @@ function tokenize(src: Source): Token[] {
       }
       if (c === '"' && value === '') src.fail('Empty quoted column name', start);
       push(c === "'" ? 'string' : 'quoted', start, value);
-    } else if (isDigit(c) || (c === '.' && isDigit(text[i + 1])) || (c === '-' && (isDigit(text[i + 1]) || (text[i + 1] === '.' && isDigit(text[i + 2]))))) {
+    } else if (
+      isDigit(c) ||
+      (c === '.' && isDigit(text[i + 1])) ||
+      (c === '-' && (isDigit(text[i + 1]) || (text[i + 1] === '.' && isDigit(text[i + 2]))))
+    ) {
       if (c === '-') i++;
       while (isDigit(text[i])) i++;
       if (text[i] === '.') {
@@ -223,10 +229,12 @@ const COMPARISONS: Record<string, (c: number) => boolean> = {
   '>=': (c) => c >= 0,
 };
 
-const not = (c: Condition): Condition => (row) => {
-  const v = c(row);
-  return v === null ? null : !v;
-};
+const not =
+  (c: Condition): Condition =>
+  (row) => {
+    const v = c(row);
+    return v === null ? null : !v;
+  };
 
 function all(parts: Condition[]): Condition {
   if (parts.length === 1) return parts[0]!;
@@ -447,7 +455,9 @@ class Parser {
       return negated ? (row) => get(row) !== null : (row) => get(row) === null;
     }
 
-    const negated = this.isKeyword('not') && (this.isKeyword('in', 1) || this.isKeyword('like', 1) || this.isKeyword('ilike', 1) || this.isKeyword('between', 1));
+    const negated =
+      this.isKeyword('not') &&
+      (this.isKeyword('in', 1) || this.isKeyword('like', 1) || this.isKeyword('ilike', 1) || this.isKeyword('between', 1));
     if (negated) this.i++;
     const wrap = (c: Condition) => (negated ? not(c) : c);
 
@@ -462,7 +472,8 @@ class Parser {
         items.push(this.parseOperand('","'));
       }
       if (this.type() !== ')') {
-        if (this.type() === 'end') this.src.fail(`The "(" of IN at character ${this.src.position(open.start)} is never closed`, this.tok.start);
+        if (this.type() === 'end')
+          this.src.fail(`The "(" of IN at character ${this.src.position(open.start)} is never closed`, this.tok.start);
         this.expected('"," or ")" in the IN list');
       }
       this.i++;
@@ -501,7 +512,10 @@ class Parser {
     if (t.type === 'end' || t.type === ')' || this.isKeyword('and') || this.isKeyword('or')) {
       this.src.fail(`"${left.text}" is not a condition${hint}`, left.start);
     }
-    this.src.fail(`Expected an operator (=, !=, <, <=, >, >=, IN, LIKE, BETWEEN or IS) after "${left.text}", found ${this.describe(t)}`, t.start);
+    this.src.fail(
+      `Expected an operator (=, !=, <, <=, >, >=, IN, LIKE, BETWEEN or IS) after "${left.text}", found ${this.describe(t)}`,
+      t.start,
+    );
   }
 }
 

@@ -79,20 +79,40 @@ export const RECENT_IMPORT_JOBS = 15;
 export async function recordImportJob(db: MigrateDb, plan: ImportPlan, now: number): Promise<void> {
   await db
     .insert(importJobs)
-    .values({ jobId: plan.jobId, area: plan.area, fileName: plan.fileName, trigger: plan.trigger, startedBy: plan.startedBy, state: 'queued', createdAt: now, updatedAt: now })
+    .values({
+      jobId: plan.jobId,
+      area: plan.area,
+      fileName: plan.fileName,
+      trigger: plan.trigger,
+      startedBy: plan.startedBy,
+      state: 'queued',
+      createdAt: now,
+      updatedAt: now,
+    })
     .run();
 }
 
 export async function updateImportJob(db: MigrateDb, jobId: string, state: ImportState, counts: ImportCounts, now: number): Promise<void> {
   await db
     .update(importJobs)
-    .set({ state, inserted: counts.inserted, updated: counts.updated, unchanged: counts.unchanged, skipped: counts.skipped, updatedAt: now })
+    .set({
+      state,
+      inserted: counts.inserted,
+      updated: counts.updated,
+      unchanged: counts.unchanged,
+      skipped: counts.skipped,
+      updatedAt: now,
+    })
     .where(eq(importJobs.jobId, jobId))
     .run();
 }
 
 /** Starts an import in a new ImportJob: its id. */
-export async function startImport(s: MigrateServices, plan: Omit<ImportPlan, 'jobId'>, jobId: string = crypto.randomUUID()): Promise<string> {
+export async function startImport(
+  s: MigrateServices,
+  plan: Omit<ImportPlan, 'jobId'>,
+  jobId: string = crypto.randomUUID(),
+): Promise<string> {
   const full = { ...plan, jobId };
   await recordImportJob(s.var.db, full, Date.now());
   await importJob(s, jobId).start(full);
@@ -100,7 +120,11 @@ export async function startImport(s: MigrateServices, plan: Omit<ImportPlan, 'jo
 }
 
 const changed = (row: ImportJobRow, p: ImportProgress) =>
-  p.state !== row.state || p.inserted !== row.inserted || p.updated !== row.updated || p.unchanged !== row.unchanged || p.skipped !== row.skipped;
+  p.state !== row.state ||
+  p.inserted !== row.inserted ||
+  p.updated !== row.updated ||
+  p.unchanged !== row.unchanged ||
+  p.skipped !== row.skipped;
 
 /** The job's progress from its Durable Object (its D1 row brought up to date); 404 when this area has no such job. */
 export async function importProgress(s: MigrateServices, area: ImportArea, jobId: string): Promise<ImportProgress> {
@@ -110,7 +134,8 @@ export async function importProgress(s: MigrateServices, area: ImportArea, jobId
     .where(and(eq(importJobs.jobId, jobId.toLowerCase()), eq(importJobs.area, area)))
     .get();
   const progress = row ? await importJob(s, row.jobId).progress() : null;
-  if (!row || !progress) throw new HttpError(404, 'not_found', `There is no ${area === 'Sectional' ? 'sectional' : 'barrier-trial'} import job ${jobId}.`);
+  if (!row || !progress)
+    throw new HttpError(404, 'not_found', `There is no ${area === 'Sectional' ? 'sectional' : 'barrier-trial'} import job ${jobId}.`);
   if (changed(row, progress)) await updateImportJob(s.var.db, row.jobId, progress.state, progress, Date.now());
   return progress;
 }
@@ -118,7 +143,8 @@ export async function importProgress(s: MigrateServices, area: ImportArea, jobId
 /** The area's newest jobs, those still running brought up to date from their Durable Objects first. */
 export async function recentImportJobs(s: MigrateServices, area: ImportArea): Promise<ImportJobRow[]> {
   const db = s.var.db;
-  const list = () => db.select().from(importJobs).where(eq(importJobs.area, area)).orderBy(desc(importJobs.createdAt)).limit(RECENT_IMPORT_JOBS).all();
+  const list = () =>
+    db.select().from(importJobs).where(eq(importJobs.area, area)).orderBy(desc(importJobs.createdAt)).limit(RECENT_IMPORT_JOBS).all();
   const rows = await list();
   const open = rows.filter((r) => importActive(r.state));
   if (open.length === 0) return rows;

@@ -47,7 +47,11 @@ export type SheetRecord = { line: number; values: Record<string, FilterValue>; p
 const normalise = (heading: string) => heading.toLowerCase().replace(/[\s._-]+/g, '');
 
 /** Where each column is in the sheet; throws SheetError when a required column has no heading. */
-export function mapColumns(sheet: Sheet, columns: readonly ColumnDef[], required: ReadonlySet<string>): { positions: Map<string, number>; ignored: string[] } {
+export function mapColumns(
+  sheet: Sheet,
+  columns: readonly ColumnDef[],
+  required: ReadonlySet<string>,
+): { positions: Map<string, number>; ignored: string[] } {
   const byHeading = new Map(sheet.header.map((h, i) => [normalise(h), i] as const));
   const positions = new Map<string, number>();
   for (const column of columns) {
@@ -126,7 +130,16 @@ export const SEGMENTS = ['L600', 'L400', 'L200'] as const;
 
 /** `L600`, `600`, `600m`, `last 600` → L600. */
 export function parseSegment(cell: SheetCell): string | null {
-  const text = typeof cell === 'number' ? String(cell) : typeof cell === 'string' ? cell.trim().toUpperCase().replace(/^LAST\s*/, 'L').replace(/M$/, '') : '';
+  const text =
+    typeof cell === 'number'
+      ? String(cell)
+      : typeof cell === 'string'
+        ? cell
+            .trim()
+            .toUpperCase()
+            .replace(/^LAST\s*/, 'L')
+            .replace(/M$/, '')
+        : '';
   const segment = /^L?(600|400|200)$/.exec(text);
   return segment ? `L${segment[1]}` : null;
 }
@@ -141,37 +154,72 @@ function describe(cell: SheetCell): string {
 /** One cell checked against its column: the value, or null and a problem. */
 function cellValue(column: ColumnDef, cell: SheetCell, required: boolean): { value: FilterValue; problem?: Problem } {
   const empty = cell === null || (typeof cell === 'string' && cell.trim() === '');
-  if (empty) return { value: null, problem: required ? { column: column.key, kind: 'missing value', message: `${column.heading} is empty` } : undefined };
+  if (empty)
+    return {
+      value: null,
+      problem: required ? { column: column.key, kind: 'missing value', message: `${column.heading} is empty` } : undefined,
+    };
   const range = (n: number) => (column.min !== undefined && n < column.min) || (column.max !== undefined && n > column.max);
   const limits = `${column.min ?? '…'} to ${column.max ?? '…'}`;
   switch (column.kind) {
     case 'date': {
       const date = parseDate(cell);
-      return date ? { value: date } : { value: null, problem: { column: column.key, kind: 'bad date', message: `${column.heading} ${describe(cell)} is not a date (write YYYY-MM-DD or DD/MM/YYYY)` } };
+      return date
+        ? { value: date }
+        : {
+            value: null,
+            problem: {
+              column: column.key,
+              kind: 'bad date',
+              message: `${column.heading} ${describe(cell)} is not a date (write YYYY-MM-DD or DD/MM/YYYY)`,
+            },
+          };
     }
     case 'int':
     case 'number': {
       const n = parseNumber(cell);
       if (n === null || (column.kind === 'int' && !Number.isInteger(n)) || range(n)) {
-        return { value: null, problem: { column: column.key, kind: 'bad number', message: `${column.heading} ${describe(cell)} is not ${column.kind === 'int' ? 'a whole number' : 'a number'} from ${limits}` } };
+        return {
+          value: null,
+          problem: {
+            column: column.key,
+            kind: 'bad number',
+            message: `${column.heading} ${describe(cell)} is not ${column.kind === 'int' ? 'a whole number' : 'a number'} from ${limits}`,
+          },
+        };
       }
       return { value: column.kind === 'number' ? round(n, 2) : n };
     }
     case 'seconds': {
       const s = parseSeconds(cell);
       if (s === null || range(s)) {
-        return { value: null, problem: { column: column.key, kind: 'bad time', message: `${column.heading} ${describe(cell)} is not a time from ${limits} seconds (write 58.21 or 0:58.21)` } };
+        return {
+          value: null,
+          problem: {
+            column: column.key,
+            kind: 'bad time',
+            message: `${column.heading} ${describe(cell)} is not a time from ${limits} seconds (write 58.21 or 0:58.21)`,
+          },
+        };
       }
       return { value: round(s, 2) };
     }
     case 'segment': {
       const segment = parseSegment(cell);
-      return segment ? { value: segment } : { value: null, problem: { column: column.key, kind: 'bad segment', message: `${column.heading} ${describe(cell)} is not L600, L400 or L200` } };
+      return segment
+        ? { value: segment }
+        : {
+            value: null,
+            problem: { column: column.key, kind: 'bad segment', message: `${column.heading} ${describe(cell)} is not L600, L400 or L200` },
+          };
     }
     case 'text': {
       const text = String(cell).trim();
       if (column.max !== undefined && text.length > column.max) {
-        return { value: null, problem: { column: column.key, kind: 'bad number', message: `${column.heading} is longer than ${column.max} characters` } };
+        return {
+          value: null,
+          problem: { column: column.key, kind: 'bad number', message: `${column.heading} is longer than ${column.max} characters` },
+        };
       }
       return { value: text };
     }
@@ -179,7 +227,11 @@ function cellValue(column: ColumnDef, cell: SheetCell, required: boolean): { val
 }
 
 /** Every data row of the sheet as a record: its values and its format problems. */
-export function readRecords(sheet: Sheet, columns: readonly ColumnDef[], required: ReadonlySet<string>): { records: SheetRecord[]; ignored: string[] } {
+export function readRecords(
+  sheet: Sheet,
+  columns: readonly ColumnDef[],
+  required: ReadonlySet<string>,
+): { records: SheetRecord[]; ignored: string[] } {
   const { positions, ignored } = mapColumns(sheet, columns, required);
   const records = sheet.rows.map((row) => {
     const values: Record<string, FilterValue> = {};

@@ -125,9 +125,7 @@ function capital(text: string): string {
 
 function checkText(value: string, lim: Limits, where: () => string): void {
   if (value.length > lim.maxCellLength) {
-    throw new SheetError(
-      `${capital(where())} holds ${value.length} characters, more than the ${lim.maxCellLength} allowed`,
-    );
+    throw new SheetError(`${capital(where())} holds ${value.length} characters, more than the ${lim.maxCellLength} allowed`);
   }
   if (value.indexOf('\u0000') >= 0) throw new SheetError(`${capital(where())} holds a NUL character (U+0000)`);
 }
@@ -258,9 +256,7 @@ function readCsv(input: string, lim: Limits): Sheet {
     if (value === '') return null;
     checkText(value, lim, () => where(rowLine, column));
     if (value.charCodeAt(0) === 61 /* = */) {
-      throw new SheetError(
-        `${capital(where(rowLine, column))} holds a formula (${clip(value)}): save the sheet with values only`,
-      );
+      throw new SheetError(`${capital(where(rowLine, column))} holds a formula (${clip(value)}): save the sheet with values only`);
     }
     return value;
   };
@@ -287,9 +283,7 @@ function readCsv(input: string, lim: Limits): Sheet {
         for (;;) {
           const q = text.indexOf('"', from);
           if (q < 0) {
-            throw new SheetError(
-              `Line ${quoteLine}, column ${cells.length + 1}: a quoted value is never closed (a " is missing)`,
-            );
+            throw new SheetError(`Line ${quoteLine}, column ${cells.length + 1}: a quoted value is never closed (a " is missing)`);
           }
           raw += text.slice(from, q);
           line += countLineBreaks(text, from, q);
@@ -404,9 +398,7 @@ function readZipDirectory(bytes: Uint8Array, name: string, lim: Limits): Map<str
 
     total += usz;
     if (total > lim.maxUncompressedBytes) {
-      throw new SheetError(
-        `"${name}" expands to more than ${formatBytes(lim.maxUncompressedBytes)} when unpacked: refused`,
-      );
+      throw new SheetError(`"${name}" expands to more than ${formatBytes(lim.maxUncompressedBytes)} when unpacked: refused`);
     }
     if (usz > BOMB_MIN_ENTRY && usz > BOMB_RATIO * csz) {
       throw new SheetError(
@@ -1026,7 +1018,15 @@ function isoSerial(text: string, date1904: boolean): number {
   } else if ((m = /^(\d+)-(\d+)-(\d+)$/.exec(text))) {
     ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!);
   } else if ((m = /^(\d+)-(\d+)-(\d+)[T ](\d+):(\d+)(:\d+)?(\.\d+)?$/.exec(text))) {
-    ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, m[6] ? parseInt(m[6].slice(1), 10) : 0, m[7] ? parseInt(`${m[7]}0000`.slice(1, 4), 10) : 0);
+    ms = Date.UTC(
+      +m[1]!,
+      +m[2]! - 1,
+      +m[3]!,
+      +m[4]!,
+      +m[5]!,
+      m[6] ? parseInt(m[6].slice(1), 10) : 0,
+      m[7] ? parseInt(`${m[7]}0000`.slice(1, 4), 10) : 0,
+    );
   } else ms = new Date(text).getTime();
   let serial = (ms - Date.UTC(1899, 11, 30)) / 86_400_000;
   if (date1904) {

@@ -19,12 +19,16 @@ const FETCH_TIMEOUT_MS = 30_000;
 /** A file name safe in a key and in a page: letters, digits, dot, dash, underscore, space. */
 export function safeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(/[^A-Za-z0-9._ -]+/g, '_').replace(/^[ .]+/, '').slice(-100);
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._ -]+/g, '_')
+    .replace(/^[ .]+/, '')
+    .slice(-100);
   return cleaned || 'sheet';
 }
 
 /** `tmp/<area>/<uuid>/<file name>`: what Preview stores and Start posts back. */
-export const TEMP_PATH = /^tmp\/(BarrierTrials|Sectional)\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[A-Za-z0-9._ -]{1,100}$/;
+export const TEMP_PATH =
+  /^tmp\/(BarrierTrials|Sectional)\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[A-Za-z0-9._ -]{1,100}$/;
 
 export async function storeUpload(bucket: R2Bucket, area: ImportArea, fileName: string, bytes: Uint8Array): Promise<string> {
   const key = `${TEMP_PREFIX}${area}/${crypto.randomUUID()}/${safeFileName(fileName)}`;
@@ -67,7 +71,9 @@ export function isSheetUrl(text: string): boolean {
 /** True when the address's host is on MIGRATE_SHEET_HOSTS: `host`, `host:port`, or `*.domain` for every host under it. */
 export function sheetHostAllowed(hosts: readonly string[], url: URL): boolean {
   const name = url.hostname.toLowerCase();
-  return hostAllowed(hosts, name, Number(url.port || 443)) || hosts.some((entry) => entry.startsWith('*.') && name.endsWith(entry.slice(1)));
+  return (
+    hostAllowed(hosts, name, Number(url.port || 443)) || hosts.some((entry) => entry.startsWith('*.') && name.endsWith(entry.slice(1)))
+  );
 }
 
 /** Why an address may not be fetched (not https, or its host off MIGRATE_SHEET_HOSTS); null when it may. */
@@ -87,10 +93,15 @@ async function fetchAllowed(address: string, hosts: readonly string[], signal: A
   let url = address;
   for (let hop = 0; ; hop++) {
     const refused = sheetUrlRefusal(url, hosts);
-    if (refused) throw new SheetUnavailableError(hop ? `Fetching ${address} was refused: it redirects to ${url.slice(0, 300)}. ${refused}` : refused);
+    if (refused)
+      throw new SheetUnavailableError(hop ? `Fetching ${address} was refused: it redirects to ${url.slice(0, 300)}. ${refused}` : refused);
     let res: Response;
     try {
-      res = await fetch(url, { signal, redirect: 'manual', headers: { accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*' } });
+      res = await fetch(url, {
+        signal,
+        redirect: 'manual',
+        headers: { accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*' },
+      });
     } catch (error) {
       throw new SheetUnavailableError(`Fetching ${url} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -113,7 +124,9 @@ export async function fetchSheet(bucket: R2Bucket, source: SheetSource, sheetHos
     const object = await bucket.get(source.key);
     if (!object) {
       throw new SheetUnavailableError(
-        source.key.startsWith(TEMP_PREFIX) ? 'The uploaded sheet is no longer stored (uploads are kept for a day): upload it again.' : `The saved sheet ${source.key} is missing: save the settings with a sheet again.`,
+        source.key.startsWith(TEMP_PREFIX)
+          ? 'The uploaded sheet is no longer stored (uploads are kept for a day): upload it again.'
+          : `The saved sheet ${source.key} is missing: save the settings with a sheet again.`,
       );
     }
     return new Uint8Array(await object.arrayBuffer());
@@ -133,7 +146,8 @@ export async function fetchSheet(bucket: R2Bucket, source: SheetSource, sheetHos
 }
 
 /** The file name an address's sheet is known by. */
-export const urlFileName = (url: string) => safeFileName(decodeURIComponent(new URL(url).pathname.split('/').pop() || new URL(url).hostname));
+export const urlFileName = (url: string) =>
+  safeFileName(decodeURIComponent(new URL(url).pathname.split('/').pop() || new URL(url).hostname));
 
 /** The names of the area's example sheets. */
 export async function exampleSheets(bucket: R2Bucket, area: ImportArea): Promise<string[]> {

@@ -74,7 +74,10 @@ account.post('/Account/Login', guard.write('anonymous'), async (c) => {
     const next = new URLSearchParams({ pendingToken: outcome.value, email });
     return c.redirect(`/Account/Verify?${next}`, 302);
   }
-  return c.html(<LoginPage csrf={c.var.csrfToken} error={refusalText(outcome.error, { email })} email={email} />, failureStatus(outcome.error, c));
+  return c.html(
+    <LoginPage csrf={c.var.csrfToken} error={refusalText(outcome.error, { email })} email={email} />,
+    failureStatus(outcome.error, c),
+  );
 });
 
 account.get('/Account/Verify', guard.read('anonymous'), (c) => {
@@ -87,19 +90,34 @@ account.post('/Account/Verify', guard.write('anonymous'), async (c) => {
   const input = VerifyForm.safeParse(await formBody(c));
   if (!input.success) {
     const body = await formBody(c);
-    const pendingToken = typeof body.pendingToken === 'string' && !body.pendingToken.includes('\u0000') ? body.pendingToken.slice(0, 512) : '';
+    const pendingToken =
+      typeof body.pendingToken === 'string' && !body.pendingToken.includes('\u0000') ? body.pendingToken.slice(0, 512) : '';
     if (!pendingToken) return c.redirect('/Account/Login', 302);
-    return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email="" error="Enter the 6-digit code from your authenticator app." />, 400);
+    return c.html(
+      <VerifyPage
+        csrf={c.var.csrfToken}
+        pendingToken={pendingToken}
+        email=""
+        error="Enter the 6-digit code from your authenticator app."
+      />,
+      400,
+    );
   }
   const { pendingToken, email, code } = input.data;
   const outcome = await step(finishLogin(c, pendingToken, code));
   if (!outcome.ok) {
-    return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email={email} error={refusalText(outcome.error, { email, code })} />, failureStatus(outcome.error, c));
+    return c.html(
+      <VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email={email} error={refusalText(outcome.error, { email, code })} />,
+      failureStatus(outcome.error, c),
+    );
   }
   const role = roleFromPermissions(outcome.value.permissions);
   if (!role) {
     await revokeSession(c, outcome.value.refresh_token).catch(() => false);
-    return c.html(<LoginPage csrf={c.var.csrfToken} error="Your account has no role (Admin, Operator or Viewer) in the migration app." email={email} />, 403);
+    return c.html(
+      <LoginPage csrf={c.var.csrfToken} error="Your account has no role (Admin, Operator or Viewer) in the migration app." email={email} />,
+      403,
+    );
   }
   await startSession(c, outcome.value, role);
   return c.redirect('/', 302);

@@ -33,19 +33,38 @@ api.openapi(
     summary: 'Tries a connection; always 200 with the outcome in `success`',
     security,
     middleware: [guard.write('operator', { json: true })],
-    request: { body: { content: { 'application/json': { schema: z.unknown().openapi({ type: 'object', description: '{Host, Port, Database, Username, Password, Id?}' }) } }, required: true } },
-    responses: { 200: json(TestConnectionAnswer, 'The outcome'), 429: json(ErrorBody, 'Too many attempts this minute'), ...guardedResponses },
+    request: {
+      body: {
+        content: {
+          'application/json': {
+            schema: z.unknown().openapi({ type: 'object', description: '{Host, Port, Database, Username, Password, Id?}' }),
+          },
+        },
+        required: true,
+      },
+    },
+    responses: {
+      200: json(TestConnectionAnswer, 'The outcome'),
+      429: json(ErrorBody, 'Too many attempts this minute'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const limit = await withinRateLimit(c.var.db, `test-connection:${c.var.user.id}`, TEST_CONNECTION_PER_MINUTE);
     if (!limit.ok) {
       c.header('Retry-After', String(limit.retryAfter));
-      return c.json({ error: 'too_many_requests', message: `At most ${TEST_CONNECTION_PER_MINUTE} connection tests a minute; try again shortly.` }, 429);
+      return c.json(
+        { error: 'too_many_requests', message: `At most ${TEST_CONNECTION_PER_MINUTE} connection tests a minute; try again shortly.` },
+        429,
+      );
     }
     // The spec answers 200 whatever happens: bad input too is a failed test, said in `message`.
     const input = TestConnectionBody.safeParse(await c.req.json().catch(() => undefined));
     if (!input.success) {
-      return c.json({ success: false, message: `Invalid ${input.error.issues.map((i) => `${i.path.join('.') || 'body'} (${i.message})`).join(', ')}` }, 200);
+      return c.json(
+        { success: false, message: `Invalid ${input.error.issues.map((i) => `${i.path.join('.') || 'body'} (${i.message})`).join(', ')}` },
+        200,
+      );
     }
     const { Host, Port, Database, Username, Password, Id } = input.data;
     if (!hostAllowed(c.var.config.MIGRATE_ALLOWED_HOSTS, Host, Port)) {
@@ -58,26 +77,52 @@ api.openapi(
       password = stored.password;
     }
     const conn: Connection = { host: Host.toLowerCase(), port: Port, database: Database, username: Username, password };
-    const outcome = await engine.testConnection(engineEnv(c), conn).catch((err: unknown) => ({ success: false, message: err instanceof Error ? err.message : String(err) }));
+    const outcome = await engine
+      .testConnection(engineEnv(c), conn)
+      .catch((err: unknown) => ({ success: false, message: err instanceof Error ? err.message : String(err) }));
     return c.json({ success: outcome.success, message: outcome.message }, 200);
   },
 );
 
-const SessionParam = z.object({ sessionId: z.string().regex(/^[0-9a-fA-F-]{36}$/, 'must be a GUID').openapi({ param: { name: 'sessionId', in: 'path' } }) });
+const SessionParam = z.object({
+  sessionId: z
+    .string()
+    .regex(/^[0-9a-fA-F-]{36}$/, 'must be a GUID')
+    .openapi({ param: { name: 'sessionId', in: 'path' } }),
+});
 
 const Progress = z
   .object({
     sessionId: z.string(),
     status: z.string(),
     state: z.string(),
-    tables: z.array(z.object({ table: z.string(), done: z.number(), total: z.number(), inserted: z.number(), updated: z.number(), skipped: z.number(), state: z.string() })),
+    tables: z.array(
+      z.object({
+        table: z.string(),
+        done: z.number(),
+        total: z.number(),
+        inserted: z.number(),
+        updated: z.number(),
+        skipped: z.number(),
+        state: z.string(),
+      }),
+    ),
     rowsPerSecond: z.number(),
     etaSeconds: z.number().nullable(),
     errors: z.array(z.string()),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
     validation: z
-      .array(z.object({ table: z.string(), sourceCount: z.number(), destCount: z.number(), sourceChecksum: z.string(), destChecksum: z.string(), ok: z.boolean() }))
+      .array(
+        z.object({
+          table: z.string(),
+          sourceCount: z.number(),
+          destCount: z.number(),
+          sourceChecksum: z.string(),
+          destChecksum: z.string(),
+          ok: z.boolean(),
+        }),
+      )
       .nullable(),
   })
   .openapi('MigrationProgress');
@@ -97,12 +142,26 @@ api.openapi(
     const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
     if (!progress) return c.json({ error: 'not_found', message: 'This session has not started a run.' }, 404);
     await recordRunState(c.var.db, session, progress);
-    const status = progress.state === 'completed' ? 'Completed' : progress.state === 'failed' ? 'Failed' : progress.state === 'cancelled' ? 'Cancelled' : 'Running';
+    const status =
+      progress.state === 'completed'
+        ? 'Completed'
+        : progress.state === 'failed'
+          ? 'Failed'
+          : progress.state === 'cancelled'
+            ? 'Cancelled'
+            : 'Running';
     return c.json({ sessionId: session.id, status, ...progress }, 200);
   },
 );
 
-const LogEntry = z.object({ level: z.enum(['Information', 'Warning', 'Error']), message: z.string(), tableName: z.string().nullable(), timestamp: z.string() }).openapi('LogEntry');
+const LogEntry = z
+  .object({
+    level: z.enum(['Information', 'Warning', 'Error']),
+    message: z.string(),
+    tableName: z.string().nullable(),
+    timestamp: z.string(),
+  })
+  .openapi('LogEntry');
 
 api.openapi(
   createRoute({
@@ -121,7 +180,11 @@ api.openapi(
   },
 );
 
-const TestFilterBody = z.object({ TableName: identifier, Filter: text(2000).min(1, 'is required'), OriginalCount: z.coerce.number().int().min(0).default(0) });
+const TestFilterBody = z.object({
+  TableName: identifier,
+  Filter: text(2000).min(1, 'is required'),
+  OriginalCount: z.coerce.number().int().min(0).default(0),
+});
 
 api.openapi(
   createRoute({
@@ -132,7 +195,13 @@ api.openapi(
     middleware: [guard.write('operator', { json: true })],
     request: { body: { content: { 'application/json': { schema: TestFilterBody } }, required: true } },
     responses: {
-      200: json(z.union([z.object({ success: z.literal(true), count: z.number(), originalCount: z.number() }), z.object({ success: z.literal(false), error: z.string() })]), 'The count, or why the filter was refused'),
+      200: json(
+        z.union([
+          z.object({ success: z.literal(true), count: z.number(), originalCount: z.number() }),
+          z.object({ success: z.literal(false), error: z.string() }),
+        ]),
+        'The count, or why the filter was refused',
+      ),
       ...guardedResponses,
     },
   }),
@@ -150,7 +219,11 @@ api.openapi(
 );
 
 const TableInfo = z
-  .object({ tableName: z.string(), estimatedRows: z.number(), columns: z.array(z.object({ ColumnName: z.string(), DataType: z.string(), IsPrimaryKey: z.boolean(), nullable: z.boolean() })) })
+  .object({
+    tableName: z.string(),
+    estimatedRows: z.number(),
+    columns: z.array(z.object({ ColumnName: z.string(), DataType: z.string(), IsPrimaryKey: z.boolean(), nullable: z.boolean() })),
+  })
   .openapi('TableInfo');
 
 api.openapi(
@@ -170,6 +243,18 @@ api.openapi(
     // One read of the source's schema (one round trip) gives both the columns and the size.
     const table = (await engine.introspect(env, conn)).tables.find((t) => t.name === tableName);
     if (!table) return c.json({ error: 'not_found', message: `The source has no table ${tableName}.` }, 404);
-    return c.json({ tableName, estimatedRows: table.estimatedRows, columns: table.columns.map(({ ColumnName, DataType, IsPrimaryKey, nullable }) => ({ ColumnName, DataType, IsPrimaryKey, nullable })) }, 200);
+    return c.json(
+      {
+        tableName,
+        estimatedRows: table.estimatedRows,
+        columns: table.columns.map(({ ColumnName, DataType, IsPrimaryKey, nullable }) => ({
+          ColumnName,
+          DataType,
+          IsPrimaryKey,
+          nullable,
+        })),
+      },
+      200,
+    );
   },
 );

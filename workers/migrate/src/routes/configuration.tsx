@@ -40,7 +40,14 @@ type Errors = Record<string, string>;
 async function readForm(c: MigrateContext, passwordRequired: boolean) {
   const body = await formBody(c);
   const values: FormValues = Object.fromEntries(
-    ['Id', 'Name', 'Host', 'Port', 'Database', 'Username'].map((k) => [k, typeof body[k] === 'string' ? String(body[k]).replace(/\u0000/g, '').slice(0, 300) : '']),
+    ['Id', 'Name', 'Host', 'Port', 'Database', 'Username'].map((k) => [
+      k,
+      typeof body[k] === 'string'
+        ? String(body[k])
+            .replace(/\u0000/g, '')
+            .slice(0, 300)
+        : '',
+    ]),
   );
   const errors: Errors = {};
   const result = ConfigurationFields.safeParse(body);
@@ -50,7 +57,8 @@ async function readForm(c: MigrateContext, passwordRequired: boolean) {
   }
   const data = result.data;
   if (passwordRequired && !data.Password) errors.Password = 'is required';
-  if (!hostAllowed(c.var.config.MIGRATE_ALLOWED_HOSTS, data.Host, data.Port)) errors.Host = `${data.Host}:${data.Port} is not on the allowed hosts list`;
+  if (!hostAllowed(c.var.config.MIGRATE_ALLOWED_HOSTS, data.Host, data.Port))
+    errors.Host = `${data.Host}:${data.Port} is not on the allowed hosts list`;
   const input: ConfigurationInput = {
     name: data.Name || `${data.Username}@${data.Host}/${data.Database}`,
     host: data.Host.toLowerCase(),
@@ -67,8 +75,13 @@ configuration.get('/Configuration', guard.read('any'), async (c) => {
   // After a delete: which configuration became active, named from the list (the address carries an id only).
   const activated = c.req.query('activated');
   const made = activated ? rows.find((r) => String(r.id) === activated && r.isActive) : undefined;
-  const notice = c.req.query('deleted') === '1' ? `The configuration was deleted.${made ? ` ${made.name} is now the active configuration.` : ''}` : undefined;
-  return c.html(<ConfigurationList csrf={c.var.csrfToken} user={c.var.user} rows={rows} allowed={c.var.config.MIGRATE_ALLOWED_HOSTS} notice={notice} />);
+  const notice =
+    c.req.query('deleted') === '1'
+      ? `The configuration was deleted.${made ? ` ${made.name} is now the active configuration.` : ''}`
+      : undefined;
+  return c.html(
+    <ConfigurationList csrf={c.var.csrfToken} user={c.var.user} rows={rows} allowed={c.var.config.MIGRATE_ALLOWED_HOSTS} notice={notice} />,
+  );
 });
 // Conventional routing: /Configuration/Index is the list too.
 configuration.get('/Configuration/Index', guard.read('any'), (c) => c.redirect('/Configuration', 302));
@@ -79,7 +92,8 @@ configuration.get('/Configuration/Create', guard.read('operator'), (c) =>
 
 configuration.post('/Configuration/Create', guard.write('operator'), async (c) => {
   const { values, errors, input } = await readForm(c, true);
-  if (!input) return c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="create" values={values} errors={errors} />, 400);
+  if (!input)
+    return c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="create" values={values} errors={errors} />, 400);
   await createConfiguration(c, input);
   return c.redirect('/Configuration', 302);
 });
@@ -88,7 +102,14 @@ configuration.get('/Configuration/Edit/:id', guard.read('operator'), async (c) =
   const id = intId.safeParse(c.req.param('id'));
   const row = id.success ? await findConfiguration(c.var.db, id.data) : undefined;
   if (!row) return notFoundPage(c, 'There is no such configuration.');
-  const values: FormValues = { Id: String(row.id), Name: row.name, Host: row.host, Port: String(row.port), Database: row.database, Username: row.username };
+  const values: FormValues = {
+    Id: String(row.id),
+    Name: row.name,
+    Host: row.host,
+    Port: String(row.port),
+    Database: row.database,
+    Username: row.username,
+  };
   return c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="edit" values={values} errors={{}} />);
 });
 
@@ -96,7 +117,8 @@ configuration.post('/Configuration/Edit', guard.write('operator'), async (c) => 
   const id = intId.safeParse((await formBody(c)).Id);
   const { values, errors, input } = await readForm(c, false);
   if (!id.success) errors.Id = 'must be a configuration id';
-  if (!input || !id.success) return c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="edit" values={values} errors={errors} />, 400);
+  if (!input || !id.success)
+    return c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="edit" values={values} errors={errors} />, 400);
   if (!(await updateConfiguration(c, id.data, input))) return notFoundPage(c, 'There is no such configuration.');
   return c.redirect('/Configuration', 302);
 });

@@ -31,7 +31,8 @@ async function jobProgress(c: MigrateContext, jobId: string): Promise<RepairProg
   const row = await findRepairJob(c.var.db, jobId.toLowerCase());
   const progress = row ? await disciplineRepairJob(c, row.jobId).progress() : null;
   if (!row || !progress) throw new HttpError(404, 'not_found', `There is no discipline repair job ${jobId}.`);
-  if (progress.state !== row.state || progress.changed !== row.changed) await updateRepairJob(c.var.db, row.jobId, progress.state, progress.changed, Date.now());
+  if (progress.state !== row.state || progress.changed !== row.changed)
+    await updateRepairJob(c.var.db, row.jobId, progress.state, progress.changed, Date.now());
   return progress;
 }
 
@@ -45,19 +46,38 @@ disciplineRepair.get('/DisciplineRepair', guard.read('any'), async (c) => {
       const env = engineEnv(c);
       // Look-ups only: each statement one round trip over the HTTP read path.
       const dest = destinationReads(env);
-      preview = await previewRepair({ source: sourceQuery(sourceReads(env, conn), config), dest: (t, v) => dest.query(t, v), configId: config.id });
+      preview = await previewRepair({
+        source: sourceQuery(sourceReads(env, conn), config),
+        dest: (t, v) => dest.query(t, v),
+        configId: config.id,
+      });
     } catch (err) {
       previewError = `The preview could not be made: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
     }
   }
-  return c.html(<DisciplineRepairIndexPage csrf={c.var.csrfToken} user={c.var.user} configuration={config ?? null} preview={preview} previewError={previewError} jobs={jobs} />);
+  return c.html(
+    <DisciplineRepairIndexPage
+      csrf={c.var.csrfToken}
+      user={c.var.user}
+      configuration={config ?? null}
+      preview={preview}
+      previewError={previewError}
+      jobs={jobs}
+    />,
+  );
 });
 
 disciplineRepair.post('/DisciplineRepair/Start', guard.write('operator'), async (c) => {
   const { config, conn } = await activeConnection(c);
   const jobId = crypto.randomUUID();
   await recordRepairJob(c.var.db, { jobId, configId: config.id, startedBy: c.var.user.email }, Date.now());
-  await disciplineRepairJob(c, jobId).start({ jobId, configId: config.id, configName: config.name, source: conn, startedBy: c.var.user.email });
+  await disciplineRepairJob(c, jobId).start({
+    jobId,
+    configId: config.id,
+    configName: config.name,
+    source: conn,
+    startedBy: c.var.user.email,
+  });
   return c.redirect(progressUrl(jobId), 302);
 });
 
@@ -65,7 +85,9 @@ disciplineRepair.get('/DisciplineRepair/Progress', guard.read('any'), async (c) 
   const { jobId } = query(c, JobQuery);
   const progress = await jobProgress(c, jobId);
   const row = await findRepairJob(c.var.db, progress.jobId);
-  return c.html(<DisciplineRepairProgressPage csrf={c.var.csrfToken} user={c.var.user} progress={progress} startedBy={row?.startedBy ?? ''} />);
+  return c.html(
+    <DisciplineRepairProgressPage csrf={c.var.csrfToken} user={c.var.user} progress={progress} startedBy={row?.startedBy ?? ''} />,
+  );
 });
 
 disciplineRepair.post('/DisciplineRepair/Cancel', guard.write('operator'), async (c) => {
@@ -77,7 +99,9 @@ disciplineRepair.post('/DisciplineRepair/Cancel', guard.write('operator'), async
 
 // ---- JSON ----
 
-const LogEntry = z.object({ level: z.enum(['Information', 'Warning', 'Error']), message: z.string(), timestamp: z.string() }).openapi('RepairLogEntry');
+const LogEntry = z
+  .object({ level: z.enum(['Information', 'Warning', 'Error']), message: z.string(), timestamp: z.string() })
+  .openapi('RepairLogEntry');
 const Change = z
   .object({
     raceId: z.number().describe('The destination race (races.id)'),
@@ -123,7 +147,14 @@ disciplineRepair.openapi(
     summary: "A discipline repair job's progress, log and summary",
     security,
     middleware: [guard.read('any', { json: true })],
-    request: { params: z.object({ jobId: z.string().regex(GUID, 'must be a GUID').openapi({ param: { name: 'jobId', in: 'path' }, example: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' }) }) },
+    request: {
+      params: z.object({
+        jobId: z
+          .string()
+          .regex(GUID, 'must be a GUID')
+          .openapi({ param: { name: 'jobId', in: 'path' }, example: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' }),
+      }),
+    },
     responses: { 200: json(RepairProgressBody, 'Progress'), 404: json(ErrorBody, 'No such job'), ...guardedResponses },
   }),
   async (c) => c.json(await jobProgress(c, c.req.valid('param').jobId), 200),

@@ -9,7 +9,18 @@ import { checkbox, formBody, identifier, indexedList, intId, parsed, text } from
 import { startRun } from '../runs.ts';
 import { FieldMappingPage, FkPatchPage, PendingMappingsPage, SummaryPage } from '../views/wizard/index.ts';
 import { duplicateRisks } from '../wizard-suggestions.ts';
-import { addManualPending, listPendingMappings, type MatchSummary, pendingCounts, pendingMapping, replacePendingMatches, setPendingState, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
+import {
+  addManualPending,
+  listPendingMappings,
+  type MatchSummary,
+  pendingCounts,
+  pendingMapping,
+  replacePendingMatches,
+  setPendingState,
+  updateWizardSession,
+  wizardSession,
+  type WizardSession,
+} from '../wizard-sessions.ts';
 import { applyMappingEditsFrom } from './mapping-edits.ts';
 
 /** The FieldMapping flow (natural keys, matches to confirm) and the standalone FkPatch tool. */
@@ -39,12 +50,17 @@ fieldMapping.post('/Migration/FieldMappingPost', guard.write('operator'), async 
   const session = await sessionFromForm(c);
   const body = await formBody(c);
   const plans = await applyMappingEditsFrom(c, session, indexedList(body, 'mappings'), 'form.mappings');
-  const keys = parsed(z.array(z.object({ Table: identifier, Columns: columnList.pipe(z.array(identifier)).default([]) })).max(200), indexedList(body, 'naturalKeys'), 'form.naturalKeys');
+  const keys = parsed(
+    z.array(z.object({ Table: identifier, Columns: columnList.pipe(z.array(identifier)).default([]) })).max(200),
+    indexedList(body, 'naturalKeys'),
+    'form.naturalKeys',
+  );
   for (const key of keys) {
     const plan = plans.find((p) => p.sourceTable === key.Table);
     if (!plan) throw new HttpError(400, 'invalid_request', `The table ${key.Table} is not part of this session.`);
     const unknown = key.Columns.filter((col) => !plan.columns.some((m) => m.dest === col));
-    if (unknown.length) throw new HttpError(400, 'invalid_request', `A natural key of ${plan.destTable} names unmapped columns: ${unknown.join(', ')}.`);
+    if (unknown.length)
+      throw new HttpError(400, 'invalid_request', `A natural key of ${plan.destTable} names unmapped columns: ${unknown.join(', ')}.`);
     plan.naturalKey = key.Columns.length ? key.Columns : undefined;
   }
   await updateWizardSession(c.var.db, session.id, { plans });
@@ -86,7 +102,9 @@ fieldMapping.post('/Migration/FindNaturalKeyMatches', guard.write('operator'), a
 fieldMapping.get('/Migration/PendingMappings', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
   const rows = await listPendingMappings(c.var.db, session.id);
-  return c.html(<PendingMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} rows={rows} summaries={session.matchSummaries} />);
+  return c.html(
+    <PendingMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} rows={rows} summaries={session.matchSummaries} />,
+  );
 });
 
 async function reviewedMapping(c: MigrateContext, session: WizardSession) {
@@ -106,7 +124,9 @@ fieldMapping.post('/Migration/ConfirmMapping', guard.write('operator'), async (c
   const session = await sessionFromForm(c);
   const row = await reviewedMapping(c, session);
   const plan = planOf(session, row.tableName);
-  await engine.saveIdMappings(engineEnv(c), session.configId, plan.sourceTable, plan.destTable, [{ sourceId: row.sourceId, destId: row.destId }]);
+  await engine.saveIdMappings(engineEnv(c), session.configId, plan.sourceTable, plan.destTable, [
+    { sourceId: row.sourceId, destId: row.destId },
+  ]);
   await setPendingState(c.var.db, row.id, 'Confirmed');
   return c.redirect(pendingUrl(session.id), 302);
 });
@@ -124,7 +144,9 @@ fieldMapping.post('/Migration/AddManualMapping', guard.write('operator'), async 
   const session = await sessionFromForm(c);
   const input = parsed(z.object({ tableName: identifier, sourceId: idText, destId: idText }), await formBody(c), 'form');
   const plan = planOf(session, input.tableName);
-  await engine.saveIdMappings(engineEnv(c), session.configId, plan.sourceTable, plan.destTable, [{ sourceId: input.sourceId, destId: input.destId }]);
+  await engine.saveIdMappings(engineEnv(c), session.configId, plan.sourceTable, plan.destTable, [
+    { sourceId: input.sourceId, destId: input.destId },
+  ]);
   await addManualPending(c.var.db, session.id, { tableName: plan.sourceTable, sourceId: input.sourceId, destId: input.destId });
   return c.redirect(pendingUrl(session.id), 302);
 });
@@ -132,7 +154,10 @@ fieldMapping.post('/Migration/AddManualMapping', guard.write('operator'), async 
 async function summaryView(c: MigrateContext, session: WizardSession, error?: string) {
   const pending = await pendingCounts(c.var.db, session.id);
   const risks = await duplicateRisks(c, session);
-  return c.html(<SummaryPage csrf={c.var.csrfToken} user={c.var.user} session={session} pending={pending} risks={risks} error={error} />, error ? 400 : 200);
+  return c.html(
+    <SummaryPage csrf={c.var.csrfToken} user={c.var.user} session={session} pending={pending} risks={risks} error={error} />,
+    error ? 400 : 200,
+  );
 }
 
 fieldMapping.get('/Migration/Summary', guard.read('any'), async (c) => summaryView(c, await sessionFromQuery(c)));
@@ -143,7 +168,11 @@ fieldMapping.post('/Migration/StartMigration', guard.write('operator'), async (c
   const risks = confirmDuplicates ? [] : await duplicateRisks(c, session);
   if (risks.length) {
     const total = risks.reduce((n, r) => n + r.rowsAtRisk, 0);
-    return summaryView(c, session, `Not started: about ${total} rows of ${risks.map((r) => r.destTable).join(', ')} would be inserted again (no natural key, rows already in the destination). Choose a natural key, or tick the confirmation and start again.`);
+    return summaryView(
+      c,
+      session,
+      `Not started: about ${total} rows of ${risks.map((r) => r.destTable).join(', ')} would be inserted again (no natural key, rows already in the destination). Choose a natural key, or tick the confirmation and start again.`,
+    );
   }
   await startRun(c, session);
   return c.redirect(`/Migration/Progress?sessionId=${session.id}`, 302);
@@ -152,16 +181,38 @@ fieldMapping.post('/Migration/StartMigration', guard.write('operator'), async (c
 const FkPatchInput = z.object({ childSourceTable: identifier, fkSourceColumn: identifier, parentSourceTable: identifier });
 
 fieldMapping.get('/Migration/FkPatch', guard.read('any'), (c) => {
-  const values = Object.fromEntries(['childSourceTable', 'fkSourceColumn', 'parentSourceTable'].map((k) => [k, (c.req.query(k) ?? '').replace(/\u0000/g, '').slice(0, 128)]));
+  const values = Object.fromEntries(
+    ['childSourceTable', 'fkSourceColumn', 'parentSourceTable'].map((k) => [
+      k,
+      (c.req.query(k) ?? '').replace(/\u0000/g, '').slice(0, 128),
+    ]),
+  );
   return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} />);
 });
 
 fieldMapping.post('/Migration/FkPatch', guard.write('operator'), async (c) => {
   const body = await formBody(c);
   const input = FkPatchInput.safeParse(body);
-  const values = Object.fromEntries(['childSourceTable', 'fkSourceColumn', 'parentSourceTable'].map((k) => [k, typeof body[k] === 'string' ? String(body[k]).replace(/\u0000/g, '').slice(0, 128) : '']));
+  const values = Object.fromEntries(
+    ['childSourceTable', 'fkSourceColumn', 'parentSourceTable'].map((k) => [
+      k,
+      typeof body[k] === 'string'
+        ? String(body[k])
+            .replace(/\u0000/g, '')
+            .slice(0, 128)
+        : '',
+    ]),
+  );
   if (!input.success) {
-    return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} error="Name the child source table, its foreign-key column and the parent source table." />, 400);
+    return c.html(
+      <FkPatchPage
+        csrf={c.var.csrfToken}
+        user={c.var.user}
+        values={values}
+        error="Name the child source table, its foreign-key column and the parent source table."
+      />,
+      400,
+    );
   }
   const { config, conn } = await activeConnection(c);
   try {

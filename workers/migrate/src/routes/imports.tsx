@@ -5,12 +5,41 @@ import { destinationReads, openDestination, withSql } from '../engine/db.ts';
 import { engineEnv } from '../configurations.ts';
 import { analyseSheet } from '../imports/analyse.ts';
 import { areaDef, destinationCount, fkConfig, type ImportArea, type ImportAreaDef } from '../imports/areas.ts';
-import { AUTO_SYNC_INTERVAL, findAutoSync, hasSheet, recentEvents, recordEvent, refreshAutoSync, saveAutoSync, startAutoSyncRun, toggleAutoSync } from '../imports/auto-sync.ts';
+import {
+  AUTO_SYNC_INTERVAL,
+  findAutoSync,
+  hasSheet,
+  recentEvents,
+  recordEvent,
+  refreshAutoSync,
+  saveAutoSync,
+  startAutoSyncRun,
+  toggleAutoSync,
+} from '../imports/auto-sync.ts';
 import { compileSheetFilter, SHEET_FILTER_MAX_LENGTH, SheetFilterError } from '../imports/filter.ts';
-import { areaBusy, findUpload, importJob, importProgress, latestUpload, recentImportJobs, recordUpload, startImport } from '../imports/jobs.ts';
+import {
+  areaBusy,
+  findUpload,
+  importJob,
+  importProgress,
+  latestUpload,
+  recentImportJobs,
+  recordUpload,
+  startImport,
+} from '../imports/jobs.ts';
 import { readRecords } from '../imports/records.ts';
 import { readSheet, SheetError } from '../imports/sheet.ts';
-import { EXAMPLES_PREFIX, exampleSheets, fetchSheet, isSheetUrl, SheetUnavailableError, sheetUrlRefusal, storeAutoSyncSheet, storeUpload, TEMP_PATH } from '../imports/storage.ts';
+import {
+  EXAMPLES_PREFIX,
+  exampleSheets,
+  fetchSheet,
+  isSheetUrl,
+  SheetUnavailableError,
+  sheetUrlRefusal,
+  storeAutoSyncSheet,
+  storeUpload,
+  TEMP_PATH,
+} from '../imports/storage.ts';
 import { guard } from '../guard.ts';
 import { type FormBody, GUID, formBody, parsed, query, sessionId } from '../input.ts';
 import { ImportAutoSyncPage, ImportIndexPage, ImportPreviewPage, ImportProgressPage } from '../views/imports.tsx';
@@ -26,7 +55,8 @@ const one = (body: FormBody, name: string): string => {
   const v = last(body[name]);
   return typeof v === 'string' ? v : '';
 };
-const fkOf = (def: ImportAreaDef, body: FormBody) => Object.fromEntries(def.fk.map((f) => [f.key, one(body, `fk.${f.key}`) || def.defaultFk[f.key]!]));
+const fkOf = (def: ImportAreaDef, body: FormBody) =>
+  Object.fromEntries(def.fk.map((f) => [f.key, one(body, `fk.${f.key}`) || def.defaultFk[f.key]!]));
 const withError = (path: string, message: string) => `${path}?error=${encodeURIComponent(message.slice(0, 600))}`;
 
 /** A file field of the form: its bytes and name, or null when none was chosen. */
@@ -48,7 +78,10 @@ function checkedFilter(def: ImportAreaDef, text: string): { filter: string } | {
   const filter = text.trim();
   if (!filter) return { filter: '' };
   try {
-    compileSheetFilter(filter, def.columns.map((c) => c.key));
+    compileSheetFilter(
+      filter,
+      def.columns.map((c) => c.key),
+    );
     return { filter };
   } catch (error) {
     return { error: error instanceof SheetFilterError ? error.message : String(error) };
@@ -96,11 +129,17 @@ const LiveCounts = z
   .object({
     sourceRowCount: z.number().describe("Data rows of the area's latest sheet (0 when none)"),
     destinationCounts: z.record(z.string(), z.number()).describe('Rows of the destination table now'),
-    fkMappingCounts: z.record(z.string(), z.number()).describe("Rows of the latest sheet whose reference found its destination row, per reference"),
+    fkMappingCounts: z
+      .record(z.string(), z.number())
+      .describe('Rows of the latest sheet whose reference found its destination row, per reference'),
   })
   .openapi('ImportLiveCounts');
-const FilterResult = z.union([z.object({ success: z.literal(true), count: z.number() }), z.object({ success: z.literal(false), error: z.string() })]).openapi('ImportFilterTest');
-const Toggle = z.object({ enabled: z.boolean(), nextRunAt: z.number().nullable().describe('Epoch milliseconds of the next run; null while disabled') }).openapi('AutoSyncToggle');
+const FilterResult = z
+  .union([z.object({ success: z.literal(true), count: z.number() }), z.object({ success: z.literal(false), error: z.string() })])
+  .openapi('ImportFilterTest');
+const Toggle = z
+  .object({ enabled: z.boolean(), nextRunAt: z.number().nullable().describe('Epoch milliseconds of the next run; null while disabled') })
+  .openapi('AutoSyncToggle');
 const Message = z.object({ message: z.string(), jobId: z.string().optional() }).openapi('AutoSyncMessage');
 
 function registerArea(area: ImportArea): void {
@@ -117,7 +156,17 @@ function registerArea(area: ImportArea): void {
       exampleSheets(c.env.SHEETS, area),
     ]);
     return c.html(
-      <ImportIndexPage csrf={c.var.csrfToken} user={c.var.user} def={def} jobs={jobs} upload={upload ?? null} autoSync={auto ?? null} events={events} examples={examples} error={c.req.query('error')} />,
+      <ImportIndexPage
+        csrf={c.var.csrfToken}
+        user={c.var.user}
+        def={def}
+        jobs={jobs}
+        upload={upload ?? null}
+        autoSync={auto ?? null}
+        events={events}
+        examples={examples}
+        error={c.req.query('error')}
+      />,
     );
   };
   imports.get(page, guard.read('any'), index);
@@ -127,7 +176,11 @@ function registerArea(area: ImportArea): void {
     const body = await formBody(c);
     const example = one(body, 'example');
     const file = example ? await exampleSheet(c, area, example) : await fileField(body, 'excelFile');
-    if (!file) return c.redirect(withError(page, example ? `There is no example sheet ${example}.` : 'Choose a spreadsheet (.xlsx or .csv) to upload.'), 302);
+    if (!file)
+      return c.redirect(
+        withError(page, example ? `There is no example sheet ${example}.` : 'Choose a spreadsheet (.xlsx or .csv) to upload.'),
+        302,
+      );
     const fk = fkConfig(def, fkOf(def, body));
     let analysis;
     try {
@@ -140,10 +193,29 @@ function registerArea(area: ImportArea): void {
     const tempPath = await storeUpload(c.env.SHEETS, area, file.name, file.bytes);
     await recordUpload(
       c.var.db,
-      { tempPath, area, fileName: file.name.slice(0, 200), bytes: file.bytes.byteLength, rows: analysis.rows, validRows: analysis.valid.length, fkCounts: JSON.stringify(analysis.fkCounts), uploadedBy: c.var.user.email },
+      {
+        tempPath,
+        area,
+        fileName: file.name.slice(0, 200),
+        bytes: file.bytes.byteLength,
+        rows: analysis.rows,
+        validRows: analysis.valid.length,
+        fkCounts: JSON.stringify(analysis.fkCounts),
+        uploadedBy: c.var.user.email,
+      },
       Date.now(),
     );
-    return c.html(<ImportPreviewPage csrf={c.var.csrfToken} user={c.var.user} def={def} tempPath={tempPath} fileName={file.name} analysis={analysis} fk={fk} />);
+    return c.html(
+      <ImportPreviewPage
+        csrf={c.var.csrfToken}
+        user={c.var.user}
+        def={def}
+        tempPath={tempPath}
+        fileName={file.name}
+        analysis={analysis}
+        fk={fk}
+      />,
+    );
   });
 
   imports.post(`${page}/Start`, guard.write('operator'), async (c) => {
@@ -155,8 +227,21 @@ function registerArea(area: ImportArea): void {
     if ('error' in filter) return c.redirect(withError(page, `The filter was refused, so nothing was started: ${filter.error}`), 302);
     const raw = fkOf(def, body);
     const checked = def.fkSchema.safeParse(raw);
-    if (!checked.success) throw new HttpError(400, 'invalid_form', `Invalid foreign-key choice: ${checked.error.issues.map((i) => `fk.${i.path.join('.')} (${i.message})`).join(', ')}`);
-    const jobId = await startImport(c, { area, fileName: upload.fileName, source: { kind: 'r2', key: upload.tempPath }, fk: checked.data, filter: filter.filter, startedBy: c.var.user.email, trigger: 'upload' });
+    if (!checked.success)
+      throw new HttpError(
+        400,
+        'invalid_form',
+        `Invalid foreign-key choice: ${checked.error.issues.map((i) => `fk.${i.path.join('.')} (${i.message})`).join(', ')}`,
+      );
+    const jobId = await startImport(c, {
+      area,
+      fileName: upload.fileName,
+      source: { kind: 'r2', key: upload.tempPath },
+      fk: checked.data,
+      filter: filter.filter,
+      startedBy: c.var.user.email,
+      trigger: 'upload',
+    });
     return c.redirect(progressUrl(jobId), 302);
   });
 
@@ -174,7 +259,8 @@ function registerArea(area: ImportArea): void {
   });
 
   imports.post(`${page}/ClearData`, guard.write('admin'), async (c) => {
-    if (await areaBusy(c, area)) return c.redirect(withError(page, `An import is running: wait for it to end (or cancel it) before clearing ${def.table}.`), 302);
+    if (await areaBusy(c, area))
+      return c.redirect(withError(page, `An import is running: wait for it to end (or cancel it) before clearing ${def.table}.`), 302);
     const removed = await withSql(
       () => openDestination(engineEnv(c)),
       (dest) =>
@@ -186,7 +272,17 @@ function registerArea(area: ImportArea): void {
         }),
     );
     await recordEvent(c.var.db, area, 'ClearData', `${def.table} truncated: ${removed} rows removed`, c.var.user.email, Date.now());
-    console.log(JSON.stringify({ level: 'warn', service: 'migrate', event: 'import_clear_data', area, table: def.table, removed, user: c.var.user.email }));
+    console.log(
+      JSON.stringify({
+        level: 'warn',
+        service: 'migrate',
+        event: 'import_clear_data',
+        area,
+        table: def.table,
+        removed,
+        user: c.var.user.email,
+      }),
+    );
     return c.redirect(page, 302);
   });
 
@@ -200,7 +296,13 @@ function registerArea(area: ImportArea): void {
         const source = auto.sourceUrl ? ({ kind: 'url', url: auto.sourceUrl } as const) : ({ kind: 'r2', key: auto.sheetPath! } as const);
         const bytes = await fetchSheet(c.env.SHEETS, source, c.var.config.MIGRATE_SHEET_HOSTS);
         const a = await analyseSheet(destinationReads(engineEnv(c)), def, bytes, auto.sheetName ?? 'sheet', auto.fk, auto.filter);
-        preview = { rows: a.rows, valid: a.valid.length, invalid: a.invalid, filteredOut: a.filteredOut, problemCounts: a.problemCounts as Record<string, number> };
+        preview = {
+          rows: a.rows,
+          valid: a.valid.length,
+          invalid: a.invalid,
+          filteredOut: a.filteredOut,
+          problemCounts: a.problemCounts as Record<string, number>,
+        };
       } catch (error) {
         const problem = sheetProblem(error);
         if (!problem) throw error;
@@ -208,7 +310,17 @@ function registerArea(area: ImportArea): void {
       }
     }
     return c.html(
-      <ImportAutoSyncPage csrf={c.var.csrfToken} user={c.var.user} def={def} autoSync={auto} sheetHosts={c.var.config.MIGRATE_SHEET_HOSTS} preview={preview} previewError={previewError} error={c.req.query('error')} saved={c.req.query('saved') === '1'} />,
+      <ImportAutoSyncPage
+        csrf={c.var.csrfToken}
+        user={c.var.user}
+        def={def}
+        autoSync={auto}
+        sheetHosts={c.var.config.MIGRATE_SHEET_HOSTS}
+        preview={preview}
+        previewError={previewError}
+        error={c.req.query('error')}
+        saved={c.req.query('saved') === '1'}
+      />,
     );
   });
 
@@ -218,10 +330,17 @@ function registerArea(area: ImportArea): void {
     const enabled = ['true', 'on', '1'].includes(one(body, 'enabled').toLowerCase());
     const interval = Number(one(body, 'intervalMinutes') || '60');
     if (!Number.isInteger(interval) || interval < AUTO_SYNC_INTERVAL.min || interval > AUTO_SYNC_INTERVAL.max) {
-      return c.redirect(withError(back, `The interval must be a whole number of minutes from ${AUTO_SYNC_INTERVAL.min} to ${AUTO_SYNC_INTERVAL.max}. Nothing was saved.`), 302);
+      return c.redirect(
+        withError(
+          back,
+          `The interval must be a whole number of minutes from ${AUTO_SYNC_INTERVAL.min} to ${AUTO_SYNC_INTERVAL.max}. Nothing was saved.`,
+        ),
+        302,
+      );
     }
     const url = one(body, 'sourceUrl').trim();
-    if (url && (url.length > 2000 || !isSheetUrl(url))) return c.redirect(withError(back, 'The address must be an https:// address. Nothing was saved.'), 302);
+    if (url && (url.length > 2000 || !isSheetUrl(url)))
+      return c.redirect(withError(back, 'The address must be an https:// address. Nothing was saved.'), 302);
     const refused = url ? sheetUrlRefusal(url, c.var.config.MIGRATE_SHEET_HOSTS) : null;
     if (refused) return c.redirect(withError(back, `${refused} Nothing was saved.`), 302);
     const checkedFk = def.fkSchema.safeParse(fkOf(def, body));
@@ -241,8 +360,15 @@ function registerArea(area: ImportArea): void {
       sheet = { path: await storeAutoSyncSheet(c.env.SHEETS, area, file.name, file.bytes), name: file.name.slice(0, 200) };
     }
     const existing = await findAutoSync(c.var.db, area);
-    if (enabled && !url && !sheet && !existing?.sheetPath) return c.redirect(withError(back, 'An enabled auto-sync needs a spreadsheet or an https:// address. Nothing was saved.'), 302);
-    await saveAutoSync(c.var.db, area, { enabled, intervalMinutes: interval, sourceUrl: url || null, fk: checkedFk.data, filter: filter.filter, sheet }, c.var.user.email, Date.now());
+    if (enabled && !url && !sheet && !existing?.sheetPath)
+      return c.redirect(withError(back, 'An enabled auto-sync needs a spreadsheet or an https:// address. Nothing was saved.'), 302);
+    await saveAutoSync(
+      c.var.db,
+      area,
+      { enabled, intervalMinutes: interval, sourceUrl: url || null, fk: checkedFk.data, filter: filter.filter, sheet },
+      c.var.user.email,
+      Date.now(),
+    );
     return c.redirect(`${back}?saved=1`, 302);
   });
 
@@ -255,7 +381,11 @@ function registerArea(area: ImportArea): void {
       summary: `Enables or disables the ${def.title.toLowerCase()} auto-sync`,
       security,
       middleware: [guard.write('operator', { json: true })],
-      responses: { 200: json(Toggle, 'The new state'), ...guardedResponses, 400: json(ErrorBody, 'Nothing to import yet, or a bad request') },
+      responses: {
+        200: json(Toggle, 'The new state'),
+        ...guardedResponses,
+        400: json(ErrorBody, 'Nothing to import yet, or a bad request'),
+      },
     }),
     async (c) => c.json(await toggleAutoSync(c.var.db, area, c.var.user.email, Date.now()), 200),
   );
@@ -267,11 +397,21 @@ function registerArea(area: ImportArea): void {
       summary: `Starts the ${def.title.toLowerCase()} auto-sync's import now (409 while its last run is in progress)`,
       security,
       middleware: [guard.write('operator', { json: true })],
-      responses: { 200: json(Message, 'Started'), 409: json(ErrorBody, 'A run is in progress'), ...guardedResponses, 400: json(ErrorBody, 'Nothing to import yet, or a bad request') },
+      responses: {
+        200: json(Message, 'Started'),
+        409: json(ErrorBody, 'A run is in progress'),
+        ...guardedResponses,
+        400: json(ErrorBody, 'Nothing to import yet, or a bad request'),
+      },
     }),
     async (c) => {
       const auto = await findAutoSync(c.var.db, area);
-      if (!auto) throw new HttpError(400, 'no_sheet', `The ${def.title.toLowerCase()} auto-sync has no saved sheet or address yet: save its settings with one first.`);
+      if (!auto)
+        throw new HttpError(
+          400,
+          'no_sheet',
+          `The ${def.title.toLowerCase()} auto-sync has no saved sheet or address yet: save its settings with one first.`,
+        );
       const jobId = await startAutoSyncRun(c, auto, 'run-now', c.var.user.email, Date.now());
       return c.json({ message: `The ${def.title.toLowerCase()} import started: job ${jobId}.`, jobId }, 200);
     },
@@ -320,13 +460,27 @@ function registerArea(area: ImportArea): void {
       const { filter = '', tempPath } = c.req.valid('query');
       const checked = checkedFilter(def, filter);
       if ('error' in checked) return c.json({ success: false as const, error: checked.error }, 200);
-      const upload = tempPath ? (TEMP_PATH.test(tempPath) ? await findUpload(c.var.db, area, tempPath) : undefined) : await latestUpload(c.var.db, area);
-      if (!upload) return c.json({ success: false as const, error: tempPath ? 'That upload is unknown or expired.' : `No ${def.title.toLowerCase()} sheet has been uploaded yet.` }, 200);
+      const upload = tempPath
+        ? TEMP_PATH.test(tempPath)
+          ? await findUpload(c.var.db, area, tempPath)
+          : undefined
+        : await latestUpload(c.var.db, area);
+      if (!upload)
+        return c.json(
+          {
+            success: false as const,
+            error: tempPath ? 'That upload is unknown or expired.' : `No ${def.title.toLowerCase()} sheet has been uploaded yet.`,
+          },
+          200,
+        );
       try {
         const bytes = await fetchSheet(c.env.SHEETS, { kind: 'r2', key: upload.tempPath }, c.var.config.MIGRATE_SHEET_HOSTS);
         const { records } = readRecords(await readSheet(bytes, upload.fileName), def.columns, new Set());
         if (!checked.filter) return c.json({ success: true as const, count: records.length }, 200);
-        const keep = compileSheetFilter(checked.filter, def.columns.map((col) => col.key));
+        const keep = compileSheetFilter(
+          checked.filter,
+          def.columns.map((col) => col.key),
+        );
         return c.json({ success: true as const, count: records.filter((r) => keep(r.values)).length }, 200);
       } catch (error) {
         const problem = sheetProblem(error);
@@ -343,7 +497,14 @@ function registerArea(area: ImportArea): void {
       summary: `A ${def.title.toLowerCase()} import's progress, log, problems and summary`,
       security,
       middleware: [guard.read('any', { json: true })],
-      request: { params: z.object({ jobId: z.string().regex(GUID, 'must be a GUID').openapi({ param: { name: 'jobId', in: 'path' }, example: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' }) }) },
+      request: {
+        params: z.object({
+          jobId: z
+            .string()
+            .regex(GUID, 'must be a GUID')
+            .openapi({ param: { name: 'jobId', in: 'path' }, example: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' }),
+        }),
+      },
       responses: { 200: json(ImportProgressBody, 'Progress'), 404: json(ErrorBody, 'No such job'), ...guardedResponses },
     }),
     async (c) => c.json(await importProgress(c, area, c.req.valid('param').jobId), 200),

@@ -19,11 +19,19 @@ export async function schemas(c: MigrateContext, session: WizardSession): Promis
 export const MappingEdit = z.object({
   SourceTable: identifier,
   DestTable: z.union([identifier, z.literal('')]).default(''),
-  Columns: z.array(z.object({ Source: identifier, Dest: z.union([identifier, z.literal('')]).default('') })).max(500).default([]),
+  Columns: z
+    .array(z.object({ Source: identifier, Dest: z.union([identifier, z.literal('')]).default('') }))
+    .max(500)
+    .default([]),
 });
 
 /** Applies posted table and column choices to the session's plans (transforms kept), checked against both schemas. */
-export function applyMappingEdits(plans: TablePlan[], edits: z.output<typeof MappingEdit>[], source: SchemaInfo, dest: SchemaInfo): TablePlan[] {
+export function applyMappingEdits(
+  plans: TablePlan[],
+  edits: z.output<typeof MappingEdit>[],
+  source: SchemaInfo,
+  dest: SchemaInfo,
+): TablePlan[] {
   const next = plans.map((p) => ({ ...p }));
   for (const edit of edits) {
     const plan = next.find((p) => p.sourceTable === edit.SourceTable);
@@ -36,9 +44,13 @@ export function applyMappingEdits(plans: TablePlan[], edits: z.output<typeof Map
     if (changedTable) plan.naturalKey = undefined;
     if (edit.Columns.length || changedTable) {
       plan.columns = edit.Columns.filter((col) => col.Dest).map((col) => {
-        if (sourceInfo && !sourceInfo.columns.some((s) => s.ColumnName === col.Source)) throw new HttpError(400, 'invalid_request', `The source table ${plan.sourceTable} has no column ${col.Source}.`);
-        if (!destInfo?.columns.some((d) => d.ColumnName === col.Dest)) throw new HttpError(400, 'invalid_request', `The destination table ${edit.DestTable || '(none)'} has no column ${col.Dest}.`);
-        const before = plans.find((p) => p.sourceTable === plan.sourceTable)?.columns.find((m) => m.source === col.Source && m.dest === col.Dest);
+        if (sourceInfo && !sourceInfo.columns.some((s) => s.ColumnName === col.Source))
+          throw new HttpError(400, 'invalid_request', `The source table ${plan.sourceTable} has no column ${col.Source}.`);
+        if (!destInfo?.columns.some((d) => d.ColumnName === col.Dest))
+          throw new HttpError(400, 'invalid_request', `The destination table ${edit.DestTable || '(none)'} has no column ${col.Dest}.`);
+        const before = plans
+          .find((p) => p.sourceTable === plan.sourceTable)
+          ?.columns.find((m) => m.source === col.Source && m.dest === col.Dest);
         return { source: col.Source, dest: col.Dest, ...(before?.transform && !changedTable ? { transform: before.transform } : {}) };
       });
     }
@@ -46,9 +58,13 @@ export function applyMappingEdits(plans: TablePlan[], edits: z.output<typeof Map
   return next;
 }
 
-
 /** Posted mapping edits (`Mappings[i]…` or `mappings[i]…`) applied to the session's plans. */
-export async function applyMappingEditsFrom(c: MigrateContext, session: WizardSession, list: unknown[], target: string): Promise<TablePlan[]> {
+export async function applyMappingEditsFrom(
+  c: MigrateContext,
+  session: WizardSession,
+  list: unknown[],
+  target: string,
+): Promise<TablePlan[]> {
   const edits = parsed(z.array(MappingEdit).max(200), list, target);
   const { source, dest } = await schemas(c, session);
   return applyMappingEdits(session.plans, edits, source, dest);
@@ -59,9 +75,20 @@ export async function applyMappingEditsFrom(c: MigrateContext, session: WizardSe
  * destination chosen on the page) get the suggested columns and a proposed natural key; any other
  * column mapped as suggested takes the suggestion's transform when it has none.
  */
-export async function withSuggestedColumns(c: MigrateContext, session: WizardSession, plans: TablePlan[], changed: string[]): Promise<TablePlan[]> {
+export async function withSuggestedColumns(
+  c: MigrateContext,
+  session: WizardSession,
+  plans: TablePlan[],
+  changed: string[],
+): Promise<TablePlan[]> {
   const { source, dest } = await schemas(c, session);
-  const samples = await readSamples(c, session.configId, plans.map((p) => p.sourceTable), source, dest);
+  const samples = await readSamples(
+    c,
+    session.configId,
+    plans.map((p) => p.sourceTable),
+    source,
+    dest,
+  );
   const suggested = suggestPlans(
     plans.map((p) => p.sourceTable),
     source,

@@ -36,7 +36,10 @@ async function withMeetingsDb<T>(c: MigrateContext, work: (db: MeetingsDb, confi
   const { config, conn } = await activeConnection(c);
   const env = engineEnv(c);
   const dest = destinationReads(env);
-  return work({ source: sourceQuery(sourceReads(env, conn), config), dest: (text, values) => dest.query(text, values), configId: config.id }, config);
+  return work(
+    { source: sourceQuery(sourceReads(env, conn), config), dest: (text, values) => dest.query(text, values), configId: config.id },
+    config,
+  );
 }
 
 const PageQuery = z.object({
@@ -50,11 +53,16 @@ meetings.get('/Meetings', guard.read('any'), async (c) => {
     throw new HttpError(400, 'invalid_request', 'qdgId needs rsId: name the source meeting to compare the destination meeting with.');
   }
   if (rsId === undefined) {
-    const { config, listing } = await withMeetingsDb(c, async (db, config) => ({ config, listing: await recentMeetings(db, racingToday(RACING_TIMEZONE)) }));
+    const { config, listing } = await withMeetingsDb(c, async (db, config) => ({
+      config,
+      listing: await recentMeetings(db, racingToday(RACING_TIMEZONE)),
+    }));
     return c.html(<MeetingListPage csrf={c.var.csrfToken} user={c.var.user} configuration={config} listing={listing} />);
   }
   const { config, pair } = await withMeetingsDb(c, async (db, config) => ({ config, pair: await meetingPair(db, rsId, qdgId) }));
-  return c.html(<MeetingPairPage csrf={c.var.csrfToken} user={c.var.user} configuration={config} pair={pair} namedDestination={qdgId !== undefined} />);
+  return c.html(
+    <MeetingPairPage csrf={c.var.csrfToken} user={c.var.user} configuration={config} pair={pair} namedDestination={qdgId !== undefined} />,
+  );
 });
 
 const Field = z.object({
@@ -90,8 +98,10 @@ const RunnerRow = z
   })
   .openapi('MeetingRunnerComparison');
 
-const idParam = (name: string, description: string) => wholeNumber.openapi({ param: { name, in: 'query', required: true }, type: 'integer', description });
-const optionalIdParam = (name: string, description: string) => optionalWholeNumber.openapi({ param: { name, in: 'query', required: false }, type: 'integer', description });
+const idParam = (name: string, description: string) =>
+  wholeNumber.openapi({ param: { name, in: 'query', required: true }, type: 'integer', description });
+const optionalIdParam = (name: string, description: string) =>
+  optionalWholeNumber.openapi({ param: { name, in: 'query', required: false }, type: 'integer', description });
 
 const comparisonResponses = {
   404: json(ErrorBody, 'No such meeting or race'),
@@ -127,7 +137,8 @@ meetings.openapi(
     method: 'get',
     path: '/Meetings/Runners',
     summary: "A source race's runners beside a destination race's, field by field",
-    description: 'The destination race is qdgRaceId, else the race id mapping, else the same race number at the meeting match. Runners pair by their id mappings, then tab number, then horse.',
+    description:
+      'The destination race is qdgRaceId, else the race id mapping, else the same race number at the meeting match. Runners pair by their id mappings, then tab number, then horse.',
     security,
     middleware: [guard.read('any', { json: true })],
     request: {

@@ -4,14 +4,32 @@ import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';
-import { FilterError, type MappingDocument, type SchemaInfo } from '../engine/types.ts';
+import { FilterError, type MappingDocument } from '../engine/types.ts';
 import { guard } from '../guard.ts';
 import { checkbox, formBody, identifier, indexedList, many, parsed, text } from '../input.ts';
 import { buildPlans, migrationJob, planForeignKeys, runOrder, runPlanOf, startRun } from '../runs.ts';
 import { duplicateRisks, proposeKeys, readSamples, suggestPlans, withProposedKeys } from '../wizard-suggestions.ts';
 import { revalidate, runTables } from '../wizard-runs.ts';
-import { FilterConfigPage, ProgressPage, RelationshipConfigPage, ResultsPage, ReviewMappingsPage, RunConfigPage, SchemaImportPage, TableSelectionPage, ValidateSchemaPage } from '../views/wizard/index.ts';
-import { createWizardSession, customForeignKeys, recordRunState, savedSchemaFile, updateWizardSession, wizardSession, type WizardSession } from '../wizard-sessions.ts';
+import {
+  FilterConfigPage,
+  ProgressPage,
+  RelationshipConfigPage,
+  ResultsPage,
+  ReviewMappingsPage,
+  RunConfigPage,
+  SchemaImportPage,
+  TableSelectionPage,
+  ValidateSchemaPage,
+} from '../views/wizard/index.ts';
+import {
+  createWizardSession,
+  customForeignKeys,
+  recordRunState,
+  savedSchemaFile,
+  updateWizardSession,
+  wizardSession,
+  type WizardSession,
+} from '../wizard-sessions.ts';
 import { fieldMapping } from './field-mapping.tsx';
 import { applyMappingEditsFrom, schemas, withSuggestedColumns } from './mapping-edits.ts';
 
@@ -26,8 +44,15 @@ const sessionFromQuery = (c: MigrateContext) => wizardSession(c, c.req.query('se
 const sessionFromForm = async (c: MigrateContext) => wizardSession(c, (await formBody(c)).sessionId);
 
 /** Filters posted as `filters[i].TableName` / `filters[i].Filter`, each checked on the source. */
-async function checkedFilters(c: MigrateContext, session: WizardSession): Promise<{ filters: Record<string, string>; errors: Record<string, string> }> {
-  const items = parsed(z.array(z.object({ TableName: identifier, Filter: text(2000).default('') })).max(MAX_TABLES), indexedList(await formBody(c), 'filters'), 'form.filters');
+async function checkedFilters(
+  c: MigrateContext,
+  session: WizardSession,
+): Promise<{ filters: Record<string, string>; errors: Record<string, string> }> {
+  const items = parsed(
+    z.array(z.object({ TableName: identifier, Filter: text(2000).default('') })).max(MAX_TABLES),
+    indexedList(await formBody(c), 'filters'),
+    'form.filters',
+  );
   const known = new Set(session.plans.map((p) => p.sourceTable));
   const filters: Record<string, string> = { ...session.filters };
   const errors: Record<string, string> = {};
@@ -64,17 +89,41 @@ migration.post('/Migration/TableSelection', guard.write('operator'), async (c) =
   const session = body.sessionId !== undefined && body.sessionId !== '' ? await wizardSession(c, body.sessionId) : null;
   const { selectedTables } = parsed(z.object({ selectedTables: many(identifier) }), body, 'form');
   const unique = [...new Set(selectedTables)];
-  const { config, conn } = session ? { config: { id: session.configId }, conn: await connectionOf(c, session.configId) } : await activeConnection(c);
+  const { config, conn } = session
+    ? { config: { id: session.configId }, conn: await connectionOf(c, session.configId) }
+    : await activeConnection(c);
   const tables = await engine.listTables(engineEnv(c), conn);
   if (unique.length === 0 || unique.length > MAX_TABLES) {
-    return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} session={session} tables={tables} error={`Select between 1 and ${MAX_TABLES} tables.`} />, 400);
+    return c.html(
+      <TableSelectionPage
+        csrf={c.var.csrfToken}
+        user={c.var.user}
+        session={session}
+        tables={tables}
+        error={`Select between 1 and ${MAX_TABLES} tables.`}
+      />,
+      400,
+    );
   }
   const missing = unique.filter((t) => !tables.some((s) => s.name === t));
   if (missing.length) {
-    return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} session={session} tables={tables} error={`Not tables of the source: ${missing.join(', ')}.`} />, 400);
+    return c.html(
+      <TableSelectionPage
+        csrf={c.var.csrfToken}
+        user={c.var.user}
+        session={session}
+        tables={tables}
+        error={`Not tables of the source: ${missing.join(', ')}.`}
+      />,
+      400,
+    );
   }
   const id = session ? session.id : await createWizardSession(c.var.db, config.id, c.var.user.email, unique);
-  if (session) await updateWizardSession(c.var.db, session.id, { selectedTables: unique, status: session.status === 'Created' ? 'Configuring' : session.status });
+  if (session)
+    await updateWizardSession(c.var.db, session.id, {
+      selectedTables: unique,
+      status: session.status === 'Created' ? 'Configuring' : session.status,
+    });
   return c.redirect(stepUrl('SchemaImport', id), 302);
 });
 
@@ -109,7 +158,10 @@ migration.post('/Migration/SchemaImport', guard.write('operator'), async (c) => 
   } catch (err) {
     const error = `The schema file is not a valid mapping document: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000);
     const saved = await savedSchemaFile(c.var.db, session);
-    return c.html(<SchemaImportPage csrf={c.var.csrfToken} user={c.var.user} session={session} hasSaved={saved !== null} error={error} />, 400);
+    return c.html(
+      <SchemaImportPage csrf={c.var.csrfToken} user={c.var.user} session={session} hasSaved={saved !== null} error={error} />,
+      400,
+    );
   }
   return importSchema(c, session, doc);
 });
@@ -121,7 +173,13 @@ migration.post('/Migration/SchemaImportUseSaved', guard.write('operator'), async
 
 async function reviewView(c: MigrateContext, session: WizardSession, notice?: string) {
   const { source, dest } = await schemas(c, session);
-  const samples = await readSamples(c, session.configId, session.plans.map((p) => p.sourceTable), source, dest);
+  const samples = await readSamples(
+    c,
+    session.configId,
+    session.plans.map((p) => p.sourceTable),
+    source,
+    dest,
+  );
   const suggestions = suggestPlans(
     session.plans.map((p) => p.sourceTable),
     source,
@@ -134,12 +192,25 @@ async function reviewView(c: MigrateContext, session: WizardSession, notice?: st
     const s = suggestPlans([plan.sourceTable], source, dest, samples).get(plan.sourceTable);
     if (s) suggestions.set(plan.sourceTable, s);
   }
-  return c.html(<ReviewMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} source={source} dest={dest} suggestions={suggestions} notice={notice} />);
+  return c.html(
+    <ReviewMappingsPage
+      csrf={c.var.csrfToken}
+      user={c.var.user}
+      session={session}
+      source={source}
+      dest={dest}
+      suggestions={suggestions}
+      notice={notice}
+    />,
+  );
 }
 
 migration.get('/Migration/ReviewMappings', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
-  const notice = c.req.query('notice') === 'table' ? 'A destination table changed: its columns are filled from the suggestions; review them.' : undefined;
+  const notice =
+    c.req.query('notice') === 'table'
+      ? 'A destination table changed: its columns are filled from the suggestions; review them.'
+      : undefined;
   return reviewView(c, session, notice);
 });
 
@@ -148,13 +219,26 @@ migration.post('/Migration/ReviewMappings', guard.write('operator'), async (c) =
   const body = await formBody(c);
   const list = indexedList(body, 'Mappings') as Record<string, unknown>[];
   // The page says which destination its column choices were made for: choices made for another table are dropped.
-  const changed = list.filter((m) => m && typeof m === 'object' && typeof m.ColumnsFor === 'string' && m.ColumnsFor !== m.DestTable).map((m) => String(m.SourceTable));
-  const edits = list.map((m) => (m && typeof m === 'object' && changed.includes(String(m.SourceTable)) ? { SourceTable: m.SourceTable, DestTable: m.DestTable } : m && typeof m === 'object' ? { SourceTable: m.SourceTable, DestTable: m.DestTable, Columns: m.Columns } : m));
+  const changed = list
+    .filter((m) => m && typeof m === 'object' && typeof m.ColumnsFor === 'string' && m.ColumnsFor !== m.DestTable)
+    .map((m) => String(m.SourceTable));
+  const edits = list.map((m) =>
+    m && typeof m === 'object' && changed.includes(String(m.SourceTable))
+      ? { SourceTable: m.SourceTable, DestTable: m.DestTable }
+      : m && typeof m === 'object'
+        ? { SourceTable: m.SourceTable, DestTable: m.DestTable, Columns: m.Columns }
+        : m,
+  );
   const applied = await applyMappingEditsFrom(c, session, edits, 'form.Mappings');
   const plans = await withSuggestedColumns(c, session, applied, changed);
   await updateWizardSession(c.var.db, session.id, { plans });
   if (body.next === 'FilterConfig') {
-    return c.redirect(changed.some((t) => plans.find((p) => p.sourceTable === t)?.destTable) ? `${stepUrl('ReviewMappings', session.id)}&notice=table` : stepUrl('FilterConfig', session.id), 302);
+    return c.redirect(
+      changed.some((t) => plans.find((p) => p.sourceTable === t)?.destTable)
+        ? `${stepUrl('ReviewMappings', session.id)}&notice=table`
+        : stepUrl('FilterConfig', session.id),
+      302,
+    );
   }
   return c.redirect(stepUrl('RelationshipConfig', session.id), 302);
 });
@@ -162,14 +246,36 @@ migration.post('/Migration/ReviewMappings', guard.write('operator'), async (c) =
 migration.post('/Migration/AcceptSuggestions', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
   const { source, dest } = await schemas(c, session);
-  const samples = await readSamples(c, session.configId, session.plans.map((p) => p.sourceTable), source, dest);
-  const suggested = suggestPlans(session.plans.map((p) => p.sourceTable), source, dest, samples);
+  const samples = await readSamples(
+    c,
+    session.configId,
+    session.plans.map((p) => p.sourceTable),
+    source,
+    dest,
+  );
+  // The suggestions the page showed: for a plan with a destination table, the columns suggested
+  // for that table (a table the operator chose is kept); for a table not copied yet, the table suggested.
+  const suggested = suggestPlans(
+    session.plans.map((p) => p.sourceTable),
+    source,
+    dest,
+    samples,
+    Object.fromEntries(session.plans.filter((p) => p.destTable).map((p) => [p.sourceTable, p.destTable])),
+  );
   const plans = session.plans.map((p) => {
     const s = suggested.get(p.sourceTable);
     if (!s?.plan.destTable) return p;
-    return { ...s.plan, naturalKey: s.plan.destTable === p.destTable ? p.naturalKey?.filter((k) => s.plan.columns.some((m) => m.dest === k)) : undefined };
+    return {
+      ...s.plan,
+      naturalKey: s.plan.destTable === p.destTable ? p.naturalKey?.filter((k) => s.plan.columns.some((m) => m.dest === k)) : undefined,
+    };
   });
-  const keys = await proposeKeys(c, plans.filter((p) => !p.naturalKey?.length), dest, samples);
+  const keys = await proposeKeys(
+    c,
+    plans.filter((p) => !p.naturalKey?.length),
+    dest,
+    samples,
+  );
   await updateWizardSession(c.var.db, session.id, { plans: withProposedKeys(plans, keys) });
   return c.redirect(stepUrl('ReviewMappings', session.id), 302);
 });
@@ -199,13 +305,26 @@ migration.post('/Migration/FilterConfig', guard.write('operator'), async (c) => 
 migration.get('/Migration/RelationshipConfig', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
   const { source, dest } = await schemas(c, session);
-  const samples = await readSamples(c, session.configId, session.plans.map((p) => p.sourceTable), source, dest);
+  const samples = await readSamples(
+    c,
+    session.configId,
+    session.plans.map((p) => p.sourceTable),
+    source,
+    dest,
+  );
   const proposals = await proposeKeys(c, session.plans, dest, samples);
   const tables = new Set(session.plans.map((p) => p.destTable).filter(Boolean));
   const detected = dest.foreignKeys.filter((fk) => tables.has(fk.childTable) && tables.has(fk.parentTable));
   const custom = (await customForeignKeys(c.var.db, session.id)).map((r) => ({ ...r, custom: true }));
   return c.html(
-    <RelationshipConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} fks={[...detected, ...custom]} destTables={dest.tables.map((t) => t.name)} proposals={proposals} />,
+    <RelationshipConfigPage
+      csrf={c.var.csrfToken}
+      user={c.var.user}
+      session={session}
+      fks={[...detected, ...custom]}
+      destTables={dest.tables.map((t) => t.name)}
+      proposals={proposals}
+    />,
   );
 });
 
@@ -214,7 +333,8 @@ const keyList = text(500).transform((v, ctx) => {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  for (const name of names) if (!identifier.safeParse(name).success) ctx.addIssue({ code: 'custom', message: `${name} is not a column name` });
+  for (const name of names)
+    if (!identifier.safeParse(name).success) ctx.addIssue({ code: 'custom', message: `${name} is not a column name` });
   return [...new Set(names)];
 });
 
@@ -223,9 +343,14 @@ migration.post('/Migration/RelationshipConfig', guard.write('operator'), async (
   const body = { ...(await formBody(c)) };
   // The page's key checkboxes post a column each (after an empty one): one comma-separated list.
   for (const [name, value] of Object.entries(body)) {
-    if (/^columnConfigs\[\d{1,4}\]\.NaturalKey$/.test(name) && Array.isArray(value)) body[name] = value.filter((v) => typeof v === 'string' && v).join(',');
+    if (/^columnConfigs\[\d{1,4}\]\.NaturalKey$/.test(name) && Array.isArray(value))
+      body[name] = value.filter((v) => typeof v === 'string' && v).join(',');
   }
-  const configs = parsed(z.array(z.object({ Table: identifier, NaturalKey: keyList.default([]) })).max(MAX_TABLES), indexedList(body, 'columnConfigs'), 'form.columnConfigs');
+  const configs = parsed(
+    z.array(z.object({ Table: identifier, NaturalKey: keyList.default([]) })).max(MAX_TABLES),
+    indexedList(body, 'columnConfigs'),
+    'form.columnConfigs',
+  );
   const order = parsed(z.array(identifier).max(MAX_TABLES), indexedList(body, 'tableOrder'), 'form.tableOrder');
   const dest = await engine.introspect(engineEnv(c), 'destination');
   const plans = session.plans.map((plan) => {
@@ -233,24 +358,49 @@ migration.post('/Migration/RelationshipConfig', guard.write('operator'), async (
     if (!config) return plan;
     const columns = dest.tables.find((t) => t.name === plan.destTable)?.columns ?? [];
     const unknown = config.NaturalKey.filter((k) => !columns.some((col) => col.ColumnName === k));
-    if (unknown.length) throw new HttpError(400, 'invalid_request', `The destination table ${plan.destTable} has no column ${unknown.join(', ')}.`);
+    if (unknown.length)
+      throw new HttpError(400, 'invalid_request', `The destination table ${plan.destTable} has no column ${unknown.join(', ')}.`);
     return { ...plan, naturalKey: config.NaturalKey.length ? config.NaturalKey : undefined };
   });
   const known = new Set(plans.map((p) => p.destTable));
   const unknownTables = order.filter((t) => !known.has(t));
-  if (unknownTables.length) throw new HttpError(400, 'invalid_request', `Not a destination table of this session: ${unknownTables.join(', ')}.`);
+  if (unknownTables.length)
+    throw new HttpError(400, 'invalid_request', `Not a destination table of this session: ${unknownTables.join(', ')}.`);
   await updateWizardSession(c.var.db, session.id, { plans, tableOrder: [...new Set(order)] });
   return c.redirect(stepUrl('RunConfig', session.id), 302);
 });
 
-async function runConfigView(c: MigrateContext, session: WizardSession, errors: Record<string, string>, status: 200 | 400 = 200, error?: string) {
+async function runConfigView(
+  c: MigrateContext,
+  session: WizardSession,
+  errors: Record<string, string>,
+  status: 200 | 400 = 200,
+  error?: string,
+) {
   const { source, dest } = await schemas(c, session);
   const fks = await planForeignKeys(c, session, dest);
   const { order, deferred } = runOrder(session, fks);
-  const issues = engine.validatePlan(session.plans.filter((p) => p.destTable), source, dest);
+  const issues = engine.validatePlan(
+    session.plans.filter((p) => p.destTable),
+    source,
+    dest,
+  );
   const [risks, tables] = await Promise.all([duplicateRisks(c, session), runTables(c, session)]);
   return c.html(
-    <RunConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} order={order} deferred={deferred} issues={issues} errors={errors} risks={risks} tables={tables} source={source} fks={fks} error={error} />,
+    <RunConfigPage
+      csrf={c.var.csrfToken}
+      user={c.var.user}
+      session={session}
+      order={order}
+      deferred={deferred}
+      issues={issues}
+      errors={errors}
+      risks={risks}
+      tables={tables}
+      source={source}
+      fks={fks}
+      error={error}
+    />,
     status,
   );
 }
@@ -258,16 +408,27 @@ async function runConfigView(c: MigrateContext, session: WizardSession, errors: 
 migration.get('/Migration/RunConfig', guard.read('any'), async (c) => runConfigView(c, await sessionFromQuery(c), {}));
 
 /** Why a start is refused for rows that would be inserted again (null: nothing at risk, or confirmed). */
-export async function duplicateRefusal(c: MigrateContext, session: WizardSession, confirmed: boolean): Promise<{ message: string; risks: Awaited<ReturnType<typeof duplicateRisks>> } | null> {
+export async function duplicateRefusal(
+  c: MigrateContext,
+  session: WizardSession,
+  confirmed: boolean,
+): Promise<{ message: string; risks: Awaited<ReturnType<typeof duplicateRisks>> } | null> {
   const risks = await duplicateRisks(c, session);
   if (risks.length === 0 || confirmed) return null;
   const total = risks.reduce((n, r) => n + r.rowsAtRisk, 0);
-  return { risks, message: `Not started: about ${total} rows of ${risks.map((r) => r.destTable).join(', ')} would be inserted again (no natural key, rows already in the destination). Choose a natural key, or tick the confirmation and start again.` };
+  return {
+    risks,
+    message: `Not started: about ${total} rows of ${risks.map((r) => r.destTable).join(', ')} would be inserted again (no natural key, rows already in the destination). Choose a natural key, or tick the confirmation and start again.`,
+  };
 }
 
 migration.post('/Migration/RunConfig', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
-  const { patchMode, confirmDuplicates } = parsed(z.object({ patchMode: checkbox, confirmDuplicates: checkbox }), await formBody(c), 'form');
+  const { patchMode, confirmDuplicates } = parsed(
+    z.object({ patchMode: checkbox, confirmDuplicates: checkbox }),
+    await formBody(c),
+    'form',
+  );
   const { filters, errors } = await checkedFilters(c, session);
   const updated = { ...session, filters, patchMode };
   if (Object.keys(errors).length) return runConfigView(c, updated, errors, 400);
@@ -293,7 +454,15 @@ migration.get('/Migration/Results', guard.read('any'), async (c) => {
   const notice = c.req.query('notice');
   const count = c.req.query('count');
   return c.html(
-    <ResultsPage csrf={c.var.csrfToken} user={c.var.user} session={session} progress={progress} notice={notice} count={count && /^\d{1,12}$/.test(count) ? count : undefined} summaries={session.matchSummaries} />,
+    <ResultsPage
+      csrf={c.var.csrfToken}
+      user={c.var.user}
+      session={session}
+      progress={progress}
+      notice={notice}
+      count={count && /^\d{1,12}$/.test(count) ? count : undefined}
+      summaries={session.matchSummaries}
+    />,
   );
 });
 
@@ -303,7 +472,17 @@ migration.post('/Migration/ValidateAgain', guard.write('operator'), async (c) =>
   if (!session.runId || !progress) throw new HttpError(409, 'not_started', 'This session has not run yet.');
   const { plan } = await runPlanOf(c, session, session.runId);
   const { validation, mismatches } = await revalidate(c, plan);
-  return c.html(<ResultsPage csrf={c.var.csrfToken} user={c.var.user} session={session} progress={{ ...progress, validation }} summaries={session.matchSummaries} mismatches={mismatches} revalidated />);
+  return c.html(
+    <ResultsPage
+      csrf={c.var.csrfToken}
+      user={c.var.user}
+      session={session}
+      progress={{ ...progress, validation }}
+      summaries={session.matchSummaries}
+      mismatches={mismatches}
+      revalidated
+    />,
+  );
 });
 
 const resultsUrl = (id: string, notice: string, n: number) => `/Migration/Results?sessionId=${id}&notice=${notice}&count=${n}`;
@@ -317,13 +496,27 @@ async function lastRunPlan(c: MigrateContext, session: WizardSession) {
 migration.post('/Migration/BackfillForeignKeys', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
   const done = await engine.backfillForeignKeys(engineEnv(c), await lastRunPlan(c, session));
-  return c.redirect(resultsUrl(session.id, 'fk', done.reduce((n, d) => n + d.updated, 0)), 302);
+  return c.redirect(
+    resultsUrl(
+      session.id,
+      'fk',
+      done.reduce((n, d) => n + d.updated, 0),
+    ),
+    302,
+  );
 });
 
 migration.post('/Migration/BackfillBooleanColumns', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
   const done = await engine.backfillBooleanColumns(engineEnv(c), await lastRunPlan(c, session));
-  return c.redirect(resultsUrl(session.id, 'bool', done.reduce((n, d) => n + d.updated, 0)), 302);
+  return c.redirect(
+    resultsUrl(
+      session.id,
+      'bool',
+      done.reduce((n, d) => n + d.updated, 0),
+    ),
+    302,
+  );
 });
 
 migration.post('/Migration/ClearMigrationHistory', guard.write('operator'), async (c) => {
@@ -341,4 +534,3 @@ migration.post('/Migration/SyncIdMappingsToDestination', guard.write('operator')
 });
 
 migration.route('/', fieldMapping);
-

@@ -59,7 +59,10 @@ async function sourceTablesOf(c: MigrateContext, configId: number | undefined): 
     const tables = await engine.listTables(engineEnv(c), await connectionOf(c, configId));
     return { tables: tables.map((t) => t.name) };
   } catch (err) {
-    return { tables: [], error: `The source tables could not be listed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500) };
+    return {
+      tables: [],
+      error: `The source tables could not be listed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500),
+    };
   }
 }
 
@@ -70,7 +73,16 @@ async function formView(c: MigrateContext, values: SyncFormValues, errors: Recor
   const id = configId ?? configurations[0]?.id;
   const [source, doc] = await Promise.all([sourceTablesOf(c, id), id === undefined ? null : syncMappingDocument(c.var.db, id)]);
   return c.html(
-    <SyncFormPage csrf={c.var.csrfToken} user={c.var.user} values={chosen} configurations={configurations} sourceTables={source.tables} sourceError={source.error} hasDocument={doc !== null} errors={errors} />,
+    <SyncFormPage
+      csrf={c.var.csrfToken}
+      user={c.var.user}
+      values={chosen}
+      configurations={configurations}
+      sourceTables={source.tables}
+      sourceError={source.error}
+      hasDocument={doc !== null}
+      errors={errors}
+    />,
     status,
   );
 }
@@ -89,7 +101,14 @@ sync.get('/Sync/Create', guard.read('any'), async (c) => {
   const configId = c.req.query('configId');
   const preferred = configId !== undefined ? parsed(idText, configId, 'query.configId') : undefined;
   const active = (await listConfigurations(c.var.db)).find((cfg) => cfg.isActive);
-  const values = { Name: '', ConfigId: String(preferred ?? active?.id ?? ''), Tables: [], IntervalMinutes: '60', Enabled: true, PatchMode: false };
+  const values = {
+    Name: '',
+    ConfigId: String(preferred ?? active?.id ?? ''),
+    Tables: [],
+    IntervalMinutes: '60',
+    Enabled: true,
+    PatchMode: false,
+  };
   return formView(c, values, {});
 });
 
@@ -103,12 +122,20 @@ const SaveForm = z.object({
     .transform((v) => v.trim())
     .pipe(z.string().min(1, 'is required')),
   ConfigId: idText,
-  Tables: many(identifier).pipe(z.array(z.string()).min(1, 'choose at least one table').max(MAX_SYNC_TABLES, `at most ${MAX_SYNC_TABLES} tables`)),
+  Tables: many(identifier).pipe(
+    z.array(z.string()).min(1, 'choose at least one table').max(MAX_SYNC_TABLES, `at most ${MAX_SYNC_TABLES} tables`),
+  ),
   IntervalMinutes: z
     .string()
     .regex(/^\d{1,6}$/, 'must be a whole number of minutes')
     .transform(Number)
-    .pipe(z.number().int().min(INTERVAL_MINUTES.min, `must be at least ${INTERVAL_MINUTES.min}`).max(INTERVAL_MINUTES.max, `must be at most ${INTERVAL_MINUTES.max}`)),
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(INTERVAL_MINUTES.min, `must be at least ${INTERVAL_MINUTES.min}`)
+        .max(INTERVAL_MINUTES.max, `must be at most ${INTERVAL_MINUTES.max}`),
+    ),
   Enabled: checkbox,
   PatchMode: checkbox,
 });
@@ -120,7 +147,9 @@ function postedValues(body: FormBody, id: number | undefined): SyncFormValues {
     const last = Array.isArray(v) ? v[v.length - 1] : v;
     return typeof last === 'string' ? last.replace(/\u0000/g, '').slice(0, 200) : '';
   };
-  const tables = ([] as unknown[]).concat(body.Tables ?? []).filter((t): t is string => typeof t === 'string' && identifier.safeParse(t).success);
+  const tables = ([] as unknown[])
+    .concat(body.Tables ?? [])
+    .filter((t): t is string => typeof t === 'string' && identifier.safeParse(t).success);
   return {
     ...(id !== undefined ? { Id: String(id) } : {}),
     Name: one('Name'),
@@ -151,7 +180,14 @@ sync.post('/Sync/Save', guard.write('operator'), async (c) => {
   const missing = tables.filter((t) => !source.tables.includes(t));
   if (source.error) return formView(c, values, { Tables: `could not be checked: ${source.error}` }, 400);
   if (missing.length) return formView(c, values, { Tables: `are not tables of the source: ${missing.join(', ')}` }, 400);
-  const job = { name: input.Name, configId: input.ConfigId, tables, patchMode: input.PatchMode, intervalMinutes: input.IntervalMinutes, enabled: input.Enabled };
+  const job = {
+    name: input.Name,
+    configId: input.ConfigId,
+    tables,
+    patchMode: input.PatchMode,
+    intervalMinutes: input.IntervalMinutes,
+    enabled: input.Enabled,
+  };
   if (id === undefined) await createSyncJob(c.var.db, job, Date.now());
   else await updateSyncJob(c.var.db, id, job, Date.now());
   return c.redirect('/Sync', 302);
@@ -184,11 +220,29 @@ sync.get('/Sync/Preview/:id', guard.read('any'), async (c) => {
   }));
   const mapped = tables.filter((t) => t.plan.destTable).map((t) => ({ ...t.plan, foreignKeys: t.foreignKeys }));
   const issues = [
-    ...job.tables.filter((t) => !present.includes(t)).map((t) => ({ table: t, column: null, level: 'error' as const, message: 'The source no longer has this table' })),
-    ...tables.filter((t) => !t.plan.destTable).map((t) => ({ table: t.plan.sourceTable, column: null, level: 'error' as const, message: 'No destination table: upload a mapping document that names it' })),
+    ...job.tables
+      .filter((t) => !present.includes(t))
+      .map((t) => ({ table: t, column: null, level: 'error' as const, message: 'The source no longer has this table' })),
+    ...tables
+      .filter((t) => !t.plan.destTable)
+      .map((t) => ({
+        table: t.plan.sourceTable,
+        column: null,
+        level: 'error' as const,
+        message: 'No destination table: upload a mapping document that names it',
+      })),
     ...engine.validatePlan(mapped, sourceSchema, dest),
   ];
-  return c.html(<SyncPreviewPage csrf={c.var.csrfToken} user={c.var.user} job={job} configName={config?.name ?? String(job.configId)} tables={tables} issues={issues} />);
+  return c.html(
+    <SyncPreviewPage
+      csrf={c.var.csrfToken}
+      user={c.var.user}
+      job={job}
+      configName={config?.name ?? String(job.configId)}
+      tables={tables}
+      issues={issues}
+    />,
+  );
 });
 
 // ---- JSON ----
@@ -200,23 +254,33 @@ sync.openapi(
     method: 'post',
     path: '/Sync/UploadSchema',
     summary: "Stores a mapping document (the wizard's schema file) for the configuration's sync jobs",
-    description: 'multipart/form-data with the file in `schemaFile`; replaces the configuration\'s document.',
+    description: "multipart/form-data with the file in `schemaFile`; replaces the configuration's document.",
     security,
     middleware: [guard.write('operator', { json: true })],
     request: { query: ConfigQuery },
-    responses: { 200: json(Message, 'Stored'), 404: json(ErrorBody, 'No such configuration'), 415: json(ErrorBody, 'Not a form'), ...guardedResponses },
+    responses: {
+      200: json(Message, 'Stored'),
+      404: json(ErrorBody, 'No such configuration'),
+      415: json(ErrorBody, 'Not a form'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const { configId } = c.req.valid('query');
     const config = await findConfiguration(c.var.db, configId);
     if (!config) throw new HttpError(404, 'not_found', `There is no configuration ${configId}.`);
     const file = (await formBody(c)).schemaFile;
-    if (!(file instanceof File) || file.size === 0) throw new HttpError(400, 'no_file', 'Choose a mapping document (JSON) to upload in schemaFile.');
+    if (!(file instanceof File) || file.size === 0)
+      throw new HttpError(400, 'no_file', 'Choose a mapping document (JSON) to upload in schemaFile.');
     let doc;
     try {
       doc = engine.parseMappingDocumentText(await file.text());
     } catch (err) {
-      throw new HttpError(400, 'invalid_schema_file', `The schema file is not a valid mapping document: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000));
+      throw new HttpError(
+        400,
+        'invalid_schema_file',
+        `The schema file is not a valid mapping document: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000),
+      );
     }
     await saveSyncMappingDocument(c.var.db, configId, doc, c.var.user.email, Date.now());
     return c.json({ message: `Stored the mapping document for ${config.name}: ${doc.tables.length} table(s).` }, 200);
@@ -252,7 +316,12 @@ sync.openapi(
     security,
     middleware: [guard.write('operator', { json: true })],
     request: { params: IdParam },
-    responses: { 200: json(Message, 'Started'), 404: json(ErrorBody, 'No such sync job'), 409: json(ErrorBody, 'A run of the job is in progress'), ...guardedResponses },
+    responses: {
+      200: json(Message, 'Started'),
+      404: json(ErrorBody, 'No such sync job'),
+      409: json(ErrorBody, 'A run of the job is in progress'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const job = await refreshSyncJob(c, await syncJobOr404(c.var.db, c.req.valid('param').id));
@@ -286,7 +355,9 @@ sync.openapi(
   },
 );
 
-const Status = z.object({ running: z.number().int(), errored: z.number().int(), enabled: z.number().int(), total: z.number().int() }).openapi('SyncStatus');
+const Status = z
+  .object({ running: z.number().int(), errored: z.number().int(), enabled: z.number().int(), total: z.number().int() })
+  .openapi('SyncStatus');
 
 sync.openapi(
   createRoute({
@@ -310,7 +381,12 @@ async function configurationOr404(c: MigrateContext, configId: number) {
 }
 
 /** A table's `{ColumnName, DataType}` list on either side; 404 when that side has no such table. */
-async function columnsOf(c: MigrateContext, target: Parameters<typeof engine.tableColumns>[1], side: 'source' | 'destination', table: string) {
+async function columnsOf(
+  c: MigrateContext,
+  target: Parameters<typeof engine.tableColumns>[1],
+  side: 'source' | 'destination',
+  table: string,
+) {
   const columns = await engine.tableColumns(engineEnv(c), target, table);
   if (!columns) throw new HttpError(404, 'not_found', `The ${side} has no table ${table}.`);
   return columns.map(({ ColumnName, DataType }) => ({ ColumnName, DataType }));
@@ -331,7 +407,10 @@ sync.openapi(
   }),
   async (c) => {
     const source = await connectionOf(c, c.req.valid('query').configId);
-    return c.json((await engine.listTables(engineEnv(c), source)).map((t) => t.name), 200);
+    return c.json(
+      (await engine.listTables(engineEnv(c), source)).map((t) => t.name),
+      200,
+    );
   },
 );
 
@@ -363,7 +442,10 @@ sync.openapi(
   }),
   async (c) => {
     await configurationOr404(c, c.req.valid('query').configId);
-    return c.json((await engine.listTables(engineEnv(c), 'destination')).map((t) => t.name), 200);
+    return c.json(
+      (await engine.listTables(engineEnv(c), 'destination')).map((t) => t.name),
+      200,
+    );
   },
 );
 
@@ -392,7 +474,11 @@ sync.openapi(
     security,
     middleware: [guard.read('any', { json: true })],
     request: { query: ConfigQuery },
-    responses: { 200: json(z.object({ exists: z.boolean() }).openapi('SyncSchemaStatus'), 'Whether it exists'), 404: json(ErrorBody, 'No such configuration'), ...guardedResponses },
+    responses: {
+      200: json(z.object({ exists: z.boolean() }).openapi('SyncSchemaStatus'), 'Whether it exists'),
+      404: json(ErrorBody, 'No such configuration'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const { configId } = c.req.valid('query');
@@ -417,14 +503,25 @@ sync.openapi(
     security,
     middleware: [guard.read('any', { json: true })],
     request: { query: TableQuery },
-    responses: { 200: json(TableMappings, 'The mapping (found: false when the document does not name the table)'), 404: json(ErrorBody, 'No such configuration'), ...guardedResponses },
+    responses: {
+      200: json(TableMappings, 'The mapping (found: false when the document does not name the table)'),
+      404: json(ErrorBody, 'No such configuration'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const { configId, table } = c.req.valid('query');
     await configurationOr404(c, configId);
     const mapping = (await syncMappingDocument(c.var.db, configId))?.tables.find((t) => t.sourceTable === table);
     if (!mapping) return c.json({ found: false, destTable: null, columns: [] }, 200);
-    return c.json({ found: true, destTable: mapping.destTable, columns: mapping.columns.map((col) => ({ source: col.source, dest: col.dest, transform: col.transform?.kind ?? null })) }, 200);
+    return c.json(
+      {
+        found: true,
+        destTable: mapping.destTable,
+        columns: mapping.columns.map((col) => ({ source: col.source, dest: col.dest, transform: col.transform?.kind ?? null })),
+      },
+      200,
+    );
   },
 );
 
@@ -436,11 +533,16 @@ sync.openapi(
   createRoute({
     method: 'get',
     path: '/api/sync/table-fks',
-    summary: 'Foreign keys of the destination table a source table maps to: detected in the destination, and custom ones of the configuration',
+    summary:
+      'Foreign keys of the destination table a source table maps to: detected in the destination, and custom ones of the configuration',
     security,
     middleware: [guard.read('any', { json: true })],
     request: { query: TableQuery },
-    responses: { 200: json(z.array(SyncForeignKey), 'The foreign keys'), 404: json(ErrorBody, 'No such configuration or source table'), ...guardedResponses },
+    responses: {
+      200: json(z.array(SyncForeignKey), 'The foreign keys'),
+      404: json(ErrorBody, 'No such configuration or source table'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const { configId, table } = c.req.valid('query');
@@ -455,6 +557,15 @@ sync.openapi(
     if (!sourceSchema.tables.some((t) => t.name === table)) throw new HttpError(404, 'not_found', `The source has no table ${table}.`);
     const [plan] = buildPlans([table], doc, sourceSchema, dest);
     const fks = plan?.destTable ? tableForeignKeys(plan.destTable, dest, custom) : [];
-    return c.json(fks.map((fk) => ({ childTable: fk.childTable, childColumn: fk.childColumn, parentTable: fk.parentTable, parentColumn: fk.parentColumn, custom: fk.custom === true })), 200);
+    return c.json(
+      fks.map((fk) => ({
+        childTable: fk.childTable,
+        childColumn: fk.childColumn,
+        parentTable: fk.parentTable,
+        parentColumn: fk.parentColumn,
+        custom: fk.custom === true,
+      })),
+      200,
+    );
   },
 );

@@ -11,7 +11,9 @@ import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.
 /** The wizard's JSON actions, called by its pages' scripts. */
 export const wizardJson = jsonRoutes();
 
-const form = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/x-www-form-urlencoded': { schema } }, required: true } });
+const form = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/x-www-form-urlencoded': { schema } }, required: true },
+});
 
 const ColumnInfo = z.object({ ColumnName: z.string(), DataType: z.string(), IsPrimaryKey: z.boolean() }).openapi('ColumnInfo');
 
@@ -29,12 +31,23 @@ wizardJson.openapi(
     const { tableName } = c.req.valid('query');
     const columns = await engine.tableColumns(engineEnv(c), 'destination', tableName);
     if (!columns) return c.json({ error: 'not_found', message: `The destination has no table ${tableName}.` }, 404);
-    return c.json(columns.map(({ ColumnName, DataType, IsPrimaryKey }) => ({ ColumnName, DataType, IsPrimaryKey })), 200);
+    return c.json(
+      columns.map(({ ColumnName, DataType, IsPrimaryKey }) => ({ ColumnName, DataType, IsPrimaryKey })),
+      200,
+    );
   },
 );
 
-const Relationship = z.object({ sessionId, parentTable: identifier, parentColumn: identifier, childTable: identifier, childColumn: identifier });
-const RelationshipAnswer = z.object({ success: z.boolean(), id: z.number().int().optional(), message: z.string() }).openapi('RelationshipAnswer');
+const Relationship = z.object({
+  sessionId,
+  parentTable: identifier,
+  parentColumn: identifier,
+  childTable: identifier,
+  childColumn: identifier,
+});
+const RelationshipAnswer = z
+  .object({ success: z.boolean(), id: z.number().int().optional(), message: z.string() })
+  .openapi('RelationshipAnswer');
 
 wizardJson.openapi(
   createRoute({
@@ -50,12 +63,24 @@ wizardJson.openapi(
     const input = c.req.valid('form');
     const session = await wizardSession(c, input.sessionId);
     const env = engineEnv(c);
-    const [child, parent] = await Promise.all([engine.tableColumns(env, 'destination', input.childTable), engine.tableColumns(env, 'destination', input.parentTable)]);
+    const [child, parent] = await Promise.all([
+      engine.tableColumns(env, 'destination', input.childTable),
+      engine.tableColumns(env, 'destination', input.parentTable),
+    ]);
     if (!child?.some((col) => col.ColumnName === input.childColumn) || !parent?.some((col) => col.ColumnName === input.parentColumn)) {
-      return c.json({ success: false, message: `${input.childTable}.${input.childColumn} or ${input.parentTable}.${input.parentColumn} is not a destination column.` }, 400);
+      return c.json(
+        {
+          success: false,
+          message: `${input.childTable}.${input.childColumn} or ${input.parentTable}.${input.parentColumn} is not a destination column.`,
+        },
+        400,
+      );
     }
     const id = await addCustomRelationship(c.var.db, session.id, input);
-    return c.json({ success: true, id, message: `Added ${input.childTable}.${input.childColumn} → ${input.parentTable}.${input.parentColumn}.` }, 200);
+    return c.json(
+      { success: true, id, message: `Added ${input.childTable}.${input.childColumn} → ${input.parentTable}.${input.parentColumn}.` },
+      200,
+    );
   },
 );
 
@@ -68,13 +93,18 @@ wizardJson.openapi(
     middleware: [guard.write('operator', { json: true })],
     // `relationshipId` alone (the spec's form) reaches only a relationship of a session the caller started.
     request: form(z.object({ sessionId: sessionId.optional(), relationshipId: intId })),
-    responses: { 200: json(z.object({ success: z.boolean(), message: z.string() }), 'Deleted'), 404: json(ErrorBody, 'No such session, or no such relationship in it'), ...guardedResponses },
+    responses: {
+      200: json(z.object({ success: z.boolean(), message: z.string() }), 'Deleted'),
+      404: json(ErrorBody, 'No such session, or no such relationship in it'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const input = c.req.valid('form');
     const relationshipId = input.relationshipId;
     const owned = input.sessionId ?? (await ownRelationshipSession(c.var.db, relationshipId, c.var.user.email));
-    if (!owned) throw new HttpError(404, 'not_found', `No relationship ${relationshipId} in a migration session of yours; name its sessionId.`);
+    if (!owned)
+      throw new HttpError(404, 'not_found', `No relationship ${relationshipId} in a migration session of yours; name its sessionId.`);
     const session = await wizardSession(c, owned);
     if (!(await deleteCustomRelationship(c.var.db, session.id, relationshipId))) {
       throw new HttpError(404, 'not_found', `The migration session ${session.id} has no relationship ${relationshipId}.`);
@@ -94,7 +124,11 @@ wizardJson.openapi(
       query: z.object({ sessionId }),
       body: { content: { 'application/json': { schema: z.array(identifier).max(200) } }, required: false },
     },
-    responses: { 200: json(z.object({ deleted: z.number().int() }), 'Deleted'), 404: json(ErrorBody, 'No such session'), ...guardedResponses },
+    responses: {
+      200: json(z.object({ deleted: z.number().int() }), 'Deleted'),
+      404: json(ErrorBody, 'No such session'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const session = await wizardSession(c, c.req.valid('query').sessionId);
@@ -113,7 +147,11 @@ wizardJson.openapi(
     security,
     middleware: [guard.write('operator', { json: true })],
     request: form(z.object({ sessionId })),
-    responses: { 200: json(z.object({ message: z.string() }), 'Cancellation requested (or nothing to cancel)'), 404: json(ErrorBody, 'No such session'), ...guardedResponses },
+    responses: {
+      200: json(z.object({ message: z.string() }), 'Cancellation requested (or nothing to cancel)'),
+      404: json(ErrorBody, 'No such session'),
+      ...guardedResponses,
+    },
   }),
   async (c) => {
     const session = await wizardSession(c, c.req.valid('form').sessionId);

@@ -6,7 +6,19 @@ export type FormValues = Partial<Record<'Id' | 'Name' | 'Host' | 'Port' | 'Datab
 
 const canEdit = (user: SessionUser) => user.role === 'Admin' || user.role === 'Operator';
 
-export function ConfigurationList({ csrf, user, rows, allowed, notice }: { csrf: string; user: SessionUser; rows: ConfigurationView[]; allowed: string[]; notice?: string }) {
+export function ConfigurationList({
+  csrf,
+  user,
+  rows,
+  allowed,
+  notice,
+}: {
+  csrf: string;
+  user: SessionUser;
+  rows: ConfigurationView[];
+  allowed: string[];
+  notice?: string;
+}) {
   return (
     <Layout title="Configurations" csrf={csrf} user={user}>
       <h1>Source database configurations</h1>
@@ -67,7 +79,19 @@ export function ConfigurationList({ csrf, user, rows, allowed, notice }: { csrf:
   );
 }
 
-export function ConfigurationForm({ csrf, user, mode, values, errors }: { csrf: string; user: SessionUser; mode: 'create' | 'edit'; values: FormValues; errors: Record<string, string> }) {
+export function ConfigurationForm({
+  csrf,
+  user,
+  mode,
+  values,
+  errors,
+}: {
+  csrf: string;
+  user: SessionUser;
+  mode: 'create' | 'edit';
+  values: FormValues;
+  errors: Record<string, string>;
+}) {
   const field = (name: keyof FormValues, label: string, attrs: Record<string, string | number | boolean> = {}) => (
     <p>
       <label for={name}>{label}</label>
@@ -83,7 +107,12 @@ export function ConfigurationForm({ csrf, user, mode, values, errors }: { csrf: 
           Please correct the fields marked below.
         </p>
       ) : null}
-      <form method="post" action={mode === 'create' ? '/Configuration/Create' : '/Configuration/Edit'} class="stack" data-configuration-form>
+      <form
+        method="post"
+        action={mode === 'create' ? '/Configuration/Create' : '/Configuration/Edit'}
+        class="stack"
+        data-configuration-form
+      >
         <Csrf token={csrf} />
         {mode === 'edit' ? <input type="hidden" name="Id" value={values.Id ?? ''} /> : null}
         {field('Name', 'Name', { maxlength: 100 })}
@@ -111,7 +140,19 @@ export function ConfigurationForm({ csrf, user, mode, values, errors }: { csrf: 
 }
 
 /** Asks before a configuration goes: what goes with it, and what becomes active instead. */
-export function ConfigurationDeletePage({ csrf, user, row, syncJobs, others }: { csrf: string; user: SessionUser; row: ConfigurationView; syncJobs: string[]; others: number }) {
+export function ConfigurationDeletePage({
+  csrf,
+  user,
+  row,
+  syncJobs,
+  others,
+}: {
+  csrf: string;
+  user: SessionUser;
+  row: ConfigurationView;
+  syncJobs: string[];
+  others: number;
+}) {
   return (
     <Layout title="Delete configuration" csrf={csrf} user={user}>
       <h1>Delete the configuration {row.name}?</h1>
@@ -120,9 +161,7 @@ export function ConfigurationDeletePage({ csrf, user, row, syncJobs, others }: {
       </p>
       {syncJobs.length ? (
         <>
-          <p data-sync-jobs>
-            Its {syncJobs.length === 1 ? 'sync job is' : `${syncJobs.length} sync jobs are`} deleted with it:
-          </p>
+          <p data-sync-jobs>Its {syncJobs.length === 1 ? 'sync job is' : `${syncJobs.length} sync jobs are`} deleted with it:</p>
           <ul>
             {syncJobs.map((name) => (
               <li>{name}</li>
@@ -133,7 +172,11 @@ export function ConfigurationDeletePage({ csrf, user, row, syncJobs, others }: {
         <p data-sync-jobs>It has no sync jobs.</p>
       )}
       {row.isActive ? (
-        <p>{others ? 'It is the active configuration: the most recently used of the others becomes active.' : 'It is the only configuration: none will be active until you create one.'}</p>
+        <p>
+          {others
+            ? 'It is the active configuration: the most recently used of the others becomes active.'
+            : 'It is the only configuration: none will be active until you create one.'}
+        </p>
       ) : null}
       <form method="post" action="/Configuration/Delete">
         <Csrf token={csrf} />

@@ -22,10 +22,10 @@ export function DisciplineRepairIndexPage({
       <h1>Discipline repair</h1>
       <p>
         Sets the discipline (<code>race_type</code>: Flat, Hurdle or Steeplechase) of destination races to their source counterpart's (
-        <code>discipline_code</code> F, H or S of the active configuration's database). Races are paired as the meetings comparison pairs them: meetings
-        by id mapping, else date and course; races by id mapping, else race number. Races without a counterpart are left alone and counted. The job reads
-        the source a few racing days at a time, in date order, and changes each wrong race with one guarded update, so running it again changes nothing
-        twice.
+        <code>discipline_code</code> F, H or S of the active configuration's database). Races are paired as the meetings comparison pairs
+        them: meetings by id mapping, else date and course; races by id mapping, else race number. Races without a counterpart are left
+        alone and counted. The job reads the source a few racing days at a time, in date order, and changes each wrong race with one guarded
+        update, so running it again changes nothing twice.
       </p>
       {!configuration ? (
         <p class="field-error" data-no-configuration>
@@ -41,9 +41,12 @@ export function DisciplineRepairIndexPage({
           {preview ? (
             <section data-preview data-preview-count={String(preview.count)}>
               <p>
-                <strong data-preview-total>{preview.count}</strong> destination race{preview.count === 1 ? '' : 's'} with another discipline than the source
-                {preview.complete ? '' : ` in the first ${preview.daysScanned} of ${preview.totalDays} racing days (the preview stopped there; the job reads them all)`}.
-                {preview.count > preview.races.length ? ` The first ${PREVIEW_LIMIT} are listed.` : ''}
+                <strong data-preview-total>{preview.count}</strong> destination race{preview.count === 1 ? '' : 's'} with another discipline
+                than the source
+                {preview.complete
+                  ? ''
+                  : ` in the first ${preview.daysScanned} of ${preview.totalDays} racing days (the preview stopped there; the job reads them all)`}
+                .{preview.count > preview.races.length ? ` The first ${PREVIEW_LIMIT} are listed.` : ''}
               </p>
               {preview.races.length ? (
                 <table class="grid">
@@ -128,8 +131,9 @@ export function DisciplineRepairProgressPage({ csrf, user, progress, startedBy }
           {startedBy ? ` started by ${startedBy}` : ''} · source {progress.summary.configuration}
         </p>
         <p>
-          State: <strong data-repair-state>{progress.state}</strong> · <span data-checked>{progress.checked}</span> / <span data-total>{progress.total}</span> source
-          races checked · <span data-changed>{progress.changed}</span> destination races changed
+          State: <strong data-repair-state>{progress.state}</strong> · <span data-checked>{progress.checked}</span> /{' '}
+          <span data-total>{progress.total}</span> source races checked · <span data-changed>{progress.changed}</span> destination races
+          changed
         </p>
         <progress data-bar max={Math.max(progress.total, 1)} value={progress.checked}></progress>
         <dl class="stats" data-summary>
@@ -148,9 +152,7 @@ export function DisciplineRepairProgressPage({ csrf, user, progress, startedBy }
             </>
           ))}
         </dl>
-        {canWrite(user) && !finished ? (
-          <CancelJobForm action="/DisciplineRepair/Cancel" jobId={progress.jobId} csrf={csrf} />
-        ) : null}
+        {canWrite(user) && !finished ? <CancelJobForm action="/DisciplineRepair/Cancel" jobId={progress.jobId} csrf={csrf} /> : null}
         <h2>Changes</h2>
         <table class="grid">
           <thead>

@@ -15,7 +15,13 @@ const TITLES: Partial<Record<number, string>> = {
 };
 
 /** An error answer in the route's kind: JSON for JSON routes, a page otherwise. */
-export function errorAnswer(c: MigrateContext, status: ContentfulStatusCode, code: string, message: string, details?: Record<string, unknown>) {
+export function errorAnswer(
+  c: MigrateContext,
+  status: ContentfulStatusCode,
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+) {
   if (c.var.answerJson || new URL(c.req.url).pathname.startsWith('/api/')) return c.json(errorBody(c, code, message, details), status);
   const title = TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'Request not accepted');
   return c.html(<ErrorPage title={title} message={message} csrf={c.var.csrfToken ?? ''} user={c.var.user} />, status);

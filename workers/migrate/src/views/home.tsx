@@ -6,7 +6,10 @@ export function HomePage({ csrf, user, active }: { csrf: string; user: SessionUs
   return (
     <Layout title="Home" csrf={csrf} user={user}>
       <h1>Data migration</h1>
-      <p>Copy racing data from an old system's PostgreSQL database into the racing database, table by table, matching rows that already exist.</p>
+      <p>
+        Copy racing data from an old system's PostgreSQL database into the racing database, table by table, matching rows that already
+        exist.
+      </p>
       {active ? (
         <p data-active-configuration="true">
           Active source: <strong>{active.name}</strong> ({active.host}:{active.port}/{active.database}).

@@ -38,14 +38,22 @@ function FilterInput({ def, value, tempPath }: { def: ImportAreaDef; value: stri
   return (
     <fieldset data-filter-box data-prefix={def.prefix} data-temp-path={tempPath ?? ''}>
       <legend>Filter (optional): which rows to import</legend>
-      <input type="text" name="filter" value={value} maxlength={2000} size={60} placeholder="date >= '2026-11-01' and course = 'Randwick'" data-filter />
+      <input
+        type="text"
+        name="filter"
+        value={value}
+        maxlength={2000}
+        size={60}
+        placeholder="date >= '2026-11-01' and course = 'Randwick'"
+        data-filter
+      />
       <button type="button" data-test-filter>
         Test filter
       </button>{' '}
       <span data-filter-result aria-live="polite"></span>
       <p class="muted">
-        Columns: {def.columns.map((c) => c.key).join(', ')}. Operators: = != &lt; &lt;= &gt; &gt;= in (…) like between … and … is [not] null, and, or, not.
-        Text compares without case; dates as YYYY-MM-DD.
+        Columns: {def.columns.map((c) => c.key).join(', ')}. Operators: = != &lt; &lt;= &gt; &gt;= in (…) like between … and … is [not]
+        null, and, or, not. Text compares without case; dates as YYYY-MM-DD.
       </p>
     </fieldset>
   );
@@ -86,15 +94,23 @@ export function ImportIndexPage({
   events,
   examples,
   error,
-}: Base & { jobs: ImportJobRow[]; upload: UploadRow | null; autoSync: AutoSync | null; events: ImportEvent[]; examples: string[]; error?: string }) {
+}: Base & {
+  jobs: ImportJobRow[];
+  upload: UploadRow | null;
+  autoSync: AutoSync | null;
+  events: ImportEvent[];
+  examples: string[];
+  error?: string;
+}) {
   const page = `/${def.area}`;
   return (
     <Layout title={def.title} csrf={csrf} user={user}>
       <ImportScript />
       <h1>{def.title}</h1>
       <p>
-        Imports a spreadsheet (.xlsx or .csv, up to 20 MB) into <code>{def.table}</code>. The preview checks every row before anything is written; the import
-        then writes the valid rows and reports the rest. A row that is already there is left alone, so importing the same sheet again changes nothing.
+        Imports a spreadsheet (.xlsx or .csv, up to 20 MB) into <code>{def.table}</code>. The preview checks every row before anything is
+        written; the import then writes the valid rows and reports the rest. A row that is already there is left alone, so importing the
+        same sheet again changes nothing.
       </p>
       {error ? (
         <p class="field-error" role="alert" data-error>
@@ -109,7 +125,13 @@ export function ImportIndexPage({
             <label class="check" for="upload-excel-file">
               Sheet (.xlsx or .csv)
             </label>
-            <input id="upload-excel-file" type="file" name="excelFile" accept=".xlsx,.csv,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" required />
+            <input
+              id="upload-excel-file"
+              type="file"
+              name="excelFile"
+              accept=".xlsx,.csv,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+              required
+            />
             <FkSelects def={def} fk={def.defaultFk} />
             <button type="submit">Preview</button>
           </form>
@@ -129,7 +151,9 @@ export function ImportIndexPage({
           ) : null}
           <p>
             <a href={`${page}/AutoSync`}>Auto-sync settings</a> ·{' '}
-            {autoSync ? `${autoSync.enabled ? `enabled, every ${autoSync.intervalMinutes} min, next ${when(autoSync.nextRunAt)}` : 'disabled'}${autoSync.lastStatus ? `; last run ${autoSync.lastStatus}` : ''}` : 'not set up'}
+            {autoSync
+              ? `${autoSync.enabled ? `enabled, every ${autoSync.intervalMinutes} min, next ${when(autoSync.nextRunAt)}` : 'disabled'}${autoSync.lastStatus ? `; last run ${autoSync.lastStatus}` : ''}`
+              : 'not set up'}
           </p>
         </section>
       ) : null}
@@ -142,7 +166,11 @@ export function ImportIndexPage({
         <dt>rows in {def.table}</dt>
         <dd data-live="destination">…</dd>
       </dl>
-      {upload ? <p class="muted">Latest sheet: {upload.fileName}, uploaded {when(upload.uploadedAt)} by {upload.uploadedBy}.</p> : null}
+      {upload ? (
+        <p class="muted">
+          Latest sheet: {upload.fileName}, uploaded {when(upload.uploadedAt)} by {upload.uploadedBy}.
+        </p>
+      ) : null}
       <h2>Recent imports</h2>
       {jobs.length === 0 ? (
         <p>No imports yet.</p>
@@ -198,10 +226,16 @@ export function ImportIndexPage({
       {user.role === 'Admin' ? (
         <section>
           <h2>Clear data</h2>
-          <form method="post" action={`${page}/ClearData`} data-clear-form data-confirm={`Delete every row of ${def.table}? This cannot be undone.`}>
+          <form
+            method="post"
+            action={`${page}/ClearData`}
+            data-clear-form
+            data-confirm={`Delete every row of ${def.table}? This cannot be undone.`}
+          >
             <Csrf token={csrf} />
             <label>
-              <input type="checkbox" name="confirm" value="yes" required /> I understand that this deletes every row of <code>{def.table}</code>, imported or not
+              <input type="checkbox" name="confirm" value="yes" required /> I understand that this deletes every row of{' '}
+              <code>{def.table}</code>, imported or not
             </label>{' '}
             <button type="submit" class="danger">
               Clear {def.table}
@@ -213,10 +247,21 @@ export function ImportIndexPage({
   );
 }
 
-export function ImportPreviewPage({ csrf, user, def, tempPath, fileName, analysis, fk }: Base & { tempPath: string; fileName: string; analysis: Analysis; fk: Record<string, string> }) {
+export function ImportPreviewPage({
+  csrf,
+  user,
+  def,
+  tempPath,
+  fileName,
+  analysis,
+  fk,
+}: Base & { tempPath: string; fileName: string; analysis: Analysis; fk: Record<string, string> }) {
   const page = `/${def.area}`;
   const listed = analysis.records.slice(0, PREVIEW_ROWS);
-  const laterProblems = analysis.records.slice(PREVIEW_ROWS).filter((r) => r.problems.length).slice(0, PREVIEW_PROBLEM_ROWS);
+  const laterProblems = analysis.records
+    .slice(PREVIEW_ROWS)
+    .filter((r) => r.problems.length)
+    .slice(0, PREVIEW_PROBLEM_ROWS);
   return (
     <Layout title={`${def.title}: preview`} csrf={csrf} user={user}>
       <ImportScript />
@@ -224,8 +269,9 @@ export function ImportPreviewPage({ csrf, user, def, tempPath, fileName, analysi
       <section data-preview data-temp-path={tempPath}>
         <p>
           <strong>{fileName}</strong> ({analysis.format}
-          {analysis.sheetName ? `, sheet "${analysis.sheetName}"` : ''}): <span data-rows>{analysis.rows}</span> rows, <strong data-valid>{analysis.valid.length}</strong> to
-          import, <strong data-invalid>{analysis.invalid}</strong> with problems. Nothing has been written yet.
+          {analysis.sheetName ? `, sheet "${analysis.sheetName}"` : ''}): <span data-rows>{analysis.rows}</span> rows,{' '}
+          <strong data-valid>{analysis.valid.length}</strong> to import, <strong data-invalid>{analysis.invalid}</strong> with problems.
+          Nothing has been written yet.
         </p>
         {Object.keys(analysis.problemCounts).length ? (
           <ul data-problem-counts>
@@ -237,8 +283,11 @@ export function ImportPreviewPage({ csrf, user, def, tempPath, fileName, analysi
           </ul>
         ) : null}
         <p class="muted">
-          References found: {Object.entries(analysis.fkCounts).map(([k, n]) => `${k} ${n}`).join(', ')}.
-          {analysis.ignored.length ? ` Columns ignored: ${analysis.ignored.join(', ')}.` : ''}
+          References found:{' '}
+          {Object.entries(analysis.fkCounts)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}
+          .{analysis.ignored.length ? ` Columns ignored: ${analysis.ignored.join(', ')}.` : ''}
         </p>
         <form method="post" action={`${page}/Start`} data-start-form>
           <Csrf token={csrf} />
@@ -262,7 +311,11 @@ export function ImportPreviewPage({ csrf, user, def, tempPath, fileName, analysi
           </thead>
           <tbody>
             {listed.map((r) => (
-              <tr class={r.problems.length ? 'error' : undefined} data-line={String(r.line)} data-problems={r.problems.map((p) => p.kind).join(',')}>
+              <tr
+                class={r.problems.length ? 'error' : undefined}
+                data-line={String(r.line)}
+                data-problems={r.problems.map((p) => p.kind).join(',')}
+              >
                 <td>{r.line}</td>
                 {def.columns.map((c) => (
                   <td>{r.values[c.key] === null ? '' : String(r.values[c.key])}</td>
@@ -309,8 +362,8 @@ export function ImportProgressPage({ csrf, user, def, progress }: Base & { progr
           {progress.summary.filter ? ` · filter ${progress.summary.filter}` : ''}
         </p>
         <p>
-          State: <strong data-import-state>{progress.state}</strong> · <span data-processed>{progress.processed}</span> / <span data-total>{progress.total}</span> valid rows
-          written
+          State: <strong data-import-state>{progress.state}</strong> · <span data-processed>{progress.processed}</span> /{' '}
+          <span data-total>{progress.total}</span> valid rows written
         </p>
         <progress data-bar max={Math.max(progress.total, 1)} value={progress.processed}></progress>
         <dl class="stats" data-summary>
@@ -323,9 +376,7 @@ export function ImportProgressPage({ csrf, user, def, progress }: Base & { progr
           <dt>left out by the filter</dt>
           <dd data-count="filteredOut">{progress.summary.filteredOut}</dd>
         </dl>
-        {canWrite(user) && !finished ? (
-          <CancelJobForm action={`${page}/Cancel`} jobId={progress.jobId} csrf={csrf} />
-        ) : null}
+        {canWrite(user) && !finished ? <CancelJobForm action={`${page}/Cancel`} jobId={progress.jobId} csrf={csrf} /> : null}
         <div data-finished hidden={!finished}>
           <h2>Summary</h2>
           <p data-summary-text>
@@ -384,8 +435,8 @@ export function ImportAutoSyncPage({
       <ImportScript />
       <h1>{def.title}: auto-sync</h1>
       <p>
-        Imports the saved sheet, or the sheet at an https:// address, every interval while enabled. A run never overlaps the previous one; a failure shows
-        here and the schedule goes on.
+        Imports the saved sheet, or the sheet at an https:// address, every interval while enabled. A run never overlaps the previous one; a
+        failure shows here and the schedule goes on.
       </p>
       {error ? (
         <p class="field-error" role="alert" data-error>
@@ -429,8 +480,12 @@ export function ImportAutoSyncPage({
       {preview ? (
         <p data-auto-preview>
           {preview.rows} rows: {preview.valid} to import, {preview.invalid} with problems
-          {Object.keys(preview.problemCounts).length ? ` (${Object.entries(preview.problemCounts).map(([k, n]) => `${n} ${k}`).join(', ')})` : ''}, {preview.filteredOut} left
-          out by the filter.
+          {Object.keys(preview.problemCounts).length
+            ? ` (${Object.entries(preview.problemCounts)
+                .map(([k, n]) => `${n} ${k}`)
+                .join(', ')})`
+            : ''}
+          , {preview.filteredOut} left out by the filter.
         </p>
       ) : !previewError ? (
         <p>No sheet saved yet.</p>

@@ -63,7 +63,11 @@ export function Layout({ title, csrf, user, styles = [], scripts = [], children 
 export const Csrf = ({ token }: { token: string }) => <input type="hidden" name={CSRF_FIELD} value={token} />;
 
 /** A job's log on its progress page (the page's script replaces the entries as it polls). */
-export const JobLogList = ({ entries }: { entries: { level: string; message: string; timestamp: string; tableName?: string | null }[] }) => (
+export const JobLogList = ({
+  entries,
+}: {
+  entries: { level: string; message: string; timestamp: string; tableName?: string | null }[];
+}) => (
   <>
     <h2>Log</h2>
     <ol class="log" data-log>

@@ -20,7 +20,8 @@ export const shown = (value: Value) => (value === null ? '—' : typeof value ==
 
 const Source = ({ configuration }: { configuration: ConfigurationView }) => (
   <p class="muted">
-    Source: <strong>{configuration.name}</strong> ({configuration.host}:{configuration.port}/{configuration.database}); destination: the racing database.
+    Source: <strong>{configuration.name}</strong> ({configuration.host}:{configuration.port}/{configuration.database}); destination: the
+    racing database.
   </p>
 );
 
@@ -30,7 +31,8 @@ const Lookup = ({ rsId, qdgId }: { rsId?: number; qdgId?: number }) => (
       Source meeting <input name="rsId" inputmode="numeric" pattern="[0-9]*" value={rsId === undefined ? '' : String(rsId)} required />
     </label>
     <label>
-      Destination meeting <input name="qdgId" inputmode="numeric" pattern="[0-9]*" value={qdgId === undefined ? '' : String(qdgId)} placeholder="its match" />
+      Destination meeting{' '}
+      <input name="qdgId" inputmode="numeric" pattern="[0-9]*" value={qdgId === undefined ? '' : String(qdgId)} placeholder="its match" />
     </label>
     <button type="submit">Compare</button>
   </form>
@@ -70,7 +72,12 @@ export function MeetingListPage({
         </thead>
         <tbody>
           {listing.pairs.map((pair) => (
-            <tr data-rs-meeting={String(pair.source.id)} data-qdg-meeting={pair.destination ? String(pair.destination.id) : ''} data-status={pair.destination ? (pair.differs ? 'differs' : 'same') : 'source only'} class={pair.differs ? 'differs' : ''}>
+            <tr
+              data-rs-meeting={String(pair.source.id)}
+              data-qdg-meeting={pair.destination ? String(pair.destination.id) : ''}
+              data-status={pair.destination ? (pair.differs ? 'differs' : 'same') : 'source only'}
+              class={pair.differs ? 'differs' : ''}
+            >
               <td>{pair.source.date ?? pair.source.rawDate}</td>
               <td>
                 {pair.source.venue ?? '—'} {pair.source.venueCode ? <span class="muted">({pair.source.venueCode})</span> : null}
@@ -80,7 +87,9 @@ export function MeetingListPage({
               </td>
               <td>{pair.source.races}</td>
               <td>{pair.destination ? `${pair.destination.id} (${pair.matchedBy})` : <em>not in destination</em>}</td>
-              <td>{!pair.destination ? 'source only' : pair.differs ? `${pair.fields.filter((f) => !f.same).length} field(s) differ` : 'same'}</td>
+              <td>
+                {!pair.destination ? 'source only' : pair.differs ? `${pair.fields.filter((f) => !f.same).length} field(s) differ` : 'same'}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -140,17 +149,24 @@ export function MeetingPairPage({
       <p data-match={destination ? 'matched' : 'source only'}>
         {destination ? (
           <>
-            Source meeting <strong>{source.id}</strong> (venue code {source.venueCode ?? '—'}, date text {source.rawDate}) beside destination meeting <strong>{destination.id}</strong>{' '}
-            {namedDestination ? '(named in the request)' : `(matched by ${pair.matchedBy})`}: {pair.differs ? `${pair.fields.filter((f) => !f.same).length} field(s) differ.` : 'no differences.'}
+            Source meeting <strong>{source.id}</strong> (venue code {source.venueCode ?? '—'}, date text {source.rawDate}) beside
+            destination meeting <strong>{destination.id}</strong>{' '}
+            {namedDestination ? '(named in the request)' : `(matched by ${pair.matchedBy})`}:{' '}
+            {pair.differs ? `${pair.fields.filter((f) => !f.same).length} field(s) differ.` : 'no differences.'}
           </>
         ) : (
           <>
-            Source meeting <strong>{source.id}</strong> is <strong>not in the destination</strong>: no id mapping names it and the destination has no meeting at {source.venue ?? 'its venue'} on {source.date ?? source.rawDate}.
+            Source meeting <strong>{source.id}</strong> is <strong>not in the destination</strong>: no id mapping names it and the
+            destination has no meeting at {source.venue ?? 'its venue'} on {source.date ?? source.rawDate}.
           </>
         )}
       </p>
       <FieldTable fields={pair.fields} />
-      <section data-races data-rs-meeting={String(source.id)} data-qdg-meeting={namedDestination && destination ? String(destination.id) : ''}>
+      <section
+        data-races
+        data-rs-meeting={String(source.id)}
+        data-qdg-meeting={namedDestination && destination ? String(destination.id) : ''}
+      >
         <h2>Races</h2>
         <p data-races-state class="muted">
           Loading the races…

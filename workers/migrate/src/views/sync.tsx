@@ -14,8 +14,8 @@ export function SyncListPage({ csrf, user, jobs }: { csrf: string; user: Session
       <SyncScript />
       <h1>Sync jobs</h1>
       <p class="muted">
-        Every minute the enabled jobs that are due start a copy of their tables from the configuration's source into the racing database. A job whose
-        previous run is still going waits for it.
+        Every minute the enabled jobs that are due start a copy of their tables from the configuration's source into the racing database. A
+        job whose previous run is still going waits for it.
       </p>
       <dl class="stats" data-sync-status>
         {(['total', 'enabled', 'running', 'errored'] as const).map((key) => (
@@ -92,7 +92,15 @@ export function SyncListPage({ csrf, user, jobs }: { csrf: string; user: Session
   );
 }
 
-export type SyncFormValues = { Id?: string; Name: string; ConfigId: string; Tables: string[]; IntervalMinutes: string; Enabled: boolean; PatchMode: boolean };
+export type SyncFormValues = {
+  Id?: string;
+  Name: string;
+  ConfigId: string;
+  Tables: string[];
+  IntervalMinutes: string;
+  Enabled: boolean;
+  PatchMode: boolean;
+};
 
 export function SyncFormPage({
   csrf,
@@ -171,11 +179,21 @@ export function SyncFormPage({
           {error('Tables', 'Tables')}
         </fieldset>
         <p class="muted" data-schema-status>
-          {hasDocument ? 'The configuration has a mapping document: its tables are mapped as it says; others by name.' : 'No mapping document for this configuration: tables are mapped by name.'}
+          {hasDocument
+            ? 'The configuration has a mapping document: its tables are mapped as it says; others by name.'
+            : 'No mapping document for this configuration: tables are mapped by name.'}
         </p>
         <p>
           <label for="IntervalMinutes">{`Interval (minutes, ${INTERVAL_MINUTES.min}–${INTERVAL_MINUTES.max})`}</label>
-          <input id="IntervalMinutes" name="IntervalMinutes" type="number" min={INTERVAL_MINUTES.min} max={INTERVAL_MINUTES.max} value={values.IntervalMinutes} required />
+          <input
+            id="IntervalMinutes"
+            name="IntervalMinutes"
+            type="number"
+            min={INTERVAL_MINUTES.min}
+            max={INTERVAL_MINUTES.max}
+            value={values.IntervalMinutes}
+            required
+          />
           {error('IntervalMinutes', 'Interval')}
         </p>
         <label class="check">
@@ -189,7 +207,13 @@ export function SyncFormPage({
           <a href="/Sync">Cancel</a>
         </p>
       </form>
-      <form method="post" action={`/Sync/UploadSchema?configId=${values.ConfigId}`} enctype="multipart/form-data" class="stack" data-sync-upload>
+      <form
+        method="post"
+        action={`/Sync/UploadSchema?configId=${values.ConfigId}`}
+        enctype="multipart/form-data"
+        class="stack"
+        data-sync-upload
+      >
         <Csrf token={csrf} />
         <p>
           <label for="schemaFile">Mapping document for this configuration (JSON, as at the wizard's schema import)</label>
@@ -208,7 +232,21 @@ export function SyncFormPage({
 
 export type PreviewTable = { plan: TablePlan; origin: 'document' | 'suggested' | 'none'; foreignKeys: ForeignKey[] };
 
-export function SyncPreviewPage({ csrf, user, job, configName, tables, issues }: { csrf: string; user: SessionUser; job: SyncJob; configName: string; tables: PreviewTable[]; issues: PlanIssue[] }) {
+export function SyncPreviewPage({
+  csrf,
+  user,
+  job,
+  configName,
+  tables,
+  issues,
+}: {
+  csrf: string;
+  user: SessionUser;
+  job: SyncJob;
+  configName: string;
+  tables: PreviewTable[];
+  issues: PlanIssue[];
+}) {
   return (
     <Layout title={`Preview: ${job.name}`} csrf={csrf} user={user}>
       <h1>{`Preview: ${job.name}`}</h1>
@@ -226,7 +264,11 @@ export function SyncPreviewPage({ csrf, user, job, configName, tables, issues }:
         <section data-preview-table={plan.sourceTable}>
           <h2>{`${plan.sourceTable} → ${plan.destTable || '(not mapped)'}`}</h2>
           <p class="muted">
-            {origin === 'document' ? 'From the mapping document.' : origin === 'suggested' ? 'Suggested by name.' : 'No destination table found.'}
+            {origin === 'document'
+              ? 'From the mapping document.'
+              : origin === 'suggested'
+                ? 'Suggested by name.'
+                : 'No destination table found.'}
             {` Source key ${plan.sourceKey.join(', ') || '—'}; destination key ${plan.destKey}${plan.naturalKey?.length ? `; natural key ${plan.naturalKey.join(', ')}` : ''}.`}
           </p>
           <table class="grid">

@@ -76,7 +76,9 @@ export function ApiTestPage() {
         </textarea>
       </label>
       <p>
-        <button id="send" type="button">Send</button>
+        <button id="send" type="button">
+          Send
+        </button>
       </p>
       <pre id="result" aria-live="polite"></pre>
       <script src={scriptUrl('/assets/api-test.js', API_TEST_JS)}></script>

@@ -7,7 +7,9 @@ export function DashboardPage(props: { today: string }) {
       <h1>Trainer and jockey statistics</h1>
       <p id="link-token" hidden>
         This link carries an API token; it is used for this page only.{' '}
-        <button id="keep-token" type="button">Keep me logged in with it</button>
+        <button id="keep-token" type="button">
+          Keep me logged in with it
+        </button>
       </p>
       <form id="pick">
         <label>

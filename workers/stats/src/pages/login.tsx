@@ -22,9 +22,17 @@ export function LoginPage() {
     <Layout title="Log in">
       <h1>Log in</h1>
       <form id="login">
-        <label>Username<input name="username" autocomplete="username" required /></label>
-        <label>Password<input name="password" type="password" autocomplete="current-password" required /></label>
-        <div><button type="submit">Log in</button></div>
+        <label>
+          Username
+          <input name="username" autocomplete="username" required />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autocomplete="current-password" required />
+        </label>
+        <div>
+          <button type="submit">Log in</button>
+        </div>
         <p id="status" class="error" role="alert"></p>
       </form>
       <script src={scriptUrl('/assets/login.js', LOGIN_JS)}></script>

@@ -32,7 +32,12 @@ export function guardedRoute<P extends string, R extends Omit<RouteConfig, 'path
   route: R,
   middleware: MiddlewareHandler[] = [racingReads({ startupOptions: STATS_STARTUP_OPTIONS })],
 ) {
-  return createRoute({ ...route, security, middleware: [requireToken(), ...middleware], responses: { ...route.responses, ...guardedErrors } });
+  return createRoute({
+    ...route,
+    security,
+    middleware: [requireToken(), ...middleware],
+    responses: { ...route.responses, ...guardedErrors },
+  });
 }
 
 export const dateQuery = isoDate.optional().openapi({ description: 'YYYY-MM-DD; default today in the racing timezone' });

@@ -9,12 +9,8 @@ import { LoginPage } from '../pages/login.tsx';
 import { json, limitBody } from './common.ts';
 import { text } from '#shared/text.ts';
 
-const credentialsSchema = z
-  .object({ username: text().min(1).max(200), password: text().min(1).max(200) })
-  .openapi('Credentials');
-const tokenSchema = z
-  .object({ access_token: z.string(), token_type: z.literal('bearer') })
-  .openapi('LoginToken');
+const credentialsSchema = z.object({ username: text().min(1).max(200), password: text().min(1).max(200) }).openapi('Credentials');
+const tokenSchema = z.object({ access_token: z.string(), token_type: z.literal('bearer') }).openapi('LoginToken');
 const logoutSchema = z.object({ sessionId: text().min(1).max(512) }).openapi('Logout');
 
 const BODY_LIMIT = 16 * 1024;
@@ -36,11 +32,13 @@ async function readBody<S extends z.ZodType>(c: Context<StatsEnv>, schema: S): P
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw validationError(
-      parsed.error.issues.map((issue): ValidationIssue => ({
-        type: issue.code,
-        loc: ['body', ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
-        msg: issue.message,
-      })),
+      parsed.error.issues.map(
+        (issue): ValidationIssue => ({
+          type: issue.code,
+          loc: ['body', ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+          msg: issue.message,
+        }),
+      ),
     );
   }
   return parsed.data;

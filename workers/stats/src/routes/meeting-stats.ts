@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi';
+import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { statsConfig, type StatsEnv } from '../context.ts';
 import { statsRouter } from '../errors.ts';

@@ -14,13 +14,16 @@ const savedSchema = z
 
 export const savedStats = statsRouter()
   .openapi(
-    guardedRoute({
-      method: 'post',
-      path: '/save-stats',
-      summary: 'Store a computed payload for a meeting (the latest save wins)',
-      request: { body: { content: { 'application/json': { schema: savedPayloadSchema } }, required: true } },
-      responses: ok(savedSchema, 'Saved'),
-    }, [limitBody(SAVE_STATS_MAX_BYTES), racingReads()]),
+    guardedRoute(
+      {
+        method: 'post',
+        path: '/save-stats',
+        summary: 'Store a computed payload for a meeting (the latest save wins)',
+        request: { body: { content: { 'application/json': { schema: savedPayloadSchema } }, required: true } },
+        responses: ok(savedSchema, 'Saved'),
+      },
+      [limitBody(SAVE_STATS_MAX_BYTES), racingReads()],
+    ),
     async (c) => {
       const payload = c.req.valid('json');
       const savedAt = await savePayload(c.var.racing, payload);

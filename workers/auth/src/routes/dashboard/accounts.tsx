@@ -176,7 +176,12 @@ accountRoutes.post('/admin/accounts/:id/active/', adminForm, async (c) => {
   if (id.data === c.var.admin.id && !active) return badRequest(c, c.var.admin, 'You cannot deactivate your own account.');
   const [user] = await c.var.db.update(users).set({ isActive: active }).where(eq(users.id, id.data)).returning({ email: users.email });
   if (!user) return badRequest(c, c.var.admin, 'No such account.');
-  await audit(c.var.db, active ? 'account_activated' : 'account_deactivated', { userId: id.data, email: user.email, ip: c.var.ip, detail: `by ${c.var.admin.email}` });
+  await audit(c.var.db, active ? 'account_activated' : 'account_deactivated', {
+    userId: id.data,
+    email: user.email,
+    ip: c.var.ip,
+    detail: `by ${c.var.admin.email}`,
+  });
   return c.redirect('/admin/accounts/', 303);
 });
 
@@ -191,7 +196,11 @@ accountRoutes.post('/admin/credentials/', adminForm, async (c) => {
   const parsed = siteCredential.safeParse(await form(c));
   if (!parsed.success) return badRequest(c, c.var.admin, firstIssue(parsed.error));
   const input = parsed.data;
-  const [user] = await c.var.db.select().from(users).where(eq(users.email, normaliseEmail(input.email))).limit(1);
+  const [user] = await c.var.db
+    .select()
+    .from(users)
+    .where(eq(users.email, normaliseEmail(input.email)))
+    .limit(1);
   const [site] = await c.var.db.select().from(sites).where(eq(sites.id, input.site_id)).limit(1);
   if (!user || !site) return badRequest(c, c.var.admin, 'No such account or site.');
   const role = input.site_role || null;
@@ -202,7 +211,11 @@ accountRoutes.post('/admin/credentials/', adminForm, async (c) => {
     c.var.db.delete(credentials).where(and(eq(credentials.userId, user.id), eq(credentials.siteId, site.id))),
     c.var.db.insert(credentials).values(values),
   ]);
-  await audit(c.var.db, 'site_updated', { userId: c.var.admin.id, siteName: site.siteName, ip: c.var.ip, detail: `credential for ${user.email}` });
+  await audit(c.var.db, 'site_updated', {
+    userId: c.var.admin.id,
+    siteName: site.siteName,
+    ip: c.var.ip,
+    detail: `credential for ${user.email}`,
+  });
   return c.redirect('/admin/accounts/', 303);
 });
-

@@ -57,7 +57,9 @@ export async function form(c: Context<DashboardEnv>): Promise<Record<string, str
 export const badRequest = (c: Context<DashboardEnv>, admin: User, message: string) =>
   c.html(
     <Page title="Not saved" admin={admin}>
-      <p class="error" role="alert">{message}</p>
+      <p class="error" role="alert">
+        {message}
+      </p>
       <p>
         <a href="javascript:history.back()">Back</a>
       </p>

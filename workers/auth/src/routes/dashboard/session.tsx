@@ -32,7 +32,11 @@ const sessionSecret = (c: Context<DashboardEnv>) => `${c.var.config.AUTH_TOKEN_S
 
 const LoginForm = (props: { error?: string }) => (
   <Page title="Sign in">
-    {props.error ? <p class="error" role="alert">{props.error}</p> : null}
+    {props.error ? (
+      <p class="error" role="alert">
+        {props.error}
+      </p>
+    ) : null}
     <form method="post" action="/admin/login/">
       <label>
         E-mail <input name="email" type="email" autocomplete="username" required />
@@ -47,7 +51,11 @@ const LoginForm = (props: { error?: string }) => (
 
 const CodeForm = (props: { pendingToken: string; error?: string }) => (
   <Page title="Authenticator code">
-    {props.error ? <p class="error" role="alert">{props.error}</p> : null}
+    {props.error ? (
+      <p class="error" role="alert">
+        {props.error}
+      </p>
+    ) : null}
     <form method="post" action="/admin/verify/">
       <input type="hidden" name="pending_token" value={props.pendingToken} />
       <label>
@@ -125,7 +133,15 @@ async function sessionCookie(c: Context<DashboardEnv>) {
   const [id, expires, sessionId, tag, extra] = typeof value === 'string' ? value.split('.') : [];
   const userId = Number(id);
   const expiresAt = Number(expires) * 1000;
-  if (!Number.isSafeInteger(userId) || userId <= 0 || !(expiresAt > Date.now()) || !sessionId || !SESSION_ID.test(sessionId) || !tag || extra !== undefined) {
+  if (
+    !Number.isSafeInteger(userId) ||
+    userId <= 0 ||
+    !(expiresAt > Date.now()) ||
+    !sessionId ||
+    !SESSION_ID.test(sessionId) ||
+    !tag ||
+    extra !== undefined
+  ) {
     return undefined;
   }
   return { userId, sessionId, tag };
@@ -151,4 +167,7 @@ const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
 export const adminPage = defineGuard<DashboardEnv, AuthAccess>({ access: 'admin', browserSession: true }, requireAdmin);
 
 /** The dashboard's forms (POST): the form checks, then an administrator's session. */
-export const adminForm = defineGuard<DashboardEnv, AuthAccess>({ access: 'admin', antiForgery: true, browserSession: true }, every(...formChecks, requireAdmin));
+export const adminForm = defineGuard<DashboardEnv, AuthAccess>(
+  { access: 'admin', antiForgery: true, browserSession: true },
+  every(...formChecks, requireAdmin),
+);

@@ -67,7 +67,14 @@ const siteFields = z.object({
   roles: text()
     .max(2000)
     .optional()
-    .transform((text) => [...new Set((text ?? '').split(',').map((r) => r.trim()).filter(Boolean))])
+    .transform((text) => [
+      ...new Set(
+        (text ?? '')
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean),
+      ),
+    ])
     .refine((roles) => roles.every((r) => r.length <= 60), 'Each role is at most 60 characters.'),
 });
 const newSite = siteFields.extend({ site_name: text().trim().min(1, 'The site name is required.').max(200) });
@@ -98,7 +105,12 @@ siteRoutes.post('/admin/sites/:id/', adminForm, async (c) => {
     .where(eq(sites.id, id.data))
     .returning({ siteName: sites.siteName });
   if (!site) return badRequest(c, c.var.admin, 'No such site.');
-  await audit(c.var.db, 'site_updated', { userId: c.var.admin.id, siteName: site.siteName, ip: c.var.ip, detail: JSON.stringify(parsed.data) });
+  await audit(c.var.db, 'site_updated', {
+    userId: c.var.admin.id,
+    siteName: site.siteName,
+    ip: c.var.ip,
+    detail: JSON.stringify(parsed.data),
+  });
   return c.redirect('/admin/', 303);
 });
 

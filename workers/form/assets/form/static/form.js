@@ -186,7 +186,16 @@
       fill(raceSelect, [], null, null);
       getJson('/form/api/meetings/?date=' + encodeURIComponent(date)).then(function (body) {
         if (asked !== meetingsAsked) return;
-        fill(meetingSelect, body.meetings || [], function (m) { return m.meeting_id; }, function (m) { return m.meeting_name; });
+        fill(
+          meetingSelect,
+          body.meetings || [],
+          function (m) {
+            return m.meeting_id;
+          },
+          function (m) {
+            return m.meeting_name;
+          },
+        );
         meetingSelect.setAttribute('data-loaded-for', date);
       });
     });
@@ -196,9 +205,16 @@
       var url = '/form/api/races/?date=' + encodeURIComponent(dateInput.value) + '&meeting=' + encodeURIComponent(meeting);
       getJson(url).then(function (body) {
         if (asked !== racesAsked) return;
-        fill(raceSelect, body.races || [], function (r) { return String(r.race_id); }, function (r) {
-          return 'R' + r.race_number + ' ' + r.race_name + ' (' + r.distance + ', ' + r.class_level + ')';
-        });
+        fill(
+          raceSelect,
+          body.races || [],
+          function (r) {
+            return String(r.race_id);
+          },
+          function (r) {
+            return 'R' + r.race_number + ' ' + r.race_name + ' (' + r.distance + ', ' + r.class_level + ')';
+          },
+        );
         raceSelect.setAttribute('data-loaded-for', meeting);
       });
     });

@@ -8,7 +8,8 @@
 
   /** The category chip (the markup other pages test for). */
   const categoryChip = (name) => el('span', { class: 'chip category', 'data-category': name, text: name });
-  const originChip = (origin) => el('span', { class: `chip origin ${origin === 'template reply' ? 'template' : 'model'}`, 'data-draft-origin': origin, text: origin });
+  const originChip = (origin) =>
+    el('span', { class: `chip origin ${origin === 'template reply' ? 'template' : 'model'}`, 'data-draft-origin': origin, text: origin });
 
   /** The chips of a list item: category, reply state, who wrote a reply draft. */
   function listChips(m) {
@@ -32,7 +33,14 @@
   function renderFilters(container, current, onPick) {
     container.replaceChildren(
       ...FILTERS.map((f) =>
-        el('button', { type: 'button', class: `filter${f.key === current ? ' current' : ''}`, 'data-filter': f.key || 'all', 'aria-pressed': String(f.key === current), text: f.label, onclick: () => onPick(f.key) }),
+        el('button', {
+          type: 'button',
+          class: `filter${f.key === current ? ' current' : ''}`,
+          'data-filter': f.key || 'all',
+          'aria-pressed': String(f.key === current),
+          text: f.label,
+          onclick: () => onPick(f.key),
+        }),
       ),
     );
   }
@@ -53,7 +61,13 @@
       isRead: true,
       isDraft: false,
       hasAttachments: false,
-      assistant: { category: r.category, summary: r.summary, bullets: r.bullets, needsReply: r.needs_reply, awaitingReply: key === 'awaiting_reply' },
+      assistant: {
+        category: r.category,
+        summary: r.summary,
+        bullets: r.bullets,
+        needsReply: r.needs_reply,
+        awaitingReply: key === 'awaiting_reply',
+      },
       draftOrigin: null,
     }));
   }
@@ -64,7 +78,12 @@
   function messageSummary(m, allowed) {
     const box = el('section', { class: 'summary message-summary', 'data-message-summary': '', 'aria-label': 'Summary' });
     const fill = (a) => {
-      box.replaceChildren(el('h3', { text: 'Summary' }), a.category ? categoryChip(a.category) : null, el('p', { text: a.summary || '(empty)' }), bulletList(a.bullets));
+      box.replaceChildren(
+        el('h3', { text: 'Summary' }),
+        a.category ? categoryChip(a.category) : null,
+        el('p', { text: a.summary || '(empty)' }),
+        bulletList(a.bullets),
+      );
     };
     if (m.assistant) fill(m.assistant);
     else if (allowed && !m.isDraft) {
@@ -78,7 +97,13 @@
             event.currentTarget.disabled = true;
             try {
               const doc = await api('/api/save-summary-direct', { method: 'POST', body: JSON.stringify({ message_id: m.id }) });
-              m.assistant = { category: doc.category, summary: doc.summary, bullets: doc.bullets, needsReply: doc.needs_reply, awaitingReply: false };
+              m.assistant = {
+                category: doc.category,
+                summary: doc.summary,
+                bullets: doc.bullets,
+                needsReply: doc.needs_reply,
+                awaitingReply: false,
+              };
               fill(m.assistant);
             } catch (err) {
               say(err.message);
@@ -105,7 +130,12 @@
           button.disabled = true;
           try {
             const made = await api(`/api/threads/${encodeURIComponent(thread.conversationId)}/update-summary`, { method: 'POST' });
-            thread.threadSummary = { summary: made.summary, bullets: made.bullets, message_count: made.message_count, updated_at: made.updated_at };
+            thread.threadSummary = {
+              summary: made.summary,
+              bullets: made.bullets,
+              message_count: made.message_count,
+              updated_at: made.updated_at,
+            };
             fill(thread.threadSummary);
           } catch (err) {
             say(err.message);
@@ -115,9 +145,16 @@
       });
       box.replaceChildren(
         el('h3', { text: 'Conversation summary' }),
-        s ? el('p', { 'data-thread-summary-text': '', text: s.summary }) : el('p', { class: 'muted', text: 'No summary of this conversation yet.' }),
+        s
+          ? el('p', { 'data-thread-summary-text': '', text: s.summary })
+          : el('p', { class: 'muted', text: 'No summary of this conversation yet.' }),
         s ? bulletList(s.bullets) : null,
-        s ? el('p', { class: 'muted', text: `${s.message_count} message${s.message_count === 1 ? '' : 's'}, updated ${new Date(s.updated_at).toLocaleString()}` }) : null,
+        s
+          ? el('p', {
+              class: 'muted',
+              text: `${s.message_count} message${s.message_count === 1 ? '' : 's'}, updated ${new Date(s.updated_at).toLocaleString()}`,
+            })
+          : null,
         button,
       );
     };

@@ -38,7 +38,12 @@
       el('label', { for: 'reply-body', text: 'Message' }),
       el('textarea', { id: 'reply-body', name: 'body', rows: '6', required: true }),
       el('p', { class: 'error', role: 'alert', 'data-reply-error': '' }),
-      el('div', { class: 'actions' }, el('button', { type: 'submit', 'data-action': 'send-reply', text: 'Send reply' }), el('button', { type: 'button', class: 'secondary', onclick: () => slot.replaceChildren(), text: 'Discard' })),
+      el(
+        'div',
+        { class: 'actions' },
+        el('button', { type: 'submit', 'data-action': 'send-reply', text: 'Send reply' }),
+        el('button', { type: 'button', class: 'secondary', onclick: () => slot.replaceChildren(), text: 'Discard' }),
+      ),
     );
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
@@ -46,7 +51,10 @@
       const button = $('[data-action="send-reply"]', form);
       button.disabled = true;
       try {
-        await api(`/api/reply/${encodeURIComponent(message.id)}`, { method: 'POST', body: JSON.stringify({ body: data.get('body'), all, cc: String(data.get('cc') || '') }) });
+        await api(`/api/reply/${encodeURIComponent(message.id)}`, {
+          method: 'POST',
+          body: JSON.stringify({ body: data.get('body'), all, cc: String(data.get('cc') || '') }),
+        });
         slot.replaceChildren();
         say('Reply sent.');
         onSent();
@@ -80,7 +88,13 @@
       try {
         await api('/api/compose/send', {
           method: 'POST',
-          body: JSON.stringify({ to: String(data.get('to') || ''), cc: String(data.get('cc') || ''), bcc: String(data.get('bcc') || ''), subject: String(data.get('subject') || ''), body: String(data.get('body') || '') }),
+          body: JSON.stringify({
+            to: String(data.get('to') || ''),
+            cc: String(data.get('cc') || ''),
+            bcc: String(data.get('bcc') || ''),
+            subject: String(data.get('subject') || ''),
+            body: String(data.get('body') || ''),
+          }),
         });
         compose.close();
         say('Message sent.');

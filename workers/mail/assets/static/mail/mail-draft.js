@@ -23,16 +23,24 @@
       slot.replaceChildren(el('p', { class: 'error', role: 'alert', 'data-ai-error': '', text: err.message }));
       return;
     }
-    const traceLink = el('a', { href: at(`/trace/${encodeURIComponent(draft.trace_id)}`), 'data-trace-link': '', text: 'How this draft was made' });
+    const traceLink = el('a', {
+      href: at(`/trace/${encodeURIComponent(draft.trace_id)}`),
+      'data-trace-link': '',
+      text: 'How this draft was made',
+    });
     if (draft.no_reply) {
-      slot.replaceChildren(el('p', { 'data-ai-status': '', text: `No reply: the category ${draft.category} is in no-reply mode. ` }, traceLink));
+      slot.replaceChildren(
+        el('p', { 'data-ai-status': '', text: `No reply: the category ${draft.category} is in no-reply mode. ` }, traceLink),
+      );
       return;
     }
     const origin = originOf(draft.generated_by);
     const form = el(
       'form',
       { class: 'reply', 'data-ai-draft-form': '', 'data-draft-id': draft.draft_id, 'data-draft-origin': origin },
-      el('h3', { text: `${origin === 'template reply' ? 'Template reply' : 'Model draft'} (${draft.category}${draft.reused ? ', the one made before' : ''})` }),
+      el('h3', {
+        text: `${origin === 'template reply' ? 'Template reply' : 'Model draft'} (${draft.category}${draft.reused ? ', the one made before' : ''})`,
+      }),
       el(
         'p',
         { class: 'draft-origin' },
@@ -42,10 +50,20 @@
       el('label', { for: 'ai-draft-body', text: 'Draft' }),
       el('textarea', { id: 'ai-draft-body', name: 'body', rows: '10', required: true }),
       el('p', { class: 'error', role: 'alert', 'data-ai-error': '' }),
-      el('div', { class: 'actions' }, el('button', { type: 'button', 'data-action': 'save-draft', text: 'Save draft' }), el('button', { type: 'submit', 'data-action': 'send-draft', text: 'Send' }), traceLink),
+      el(
+        'div',
+        { class: 'actions' },
+        el('button', { type: 'button', 'data-action': 'save-draft', text: 'Save draft' }),
+        el('button', { type: 'submit', 'data-action': 'send-draft', text: 'Send' }),
+        traceLink,
+      ),
     );
     $('#ai-draft-body', form).value = bodyText({ contentType: 'html', content: draft.body_html });
-    const save = () => api('/api/draft/update', { method: 'POST', body: JSON.stringify({ draft_id: draft.draft_id, body_html: textAsHtml($('#ai-draft-body', form).value) }) });
+    const save = () =>
+      api('/api/draft/update', {
+        method: 'POST',
+        body: JSON.stringify({ draft_id: draft.draft_id, body_html: textAsHtml($('#ai-draft-body', form).value) }),
+      });
     const fail = (err) => {
       $('[data-ai-error]', form).textContent = err.message;
     };

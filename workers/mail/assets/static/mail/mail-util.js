@@ -10,7 +10,10 @@
   /** A root-relative path of the service, under its prefix. */
   const at = (path) => `${base}${path}`;
   /** This page's path as the server routes it (without the prefix), for the `next` of a sign-in. */
-  const ownPath = () => (base && (location.pathname === base || location.pathname.startsWith(`${base}/`)) ? location.pathname.slice(base.length) || '/' : location.pathname);
+  const ownPath = () =>
+    base && (location.pathname === base || location.pathname.startsWith(`${base}/`))
+      ? location.pathname.slice(base.length) || '/'
+      : location.pathname;
   const $ = (sel, root = document) => root.querySelector(sel);
   const el = (tag, props = {}, ...children) => {
     const node = document.createElement(tag);
@@ -26,7 +29,11 @@
   };
 
   async function api(path, init = {}) {
-    const headers = { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.method && init.method !== 'GET' ? { 'x-csrf-token': csrf } : {}) };
+    const headers = {
+      accept: 'application/json',
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(init.method && init.method !== 'GET' ? { 'x-csrf-token': csrf } : {}),
+    };
     const res = await fetch(at(path), { ...init, headers, credentials: 'same-origin' });
     if (res.status === 401) {
       const body = await res.json().catch(() => ({}));
@@ -47,7 +54,9 @@
     if (!iso) return '';
     const d = new Date(iso);
     const today = new Date();
-    return d.toDateString() === today.toDateString() ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleDateString([], { day: 'numeric', month: 'short', year: d.getFullYear() === today.getFullYear() ? undefined : 'numeric' });
+    return d.toDateString() === today.toDateString()
+      ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+      : d.toLocaleDateString([], { day: 'numeric', month: 'short', year: d.getFullYear() === today.getFullYear() ? undefined : 'numeric' });
   };
   const who = (a) => (a ? a.name || a.address : '');
   const whoFull = (a) => (a.name && a.name !== a.address ? `${a.name} <${a.address}>` : a.address);

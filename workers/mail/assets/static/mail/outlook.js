@@ -11,7 +11,20 @@
   const { draftLabel, showAiDraft } = window.MailClient;
   const { $, api, at, el, say, when, who, whoFull } = window.MailClient;
 
-  const state = { folders: [], folder: 'inbox', q: '', filter: '', assistant: false, items: [], next: null, skip: 0, count: null, selected: -1, thread: null, openId: null };
+  const state = {
+    folders: [],
+    folder: 'inbox',
+    q: '',
+    filter: '',
+    assistant: false,
+    items: [],
+    next: null,
+    skip: 0,
+    count: null,
+    selected: -1,
+    thread: null,
+    openId: null,
+  };
   const folderList = $('[data-folders]');
   const list = $('[data-messages]');
   const reader = $('[data-reader]');
@@ -72,7 +85,11 @@
     showFilters();
     renderList();
     const shown = state.items.length;
-    say(state.q ? `${shown} result${shown === 1 ? '' : 's'} for “${state.q}” in ${page.folder.name}` : `${page.folder.name}: ${page.folder.unread} unread, ${page.folder.total} in all`);
+    say(
+      state.q
+        ? `${shown} result${shown === 1 ? '' : 's'} for “${state.q}” in ${page.folder.name}`
+        : `${page.folder.name}: ${page.folder.unread} unread, ${page.folder.total} in all`,
+    );
     more.hidden = !(page.next || (!state.q && page.count !== null && shown < page.count));
   }
 
@@ -179,10 +196,23 @@
       el('button', { type: 'button', 'data-action': 'ai-draft', onclick: () => showAiDraft(current), text: draftLabel }),
       el('button', { type: 'button', 'data-action': 'archive', onclick: () => act(current, 'archive'), text: 'Archive' }),
       el('button', { type: 'button', 'data-action': 'delete', onclick: () => act(current, 'delete'), text: 'Delete' }),
-      el('button', { type: 'button', 'data-action': 'toggle-read', onclick: () => toggleRead(current), text: current.isRead ? 'Mark unread' : 'Mark read' }),
+      el('button', {
+        type: 'button',
+        'data-action': 'toggle-read',
+        onclick: () => toggleRead(current),
+        text: current.isRead ? 'Mark unread' : 'Mark read',
+      }),
       el('label', { for: 'move-to', class: 'visually-hidden', text: 'Move to folder' }),
       el('select', { id: 'move-to', 'data-move-target': '' }, el('option', { value: '', text: 'Move to…' }), ...moveOptions()),
-      el('button', { type: 'button', 'data-action': 'move', onclick: () => { const dest = $('[data-move-target]').value; if (dest) act(current, 'move', dest); }, text: 'Move' }),
+      el('button', {
+        type: 'button',
+        'data-action': 'move',
+        onclick: () => {
+          const dest = $('[data-move-target]').value;
+          if (dest) act(current, 'move', dest);
+        },
+        text: 'Move',
+      }),
       el('a', { href: at(`/api/email-download/${encodeURIComponent(current.id)}`), class: 'button', download: '', text: 'Download .eml' }),
     );
     const messages = thread.messages.map((m) =>
@@ -196,16 +226,38 @@
           el('div', { class: 'to', text: `To: ${m.to.map(whoFull).join(', ')}` }),
           m.cc.length ? el('div', { class: 'cc', text: `CC: ${m.cc.map(whoFull).join(', ')}` }) : null,
           m.bcc.length ? el('div', { class: 'bcc', text: `BCC: ${m.bcc.map(whoFull).join(', ')}` }) : null,
-          el('div', { class: 'meta' }, el('time', { datetime: m.receivedAt ?? '', text: new Date(m.receivedAt ?? m.sentAt ?? 0).toLocaleString() }), m.folder ? el('span', { class: `tag ${m.folder}`, text: m.folder === 'sentitems' ? 'sent' : m.folder }) : null, m.draftOrigin ? el('span', { class: `chip origin ${m.draftOrigin === 'template reply' ? 'template' : 'model'}`, 'data-draft-origin': m.draftOrigin, text: m.draftOrigin }) : null),
+          el(
+            'div',
+            { class: 'meta' },
+            el('time', { datetime: m.receivedAt ?? '', text: new Date(m.receivedAt ?? m.sentAt ?? 0).toLocaleString() }),
+            m.folder ? el('span', { class: `tag ${m.folder}`, text: m.folder === 'sentitems' ? 'sent' : m.folder }) : null,
+            m.draftOrigin
+              ? el('span', {
+                  class: `chip origin ${m.draftOrigin === 'template reply' ? 'template' : 'model'}`,
+                  'data-draft-origin': m.draftOrigin,
+                  text: m.draftOrigin,
+                })
+              : null,
+          ),
         ),
         messageSummary(m, thread.assistant),
         renderBody(m),
         m.attachments.length
-          ? el('ul', { class: 'attachments', 'aria-label': 'Attachments' }, ...m.attachments.map((a) => el('li', { text: `📎 ${a.name} (${Math.max(1, Math.round(a.size / 1024))} KB)` })))
+          ? el(
+              'ul',
+              { class: 'attachments', 'aria-label': 'Attachments' },
+              ...m.attachments.map((a) => el('li', { text: `📎 ${a.name} (${Math.max(1, Math.round(a.size / 1024))} KB)` })),
+            )
           : null,
       ),
     );
-    reader.replaceChildren(el('h2', { class: 'subject', text: subject }), toolbar, threadSummary(thread), el('div', { class: 'thread' }, ...messages), el('div', { 'data-reply-slot': '' }));
+    reader.replaceChildren(
+      el('h2', { class: 'subject', text: subject }),
+      toolbar,
+      threadSummary(thread),
+      el('div', { class: 'thread' }, ...messages),
+      el('div', { 'data-reply-slot': '' }),
+    );
   }
 
   function closeReader() {
@@ -220,7 +272,8 @@
 
   async function act(message, action, dest) {
     if (!message) return;
-    const path = action === 'move' ? `/api/move/${encodeURIComponent(message.id)}` : `/api/messages/${encodeURIComponent(message.id)}/${action}`;
+    const path =
+      action === 'move' ? `/api/move/${encodeURIComponent(message.id)}` : `/api/messages/${encodeURIComponent(message.id)}/${action}`;
     try {
       await api(path, { method: 'POST', body: action === 'move' ? JSON.stringify({ dest_folder_id: dest }) : undefined });
       say(action === 'move' ? 'Moved.' : action === 'archive' ? 'Archived.' : 'Moved to Deleted Items.');
@@ -238,7 +291,10 @@
 
   async function toggleRead(message) {
     try {
-      const result = await api(`/api/mark-read/${encodeURIComponent(message.id)}`, { method: 'POST', body: JSON.stringify({ isRead: !message.isRead }) });
+      const result = await api(`/api/mark-read/${encodeURIComponent(message.id)}`, {
+        method: 'POST',
+        body: JSON.stringify({ isRead: !message.isRead }),
+      });
       message.isRead = result.isRead;
       const item = state.items.find((m) => m.id === message.id);
       if (item) item.isRead = result.isRead;

@@ -35,11 +35,14 @@ export function Steps({ current, session }: { current: Step; session: WizardSess
       <ol class="steps">
         {STEPS.map(([action, label], i) => {
           const blocked = stepBlocked(action, session);
-          const href = action === 'TableSelection' ? `/Migration/TableSelection${session ? `?${q(session.id)}` : ''}` : `/Migration/${action}?${q(session?.id ?? '')}`;
+          const href =
+            action === 'TableSelection'
+              ? `/Migration/TableSelection${session ? `?${q(session.id)}` : ''}`
+              : `/Migration/${action}?${q(session?.id ?? '')}`;
           return (
             <li aria-current={action === current ? 'step' : undefined} data-step={action} data-disabled={blocked ? 'true' : undefined}>
               {blocked ? (
-               <span>
+                <span>
                   {i + 1}. {label} <small class="reason">({blocked})</small>
                 </span>
               ) : (
@@ -60,7 +63,14 @@ export const nextStep = (step: Step): Step => STEPS[Math.min(STEPS.findIndex(([s
 export const stepLabel = (step: Step) => STEPS.find(([s]) => s === step)![1];
 
 /** A wizard page: the layout, the wizard's stylesheet and script, the step bar and the session's name. */
-export function WizardPage({ title, csrf, user, step, session, children }: Base & { title: string; step: Step; session: WizardSession | null; children?: Child }) {
+export function WizardPage({
+  title,
+  csrf,
+  user,
+  step,
+  session,
+  children,
+}: Base & { title: string; step: Step; session: WizardSession | null; children?: Child }) {
   return (
     <Layout title={title} csrf={csrf} user={user} styles={['/static/wizard.css']} scripts={['/static/wizard.js']}>
       <Steps current={step} session={session} />

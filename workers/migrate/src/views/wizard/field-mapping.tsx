@@ -49,7 +49,13 @@ export function FieldMappingPage({ csrf, user, session }: Base & { session: Wiza
 
 export type PendingRow = { id: number; tableName: string; sourceId: string; destId: string; matchedOn: string; state: string };
 
-export function PendingMappingsPage({ csrf, user, session, rows, summaries }: Base & { session: WizardSession; rows: PendingRow[]; summaries: MatchSummary[] }) {
+export function PendingMappingsPage({
+  csrf,
+  user,
+  session,
+  rows,
+  summaries,
+}: Base & { session: WizardSession; rows: PendingRow[]; summaries: MatchSummary[] }) {
   return (
     <WizardPage title="Pending mappings" csrf={csrf} user={user} step="RelationshipConfig" session={session}>
       <h1>Pending mappings</h1>
@@ -114,13 +120,24 @@ export function PendingMappingsPage({ csrf, user, session, rows, summaries }: Ba
         <button type="submit">Add</button>
       </form>
       <p>
-        <a href={`/Migration/RelationshipConfig?${q(session.id)}`}>Back to Relationships</a> · <a href={`/Migration/Summary?${q(session.id)}`}>Summary</a>
+        <a href={`/Migration/RelationshipConfig?${q(session.id)}`}>Back to Relationships</a> ·{' '}
+        <a href={`/Migration/Summary?${q(session.id)}`}>Summary</a>
       </p>
     </WizardPage>
   );
 }
 
-export function FkPatchPage({ csrf, user, values, result, error }: Base & { values: Record<string, string>; result?: { childDestTable: string; destColumn: string; parentDestTable: string; updated: number; unresolved: number }; error?: string }) {
+export function FkPatchPage({
+  csrf,
+  user,
+  values,
+  result,
+  error,
+}: Base & {
+  values: Record<string, string>;
+  result?: { childDestTable: string; destColumn: string; parentDestTable: string; updated: number; unresolved: number };
+  error?: string;
+}) {
   return (
     <Layout title="Foreign-key backfill" csrf={csrf} user={user}>
       <h1>Foreign-key backfill</h1>
@@ -128,7 +145,8 @@ export function FkPatchPage({ csrf, user, values, result, error }: Base & { valu
       <Flash message={error} kind="error" />
       {result ? (
         <p class="flash info" data-fk-result>
-          {result.childDestTable}.{result.destColumn} → {result.parentDestTable}: {result.updated} rows updated, {result.unresolved} unresolved.
+          {result.childDestTable}.{result.destColumn} → {result.parentDestTable}: {result.updated} rows updated, {result.unresolved}{' '}
+          unresolved.
         </p>
       ) : null}
       <form method="post" action="/Migration/FkPatch" class="stack">

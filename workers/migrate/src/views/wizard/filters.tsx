@@ -6,7 +6,10 @@ export function FilterConfigPage({ csrf, user, session, errors }: Base & { sessi
   return (
     <WizardPage title="Row filters" csrf={csrf} user={user} step="FilterConfig" session={session}>
       <h1>Row filters</h1>
-      <p>A condition per source table (the WHERE part, e.g. <code>meeting_date &gt;= '2024-01-01'</code>); empty copies every row. Filters run read-only with a time limit.</p>
+      <p>
+        A condition per source table (the WHERE part, e.g. <code>meeting_date &gt;= '2024-01-01'</code>); empty copies every row. Filters
+        run read-only with a time limit.
+      </p>
       <form method="post" action="/Migration/FilterConfig" class="stack">
         <Csrf token={csrf} />
         <input type="hidden" name="sessionId" value={session.id} />
@@ -27,7 +30,14 @@ export function FilterFields({ session, errors }: { session: WizardSession; erro
             Row filter for {plan.sourceTable} <span class="muted">(a WHERE condition; empty: every row)</span>
           </label>
           <input type="hidden" name={`filters[${i}].TableName`} value={plan.sourceTable} />
-          <input id={`filter-${i}`} name={`filters[${i}].Filter`} value={session.filters[plan.sourceTable] ?? ''} maxlength={2000} class="wide" data-filter-table={plan.sourceTable} />
+          <input
+            id={`filter-${i}`}
+            name={`filters[${i}].Filter`}
+            value={session.filters[plan.sourceTable] ?? ''}
+            maxlength={2000}
+            class="wide"
+            data-filter-table={plan.sourceTable}
+          />
           {errors[plan.sourceTable] ? <span class="field-error">{errors[plan.sourceTable]}</span> : null}
         </p>
       ))}

@@ -17,14 +17,31 @@ function differs(session: WizardSession, suggestions: Map<string, PlanSuggestion
   });
 }
 
-export function ReviewMappingsPage({ csrf, user, session, source, dest, suggestions, error, notice }: Base & { session: WizardSession; source: SchemaInfo; dest: SchemaInfo; suggestions: Map<string, PlanSuggestion>; error?: string; notice?: string }) {
+export function ReviewMappingsPage({
+  csrf,
+  user,
+  session,
+  source,
+  dest,
+  suggestions,
+  error,
+  notice,
+}: Base & {
+  session: WizardSession;
+  source: SchemaInfo;
+  dest: SchemaInfo;
+  suggestions: Map<string, PlanSuggestion>;
+  error?: string;
+  notice?: string;
+}) {
   return (
     <WizardPage title="Review mappings" csrf={csrf} user={user} step="ReviewMappings" session={session}>
       <h1>Review mappings</h1>
       <Flash message={error} kind="error" />
       <Flash message={notice} />
       <p>
-        Suggestions come from the column names (case, separators, prefixes and suffixes, abbreviations), their types and sampled values; each says why. <a href={`/Migration/ValidateSchema?${q(session.id)}`}>Check the mappings against both schemas</a>
+        Suggestions come from the column names (case, separators, prefixes and suffixes, abbreviations), their types and sampled values;
+        each says why. <a href={`/Migration/ValidateSchema?${q(session.id)}`}>Check the mappings against both schemas</a>
       </p>
       {differs(session, suggestions) ? (
         <form method="post" action="/Migration/AcceptSuggestions" class="inline">
@@ -89,14 +106,20 @@ export function ReviewMappingsPage({ csrf, user, session, source, dest, suggesti
                             <input type="hidden" name={`Mappings[${i}].Columns[${j}].Source`} value={col.ColumnName} />
                           </td>
                           <td>
-                            <ColumnSelect name={`Mappings[${i}].Columns[${j}].Dest`} value={mapped?.dest ?? ''} columns={destColumns} label={`Destination column for ${plan.sourceTable}.${col.ColumnName}`} />
+                            <ColumnSelect
+                              name={`Mappings[${i}].Columns[${j}].Dest`}
+                              value={mapped?.dest ?? ''}
+                              columns={destColumns}
+                              label={`Destination column for ${plan.sourceTable}.${col.ColumnName}`}
+                            />
                           </td>
                           <td class="muted">{describeTransform(mapped?.transform)}</td>
                           <td data-suggestion={suggested ? suggested.dest : undefined}>
                             {suggested ? (
                               <>
                                 → {suggested.dest}
-                                {suggested.transform ? ` (${describeTransform(suggested.transform)})` : ''}: <span class="muted">{suggested.reason}</span>
+                                {suggested.transform ? ` (${describeTransform(suggested.transform)})` : ''}:{' '}
+                                <span class="muted">{suggested.reason}</span>
                               </>
                             ) : (
                               <span class="muted">{col.IsPrimaryKey ? 'source key (kept in the id mappings)' : 'none'}</span>

@@ -7,8 +7,18 @@ import { type Base, Scroll, WizardPage } from './common.tsx';
 export type RelationshipRow = ForeignKey & { id?: number };
 
 /** Natural keys (asked here only), foreign keys and the preferred table order. */
-export function RelationshipConfigPage({ csrf, user, session, fks, destTables, proposals }: Base & { session: WizardSession; fks: RelationshipRow[]; destTables: string[]; proposals: Map<string, KeyProposal | null> }) {
-  const order = [...session.tableOrder.filter((t) => session.plans.some((p) => p.destTable === t)), ...session.plans.map((p) => p.destTable).filter((t) => t && !session.tableOrder.includes(t))];
+export function RelationshipConfigPage({
+  csrf,
+  user,
+  session,
+  fks,
+  destTables,
+  proposals,
+}: Base & { session: WizardSession; fks: RelationshipRow[]; destTables: string[]; proposals: Map<string, KeyProposal | null> }) {
+  const order = [
+    ...session.tableOrder.filter((t) => session.plans.some((p) => p.destTable === t)),
+    ...session.plans.map((p) => p.destTable).filter((t) => t && !session.tableOrder.includes(t)),
+  ];
   return (
     <WizardPage title="Relationships" csrf={csrf} user={user} step="RelationshipConfig" session={session}>
       <h1>Natural keys, relationships and table order</h1>
@@ -67,7 +77,10 @@ export function RelationshipConfigPage({ csrf, user, session, fks, destTables, p
         <Csrf token={csrf} />
         <input type="hidden" name="sessionId" value={session.id} />
         <h2>Natural keys</h2>
-        <p class="muted">Destination columns that identify a row already in the destination: such rows are matched, not inserted again. Without one, every source row not copied before is inserted.</p>
+        <p class="muted">
+          Destination columns that identify a row already in the destination: such rows are matched, not inserted again. Without one, every
+          source row not copied before is inserted.
+        </p>
         {session.plans
           .filter((p) => p.destTable)
           .map((plan, i) => {
@@ -83,11 +96,14 @@ export function RelationshipConfigPage({ csrf, user, session, fks, destTables, p
                 {plan.columns.length === 0 ? <p class="muted">No mapped columns.</p> : null}
                 {plan.columns.map((col) => (
                   <label class="check">
-                    <input type="checkbox" name={`columnConfigs[${i}].NaturalKey`} value={col.dest} checked={key.has(col.dest)} /> {col.dest} <span class="muted">(from {col.source})</span>
+                    <input type="checkbox" name={`columnConfigs[${i}].NaturalKey`} value={col.dest} checked={key.has(col.dest)} />{' '}
+                    {col.dest} <span class="muted">(from {col.source})</span>
                   </label>
                 ))}
                 <p class="muted" data-key-proposal={proposal ? proposal.columns.join(',') : ''}>
-                  {proposal ? `Proposed: ${proposal.columns.join(' + ')} — ${proposal.reason}.` : 'No key proposed: no unique constraint covers the mapped columns, and no mapped column set is unique in the sample and the destination.'}
+                  {proposal
+                    ? `Proposed: ${proposal.columns.join(' + ')} — ${proposal.reason}.`
+                    : 'No key proposed: no unique constraint covers the mapped columns, and no mapped column set is unique in the sample and the destination.'}
                 </p>
               </fieldset>
             );

@@ -14,7 +14,9 @@ export function DuplicateWarning({ risks }: { risks: DuplicateRisk[] }) {
       <ul>
         {risks.map((r) => (
           <li data-risk-table={r.destTable} data-rows-at-risk={String(r.rowsAtRisk)}>
-            {r.sourceTable} → {r.destTable}: no natural key, and {r.destTable} already holds {r.destRows} rows. Estimate: up to {r.rowsAtRisk} of the {r.sourceRows} source rows would be inserted again ({r.mapped} are already in the id mappings). Choose a natural key on the Relationships step, or confirm below.
+            {r.sourceTable} → {r.destTable}: no natural key, and {r.destTable} already holds {r.destRows} rows. Estimate: up to{' '}
+            {r.rowsAtRisk} of the {r.sourceRows} source rows would be inserted again ({r.mapped} are already in the id mappings). Choose a
+            natural key on the Relationships step, or confirm below.
           </li>
         ))}
       </ul>
@@ -40,7 +42,18 @@ export function RunConfigPage({
   source,
   fks,
   error,
-}: Base & { session: WizardSession; order: string[]; deferred: ForeignKey[]; issues: PlanIssue[]; errors: Record<string, string>; risks: DuplicateRisk[]; tables: RunTable[]; source: SchemaInfo; fks: ForeignKey[]; error?: string }) {
+}: Base & {
+  session: WizardSession;
+  order: string[];
+  deferred: ForeignKey[];
+  issues: PlanIssue[];
+  errors: Record<string, string>;
+  risks: DuplicateRisk[];
+  tables: RunTable[];
+  source: SchemaInfo;
+  fks: ForeignKey[];
+  error?: string;
+}) {
   const blocking = issues.filter((i) => i.level === 'error');
   const byDest = new Map(tables.map((t) => [t.plan.destTable, t]));
   const ordered = order.map((d) => byDest.get(d)).filter((t): t is RunTable => t !== undefined);
@@ -70,7 +83,9 @@ export function RunConfigPage({
           <tbody>
             {ordered.map(({ plan, rows }) => {
               const columns = source.tables.find((t) => t.name === plan.sourceTable)?.columns ?? [];
-              const unmapped = columns.filter((c) => !plan.columns.some((m) => m.source === c.ColumnName) && !plan.sourceKey.includes(c.ColumnName));
+              const unmapped = columns.filter(
+                (c) => !plan.columns.some((m) => m.source === c.ColumnName) && !plan.sourceKey.includes(c.ColumnName),
+              );
               const tableFks = fks.filter((fk) => fk.childTable === plan.destTable);
               return (
                 <tr data-table={plan.destTable}>
@@ -83,7 +98,9 @@ export function RunConfigPage({
                   </td>
                   <td>{plan.columns.map((c) => `${c.source} → ${c.dest}`).join(', ') || 'none'}</td>
                   <td>{unmapped.map((c) => c.ColumnName).join(', ') || 'none'}</td>
-                  <td data-natural-key={(plan.naturalKey ?? []).join(',')}>{plan.naturalKey?.length ? plan.naturalKey.join(' + ') : 'none'}</td>
+                  <td data-natural-key={(plan.naturalKey ?? []).join(',')}>
+                    {plan.naturalKey?.length ? plan.naturalKey.join(' + ') : 'none'}
+                  </td>
                   <td>{tableFks.map((fk) => `${fk.childColumn} → ${fk.parentTable}`).join(', ') || 'none'}</td>
                 </tr>
               );
@@ -91,11 +108,11 @@ export function RunConfigPage({
           </tbody>
         </table>
       </Scroll>
-      {unmappedTables.length ? <p class="muted">Not copied (no destination table): {unmappedTables.map((p) => p.sourceTable).join(', ')}.</p> : null}
+      {unmappedTables.length ? (
+        <p class="muted">Not copied (no destination table): {unmappedTables.map((p) => p.sourceTable).join(', ')}.</p>
+      ) : null}
       {deferred.length ? (
-        <p>
-          Copied empty and filled in afterwards (cycle): {deferred.map((fk) => `${fk.childTable}.${fk.childColumn}`).join(', ')}
-        </p>
+        <p>Copied empty and filled in afterwards (cycle): {deferred.map((fk) => `${fk.childTable}.${fk.childColumn}`).join(', ')}</p>
       ) : null}
       {issues.length ? (
         <ul class="issues">
@@ -114,7 +131,8 @@ export function RunConfigPage({
         <h2>Row filters</h2>
         <FilterFields session={session} errors={errors} />
         <label class="check">
-          <input type="checkbox" name="patchMode" value="true" checked={session.patchMode} /> Patch mode: update rows that already exist (matched by id mapping or natural key) instead of skipping them
+          <input type="checkbox" name="patchMode" value="true" checked={session.patchMode} /> Patch mode: update rows that already exist
+          (matched by id mapping or natural key) instead of skipping them
         </label>
         <button type="submit" disabled={blocking.length > 0}>
           Start migration
@@ -124,7 +142,14 @@ export function RunConfigPage({
   );
 }
 
-export function SummaryPage({ csrf, user, session, pending, risks, error }: Base & { session: WizardSession; pending: Record<string, number>; risks: DuplicateRisk[]; error?: string }) {
+export function SummaryPage({
+  csrf,
+  user,
+  session,
+  pending,
+  risks,
+  error,
+}: Base & { session: WizardSession; pending: Record<string, number>; risks: DuplicateRisk[]; error?: string }) {
   return (
     <WizardPage title="Summary" csrf={csrf} user={user} step="RunConfig" session={session}>
       <h1>Summary</h1>
@@ -154,7 +179,8 @@ export function SummaryPage({ csrf, user, session, pending, risks, error }: Base
         </table>
       </Scroll>
       <p>
-        Mappings: {pending.Pending ?? 0} pending, {pending.Confirmed ?? 0} confirmed, {pending.Rejected ?? 0} rejected, {pending.Manual ?? 0} added by hand.
+        Mappings: {pending.Pending ?? 0} pending, {pending.Confirmed ?? 0} confirmed, {pending.Rejected ?? 0} rejected,{' '}
+        {pending.Manual ?? 0} added by hand.
       </p>
       <DuplicateWarning risks={risks} />
       <form method="post" action="/Migration/StartMigration" id="start-form">

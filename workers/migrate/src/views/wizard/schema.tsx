@@ -3,7 +3,13 @@ import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
 import { type Base, q, Scroll, WizardPage } from './common.tsx';
 
-export function SchemaImportPage({ csrf, user, session, hasSaved, error }: Base & { session: WizardSession; hasSaved: boolean; error?: string }) {
+export function SchemaImportPage({
+  csrf,
+  user,
+  session,
+  hasSaved,
+  error,
+}: Base & { session: WizardSession; hasSaved: boolean; error?: string }) {
   return (
     <WizardPage title="Schema import" csrf={csrf} user={user} step="SchemaImport" session={session}>
       <h1>Schema import</h1>
@@ -12,7 +18,9 @@ export function SchemaImportPage({ csrf, user, session, hasSaved, error }: Base 
       <form method="post" action="/Migration/SchemaImport" enctype="multipart/form-data" class="stack">
         <Csrf token={csrf} />
         <input type="hidden" name="sessionId" value={session.id} />
-        <label for="schemaFile">Schema file (JSON mapping document; optional — without one, mappings are suggested from names, types and sampled values)</label>
+        <label for="schemaFile">
+          Schema file (JSON mapping document; optional — without one, mappings are suggested from names, types and sampled values)
+        </label>
         <input id="schemaFile" name="schemaFile" type="file" accept="application/json,.json" />
         <button type="submit">Import</button>
       </form>
