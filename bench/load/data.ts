@@ -24,6 +24,11 @@ export async function ensureData(instance: PgInstance, name: DataSetName): Promi
     console.log(`• loading the ${name} data (${historyDays} days of results) anchored on ${today}…`);
     const { elapsedMs } = await loadRacing(url, { size: 'demo', today, historyDays });
     console.log(`• ${name} loaded in ${(elapsedMs / 1000).toFixed(0)} s`);
+    // Freshly loaded pages: their hint bits and visibility map set now, not by the first measured reads.
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query('VACUUM ANALYZE');
+    await client.end();
   }
   const client = new pg.Client(url);
   await client.connect();

@@ -32,6 +32,8 @@ export interface StepFigures {
   /** Connection errors and timeouts (no answer within the timeout). */
   errors: number;
   timeouts: number;
+  /** CPU milliseconds per answered request: the service's workerd, this process (relay and load generator), PostgreSQL. */
+  cpuMsPerRequest?: { workerd: number; node: number; postgres: number };
 }
 
 /** A response or an error, at a time since the start of the step. */
@@ -99,7 +101,16 @@ export async function drive(
 
 const round = (value: number) => Math.round(value * 10) / 10;
 
-/** The first step (connections) whose p99 passes 10× its own p50, or that got no answer at all. */
-export function knee(steps: StepFigures[]): number | undefined {
-  return steps.find((step) => step.requests === 0 || step.p99 > 10 * step.p50)?.connections;
+/**
+ * The knee: the first step (connections) whose p99 passes 10× the route's unloaded p50 (its p50 at
+ * one connection), or that got no answer at all. Past a route's saturation every answer waits in
+ * the queue, p50 and p99 alike, so a step's p99 seldom passes 10× its own p50 (`sameStep`: that
+ * reading, also kept).
+ */
+export function knee(steps: StepFigures[]): { knee: number | undefined; sameStep: number | undefined } {
+  const unloaded = steps.find((step) => step.connections === 1)?.p50;
+  return {
+    knee: steps.find((step) => step.requests === 0 || (unloaded !== undefined && step.p99 > 10 * unloaded))?.connections,
+    sameStep: steps.find((step) => step.requests === 0 || step.p99 > 10 * step.p50)?.connections,
+  };
 }

@@ -7,7 +7,7 @@ import { pgOutage } from './faults.ts';
 import { authOutage } from './faults-auth.ts';
 import { migrationKill } from './faults-migrate.ts';
 import { benchMailLoad } from './mail.ts';
-import { memoryOf } from './procs.ts';
+import { cpuSecondsOf, memoryOf, serverCpuSeconds } from './procs.ts';
 import { startPgInstance } from './pg-instance.ts';
 import { printSweep, type RouteSweep, writeResults } from './report.ts';
 import { authScenarios, cmsScenarios, formScenarios, type Running, statsScenarios } from './scenarios.ts';
@@ -59,8 +59,13 @@ function seconds(text: string): number {
 
 export async function benchLoad(_ctx: BenchContext) {
   const options = loadOptions(process.argv);
-  const load = () => loadavg().map((n) => n.toFixed(2)).join(', ');
-  console.log(`\nLoad bench: ${options.durationS} s per step, connections ${options.connections.join('/')}, machine load average ${load()}`);
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(2))
+      .join(', ');
+  console.log(
+    `\nLoad bench: ${options.durationS} s per step, connections ${options.connections.join('/')}, machine load average ${load()}`,
+  );
   const instance = await startPgInstance();
   const demo = await ensureData(instance, 'demo');
   const relay = await startRelay({ allow: [demo.url] });
@@ -80,7 +85,8 @@ export async function benchLoad(_ctx: BenchContext) {
       ...(running.cms ? cmsScenarios(running.cms) : []),
       ...(running.auth ? authScenarios(running.auth) : []),
     ];
-    const sweeps = await sweep(scenarios, options);
+    const where: Where = { pids: Object.fromEntries(started.map((s) => [s.name, s.pid])), postmaster: instance.postmaster };
+    const sweeps = await sweep(scenarios, options, where);
     const memory = peakMemory(started);
     if (want('mail')) {
       const mail = await benchMailLoad(options, (mailScenarios) => sweep(mailScenarios, options));
@@ -92,10 +98,15 @@ export async function benchLoad(_ctx: BenchContext) {
     Object.assign(results, { sweeps, peakRssMiB: memory });
 
     if (options.faults && running.stats && running.form) {
-      results.pgOutage = await pgOutage(instance, [statsScenarios(running.stats, targets)[0]!, formScenarios(running.form, targets)[0]!], options);
+      results.pgOutage = await pgOutage(
+        instance,
+        [statsScenarios(running.stats, targets)[0]!, formScenarios(running.form, targets)[0]!],
+        options,
+      );
     }
     if (options.faults && want('cms')) results.authOutage = await authOutage(demo.url, relay.address, options);
-    if (options.faults && want('migrate')) results.migrationKill = await migrationKill(instance, demo.url, relay.address, options.migrateRows, options);
+    if (options.faults && want('migrate'))
+      results.migrationKill = await migrationKill(instance, demo.url, relay.address, options.migrateRows, options);
     if (options.soakS && running.stats && running.form && running.cms) {
       results.soak = await soak(
         [statsScenarios(running.stats, targets)[0]!, formScenarios(running.form, targets)[1]!, cmsScenarios(running.cms)[0]!],
@@ -113,31 +124,57 @@ export async function benchLoad(_ctx: BenchContext) {
   }
 }
 
-async function sweep(scenarios: Scenario[], options: LoadOptions): Promise<RouteSweep[]> {
+/** Where a step's CPU went: the service's workerd, this process (relay, load generator), the database server. */
+function cpuMeter(pid: number | undefined, postmaster: number | undefined) {
+  const read = () => ({
+    workerd: pid === undefined ? 0 : cpuSecondsOf(pid),
+    node: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+    postgres: postmaster === undefined ? 0 : serverCpuSeconds(postmaster),
+  });
+  const start = read();
+  return (requests: number) => {
+    const end = read();
+    const per = (key: keyof typeof start) => Math.round(((end[key] - start[key]) * 1000 * 10) / Math.max(1, requests)) / 10;
+    return { workerd: per('workerd'), node: per('node'), postgres: per('postgres') };
+  };
+}
+
+async function sweep(scenarios: Scenario[], options: LoadOptions, where: Where = {}): Promise<RouteSweep[]> {
   const sweeps: RouteSweep[] = [];
   for (const scenario of scenarios) {
-    // One second at one connection first: the isolate and its connections warm.
+    // Three seconds at one connection first: the isolate, its connections and the database's caches warm.
     await scenario.prepare?.(1);
-    await drive(scenario, 1, 1, { timeoutS: options.timeoutS });
+    await drive(scenario, 1, 3, { timeoutS: options.timeoutS });
     const steps = [];
     for (const connections of options.connections) {
       if (scenario.maxConnections !== undefined && connections > scenario.maxConnections) continue;
       await scenario.prepare?.(connections);
-      steps.push((await drive(scenario, connections, options.durationS, { timeoutS: options.timeoutS })).figures);
+      const meter = cpuMeter(where.pids?.[scenario.service], where.postmaster?.());
+      const { figures } = await drive(scenario, connections, options.durationS, { timeoutS: options.timeoutS });
+      steps.push({ ...figures, cpuMsPerRequest: meter(figures.requests) });
       process.stdout.write('.');
     }
-    sweeps.push({ service: scenario.service, route: scenario.route, steps, knee: knee(steps) });
+    const { knee: at, sameStep } = knee(steps);
+    sweeps.push({ service: scenario.service, route: scenario.route, steps, knee: at, kneeSameStep: sameStep });
   }
   process.stdout.write('\n');
   return sweeps;
 }
+
+/** The processes a sweep's CPU is read from. */
+type Where = { pids?: Record<string, number | undefined>; postmaster?: () => number | undefined };
 
 function peakMemory(started: Started[]): Record<string, number | undefined> {
   return Object.fromEntries(started.map((s) => [s.name, s.pid === undefined ? undefined : memoryOf(s.pid)?.peakMiB]));
 }
 
 /** The stats and form figures on `demo` and on ten times its rows, side by side. */
-async function scaleRun(instance: Awaited<ReturnType<typeof startPgInstance>>, _relay: unknown, demoSweeps: RouteSweep[], options: LoadOptions) {
+async function scaleRun(
+  instance: Awaited<ReturnType<typeof startPgInstance>>,
+  _relay: unknown,
+  demoSweeps: RouteSweep[],
+  options: LoadOptions,
+) {
   const large = await ensureData(instance, 'demo×10');
   const relay = await startRelay({ allow: [large.url] });
   const services: Started[] = [];
@@ -147,13 +184,15 @@ async function scaleRun(instance: Awaited<ReturnType<typeof startPgInstance>>, _
     services.push(stats);
     const form = await startForm(large.url, relay.address);
     services.push(form);
-    const sweeps = await sweep([...statsScenarios(stats, targets), ...formScenarios(form, targets)], options);
+    const where: Where = { pids: { stats: stats.pid, form: form.pid }, postmaster: instance.postmaster };
+    const sweeps = await sweep([...statsScenarios(stats, targets), ...formScenarios(form, targets)], options, where);
     printSweep(`The same routes on demo×10 (${large.runners.toLocaleString('en')} runners)`, sweeps, peakMemory(services));
     console.log('  p50 at one connection, demo → demo×10:');
     for (const s of sweeps) {
       const before = demoSweeps.find((d) => d.service === s.service && d.route === s.route)?.steps[0]?.p50;
       const after = s.steps[0]?.p50;
-      if (before !== undefined && after !== undefined) console.log(`    ${s.service} ${s.route}: ${before} ms → ${after} ms (${(after / before).toFixed(2)}×)`);
+      if (before !== undefined && after !== undefined)
+        console.log(`    ${s.service} ${s.route}: ${before} ms → ${after} ms (${(after / before).toFixed(2)}×)`);
     }
     return { runners: large.runners, sweeps };
   } finally {

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import pg from 'pg';
 
@@ -20,6 +20,8 @@ export interface PgInstance {
   start(): Promise<void>;
   /** Whether the server runs. */
   running(): boolean;
+  /** The postmaster's process id (its first line of postmaster.pid), while it runs. */
+  postmaster(): number | undefined;
 }
 
 export async function startPgInstance(): Promise<PgInstance> {
@@ -27,12 +29,17 @@ export async function startPgInstance(): Promise<PgInstance> {
   if (!existsSync(`${DATA}/PG_VERSION`)) {
     mkdirSync(DATA, { recursive: true });
     await run('chown', ['postgres:postgres', DATA]);
-    await run('su', ['postgres', '-c', `${BIN}/initdb -D ${DATA} -U postgres --auth-local=trust --auth-host=trust -E UTF8 --locale=C.UTF-8`]);
+    await run('su', [
+      'postgres',
+      '-c',
+      `${BIN}/initdb -D ${DATA} -U postgres --auth-local=trust --auth-host=trust -E UTF8 --locale=C.UTF-8`,
+    ]);
   }
   const port = await freePort();
   const options = `-p ${port} -k ${DATA} -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=128MB -c fsync=off -c synchronous_commit=off`;
   // Asynchronous: the load keeps running while the server stops and starts.
-  const start = async () => void (await run('su', ['postgres', '-c', `${BIN}/pg_ctl -D ${DATA} -l ${DATA}/server.log -w -t 60 -o '${options}' start`]));
+  const start = async () =>
+    void (await run('su', ['postgres', '-c', `${BIN}/pg_ctl -D ${DATA} -l ${DATA}/server.log -w -t 60 -o '${options}' start`]));
   const stop = async () => void (await run('su', ['postgres', '-c', `${BIN}/pg_ctl -D ${DATA} -m fast -w -t 60 stop`]));
   // A server left by an interrupted run: stop it first (it would hold the data folder).
   if (existsSync(`${DATA}/postmaster.pid`)) spawnSync('su', ['postgres', '-c', `${BIN}/pg_ctl -D ${DATA} -m immediate -w stop`]);
@@ -43,6 +50,13 @@ export async function startPgInstance(): Promise<PgInstance> {
     start,
     stop,
     running,
+    postmaster: () => {
+      try {
+        return Number(readFileSync(`${DATA}/postmaster.pid`, 'utf8').split('\n')[0]) || undefined;
+      } catch {
+        return undefined;
+      }
+    },
     async url(database) {
       const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
       await admin.connect();

@@ -38,3 +38,30 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | und
     return undefined;
   }
 }
+
+/** CPU seconds (user + system) a process has used, with those of its children that have ended when `withEnded`. */
+export function cpuSecondsOf(pid: number, withEnded = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]) + (withEnded ? Number(fields[13]) + Number(fields[14]) : 0);
+    return ticks / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of a PostgreSQL server: the postmaster, its ended backends and its live ones. */
+export function serverCpuSeconds(postmaster: number): number {
+  let total = cpuSecondsOf(postmaster, true);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) total += cpuSecondsOf(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return total;
+}

@@ -48,10 +48,13 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
       if (inWindow.length)
         windows.push(Math.round(inWindow[Math.min(inWindow.length - 1, Math.ceil(0.99 * inWindow.length) - 1)]! * 10) / 10);
     }
+    const statuses: Record<string, number> = {};
+    for (const s of samples) statuses[s.status || 'error'] = (statuses[s.status || 'error'] ?? 0) + 1;
     return {
       route: `${p.scenario.service} ${p.scenario.route}`,
       connections: p.connections,
       requests: samples.length,
+      statuses,
       errorRate: samples.length ? failed / samples.length : 0,
       p99ByWindowMs: windows,
     };
@@ -69,9 +72,8 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
     }),
   );
   for (const r of routes) {
-    console.log(
-      `  ${r.route} (${r.connections} conns): ${r.requests} requests, error rate ${(r.errorRate * 100).toFixed(2)} %, p99 per ${WINDOW_S} s: ${r.p99ByWindowMs.join(' / ')} ms`,
-    );
+    const shown = Object.entries(r.statuses).map(([status, n]) => `${n}× ${status}`).join(', ');
+    console.log(`  ${r.route} (${r.connections} conns): ${shown}; error rate ${(r.errorRate * 100).toFixed(2)} %, p99 per ${WINDOW_S} s: ${r.p99ByWindowMs.join(' / ')} ms`);
   }
   for (const [name, g] of Object.entries(growth)) {
     console.log(
