@@ -64,7 +64,7 @@ export function documentPlatformAnswers(
 }
 
 /** The platform's answer to invalid input: 400 with the offending fields. */
-export function invalidRequest<E extends Env>(input: InvalidInput, c: Context<E>) {
+function invalidRequest<E extends Env>(input: InvalidInput, c: Context<E>) {
   const issues = input.error.issues.map((issue) => ({
     field: [input.target, ...issue.path.map(String)].join('.'),
     message: issue.message,

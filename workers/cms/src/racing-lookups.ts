@@ -28,17 +28,17 @@ function nameSearch(table: SQL, columns: SQL, query: string): SQL {
 const search = <S extends RowSchema>(db: RacingReads, name: string, item: S, query: SQL) => selectRows(db, typedSql(name, item, query));
 
 const horseItem = z.object({ id: pgInt, name: z.string(), country: z.string(), foalingYear: pgInt, sex: z.string() });
-export type HorseItem = z.output<typeof horseItem>;
+type HorseItem = z.output<typeof horseItem>;
 export const horseSearchSql = (query: string) => nameSearch(sql`horses`, sql`id, name, country, foaling_year as "foalingYear", sex`, query);
 export const searchHorses = (db: RacingReads, query: string) => search(db, 'the horse search', horseItem, horseSearchSql(query));
 
 const trainerItem = z.object({ id: pgInt, name: z.string(), state: z.string() });
-export type TrainerItem = z.output<typeof trainerItem>;
+type TrainerItem = z.output<typeof trainerItem>;
 export const trainerSearchSql = (query: string) => nameSearch(sql`trainers`, sql`id, name, state`, query);
 export const searchTrainers = (db: RacingReads, query: string) => search(db, 'the trainer search', trainerItem, trainerSearchSql(query));
 
 const jockeyItem = z.object({ id: pgInt, name: z.string(), state: z.string(), apprentice: z.boolean() });
-export type JockeyItem = z.output<typeof jockeyItem>;
+type JockeyItem = z.output<typeof jockeyItem>;
 export const searchJockeys = (db: RacingReads, query: string) =>
   search(db, 'the jockey search', jockeyItem, nameSearch(sql`jockeys`, sql`id, name, state, apprentice`, query));
 

@@ -94,10 +94,10 @@ const raceCardRunnerSchema = z.object({
 export type RaceCardRunner = z.output<typeof raceCardRunnerSchema>;
 
 const toolbarMeetingSchema = z.object({ meeting_id: pgInt, meeting_name: z.string() });
-export type ToolbarMeeting = z.output<typeof toolbarMeetingSchema>;
+type ToolbarMeeting = z.output<typeof toolbarMeetingSchema>;
 
 const toolbarRaceSchema = z.object({ race_id: pgInt, race_number: pgInt, race_name: z.string(), distance: pgInt, class_level: z.string() });
-export type ToolbarRace = z.output<typeof toolbarRaceSchema>;
+type ToolbarRace = z.output<typeof toolbarRaceSchema>;
 
 /** The runner page's one row. */
 const runnerPageRow = z.object({

@@ -110,15 +110,3 @@ export function ErrorPage(props: { title: string; message: string; home: NavLink
     </section>,
   );
 }
-
-/**
- * A wide table's own scrolling box: the page keeps the screen's width and the table scrolls
- * sideways inside. Focusable and named, so keyboard users can scroll it too.
- */
-export function TableScroll(props: { label: string; children?: Child }) {
-  return (
-    <div class="table-scroll" role="region" aria-label={props.label} tabindex={0}>
-      {props.children}
-    </div>
-  );
-}

@@ -1,10 +1,7 @@
 import type { Child } from 'hono/jsx';
-import { assetUrl, contentHash } from '#shared/views/assets.ts';
+import { assetUrl } from '#shared/views/assets.ts';
 import { ErrorPage as SharedErrorPage, PageShell } from '#shared/views/page.tsx';
 import { ASSET_MANIFEST } from '../asset-manifest.ts';
-
-/** One version for every asset at once (a hash of their hashes); pages link `asset(path)`, versioned by the file's own hash. */
-export const ASSET_VERSION = contentHash(Object.values(ASSET_MANIFEST).join(','));
 
 /** An asset's URL path (under /form) carrying its content hash. */
 export const asset = (path: keyof typeof ASSET_MANIFEST) => assetUrl(ASSET_MANIFEST, path);

@@ -20,7 +20,7 @@ export const inBackground = (transport: GraphTransport): GraphTransport => ({
 });
 
 export const WELL_KNOWN_FOLDERS = ['inbox', 'sentitems', 'drafts', 'deleteditems', 'archive', 'junkemail'] as const;
-export type WellKnownFolder = (typeof WELL_KNOWN_FOLDERS)[number];
+type WellKnownFolder = (typeof WELL_KNOWN_FOLDERS)[number];
 
 /** Fields of a message in a list: small payloads (no body). */
 export const LIST_FIELDS = [

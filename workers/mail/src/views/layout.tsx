@@ -1,11 +1,8 @@
 import type { Child } from 'hono/jsx';
-import { assetUrl, contentHash } from '#shared/views/assets.ts';
+import { assetUrl } from '#shared/views/assets.ts';
 import { ErrorPage as SharedErrorPage, PageShell } from '#shared/views/page.tsx';
 import { ASSET_MANIFEST } from '../asset-manifest.ts';
 import type { SessionUser } from '../context.ts';
-
-/** One version for every asset at once (a hash of their hashes); pages link `asset(path)`, versioned by the file's own hash. */
-export const ASSET_VERSION = contentHash(Object.values(ASSET_MANIFEST).join(','));
 
 type AssetPath = keyof typeof ASSET_MANIFEST;
 

@@ -360,6 +360,3 @@ export function literal(value: string): string {
   const quoted = `'${value.replaceAll("'", "''")}'`;
   return value.includes('\\') ? `E${quoted.replaceAll('\\', '\\\\')}` : quoted;
 }
-
-/** The separator of composite source keys in id mappings. */
-export const KEY_SEPARATOR = '\u001f';

@@ -10,7 +10,6 @@ import { type Connection, type EngineEnv, FilterError, HostNotAllowedError, type
 // copy path's `COPY … TO STDOUT` never carries a filter: it names its rows by the ids that a
 // filtered, parameterised query returned.
 
-export { CONDITION_MAX_LENGTH as FILTER_MAX_LENGTH } from './condition.ts';
 export const FILTER_TIMEOUT_MS = 5_000;
 /** Source reads of a run (a filter included) get longer than a wizard's test. */
 export const COPY_READ_TIMEOUT_MS = 60_000;

@@ -57,10 +57,6 @@ export async function tableColumns(env: EngineEnv, target: DbTarget, table: stri
   return findTable(await introspect(env, target), table)?.columns ?? null;
 }
 
-export async function foreignKeys(env: EngineEnv, target: DbTarget): Promise<ForeignKey[]> {
-  return (await introspect(env, target)).foreignKeys;
-}
-
 function singleTablePlan(configId: number, source: Connection, table: TablePlan): RunPlan {
   return { runId: '', sessionId: '', configId, source, tables: [table], deferred: [], patchMode: false };
 }

@@ -221,36 +221,3 @@ export type MappingDocument = {
     naturalKey?: string[];
   }[];
 };
-
-/** Signatures of the engine's functions (implemented in this folder, exported from ./index.ts). */
-export interface MigrationEngine {
-  testConnection(env: EngineEnv, conn: Connection): Promise<{ success: boolean; message: string }>;
-  /** Tables, columns, primary keys, foreign keys of the public schema. */
-  introspect(env: EngineEnv, target: DbTarget): Promise<SchemaInfo>;
-  listTables(env: EngineEnv, target: DbTarget): Promise<{ name: string; estimatedRows: number }[]>;
-  /** Columns of one table; null when the table does not exist. */
-  tableColumns(env: EngineEnv, target: DbTarget, table: string): Promise<ColumnInfo[] | null>;
-  /** Destination FKs among the tables (plus custom ones); the destination's own foreign keys. */
-  foreignKeys(env: EngineEnv, target: DbTarget): Promise<ForeignKey[]>;
-  /** Parents before children; each cycle broken at a nullable FK (returned in `deferred`). Pure. */
-  orderTables(tables: string[], fks: ForeignKey[]): { order: string[]; deferred: ForeignKey[] };
-  /** A first plan for a source table: destination table and columns by normalised name. Pure. */
-  suggestTablePlan(sourceTable: string, source: SchemaInfo, dest: SchemaInfo): TablePlan | null;
-  /** Problems of a plan against both schemas (missing columns, NOT NULL without a value, no key). Pure. */
-  validatePlan(plans: TablePlan[], source: SchemaInfo, dest: SchemaInfo): PlanIssue[];
-  /** `{count}` of source rows matching the filter; FilterError for anything but one read-only condition. */
-  testFilter(env: EngineEnv, conn: Connection, table: string, filter: string): Promise<{ count: number }>;
-  findNaturalKeyMatches(env: EngineEnv, conn: Connection, configId: number, plan: TablePlan, limit?: number): Promise<NaturalKeyMatches>;
-  /** Stores confirmed/manual pairs as id mappings (existing pairs for the same source row are replaced). */
-  saveIdMappings(env: EngineEnv, configId: number, sourceTable: string, destTable: string, pairs: IdMappingPair[]): Promise<number>;
-  /** Re-runs the deferred FK backfill of a finished run (Results → BackfillForeignKeys). */
-  backfillForeignKeys(env: EngineEnv, plan: RunPlan): Promise<{ table: string; column: string; updated: number }[]>;
-  /** Sets null boolean destination columns of the plan's mapped rows to their default (false without one). */
-  backfillBooleanColumns(env: EngineEnv, plan: RunPlan): Promise<{ table: string; column: string; updated: number }[]>;
-  patchForeignKey(env: EngineEnv, conn: Connection, request: FkPatchRequest): Promise<FkPatchResult>;
-  /** Deletes the configuration's id mappings (all, or those of the given destination tables). */
-  clearHistory(env: EngineEnv, configId: number, destTables?: string[]): Promise<{ deleted: number }>;
-  /** Upserts the configuration's id mappings into the destination's `config_id_mappings`. */
-  syncIdMappingsToDestination(env: EngineEnv, configId: number): Promise<{ synced: number }>;
-  parseMappingDocument(json: unknown): MappingDocument;
-}

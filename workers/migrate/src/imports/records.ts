@@ -126,7 +126,7 @@ export function parseSeconds(cell: SheetCell): number | null {
   return null;
 }
 
-export const SEGMENTS = ['L600', 'L400', 'L200'] as const;
+const SEGMENTS = ['L600', 'L400', 'L200'] as const;
 
 /** `L600`, `600`, `600m`, `last 600` → L600. */
 export function parseSegment(cell: SheetCell): string | null {

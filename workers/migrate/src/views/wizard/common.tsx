@@ -59,8 +59,6 @@ export function Steps({ current, session }: { current: Step; session: WizardSess
 }
 
 /** The step after `step` (the Next button's target). */
-export const nextStep = (step: Step): Step => STEPS[Math.min(STEPS.findIndex(([s]) => s === step) + 1, STEPS.length - 1)]![0];
-export const stepLabel = (step: Step) => STEPS.find(([s]) => s === step)![1];
 
 /** A wizard page: the layout, the wizard's stylesheet and script, the step bar and the session's name. */
 export function WizardPage({
