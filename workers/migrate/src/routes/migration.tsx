@@ -171,22 +171,21 @@ migration.post('/Migration/SchemaImportUseSaved', guard.write('operator'), async
   return importSchema(c, session, await savedSchemaFile(c.var.db, session));
 });
 
-async function reviewView(c: MigrateContext, session: WizardSession, notice?: string) {
+/**
+ * The suggestions for a session's tables, from both schemas and the sampled values: for a plan with
+ * a destination table, the columns suggested for that table (a table the operator chose is kept);
+ * for a table not copied yet, the table suggested.
+ */
+async function sessionSuggestions(c: MigrateContext, session: WizardSession) {
   const { source, dest } = await schemas(c, session);
-  const samples = await readSamples(
-    c,
-    session.configId,
-    session.plans.map((p) => p.sourceTable),
-    source,
-    dest,
-  );
-  const suggestions = suggestPlans(
-    session.plans.map((p) => p.sourceTable),
-    source,
-    dest,
-    samples,
-    Object.fromEntries(session.plans.filter((p) => p.destTable).map((p) => [p.sourceTable, p.destTable])),
-  );
+  const tables = session.plans.map((p) => p.sourceTable);
+  const samples = await readSamples(c, session.configId, tables, source, dest);
+  const chosen = Object.fromEntries(session.plans.filter((p) => p.destTable).map((p) => [p.sourceTable, p.destTable]));
+  return { source, dest, samples, suggestions: suggestPlans(tables, source, dest, samples, chosen) };
+}
+
+async function reviewView(c: MigrateContext, session: WizardSession, notice?: string) {
+  const { source, dest, samples, suggestions } = await sessionSuggestions(c, session);
   // A table not copied yet shows the table suggested for it.
   for (const plan of session.plans.filter((p) => !p.destTable)) {
     const s = suggestPlans([plan.sourceTable], source, dest, samples).get(plan.sourceTable);
@@ -245,23 +244,8 @@ migration.post('/Migration/ReviewMappings', guard.write('operator'), async (c) =
 
 migration.post('/Migration/AcceptSuggestions', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
-  const { source, dest } = await schemas(c, session);
-  const samples = await readSamples(
-    c,
-    session.configId,
-    session.plans.map((p) => p.sourceTable),
-    source,
-    dest,
-  );
-  // The suggestions the page showed: for a plan with a destination table, the columns suggested
-  // for that table (a table the operator chose is kept); for a table not copied yet, the table suggested.
-  const suggested = suggestPlans(
-    session.plans.map((p) => p.sourceTable),
-    source,
-    dest,
-    samples,
-    Object.fromEntries(session.plans.filter((p) => p.destTable).map((p) => [p.sourceTable, p.destTable])),
-  );
+  // The suggestions the page showed.
+  const { dest, samples, suggestions: suggested } = await sessionSuggestions(c, session);
   const plans = session.plans.map((p) => {
     const s = suggested.get(p.sourceTable);
     if (!s?.plan.destTable) return p;
