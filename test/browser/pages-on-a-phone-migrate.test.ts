@@ -27,6 +27,11 @@ describe.skipIf(!haveChromium)('migration app on a phone', () => {
   it('the sign-in page, then every page of the app, fit and pass axe', async () => {
     expect(await problemsByPage(page, harness.url, ['/Account/Login'])).toEqual(noProblems(['/Account/Login']));
     await signIn(page, harness.url);
+    // A session, so /Session lists one by its name.
+    await page.goto(`${harness.url}/Migration/TableSelection`);
+    for (const table of ['venue', 'trainer', 'jockey', 'horse']) await page.check(`input[name="selectedTables"][value="${table}"]`);
+    await page.click('form[action="/Migration/TableSelection"] button[type="submit"]');
+    await page.waitForURL(/\/Migration\/SchemaImport/);
     const paths = [
       '/',
       '/Configuration',
@@ -45,6 +50,8 @@ describe.skipIf(!haveChromium)('migration app on a phone', () => {
       '/No/Such/Page',
     ];
     expect(await problemsByPage(page, harness.url, paths, { '/No/Such/Page': 404 })).toEqual(noProblems(paths));
+    await page.goto(`${harness.url}/Session`);
+    expect(await page.locator('[data-session-link]').first().textContent()).toMatch(/^\s*\w+, \w+, \w+ and 1 more — \d{4}-\d{2}-\d{2}\s*$/);
   });
 
   it('the header menu opens from the keyboard and reaches its links', async () => {
