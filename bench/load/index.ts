@@ -85,7 +85,7 @@ export async function benchLoad(_ctx: BenchContext) {
       ...(running.cms ? cmsScenarios(running.cms) : []),
       ...(running.auth ? authScenarios(running.auth) : []),
     ];
-    const where: Where = { pids: Object.fromEntries(started.map((s) => [s.name, s.pid])), postmaster: instance.postmaster };
+    const where: Where = { pids: Object.fromEntries(started.map((s) => [s.name, s.pids])), postmaster: instance.postmaster };
     const sweeps = await sweep(scenarios, options, where);
     const memory = peakMemory(started);
     if (want('mail')) {
@@ -125,9 +125,9 @@ export async function benchLoad(_ctx: BenchContext) {
 }
 
 /** Where a step's CPU went: the service's workerd, this process (relay, load generator), the database server. */
-function cpuMeter(pid: number | undefined, postmaster: number | undefined) {
+function cpuMeter(pids: number[] = [], postmaster: number | undefined) {
   const read = () => ({
-    workerd: pid === undefined ? 0 : cpuSecondsOf(pid),
+    workerd: pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0),
     node: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
     postgres: postmaster === undefined ? 0 : serverCpuSeconds(postmaster),
   });
@@ -162,10 +162,13 @@ async function sweep(scenarios: Scenario[], options: LoadOptions, where: Where =
 }
 
 /** The processes a sweep's CPU is read from. */
-type Where = { pids?: Record<string, number | undefined>; postmaster?: () => number | undefined };
+type Where = { pids?: Record<string, number[] | undefined>; postmaster?: () => number | undefined };
+
+/** The sum of the processes' figures (their peaks need not coincide: an upper bound), undefined when none was read. */
+const sumOf = (values: (number | undefined)[]) => (values.some((v) => v === undefined) || values.length === 0 ? undefined : values.reduce((a, b) => a! + b!, 0));
 
 function peakMemory(started: Started[]): Record<string, number | undefined> {
-  return Object.fromEntries(started.map((s) => [s.name, s.pid === undefined ? undefined : memoryOf(s.pid)?.peakMiB]));
+  return Object.fromEntries(started.map((s) => [s.name, sumOf(s.pids.map((pid) => memoryOf(pid)?.peakMiB))]));
 }
 
 /** The stats and form figures on `demo` and on ten times its rows, side by side. */
@@ -184,7 +187,7 @@ async function scaleRun(
     services.push(stats);
     const form = await startForm(large.url, relay.address);
     services.push(form);
-    const where: Where = { pids: { stats: stats.pid, form: form.pid }, postmaster: instance.postmaster };
+    const where: Where = { pids: { stats: stats.pids, form: form.pids }, postmaster: instance.postmaster };
     const sweeps = await sweep([...statsScenarios(stats, targets), ...formScenarios(form, targets)], options, where);
     printSweep(`The same routes on demo×10 (${large.runners.toLocaleString('en')} runners)`, sweeps, peakMemory(services));
     console.log('  p50 at one connection, demo → demo×10:');

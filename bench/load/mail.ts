@@ -20,7 +20,7 @@ export async function benchMailLoad(
 ): Promise<{ sweeps: RouteSweep[]; peakRssMiB: number | undefined; throttling?: unknown }> {
   const before = new Set(workerdDescendants());
   return withBenchMail({}, async ({ base, cookie, standin }) => {
-    const pid = workerdDescendants().find((p) => !before.has(p));
+    const pids = workerdDescendants().filter((p) => !before.has(p));
     const headers = { cookie };
     const first = await fetch(`${base}/api/emails/inbox?top=25`, { headers });
     if (first.status !== 200) throw new Error(`mail inbox: ${first.status} ${await first.text()}`);
@@ -34,7 +34,8 @@ export async function benchMailLoad(
       headers,
     };
     const sweeps = await sweep([inbox, { service: 'mail', route: 'GET /api/email/{id}', origin: base, path: message, headers }]);
-    const peakRssMiB = pid === undefined ? undefined : memoryOf(pid)?.peakMiB;
+    const peaks = pids.map((pid) => memoryOf(pid)?.peakMiB);
+    const peakRssMiB = peaks.length && peaks.every((v) => v !== undefined) ? peaks.reduce((a, b) => a! + b!, 0) : undefined;
     if (!options.faults) return { sweeps, peakRssMiB };
 
     // Throttling: every second, the mailbox's next 8 Graph calls get 429 with Retry-After: 1.

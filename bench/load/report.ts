@@ -34,7 +34,7 @@ export function printSweep(title: string, sweeps: RouteSweep[], memory: Record<s
   }
   console.log("  (CPU ms/req: the service's workerd / this process — relay and load generator / PostgreSQL, per answered request)");
   console.log(
-    `  peak RSS of each workerd (VmHWM): ${Object.entries(memory)
+    `  peak RSS of each service's two workerd processes (VmHWM, summed): ${Object.entries(memory)
       .map(([name, mib]) => `${name} ${mib === undefined ? '?' : mib.toFixed(0)} MiB`)
       .join(', ')}`,
   );

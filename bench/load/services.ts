@@ -19,7 +19,11 @@ export type ServiceName = 'auth' | 'cms' | 'stats' | 'form';
 export interface Started {
   name: ServiceName;
   origin: string;
-  pid: number | undefined;
+  /**
+   * Its workerd processes: wrangler runs each Worker behind a proxy Worker of its own, in a second
+   * workerd, so a request crosses two (both are counted).
+   */
+  pids: number[];
   dispose(): Promise<void>;
 }
 
@@ -29,11 +33,11 @@ type Worker = Awaited<ReturnType<typeof startLocalWorker>>;
 async function hosted(name: ServiceName, start: () => Promise<Worker>, cleanup?: () => void): Promise<Started> {
   const before = new Set(workerdDescendants());
   const worker = await start();
-  const pid = workerdDescendants().find((p) => !before.has(p));
+  const pids = workerdDescendants().filter((p) => !before.has(p));
   return {
     name,
     origin: (await worker.url).origin,
-    pid,
+    pids,
     dispose: async () => {
       await worker.dispose();
       cleanup?.();
@@ -144,7 +148,7 @@ export async function startCms(url: string, relay: string, stories: number): Pro
   return {
     name: 'cms',
     origin: (await worker.url).origin,
-    pid: workerdDescendants().find((p) => !before.has(p)),
+    pids: workerdDescendants().filter((p) => !before.has(p)),
     cookie: `app_session=${id}`,
     dispose: async () => {
       await worker.dispose();

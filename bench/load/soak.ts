@@ -19,9 +19,12 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
   const t0 = performance.now();
   const timer = setInterval(() => {
     for (const service of started) {
-      const m = service.pid === undefined ? undefined : memoryOf(service.pid);
-      if (m)
-        (memory[service.name] ??= []).push({ atS: Math.round((performance.now() - t0) / 1000), rssMiB: Math.round(m.rssMiB * 10) / 10 });
+      // Both of the service's workerd processes (the Worker and wrangler's proxy in front of it).
+      const readings = service.pids.map((pid) => memoryOf(pid));
+      if (readings.length && readings.every(Boolean)) {
+        const rss = readings.reduce((sum, m) => sum + m!.rssMiB, 0);
+        (memory[service.name] ??= []).push({ atS: Math.round((performance.now() - t0) / 1000), rssMiB: Math.round(rss * 10) / 10 });
+      }
     }
   }, 5_000);
   const plan = scenarios.map((scenario) => {
