@@ -14,7 +14,13 @@ function NoRun({ session }: { session: WizardSession }) {
   );
 }
 
-export function ProgressPage({ csrf, user, session, progress, logs }: Base & { session: WizardSession; progress: RunProgress | null; logs: LogEntry[] }) {
+export function ProgressPage({
+  csrf,
+  user,
+  session,
+  progress,
+  logs,
+}: Base & { session: WizardSession; progress: RunProgress | null; logs: LogEntry[] }) {
   if (!session.runId || !progress) {
     return (
       <WizardPage title="Progress" csrf={csrf} user={user} step="Progress" session={session}>
@@ -128,7 +134,12 @@ export function MatchSummaries({ summaries }: { summaries: MatchSummary[] }) {
                 <td>{s.unmatched}</td>
                 <td>{s.scanned}</td>
                 <td>
-                  {[s.scanCapped ? `scan stopped at ${s.scanLimit} source rows` : '', s.matchCapped ? `only the first ${s.matchLimit} matches kept for review` : ''].filter(Boolean).join('; ') || 'none'}
+                  {[
+                    s.scanCapped ? `scan stopped at ${s.scanLimit} source rows` : '',
+                    s.matchCapped ? `only the first ${s.matchLimit} matches kept for review` : '',
+                  ]
+                    .filter(Boolean)
+                    .join('; ') || 'none'}
                 </td>
               </tr>
             ))}
@@ -141,7 +152,25 @@ export function MatchSummaries({ summaries }: { summaries: MatchSummary[] }) {
 
 export type Mismatches = Record<string, string[]>;
 
-export function ResultsPage({ csrf, user, session, progress, notice, count, summaries, mismatches, revalidated }: Base & { session: WizardSession; progress: RunProgress | null; notice?: string; count?: string; summaries: MatchSummary[]; mismatches?: Mismatches; revalidated?: boolean }) {
+export function ResultsPage({
+  csrf,
+  user,
+  session,
+  progress,
+  notice,
+  count,
+  summaries,
+  mismatches,
+  revalidated,
+}: Base & {
+  session: WizardSession;
+  progress: RunProgress | null;
+  notice?: string;
+  count?: string;
+  summaries: MatchSummary[];
+  mismatches?: Mismatches;
+  revalidated?: boolean;
+}) {
   if (!session.runId || !progress) {
     return (
       <WizardPage title="Results" csrf={csrf} user={user} step="Results" session={session}>
@@ -164,7 +193,9 @@ export function ResultsPage({ csrf, user, session, progress, notice, count, summ
       </p>
       {validation ? (
         <>
-          <p data-validated={allOk ? 'all' : 'differences'}>{allOk ? 'Every table validated: counts and checksums match.' : 'Some tables differ between source and destination.'}</p>
+          <p data-validated={allOk ? 'all' : 'differences'}>
+            {allOk ? 'Every table validated: counts and checksums match.' : 'Some tables differ between source and destination.'}
+          </p>
           <Scroll label="Validation">
             <table class="grid" data-validation>
               <thead>
@@ -191,7 +222,9 @@ export function ResultsPage({ csrf, user, session, progress, notice, count, summ
                       <code>{v.destChecksum}</code>
                     </td>
                     <td>{v.ok ? 'OK' : 'DIFFERENT'}</td>
-                    <td data-mismatched-keys={mismatches?.[v.table]?.join(',') ?? ''}>{v.ok ? '' : mismatches?.[v.table] ? mismatches[v.table]!.join(', ') || 'none found' : 'validate again to list them'}</td>
+                    <td data-mismatched-keys={mismatches?.[v.table]?.join(',') ?? ''}>
+                      {v.ok ? '' : mismatches?.[v.table] ? mismatches[v.table]!.join(', ') || 'none found' : 'validate again to list them'}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -226,7 +259,11 @@ export function ResultsPage({ csrf, user, session, progress, notice, count, summ
             ['ClearMigrationHistory', 'Clear migration history'],
           ] as const
         ).map(([action, label]) => (
-          <form method="post" action={`/Migration/${action}`} data-confirm={action === 'ClearMigrationHistory' ? 'Delete the id mappings of these tables?' : undefined}>
+          <form
+            method="post"
+            action={`/Migration/${action}`}
+            data-confirm={action === 'ClearMigrationHistory' ? 'Delete the id mappings of these tables?' : undefined}
+          >
             <Csrf token={csrf} />
             <input type="hidden" name="sessionId" value={session.id} />
             <button type="submit" class={action === 'ClearMigrationHistory' ? 'danger' : 'secondary'}>
