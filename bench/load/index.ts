@@ -165,7 +165,8 @@ async function sweep(scenarios: Scenario[], options: LoadOptions, where: Where =
 type Where = { pids?: Record<string, number[] | undefined>; postmaster?: () => number | undefined };
 
 /** The sum of the processes' figures (their peaks need not coincide: an upper bound), undefined when none was read. */
-const sumOf = (values: (number | undefined)[]) => (values.some((v) => v === undefined) || values.length === 0 ? undefined : values.reduce((a, b) => a! + b!, 0));
+const sumOf = (values: (number | undefined)[]) =>
+  values.some((v) => v === undefined) || values.length === 0 ? undefined : values.reduce((a, b) => a! + b!, 0);
 
 function peakMemory(started: Started[]): Record<string, number | undefined> {
   return Object.fromEntries(started.map((s) => [s.name, sumOf(s.pids.map((pid) => memoryOf(pid)?.peakMiB))]));

@@ -75,8 +75,12 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
     }),
   );
   for (const r of routes) {
-    const shown = Object.entries(r.statuses).map(([status, n]) => `${n}× ${status}`).join(', ');
-    console.log(`  ${r.route} (${r.connections} conns): ${shown}; error rate ${(r.errorRate * 100).toFixed(2)} %, p99 per ${WINDOW_S} s: ${r.p99ByWindowMs.join(' / ')} ms`);
+    const shown = Object.entries(r.statuses)
+      .map(([status, n]) => `${n}× ${status}`)
+      .join(', ');
+    console.log(
+      `  ${r.route} (${r.connections} conns): ${shown}; error rate ${(r.errorRate * 100).toFixed(2)} %, p99 per ${WINDOW_S} s: ${r.p99ByWindowMs.join(' / ')} ms`,
+    );
   }
   for (const [name, g] of Object.entries(growth)) {
     console.log(
