@@ -102,7 +102,8 @@ export async function findNaturalKeyMatches(
     let cursor: string | null = null;
     for (let scanned = 0; ; scanned += SCAN_CHUNK) {
       if (scanned >= SCAN_LIMIT) {
-        result.scanCapped = true;
+        // Capped only when rows remain past the limit (a table of exactly the limit was read whole).
+        result.scanCapped = (await readSourcePage(source, table!, cursor, 1)).keys.length > 0;
         break;
       }
       const page = await readSourcePage(source, table!, cursor, SCAN_CHUNK);

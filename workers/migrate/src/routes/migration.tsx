@@ -454,6 +454,9 @@ migration.post('/Migration/ValidateAgain', guard.write('operator'), async (c) =>
   const session = await sessionFromForm(c);
   const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
   if (!session.runId || !progress) throw new HttpError(409, 'not_started', 'This session has not run yet.');
+  // A copy still under way would be compared half-done: validate once it has ended.
+  if (progress.state === 'queued' || progress.state === 'running' || progress.state === 'cancelling')
+    throw new HttpError(409, 'run_in_progress', 'The run is still going: validate again once it has ended.');
   const { plan } = await runPlanOf(c, session, session.runId);
   const { validation, mismatches } = await revalidate(c, plan);
   return c.html(
