@@ -91,16 +91,24 @@ describe('signed in under /mail', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expectUnderPrefix(html);
-    const script = /<script src="([^"]+)"/.exec(html)![1]!;
-    expect(script).toMatch(/^\/mail\/static\/mail\/outlook\.js\?v=/);
+    // Every script and stylesheet of the page is under the prefix, linked by its content hash.
+    const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
+    const styles = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]!);
+    for (const url of [...scripts, ...styles]) expect(url).toMatch(/^\/mail\/static\/mail\/[\w.-]+\.(js|css)\?v=[0-9a-f]+$/);
+    const script = scripts.find((url) => url.startsWith('/mail/static/mail/outlook.js?'))!;
+    expect(script).toBeDefined();
+    expect(styles.some((url) => url.startsWith('/mail/static/mail/mail.css?'))).toBe(true);
     expect(html).toContain('action="/mail/logout"');
-    expect(html).toMatch(/<link rel="stylesheet" href="\/mail\/static\/mail\/mail\.css\?v=/);
 
     const asset = await send(script);
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
-    // The client reads the prefix from the page for every URL it fetches, navigates to or links.
-    expect(await asset.text()).toContain('meta[name="base-path"]');
+    await asset.body?.cancel();
+    // The client reads the prefix from the page (in its helpers, the first of its scripts) for every
+    // URL it fetches, navigates to or links.
+    const helpers = scripts.find((url) => url.startsWith('/mail/static/mail/mail-util.js?'))!;
+    expect(helpers).toBeDefined();
+    expect(await (await send(helpers)).text()).toContain('meta[name="base-path"]');
     const css = await send('/mail/static/mail/mail.css');
     expect(css.status).toBe(200);
     await css.body?.cancel();

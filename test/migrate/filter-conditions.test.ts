@@ -10,6 +10,7 @@ import { fuzzRuns, fuzzSeed } from '../support/openapi-fuzz';
 import { watchSql } from '../support/sql-watch';
 import { engineEnv, legacyConnection } from './engine-support';
 import { type Client, legacyConfigurationForm, signIn } from './helpers';
+import { newSession } from './wizard-flow';
 
 // Operator conditions are parsed and accepted by an allow-list (engine/condition.ts); the
 // statement sent to the source is printed from the tree. These tests send what a black-box probe
@@ -158,10 +159,8 @@ describe('a condition that fails on the source', () => {
 
 describe('the wizard’s filter steps and the engine', () => {
   it('refuses a hostile filter in FilterConfig and RunConfig without running it', async () => {
-    const selection = await operator.page('/Migration/TableSelection');
-    const sessionId = /name="sessionId" value="([0-9a-f-]{36})"/.exec(selection.html)?.[1];
-    expect(sessionId).toBeTruthy();
-    expect((await operator.post('/Migration/TableSelection', { sessionId: sessionId!, selectedTables: ['trainer'] })).status).toBe(302);
+    // The session is made by TableSelection's first post.
+    const sessionId = await newSession(operator, ['trainer']);
     const form = new FormData();
     form.append('sessionId', sessionId!);
     form.append('schemaFile', new Blob([JSON.stringify(LEGACY_MAPPING)], { type: 'application/json' }), 'mapping.json');
