@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { contentHash } from '../workers/shared/views/assets.ts';
+import { contentHash } from '#shared/views/assets.ts';
 import { ROOT } from './workers.ts';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ASSET_SERVICES, SHARED_CSS, generatedFiles, staleFiles, writeGeneratedFiles } from '../../scripts/asset-manifest';
 import { ROOT } from '../../scripts/workers';
-import { assetUrl, contentHash } from '../../workers/shared/views/assets';
+import { assetUrl, contentHash } from '#shared/views/assets.ts';
 
 describe('asset manifests', () => {
   it('the committed manifests and copies of the shared stylesheet are current (npx tsx scripts/asset-manifest.ts)', () => {
