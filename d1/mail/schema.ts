@@ -71,6 +71,8 @@ export const aiCategories = sqliteTable(
     rule: text('rule').notNull().default(''),
     /** `draft`: new mail of the category gets a reply draft; `no_reply`: never; `manual`: on demand. */
     replyMode: text('reply_mode').notNull().default('manual'),
+    /** JSON array of the actions run on new mail of the category, in order (workers/mail/src/ai/rule-actions.ts). */
+    actions: text('actions').notNull().default('[]'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -229,4 +231,27 @@ export const aiJobs = sqliteTable(
     finishedAt: integer('finished_at'),
   },
   (t) => [index('ai_jobs_user_created').on(t.userId, t.createdAt)],
+);
+
+/**
+ * The rule actions run on each message, one row per message and action index: an action whose
+ * row says `ok` for the same action is never run again (a retry after throttling, a repeated
+ * notification, "apply to existing mail" over mail new-mail processing handled already).
+ */
+export const aiRuleActions = sqliteTable(
+  'ai_rule_actions',
+  {
+    userId: integer('user_id').notNull(),
+    messageId: text('message_id').notNull(),
+    actionIndex: integer('action_index').notNull(),
+    /** The action as JSON (a changed action at the same index runs again). */
+    action: text('action').notNull(),
+    /** `running` (claimed), `ok`, `failed`. */
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    detail: text('detail').notNull().default(''),
+    traceId: text('trace_id').notNull().default(''),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.messageId, t.actionIndex] })],
 );
