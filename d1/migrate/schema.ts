@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** Timestamps are Unix milliseconds. */
 const now = sql`(cast(unixepoch('subsec') * 1000 as integer))`;
@@ -273,4 +273,33 @@ export const importEvents = sqliteTable(
     at: integer('at').notNull().default(now),
   },
   (t) => [index('import_events_area_at').on(t.area, t.at)],
+);
+
+export const SYNC_CHANGE_METHODS = ['auto', 'column', 'xmin', 'checksum', 'full'] as const;
+export const SYNC_DELETE_POLICIES = ['ignore', 'delete', 'soft'] as const;
+
+/**
+ * How a sync job finds what changed in one of its source tables, and its high-water mark: the
+ * change-detection method the operator chose (`auto`: the proposed one), the updated-at or
+ * sequence column it reads, what a row deleted at the source does to the destination, and the mark
+ * the last run that finished the table reached (advanced only once that run's copy committed).
+ */
+export const syncJobTables = sqliteTable(
+  'sync_job_tables',
+  {
+    jobId: integer('job_id')
+      .notNull()
+      .references(() => syncJobs.id, { onDelete: 'cascade' }),
+    sourceTable: text('source_table').notNull(),
+    method: text('method', { enum: SYNC_CHANGE_METHODS }).notNull().default('auto'),
+    column: text('column'),
+    deletes: text('deletes', { enum: SYNC_DELETE_POLICIES }).notNull().default('ignore'),
+    softDeleteColumn: text('soft_delete_column'),
+    /** The method the mark belongs to (`column:<name>` or `xmin`); a mark of another method is not used. */
+    markOf: text('mark_of'),
+    mark: text('mark'),
+    markRunId: text('mark_run_id'),
+    updatedAt: integer('updated_at').notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.sourceTable] })],
 );
