@@ -255,3 +255,73 @@ export const aiRuleActions = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.messageId, t.actionIndex] })],
 );
+
+// ---- replies tracked wherever they are sent, and senders cleared in bulk ----------------
+
+/**
+ * Messages the owner sent (seen in Sent Items, whatever sent them): each clears its
+ * conversation's "needs reply" and waits for an answer (`awaiting`) until an inbound message of
+ * the conversation arrives (`answered`) or the owner writes again (`superseded`). A follow-up
+ * draft is made once when it has waited longer than the owner's setting.
+ */
+export const aiSentReplies = sqliteTable(
+  'ai_sent_replies',
+  {
+    userId: integer('user_id').notNull(),
+    messageId: text('message_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    subject: text('subject').notNull().default(''),
+    /** JSON array of `{name, address}`. */
+    recipients: text('recipients').notNull().default('[]'),
+    sentAt: integer('sent_at').notNull(),
+    /** `awaiting`, `answered`, `superseded`. */
+    status: text('status').notNull().default('awaiting'),
+    answeredAt: integer('answered_at'),
+    answerMessageId: text('answer_message_id'),
+    /** When the follow-up draft was made, and its id at Graph. */
+    followUpAt: integer('follow_up_at'),
+    followUpDraftId: text('follow_up_draft_id'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.messageId] }),
+    index('ai_sent_replies_conversation').on(t.userId, t.conversationId),
+    index('ai_sent_replies_status').on(t.status, t.sentAt),
+  ],
+);
+
+/** A person's settings of the reply tracking (one row once they change one). */
+export const aiReplySettings = sqliteTable('ai_reply_settings', {
+  userId: integer('user_id').primaryKey({ autoIncrement: false }),
+  /** Days a sent message waits for an answer before a follow-up draft is made. */
+  followUpDays: integer('follow_up_days').notNull().default(3),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** "Unsubscribe and archive" of one sender: what the unsubscribe did, and the archive job's progress. */
+export const aiSenderJobs = sqliteTable(
+  'ai_sender_jobs',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id').notNull(),
+    sender: text('sender').notNull(),
+    /** `one_click`, `mailto`, `link`, `none`. */
+    method: text('method').notNull(),
+    /** `sent`, `failed`, `draft`, `shown`, `none`. */
+    outcome: text('outcome').notNull(),
+    /** The link shown, the draft's id, or why the one-click POST failed. */
+    detail: text('detail').notNull().default(''),
+    /** `queued`, `running`, `waiting` (throttled: resumes by itself), `done`, `failed`. */
+    status: text('status').notNull(),
+    archived: integer('archived').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    /** Times Graph throttled the job and it resumed. */
+    resumed: integer('resumed').notNull().default(0),
+    error: text('error'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    finishedAt: integer('finished_at'),
+  },
+  (t) => [index('ai_sender_jobs_user_created').on(t.userId, t.createdAt)],
+);
