@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Account, Reply } from './account.ts';
+import { handleMasterCategories } from './categories.ts';
 import { GraphError, escapeHtml, exchangeHtml, htmlToText, isRecord, parseJsonBody } from './http.ts';
 import type { AccessToken } from './identity.ts';
 import { guid } from './ids.ts';
@@ -152,6 +153,8 @@ export class GraphApi {
         if (s.length !== 2 || m !== 'POST') throw badMethodOrPath(call);
         need(call, SEND);
         return this.sendMail(call);
+      case 'outlook':
+        return handleMasterCategories(call, call.account.mailbox, s.slice(2));
       case 'people':
         if (s.length !== 2 || m !== 'GET') throw badMethodOrPath(call);
         need(call, ['People.Read']);

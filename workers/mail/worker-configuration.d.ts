@@ -12,7 +12,7 @@ declare namespace Cloudflare {
 		IDENTITY_BASE_URL: "https://login.microsoftonline.com";
 		GRAPH_BASE_URL: "https://graph.microsoft.com/v1.0";
 		MS_TENANT: "common";
-		MS_SCOPES: "offline_access User.Read Mail.ReadWrite Mail.Send People.Read";
+		MS_SCOPES: "offline_access User.Read Mail.ReadWrite Mail.Send People.Read MailboxSettings.ReadWrite";
 		MAIL_PUBLIC_URL: "";
 		MAIL_AUTH_SITE: "";
 		SESSION_MAX_AGE_SECONDS: "28800";

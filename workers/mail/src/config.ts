@@ -21,7 +21,7 @@ export const mailConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9.-]{1,100}$/, 'must be a tenant id or name')
     .default('common'),
-  MS_SCOPES: z.string().min(1).default('offline_access User.Read Mail.ReadWrite Mail.Send People.Read'),
+  MS_SCOPES: z.string().min(1).default('offline_access User.Read Mail.ReadWrite Mail.Send People.Read MailboxSettings.ReadWrite'),
   IDENTITY_BASE_URL: baseUrl,
   GRAPH_BASE_URL: baseUrl,
   MAIL_PUBLIC_URL: z.union([z.literal(''), baseUrl]).default(''),
