@@ -70,12 +70,16 @@ export async function readRacingMigration(): Promise<RacingMigration> {
 }
 
 /**
- * The migration engine's bookkeeping tables (racing migrations 0002 and 0005) on a database loaded
- * without them (a bench or test database on a real server): both migrations' statements, made
+ * The migration engine's bookkeeping tables (racing migrations 0002, 0005 and 0006) on a database
+ * loaded without them (a bench or test database on a real server): the migrations' statements, made
  * idempotent (the database may have them already), without the index of 0002 that 0005 drops.
  */
 export async function ensureEngineBookkeeping(query: (text: string) => Promise<unknown>): Promise<void> {
-  const statements = [...(await migrationStatements('0002_migration_bookkeeping')), ...(await migrationStatements('0005_id_ranges'))];
+  const statements = [
+    ...(await migrationStatements('0002_migration_bookkeeping')),
+    ...(await migrationStatements('0005_id_ranges')),
+    ...(await migrationStatements('0006_migration_rejects')),
+  ];
   const dropped = statements.flatMap((s) => /^DROP INDEX (?:IF EXISTS )?("?\w+"?)/i.exec(s)?.[1] ?? []);
   for (const statement of statements) {
     const index = /^CREATE (?:UNIQUE )?INDEX (?:IF NOT EXISTS )?("?\w+"?)/i.exec(statement)?.[1];

@@ -345,6 +345,29 @@ export const migrationRunCursors = pgTable(
   (t) => [primaryKey({ columns: [t.runId, t.destTable, t.phase] })],
 );
 
+/**
+ * Source rows a run set aside: their cast or a constraint failed (SQLSTATE class 22 or 23), so the
+ * chunk committed without them. Written in the chunk's own transaction, with its cursor, so a
+ * retried chunk never records a row twice; `source_id` is the source key as the id mappings hold it.
+ */
+export const migrationRejects = pgTable(
+  'migration_rejects',
+  {
+    runId: text('run_id').notNull(),
+    destTable: text('dest_table').notNull(),
+    sourceId: text('source_id').notNull(),
+    sourceTable: text('source_table').notNull(),
+    /** The destination column the error names, or whose conversion failed; null when neither says. */
+    columnName: text('column_name'),
+    /** That column's source value as text (null: the value was NULL, or no column is known). */
+    value: text('value'),
+    sqlstate: text('sqlstate').notNull(),
+    message: text('message').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.destTable, t.sourceId] })],
+);
+
 /** The id mappings as published to the destination (Results → SyncIdMappingsToDestination). */
 export const configIdMappings = pgTable(
   'config_id_mappings',

@@ -5,7 +5,13 @@ import type { ColumnInfo, ForeignKey, SchemaInfo, TableInfo } from './types.ts';
 // two statements (information_schema is slower and hides constraints from non-owners).
 
 /** The engine's own bookkeeping tables in the destination: never offered for copying. */
-export const ENGINE_TABLES = new Set(['migration_id_mappings', 'migration_id_ranges', 'migration_run_cursors', 'config_id_mappings']);
+export const ENGINE_TABLES = new Set([
+  'migration_id_mappings',
+  'migration_id_ranges',
+  'migration_run_cursors',
+  'migration_rejects',
+  'config_id_mappings',
+]);
 
 type ColumnRow = {
   table_name: string;
