@@ -135,6 +135,9 @@ export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObj
     const plan = this.plan();
     const stored = this.record();
     if (!plan || !stored || TERMINAL_JOB_STATES.includes(stored.state)) return;
+    // An alarm delivered while a step is still in flight (a re-delivery, or one run by hand) only
+    // renews the lease: two steps of one job never run side by side.
+    if (this.stepping) return this.ctx.storage.setAlarm(Date.now() + STEP_LEASE_MS);
     if (this.cancelRequested()) return this.finish(stored, 'cancelled', this.cancelReason());
     await this.ctx.storage.setAlarm(Date.now() + STEP_LEASE_MS);
     let latest: R =

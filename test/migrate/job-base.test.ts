@@ -251,6 +251,44 @@ describe.each(CASES)('$name on the job base', (job) => {
     expect(await handle.cancel()).toEqual({ message: expect.stringMatching(/has already been cancelled/) });
   });
 
+  it('runs one step at a time: an alarm delivered while a step works only renews the lease', async () => {
+    const handle = job.create();
+    let calls = 0;
+    let inFlight = 0;
+    let overlapped = false;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await handle.begin(() => async (_plan, record, ctx) => {
+      calls++;
+      inFlight++;
+      overlapped ||= inFlight > 1;
+      if (calls === 1) await held;
+      inFlight--;
+      ctx.save(record);
+      return { record, done: calls >= 2 };
+    });
+    const first = handle.alarm();
+    // Wait until the first step is in flight, then deliver the alarm again (as a re-delivery would).
+    for (let i = 0; i < 100 && calls === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(calls).toBe(1);
+    const started = Date.now();
+    expect(await handle.alarm()).toBe(true);
+    expect(calls).toBe(1);
+    const { alarm } = await inside(handle, job.recordKey);
+    expect(alarm).toBeGreaterThanOrEqual(started + STEP_LEASE_MS - 1_000);
+    release();
+    await first;
+    // The next step's alarm is due now: the runtime may fire it on its own before the test does.
+    for (let i = 0; i < 200 && (await inside(handle, job.recordKey)).record.state !== 'completed'; i++) {
+      if (!(await handle.alarm())) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(overlapped).toBe(false);
+    expect(calls).toBe(2);
+    expect((await inside(handle, job.recordKey)).record.state).toBe('completed');
+  });
+
   it('stops a queued job at its first boundary, with the default reason when none is given', async () => {
     const handle = job.create();
     let calls = 0;
