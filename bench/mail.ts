@@ -10,6 +10,7 @@ const settings = (graphBaseUrl: string) => ({
   GRAPH_DEADLINE_MS: 25_000,
   GRAPH_MAX_RETRIES: 3,
   GRAPH_MAX_RETRY_AFTER_SECONDS: 10,
+  GRAPH_MAX_WAITING_READS: 32,
 });
 
 /**

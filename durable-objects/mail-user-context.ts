@@ -13,6 +13,7 @@ import { Tracer } from '../workers/mail/src/ai/trace.ts';
 import { GraphClient, inBackground } from '../workers/mail/src/graph/client.ts';
 import { mailConfig } from '../workers/mail/src/config.ts';
 import { WELL_KNOWN_FOLDERS } from '../workers/mail/src/graph/client.ts';
+import { SharedReads } from '../workers/mail/src/graph/reads.ts';
 import { type GraphRequest, type GraphResult, Semaphore, sendGraph } from '../workers/mail/src/graph/transport.ts';
 import { GrantRefused, type TokenSet, refreshTokens } from '../workers/mail/src/oauth.ts';
 import { open, seal } from '../workers/mail/src/sealing.ts';
@@ -90,6 +91,8 @@ const REFRESH_PURPOSE = 'refresh-token';
 export class MailUserContext extends DurableObject<Env> {
   private refreshing: Promise<string | undefined> | undefined;
   private readonly slots = new Semaphore(MAX_CONCURRENT_GRAPH_REQUESTS, MAX_BACKGROUND_GRAPH_REQUESTS);
+  /** Identical reads in flight share one call; a short-lived cache, dropped by writes and notifications. */
+  private readonly reads = new SharedReads();
   private wellKnownLoading: Promise<Record<string, string>> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -140,6 +143,7 @@ export class MailUserContext extends DurableObject<Env> {
     };
     this.refreshing = undefined;
     this.wellKnownLoading = undefined;
+    this.reads.invalidate();
     await this.ctx.storage.delete('wellKnownFolders');
     await this.ctx.storage.put('connection', stored);
   }
@@ -157,6 +161,7 @@ export class MailUserContext extends DurableObject<Env> {
   }
 
   async disconnect(): Promise<void> {
+    this.reads.invalidate();
     this.refreshing = undefined;
     this.wellKnownLoading = undefined;
     await this.ctx.storage.delete(['connection', 'wellKnownFolders']);
@@ -170,6 +175,7 @@ export class MailUserContext extends DurableObject<Env> {
    * alarm drains the queue.
    */
   async notified(items: MailboxNotification[], userId?: number): Promise<void> {
+    if (items.length) this.reads.invalidate();
     for (const item of items) {
       this.ctx.storage.sql.exec(
         'INSERT INTO notifications (subscription_id, change_type, resource, message_id, received_at) VALUES (?, ?, ?, ?, ?)',
@@ -393,9 +399,10 @@ export class MailUserContext extends DurableObject<Env> {
     return found;
   }
 
-  /** One Graph request with the mailbox's token (see sendGraph). */
+  /** One Graph request with the mailbox's token (see sendGraph), its reads shared (see SharedReads). */
   async graph(request: GraphRequest): Promise<GraphResult> {
-    return sendGraph(request, { settings: this.config, slots: this.slots, token: (renew) => this.accessToken(renew) });
+    const settings = this.config;
+    return this.reads.send(request, (r) => sendGraph(r, { settings, slots: this.slots, token: (renew) => this.accessToken(renew) }));
   }
 
   /** A valid access token, refreshed first when it is (nearly) expired or `renew` is asked; undefined when not connected. */

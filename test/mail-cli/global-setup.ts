@@ -44,6 +44,8 @@ export default async function setup(project: TestProject) {
       GRAPH_TIMEOUT_MS: '2000',
       GRAPH_DEADLINE_MS: '6000',
       GRAPH_MAX_RETRY_AFTER_SECONDS: '1',
+      // No read cache: the tests change the stand-in's mailbox directly and read it again at once.
+      GRAPH_READ_CACHE_MS: '0',
       // The deployed default is Workers AI, which local workerd cannot run: the offline model, as `npm run dev` uses.
       MAIL_MODEL: 'offline',
     },

@@ -39,6 +39,9 @@ export default defineProject({
           GRAPH_DEADLINE_MS: '6000',
           GRAPH_MAX_RETRIES: '3',
           GRAPH_MAX_RETRY_AFTER_SECONDS: '2',
+          // No read cache: the stand-in's own changes (a delivery) reach the Worker only as
+          // notifications a test hands over. graph-load.test.ts turns it on for its requests.
+          GRAPH_READ_CACHE_MS: '0',
           // Test sessions are of @example.com and the stand-in's @racing.test mailboxes; any
           // other domain is an account not (yet) allowed to use the assistant.
           MAIL_ASSISTANT_ADMINS: '@example.com,@racing.test',

@@ -33,6 +33,10 @@ export const mailConfigSchema = z.object({
   GRAPH_DEADLINE_MS: count(200, 120_000, 25_000),
   GRAPH_MAX_RETRIES: count(0, 10, 3),
   GRAPH_MAX_RETRY_AFTER_SECONDS: count(0, 120, 10),
+  /** Reads of one mailbox that may wait for its four Graph slots; one more is answered 503 with Retry-After. */
+  GRAPH_MAX_WAITING_READS: count(1, 1000, 32),
+  /** How old a cached answer of the mailbox's reads (lists, folders, messages) may be; 0: none is cached. */
+  GRAPH_READ_CACHE_MS: count(0, 30_000, 2_000),
   SUBSCRIPTION_MINUTES: count(45, 10_080, 4_320),
   SUBSCRIPTION_RENEW_BEFORE_MINUTES: count(1, 10_000, 1_440),
   MAIL_DEV_AUTO_CONNECT: z
@@ -64,7 +68,12 @@ export const mailConfig = (env: unknown): MailConfig => parseConfig(mailConfigSc
 /** What the Graph transport (inside the mailbox Durable Object) needs of the config. */
 export type GraphSettings = Pick<
   MailConfig,
-  'GRAPH_BASE_URL' | 'GRAPH_TIMEOUT_MS' | 'GRAPH_DEADLINE_MS' | 'GRAPH_MAX_RETRIES' | 'GRAPH_MAX_RETRY_AFTER_SECONDS'
+  | 'GRAPH_BASE_URL'
+  | 'GRAPH_TIMEOUT_MS'
+  | 'GRAPH_DEADLINE_MS'
+  | 'GRAPH_MAX_RETRIES'
+  | 'GRAPH_MAX_RETRY_AFTER_SECONDS'
+  | 'GRAPH_MAX_WAITING_READS'
 >;
 
 /** True for http(s) addresses on this machine: the stand-in, never Microsoft. */

@@ -78,7 +78,7 @@ export const csrf = defineGuard<MailEnv>({ antiForgery: true }, async (c, next) 
 async function mailboxConnected(c: Parameters<MiddlewareHandler<MailEnv>>[0]): Promise<boolean> {
   const mailbox = mailboxStub(c.env, c.var.user.id);
   c.set('mailbox', mailbox);
-  c.set('graph', new GraphClient(mailbox, c.var.config.GRAPH_BASE_URL));
+  c.set('graph', new GraphClient(mailbox, c.var.config.GRAPH_BASE_URL, c.var.config.GRAPH_READ_CACHE_MS));
   const status = await mailbox.status();
   if (status.connected) return true;
   const config = c.var.config;

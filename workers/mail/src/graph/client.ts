@@ -68,8 +68,9 @@ function query(params: Record<string, string | number | boolean | undefined>): s
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
-/** Graph's failure as this service's answer: 401 not connected, 404/400 passed on, 502 otherwise. */
+/** Graph's failure as this service's answer: 401 not connected, 404/400 passed on, 503 busy, 502 otherwise. */
 export function graphHttpError(result: Extract<GraphResult, { ok: false }>): HttpError {
+  if (result.kind === 'busy') return new HttpError(503, result.code, result.message, { retryAfterSeconds: result.retryAfterSeconds ?? 1 });
   if (result.kind === 'not_connected')
     return new HttpError(
       401,
@@ -109,6 +110,8 @@ export class GraphClient {
     private readonly transport: GraphTransport,
     /** GRAPH_BASE_URL: nextLinks must start with it. */
     private readonly baseUrl: string,
+    /** GRAPH_READ_CACHE_MS for a person's reads: how old a shared answer of the mailbox's cache its GETs accept (none by default). */
+    private readonly readCacheMs = 0,
   ) {}
 
   private async call<T>(request: GraphRequest): Promise<T> {
@@ -118,7 +121,7 @@ export class GraphClient {
   }
 
   private get<T>(path: string): Promise<T> {
-    return this.call<T>({ method: 'GET', path });
+    return this.call<T>({ method: 'GET', path, ...(this.readCacheMs > 0 ? { maxAgeMs: this.readCacheMs } : {}) });
   }
 
   /** A nextLink as a path under the base URL; anything pointing elsewhere is refused. */

@@ -13,6 +13,11 @@ export interface GraphRequest {
   accept?: 'json' | 'bytes';
   /** `read` unless said otherwise (see Semaphore). */
   priority?: GraphPriority;
+  /**
+   * A GET may be answered from the mailbox's read cache when its answer is at most this old
+   * (milliseconds; 0 or none: always from Graph). See SharedReads.
+   */
+  maxAgeMs?: number;
 }
 
 export type GraphFailureKind =
@@ -21,10 +26,13 @@ export type GraphFailureKind =
   /** Graph answered 4xx for the request itself (not found, bad request, conflict). */
   | 'rejected'
   /** 429/503 still after the retries, 5xx, a timeout, or an answer that is not Graph's. */
-  | 'unavailable';
+  | 'unavailable'
+  /** Not sent: too many reads of the mailbox wait for Graph's slots already (try again shortly). */
+  | 'busy';
 
 export type GraphResult =
-  | { ok: true; status: number; json?: unknown; bytes?: ArrayBuffer; contentType?: string }
+  /** `size`: the answer's length in characters (JSON) or bytes. */
+  | { ok: true; status: number; json?: unknown; bytes?: ArrayBuffer; contentType?: string; size?: number }
   | { ok: false; kind: GraphFailureKind; status: number; code: string; message: string; retryAfterSeconds?: number };
 
 /**
@@ -34,17 +42,38 @@ export type GraphResult =
  */
 export type GraphPriority = 'read' | 'background';
 
+/** A read refused a slot: too many reads wait already, or it waited past its deadline. */
+export class SlotsBusy extends Error {
+  constructor(readonly reason: 'queue_full' | 'wait_timeout') {
+    super(reason === 'queue_full' ? 'too many reads of the mailbox wait for Graph already' : 'no Graph slot came free in time');
+    this.name = 'SlotsBusy';
+  }
+}
+
+/** How long a caller waits for a slot, and how deep the queue of waiting reads may grow. */
+export interface SlotBounds {
+  /** A read finding this many reads waiting already is refused at once (SlotsBusy). */
+  maxWaitingReads?: number;
+  /** Refused (SlotsBusy) when no slot came free within this many milliseconds. */
+  waitMs?: number;
+}
+
+interface Waiter {
+  start: () => void;
+}
+
 /**
  * The mailbox's Graph slots: at most `limit` calls in flight. A freed slot goes to the oldest
  * waiting read first, then to the oldest waiting background call, and background calls hold at
  * most `backgroundLimit` slots at once, so a read never queues behind background work: it waits
- * at most for the reads ahead of it.
+ * at most for the reads ahead of it. The wait is bounded (SlotBounds): a caller is refused rather
+ * than left hanging behind a queue that cannot drain in time.
  */
 export class Semaphore {
   private active = 0;
   private activeBackground = 0;
-  private readonly reads: (() => void)[] = [];
-  private readonly background: (() => void)[] = [];
+  private readonly reads: Waiter[] = [];
+  private readonly background: Waiter[] = [];
   constructor(
     private readonly limit: number,
     private readonly backgroundLimit = limit,
@@ -60,24 +89,49 @@ export class Semaphore {
     };
   }
 
-  acquire(priority: GraphPriority = 'read'): Promise<() => void> {
+  acquire(priority: GraphPriority = 'read', bounds: SlotBounds = {}): Promise<() => void> {
     const isBackground = priority === 'background';
-    return new Promise((resolve) => {
+    const queue = isBackground ? this.background : this.reads;
+    return new Promise((resolve, reject) => {
+      if (
+        !isBackground &&
+        bounds.maxWaitingReads !== undefined &&
+        this.active >= this.limit &&
+        this.reads.length >= bounds.maxWaitingReads
+      ) {
+        reject(new SlotsBusy('queue_full'));
+        return;
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
       // the slot is counted as it is handed over, so no caller can slip in between
-      const start = () => {
-        this.active++;
-        if (isBackground) this.activeBackground++;
-        let released = false;
-        resolve(() => {
-          if (released) return;
-          released = true;
-          this.active--;
-          if (isBackground) this.activeBackground--;
-          this.dispatch();
-        });
+      const waiter: Waiter = {
+        start: () => {
+          if (timer !== undefined) clearTimeout(timer);
+          this.active++;
+          if (isBackground) this.activeBackground++;
+          let released = false;
+          resolve(() => {
+            if (released) return;
+            released = true;
+            this.active--;
+            if (isBackground) this.activeBackground--;
+            this.dispatch();
+          });
+        },
       };
-      (isBackground ? this.background : this.reads).push(start);
+      queue.push(waiter);
       this.dispatch();
+      if (queue.includes(waiter) && bounds.waitMs !== undefined) {
+        timer = setTimeout(
+          () => {
+            const at = queue.indexOf(waiter);
+            if (at < 0) return;
+            queue.splice(at, 1);
+            reject(new SlotsBusy('wait_timeout'));
+          },
+          Math.max(0, bounds.waitMs),
+        );
+      }
     });
   }
 
@@ -85,7 +139,7 @@ export class Semaphore {
     while (this.active < this.limit) {
       const next = this.reads.shift() ?? (this.activeBackground < this.backgroundLimit ? this.background.shift() : undefined);
       if (!next) return;
-      next();
+      next.start();
     }
   }
 }
@@ -133,7 +187,13 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
     if (typeof accessToken !== 'string') return accessToken;
     const remaining = deadline - Date.now();
     if (remaining <= 0) return unavailable('graph_timeout', `Graph did not answer within ${settings.GRAPH_DEADLINE_MS} ms`);
-    const release = await slots.acquire(request.priority);
+    let release: () => void;
+    try {
+      release = await slots.acquire(request.priority, { maxWaitingReads: settings.GRAPH_MAX_WAITING_READS, waitMs: remaining });
+    } catch (err) {
+      if (err instanceof SlotsBusy) return busy(err);
+      throw err;
+    }
     let res: Response;
     try {
       res = await fetch(url, {
@@ -150,11 +210,14 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
       });
       if (res.ok) {
         const contentType = res.headers.get('content-type') ?? undefined;
-        if (request.accept === 'bytes') return { ok: true, status: res.status, bytes: await res.arrayBuffer(), contentType };
+        if (request.accept === 'bytes') {
+          const bytes = await res.arrayBuffer();
+          return { ok: true, status: res.status, bytes, contentType, size: bytes.byteLength };
+        }
         const text = await res.text();
-        if (!text) return { ok: true, status: res.status };
+        if (!text) return { ok: true, status: res.status, size: 0 };
         try {
-          return { ok: true, status: res.status, json: JSON.parse(text), contentType };
+          return { ok: true, status: res.status, json: JSON.parse(text), contentType, size: text.length };
         } catch {
           return unavailable('graph_bad_answer', `Graph answered ${res.status} with a body that is not JSON`);
         }
@@ -217,6 +280,23 @@ async function tokenOrFailure(token: SendOptions['token'], renew: boolean): Prom
 
 function notConnected(message = 'No mailbox is connected.'): GraphResult {
   return { ok: false, kind: 'not_connected', status: 401, code: 'mailbox_not_connected', message };
+}
+
+/** Seconds a refused read is told to wait before it asks again. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+function busy(err: SlotsBusy): GraphResult {
+  return {
+    ok: false,
+    kind: 'busy',
+    status: 503,
+    code: err.reason === 'queue_full' ? 'mailbox_busy' : 'mailbox_wait_timeout',
+    message:
+      err.reason === 'queue_full'
+        ? 'Too many reads of this mailbox are waiting for Microsoft Graph; try again in a moment.'
+        : 'No Microsoft Graph slot of this mailbox came free in time; try again in a moment.',
+    retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+  };
 }
 
 function unavailable(code: string, message: string): GraphResult {

@@ -155,10 +155,11 @@ const ListAnswer = z.object({
 
 /** The next page as an opaque cursor: the nextLink's path, kept to the same folder's messages. */
 const encodeCursor = (path: string) => toBase64Url(utf8(path));
-function decodeCursor(cursor: string, folderId: string): string {
+/** A `next` cursor's path, which must be of the folder (by its id, or by the well-known name it was asked by). */
+function decodeCursor(cursor: string, folderIds: string[]): string {
   const bytes = fromBase64Url(cursor);
   const path = bytes ? new TextDecoder().decode(bytes) : '';
-  if (!path.startsWith(`/me/mailFolders/${encodeURIComponent(folderId)}/messages?`))
+  if (!folderIds.some((id) => path.startsWith(`/me/mailFolders/${encodeURIComponent(id)}/messages?`)))
     throw new HttpError(400, 'invalid_request', 'query.next: not a cursor of this folder', {
       issues: [{ field: 'query.next', message: 'not a cursor of this folder' }],
     });
@@ -187,7 +188,12 @@ api.openapi(
     const folderId = await resolveFolder(graph, folder_name);
     const search = q?.trim() || undefined;
     const allowed = assistantAllowed(c);
-    const [folder, wellKnown] = await Promise.all([graph.folder(folderId), c.var.mailbox.wellKnownFolders()]);
+    // The first page is asked for beside the folder (by the id or well-known name it resolved to): one round trip, not two.
+    const [folder, wellKnown, firstPage] = await Promise.all([
+      graph.folder(folderId),
+      c.var.mailbox.wellKnownFolders(),
+      top === 'all' || next ? undefined : graph.messages(folderId, { top, skip, search }),
+    ]);
     let items: Message[];
     let count: number | null = null;
     let nextLink: string | undefined;
@@ -195,9 +201,7 @@ api.openapi(
       items = await graph.all<Message>(graph.messagesPath(folderId, { top: 100, search }), MAX_ALL);
       count = search ? null : (folder.totalItemCount ?? null);
     } else {
-      const page = next
-        ? await graph.page<Message>(decodeCursor(next, folder.id ?? folderId))
-        : await graph.messages(folder.id ?? folderId, { top, skip, search });
+      const page = firstPage ?? (await graph.page<Message>(decodeCursor(next ?? '', [folder.id ?? folderId, folderId])));
       items = page.value;
       count = search ? null : (page['@odata.count'] ?? folder.totalItemCount ?? null);
       nextLink = page['@odata.nextLink'];
