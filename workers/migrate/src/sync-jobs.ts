@@ -13,7 +13,9 @@ import { servicesOf, type MigrateDb, type MigrateServices } from './context.ts';
 import * as engine from './engine/index.ts';
 import type { ForeignKey, MappingDocument, RunState, SchemaInfo } from './engine/types.ts';
 import { runAutoSyncSchedule } from './imports/auto-sync.ts';
+import type { IncrementalRunPlan } from './engine/incremental.ts';
 import { buildPlans, launchRun, migrationJob, runPlanFor } from './runs.ts';
+import { incrementalPlan } from './sync-marks.ts';
 import { asForeignKey, latestSchemaFile } from './wizard-sessions.ts';
 
 /**
@@ -342,7 +344,12 @@ async function launchSyncRun(s: MigrateServices, job: SyncJob, runId: string): P
     custom: custom.filter((fk) => destTables.has(fk.childTable)),
   };
   const { plan } = await runPlanFor(s, spec, runId, dest);
-  await launchRun(s, plan, dest, sourceSchema);
+  // Each table read by its change-detection method from its mark (sync-marks.ts, engine/incremental.ts);
+  // a changed row updates the row it was copied to, so those runs go in patch mode.
+  const incremental = await incrementalPlan(s.var.db, job.id, job.tables, sourceSchema);
+  const patchMode = job.patchMode || incremental.some((t) => t.method !== 'full');
+  const syncPlan: IncrementalRunPlan = { ...plan, patchMode, incremental };
+  await launchRun(s, syncPlan, dest, sourceSchema);
 }
 
 /** Records why a start failed; the job stays as scheduled. */

@@ -22,7 +22,9 @@ import {
   type TableValidation,
   directCopyAllowed,
 } from '../engine/types.ts';
+import { incrementalOf, prepareIncremental } from '../engine/incremental.ts';
 import { recordRunEnd } from '../run-ends.ts';
+import { advanceSyncMarks } from '../sync-marks.ts';
 import { type JobRecord, type StepContext, type StepFailure, type StepResult, isRefusedLogin } from './step.ts';
 
 // One slice of a migration run (the MigrationJob object's step): copy chunks for up to SLICE_MS,
@@ -89,12 +91,19 @@ export async function migrationStep(
     if (!record.tables) {
       // The source's row counts are read once the plan is checked: they read through its filters,
       // which are parsed against the source's schema while the tables are prepared.
-      const tables = await prepareTables(source, dest, plan, { directCopy: directCopyAllowed(env) });
+      // A sync job's incremental tables: deletes applied, each read narrowed to what changed (incremental.ts).
+      const tables = await prepareIncremental(
+        source,
+        dest,
+        plan,
+        await prepareTables(source, dest, plan, { directCopy: directCopyAllowed(env) }),
+      );
       const totals = await sourceTotals(source, tables);
       const cursors = await openCursors(dest, plan);
       record = { ...record, tables, cursors, totals };
       job.save(record);
       job.log('Information', `Copying ${plan.tables.map((t) => `${t.sourceTable} → ${t.destTable}`).join(', ')}`, null);
+      for (const t of tables) if (incrementalOf(t)) job.log('Information', `Incremental sync: ${incrementalOf(t)!.note}`, t.plan.destTable);
     } else {
       // The destination's cursors are the committed truth (a reset object may hold older ones).
       record = { ...record, cursors: await readCursors(dest, plan.runId) };
@@ -153,6 +162,11 @@ async function validateRun(
 ): Promise<TableValidation[]> {
   const validation: TableValidation[] = [];
   for (const table of tables) {
+    // An incremental pass costs what changed: validating the whole table would cost the table.
+    if (incrementalOf(table)?.whole === false) {
+      job.log('Information', 'Incremental pass: the whole table is not validated (a full pass validates it)', table.plan.destTable);
+      continue;
+    }
     const result = await validateTable(source, dest, plan.configId, table);
     validation.push(result);
     job.log(
@@ -192,7 +206,11 @@ export const runEndMessage = (state: RunState) => `Run ${state}`;
 export async function recordMigrationEnd(d1: D1Database, plan: RunPlan, record: RunRecord): Promise<void> {
   try {
     const finishedAt = record.finishedAt ? Date.parse(record.finishedAt) : Date.now();
-    await recordRunEnd(drizzle(d1, { schema }), plan.sessionId, plan.runId, record.state, finishedAt, record.errors.at(-1) ?? null);
+    const db = drizzle(d1, { schema });
+    await recordRunEnd(db, plan.sessionId, plan.runId, record.state, finishedAt, record.errors.at(-1) ?? null);
+    // A sync job's marks move for the tables whose copy committed to its end.
+    const finished = (table: string) => record.cursors.some((c) => c.dest_table === table && c.phase === 'copy' && c.finished);
+    await advanceSyncMarks(db, plan.sessionId, plan.runId, record.tables, finished, Date.now());
   } catch (err) {
     console.error(
       JSON.stringify({
