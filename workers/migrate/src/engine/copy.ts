@@ -5,6 +5,7 @@ import { conditionSql } from './condition.ts';
 import { findColumn, findTable, introspectSql } from './introspect.ts';
 import { allMappings, mappedId, rangesExist, rangesOverlap, recordMappings, rowsExist, sourceNumber } from './mappings.ts';
 import { validatePlan } from './plan.ts';
+import { commitSettingAside, isRowError } from './rejects.ts';
 import { FilterError, type ForeignKey, type RunPlan, type SchemaInfo, type TablePlan, type TableValidation } from './types.ts';
 
 // The copy step. A chunk is: keyset-read up to N source rows (read-only transaction), then ONE
@@ -80,7 +81,15 @@ export type CursorRow = {
 };
 
 export type ChunkResult =
-  | { status: 'advanced'; rows: number; finished: boolean; cursor: CursorRow; unresolved: number }
+  | {
+      status: 'advanced';
+      rows: number;
+      finished: boolean;
+      cursor: CursorRow;
+      unresolved: number;
+      /** Rows set aside in migration_rejects (their cast or a constraint failed; see rejects.ts). */
+      rejected?: number;
+    }
   | { status: 'stale' };
 
 export class PlanError extends Error {
@@ -412,7 +421,7 @@ export function copyStatement(table: PreparedTable): string {
 const producing = (cursor: string) => `hashtextextended($4 || ':' || $2 || ':' || coalesce(${cursor}, ''), 0)`;
 
 /** The same lock's key with literal values, for a transaction that takes it before its first statement. */
-function producingKey(runId: string, table: string, cursor: string | null): string {
+export function producingKey(runId: string, table: string, cursor: string | null): string {
   return `hashtextextended(${literal(`${runId}:${table}:${cursor ?? ''}`)}, 0)`;
 }
 
@@ -449,7 +458,7 @@ const COPY_CURSOR_GUARD = `waited AS (
  * when the guarded cursor update found the cursor moved on. One statement is one transaction, so
  * a chunk costs one round trip and never leaves half its work behind.
  */
-const STALE_MARKER = 'migration chunk is stale';
+export const STALE_MARKER = 'migration chunk is stale';
 const STALE_CHECK = `CASE WHEN NOT EXISTS (SELECT 1 FROM guard) THEN ('${STALE_MARKER} ' || random()::text)::int END AS stale_check`;
 
 /**
@@ -492,7 +501,13 @@ export type SourcePage = {
 };
 
 export function readCopyPage(source: Sql, table: PreparedTable, cursor: string | null, limit: number): Promise<SourcePage> {
-  if (table.direct) return readDirectPage(source, table, cursor, limit);
+  // A value the source cannot convert fails the direct page: the statement path converts it on the
+  // destination, where the row is set aside (rejects.ts).
+  if (table.direct)
+    return readDirectPage(source, table, cursor, limit).catch((error: unknown) => {
+      if (!isRowError(error)) throw error;
+      return readCopyPage(source, { ...table, direct: false }, cursor, limit);
+    });
   return readSourcePage(
     source,
     table,
@@ -589,7 +604,7 @@ const RELAXED_COMMIT = 'SET LOCAL synchronous_commit = off';
 
 /** A direct chunk's page overlaps mappings already recorded: it goes by the statement path. */
 class NotFresh extends Error {}
-const NOT_FRESH_MARKER = 'migration chunk is not fresh';
+export const NOT_FRESH_MARKER = 'migration chunk is not fresh';
 
 /**
  * The statement that ends a direct chunk, after its COPY in the same transaction (see directChunk).
@@ -706,7 +721,7 @@ async function directChunk(
   return { status: 'advanced', rows: page.rows, finished: page.rows < limit, cursor: normaliseCursor(result.cursor_row!), unresolved: 0 };
 }
 
-type CopyCounts = { inserted: number; updated: number; unresolved: number; mapped: number; cursor_row: CursorRow | null };
+export type CopyCounts = { inserted: number; updated: number; unresolved: number; mapped: number; cursor_row: CursorRow | null };
 
 /**
  * One chunk of a table's copy from `cursor` (the run's committed cursor, JSON of the last source
@@ -715,7 +730,7 @@ type CopyCounts = { inserted: number; updated: number; unresolved: number; mappe
 export async function copyChunk(
   source: Sql,
   dest: Sql,
-  run: { runId: string; configId: number; patchMode: boolean },
+  run: { runId: string; configId: number; patchMode: boolean; rejectLimit?: number },
   table: PreparedTable,
   cursor: string | null,
   limit: number,
@@ -727,9 +742,9 @@ export async function copyChunk(
     try {
       return await directChunk(dest, run, table, cursor, limit, page);
     } catch (error) {
-      if (!(error instanceof NotFresh)) throw error;
+      if (!(error instanceof NotFresh) && !isRowError(error)) throw error;
       // Some of the page's rows are mapped already (an earlier run, or pairs an operator added):
-      // the statement path matches, patches or skips them.
+      // the statement path matches, patches or skips them; it also sets aside rows a constraint refuses.
       page = await readSourcePage(
         source,
         table,
@@ -740,26 +755,46 @@ export async function copyChunk(
     }
   }
   const rows = page.rows;
-  const next = page.last ?? cursor;
-  const params: unknown[] = [
+  const params = copyParams(run, table, page, cursor, limit);
+  const text = copyStatement(table);
+  let result: CopyCounts | null;
+  let rejected = 0;
+  try {
+    // Someone else (an earlier attempt whose answer was lost) may have committed this chunk already.
+    result = await runGuarded<CopyCounts>(dest, text, params);
+  } catch (error) {
+    if (!isRowError(error)) throw error;
+    // A row's cast or a constraint failed: those rows are set aside, the others committed (rejects.ts).
+    ({ result, rejected } = await commitSettingAside(dest, run, table, text, params));
+  }
+  if (!result) return { status: 'stale' };
+  const advanced = { status: 'advanced' as const, rows, finished: rows < limit, cursor: normaliseCursor(result.cursor_row!) };
+  return { ...advanced, unresolved: result.unresolved, ...(rejected ? { rejected } : {}) };
+}
+
+/** The parameters of a copy chunk's statement (`copyStatement`) for `page`, read after `cursor`. */
+export function copyParams(
+  run: { runId: string; configId: number; patchMode: boolean },
+  table: PreparedTable,
+  page: SourcePage,
+  cursor: string | null,
+  limit: number,
+): unknown[] {
+  const plan = table.plan;
+  return [
     run.configId, // $1
     plan.destTable, // $2
     plan.sourceTable, // $3
     run.runId, // $4
     run.patchMode, // $5
-    rows < limit, // $6 finished
-    next, // $7 new cursor
-    rows, // $8
+    page.rows < limit, // $6 finished
+    page.last ?? cursor, // $7 new cursor
+    page.rows, // $8
     page.data, // $9
     cursor, // $10 old cursor
     page.lo, // $11 the page's least integer source id (null: none is an integer)
     page.hi, // $12 its greatest
   ];
-  const text = copyStatement(table);
-  // Someone else (an earlier attempt whose answer was lost) may have committed this chunk already.
-  const result = await runGuarded<CopyCounts>(dest, text, params);
-  if (!result) return { status: 'stale' };
-  return { status: 'advanced', rows, finished: rows < limit, cursor: normaliseCursor(result.cursor_row!), unresolved: result.unresolved };
 }
 
 function normaliseCursor(row: CursorRow): CursorRow {

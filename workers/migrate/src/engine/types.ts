@@ -108,6 +108,11 @@ export type RunPlan = {
   chunkSize?: number;
   /** At most this many chunks per alarm (default: as many as fit in the alarm's time slice). */
   chunksPerSlice?: number;
+  /**
+   * Source rows the run may set aside (their cast or a constraint failed) before it fails; default
+   * DEFAULT_REJECT_LIMIT (engine/rejects.ts), 0 fails the run at the first such row.
+   */
+  rejectLimit?: number;
 };
 
 export type RunState = 'queued' | 'running' | 'cancelling' | 'cancelled' | 'completed' | 'failed';

@@ -23,6 +23,7 @@ import {
   directCopyAllowed,
 } from '../engine/types.ts';
 import { incrementalOf, prepareIncremental } from '../engine/incremental.ts';
+import { RejectLimitError } from '../engine/rejects.ts';
 import { recordRunEnd } from '../run-ends.ts';
 import { advanceSyncMarks } from '../sync-marks.ts';
 import { type JobRecord, type StepContext, type StepFailure, type StepResult, isRefusedLogin } from './step.ts';
@@ -127,6 +128,8 @@ export async function migrationStep(
         continue;
       }
       const { result } = step;
+      if (result.rejected)
+        job.log('Warning', `${result.rejected} rows set aside: their cast or a constraint failed (Results lists them)`, step.phase.table);
       if (result.unresolved > 0)
         job.log('Warning', `${result.unresolved} rows skipped: a foreign key value has no id mapping`, step.phase.table);
       record = { ...record, cursors: withCursor(record.cursors, result.cursor) };
@@ -191,7 +194,7 @@ export function migrationFailure(error: unknown, plan: RunPlan, record: RunRecor
   const refused = isRefusedLogin(error);
   return {
     text,
-    permanent: error instanceof PlanError || error instanceof HostNotAllowedError || refused,
+    permanent: error instanceof PlanError || error instanceof HostNotAllowedError || error instanceof RejectLimitError || refused,
     reason: refused ? `the source or destination refused the login: ${text}` : text,
     tableName: currentTable(plan, record),
   };
