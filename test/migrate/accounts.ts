@@ -60,6 +60,20 @@ export const TEST_ACCOUNTS = {
     role: 'user',
     siteRole: 'Viewer',
   },
+  dryRunOperator: {
+    email: 'dry-run-operator@example.com',
+    password: 'dry-run-operator-password',
+    totpSecret: 'MRZHSLLSOVXC233QMVZGC5DPOIWWIZDS',
+    role: 'user',
+    siteRole: 'Operator',
+  },
+  dryRunViewer: {
+    email: 'dry-run-viewer@example.com',
+    password: 'dry-run-viewer-password',
+    totpSecret: 'MRZHSLLSOVXC25TJMV3WK4RNMRZHSLLS',
+    role: 'user',
+    siteRole: 'Viewer',
+  },
   wizardOperator: {
     email: 'wizard-operator@example.com',
     password: 'wizard-operator-password',

@@ -48,6 +48,8 @@ const EXPECTED: Record<string, Access> = {
   'GET /Migration/Progress': 'any',
   'GET /Migration/Results': 'any',
   'POST /Migration/ValidateAgain': 'operator',
+  'GET /Migration/Rejects.csv': 'any',
+  'POST /Migration/DryRun': 'operator',
   'POST /Migration/BackfillForeignKeys': 'operator',
   'POST /Migration/BackfillBooleanColumns': 'operator',
   'POST /Migration/ClearMigrationHistory': 'operator',

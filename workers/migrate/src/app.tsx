@@ -15,6 +15,8 @@ import { disciplineRepair } from './routes/discipline-repair.tsx';
 import { home } from './routes/home.tsx';
 import { meetings } from './routes/meetings.tsx';
 import { migration } from './routes/migration.tsx';
+import { dryRunRoutes } from './routes/dry-run.tsx';
+import { rejects } from './routes/rejects.tsx';
 import { sessionRoutes } from './routes/session.tsx';
 import { imports } from './routes/imports.tsx';
 import { sync } from './routes/sync.tsx';
@@ -90,6 +92,8 @@ export function createMigrateApp() {
   app.route('/', home);
   app.route('/', configuration);
   app.route('/', migration);
+  app.route('/', rejects);
+  app.route('/', dryRunRoutes);
   app.route('/', meetings);
   app.route('/', sessionRoutes);
   app.route('/', wizardJson);

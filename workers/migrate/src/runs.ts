@@ -30,6 +30,8 @@ export type RunSpec = {
   patchMode: boolean;
   /** Foreign keys an operator added (destination terms). */
   custom: ForeignKey[];
+  /** Rows the run may set aside before it fails (default: engine/rejects.ts). */
+  rejectLimit?: number;
 };
 
 /** First plans for the selected tables: from the schema file where it names them, else suggested (by name unless `suggest` says otherwise). */
@@ -107,7 +109,16 @@ export async function runPlanFor(
     return [{ ...plan, foreignKeys: fks.filter((fk) => fk.childTable === destTable), ...(filter ? { filter } : {}) }];
   });
   return {
-    plan: { runId, sessionId: session.sessionId, configId: session.configId, source, tables, deferred, patchMode: session.patchMode },
+    plan: {
+      runId,
+      sessionId: session.sessionId,
+      configId: session.configId,
+      source,
+      tables,
+      deferred,
+      patchMode: session.patchMode,
+      ...(session.rejectLimit !== undefined ? { rejectLimit: session.rejectLimit } : {}),
+    },
     dest,
   };
 }

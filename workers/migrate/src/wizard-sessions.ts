@@ -32,6 +32,8 @@ export type WizardSession = {
   finishedAt: number | null;
   /** What the last natural-key matching found per table (FindNaturalKeyMatches). */
   matchSummaries: MatchSummary[];
+  /** The reject threshold RunConfig posted with Start (the run's plan keeps it; not stored with the session). */
+  rejectLimit?: number;
 };
 
 /** What natural-key matching found for one table, and which cap stopped it. */

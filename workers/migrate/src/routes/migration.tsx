@@ -4,6 +4,8 @@ import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';
+import { destinationReads } from '../engine/db.ts';
+import { rejectCounts } from '../engine/rejects.ts';
 import { FilterError, type MappingDocument } from '../engine/types.ts';
 import { guard } from '../guard.ts';
 import { checkbox, formBody, identifier, indexedList, many, parsed, text } from '../input.ts';
@@ -31,6 +33,7 @@ import {
   type WizardSession,
 } from '../wizard-sessions.ts';
 import { fieldMapping } from './field-mapping.tsx';
+import { rejectLimitField } from './rejects.tsx';
 import { applyMappingEditsFrom, schemas, withSuggestedColumns } from './mapping-edits.ts';
 
 /** The Migration controller: the wizard pages and their redirects (spec 002 A, Migration). */
@@ -408,13 +411,13 @@ export async function duplicateRefusal(
 
 migration.post('/Migration/RunConfig', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
-  const { patchMode, confirmDuplicates } = parsed(
-    z.object({ patchMode: checkbox, confirmDuplicates: checkbox }),
+  const { patchMode, confirmDuplicates, rejectLimit } = parsed(
+    z.object({ patchMode: checkbox, confirmDuplicates: checkbox, rejectLimit: rejectLimitField }),
     await formBody(c),
     'form',
   );
   const { filters, errors } = await checkedFilters(c, session);
-  const updated = { ...session, filters, patchMode };
+  const updated = { ...session, filters, patchMode, rejectLimit };
   if (Object.keys(errors).length) return runConfigView(c, updated, errors, 400);
   await updateWizardSession(c.var.db, session.id, { filters, patchMode });
   const refusal = await duplicateRefusal(c, updated, confirmDuplicates);
@@ -435,6 +438,7 @@ migration.get('/Migration/Results', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
   const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
   if (progress) await recordRunState(c.var.db, session, progress);
+  const rejects = session.runId && progress ? await rejectCounts(destinationReads(engineEnv(c)), session.runId) : undefined;
   const notice = c.req.query('notice');
   const count = c.req.query('count');
   return c.html(
@@ -446,6 +450,7 @@ migration.get('/Migration/Results', guard.read('any'), async (c) => {
       notice={notice}
       count={count && /^\d{1,12}$/.test(count) ? count : undefined}
       summaries={session.matchSummaries}
+      rejects={rejects}
     />,
   );
 });

@@ -2,6 +2,7 @@ import type { LogEntry, RunProgress } from '../../engine/types.ts';
 import type { MatchSummary, WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
 import { type Base, q, Scroll, WizardPage } from './common.tsx';
+import { RejectSummary } from './rejects.tsx';
 
 const ACTIVE = new Set(['queued', 'running', 'cancelling']);
 
@@ -162,6 +163,7 @@ export function ResultsPage({
   summaries,
   mismatches,
   revalidated,
+  rejects,
 }: Base & {
   session: WizardSession;
   progress: RunProgress | null;
@@ -170,6 +172,8 @@ export function ResultsPage({
   summaries: MatchSummary[];
   mismatches?: Mismatches;
   revalidated?: boolean;
+  /** Rows the run set aside, per table (absent: not read, e.g. after Validate again). */
+  rejects?: { table: string; rejected: number }[];
 }) {
   if (!session.runId || !progress) {
     return (
@@ -249,6 +253,7 @@ export function ResultsPage({
           ))}
         </ul>
       ) : null}
+      {rejects ? <RejectSummary sessionId={session.id} rejects={rejects} /> : null}
       <MatchSummaries summaries={summaries} />
       <div class="actions">
         {(

@@ -3,6 +3,7 @@ import type { DuplicateRisk } from '../../wizard-suggestions.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
 import { type Base, Scroll, WizardPage } from './common.tsx';
+import { DryRunForm, RejectLimitField } from './dry-run.tsx';
 import { FilterFields } from './filters.tsx';
 
 /** The duplicate warning and the confirmation Start needs while it stands. */
@@ -134,10 +135,12 @@ export function RunConfigPage({
           <input type="checkbox" name="patchMode" value="true" checked={session.patchMode} /> Patch mode: update rows that already exist
           (matched by id mapping or natural key) instead of skipping them
         </label>
+        <RejectLimitField value={session.rejectLimit} />
         <button type="submit" disabled={blocking.length > 0}>
           Start migration
         </button>
       </form>
+      <DryRunForm csrf={csrf} session={session} disabled={blocking.length > 0} />
     </WizardPage>
   );
 }
