@@ -7,6 +7,8 @@ import { type Category, categoriesOf } from '../workers/mail/src/ai/categories.t
 import { failJob, recategoriseStep } from '../workers/mail/src/ai/jobs.ts';
 import { createModel } from '../workers/mail/src/ai/model.ts';
 import { processMessage } from '../workers/mail/src/ai/pipeline.ts';
+import { retryDelayMs } from '../workers/mail/src/ai/rule-actions.ts';
+import { RULE_JOB_TABLE, applyRulesStep, nextApplyDue, queueApplyJob, runCategoryRules } from '../workers/mail/src/ai/rules-job.ts';
 import { historyCutoff } from '../workers/mail/src/ai/retention.ts';
 import type { TaskContext } from '../workers/mail/src/ai/task.ts';
 import { Tracer } from '../workers/mail/src/ai/trace.ts';
@@ -124,6 +126,8 @@ export class MailUserContext extends DurableObject<Env> {
     );
     ctx.storage.sql.exec('CREATE INDEX IF NOT EXISTS ai_queue_due ON ai_queue (state, next_at)');
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS ai_jobs (job_id TEXT PRIMARY KEY, user_id INTEGER NOT NULL, after TEXT NOT NULL)');
+    // "apply the rules to existing mail": each job's messages (workers/mail/src/ai/rules-job.ts)
+    ctx.storage.sql.exec(RULE_JOB_TABLE);
   }
 
   private get config() {
@@ -202,6 +206,12 @@ export class MailUserContext extends DurableObject<Env> {
       await this.wake();
     }
     this.ctx.storage.sql.exec('DELETE FROM notifications WHERE id <= (SELECT MAX(id) FROM notifications) - ?', MAX_KEPT_NOTIFICATIONS);
+  }
+
+  /** Starts "apply the rules to existing mail" over these messages (the job's D1 row made by the caller). */
+  async startApplyRules(userId: number, jobId: string, messageIds: string[]): Promise<void> {
+    queueApplyJob(this.ctx.storage.sql, userId, jobId, messageIds);
+    await this.wake();
   }
 
   /** Starts a background job (re-categorisation) of the user's stored e-mails. */
@@ -303,6 +313,23 @@ export class MailUserContext extends DurableObject<Env> {
     const jobs = this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM ai_jobs').one().n;
     if (jobs > 0) await this.ctx.storage.setAlarm(Date.now());
     else if (next !== null) await this.ctx.storage.setAlarm(Math.max(Date.now(), next));
+    await this.applyRules();
+  }
+
+  /** A step of the apply-rules jobs with messages due, and the alarm again for the next one. */
+  private async applyRules(): Promise<void> {
+    await applyRulesStep({
+      sql: this.ctx.storage.sql,
+      run: (userId, name) => {
+        const ctx = this.taskContext(userId, name);
+        const transport = ctx.tracer.graphTransport(inBackground(this));
+        return { ctx, transport, graph: new GraphClient(transport, this.config.GRAPH_BASE_URL) };
+      },
+      ownAddress: async () => (await this.status()).account?.mail,
+    }).catch((err) => console.error(JSON.stringify({ level: 'error', service: 'mail', event: 'apply_rules_failed', error: String(err) })));
+    const due = nextApplyDue(this.ctx.storage.sql);
+    const alarm = await this.ctx.storage.getAlarm();
+    if (due !== null && (alarm === null || due < alarm)) await this.ctx.storage.setAlarm(Math.max(Date.now(), due));
   }
 
   /** One new message: summary, category and (where its category asks) a reply draft. */
@@ -316,13 +343,16 @@ export class MailUserContext extends DurableObject<Env> {
     const started = Date.now();
     const ctx = this.taskContext(userId, 'new mail');
     // background work: the mailbox's reads go first (see Semaphore)
-    const graph = new GraphClient(ctx.tracer.graphTransport(inBackground(this)), this.config.GRAPH_BASE_URL);
+    const transport = ctx.tracer.graphTransport(inBackground(this));
+    const graph = new GraphClient(transport, this.config.GRAPH_BASE_URL);
     try {
       const message: Message = await graph.message(messageId);
       if (message.isDraft) {
         this.ctx.storage.sql.exec("UPDATE ai_queue SET state = 'skipped', updated_at = ? WHERE message_id = ?", Date.now(), messageId);
       } else {
-        await processMessage(ctx, graph, message, { ownAddress, draft: true, categories });
+        const processed = await processMessage(ctx, graph, message, { ownAddress, draft: true, categories });
+        // the category's rule actions, each recorded: a retry skips the ones done
+        await runCategoryRules({ ctx, graph, transport, message, category: processed.category, clean: processed.clean, ownAddress });
         this.ctx.storage.sql.exec(
           "UPDATE ai_queue SET state = 'done', attempts = ?, error = NULL, total_ms = ?, model_ms = ?, trace_id = ?, updated_at = ? WHERE message_id = ?",
           attempts + 1,
@@ -344,7 +374,8 @@ export class MailUserContext extends DurableObject<Env> {
         failed || gone ? 'failed' : 'queued',
         attempts + 1,
         error.slice(0, 500),
-        Date.now() + 2_000 * 4 ** attempts,
+        // Graph's Retry-After when it throttled, else 2 s, 8 s
+        Date.now() + retryDelayMs(err, 2_000 * 4 ** attempts),
         ctx.tracer.id,
         Date.now(),
         messageId,

@@ -13,6 +13,8 @@ import { draftsApi } from './routes/drafts.ts';
 import { llm } from './routes/llm.ts';
 import { login } from './routes/login.tsx';
 import { pages } from './routes/pages.tsx';
+import { rulesApi } from './routes/rules.ts';
+import { rulesPages } from './routes/rules-pages.tsx';
 import { settingsPages } from './routes/settings.tsx';
 import { status } from './routes/status.ts';
 import { tools } from './routes/tools.ts';
@@ -66,11 +68,13 @@ export function createMailApp() {
   app.route('/', pages);
   app.route('/', assistantPages);
   app.route('/', settingsPages);
+  app.route('/', rulesPages);
   app.route('/', api);
   app.route('/', llm);
   app.route('/', assistantApi);
   app.route('/', draftsApi);
   app.route('/', dashboardApi);
+  app.route('/', rulesApi);
   app.route('/', tools);
   app.route('/', webhook);
 

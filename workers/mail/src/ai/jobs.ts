@@ -42,7 +42,7 @@ export async function createRecategoriseJob(db: MailDb, userId: number): Promise
     db
       .update(aiJobs)
       .set({ status: 'superseded', finishedAt: now })
-      .where(and(eq(aiJobs.userId, userId), inArray(aiJobs.status, LIVE))),
+      .where(and(eq(aiJobs.userId, userId), eq(aiJobs.kind, 'recategorise'), inArray(aiJobs.status, LIVE))),
     db.insert(aiJobs).values({ id, userId, kind: 'recategorise', status: 'queued', total: total?.n ?? 0, createdAt: now }),
   ]);
   return id;

@@ -53,19 +53,21 @@ function summarise(text: string, prompt: string, previous = ''): { summary: stri
   return { summary, bullets };
 }
 
-/** The category whose rule shares the most words with the text (ties: the first listed). */
-function classify(text: string, categories: string): { category: string } {
+/** The category whose rule shares the most words with the text (ties: the first listed), and those words as the reason. */
+function classify(text: string, categories: string): { category: string; reason: string } {
   const have = new Set(words(text));
-  let best = { category: 'unknown', score: 0 };
+  let best = { category: 'unknown', shared: [] as string[] };
   for (const line of categories.split('\n')) {
     const m = /^- ([^:]+):\s*(.*)$/.exec(line.trim());
     if (!m) continue;
     const ruleWords = new Set([...words(m[2]!), ...words(m[1]!)]);
-    let score = 0;
-    for (const w of ruleWords) if (have.has(w)) score++;
-    if (score > best.score) best = { category: m[1]!.trim(), score };
+    const shared = [...ruleWords].filter((w) => have.has(w));
+    if (shared.length > best.shared.length) best = { category: m[1]!.trim(), shared };
   }
-  return { category: best.category };
+  const reason = best.shared.length
+    ? `keyword match: the message shares ${best.shared.map((w) => `“${w}”`).join(', ')} with the rule of ${best.category}`
+    : 'keyword match: no rule shares a word with the message';
+  return { category: best.category, reason };
 }
 
 /** `Key: value` lines, and the keys asked for when the text names them. */

@@ -143,7 +143,7 @@ const SUGGESTION = 'suggestion:';
 export const isSuggestion = (draftId: string) => draftId.startsWith(SUGGESTION);
 
 /** The offline model's reply to a new message, stored as a suggestion (a draft or suggestion made before stays). */
-async function suggestReply(ctx: TaskContext, emailId: string, clean: string, category: string): Promise<void> {
+export async function suggestReply(ctx: TaskContext, emailId: string, clean: string, category: string): Promise<void> {
   const bodyHtml = asHtml(await replyDraft(ctx, clean, category));
   const now = Date.now();
   await ctx.db

@@ -11,7 +11,7 @@ export const DEFAULT_PROMPTS = {
   summarise:
     'You summarise e-mails for a busy racing office. Answer with JSON only: {"summary": "<one or two sentences>", "bullets": ["<key point>", …]} (at most 5 bullets). Keep names, dates, amounts and requests.',
   classify:
-    'You sort e-mails into the categories listed, reading each category\'s rule. Answer with JSON only: {"category": "<one of the category names, exactly as listed, or unknown>"}.',
+    'You sort e-mails into the categories listed, reading each category\'s rule. Answer with JSON only: {"category": "<one of the category names, exactly as listed, or unknown>", "reason": "<one short sentence: why>"}.',
   extract:
     'You extract key facts from an e-mail. Answer with JSON only: {"values": {"<key>": "<value as written>", …}}. Use the keys asked for when given; otherwise the facts the e-mail states (names, dates, amounts, references). Values are strings.',
   reply:

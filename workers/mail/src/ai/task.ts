@@ -171,9 +171,23 @@ export const classifyPrompt = (ctx: TaskContext): Promise<string> => prompt(ctx,
  * the `classify` prompt when the caller read it already.
  */
 export async function classify(ctx: TaskContext, text: string, categories: CategoryRule[], system?: string): Promise<string> {
-  if (!categories.length) return 'unknown';
+  return (await classifyExplained(ctx, text, categories, system)).category;
+}
+
+/** `classify`, with the model's reason for its choice when it gave one (rules' test mode shows it). */
+export async function classifyExplained(
+  ctx: TaskContext,
+  text: string,
+  categories: CategoryRule[],
+  system?: string,
+): Promise<{ category: string; reason: string | undefined }> {
+  if (!categories.length) return { category: 'unknown', reason: 'there are no categories' };
   const names = new Set(categories.map((c) => c.name));
-  const schema = z.object({ category: z.string().refine((c) => c === 'unknown' || names.has(c), 'not one of the categories') });
+  const schema = z.object({
+    category: z.string().refine((c) => c === 'unknown' || names.has(c), 'not one of the categories'),
+    // a reason is welcome, never required: a person's own classify prompt may not ask for one
+    reason: z.string().max(1000).optional().catch(undefined),
+  });
   const list = categories.map((c) => `- ${c.name}: ${c.rule.replace(/\s+/g, ' ')}`).join('\n');
   const answer = await structured(
     ctx,
@@ -183,7 +197,7 @@ export async function classify(ctx: TaskContext, text: string, categories: Categ
     { CATEGORIES: list, TEXT: text },
     schema,
   );
-  return answer.category;
+  return { category: answer.category, reason: answer.reason?.trim() || undefined };
 }
 
 export async function extract(ctx: TaskContext, text: string, keys: string[] = []): Promise<Record<string, string>> {

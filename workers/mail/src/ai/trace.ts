@@ -5,7 +5,8 @@ import type { GraphTransport } from '../graph/client.ts';
 import type { GraphRequest, GraphResult } from '../graph/transport.ts';
 
 export interface TraceStep {
-  kind: 'model' | 'graph';
+  /** `action`: a rule action run on a message (rule-actions.ts). */
+  kind: 'model' | 'graph' | 'action';
   name: string;
   latencyMs: number;
   tokensIn: number;

@@ -59,9 +59,9 @@ export interface Flash {
 }
 
 /** The message the next page view shows once, then the redirect to the page (303: the browser GETs it). */
-export function redirectWithFlash(c: MailContext, flash: Flash): Response {
+export function redirectWithFlash(c: MailContext, flash: Flash, to: '/settings' | '/settings/rules' = '/settings'): Response {
   setCookie(c, FLASH_COOKIE, encodeURIComponent(JSON.stringify({ ...flash, text: flash.text.slice(0, 500) })), flashCookie);
-  return c.redirect('/settings', 303);
+  return c.redirect(to, 303);
 }
 
 /** The flash message left by the last redirect (and forgotten). */
