@@ -8,6 +8,7 @@ import { withClient } from '../scripts/racing/pg-client.ts';
 import { ROOT } from '../scripts/workers.ts';
 import type { RunPlan, RunProgress, TablePlan } from '../workers/migrate/src/engine/types.ts';
 import type { BenchContext } from './context.ts';
+import { benchMigrateIncremental } from './migrate-incremental.ts';
 import { benchSecondDatabase } from './postgres.ts';
 
 // npm run bench -- migrate: a wide runners-like table (1,000,000 rows; BENCH_MIGRATE_ROWS) copied
@@ -344,6 +345,8 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     console.log(
       `  workerd memory (hosts the DO)      peak RSS ${mb(Math.max(peakKb, hwmKb))} (sampled ${mb(peakKb)}, before the run ${mb(baselineKb)})`,
     );
+    // Incremental sync on the copy just made (its mappings): bench/migrate-incremental.ts.
+    await benchMigrateIncremental({ worker, sourceUrl, plan, fullMs: copiedMs, rows: ROWS });
   } finally {
     await worker.dispose();
   }

@@ -68,16 +68,13 @@ export type SettingInput = Pick<SyncTableSetting, 'sourceTable' | 'method' | 'co
 
 /** Saves the operator's choices; the marks stay (a mark of another method is simply not used). */
 export async function saveSyncTableSettings(db: MigrateDb, jobId: number, settings: readonly SettingInput[], now: number): Promise<void> {
-  if (settings.length === 0) return;
-  await db.batch(
-    settings.map((s) => {
-      const values = { method: s.method, column: s.column, deletes: s.deletes, softDeleteColumn: s.softDeleteColumn, updatedAt: now };
-      return db
-        .insert(syncJobTables)
-        .values({ jobId, sourceTable: s.sourceTable, ...values })
-        .onConflictDoUpdate({ target: [syncJobTables.jobId, syncJobTables.sourceTable], set: values });
-    }) as [ReturnType<typeof db.insert>, ...ReturnType<typeof db.insert>[]],
-  );
+  for (const s of settings) {
+    const values = { method: s.method, column: s.column, deletes: s.deletes, softDeleteColumn: s.softDeleteColumn, updatedAt: now };
+    await db
+      .insert(syncJobTables)
+      .values({ jobId, sourceTable: s.sourceTable, ...values })
+      .onConflictDoUpdate({ target: [syncJobTables.jobId, syncJobTables.sourceTable], set: values });
+  }
 }
 
 /** The method a setting resolves to for a source table (`auto`: the proposal), with why a full pass when none applies. */

@@ -253,11 +253,14 @@ async function tablePass(
         : method === 'checksum'
           ? `key-range checksums: ${changedKeys!.length} rows differ`
           : `${method === 'xmin' ? 'xmin' : column!.name} after ${from} up to ${to}`;
+  // The first pass of a mark reads every row, as a full pass does.
+  const whole = method === 'full' || (markOf !== null && from === null);
   const pass = {
     method,
     markOf,
     from,
     to,
+    whole,
     changed: changedKeys ? changedKeys.length : null,
     deleted,
     listed,

@@ -29,9 +29,13 @@ import {
 } from '../sync-jobs.ts';
 import { SyncFormPage, SyncListPage, SyncPreviewPage, type PreviewTable, type SyncFormValues } from '../views/sync.tsx';
 import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
+import { syncIncremental } from './sync-incremental.tsx';
 
 /** Sync: stored, scheduled sync jobs, their pages and their JSON routes (spec 002 A, Sync). */
 export const sync = jsonRoutes();
+
+// Each job's incremental settings (change detection, deletes, marks).
+sync.route('/', syncIncremental);
 
 /** An integer id as a path or query text: digits only (no signs, spaces, exponents or hex). */
 const idText = z

@@ -64,6 +64,7 @@ export function SyncListPage({ csrf, user, jobs }: { csrf: string; user: Session
                 <td data-next-run>{job.enabled ? when(job.nextRunAt) : '—'}</td>
                 <td class="actions">
                   <a href={`/Sync/Preview/${job.id}`}>Preview</a>
+                  <a href={`/Sync/Incremental/${job.id}`}>Incremental</a>
                   {canWrite(user) ? (
                     <>
                       <a href={`/Sync/Edit/${job.id}`}>Edit</a>

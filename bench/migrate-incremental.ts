@@ -1,0 +1,81 @@
+import { withClient } from '../scripts/racing/pg-client.ts';
+import type { IncrementalRunPlan } from '../workers/migrate/src/engine/incremental.ts';
+import type { RunPlan, RunProgress } from '../workers/migrate/src/engine/types.ts';
+
+// The migration bench's incremental sync lines (called by bench/migrate.ts once the Worker's full copy
+// is in the destination, with its mappings): 1 % of the source rows changed, then nothing changed,
+// each synced by a new run of the same MigrationJob Worker with the `xmin` method (the bench table
+// has no updated-at column; xmin needs no schema change) from a mark taken just before the change,
+// timed from the start request to the run's end, against the full copy's time.
+
+type BenchWorker = { fetch(url: string, init?: RequestInit): Promise<Response> };
+
+/** The source's oldest running transaction: every transaction below it has ended (the xmin method's mark). */
+async function sourceMark(sourceUrl: string): Promise<string> {
+  return withClient(sourceUrl, async (client) => {
+    const rows = await client.query<{ mark: string }>('SELECT txid_snapshot_xmin(txid_current_snapshot())::text AS mark');
+    return rows.rows[0]!.mark;
+  });
+}
+
+/** One incremental run from `mark`, to its end: its time and progress. */
+async function syncRun(worker: BenchWorker, base: RunPlan, mark: string): Promise<{ ms: number; progress: RunProgress }> {
+  const plan: IncrementalRunPlan = {
+    ...base,
+    runId: crypto.randomUUID(),
+    patchMode: true,
+    incremental: [{ sourceTable: base.tables[0]!.sourceTable, method: 'xmin', from: mark, deletes: 'ignore' }],
+  };
+  const started = performance.now();
+  const start = await worker.fetch('http://bench/start', {
+    method: 'POST',
+    body: JSON.stringify(plan),
+    headers: { 'content-type': 'application/json' },
+  });
+  if (!start.ok) throw new Error(`incremental start: ${start.status} ${await start.text()}`);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const progress = (await (await worker.fetch(`http://bench/progress?runId=${plan.runId}`)).json()) as RunProgress;
+    if (['completed', 'failed', 'cancelled'].includes(progress.state)) {
+      if (progress.state !== 'completed') throw new Error(`the incremental run ${progress.state}: ${progress.errors.join('; ')}`);
+      return { ms: performance.now() - started, progress };
+    }
+  }
+}
+
+export async function benchMigrateIncremental(options: {
+  worker: BenchWorker;
+  sourceUrl: string;
+  /** The full copy's plan (its table, configuration and source) and time. */
+  plan: RunPlan;
+  fullMs: number;
+  rows: number;
+}): Promise<void> {
+  const { worker, sourceUrl, plan, fullMs, rows } = options;
+  const table = plan.tables[0]!;
+  const key = table.sourceKey[0]!;
+  // 1 % of the rows, changed in one transaction after the mark (a comment flips each time the bench runs).
+  const mark = await sourceMark(sourceUrl);
+  const changed = await withClient(sourceUrl, async (client) => {
+    const result = await client.query(
+      `UPDATE ${table.sourceTable} SET comment = CASE WHEN comment LIKE '% (changed)' THEN left(comment, -10) ELSE comment || ' (changed)' END
+       WHERE ${key} % 100 = 7`,
+    );
+    return result.rowCount ?? 0;
+  });
+  const one = await syncRun(worker, plan, mark);
+  const oneTable = one.progress.tables[0]!;
+  if (oneTable.done !== changed || oneTable.updated !== changed)
+    throw new Error(`incremental sync read ${oneTable.done} rows and updated ${oneTable.updated}, expected ${changed}`);
+  const idle = await syncRun(worker, plan, await sourceMark(sourceUrl));
+  if (idle.progress.tables[0]!.done !== 0)
+    throw new Error(`incremental sync with nothing changed read ${idle.progress.tables[0]!.done} rows`);
+  const pct = (ms: number) => `${((ms / fullMs) * 100).toFixed(1)} %`;
+  console.log(
+    `  incremental sync, ${((changed / rows) * 100).toFixed(0)} % of rows changed   ${(one.ms / 1000).toFixed(2)} s   (full copy ${(fullMs / 1000).toFixed(1)} s, ${pct(one.ms)} of it)   target ≤ 5 %` +
+      `   (xmin; ${changed.toLocaleString('en')} rows read and updated)`,
+  );
+  console.log(
+    `  incremental sync, nothing changed       ${(idle.ms / 1000).toFixed(2)} s   (${pct(idle.ms)} of the full copy)        target ≤ 1 %`,
+  );
+}
