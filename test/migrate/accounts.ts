@@ -230,6 +230,20 @@ export const TEST_ACCOUNTS = {
     totpSecret: 'XTZPREBIB4PK5EBQHPL2PBBQBMN3RMH3',
     role: 'admin',
   },
+  incrementalOperator: {
+    email: 'incremental-operator@example.com',
+    password: 'incremental-operator-password',
+    totpSecret: 'GWBDOUANHGTWGEDKZS365Y6VKGV37TYP',
+    role: 'user',
+    siteRole: 'Operator',
+  },
+  incrementalViewer: {
+    email: 'incremental-viewer@example.com',
+    password: 'incremental-viewer-password',
+    totpSecret: 'QCUJJ3SV7C5S5QCAIF4E4UL253P7KXZM',
+    role: 'user',
+    siteRole: 'Viewer',
+  },
 } as const satisfies Record<
   string,
   { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user'; siteRole?: 'Admin' | 'Operator' | 'Viewer' }
