@@ -23,7 +23,7 @@ import { sync } from './routes/sync.tsx';
 import { wizardJson } from './routes/wizard-json.ts';
 import { ErrorBody } from './routes/json.ts';
 import { errorAnswer } from './views/errors.tsx';
-import { SHEET_LIMITS } from './imports/sheet.ts';
+import { SHEET_LIMITS } from './imports/sheet/index.ts';
 
 /** Forms, JSON bodies and schema files alike are read through this limit (chunked bodies included). */
 export const MAX_BODY_BYTES = 1024 * 1024;

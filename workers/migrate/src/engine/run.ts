@@ -17,6 +17,19 @@ import type { RunPlan, TableProgress } from './types.ts';
 // the deferred foreign keys' backfills) advances by one chunk. The caller (the MigrationJob
 // Durable Object, or a test) keeps the cursor rows; the destination's copy of them is the truth.
 
+/**
+ * Tables copied at the same time when the run's settings do not say (see CopyPipeline); chosen by
+ * measurement (engine README, Bench). At most MAX_PARALLEL_TABLES: each table keeps up to two
+ * chunks in flight, each on a destination connection of the pool's ten.
+ */
+export const DEFAULT_PARALLEL_TABLES = 4;
+export const MAX_PARALLEL_TABLES = 4;
+
+export function parallelTablesOf(plan: Pick<RunPlan, 'parallelTables'>): number {
+  const n = Math.floor(plan.parallelTables ?? DEFAULT_PARALLEL_TABLES);
+  return Number.isFinite(n) ? Math.min(MAX_PARALLEL_TABLES, Math.max(1, n)) : DEFAULT_PARALLEL_TABLES;
+}
+
 export type StepOutcome = { kind: 'chunk'; phase: Phase; result: ChunkResult } | { kind: 'copied' };
 
 export function cursorOf(cursors: CursorRow[], phase: Phase): CursorRow | undefined {
@@ -43,23 +56,22 @@ export async function runStep(source: Sql, dest: Sql, plan: RunPlan, tables: Pre
 }
 
 /**
- * Copy chunks of one table with up to `depth` destination statements in flight, each on a
- * connection of its own (the pool's), while the next source page is read. A chunk is launched with
- * the cursor its predecessor will leave, so its statement does all of its work at once and then
- * waits on the cursor row for the predecessor's commit (row lock): if the predecessor committed,
- * the guard matches and it commits; if the predecessor failed or was stale, the guard finds the
- * cursor elsewhere and it rolls back as stale. Outcomes come back in cursor order. Chunks of the
- * next table start only once this table's last chunk is committed (its foreign keys need the
- * parents' mappings); tables matched by natural key and backfill phases go one chunk at a time.
- * The source is read one page ahead at all times: the next page's read starts as soon as the page
- * before it arrives, whatever the destination is doing, so reading and writing overlap fully.
+ * Copy chunks of up to `parallel` tables at the same time (lanes), and of each table up to `depth`
+ * destination statements in flight, each on a connection of its own (the pool's), while the next
+ * source page of each table is read. A table's lane opens once every parent it translates foreign
+ * keys through has finished its copy (committed: its mappings are there to look up), so tables
+ * with no foreign key path between them copy side by side and the rest still go parents first.
+ * Within a lane a chunk is launched with the cursor its predecessor will leave, so its statement
+ * does all of its work at once and then waits on the cursor row for the predecessor's commit (row
+ * lock): if the predecessor committed, the guard matches and it commits; if the predecessor failed
+ * or was stale, the guard finds the cursor elsewhere and it rolls back as stale. A lane's outcomes
+ * come back in cursor order; lanes interleave as their chunks finish. Tables matched by natural key
+ * go one chunk at a time in their lane, and backfill phases (after every copy) one at a time.
+ * Each lane's source is read one page ahead at all times: the next page's read starts as soon as
+ * the page before it arrives, whatever the destination is doing, so reading and writing overlap.
  */
 export class CopyPipeline {
-  private readonly queue: { phase: Phase; result: Promise<ChunkResult> }[] = [];
-  /** Where the next launch starts (the last launched page's last key), and whether pages remain. */
-  private ahead: { table: string; cursor: string | null; more: boolean } | null = null;
-  /** The page being read ahead: the one starting after `from` of `table`. */
-  private readAhead: { table: string; from: string | null; page: Promise<SourcePage> } | null = null;
+  private lanes: Lane[] = [];
 
   constructor(
     private readonly source: Sql,
@@ -67,68 +79,105 @@ export class CopyPipeline {
     private readonly plan: RunPlan,
     private readonly tables: PreparedTable[],
     private readonly depth: number,
+    private readonly parallel = parallelTablesOf(plan),
   ) {}
 
-  /** The next chunk's outcome, launching more chunks of the current copy phase first. */
+  /** The next chunk's outcome (whichever lane's comes first), opening lanes and launching chunks first. */
   async step(cursors: CursorRow[]): Promise<StepOutcome> {
-    const phase = nextPhase(this.plan, cursors);
-    if (this.queue.length === 0 && (!phase || phase.kind !== 'copy')) {
-      this.ahead = null;
+    this.open(cursors);
+    await Promise.all(this.lanes.map((lane) => this.fill(lane)));
+    const busy = this.lanes.filter((lane) => lane.queue.length > 0);
+    if (busy.length === 0) {
+      this.lanes = [];
       return runStep(this.source, this.dest, this.plan, this.tables, cursors);
     }
-    if (phase && phase.kind === 'copy') await this.fill(phase, cursors);
-    const head = this.queue.shift()!;
-    const result = await head.result;
+    const lane = await Promise.race(
+      busy.map((l) =>
+        l.queue[0]!.then(
+          () => l,
+          () => l,
+        ),
+      ),
+    );
+    const result = await lane.queue.shift()!;
+    if (lane.queue.length === 0 && !lane.more) this.lanes = this.lanes.filter((l) => l !== lane);
     // After a stale chunk the ones behind it are stale or unknown: the caller re-reads the cursors.
     if (result.status === 'stale') await this.drain();
-    return { kind: 'chunk', phase: head.phase, result };
+    return { kind: 'chunk', phase: lane.phase, result };
   }
 
   /** Waits for every chunk in flight (committed or not: the destination's cursors say which). */
   async drain(): Promise<void> {
-    const pending = this.queue.splice(0);
-    const reading = this.readAhead?.page;
-    this.ahead = null;
-    this.readAhead = null;
-    await Promise.allSettled([...pending.map((p) => p.result), ...(reading ? [reading] : [])]);
+    const lanes = this.lanes;
+    this.lanes = [];
+    await Promise.allSettled(lanes.flatMap((lane) => [...lane.queue, ...(lane.readAhead ? [lane.readAhead.page] : [])]));
+  }
+
+  /** Opens a lane for each copy phase that may start now (parents copied), up to the limit, in plan order. */
+  private open(cursors: CursorRow[]): void {
+    for (const phase of phasesOf(this.plan)) {
+      if (this.lanes.length >= this.parallel) return;
+      if (phase.kind !== 'copy' || cursorOf(cursors, phase)?.finished) continue;
+      if (this.lanes.some((lane) => lane.phase.table === phase.table)) continue;
+      const table = this.tables.find((t) => t.plan.destTable === phase.table);
+      if (!table) throw new Error(`No prepared table for ${phase.table}`);
+      if (!parentsOf(this.plan, table).every((parent) => cursors.some((c) => c.dest_table === parent && c.phase === 'copy' && c.finished)))
+        continue;
+      this.lanes.push({ phase, table, queue: [], cursor: cursorOf(cursors, phase)?.cursor ?? null, more: true, readAhead: null });
+    }
   }
 
   /** The page after `from`: the one read ahead when it is that page, else read now. */
-  private page(table: PreparedTable, from: string | null, limit: number): Promise<SourcePage> {
-    const ahead = this.readAhead;
-    this.readAhead = null;
-    if (ahead && ahead.table === table.plan.destTable && ahead.from === from) return ahead.page;
-    return readCopyPage(this.source, table, from, limit);
+  private page(lane: Lane, from: string | null, limit: number): Promise<SourcePage> {
+    const ahead = lane.readAhead;
+    lane.readAhead = null;
+    if (ahead && ahead.from === from) return ahead.page;
+    return readCopyPage(this.source, lane.table, from, limit);
   }
 
-  private readNext(table: PreparedTable, from: string | null, limit: number): void {
-    const page = readCopyPage(this.source, table, from, limit);
+  private readNext(lane: Lane, from: string | null, limit: number): void {
+    const page = readCopyPage(this.source, lane.table, from, limit);
     // Awaited by the next launch or drain(); never an unhandled rejection meanwhile.
     page.catch(() => undefined);
-    this.readAhead = { table: table.plan.destTable, from, page };
+    lane.readAhead = { from, page };
   }
 
-  private async fill(phase: Phase, cursors: CursorRow[]): Promise<void> {
-    const table = this.tables.find((t) => t.plan.destTable === phase.table);
-    if (!table) throw new Error(`No prepared table for ${phase.table}`);
+  private async fill(lane: Lane): Promise<void> {
     const limit = chunkSizeOf(this.plan);
-    if (this.queue.length === 0 || !this.ahead || this.ahead.table !== phase.table) {
-      this.ahead = { table: phase.table, cursor: cursorOf(cursors, phase)?.cursor ?? null, more: true };
-    }
     // With a natural key, a chunk must see the rows its predecessor inserted (a later source row with
     // the same key is matched to them, not inserted again): one at a time.
-    const depth = table.plan.naturalKey?.length ? 1 : this.depth;
-    while (this.queue.length < depth && this.ahead.more) {
-      const from: string | null = this.ahead.cursor;
-      const page = await this.page(table, from, limit);
-      const result = copyChunk(this.source, this.dest, this.plan, table, from, limit, { page });
+    const depth = lane.table.plan.naturalKey?.length ? 1 : this.depth;
+    while (lane.queue.length < depth && lane.more) {
+      const from = lane.cursor;
+      const page = await this.page(lane, from, limit);
+      const result = copyChunk(this.source, this.dest, this.plan, lane.table, from, limit, { page });
       // Awaited by step() or drain(); never an unhandled rejection meanwhile.
       result.catch(() => undefined);
-      this.queue.push({ phase, result });
-      this.ahead = { table: phase.table, cursor: page.last ?? from, more: page.rows === limit };
-      if (this.ahead.more) this.readNext(table, this.ahead.cursor, limit);
+      lane.queue.push(result);
+      lane.cursor = page.last ?? from;
+      lane.more = page.rows === limit;
+      if (lane.more) this.readNext(lane, lane.cursor, limit);
     }
   }
+}
+
+/** One table's copy in the pipeline: its chunks in flight (in cursor order), where the next starts, its page read ahead. */
+type Lane = {
+  phase: Phase;
+  table: PreparedTable;
+  queue: Promise<ChunkResult>[];
+  /** Where the next launch starts (the last launched page's last key), and whether pages remain. */
+  cursor: string | null;
+  more: boolean;
+  /** The page being read ahead: the one starting after `from`. */
+  readAhead: { from: string | null; page: Promise<SourcePage> } | null;
+};
+
+/** The plan tables a table translates foreign keys through (their copies must be committed first). */
+function parentsOf(plan: RunPlan, table: PreparedTable): string[] {
+  return [...new Set(Object.values(table.translated))].filter(
+    (parent) => parent !== table.plan.destTable && plan.tables.some((t) => t.destTable === parent),
+  );
 }
 
 /** Replaces a phase's cursor row with the one a chunk committed. */

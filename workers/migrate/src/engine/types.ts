@@ -113,6 +113,11 @@ export type RunPlan = {
    * DEFAULT_REJECT_LIMIT (engine/rejects.ts), 0 fails the run at the first such row.
    */
   rejectLimit?: number;
+  /**
+   * Tables copied at the same time (those with no foreign key path between them; a table waits for
+   * the parents it translates foreign keys through). Default DEFAULT_PARALLEL_TABLES (engine/run.ts), 1..4.
+   */
+  parallelTables?: number;
 };
 
 export type RunState = 'queued' | 'running' | 'cancelling' | 'cancelled' | 'completed' | 'failed';

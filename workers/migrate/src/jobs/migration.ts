@@ -12,7 +12,7 @@ import {
   validateTable,
 } from '../engine/copy.ts';
 import { type Sql, assertHostAllowed, openDestination, openSource } from '../engine/db.ts';
-import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../engine/run.ts';
+import { CopyPipeline, nextPhase, parallelTablesOf, tableProgress, withCursor } from '../engine/run.ts';
 import {
   type EngineEnv,
   HostNotAllowedError,
@@ -22,8 +22,8 @@ import {
   type TableValidation,
   directCopyAllowed,
 } from '../engine/types.ts';
-import { incrementalOf, prepareIncremental } from '../engine/incremental.ts';
 import { RejectLimitError } from '../engine/rejects.ts';
+import { incrementalOf, prepareIncremental } from '../engine/incremental.ts';
 import { recordRunEnd } from '../run-ends.ts';
 import { advanceSyncMarks } from '../sync-marks.ts';
 import { type JobRecord, type StepContext, type StepFailure, type StepResult, isRefusedLogin } from './step.ts';
@@ -112,7 +112,16 @@ export async function migrationStep(
     const tables = record.tables!;
     const maxChunks = plan.chunksPerSlice ?? Number.POSITIVE_INFINITY;
     let chunks = 0;
-    pipeline = new CopyPipeline(source, dest, plan, tables, Math.min(PIPELINE_DEPTH, maxChunks));
+    // Tables side by side (parallelTablesOf), each with up to PIPELINE_DEPTH chunks in flight; a
+    // slice limited to n chunks launches no more than n at once.
+    pipeline = new CopyPipeline(
+      source,
+      dest,
+      plan,
+      tables,
+      Math.min(PIPELINE_DEPTH, maxChunks),
+      Math.min(parallelTablesOf(plan), maxChunks),
+    );
     while (Date.now() - sliceStarted < SLICE_MS && chunks < maxChunks && !job.cancelRequested()) {
       const phase = nextPhase(plan, record.cursors);
       if (!phase) {
