@@ -6,7 +6,7 @@ import { startLocalWorker } from '../scripts/local-worker.ts';
 import { withClient } from '../scripts/racing/pg-client.ts';
 import { ROOT, applyLocalD1Migrations, executeD1 } from '../scripts/workers.ts';
 import { SEGMENT_SECONDS } from '../workers/migrate/src/imports/areas.ts';
-import { writeXlsx } from '../workers/migrate/src/imports/sheet.ts';
+import { writeXlsx } from '../scripts/sheet-writers.ts';
 import { randomBytes, sha256Hex, toBase64Url, utf8 } from '#shared/crypto.ts';
 import type { BenchContext } from './context.ts';
 import { checkpoint, cpuSeconds, mb, memoryKb, postgresCpuSeconds, workerdPids } from './migrate.ts';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { withClient } from '../../scripts/racing/pg-client';
-import { type SheetCell, writeXlsx } from '../../workers/migrate/src/imports/sheet';
+import { writeXlsx } from '../../scripts/sheet-writers.ts';
+import type { SheetCell } from '../../workers/migrate/src/imports/sheet/index.ts';
 import { haveChromium } from '../support/browser';
 import { MigrateBrowserApp, signIn, watchPage } from './migrate-support';
 

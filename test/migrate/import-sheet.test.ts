@@ -1,6 +1,7 @@
 import * as XLSX from '@e965/xlsx';
 import { describe, expect, it } from 'vitest';
-import { readSheet, SHEET_LIMITS, SheetError, writeCsv, writeXlsx, type SheetCell } from '../../workers/migrate/src/imports/sheet';
+import { writeCsv, writeXlsx } from '../../scripts/sheet-writers.ts';
+import { readSheet, SHEET_LIMITS, type SheetCell, SheetError } from '../../workers/migrate/src/imports/sheet/index.ts';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 

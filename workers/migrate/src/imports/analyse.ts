@@ -2,7 +2,7 @@ import type { Reader } from '../engine/db.ts';
 import type { ImportAreaDef, WriteRow } from './areas.ts';
 import { compileSheetFilter } from './filter.ts';
 import { PROBLEM_KINDS, type ProblemKind, readRecords, type SheetRecord } from './records.ts';
-import { readSheet } from './sheet.ts';
+import { readSheet } from './sheet/index.ts';
 
 /** What a sheet holds for an import: the same analysis serves the preview and the job. */
 export type Analysis = {

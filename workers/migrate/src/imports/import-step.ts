@@ -18,7 +18,7 @@ import { recordAutoSyncOutcome } from './auto-sync.ts';
 import { SheetFilterError } from './filter.ts';
 import { type ImportPlan, type ImportProblem, type ImportProgress, type ImportState, updateImportJob } from './jobs.ts';
 import type { ProblemKind } from './records.ts';
-import { SheetError } from './sheet.ts';
+import { SheetError } from './sheet/index.ts';
 import { fetchSheet, SheetUnavailableError } from './storage.ts';
 
 // An import's work (the ImportJob object's step): read the sheet (R2 or an HTTPS address), check

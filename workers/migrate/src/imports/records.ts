@@ -1,5 +1,5 @@
 import type { FilterValue } from './filter.ts';
-import { type Sheet, type SheetCell, SheetError } from './sheet.ts';
+import { type Sheet, type SheetCell, SheetError } from './sheet/index.ts';
 
 // A spreadsheet's rows as an import reads them: headings matched to the area's columns, each cell
 // checked and converted (dates to YYYY-MM-DD, times to seconds), and the problems of each row listed

@@ -2,7 +2,7 @@ import { readCapped } from '#shared/body.ts';
 import { hostAllowed } from '../configurations.ts';
 import type { ImportArea } from './areas.ts';
 import type { SheetSource } from './jobs.ts';
-import { SHEET_LIMITS } from './sheet.ts';
+import { SHEET_LIMITS } from './sheet/index.ts';
 
 // The import sheets in R2 (binding SHEETS): uploads for preview under `tmp/` — the `tempPath` a
 // Start posts back — which the bucket's lifecycle rule deletes a day later
