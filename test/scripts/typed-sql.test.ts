@@ -21,7 +21,12 @@ const READ_MODULES = [
   'workers/stats/src/saved-stats.ts',
   'workers/cms/src/racing-lookups.ts',
   'workers/migrate/src/imports/areas.ts',
+  'workers/migrate/src/imports/areas/lookups.ts',
+  'workers/migrate/src/imports/areas/barrier-trials.ts',
+  'workers/migrate/src/imports/areas/sectional.ts',
   'workers/migrate/src/routes/imports.tsx',
+  'workers/migrate/src/routes/imports/pages.tsx',
+  'workers/migrate/src/routes/imports/json.ts',
 ];
 
 /** Every TypeScript source of the Workers whose requests read the racing database. */
