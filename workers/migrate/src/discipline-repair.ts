@@ -3,18 +3,10 @@ import { type DISCIPLINE_REPAIR_STATES, disciplineRepairJobs } from '#d1/migrate
 import type { MigrateDb, MigrateServices } from './context.ts';
 import type { Connection, LogEntry } from './engine/types.ts';
 import { disciplineRepairJobStub } from './jobs/stubs.ts';
-import {
-  LEGACY_VALUES,
-  legacyCode,
-  mappedIdsSql,
-  matchDestinations,
-  pairRaces,
-  SOURCE_ISO_DATE,
-  SOURCE_MEETING_COLUMNS,
-  sourceMeeting,
-  type MeetingsDb,
-  type SourceMeeting,
-} from './meetings.ts';
+import { LEGACY_VALUES, legacyCode, type MeetingsDb, type SourceMeeting } from './meetings.ts';
+import { matchDestinations, SOURCE_ISO_DATE, SOURCE_MEETING_COLUMNS, sourceMeeting } from './meetings/meeting-pairs.ts';
+import { mappedIdsSql } from './meetings/pairing.ts';
+import { pairRaces } from './meetings/races.ts';
 
 // The discipline repair (README, "Discipline repair"): a destination race (racing database,
 // `races.race_type`) whose source counterpart (the active configuration's legacy `race_event`,

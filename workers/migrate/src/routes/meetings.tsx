@@ -6,7 +6,10 @@ import type { MigrateContext } from '../context.ts';
 import { destinationReads, sourceReads } from '../engine/db.ts';
 import { guard } from '../guard.ts';
 import { query } from '../input.ts';
-import { meetingPair, raceComparison, recentMeetings, runnerComparison, sourceQuery, type MeetingsDb } from '../meetings.ts';
+import { type MeetingsDb, sourceQuery } from '../meetings.ts';
+import { meetingPair, recentMeetings } from '../meetings/meeting-pairs.ts';
+import { raceComparison } from '../meetings/races.ts';
+import { runnerComparison } from '../meetings/runners.ts';
 import { MeetingListPage, MeetingPairPage } from '../views/meetings.tsx';
 import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
