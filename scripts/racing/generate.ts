@@ -1,36 +1,14 @@
-import { type Day, isoDate, monthOf, parseIsoDate, seasonYear, utcTimestamp, weekday } from './calendar.ts';
-import { COURSE_PROFILES, REGIONS, type Region } from './courses.ts';
-import { type Horse, HorseRegistry, type NewHorse } from './horses.ts';
+import { type Day, monthOf, utcTimestamp, weekday } from './calendar.ts';
+import { REGIONS, type Region } from './courses.ts';
+import type { Horse } from './horses.ts';
 import { runRace, startingPrices } from './market.ts';
-import { type People, type RegionRoster, licensePeople } from './people.ts';
-import { RegionPopulation } from './population.ts';
-import {
-  type RaceClass,
-  allottedWeight,
-  chooseClass,
-  chooseDistance,
-  classLabel,
-  isStakes,
-  jumpsRace,
-  raceName,
-  recruitProfile,
-  suitability,
-} from './programme.ts';
-import { Random } from './random.ts';
-import { type CourseEntry, Schedule, type ScheduledMeeting } from './schedule.ts';
-import { ACCEPTANCE_DAYS, DEFAULT_SEED, type RacingSize, SIZE_PROFILES } from './sizes.ts';
-import {
-  RACING_TABLE_NAMES,
-  appendBatch,
-  batchOf,
-  perTable,
-  type CourseRow,
-  type RacingBatch,
-  type RacingRows,
-  type RacingTableName,
-  type RunnerRow,
-} from './tables.ts';
-import { TRACK_CONDITIONS } from './words.ts';
+import type { RegionRoster } from './people.ts';
+import { type RaceClass, allottedWeight, chooseClass, chooseDistance, classLabel, jumpsRace, raceName } from './programme.ts';
+import type { Random } from './random.ts';
+import type { CourseEntry, ScheduledMeeting } from './schedule.ts';
+import { ACCEPTANCE_DAYS, type RacingSize } from './sizes.ts';
+import { appendBatch, perTable, type CourseRow, type RacingBatch, type RacingRows, type RacingTableName } from './tables.ts';
+import { Output, SimulationState, type Starter, trackConditionLabel } from './simulation-state.ts';
 
 export interface GenerateOptions {
   size: RacingSize;
@@ -41,8 +19,6 @@ export interface GenerateOptions {
   historyDays?: number;
 }
 
-/** Days at the start of the data set whose fields are filled by horses with a past record. */
-const WARM_UP_DAYS = 42;
 /** Divides ability differences into the log-strengths of the market model. */
 const ABILITY_PER_STRENGTH = 11.5;
 /** Race-day form: how far a horse runs above or below its ability. */
@@ -52,7 +28,6 @@ const SCRATCHING_RATE = 0.205;
 const EARLY_SCRATCHING_RATES = [0.12, 0.06, 0.03, 0.03];
 const RIDER_TBA_RATES = [0, 0.05, 0.15, 0.15];
 const TRAINER_CHANGE_RATE = 0.01;
-const IDLE_RETIREMENT_DAYS = 90;
 /** Share of barrier-trial runners that are raced horses returning from a spell (the rest are unraced). */
 const RETURNING_TRIALLISTS = 0.8;
 
@@ -60,37 +35,6 @@ const RETURNING_TRIALLISTS = 0.8;
 interface RiderPool {
   ids: number[];
   weights: number[];
-}
-
-interface Starter {
-  horse: Horse;
-  row: RunnerRow;
-}
-
-class Output {
-  private pending: RacingRows = Output.empty();
-
-  static empty(): RacingRows {
-    return perTable(() => []);
-  }
-
-  get rows(): RacingRows {
-    return this.pending;
-  }
-
-  *drain(): Generator<RacingBatch> {
-    const rows = this.pending;
-    this.pending = Output.empty();
-    for (const table of RACING_TABLE_NAMES) {
-      const batch = batchOf(rows, table);
-      if (batch.rows.length > 0) yield batch;
-    }
-  }
-}
-
-function trackConditionLabel(rating: number): string {
-  const word = rating <= 2 ? 'Firm' : rating <= 4 ? 'Good' : rating <= 7 ? 'Soft' : 'Heavy';
-  return `${word} ${rating}`;
 }
 
 /** Winning time in seconds for a distance on a track rating. */
@@ -110,39 +54,7 @@ function weightedSample(weights: readonly number[], count: number, random: Rando
     .map((k) => k.index);
 }
 
-class RacingSimulation {
-  private readonly output = new Output();
-  private readonly people: People;
-  private readonly registry: HorseRegistry;
-  private readonly populations = new Map<Region, RegionPopulation>();
-  private readonly courses: CourseEntry[];
-  private readonly schedule: Schedule;
-  private readonly fields: Random;
-  private readonly market: Random;
-  private readonly trials: Random;
-  private readonly clock: Random;
-  private readonly firstDay: Day;
-  private readonly today: Day;
-  private readonly ids = { meeting: 0, race: 0, runner: 0, sectional: 0, trialRun: 0 };
-  /** Jockeys already riding at a meeting on the day being simulated. */
-  private bookedJockeys = new Set<number>();
-
-  constructor(options: GenerateOptions) {
-    const seed = options.seed ?? DEFAULT_SEED;
-    const profile = SIZE_PROFILES[options.size];
-    this.today = parseIsoDate(options.today);
-    this.firstDay = this.today - (options.historyDays ?? profile.historyDays);
-    this.people = licensePeople(seed, profile.scale);
-    this.registry = new HorseRegistry(seed, this.people, this.today);
-    for (const region of REGIONS) this.populations.set(region, new RegionPopulation());
-    this.courses = COURSE_PROFILES.map((course, index) => ({ id: index + 1, profile: course }));
-    this.schedule = new Schedule(this.courses, profile.scale, new Random(seed, 'schedule'));
-    this.fields = new Random(seed, 'fields');
-    this.market = new Random(seed, 'market');
-    this.trials = new Random(seed, 'trials');
-    this.clock = new Random(seed, 'clock');
-  }
-
+class RacingSimulation extends SimulationState {
   *run(): Generator<RacingBatch> {
     const rows = this.output.rows;
     rows.courses.push(
@@ -166,12 +78,6 @@ class RacingSimulation {
     }
   }
 
-  private population(region: Region): RegionPopulation {
-    const population = this.populations.get(region);
-    if (!population) throw new Error(`no population for ${region}`);
-    return population;
-  }
-
   private simulateDay(day: Day): void {
     for (const population of this.populations.values()) population.advanceTo(day);
     this.bookedJockeys = new Set();
@@ -182,68 +88,6 @@ class RacingSimulation {
       for (const course of this.schedule.trialMeetings(day, racing, weekday(day) === 2)) this.trialMeeting(course, day);
     }
     for (const meeting of meetings) this.raceMeeting(meeting, day);
-  }
-
-  private addHorse(created: NewHorse): Horse {
-    this.output.rows.horses.push(created.row);
-    this.output.rows.sales.push(...created.sales);
-    return created.horse;
-  }
-
-  private debutant(region: Region, day: Day): Horse {
-    const age = this.fields.weighted([
-      [2, 35],
-      [3, 50],
-      [4, 15],
-    ] as const);
-    const ability = this.fields.normal(56, 11);
-    return this.addHorse(this.registry.foal(region, day, { age, starts: 0, wins: 0, ability }));
-  }
-
-  /** A horse from outside the simulated field (before the data set began, or from elsewhere). */
-  private recruit(region: Region, day: Day, raceClass: RaceClass): Horse {
-    const random = this.fields;
-    if (raceClass.kind === 'maiden' && day >= this.firstDay + WARM_UP_DAYS) return this.debutant(region, day);
-    const { ability, wins } = recruitProfile(raceClass, random);
-    const starts = wins === 0 ? random.int(0, 6) : wins + random.int(wins, wins * 4 + 4);
-    const age = Math.min(9, 2 + Math.ceil(starts / 9) + random.int(0, 1));
-    return this.addHorse(this.registry.foal(region, day, { age, starts, wins, ability }));
-  }
-
-  /** Old horses, and horses left unraced for months (their owners gave up), leave the population. */
-  private hasRetired(horse: Horse, day: Day): boolean {
-    return seasonYear(day) - horse.foalingYear >= 10 || day - horse.readyDay > IDLE_RETIREMENT_DAYS;
-  }
-
-  private enter(region: Region, day: Day, raceClass: RaceClass): Horse {
-    const population = this.population(region);
-    const fits = suitability(raceClass);
-    const probes = isStakes(raceClass) ? 40 : 12;
-    const ready = population.take(fits, probes, this.fields, (h) => this.hasRetired(h, day));
-    if (ready) return ready;
-    // Short of ready horses, a trainer brings one back a few days early.
-    const early = population.takeReturning(day + 7);
-    if (early && fits(early) < Infinity && !this.hasRetired(early, day)) return early;
-    if (early) population.rest(early, early.readyDay);
-    return this.recruit(region, day, raceClass);
-  }
-
-  private trackRating(): number {
-    const [, rating] = TRACK_CONDITIONS[this.fields.weightedIndex(TRACK_CONDITIONS.map(([, , w]) => w))] ?? ['Good 4', 4];
-    return rating;
-  }
-
-  private addMeeting(course: CourseEntry, day: Day, trackRating: number, isTrial: boolean): number {
-    const id = ++this.ids.meeting;
-    this.output.rows.meetings.push({
-      id,
-      date: isoDate(day),
-      courseId: course.id,
-      trackCondition: trackConditionLabel(trackRating),
-      trackRating,
-      isTrial,
-    });
-    return id;
   }
 
   private raceCount(meeting: ScheduledMeeting, day: Day): number {
@@ -432,24 +276,6 @@ class RacingSimulation {
       if (s.row.scratched) this.population(s.horse.region).rest(s.horse, day + random.int(3, 10));
       else if (!this.retires(s.horse, day)) this.population(s.horse.region).rest(s.horse, day + this.restDays());
     }
-  }
-
-  private restAcceptances(field: Starter[], day: Day): void {
-    for (const s of field) this.population(s.horse.region).rest(s.horse, day + this.restDays());
-  }
-
-  private restDays(): number {
-    const random = this.clock;
-    const kind = random.next();
-    if (kind < 0.65) return random.int(14, 24);
-    if (kind < 0.92) return random.int(25, 42);
-    return random.int(60, 150);
-  }
-
-  private retires(horse: Horse, day: Day): boolean {
-    const age = seasonYear(day) - horse.foalingYear;
-    const rate = age >= 8 ? 0.2 : horse.wins > 0 ? 0.03 : horse.starts >= 6 ? 0.15 : 0.02;
-    return this.clock.chance(rate);
   }
 
   private sectionals(starters: Starter[], trackRating: number): void {
