@@ -32,6 +32,8 @@ export type RunSpec = {
   custom: ForeignKey[];
   /** Rows the run may set aside before it fails (default: engine/rejects.ts). */
   rejectLimit?: number;
+  /** Tables copied at the same time (default: engine/run.ts). */
+  parallelTables?: number;
 };
 
 /** First plans for the selected tables: from the schema file where it names them, else suggested (by name unless `suggest` says otherwise). */
@@ -118,6 +120,7 @@ export async function runPlanFor(
       deferred,
       patchMode: session.patchMode,
       ...(session.rejectLimit !== undefined ? { rejectLimit: session.rejectLimit } : {}),
+      ...(session.parallelTables !== undefined ? { parallelTables: session.parallelTables } : {}),
     },
     dest,
   };

@@ -34,6 +34,8 @@ export type WizardSession = {
   matchSummaries: MatchSummary[];
   /** The reject threshold RunConfig posted with Start (the run's plan keeps it; not stored with the session). */
   rejectLimit?: number;
+  /** Tables copied at the same time, as RunConfig posted it with Start (the run's plan keeps it; not stored with the session). */
+  parallelTables?: number;
 };
 
 /** What natural-key matching found for one table, and which cap stopped it. */

@@ -34,6 +34,7 @@ import {
 } from '../wizard-sessions.ts';
 import { fieldMapping } from './field-mapping.tsx';
 import { rejectLimitField } from './rejects.tsx';
+import { parallelTablesField } from './run-settings.ts';
 import { applyMappingEditsFrom, schemas, withSuggestedColumns } from './mapping-edits.ts';
 
 /** The Migration controller: the wizard pages and their redirects (spec 002 A, Migration). */
@@ -411,13 +412,13 @@ export async function duplicateRefusal(
 
 migration.post('/Migration/RunConfig', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
-  const { patchMode, confirmDuplicates, rejectLimit } = parsed(
-    z.object({ patchMode: checkbox, confirmDuplicates: checkbox, rejectLimit: rejectLimitField }),
+  const { patchMode, confirmDuplicates, rejectLimit, parallelTables } = parsed(
+    z.object({ patchMode: checkbox, confirmDuplicates: checkbox, rejectLimit: rejectLimitField, parallelTables: parallelTablesField }),
     await formBody(c),
     'form',
   );
   const { filters, errors } = await checkedFilters(c, session);
-  const updated = { ...session, filters, patchMode, rejectLimit };
+  const updated = { ...session, filters, patchMode, rejectLimit, parallelTables };
   if (Object.keys(errors).length) return runConfigView(c, updated, errors, 400);
   await updateWizardSession(c.var.db, session.id, { filters, patchMode });
   const refusal = await duplicateRefusal(c, updated, confirmDuplicates);

@@ -5,6 +5,7 @@ import { Csrf, Flash } from '../layout.tsx';
 import { type Base, Scroll, WizardPage } from './common.tsx';
 import { DryRunForm, RejectLimitField } from './dry-run.tsx';
 import { FilterFields } from './filters.tsx';
+import { ParallelTablesField } from './parallel.tsx';
 
 /** The duplicate warning and the confirmation Start needs while it stands. */
 export function DuplicateWarning({ risks }: { risks: DuplicateRisk[] }) {
@@ -136,6 +137,7 @@ export function RunConfigPage({
           (matched by id mapping or natural key) instead of skipping them
         </label>
         <RejectLimitField value={session.rejectLimit} />
+        <ParallelTablesField value={session.parallelTables} />
         <button type="submit" disabled={blocking.length > 0}>
           Start migration
         </button>
