@@ -7,6 +7,7 @@ import { ROOT, applyLocalD1Migrations, devStateDir, wranglerBin } from '../worke
 import type { CliIo } from './cli.ts';
 import { CliError, EXIT, type MailClient, removeSessionFile, usageError, writeSessionFile } from './client.ts';
 import { signIn } from './login.ts';
+import { rulesCommand } from './rules.ts';
 
 export interface Context {
   io: CliIo;
@@ -947,6 +948,7 @@ export const COMMANDS: Command[] = [
       if (code !== 0 && !ctx.io.signal?.aborted) throw new CliError(`npm run dev stopped with code ${code}`, EXIT.failed);
     },
   },
+  rulesCommand,
 ];
 
 function kvText(d: { values: Record<string, string>; trace_id: string }): string {

@@ -372,6 +372,10 @@ export function SettingsPage({ view }: { view: SettingsView }) {
             Each category has a rule the assistant reads to sort mail into it, a reply mode, and a reply prompt for its reply drafts. Mail
             that fits none is “unknown”.
           </p>
+          <p>
+            <a href="/settings/rules">Rules: what each category does to new mail</a> (move, archive, mark read, flag, Outlook categories,
+            forward or reply drafts), tried on recent mail before it is trusted.
+          </p>
           {view.categories.length ? null : <p>No categories yet.</p>}
           {view.categories.map((category, i) => (
             <CategoryCard view={view} category={category} index={i} />
