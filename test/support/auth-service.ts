@@ -1,13 +1,16 @@
+import { randomBytes, scrypt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { executeSql } from '../../scripts/auth-admin';
 import { applyLocalD1Migrations, startLocalWorker } from '../../scripts/local-worker';
 import { accountSql } from '../../workers/auth/src/account-sql';
+import { SCRYPT } from '../../workers/auth/src/passwords';
+import type { EnrolledAccount } from './accounts';
 
 const AUTH_CONFIG = 'workers/auth/wrangler.toml';
 
-export type EnrolledAccount = { email: string; password: string; totpSecret: string; role: 'admin' | 'developer' | 'user' };
+export type { EnrolledAccount } from './accounts';
 
 export interface TestAuthService {
   /** `http://127.0.0.1:PORT` */
@@ -33,15 +36,22 @@ export async function startTestAuthService(
   applyLocalD1Migrations(AUTH_CONFIG, 'DB', persistTo);
   const statements: string[] = [];
   const backupCodes: Record<string, string[]> = {};
-  for (const [name, account] of Object.entries(accounts)) {
-    const { statements: sql, enrolment } = await accountSql({
-      ...account,
-      firstName: name,
-      lastName: 'Tester',
-      totpEncryptionKey: vars.AUTH_TOTP_ENCRYPTION_KEY,
-      issuer: 'Racing back-office',
-      mode: 'replace',
-    });
+  // All the accounts' password hashes at once, on Node's thread pool.
+  const enrolled = await Promise.all(
+    Object.entries(accounts).map(async ([name, account]) => ({
+      name,
+      ...(await accountSql({
+        ...account,
+        firstName: name,
+        lastName: 'Tester',
+        totpEncryptionKey: vars.AUTH_TOTP_ENCRYPTION_KEY,
+        issuer: 'Racing back-office',
+        mode: 'replace',
+        passwordHash: await passwordHash(account.password),
+      })),
+    })),
+  );
+  for (const { name, statements: sql, enrolment } of enrolled) {
     statements.push(...sql);
     backupCodes[name] = enrolment.backupCodes;
   }
@@ -76,4 +86,19 @@ export function forwardToAuthService(origin: () => string): (request: Request) =
     const text = await response.text();
     return text.startsWith('Your worker restarted mid-request') ? send() : new Response(text, response);
   };
+}
+
+/**
+ * A password hash in the auth Worker's scheme (hashPassword: scrypt with its parameters, a random
+ * salt), made by Node's native scrypt on its thread pool: the same bytes as @noble/hashes, several
+ * accounts at once, and the main thread (every other service's set-up) free meanwhile.
+ */
+export async function passwordHash(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(password, salt, SCRYPT.dkLen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
+  );
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }

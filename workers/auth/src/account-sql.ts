@@ -18,6 +18,8 @@ export interface AccountSqlInput {
   issuer: string;
   /** `ensure`: leave an existing account as it is (idempotent seed); `replace`: reset its password and 2FA. */
   mode: 'ensure' | 'replace';
+  /** The password's hash in hashPassword's scheme, made elsewhere (the tests make it off the main thread); made here when absent. */
+  passwordHash?: string;
 }
 
 const text = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -27,7 +29,7 @@ export async function accountSql(input: AccountSqlInput): Promise<{ statements: 
   const enrolment = await enrol(email, input.issuer, input.totpEncryptionKey, input.totpSecret);
   const now = Date.now();
   const user = `(SELECT id FROM users WHERE email = ${text(email)})`;
-  const hash = text(hashPassword(input.password));
+  const hash = text(input.passwordHash ?? hashPassword(input.password));
   const replace = input.mode === 'replace';
   const statements = [
     `INSERT INTO users (email, first_name, last_name, role, is_active, created_at) VALUES (${text(email)}, ${text(input.firstName)}, ${text(input.lastName)}, ${text(input.role)}, 1, ${now}) ON CONFLICT(email) DO ${replace ? `UPDATE SET role = excluded.role, is_active = 1` : 'NOTHING'}`,
