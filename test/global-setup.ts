@@ -22,7 +22,18 @@ const SAFE_BEFORE_MIDNIGHT_MS = 15 * 60_000;
  * data, or the real server named by DATABASE_URL (its racing tables are replaced with `tiny`).
  */
 export default async function setup(project: TestProject) {
-  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres();
+  // Everything below is independent until the relay: the two PGlites each load on a thread of their
+  // own, so the racing and legacy loads, the machine's PostgreSQL and the Graph stand-in start together.
+  const graphStandinStarting = startGraphStandin();
+  const realPostgresStarting = realPostgresForCopy();
+  // Awaited below; until then a failure must not count as unhandled.
+  for (const starting of [graphStandinStarting, realPostgresStarting]) starting.catch(() => undefined);
+  const [embedded, legacy] = await Promise.all([
+    process.env.DATABASE_URL ? undefined : startEmbeddedPostgres(),
+    // The migration app's source: the same world in an old system's shape, a few days ahead. Always
+    // embedded (a second PGlite), or LEGACY_DATABASE_URL (its legacy tables are replaced).
+    process.env.LEGACY_DATABASE_URL ? undefined : startEmbeddedPostgres(),
+  ]);
   const databaseUrl = process.env.DATABASE_URL ?? embedded!.url;
   // The services work out "today" themselves: a run must not straddle the racing day's midnight,
   // or tests anchored on the setup's date would meet a service already on the next day.
@@ -32,18 +43,19 @@ export default async function setup(project: TestProject) {
     await new Promise((resolve) => setTimeout(resolve, untilMidnight + 2_000));
   }
   const today = racingToday();
-  await loadRacing(databaseUrl, { size: 'tiny', today });
-  // The migration app's source: the same world in an old system's shape, a few days ahead. Always
-  // embedded (a second PGlite), or LEGACY_DATABASE_URL (its legacy tables are replaced). PGlite
-  // takes any password, so the app reaches it through a front that checks one (MD5), as a real
-  // server would: a configuration with a wrong password fails there.
-  const legacy = process.env.LEGACY_DATABASE_URL ? undefined : await startEmbeddedPostgres();
-  await loadLegacy(process.env.LEGACY_DATABASE_URL ?? legacy!.url, { size: 'tiny', today });
-  const legacyFront = legacy
-    ? await startPasswordFront({ upstream: { host: '127.0.0.1', port: legacy.port }, user: 'postgres', password: LEGACY_TEST_PASSWORD })
-    : undefined;
+  // PGlite takes any password, so the app reaches the legacy source through a front that checks one
+  // (MD5), as a real server would: a configuration with a wrong password fails there.
+  const [, , legacyFront, realPostgres, graphStandin] = await Promise.all([
+    loadRacing(databaseUrl, { size: 'tiny', today }),
+    loadLegacy(process.env.LEGACY_DATABASE_URL ?? legacy!.url, { size: 'tiny', today }),
+    legacy
+      ? startPasswordFront({ upstream: { host: '127.0.0.1', port: legacy.port }, user: 'postgres', password: LEGACY_TEST_PASSWORD })
+      : undefined,
+    realPostgresStarting,
+    // Microsoft Graph and the identity platform, for the mail assistant (tests create a mailbox each).
+    graphStandinStarting,
+  ]);
   const legacyDatabaseUrl = process.env.LEGACY_DATABASE_URL ?? legacyFront!.url;
-  const realPostgres = await realPostgresForCopy();
   // A port that accepts connections and never answers: what a hung database looks like.
   const held = new Set<Socket>();
   const silent = createServer((socket) => {
@@ -59,8 +71,6 @@ export default async function setup(project: TestProject) {
   const relay = await startRelay({
     allow: [databaseUrl, legacyDatabaseUrl, `127.0.0.1:${silentPort}`, '127.0.0.1:1', ...(realPostgres ? [realPostgres] : [])],
   });
-  // Microsoft Graph and the identity platform, for the mail assistant (tests create a mailbox each).
-  const graphStandin = await startGraphStandin();
   project.provide('racingDatabaseUrl', databaseUrl);
   project.provide('racingDatabaseEmbedded', embedded !== undefined);
   project.provide('pgRelay', relay.address);
