@@ -7,3 +7,11 @@ export const TEST_TIMEOUT_MS = 20_000;
 export const HOOK_TIMEOUT_MS = 60_000;
 
 export const PROJECT_TEST_DEFAULTS = { testTimeout: TEST_TIMEOUT_MS, hookTimeout: HOOK_TIMEOUT_MS } as const;
+
+/**
+ * For the Worker projects whose test files hold no state that another file could trip over (their
+ * rows, accounts and objects are their own, nothing in module scope counts across files): the files
+ * take turns in one workerd per worker slot instead of each starting its own. Starting workerd with
+ * a Worker's modules costs seconds a file on two cores, often more than the file's tests.
+ */
+export const SHARED_WORKERD = { isolate: false } as const;

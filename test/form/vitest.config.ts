@@ -1,6 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
-import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, SHARED_WORKERD } from '../project-defaults';
 
 // The form Worker inside workerd, from its own wrangler.toml (static assets, Cache API), over the
 // racing data of the global setup.
@@ -22,5 +22,5 @@ export default defineProject({
       },
     })),
   ],
-  test: { ...PROJECT_TEST_DEFAULTS, name: 'form', include: ['test/form/**/*.test.ts'], root },
+  test: { ...PROJECT_TEST_DEFAULTS, ...SHARED_WORKERD, name: 'form', include: ['test/form/**/*.test.ts'], root },
 });

@@ -1,6 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
-import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, SHARED_WORKERD } from '../project-defaults';
 
 // The shared Worker pieces (Postgres access, errors, validation, config) tested inside workerd.
 export default defineProject({
@@ -19,6 +19,7 @@ export default defineProject({
   ],
   test: {
     ...PROJECT_TEST_DEFAULTS,
+    ...SHARED_WORKERD,
     name: 'platform',
     include: ['test/platform/**/*.test.ts'],
     root: new URL('../..', import.meta.url).pathname,

@@ -2,7 +2,7 @@ import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineProject } from 'vitest/config';
 import { FAKE_EXTERNAL_KEY } from './fake-contract';
 import './global-setup';
-import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, SHARED_WORKERD } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -38,6 +38,7 @@ export default defineProject({
   resolve: { preserveSymlinks: true },
   test: {
     ...PROJECT_TEST_DEFAULTS,
+    ...SHARED_WORKERD,
     name: 'stats',
     include: ['test/stats/**/*.test.ts'],
     globalSetup: ['test/stats/global-setup.ts'],
