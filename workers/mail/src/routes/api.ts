@@ -75,10 +75,11 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'No such message or folder',
   413: 'Body too large',
   502: 'Graph failed, timed out or kept throttling',
+  503: 'Too many reads of the mailbox are waiting for Graph: try again after Retry-After',
 };
 /** The failures of the mailbox's routes (reads, changes). */
-export const readErrors = errors(400, 401, 404, 502);
-export const writeErrors = errors(400, 401, 403, 404, 413, 502);
+export const readErrors = errors(400, 401, 404, 502, 503);
+export const writeErrors = errors(400, 401, 403, 404, 413, 502, 503);
 
 export const security = [{ session: [] }];
 /** Gate "token" on a read. */
