@@ -27,7 +27,9 @@ type Tables = {
 };
 
 beforeAll(async () => {
-  [operator, viewer] = await Promise.all([signIn('incrementalOperator'), signIn('incrementalViewer')]);
+  // One after the other: the one local authentication service is slow under load.
+  operator = await signIn('incrementalOperator');
+  viewer = await signIn('incrementalViewer');
   const config = legacyConfigurationForm('Legacy for incremental sync');
   await operator.page('/Configuration/Create');
   expect((await operator.post('/Configuration/Create', config)).status).toBe(302);
