@@ -11,24 +11,12 @@ import {
   readCopyPage,
 } from './copy.ts';
 import type { Sql } from './db.ts';
+import { parallelTablesOf } from './parallel.ts';
 import type { RunPlan, TableProgress } from './types.ts';
 
 // One step of a run at a time: the first unfinished phase (every table's copy in FK order, then
 // the deferred foreign keys' backfills) advances by one chunk. The caller (the MigrationJob
 // Durable Object, or a test) keeps the cursor rows; the destination's copy of them is the truth.
-
-/**
- * Tables copied at the same time when the run's settings do not say (see CopyPipeline); chosen by
- * measurement (engine README, Bench). At most MAX_PARALLEL_TABLES: each table keeps up to two
- * chunks in flight, each on a destination connection of the pool's ten.
- */
-export const DEFAULT_PARALLEL_TABLES = 4;
-export const MAX_PARALLEL_TABLES = 4;
-
-export function parallelTablesOf(plan: Pick<RunPlan, 'parallelTables'>): number {
-  const n = Math.floor(plan.parallelTables ?? DEFAULT_PARALLEL_TABLES);
-  return Number.isFinite(n) ? Math.min(MAX_PARALLEL_TABLES, Math.max(1, n)) : DEFAULT_PARALLEL_TABLES;
-}
 
 export type StepOutcome = { kind: 'chunk'; phase: Phase; result: ChunkResult } | { kind: 'copied' };
 

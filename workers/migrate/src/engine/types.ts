@@ -115,7 +115,7 @@ export type RunPlan = {
   rejectLimit?: number;
   /**
    * Tables copied at the same time (those with no foreign key path between them; a table waits for
-   * the parents it translates foreign keys through). Default DEFAULT_PARALLEL_TABLES (engine/run.ts), 1..4.
+   * the parents it translates foreign keys through). Default DEFAULT_PARALLEL_TABLES (engine/parallel.ts), 1..4.
    */
   parallelTables?: number;
 };

@@ -12,7 +12,8 @@ import {
   validateTable,
 } from '../engine/copy.ts';
 import { type Sql, assertHostAllowed, openDestination, openSource } from '../engine/db.ts';
-import { CopyPipeline, nextPhase, parallelTablesOf, tableProgress, withCursor } from '../engine/run.ts';
+import { parallelTablesOf } from '../engine/parallel.ts';
+import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../engine/run.ts';
 import {
   type EngineEnv,
   HostNotAllowedError,

@@ -1,4 +1,4 @@
-import { MAX_PARALLEL_TABLES, parallelTablesOf } from '../engine/run.ts';
+import { MAX_PARALLEL_TABLES, parallelTablesOf } from '../engine/parallel.ts';
 import { text } from '../input.ts';
 
 /** RunConfig's tables-at-once setting: empty means the engine's default; a whole number 1…MAX_PARALLEL_TABLES. */

@@ -1,4 +1,4 @@
-import { DEFAULT_PARALLEL_TABLES, MAX_PARALLEL_TABLES } from '../../engine/run.ts';
+import { DEFAULT_PARALLEL_TABLES, MAX_PARALLEL_TABLES } from '../../engine/parallel.ts';
 
 /** RunConfig's tables-at-once setting (the run plan's parallelTables). */
 export function ParallelTablesField({ value }: { value?: number }) {
