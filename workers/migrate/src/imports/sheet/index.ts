@@ -12,7 +12,7 @@ import { formatBytes, type Limits, SHEET_LIMITS, type Sheet, SheetError } from '
 import { readCsv } from './csv.ts';
 import { readXlsx } from './xlsx.ts';
 
-export { SHEET_LIMITS, type Sheet, type SheetCell, SheetError, type SheetRow } from './common.ts';
+export { SHEET_LIMITS, type Sheet, type SheetCell, SheetError } from './common.ts';
 
 export async function readSheet(bytes: Uint8Array, fileName: string, limits?: Partial<Limits>): Promise<Sheet> {
   const lim: Limits = { ...SHEET_LIMITS, ...limits };
