@@ -7,6 +7,8 @@ import { type Category, categoriesOf } from '../workers/mail/src/ai/categories.t
 import { failJob, recategoriseStep } from '../workers/mail/src/ai/jobs.ts';
 import { createModel } from '../workers/mail/src/ai/model.ts';
 import { processMessage } from '../workers/mail/src/ai/pipeline.ts';
+import { SentQueue, recordInbound } from '../workers/mail/src/ai/replies.ts';
+import { SenderJobs } from '../workers/mail/src/sender-jobs.ts';
 import { retryDelayMs } from '../workers/mail/src/ai/rule-actions.ts';
 import { RULE_JOB_TABLE, applyRulesStep, nextApplyDue, queueApplyJob, runCategoryRules } from '../workers/mail/src/ai/rules-job.ts';
 import { historyCutoff } from '../workers/mail/src/ai/retention.ts';
@@ -53,6 +55,8 @@ export interface MailboxNotification {
   resource: string;
   messageId: string | null;
   receivedAt: number;
+  /** Set for the Sent Items subscription's notifications (the owner sent a message). */
+  folder?: 'sentitems';
 }
 
 /** Whether a notification announces a new message the assistant processes (created, with its id). */
@@ -96,9 +100,14 @@ export class MailUserContext extends DurableObject<Env> {
   /** Identical reads in flight share one call; a short-lived cache, dropped by writes and notifications. */
   private readonly reads = new SharedReads();
   private wellKnownLoading: Promise<Record<string, string>> | undefined;
+  /** Sent messages to record (replies tracked wherever they are sent), and "unsubscribe and archive" jobs. */
+  private readonly sent: SentQueue;
+  private readonly senderJobs: SenderJobs;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.sent = new SentQueue(ctx.storage.sql);
+    this.senderJobs = new SenderJobs(ctx.storage.sql);
     ctx.storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS notifications (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -193,7 +202,8 @@ export class MailUserContext extends DurableObject<Env> {
     if (userId !== undefined) {
       const now = Date.now();
       for (const item of items) {
-        if (announcesNewMessage(item)) {
+        if (announcesNewMessage(item) && item.folder === 'sentitems') this.sent.add(item.messageId, now);
+        else if (announcesNewMessage(item)) {
           this.ctx.storage.sql.exec(
             "INSERT OR IGNORE INTO ai_queue (message_id, state, next_at, updated_at) VALUES (?, 'queued', ?, ?)",
             item.messageId,
@@ -219,6 +229,12 @@ export class MailUserContext extends DurableObject<Env> {
     // the new job supersedes the user's earlier ones (marked so in D1 when it was created)
     this.ctx.storage.sql.exec('DELETE FROM ai_jobs WHERE user_id = ?', userId);
     this.ctx.storage.sql.exec('INSERT OR IGNORE INTO ai_jobs (job_id, user_id, after) VALUES (?, ?, ?)', jobId, userId, '');
+    await this.wake();
+  }
+
+  /** Starts archiving a sender's Inbox mail (an "unsubscribe and archive" job, src/sender-jobs.ts). */
+  async startSenderJob(userId: number, jobId: string, sender: string): Promise<void> {
+    this.senderJobs.add(jobId, userId, sender);
     await this.wake();
   }
 
@@ -286,7 +302,11 @@ export class MailUserContext extends DurableObject<Env> {
         }
       };
       await Promise.all(Array.from({ length: Math.min(QUEUE_PARALLEL, due.length) }, worker));
+      const db = drizzle(this.env.DB, { schema });
+      const background = new GraphClient(inBackground(this), this.config.GRAPH_BASE_URL);
+      await this.sent.drain(db, background, userId, historyCutoff(now, this.config.ASSISTANT_HISTORY_DAYS));
     }
+    await this.senderJobs.run(drizzle(this.env.DB, { schema }), new GraphClient(inBackground(this), this.config.GRAPH_BASE_URL));
     for (const job of this.ctx.storage.sql
       .exec<{ job_id: string; user_id: number; after: string }>('SELECT job_id, user_id, after FROM ai_jobs')
       .toArray()) {
@@ -311,8 +331,9 @@ export class MailUserContext extends DurableObject<Env> {
       .exec<{ at: number | null }>("SELECT MIN(next_at) AS at FROM ai_queue WHERE state = 'queued'")
       .one().at;
     const jobs = this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM ai_jobs').one().n;
+    const later = [next, this.sent.nextAt(), this.senderJobs.nextAt()].filter((at): at is number => at !== null);
     if (jobs > 0) await this.ctx.storage.setAlarm(Date.now());
-    else if (next !== null) await this.ctx.storage.setAlarm(Math.max(Date.now(), next));
+    else if (later.length) await this.ctx.storage.setAlarm(Math.max(Date.now(), Math.min(...later)));
     await this.applyRules();
   }
 
@@ -347,6 +368,8 @@ export class MailUserContext extends DurableObject<Env> {
     const graph = new GraphClient(transport, this.config.GRAPH_BASE_URL);
     try {
       const message: Message = await graph.message(messageId);
+      // an answer in a conversation stops the owner's sent messages of it waiting
+      await recordInbound(ctx.db, userId, message, ownAddress);
       if (message.isDraft) {
         this.ctx.storage.sql.exec("UPDATE ai_queue SET state = 'skipped', updated_at = ? WHERE message_id = ?", Date.now(), messageId);
       } else {

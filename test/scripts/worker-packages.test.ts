@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..');
 const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { imports: Record<string, string> };
 const NAMED = Object.entries(packageJson.imports).map(([name, target]) => [name.replace(/\*$/, ''), target.replace(/\*$/, '')] as const);
-const SPECIFIER = /(?:^|\n|;)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+const SPECIFIER =
+  /(?:^|\n|;)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
 
 /** The files reached from `entry` and the packages they import (type-only imports left out). */
 function reach(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -32,7 +33,9 @@ function reach(entry: string): { files: Set<string>; packages: Set<string> } {
         }
         continue;
       }
-      const path = [target, `${target}.ts`, `${target}.tsx`, join(target, 'index.ts')].find((p) => /\.(ts|tsx)$/.test(p) && existsSync(join(ROOT, p)));
+      const path = [target, `${target}.ts`, `${target}.tsx`, join(target, 'index.ts')].find(
+        (p) => /\.(ts|tsx)$/.test(p) && existsSync(join(ROOT, p)),
+      );
       if (path) visit(path);
     }
   };
