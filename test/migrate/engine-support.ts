@@ -196,7 +196,14 @@ export function faulty(inner: Sql, failAt: number, mode: 'before' | 'after' = 'b
   const hit = async <T>(run: () => Promise<T>): Promise<T> => {
     const mine = ++n;
     if (mine === failAt && mode === 'before') throw new InjectedFault(mine);
-    const result = await run();
+    let result: T;
+    try {
+      result = await run();
+    } catch (error) {
+      // The server's answer was an error, and it was lost with the connection all the same.
+      if (mine === failAt && mode === 'after') throw new InjectedFault(mine);
+      throw error;
+    }
     if (mine === failAt && mode === 'after') throw new InjectedFault(mine);
     return result;
   };

@@ -421,7 +421,7 @@ export function copyStatement(table: PreparedTable): string {
 const producing = (cursor: string) => `hashtextextended($4 || ':' || $2 || ':' || coalesce(${cursor}, ''), 0)`;
 
 /** The same lock's key with literal values, for a transaction that takes it before its first statement. */
-export function producingKey(runId: string, table: string, cursor: string | null): string {
+function producingKey(runId: string, table: string, cursor: string | null): string {
   return `hashtextextended(${literal(`${runId}:${table}:${cursor ?? ''}`)}, 0)`;
 }
 

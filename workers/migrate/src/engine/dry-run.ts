@@ -1,6 +1,6 @@
 import { copyParams, copyStatement, openCursors, type PreparedTable, prepareTables, readCopyPage, type SourcePage } from './copy.ts';
 import { type Sql, openDestination, openSource } from './db.ts';
-import { isRowError, MAX_REJECT_LIMIT, type RejectRecord, setAsideIn } from './rejects.ts';
+import { isRowError, MAX_REJECT_LIMIT, type RejectRecord, setAside } from './rejects.ts';
 import type { EngineEnv, RunPlan } from './types.ts';
 
 // A dry run: the plan on the first N source rows of each table, through the copy's own statement
@@ -78,8 +78,8 @@ async function dryTable(tx: Sql, plan: RunPlan, table: PreparedTable, page: Sour
   } catch (error) {
     if (!isRowError(error)) throw error;
     await tx.query('ROLLBACK TO SAVEPOINT dry_run_table');
-    const outcome = await setAsideIn(tx, { runId: plan.runId, rejectLimit: MAX_REJECT_LIMIT }, table, text, params);
-    counts = outcome.row;
+    const outcome = await setAside(tx, { runId: plan.runId, rejectLimit: MAX_REJECT_LIMIT }, table, text, params, true);
+    counts = outcome.row!;
     rejected = outcome.rejects;
   }
   const inserted = Number(counts.inserted);

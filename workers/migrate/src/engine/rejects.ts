@@ -1,14 +1,17 @@
 import { explainDatabaseError, sqlStateOf } from '#shared/pg-errors.ts';
-import { type CopyCounts, NOT_FRESH_MARKER, type PreparedTable, STALE_MARKER, producingKey } from './copy.ts';
+import { type CopyCounts, NOT_FRESH_MARKER, type PreparedTable, STALE_MARKER } from './copy.ts';
 import { type Reader, type Sql, ident } from './db.ts';
 import { valueExpression } from './expressions.ts';
 
 // Bad rows set aside. When a copy chunk's statement fails with a data error (SQLSTATE class 22, a
-// value that does not convert; or 23, a constraint), the chunk runs again in one transaction: the
-// statement is tried on parts of the page, each inside a savepoint that is rolled back, to find the
-// rows that fail; those are written to migration_rejects and the statement then runs once on the
-// other rows, advancing the cursor over the whole page. So the good rows stay all or nothing, and
-// the rejects commit with them and the cursor: a retried chunk never records a row twice.
+// value that does not convert; or 23, a constraint), the rows that fail are found by trying the
+// statement on parts of the page, each try given a cursor that cannot be the run's (`TRIAL_CURSOR`),
+// so it does all of its work — raising any row's error — and then fails as stale, undoing itself.
+// The bad rows then go into migration_rejects in the same statement that copies the other rows and
+// advances the cursor over the whole page (one more CTE in front of the chunk's statement): the
+// good rows stay all or nothing, and the rejects commit with them and the cursor, so a retried chunk
+// never records a row twice. No try holds a transaction open, so the chunks in flight beside it and
+// the embedded development database (one session for every connection) are never held up.
 //
 // The search keeps the rows found good so far and adds each next part to them: a part that fails
 // with them is halved until the failing row is alone. A row that only fails beside an earlier one
@@ -93,17 +96,22 @@ function namedColumn(error: unknown, table: PreparedTable): string | null {
 }
 
 /** The first mapped column whose value does not convert to its destination type (one statement per column). */
-async function failingConversion(tx: Sql, table: PreparedTable, fields: (string | null)[]): Promise<string | null> {
+async function failingConversion(
+  sql: Sql,
+  table: PreparedTable,
+  fields: (string | null)[],
+  inTransaction: boolean,
+): Promise<string | null> {
   const columns = table.plan.columns
     .map((c, i) => ({ c, value: fields[i + 1] ?? null }))
     .filter(({ c, value }) => value !== null && !table.translated[c.dest] && !table.deferred.includes(c.dest));
-  await tx.query('SAVEPOINT reject_probe');
+  if (inTransaction) await sql.query('SAVEPOINT reject_probe');
   for (const { c, value } of columns) {
     try {
-      await tx.query(`SELECT ${valueExpression('$1::text', table.destTypes[c.dest]!, c.transform)} AS v`, [value]);
+      await sql.query(`SELECT ${valueExpression('$1::text', table.destTypes[c.dest]!, c.transform)} AS v`, [value]);
     } catch (error) {
       if (!isRowError(error)) throw error;
-      await tx.query('ROLLBACK TO SAVEPOINT reject_probe');
+      if (inTransaction) await sql.query('ROLLBACK TO SAVEPOINT reject_probe');
       return c.dest;
     }
   }
@@ -111,9 +119,9 @@ async function failingConversion(tx: Sql, table: PreparedTable, fields: (string 
 }
 
 /** The one column a CHECK constraint of the destination table reads (null when it reads several). */
-async function checkedColumn(tx: Sql, table: PreparedTable, constraint: string | null): Promise<string | null> {
+async function checkedColumn(sql: Sql, table: PreparedTable, constraint: string | null): Promise<string | null> {
   if (!constraint) return null;
-  const [row] = await tx.query<{ col: string | null }>(
+  const [row] = await sql.query<{ col: string | null }>(
     `SELECT (SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1]) AS col
      FROM pg_constraint c WHERE c.conname = $1 AND c.conrelid = to_regclass($2) AND cardinality(c.conkey) = 1`,
     [constraint, ident(table.plan.destTable)],
@@ -121,12 +129,12 @@ async function checkedColumn(tx: Sql, table: PreparedTable, constraint: string |
   return row?.col ?? null;
 }
 
-async function describe(tx: Sql, table: PreparedTable, line: string, error: unknown): Promise<RejectRecord> {
+async function describe(sql: Sql, table: PreparedTable, line: string, error: unknown, inTransaction: boolean): Promise<RejectRecord> {
   const fields = line.split('\t').map(decodeField);
   const sqlstate = sqlStateOf(error) ?? '';
   let column = namedColumn(error, table);
-  if (!column && sqlstate.startsWith('22')) column = await failingConversion(tx, table, fields);
-  if (!column && sqlstate === '23514') column = await checkedColumn(tx, table, errorField(error, 'constraint'));
+  if (!column && sqlstate.startsWith('22')) column = await failingConversion(sql, table, fields, inTransaction);
+  if (!column && sqlstate === '23514') column = await checkedColumn(sql, table, errorField(error, 'constraint'));
   const index = column ? table.plan.columns.findIndex((c) => c.dest === column) : -1;
   return {
     sourceId: fields[0] ?? '',
@@ -145,33 +153,61 @@ async function rejectedSoFar(sql: Reader, runId: string): Promise<number> {
 
 type ChunkRun = { runId: string; rejectLimit?: number };
 
+/** The old cursor ($10) of a try: never a run's (a cursor is null or a JSON array of one or more keys), so the try ends stale. */
+const TRIAL_CURSOR = '[]';
+
+const isStale = (error: unknown) => error instanceof Error && error.message.includes(STALE_MARKER);
+
 /**
- * In an open transaction, after the chunk's statement failed with a row error: finds the rows that
- * fail (statement tries in a savepoint, each rolled back), records them and runs the statement on the
- * others — the page parameter ($9) without their lines, every other parameter as it was, so the
- * cursor still moves over the whole page. Throws RejectLimitError past the run's limit, and the
- * stale error when the cursor moved on.
+ * The chunk's statement with the rejects recorded in front of it (parameters from `first` on: the
+ * source ids, columns, values, SQLSTATEs and reasons as arrays), so they commit or roll back with it.
  */
-export async function setAsideIn(
-  tx: Sql,
+function withRejects(text: string, first: number): string {
+  if (!/^WITH\s/.test(text)) throw new Error('a chunk statement does not start with WITH');
+  const [ids, columns, values, states, reasons] = [0, 1, 2, 3, 4].map((i) => `$${first + i}::text[]`);
+  return text.replace(
+    /^WITH\s/,
+    `WITH set_aside AS (
+    INSERT INTO migration_rejects (run_id, dest_table, source_id, source_table, column_name, value, sqlstate, message)
+    SELECT $4, $2, u.s, $3, u.c, u.v, u.st, u.m FROM unnest(${ids}, ${columns}, ${values}, ${states}, ${reasons}) AS u(s, c, v, st, m)
+    ON CONFLICT DO NOTHING RETURNING 1
+  ),
+  `,
+  );
+}
+
+/**
+ * After a chunk's statement (`text` with `params`, as copyChunk runs it) failed with a row error:
+ * finds the rows that fail, and runs the statement on the others with the failing ones recorded —
+ * the page parameter ($9) without their lines, every other parameter as it was, so the cursor still
+ * moves over the whole page. `inTransaction`: the caller holds a transaction (the dry run), so each
+ * try and probe goes in a savepoint. `row` is null when the chunk was stale (nothing written).
+ * Throws RejectLimitError past the run's limit (checked against the rejects already committed).
+ */
+export async function setAside(
+  sql: Sql,
   run: ChunkRun,
   table: PreparedTable,
   text: string,
   params: unknown[],
-): Promise<{ row: CopyCounts; rejects: RejectRecord[] }> {
+  inTransaction = false,
+): Promise<{ row: CopyCounts | null; rejects: RejectRecord[] }> {
   const lines = params[8] === null || params[8] === undefined ? [] : String(params[8]).split('\n');
   const withLines = (subset: number[]) =>
     params.map((v, i) => (i === 8 ? (subset.length ? subset.map((n) => lines[n]).join('\n') : null) : v));
-  await tx.query('SAVEPOINT chunk_try');
   const attempt = async (subset: number[]): Promise<unknown> => {
+    const trial = withLines(subset);
+    trial[9] = TRIAL_CURSOR;
+    if (inTransaction) await sql.query('SAVEPOINT chunk_try');
     let failure: unknown = null;
     try {
-      await tx.query(text, withLines(subset));
+      await sql.query(text, trial);
+      throw new Error('a try of a chunk statement did not end stale');
     } catch (error) {
-      if (!isRowError(error)) throw error;
-      failure = error;
+      if (isRowError(error)) failure = error;
+      else if (!isStale(error)) throw error;
     }
-    await tx.query('ROLLBACK TO SAVEPOINT chunk_try');
+    if (inTransaction) await sql.query('ROLLBACK TO SAVEPOINT chunk_try');
     return failure;
   };
   const kept: number[] = [];
@@ -190,44 +226,35 @@ export async function setAsideIn(
       return;
     }
     const limit = run.rejectLimit ?? DEFAULT_REJECT_LIMIT;
-    // Read once the first try has waited for the chunk before this one, so its rejects are counted.
-    allowance ??= limit - (await rejectedSoFar(tx, run.runId));
+    allowance ??= limit - (await rejectedSoFar(sql, run.runId));
     bad.push({ index: part[0]!, error: failure });
     if (bad.length > allowance) throw new RejectLimitError(limit, table.plan.destTable);
   };
   await visit(lines.map((_, i) => i));
   const rejects: RejectRecord[] = [];
-  for (const { index, error } of bad) rejects.push(await describe(tx, table, lines[index]!, error));
-  await recordRejects(tx, run.runId, table, rejects);
-  const [row] = await tx.query<CopyCounts>(text, withLines(kept));
-  if (!row?.cursor_row) throw new Error('a chunk statement returned no cursor row');
-  return { row, rejects };
-}
-
-async function recordRejects(tx: Sql, runId: string, table: PreparedTable, rejects: RejectRecord[]): Promise<void> {
-  if (rejects.length === 0) return;
-  await tx.query(
-    `INSERT INTO migration_rejects (run_id, dest_table, source_id, source_table, column_name, value, sqlstate, message)
-     SELECT $1, $2, u.s, $3, u.c, u.v, u.st, u.m FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(s, c, v, st, m)
-     ON CONFLICT DO NOTHING`,
-    [
-      runId,
-      table.plan.destTable,
-      table.plan.sourceTable,
+  for (const { index, error } of bad) rejects.push(await describe(sql, table, lines[index]!, error, inTransaction));
+  const finalText = rejects.length ? withRejects(text, params.length + 1) : text;
+  const finalParams = withLines(kept);
+  if (rejects.length) {
+    finalParams.push(
       rejects.map((r) => r.sourceId),
       rejects.map((r) => r.column),
       rejects.map((r) => r.value),
       rejects.map((r) => r.sqlstate),
       rejects.map((r) => r.message),
-    ],
-  );
+    );
+  }
+  try {
+    const [row] = await sql.query<CopyCounts>(finalText, finalParams);
+    if (!row?.cursor_row) throw new Error('a chunk statement returned no cursor row');
+    return { row, rejects };
+  } catch (error) {
+    if (!inTransaction && isStale(error)) return { row: null, rejects: [] };
+    throw error;
+  }
 }
 
-/**
- * A copy chunk whose statement failed with a row error, again in one transaction that first takes
- * the lock its successor waits on (see `producing` in copy.ts): the rejects and the good rows commit
- * together with the cursor. `result` is null when the chunk was stale (nothing written).
- */
+/** copyChunk's way in: the chunk's outcome after its rows that fail were set aside (`result` null: stale). */
 export async function commitSettingAside(
   dest: Sql,
   run: ChunkRun,
@@ -235,19 +262,8 @@ export async function commitSettingAside(
   text: string,
   params: unknown[],
 ): Promise<{ result: CopyCounts | null; rejected: number }> {
-  const next = params[6] === null || params[6] === undefined ? null : String(params[6]);
-  try {
-    return await dest.transaction(
-      async (tx) => {
-        const { row, rejects } = await setAsideIn(tx, run, table, text, params);
-        return { result: row, rejected: rejects.length };
-      },
-      { begin: `SELECT pg_advisory_xact_lock(${producingKey(run.runId, table.plan.destTable, next)})` },
-    );
-  } catch (error) {
-    if (error instanceof Error && error.message.includes(STALE_MARKER)) return { result: null, rejected: 0 };
-    throw error;
-  }
+  const { row, rejects } = await setAside(dest, run, table, text, params);
+  return { result: row, rejected: row ? rejects.length : 0 };
 }
 
 export type RejectRow = RejectRecord & { table: string; sourceTable: string; createdAt: string };
