@@ -1,5 +1,4 @@
 import { withClient } from '../scripts/racing/pg-client.ts';
-import type { IncrementalRunPlan } from '../workers/migrate/src/engine/incremental.ts';
 import type { RunPlan, RunProgress } from '../workers/migrate/src/engine/types.ts';
 
 // The migration bench's incremental sync lines (called by bench/migrate.ts once the Worker's full copy
@@ -7,6 +6,9 @@ import type { RunPlan, RunProgress } from '../workers/migrate/src/engine/types.t
 // each synced by a new run of the same MigrationJob Worker with the `xmin` method (the bench table
 // has no updated-at column; xmin needs no schema change) from a mark taken just before the change,
 // timed from the start request to the run's end, against the full copy's time.
+
+/** The run plan of a sync run (engine/incremental.ts's IncrementalRunPlan, as the object receives it). */
+type SyncRunPlan = RunPlan & { incremental: { sourceTable: string; method: 'xmin'; from: string; deletes: 'ignore' }[] };
 
 type BenchWorker = { fetch(url: string, init?: RequestInit): Promise<Response> };
 
@@ -20,7 +22,7 @@ async function sourceMark(sourceUrl: string): Promise<string> {
 
 /** One incremental run from `mark`, to its end: its time and progress. */
 async function syncRun(worker: BenchWorker, base: RunPlan, mark: string): Promise<{ ms: number; progress: RunProgress }> {
-  const plan: IncrementalRunPlan = {
+  const plan: SyncRunPlan = {
     ...base,
     runId: crypto.randomUUID(),
     patchMode: true,
