@@ -46,6 +46,25 @@ function startInside(instance: object, plan: unknown): void {
 /** Far ahead, in the same turn as the start: only the test fires the job's alarms. */
 const holdAlarm = (state: DurableObjectState) => state.storage.setAlarm(Date.now() + 3_600_000);
 
+type JobStub = ReturnType<typeof migrationJobStub> | ReturnType<typeof disciplineRepairJobStub> | ReturnType<typeof importJobStub>;
+
+/** The handle on a job object started with `plan`, whose `secret` must be gone once the job ends. */
+function handleOf(stub: JobStub, plan: unknown, secret: string): Handle {
+  return {
+    begin: (step) =>
+      runInDurableObject(stub, async (instance, state) => {
+        useStep(instance, step);
+        startInside(instance, plan);
+        await holdAlarm(state);
+      }),
+    cancel: (reason) => stub.cancel(reason),
+    progress: () => stub.progress(),
+    alarm: () => runDurableObjectAlarm(stub),
+    run: (callback) => runInDurableObject(stub, callback),
+    secret,
+  };
+}
+
 const CASES: JobCase[] = [
   {
     name: 'MigrationJob',
@@ -53,19 +72,7 @@ const CASES: JobCase[] = [
     create() {
       const plan = runPlan([]);
       const stub = migrationJobStub(env, plan.runId);
-      return {
-        begin: (step) =>
-          runInDurableObject(stub, async (instance, state) => {
-            useStep(instance, step);
-            startInside(instance, plan);
-            await holdAlarm(state);
-          }),
-        cancel: (reason) => stub.cancel(reason),
-        progress: () => stub.progress(),
-        alarm: () => runDurableObjectAlarm(stub),
-        run: (callback) => runInDurableObject(stub, callback),
-        secret: plan.source.password,
-      };
+      return handleOf(stub, plan, plan.source.password);
     },
     secretIn: (plan) => (plan as RunPlan).source.password !== '',
   },
@@ -81,19 +88,7 @@ const CASES: JobCase[] = [
         startedBy: 'job-base@example.com',
       };
       const stub = disciplineRepairJobStub(env, plan.jobId);
-      return {
-        begin: (step) =>
-          runInDurableObject(stub, async (instance, state) => {
-            useStep(instance, step);
-            startInside(instance, plan);
-            await holdAlarm(state);
-          }),
-        cancel: (reason) => stub.cancel(reason),
-        progress: () => stub.progress(),
-        alarm: () => runDurableObjectAlarm(stub),
-        run: (callback) => runInDurableObject(stub, callback),
-        secret: plan.source.password,
-      };
+      return handleOf(stub, plan, plan.source.password);
     },
     secretIn: (plan) => (plan as RepairPlan).source.password !== '',
   },
@@ -112,19 +107,7 @@ const CASES: JobCase[] = [
         trigger: 'run-now',
       };
       const stub = importJobStub(env, plan.jobId);
-      return {
-        begin: (step) =>
-          runInDurableObject(stub, async (instance, state) => {
-            useStep(instance, step);
-            startInside(instance, plan);
-            await holdAlarm(state);
-          }),
-        cancel: (reason) => stub.cancel(reason),
-        progress: () => stub.progress(),
-        alarm: () => runDurableObjectAlarm(stub),
-        run: (callback) => runInDurableObject(stub, callback),
-        secret: TOKEN,
-      };
+      return handleOf(stub, plan, TOKEN);
     },
     secretIn: (plan) => JSON.stringify(plan).includes(TOKEN),
   },
