@@ -1,11 +1,11 @@
 import type { GraphRequest, GraphResult } from './transport.ts';
 
 /** Cached answers kept per mailbox, at most. */
-export const READ_CACHE_ENTRIES = 64;
+const READ_CACHE_ENTRIES = 64;
 /** Characters (JSON) or bytes kept in the cache per mailbox, at most; a larger answer is not kept. */
-export const READ_CACHE_BYTES = 4 * 1024 * 1024;
+const READ_CACHE_BYTES = 4 * 1024 * 1024;
 /** No cached answer is served older than this, whatever a request accepts. */
-export const READ_CACHE_MAX_AGE_MS = 30_000;
+const READ_CACHE_MAX_AGE_MS = 30_000;
 
 type Answer = Extract<GraphResult, { ok: true }>;
 

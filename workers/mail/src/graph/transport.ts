@@ -51,7 +51,7 @@ export class SlotsBusy extends Error {
 }
 
 /** How long a caller waits for a slot, and how deep the queue of waiting reads may grow. */
-export interface SlotBounds {
+interface SlotBounds {
   /** A read finding this many reads waiting already is refused at once (SlotsBusy). */
   maxWaitingReads?: number;
   /** Refused (SlotsBusy) when no slot came free within this many milliseconds. */
@@ -283,7 +283,7 @@ function notConnected(message = 'No mailbox is connected.'): GraphResult {
 }
 
 /** Seconds a refused read is told to wait before it asks again. */
-export const BUSY_RETRY_AFTER_SECONDS = 1;
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 function busy(err: SlotsBusy): GraphResult {
   return {
