@@ -40,6 +40,8 @@ describe.skipIf(!haveChromium)('migration app on a phone', () => {
       '/Session',
       '/Sync',
       '/Sync/Create',
+      // The seeded sync job's incremental settings.
+      '/Sync/Incremental/1',
       '/Meetings',
       '/DisciplineRepair',
       '/BarrierTrials',

@@ -103,7 +103,7 @@ const EXPECTED: Record<string, Access> = {
   'GET /Sync/Incremental/:id': 'any',
   'POST /Sync/Incremental/:id': 'operator',
   'GET /api/sync/:id/incremental': 'any',
-  'PUT /api/sync/:id/incremental': 'operator',
+  'POST /api/sync/:id/incremental': 'operator',
   'GET /DisciplineRepair': 'any',
   'POST /DisciplineRepair/Start': 'operator',
   'GET /DisciplineRepair/Progress': 'any',

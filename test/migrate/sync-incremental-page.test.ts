@@ -47,9 +47,9 @@ beforeAll(async () => {
 }, 120_000);
 
 const settings = async (client: Client) => (await (await client.get(`/api/sync/${jobId}/incremental`)).json<Tables>()).tables[0]!;
-const put = (client: Client, body: unknown, csrf = true) =>
+const postJson = (client: Client, body: unknown, csrf = true) =>
   client.fetch(`/api/sync/${jobId}/incremental`, {
-    method: 'PUT',
+    method: 'POST',
     body: JSON.stringify(body),
     headers: { 'content-type': 'application/json', ...(csrf ? { RequestVerificationToken: client.csrf } : {}) },
   });
@@ -139,22 +139,24 @@ describe('the incremental settings page', () => {
 });
 
 describe('the incremental settings JSON routes', () => {
-  it('PUT saves every table once, checked; a bad name or method is 400 naming the field', async () => {
+  it('POST saves every table once, checked; a bad name or method is 400 naming the field', async () => {
     await operator.page(`/Sync/Incremental/${jobId}`);
-    const bad = await put(operator, { tables: [{ sourceTable: 'trainer', method: 'column', column: 'full_name', deletes: 'ignore' }] });
+    const bad = await postJson(operator, {
+      tables: [{ sourceTable: 'trainer', method: 'column', column: 'full_name', deletes: 'ignore' }],
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'invalid_request', issues: [{ field: 'body.trainer.column' }] });
-    const other = await put(operator, { tables: [{ sourceTable: 'jockey', method: 'xmin', deletes: 'ignore' }] });
+    const other = await postJson(operator, { tables: [{ sourceTable: 'jockey', method: 'xmin', deletes: 'ignore' }] });
     expect(other.status).toBe(400);
     expect(((await other.json()) as { issues: { field: string }[] }).issues.map((i) => i.field).sort()).toEqual([
       'body.jockey.table',
       'body.trainer.method',
     ]);
-    expect((await put(operator, { tables: [{ sourceTable: 'trainer', method: 'sql', deletes: 'ignore' }] })).status).toBe(400);
-    const ok = await put(operator, { tables: [{ sourceTable: 'trainer', method: 'checksum', deletes: 'ignore' }] });
+    expect((await postJson(operator, { tables: [{ sourceTable: 'trainer', method: 'sql', deletes: 'ignore' }] })).status).toBe(400);
+    const ok = await postJson(operator, { tables: [{ sourceTable: 'trainer', method: 'checksum', deletes: 'ignore' }] });
     expect(ok.status).toBe(200);
     expect((await ok.json<Tables>()).tables[0]).toMatchObject({ method: 'checksum', nextRun: { method: 'checksum', fullBecause: null } });
-    expect((await put(viewer, { tables: [{ sourceTable: 'trainer', method: 'xmin', deletes: 'ignore' }] })).status).toBe(403);
-    expect((await put(operator, { tables: [{ sourceTable: 'trainer', method: 'xmin', deletes: 'ignore' }] }, false)).status).toBe(403);
+    expect((await postJson(viewer, { tables: [{ sourceTable: 'trainer', method: 'xmin', deletes: 'ignore' }] })).status).toBe(403);
+    expect((await postJson(operator, { tables: [{ sourceTable: 'trainer', method: 'xmin', deletes: 'ignore' }] }, false)).status).toBe(403);
   });
 });

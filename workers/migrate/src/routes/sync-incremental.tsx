@@ -124,7 +124,7 @@ syncIncremental.openapi(
 
 syncIncremental.openapi(
   createRoute({
-    method: 'put',
+    method: 'post',
     path: '/api/sync/{id}/incremental',
     summary: "Sets a sync job's incremental settings: every table of the job once; names are checked against the schemas",
     security,
