@@ -22,7 +22,7 @@ const MAX_NAME = 255;
 const lists = new WeakMap<Mailbox, MasterCategory[]>();
 
 /** The list of a mailbox (a reset mailbox is a new object, so it starts empty again). */
-export function masterCategories(mailbox: Mailbox): MasterCategory[] {
+function masterCategories(mailbox: Mailbox): MasterCategory[] {
   let list = lists.get(mailbox);
   if (!list) {
     list = [];

@@ -22,7 +22,7 @@ type Job = { job_id: string; status: string; total: number; done: number; change
 const TYPES = ['move', 'archive', 'mark_read', 'flag', 'categorize', 'forward_draft', 'draft_reply'];
 
 /** `type[:value]` as the API's action: `move:Bookings`, `categorize:Finance,Paid later`, `forward_draft:a@x.test,b@x.test`. */
-export function parseAction(text: string): Action {
+function parseAction(text: string): Action {
   const at = text.indexOf(':');
   const type = (at < 0 ? text : text.slice(0, at)).trim();
   const value = at < 0 ? '' : text.slice(at + 1).trim();

@@ -26,6 +26,7 @@ const call = async <T = unknown>(method: string, path: string, json?: unknown) =
 const graphGet = async <T>(path: string): Promise<T> => {
   const result = await mailbox(session).graph({ method: 'GET', path });
   if (!result.ok) throw new Error(`${path}: ${result.status} ${result.message}`);
+  if (!('json' in result)) throw new Error(`${path}: ${result.status} without a body`);
   return result.json as T;
 };
 const log = async () => (await control<{ requests: LogEntry[] }>(box, 'GET', '/log')).requests;

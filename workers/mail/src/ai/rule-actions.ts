@@ -18,7 +18,7 @@ import type { TaskContext } from './task.ts';
 /** Most actions one category runs. */
 export const MAX_ACTIONS = 10;
 /** Outlook's category colours (`categoryColor`): `preset0` … `preset24`. */
-export const CATEGORY_COLORS = Array.from({ length: 25 }, (_, i) => `preset${i}`) as [string, ...string[]];
+const CATEGORY_COLORS = Array.from({ length: 25 }, (_, i) => `preset${i}`) as [string, ...string[]];
 
 const text = (max: number) =>
   z
@@ -106,7 +106,7 @@ export function describeAction(action: RuleAction): string {
 }
 
 /** A colour for a new Outlook category: chosen from its name, so the same name always gets the same one. */
-export function colorFor(name: string): string {
+function colorFor(name: string): string {
   let h = 0;
   for (const ch of name.toLowerCase()) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return CATEGORY_COLORS[h % CATEGORY_COLORS.length]!;

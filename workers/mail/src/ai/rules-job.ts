@@ -56,7 +56,7 @@ export async function runCategoryRules(run: ActionRun): Promise<ActionsOutcome> 
 }
 
 /** The user's live apply job, if any (one at a time). */
-export async function liveApplyJob(db: MailDb, userId: number) {
+async function liveApplyJob(db: MailDb, userId: number) {
   return db
     .select({ id: aiJobs.id })
     .from(aiJobs)

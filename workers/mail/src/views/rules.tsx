@@ -22,7 +22,7 @@ export interface RulesView {
 const rowsFor = (actions: RuleAction[]) => Math.min(MAX_ACTIONS, actions.length + 2);
 
 /** The text box of an action row: a folder, category names or addresses. */
-export function actionValue(action: RuleAction | undefined): string {
+function actionValue(action: RuleAction | undefined): string {
   if (!action) return '';
   if (action.type === 'move') return action.folder;
   if (action.type === 'categorize') return action.categories.join(', ');
