@@ -178,7 +178,7 @@ export function keysCondition(column: string, type: string, keys: readonly strin
  * The incremental side of a run's preparation (after prepareTables, before any chunk): applies
  * each table's source deletes as its job says (children first, each once), and narrows each
  * table's source condition to what changed since its mark. The tables come back with their pass;
- * their chunks never take the direct path (their rows may be mapped already). Run again after a
+ * only a pass that reads every row may take the direct path. Run again after a
  * cut, it finds the deletes already applied and the same changes (or fewer: those that committed).
  */
 export async function prepareIncremental(
@@ -198,7 +198,9 @@ export async function prepareIncremental(
     const found = passes.get(table.plan.destTable);
     if (!found) return table;
     const where = found.condition ? `(${whereOf(table)}) AND ${found.condition}` : whereOf(table);
-    return { ...table, where, direct: false, incremental: found.pass };
+    // A pass that reads only some rows meets mapped ones: the statement path. A whole pass may
+    // still go direct (each direct chunk checks that none of its rows is mapped yet).
+    return { ...table, where, direct: found.pass.whole ? table.direct : false, incremental: found.pass };
   });
 }
 
