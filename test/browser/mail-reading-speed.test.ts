@@ -1,27 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphStandin, startGraphStandin } from '../../scripts/graph-standin/server';
-import { applyLocalD1Migrations } from '../../scripts/local-worker';
-import { type TestAuthService, startTestAuthService } from '../support/auth-service';
-import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
+import { type RunningWorker, haveChromium } from '../support/browser';
 import { pageProblems, phoneContext } from '../support/page-checks';
-import { freshCodes } from '../support/totp';
+import { type MailClientRig, startMailClientRig } from './mail-client-support';
 
-const AUTH_VARS = {
-  AUTH_SSO_SHARED_SECRET: 'browser-reading-client-secret',
-  AUTH_TOKEN_SECRET: 'browser-reading-token-secret-0123456789abcdef0',
-  AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1yZWFkaW5nLXRvdHAta2V5LTMyLWJ5dGU=',
-};
 const OWNER = {
   email: 'reading-desk@example.com',
   password: 'browser-reading-password',
   totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
   role: 'admin' as const,
 };
-const code = freshCodes((_email: string) => OWNER.totpSecret, {}, { fromCurrentStep: true });
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
@@ -34,56 +22,23 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
  * `--silent=false` to see them; READING_NO_MAIL=1 reads without new mail arriving, to compare).
  */
 describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
-  let registry: string;
-  let state: string;
-  let auth: TestAuthService;
-  let standin: GraphStandin;
+  let rig: MailClientRig;
   let mail: RunningWorker;
   let browser: Browser;
 
   beforeAll(async () => {
-    registry = mkdtempSync(join(tmpdir(), 'mail-reading-registry-'));
-    state = mkdtempSync(join(tmpdir(), 'mail-reading-state-'));
-    applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
-    standin = await startGraphStandin({ port: 0 });
-    auth = await startTestAuthService({ owner: OWNER }, AUTH_VARS, { registry });
-    mail = await startServiceWorker(
-      'mail',
-      {
-        GRAPH_BASE_URL: standin.graphBaseUrl,
-        IDENTITY_BASE_URL: standin.identityBaseUrl,
-        MS_CLIENT_ID: 'browser-reading-client',
-        AUTH_CLIENT_SECRET: AUTH_VARS.AUTH_SSO_SHARED_SECRET,
-        SESSION_SECRET: 'browser-reading-session-secret-0123456789abcdef',
-        MAIL_TOKEN_SECRET: 'browser-reading-token-secret-0123456789abcdef',
-        MAIL_ASSISTANT_ADMINS: OWNER.email,
-        MAIL_MODEL: 'offline',
-        // as `npm run dev`: the stand-in's mailbox connects by itself
-        MAIL_DEV_AUTO_CONNECT: 'true',
-      },
-      { registry, persistTo: state, logLevel: 'error' },
-    );
-    browser = await launchChromium();
+    // as `npm run dev`: the stand-in's mailbox connects by itself
+    rig = await startMailClientRig('mail-reading', OWNER, { vars: { MAIL_DEV_AUTO_CONNECT: 'true' }, mailboxes: false });
+    ({ mail, browser } = rig);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await mail?.dispose();
-    await auth?.dispose();
-    await standin?.close();
-    for (const dir of [registry, state]) if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rig?.close());
 
   it('the first visit finds the mailbox connected; 20 messages open quickly while new mail is processed', async () => {
     // bypassCSP: the page checks inject axe-core
     const context = await browser.newContext({ bypassCSP: true });
     const page = await context.newPage();
-    await page.goto(`${mail.url}/login`);
-    await page.getByLabel('E-mail').fill(OWNER.email);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByLabel('Code').fill(code(OWNER.email));
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await rig.logIn(page);
 
     // the first page after signing in is the mail client, with the mailbox connected already
     await page.waitForURL(`${mail.url}/outlook`);
@@ -118,7 +73,7 @@ describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
     let delivering = true;
     const deliveries = (async () => {
       for (let n = 0; delivering && n < (process.env.READING_NO_MAIL ? 0 : 20); n++) {
-        await fetch(`${standin.url}/_standin/deliver`, {
+        await fetch(`${rig.standin.url}/_standin/deliver`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({

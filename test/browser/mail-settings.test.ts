@@ -1,27 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphStandin, startGraphStandin } from '../../scripts/graph-standin/server';
-import { applyLocalD1Migrations } from '../../scripts/local-worker';
-import { type TestAuthService, startTestAuthService } from '../support/auth-service';
-import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
+import { type RunningWorker, haveChromium } from '../support/browser';
 import { pageProblems, phoneContext } from '../support/page-checks';
-import { freshCodes } from '../support/totp';
+import { type MailClientRig, startMailClientRig } from './mail-client-support';
 
-const AUTH_VARS = {
-  AUTH_SSO_SHARED_SECRET: 'browser-mail-settings-secret',
-  AUTH_TOKEN_SECRET: 'browser-mail-settings-token-secret-0123456789ab',
-  AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=',
-};
 const OWNER = {
   email: 'settings-office@example.com',
   password: 'browser-settings-password',
   totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
   role: 'admin' as const,
 };
-const code = freshCodes((_email: string) => OWNER.totpSecret, {}, { fromCurrentStep: true });
 
 type Summaries = { items: { message_id: string; subject: string; category: string }[]; total: number };
 
@@ -30,66 +18,19 @@ type Summaries = { items: { message_id: string; subject: string; category: strin
  * mail re-categorised in the background, and the result in the mail client's list.
  */
 describe.skipIf(!haveChromium)('mail settings in Chromium', () => {
-  let registry: string;
-  let state: string;
-  let auth: TestAuthService;
-  let standin: GraphStandin;
+  let rig: MailClientRig;
   let mail: RunningWorker;
   let browser: Browser;
 
   beforeAll(async () => {
-    registry = mkdtempSync(join(tmpdir(), 'mail-settings-registry-'));
-    state = mkdtempSync(join(tmpdir(), 'mail-settings-state-'));
-    applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
-    standin = await startGraphStandin({ port: 0 });
-    await fetch(`${standin.url}/_standin/mailboxes`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ mail: OWNER.email, seed: 'racing' }),
-    });
-    auth = await startTestAuthService({ owner: OWNER }, AUTH_VARS, { registry });
-    mail = await startServiceWorker(
-      'mail',
-      {
-        GRAPH_BASE_URL: standin.graphBaseUrl,
-        IDENTITY_BASE_URL: standin.identityBaseUrl,
-        MS_CLIENT_ID: 'browser-mail-settings-client',
-        AUTH_CLIENT_SECRET: AUTH_VARS.AUTH_SSO_SHARED_SECRET,
-        SESSION_SECRET: 'browser-mail-settings-session-secret-0123456789',
-        MAIL_TOKEN_SECRET: 'browser-mail-settings-token-secret-0123456789',
-        MAIL_ASSISTANT_ADMINS: OWNER.email,
-        MAIL_MODEL: 'offline',
-      },
-      { registry, persistTo: state, logLevel: 'error' },
-    );
-    browser = await launchChromium();
+    rig = await startMailClientRig('mail-settings', OWNER);
+    ({ mail, browser } = rig);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await mail?.dispose();
-    await auth?.dispose();
-    await standin?.close();
-    for (const dir of [registry, state]) if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rig?.close());
 
-  async function signInAndConnect(page: Page) {
-    await page.goto(`${mail.url}/login`);
-    await page.getByLabel('E-mail').fill(OWNER.email);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Continue' }).tap();
-    const field = page.getByLabel('Code');
-    await field.waitFor();
-    await field.fill(code(OWNER.email));
-    await page.getByRole('button', { name: 'Sign in' }).tap();
-    await page.waitForURL(/\/(outlook|connect)$/);
-    await page.goto(`${mail.url}/connect`);
-    // connected already by an earlier sign-in of the same account
-    if (await page.getByRole('button', { name: 'Connect mailbox' }).count()) {
-      await page.getByRole('button', { name: 'Connect mailbox' }).tap();
-      await page.waitForURL(/connected=1$/);
-    }
-  }
+  // On the phone's touch screen: taps, not clicks.
+  const signInAndConnect = (page: Page) => rig.signIn(page, { tap: true });
 
   const summaries = (page: Page, query: string) =>
     page.evaluate(async (q) => (await (await fetch(`/api/docdb/email_summaries?${q}`)).json()) as Summaries, query);

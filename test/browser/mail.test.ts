@@ -1,19 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphStandin, startGraphStandin } from '../../scripts/graph-standin/server';
-import { applyLocalD1Migrations } from '../../scripts/local-worker';
-import { type TestAuthService, startTestAuthService } from '../support/auth-service';
-import { type RunningWorker, haveChromium, launchChromium, startServiceWorker } from '../support/browser';
-import { freshCodes } from '../support/totp';
+import { type RunningWorker, haveChromium } from '../support/browser';
+import { type MailClientRig, startMailClientRig } from './mail-client-support';
 
-const AUTH_VARS = {
-  AUTH_SSO_SHARED_SECRET: 'browser-mail-client-secret',
-  AUTH_TOKEN_SECRET: 'browser-mail-token-secret-0123456789abcdef0123',
-  AUTH_TOTP_ENCRYPTION_KEY: 'YnJvd3Nlci1tYWlsLXRvdHAta2V5LTMyLWJ5dGVzLS0=',
-};
 const OWNER = {
   email: 'racing-office@example.com',
   password: 'browser-mail-password',
@@ -35,74 +24,28 @@ const DESK = {
 };
 type Account = typeof OWNER | typeof CLERK | typeof DESK;
 // Each TOTP step is good once per account: the owner's second sign-in takes the next step.
-const code = freshCodes((email: string) => [OWNER, CLERK, DESK].find((a) => a.email === email)!.totpSecret, {}, { fromCurrentStep: true });
 
 /**
  * The mail assistant in real workerd, signing in through the real authentication Worker (service
  * binding) and connected to the Graph stand-in over HTTP — the stand-in calls its webhook itself.
  */
 describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
-  let registry: string;
-  let state: string;
-  let auth: TestAuthService;
-  let standin: GraphStandin;
+  let rig: MailClientRig;
   let mail: RunningWorker;
   let browser: Browser;
   let control: string;
   let deskControl: string;
 
   beforeAll(async () => {
-    registry = mkdtempSync(join(tmpdir(), 'mail-registry-'));
-    state = mkdtempSync(join(tmpdir(), 'mail-state-'));
-    applyLocalD1Migrations('workers/mail/wrangler.toml', 'DB', state);
-    standin = await startGraphStandin({ port: 0 });
-    // The office's mailbox: the identity platform picks it by the signed-in user's e-mail.
-    for (const account of [OWNER, CLERK, DESK]) {
-      const created = await fetch(`${standin.url}/_standin/mailboxes`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ mail: account.email, seed: 'racing' }),
-      });
-      if (account === OWNER) control = ((await created.json()) as { control: string }).control;
-      if (account === DESK) deskControl = ((await created.json()) as { control: string }).control;
-    }
-    auth = await startTestAuthService({ owner: OWNER, clerk: CLERK, desk: DESK }, AUTH_VARS, { registry });
-    mail = await startServiceWorker(
-      'mail',
-      {
-        GRAPH_BASE_URL: standin.graphBaseUrl,
-        IDENTITY_BASE_URL: standin.identityBaseUrl,
-        MS_CLIENT_ID: 'browser-mail-client',
-        AUTH_CLIENT_SECRET: AUTH_VARS.AUTH_SSO_SHARED_SECRET,
-        SESSION_SECRET: 'browser-mail-session-secret-0123456789abcdef',
-        MAIL_TOKEN_SECRET: 'browser-mail-token-secret-0123456789abcdef',
-        // Every account may use the assistant (offline model).
-        MAIL_ASSISTANT_ADMINS: `${OWNER.email},${CLERK.email},${DESK.email}`,
-        MAIL_MODEL: 'offline',
-      },
-      { registry, persistTo: state, logLevel: 'error' },
-    );
-    browser = await launchChromium();
+    rig = await startMailClientRig('mail', [OWNER, CLERK, DESK]);
+    ({ mail, browser, control } = rig);
+    deskControl = rig.controls[DESK.email]!;
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await mail?.dispose();
-    await auth?.dispose();
-    await standin?.close();
-    for (const dir of [registry, state]) if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rig?.close());
 
-  async function signIn(page: Page, account: Account) {
-    await page.goto(`${mail.url}/login`);
-    await page.getByLabel('E-mail').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    const field = page.getByLabel('Code');
-    await field.waitFor();
-    await field.fill(code(account.email));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
+  /** Fills and submits the sign-in form; what follows is the test's. */
+  const signIn = (page: Page, account: Account) => rig.logIn(page, { account });
 
   it('signs in, connects the mailbox, reads a thread, replies, composes with CC and moves a message', async () => {
     const page = await browser.newPage();
@@ -218,7 +161,7 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
     const field = page.getByLabel('Code');
     await field.waitFor();
-    await field.fill(code(DESK.email));
+    await field.fill(rig.code(DESK));
     await page.getByRole('button', { name: 'Sign in' }).click();
     // The client's first call finds no mailbox and sends the browser to the connect page, under the prefix.
     await page.waitForURL(`${mail.url}/mail/connect`);
@@ -289,13 +232,7 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
-    await signIn(page, OWNER);
-    await page.waitForURL(/\/(outlook|connect)$/);
-    await page.goto(`${mail.url}/connect`);
-    if (await page.getByRole('button', { name: 'Connect mailbox' }).count()) {
-      await page.getByRole('button', { name: 'Connect mailbox' }).click();
-      await page.waitForURL(/connected=1$/);
-    }
+    await rig.signIn(page);
     await fetch(`${control}/deliver`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
