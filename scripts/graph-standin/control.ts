@@ -4,6 +4,7 @@ import type { Identity } from './identity.ts';
 import { recipient, textToHtml } from './mailbox.ts';
 import { textPdf } from './pdf.ts';
 import { inboundMessage } from './seed.ts';
+import { listUnsubscribe, parseHeaders, sendElsewhere } from './unsubscribe.ts';
 import type { SubscriptionHub } from './subscriptions.ts';
 
 /**
@@ -30,6 +31,7 @@ export async function handleControl(
   segments: string[],
   query: URLSearchParams,
   body: Buffer,
+  contentType: string | null = null,
 ): Promise<Reply> {
   // segments start after "_standin"
   if (segments.length === 0 && method === 'GET') return ok(index(ctx));
@@ -61,9 +63,9 @@ export async function handleControl(
       }
       throw notAllowed();
     }
-    return scoped(ctx, account, method, segments.slice(2), query, body);
+    return scoped(ctx, account, method, segments.slice(2), query, body, contentType);
   }
-  return scoped(ctx, ctx.defaultAccount, method, segments, query, body);
+  return scoped(ctx, ctx.defaultAccount, method, segments, query, body, contentType);
 }
 
 async function scoped(
@@ -73,9 +75,16 @@ async function scoped(
   rest: string[],
   query: URLSearchParams,
   body: Buffer,
+  contentType: string | null,
 ): Promise<Reply> {
   const [what, id] = rest;
   switch (what) {
+    // a mailing list's one-click endpoint, and mail the owner sends from another client (unsubscribe.ts)
+    case 'list-unsubscribe':
+      return listUnsubscribe(account, method, id, body, contentType);
+    case 'send-elsewhere':
+      if (method !== 'POST' || id) throw notAllowed();
+      return sendElsewhere(account, object(body));
     case 'reset':
       if (method !== 'POST' || id) throw notAllowed();
       ctx.resetAccount(account);
@@ -279,6 +288,7 @@ function deliver(account: Account, input: Record<string, unknown>): Reply {
   if (cc !== undefined && (!Array.isArray(cc) || !cc.every((c) => isRecord(c) && typeof c.address === 'string')))
     throw invalid('cc must be [{name?, address}]');
   const attachments = parseDeliveredAttachments(input.attachments);
+  const headers = parseHeaders(input.headers);
   const replyTo = optionalString(input, 'inReplyTo');
   const original = replyTo ? mailbox.findMessage(replyTo) : undefined;
   if (replyTo && !original) throw invalid('inReplyTo: no such message');
@@ -298,6 +308,7 @@ function deliver(account: Account, input: Record<string, unknown>): Reply {
       ccRecipients: Array.isArray(cc) ? cc.map((c) => recipient(String(c.name ?? c.address), String(c.address))) : [],
       conversationId: original?.conversationId,
       inReplyTo: original?.internetMessageId ?? null,
+      extraHeaders: headers,
       isRead: false,
       attachments: [
         ...(input.attachment === true
@@ -407,7 +418,9 @@ function index(ctx: ControlContext) {
       'POST [scope]/authorize-error {error?, error_description?}',
       'POST [scope]/limits {maxConcurrent}',
       'GET|POST [scope]/clock {offsetMs? | advanceMs? | now?}',
-      'POST [scope]/deliver {count?, subject?, body?, html?, from?, cc?, folder?, inReplyTo?, attachment?, attachments?[{name, contentType?, contentBytes, contentId?, isInline?}]}',
+      'POST [scope]/deliver {count?, subject?, body?, html?, from?, cc?, folder?, inReplyTo?, attachment?, attachments?[{name, contentType?, contentBytes, contentId?, isInline?}], headers?[{name, value}]}',
+      'POST [scope]/send-elsewhere {inReplyTo?, to?, subject?, body?}',
+      'GET|POST|DELETE [scope]/list-unsubscribe[/{token}]',
       'GET|DELETE [scope]/log',
       'GET|DELETE [scope]/deliveries [?count=&wait=]',
       'GET [scope]/subscriptions',

@@ -1,3 +1,4 @@
+import { internetMessageHeaders } from './unsubscribe.ts';
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Account, Reply } from './account.ts';
@@ -74,6 +75,7 @@ export const MESSAGE_PROPERTIES = [
   'bccRecipients',
   'replyTo',
   'flag',
+  'internetMessageHeaders',
 ] as const;
 
 const FOLDER_PROPERTIES = [
@@ -671,13 +673,15 @@ function uniqueBody(message: StoredMessage): { contentType: string; content: str
   return { contentType: 'html', content: `<html><body>${own}</body></html>` };
 }
 
-/** Graph returns uniqueBody only when $select names it. */
+/** Graph returns uniqueBody (and internetMessageHeaders) only when $select names it. */
 function withUniqueBody(
   entity: Record<string, unknown>,
   message: StoredMessage,
   select: string[] | null,
   bodyType: GraphCall['bodyType'],
 ): Record<string, unknown> {
+  // as Graph: the headers only when $select names them
+  if (select?.includes('internetMessageHeaders')) entity.internetMessageHeaders = internetMessageHeaders(message);
   if (!select?.includes('uniqueBody')) return entity;
   const unique = uniqueBody(message);
   entity.uniqueBody =

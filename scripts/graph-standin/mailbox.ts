@@ -40,6 +40,8 @@ export type StoredMessage = {
   attachments: StoredAttachment[];
   /** internetMessageId of the message this one answers, for MIME's In-Reply-To */
   inReplyTo: string | null;
+  /** Headers beyond the ones built from the fields (List-Unsubscribe, …): `internetMessageHeaders` (unsubscribe.ts) */
+  extraHeaders?: { name: string; value: string }[];
   version: number;
 };
 
@@ -234,6 +236,7 @@ export class Mailbox {
         lastModifiedDateTime: fields.receivedDateTime ?? now,
       })),
       inReplyTo: fields.inReplyTo ?? null,
+      ...(fields.extraHeaders?.length ? { extraHeaders: fields.extraHeaders } : {}),
       version: 1,
     };
     this.messages.set(message.immutableId, message);
@@ -299,6 +302,7 @@ export type NewMessage = {
   importance?: 'low' | 'normal' | 'high';
   categories?: string[];
   attachments?: { name: string; contentType: string; bytes: Buffer; isInline?: boolean; contentId?: string | null }[];
+  extraHeaders?: { name: string; value: string }[];
 };
 
 export function isoSeconds(ms: number): string {

@@ -1,3 +1,4 @@
+import { newsletterHeaders } from './unsubscribe.ts';
 import { type Mailbox, type MailUser, type Recipient, type StoredFolder, recipient, textToHtml } from './mailbox.ts';
 import { guid } from './ids.ts';
 import { textPdf } from './pdf.ts';
@@ -528,6 +529,7 @@ export function seedMailbox(mailbox: Mailbox, anchorMs = Date.now()): SeedSummar
         receivedDateTime: iso(at),
         sentDateTime: iso(at - 5000),
         isRead: r.chance(0.7),
+        extraHeaders: newsletterHeaders(club.address, `m${i}`),
       },
       { notify: false },
     );

@@ -172,7 +172,7 @@ export async function startGraphStandin(options: GraphStandinOptions = {}): Prom
     if (path === '/_standin' || path.startsWith('/_standin/')) {
       const segments = path.split('/').filter(Boolean).slice(1).map(decodeURIComponent);
       try {
-        return send(res, await handleControl(control, method, segments, url.searchParams, body));
+        return send(res, await handleControl(control, method, segments, url.searchParams, body, req.headers['content-type'] ?? null));
       } catch (err) {
         if (err instanceof GraphError) return send(res, graphError(err));
         throw err;

@@ -8,6 +8,7 @@ import type { CliIo } from './cli.ts';
 import { CliError, EXIT, type MailClient, removeSessionFile, usageError, writeSessionFile } from './client.ts';
 import { signIn } from './login.ts';
 import { rulesCommand } from './rules.ts';
+import { sendersCommand, unsubscribeCommand } from './senders.ts';
 
 export interface Context {
   io: CliIo;
@@ -949,6 +950,8 @@ export const COMMANDS: Command[] = [
     },
   },
   rulesCommand,
+  sendersCommand,
+  unsubscribeCommand,
 ];
 
 function kvText(d: { values: Record<string, string>; trace_id: string }): string {

@@ -7,6 +7,8 @@ export type AiGate =
   | 'page-ai'
   | 'page-ai-csrf'
   | 'page-ai-admin-csrf'
+  | 'page-ai-token'
+  | 'page-ai-token-csrf'
   | 'api-ai'
   | 'api-ai-csrf'
   | 'api-ai-token'
@@ -26,6 +28,12 @@ export const AI_GATES: Record<string, AiGate> = {
   'POST /settings/prompts': 'page-ai-csrf',
   'POST /settings/prompts/reset': 'page-ai-csrf',
   'POST /settings/recategorise': 'page-ai-csrf',
+  'POST /settings/follow-up': 'page-ai-csrf',
+  'GET /senders': 'page-ai-token',
+  'POST /senders/unsubscribe': 'page-ai-token-csrf',
+  'GET /api/senders': 'api-ai-token',
+  'POST /api/senders/unsubscribe': 'api-ai-token-csrf',
+  'GET /api/senders/jobs/:job_id': 'api-ai-token',
   'POST /settings/users': 'page-ai-admin-csrf',
   'POST /settings/users/remove': 'page-ai-admin-csrf',
   'GET /settings/rules': 'page-ai',

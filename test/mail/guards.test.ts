@@ -56,6 +56,8 @@ const REQUIRED: Record<Gate | AiGate, unknown[]> = {
   'page-ai': [pageSession, assistant],
   'page-ai-csrf': [pageSession, csrf, assistant],
   'page-ai-admin-csrf': [pageSession, csrf, assistantAdmin],
+  'page-ai-token': [pageSession, assistant, pageMailbox],
+  'page-ai-token-csrf': [pageSession, csrf, assistant, pageMailbox],
   'api-ai': [apiSession, assistant],
   'api-ai-csrf': [apiSession, csrf, assistant],
   'api-ai-token': [apiSession, assistant, apiMailbox],

@@ -12,7 +12,7 @@ import { type StandinMailbox, type TestSession, connectedMailbox, control, direc
 const db = () => drizzle(env.DB);
 type Delivered = { value: { id: string; immutableId: string; subject: string }[] };
 type List = { items: { id: string; subject: string }[] };
-type StandinSubscription = { id: string; expirationDateTime: string };
+type StandinSubscription = { id: string; expirationDateTime: string; resource: string };
 
 let alice: { mailbox: StandinMailbox; session: TestSession };
 let bob: { mailbox: StandinMailbox; session: TestSession };
@@ -28,6 +28,8 @@ const get = async <T>(session: TestSession, path: string) => {
 };
 const liveSubscriptions = async (box: StandinMailbox) =>
   (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+/** The inbox subscription of a mailbox's (the other watches Sent Items). */
+const inboxOf = (list: StandinSubscription[]) => list.find((s) => s.resource === "me/mailFolders('inbox')/messages");
 const subscriptionRows = (userId: number) => db().select().from(subscriptions).where(eq(subscriptions.userId, userId)).all();
 
 async function runCron(at: number) {
@@ -110,31 +112,32 @@ describe('happy path', () => {
   });
 
   it('the cron renews the subscriptions of every connected mailbox', async () => {
-    const [aliceBefore] = await liveSubscriptions(alice.mailbox);
-    const [bobBefore] = await liveSubscriptions(bob.mailbox);
+    const aliceBefore = inboxOf(await liveSubscriptions(alice.mailbox));
+    const bobBefore = inboxOf(await liveSubscriptions(bob.mailbox));
     const at = Math.min(Date.parse(aliceBefore!.expirationDateTime), Date.parse(bobBefore!.expirationDateTime)) - 3_600_000;
     await runCron(at);
     for (const [box, before] of [
       [alice.mailbox, aliceBefore!],
       [bob.mailbox, bobBefore!],
     ] as const) {
-      const [after] = await liveSubscriptions(box);
+      const after = inboxOf(await liveSubscriptions(box));
       expect(after!.id).toBe(before.id);
       expect(Date.parse(after!.expirationDateTime)).toBeGreaterThan(Date.parse(before.expirationDateTime));
     }
-    expect((await subscriptionRows(alice.session.userId))[0]!.renewedAt).toBe(at);
-    expect((await subscriptionRows(bob.session.userId))[0]!.renewedAt).toBe(at);
+    // both subscriptions of each mailbox (Inbox and Sent Items)
+    expect((await subscriptionRows(alice.session.userId)).map((r) => r.renewedAt)).toEqual([at, at]);
+    expect((await subscriptionRows(bob.session.userId)).map((r) => r.renewedAt)).toEqual([at, at]);
   });
 });
 
 describe('error cases', () => {
   it('a connected mailbox left without a subscription (Graph refused it at connect) gets one from the cron', async () => {
     const dave = await connectedMailbox('dave');
-    const [live] = await liveSubscriptions(dave.mailbox);
-    await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${live!.id}`, {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${await mailbox(dave.session).accessToken()}` },
-    });
+    for (const live of await liveSubscriptions(dave.mailbox))
+      await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${live.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${await mailbox(dave.session).accessToken()}` },
+      });
     await db().delete(subscriptions).where(eq(subscriptions.userId, dave.session.userId)).run();
     const pump = pumpWebhooks(dave.mailbox);
     try {
@@ -143,8 +146,8 @@ describe('error cases', () => {
       await pump.stop();
     }
     const now = await liveSubscriptions(dave.mailbox);
-    expect(now).toHaveLength(1);
-    expect((await subscriptionRows(dave.session.userId)).map((r) => r.id)).toEqual([now[0]!.id]);
+    expect(now).toHaveLength(2);
+    expect((await subscriptionRows(dave.session.userId)).map((r) => r.id).sort()).toEqual(now.map((s) => s.id).sort());
   });
 
   it('a mailbox whose refresh was refused is dropped by the cron; the others stay', async () => {
@@ -155,19 +158,19 @@ describe('error cases', () => {
     await runCron(Date.now());
     expect(await subscriptionRows(erin.session.userId)).toEqual([]);
     expect((await db().select().from(mailboxes).all()).map((m) => m.userId)).not.toContain(erin.session.userId);
-    expect(await subscriptionRows(alice.session.userId)).toHaveLength(1);
+    expect(await subscriptionRows(alice.session.userId)).toHaveLength(2);
     expect((await get(alice.session, '/api/folders')).status).toBe(200);
   });
 
   it('disconnecting ends that user’s subscription at Graph and leaves the other user’s connection', async () => {
     const frank = await connectedMailbox('frank');
-    expect(await liveSubscriptions(frank.mailbox)).toHaveLength(1);
+    expect(await liveSubscriptions(frank.mailbox)).toHaveLength(2);
     const res = await send('/disconnect', { method: 'POST', cookie: frank.session.cookie, form: { csrf_token: frank.session.csrf } });
     expect(res.status).toBe(302);
     expect(await liveSubscriptions(frank.mailbox)).toEqual([]);
     expect(await subscriptionRows(frank.session.userId)).toEqual([]);
     expect((await mailbox(frank.session).status()).connected).toBe(false);
     expect((await mailbox(bob.session).status()).connected).toBe(true);
-    expect(await liveSubscriptions(bob.mailbox)).toHaveLength(1);
+    expect(await liveSubscriptions(bob.mailbox)).toHaveLength(2);
   });
 });

@@ -48,6 +48,8 @@ export default defineProject({
           MODEL_TIMEOUT_MS: '1500',
           // The real OpenAI-compatible backend against the stand-in's /v1/chat/completions (which
           // answers like the offline model, and fails on request: /_standin/llm/faults).
+          // One-click unsubscribes may reach the stand-in's list endpoint (loopback, listed by host:port) and public hosts.
+          UNSUBSCRIBE_ALLOWED_HOSTS: `*,${new URL(inject('mailGraphStandin')).host}`,
           MAIL_MODEL: 'openai',
           OPENAI_BASE_URL: `${inject('mailGraphStandin')}/v1`,
           OPENAI_MODEL: 'standin-chat',

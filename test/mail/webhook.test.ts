@@ -200,6 +200,9 @@ describe('throttling refused notifications', () => {
   });
 });
 
+/** The inbox subscription of a mailbox's (the other watches Sent Items). */
+const inboxOf = (list: StandinSubscription[]) => list.find((s) => s.resource === "me/mailFolders('inbox')/messages");
+
 describe('subscriptions with the stand-in', () => {
   let box: StandinMailbox;
   let session: TestSession;
@@ -208,15 +211,14 @@ describe('subscriptions with the stand-in', () => {
     ({ mailbox: box, session } = await connectedMailbox('webhook'));
   }, 30_000);
 
-  it('connecting creates the inbox subscription after the validation handshake', async () => {
+  it('connecting creates the inbox and Sent Items subscriptions after the validation handshake', async () => {
     const live = await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions');
-    expect(live.value).toHaveLength(1);
-    const [subscription] = live.value;
+    expect(live.value.map((s) => s.resource).sort()).toEqual(["me/mailFolders('inbox')/messages", "me/mailFolders('sentitems')/messages"]);
+    const subscription = inboxOf(live.value);
     expect(subscription!.notificationUrl).toBe('https://mail.test/graph/webhook');
-    expect(subscription!.resource).toBe("me/mailFolders('inbox')/messages");
     const rows = await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all();
-    expect(rows.map((r) => r.id)).toEqual([subscription!.id]);
-    expect(rows[0]!.clientStateHash).toBe(await sha256Hex(subscription!.clientState));
+    expect(rows.map((r) => r.id).sort()).toEqual(live.value.map((s) => s.id).sort());
+    expect(rows.find((r) => r.id === subscription!.id)!.clientStateHash).toBe(await sha256Hex(subscription!.clientState));
     const deliveries = await control<{ value: Delivery[] }>(box, 'GET', '/deliveries');
     expect(deliveries.value.find((d) => d.kind === 'validation')).toMatchObject({ status: 200 });
   });
@@ -241,7 +243,7 @@ describe('subscriptions with the stand-in', () => {
   });
 
   it('the cron renews a subscription nearing expiry (controlled clock), and leaves a fresh one alone', async () => {
-    const [before] = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+    const before = inboxOf((await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value);
     const expiresAt = Date.parse(before!.expirationDateTime);
     const runCron = async (at: number) => {
       const ctx = createExecutionContext();
@@ -250,23 +252,25 @@ describe('subscriptions with the stand-in', () => {
     };
     // An hour after connecting: nothing due.
     await runCron(Date.now() + 3_600_000);
-    expect((await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value[0]!.expirationDateTime).toBe(
+    expect(inboxOf((await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value)!.expirationDateTime).toBe(
       before!.expirationDateTime,
     );
     // Half a day before expiry: renewed to scheduled time + 3 days.
     const at = expiresAt - DAY / 2;
     await runCron(at);
-    const [after] = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+    const after = inboxOf((await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value);
     expect(after!.id).toBe(before!.id);
     expect(Date.parse(after!.expirationDateTime)).toBeGreaterThan(expiresAt);
     expect(Math.abs(Date.parse(after!.expirationDateTime) - (at + 3 * DAY))).toBeLessThan(60_000);
-    const row = (await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all())[0]!;
+    const row = (await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all()).find(
+      (r) => r.id === before!.id,
+    )!;
     expect(row.renewedAt).toBe(at);
     expect(Math.abs(row.expiresAt - (at + 3 * DAY))).toBeLessThan(60_000);
   });
 
   it('the cron re-creates a subscription Graph no longer knows', async () => {
-    const [before] = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
+    const before = inboxOf((await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value);
     await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${before!.id}`, {
       method: 'DELETE',
       headers: { authorization: `Bearer ${await mailbox(session).accessToken()}` },
@@ -284,11 +288,11 @@ describe('subscriptions with the stand-in', () => {
       await pump.stop();
     }
     const live = (await control<{ value: StandinSubscription[] }>(box, 'GET', '/subscriptions')).value;
-    expect(live).toHaveLength(1);
-    expect(live[0]!.id).not.toBe(before!.id);
-    expect((await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all()).map((r) => r.id)).toEqual([
-      live[0]!.id,
-    ]);
+    expect(live).toHaveLength(2);
+    expect(inboxOf(live)!.id).not.toBe(before!.id);
+    expect((await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all()).map((r) => r.id).sort()).toEqual(
+      live.map((s) => s.id).sort(),
+    );
   });
 });
 

@@ -15,6 +15,8 @@ import { login } from './routes/login.tsx';
 import { pages } from './routes/pages.tsx';
 import { rulesApi } from './routes/rules.ts';
 import { rulesPages } from './routes/rules-pages.tsx';
+import { sendersApi } from './routes/senders.tsx';
+import { settingsFollowUp } from './routes/settings-follow-up.tsx';
 import { settingsPages } from './routes/settings.tsx';
 import { status } from './routes/status.ts';
 import { tools } from './routes/tools.ts';
@@ -68,6 +70,8 @@ export function createMailApp() {
   app.route('/', pages);
   app.route('/', assistantPages);
   app.route('/', settingsPages);
+  app.route('/', sendersApi);
+  app.route('/', settingsFollowUp);
   app.route('/', rulesPages);
   app.route('/', api);
   app.route('/', llm);

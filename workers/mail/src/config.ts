@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig } from '#shared/config.ts';
+import { commaListSetting, parseConfig } from '#shared/config.ts';
 import { isLoopbackHost } from '#shared/local-development.ts';
 
 const baseUrl = z
@@ -57,6 +57,11 @@ export const mailConfigSchema = z.object({
   MODEL_MAX_TOKENS: count(16, 8192, 600),
   /** Traces, finished re-categorisation jobs and processed new-mail records older than this are deleted (the cron, the mailbox object's alarm). */
   ASSISTANT_HISTORY_DAYS: count(1, 3650, 30),
+  /**
+   * Where a one-click unsubscribe may POST (src/unsubscribe.ts): `*` = any public host name on 443
+   * outside this service's zone; `host` or `host:port` entries; plain http only to a listed loopback host.
+   */
+  UNSUBSCRIBE_ALLOWED_HOSTS: commaListSetting('*', (entry) => entry.toLowerCase()),
   /** Accounts (e-mail addresses, comma-separated) that may always use the assistant and manage its users. */
   MAIL_ASSISTANT_ADMINS: z.string().max(4000).default(''),
 });

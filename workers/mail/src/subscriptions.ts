@@ -7,10 +7,15 @@ import { HttpError } from '#shared/http-error.ts';
 import type { MailConfig } from './config.ts';
 import { mailboxStub } from './context.ts';
 import { GraphClient, inBackground } from './graph/client.ts';
+import { SENT_RESOURCE } from './ai/replies.ts';
 
 /** New mail in the inbox, and changes to it (read, moved), reach the webhook. */
 export const INBOX_RESOURCE = "me/mailFolders('inbox')/messages";
 export const CHANGE_TYPE = 'created,updated';
+/** Every mailbox has both: the Inbox, and Sent Items (replies tracked wherever they are sent, ai/replies.ts). */
+const RESOURCES = [INBOX_RESOURCE, SENT_RESOURCE] as const;
+/** Sent Items: only new messages matter. */
+const changeTypeOf = (resource: string) => (resource === SENT_RESOURCE ? 'created' : CHANGE_TYPE);
 
 type Db = ReturnType<typeof drizzle<typeof schema>>;
 
@@ -20,8 +25,9 @@ const graphOf = (env: Env, config: MailConfig, userId: number) =>
   new GraphClient(inBackground(mailboxStub(env, userId)), config.GRAPH_BASE_URL);
 
 /**
- * Creates the inbox subscription of a user's mailbox: Graph first calls the webhook with a
- * validationToken, then answers the subscription. The clientState is random; only its hash is kept.
+ * Creates a subscription of a user's mailbox (the inbox unless another resource is named): Graph
+ * first calls the webhook with a validationToken, then answers the subscription. The clientState
+ * is random; only its hash is kept.
  */
 export async function createSubscription(
   graph: GraphClient,
@@ -30,12 +36,14 @@ export async function createSubscription(
   userId: number,
   notificationUrl: string,
   now = Date.now(),
+  resource: string = INBOX_RESOURCE,
 ) {
   const clientState = toBase64Url(randomBytes(32));
+  const changeType = changeTypeOf(resource);
   const created = await graph.createSubscription({
-    changeType: CHANGE_TYPE,
+    changeType,
     notificationUrl,
-    resource: INBOX_RESOURCE,
+    resource,
     expirationDateTime: iso(now + config.SUBSCRIPTION_MINUTES * 60_000),
     clientState,
   });
@@ -44,8 +52,9 @@ export async function createSubscription(
   const row = {
     id: created.id,
     userId,
-    resource: created.resource ?? INBOX_RESOURCE,
-    changeType: created.changeType ?? CHANGE_TYPE,
+    // the resource as asked (Graph may spell it its own way): renewal finds a missing one by it
+    resource,
+    changeType: created.changeType ?? changeType,
     notificationUrl,
     clientStateHash: await sha256Hex(clientState),
     expiresAt: Date.parse(created.expirationDateTime),
@@ -79,7 +88,14 @@ export async function resubscribe(env: Env, config: MailConfig, userId: number, 
     .onConflictDoUpdate({ target: mailboxes.userId, set: { mail, notificationUrl, connectedAt: now } })
     .run();
   await dropSubscriptions(graph, db, userId);
-  return createSubscription(graph, db, config, userId, notificationUrl, now);
+  const inbox = await createSubscription(graph, db, config, userId, notificationUrl, now);
+  // Sent Items beside it; when Graph refuses it now, the cron creates it (as a missing one)
+  await createSubscription(graph, db, config, userId, notificationUrl, now, SENT_RESOURCE).catch((err) =>
+    console.warn(
+      JSON.stringify({ level: 'warn', service: 'mail', event: 'sent_subscription_failed', user_id: userId, error: message(err) }),
+    ),
+  );
+  return inbox;
 }
 
 /** Before a user's mailbox is disconnected (while its token still works): its subscriptions end. */
@@ -131,13 +147,15 @@ export async function renewSubscriptions(env: Env, config: MailConfig, now: numb
     report.mailboxes += 1;
     const graph = graphOf(env, config, userId);
     const rows = await db.select().from(subscriptions).where(eq(subscriptions.userId, userId)).all();
-    if (rows.length === 0) {
+    // a resource without a subscription (refused at connect, or a mailbox connected before Sent Items were watched)
+    const watched = new Set(rows.map((row) => (row.resource === SENT_RESOURCE ? SENT_RESOURCE : INBOX_RESOURCE)));
+    const missing = RESOURCES.filter((resource) => !watched.has(resource));
+    for (const resource of missing) {
       try {
-        report.created.push((await createSubscription(graph, db, config, userId, mailbox.notificationUrl, now)).id);
+        report.created.push((await createSubscription(graph, db, config, userId, mailbox.notificationUrl, now, resource)).id);
       } catch (err) {
         report.failed.push({ userId, id: null, error: message(err) });
       }
-      continue;
     }
     for (const row of rows) {
       if (row.expiresAt > due) continue;
@@ -156,7 +174,7 @@ export async function renewSubscriptions(env: Env, config: MailConfig, now: numb
           }
         }
         await db.delete(subscriptions).where(eq(subscriptions.id, row.id)).run();
-        const created = await createSubscription(graph, db, config, userId, row.notificationUrl, now);
+        const created = await createSubscription(graph, db, config, userId, row.notificationUrl, now, row.resource);
         report.recreated.push(created.id);
       } catch (err) {
         report.failed.push({ userId, id: row.id, error: message(err) });

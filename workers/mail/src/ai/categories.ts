@@ -1,5 +1,5 @@
 import { type SQLWrapper, and, eq, sql } from 'drizzle-orm';
-import { aiCategories, aiDrafts, aiSummaries } from '#d1/mail/schema.ts';
+import { aiCategories, aiDrafts, aiSentReplies, aiSummaries } from '#d1/mail/schema.ts';
 import type { MailDb } from '../context.ts';
 import type { CategoryRule } from './task.ts';
 
@@ -30,9 +30,17 @@ export async function categoriesOf(db: MailDb, userId: number): Promise<Category
 export const needsReply = (direction: string, category: string, replyMode: string | undefined): boolean =>
   direction === 'inbound' && category !== 'unknown' && replyMode !== 'no_reply';
 
-/** `needs_reply` in SQL for the user's e-mail `messageId` (a value or a column) that wants a reply: 1, unless a reply drafted here was sent. */
-export const unlessReplied = (userId: number, messageId: SQLWrapper | string) =>
-  sql<number>`CASE WHEN EXISTS (SELECT 1 FROM ${aiDrafts} WHERE ${aiDrafts.userId} = ${userId} AND ${aiDrafts.emailId} = ${messageId} AND ${aiDrafts.sentAt} IS NOT NULL) THEN 0 ELSE 1 END`;
+/**
+ * `needs_reply` in SQL for the user's e-mail `messageId` (a value or a column) that wants a reply:
+ * 1, unless a reply drafted here was sent, or the owner sent a message in its conversation since
+ * it arrived (from anywhere: tracked from Sent Items, ai_sent_replies).
+ */
+export const unlessReplied = (
+  userId: number,
+  messageId: SQLWrapper | string,
+  conversation: { id: SQLWrapper | string; receivedAt: SQLWrapper | number },
+) =>
+  sql<number>`CASE WHEN EXISTS (SELECT 1 FROM ${aiDrafts} WHERE ${aiDrafts.userId} = ${userId} AND ${aiDrafts.emailId} = ${messageId} AND ${aiDrafts.sentAt} IS NOT NULL) OR EXISTS (SELECT 1 FROM ${aiSentReplies} WHERE ${aiSentReplies.userId} = ${userId} AND ${aiSentReplies.conversationId} = ${conversation.id} AND ${aiSentReplies.conversationId} <> '' AND ${aiSentReplies.sentAt} >= ${conversation.receivedAt}) THEN 0 ELSE 1 END`;
 
 /**
  * `needs_reply` in SQL for stored summaries of a category with this reply mode: received ones,
@@ -40,7 +48,7 @@ export const unlessReplied = (userId: number, messageId: SQLWrapper | string) =>
  */
 export function needsReplyColumn(userId: number, category: string, replyMode: string | undefined) {
   if (!needsReply('inbound', category, replyMode)) return sql<number>`0`;
-  return sql<number>`CASE WHEN ${aiSummaries.direction} = 'inbound' THEN ${unlessReplied(userId, aiSummaries.messageId)} ELSE 0 END`;
+  return sql<number>`CASE WHEN ${aiSummaries.direction} = 'inbound' THEN ${unlessReplied(userId, aiSummaries.messageId, { id: aiSummaries.conversationId, receivedAt: aiSummaries.receivedAt })} ELSE 0 END`;
 }
 
 /**

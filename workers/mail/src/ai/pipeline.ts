@@ -99,7 +99,9 @@ export async function processMessage(
     summary: summary.summary,
     bullets: JSON.stringify(summary.bullets),
     // summarised again after a reply was sent, it stays answered
-    needsReply: needsReply(direction, category, replyMode) ? unlessReplied(ctx.userId, id) : 0,
+    needsReply: needsReply(direction, category, replyMode)
+      ? unlessReplied(ctx.userId, id, { id: message.conversationId ?? '', receivedAt })
+      : 0,
     receivedAt,
     createdAt: now,
     updatedAt: now,

@@ -8,6 +8,8 @@ import { classify } from '../ai/task.ts';
 import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
 import { resolveFolder } from '../folders.ts';
 import { cachedEmailPage, deleteSummary, inboxZero, summaryPage, togglePinned, updateSummary } from '../data/summaries.ts';
+import { awaitingReplies } from '../data/replies.ts';
+import { mergeAwaiting } from '../ai/replies.ts';
 import { categoryName } from './llm.ts';
 import { ErrorSchema, TraceId, json, jsonBody, messageId, security, text } from './api.ts';
 import { SummarySchema, aiErrors, iso, ok, read, readErrors, write, writeErrors, writeMail } from './assistant-common.ts';
@@ -349,8 +351,12 @@ summariesApi.openapi(
   }),
   async (c) => {
     const { limit } = c.req.valid('query');
-    const { needs, awaiting } = await inboxZero(c.var.db, c.var.user.id, limit);
-    return c.json({ needs_reply: needs.map(summaryRow), awaiting_reply: awaiting.map(summaryRow) }, 200);
+    const [{ needs, awaiting }, tracked] = await Promise.all([
+      inboxZero(c.var.db, c.var.user.id, limit),
+      awaitingReplies(c.var.db, c.var.user.id, limit),
+    ]);
+    // the owner's sent messages tracked from Sent Items (wherever they were sent), and summarised outbound mail
+    return c.json({ needs_reply: needs.map(summaryRow), awaiting_reply: mergeAwaiting(tracked, awaiting.map(summaryRow), limit) }, 200);
   },
 );
 

@@ -9,6 +9,7 @@ import { HttpError } from '#shared/http-error.ts';
 import { addressThrottle, clientAddress } from '#shared/throttle.ts';
 import { type MailEnv, mailboxStub } from '../context.ts';
 import { limitBody, userAssistantAllowed } from '../guards.ts';
+import { SENT_RESOURCE } from '../ai/replies.ts';
 
 /**
  * Graph's side of the subscriptions (gate none: Graph calls it; the clientState is its secret).
@@ -94,6 +95,8 @@ webhook.post('/graph/webhook', anonymous, limitBody(MAX_BATCH_BYTES), async (c) 
       resource: item.resource,
       messageId: item.resourceData?.id ?? null,
       receivedAt,
+      // a message in Sent Items: the owner replied (ai/replies.ts)
+      ...(subscription.resource === SENT_RESOURCE ? { folder: 'sentitems' as const } : {}),
     });
     byUser.set(subscription.userId, forUser);
   }

@@ -29,6 +29,7 @@ const NAV = [
   { href: '/dashboard', label: 'Dashboard' },
   { href: '/admin', label: 'Admin' },
   { href: '/settings', label: 'Settings' },
+  { href: '/senders', label: 'Senders' },
   { href: '/connect', label: 'Mailbox' },
 ];
 

@@ -3,6 +3,7 @@ import type { SessionUser } from '../context.ts';
 import type { CategoryView } from '../data/categories.ts';
 import type { PromptView } from '../data/prompts.ts';
 import type { AssistantUser } from '../data/users.ts';
+import { FollowUpPanel } from './follow-up.tsx';
 import { Layout } from './layout.tsx';
 
 export const REPLY_MODES = [
@@ -31,6 +32,8 @@ export interface SettingsView {
   /** For the assistant's admins only: who may use it. */
   users?: { admins: string[]; listed: AssistantUser[] };
   form?: FormState;
+  /** The follow-up reminder setting (views/follow-up.tsx), as saved or as typed with its problem. */
+  followUp?: { days: string; problem?: string };
 }
 
 const PROMPT_TITLES: Record<string, string> = {
@@ -366,6 +369,7 @@ export function SettingsPage({ view }: { view: SettingsView }) {
             </p>
           </div>
         </section>
+        {view.followUp ? <FollowUpPanel days={view.followUp.days} problem={view.followUp.problem} csrfToken={view.csrfToken} /> : null}
         <section class="panel" aria-labelledby="categories-title" data-section="categories">
           <h2 id="categories-title">Categories</h2>
           <p class="hint">
