@@ -439,7 +439,9 @@ migration.get('/Migration/Results', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
   const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
   if (progress) await recordRunState(c.var.db, session, progress);
-  const rejects = session.runId && progress ? await rejectCounts(destinationReads(engineEnv(c)), session.runId) : undefined;
+  // The page stays usable when the destination cannot be read just now; the section says so.
+  const rejects =
+    session.runId && progress ? await rejectCounts(destinationReads(engineEnv(c)), session.runId).catch(() => null) : undefined;
   const notice = c.req.query('notice');
   const count = c.req.query('count');
   return c.html(

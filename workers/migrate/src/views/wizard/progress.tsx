@@ -173,7 +173,7 @@ export function ResultsPage({
   mismatches?: Mismatches;
   revalidated?: boolean;
   /** Rows the run set aside, per table (absent: not read, e.g. after Validate again). */
-  rejects?: { table: string; rejected: number }[];
+  rejects?: { table: string; rejected: number }[] | null;
 }) {
   if (!session.runId || !progress) {
     return (
@@ -253,7 +253,7 @@ export function ResultsPage({
           ))}
         </ul>
       ) : null}
-      {rejects ? <RejectSummary sessionId={session.id} rejects={rejects} /> : null}
+      {rejects !== undefined ? <RejectSummary sessionId={session.id} rejects={rejects} /> : null}
       <MatchSummaries summaries={summaries} />
       <div class="actions">
         {(

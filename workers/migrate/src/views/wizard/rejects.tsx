@@ -1,7 +1,15 @@
 import { Scroll, q } from './common.tsx';
 
-/** Results: the rows the run set aside, per table, each with its download. */
-export function RejectSummary({ sessionId, rejects }: { sessionId: string; rejects: { table: string; rejected: number }[] }) {
+/** Results: the rows the run set aside, per table, each with its download (null: the destination could not be read). */
+export function RejectSummary({ sessionId, rejects }: { sessionId: string; rejects: { table: string; rejected: number }[] | null }) {
+  if (rejects === null) {
+    return (
+      <section data-rejects="unknown">
+        <h2>Rows set aside</h2>
+        <p>The destination could not be read just now: reload the page to see the rows the run set aside.</p>
+      </section>
+    );
+  }
   const total = rejects.reduce((n, r) => n + r.rejected, 0);
   const csv = (table?: string) => `/Migration/Rejects.csv?${q(sessionId)}${table ? `&table=${encodeURIComponent(table)}` : ''}`;
   return (
