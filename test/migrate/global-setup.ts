@@ -7,7 +7,7 @@ import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 function siteSql(): string[] {
   const statements = migrateSiteSql();
   for (const account of Object.values(TEST_ACCOUNTS)) {
-    if ('siteRole' in account) statements.push(...siteRoleSql(account.email, account.siteRole));
+    if ('siteRole' in account && account.siteRole) statements.push(...siteRoleSql(account.email, account.siteRole));
   }
   return statements;
 }
