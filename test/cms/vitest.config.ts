@@ -3,7 +3,7 @@ import { defineProject } from 'vitest/config';
 import { forwardToAuthService } from '../support/auth-service';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
-import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, SHARED_WORKERD } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/cms/migrations`);
@@ -38,6 +38,7 @@ export default defineProject({
   resolve: { preserveSymlinks: true },
   test: {
     ...PROJECT_TEST_DEFAULTS,
+    ...SHARED_WORKERD,
     name: 'cms',
     include: ['test/cms/**/*.test.ts'],
     setupFiles: ['test/cms/setup.ts'],
