@@ -19,10 +19,14 @@ function authVar(name: string, remote: boolean): string {
   return devVar('auth', name);
 }
 
-/** The development account (idempotent): `npm run dev` calls this after applying migrations. */
-export async function seedAuthDevAccount(persistTo: string): Promise<void> {
-  const { statements } = await devSeedSql(authVar('AUTH_TOTP_ENCRYPTION_KEY', false), ISSUER);
+/**
+ * The development account (idempotent): `npm run dev` calls this after applying migrations. Returns
+ * the backup codes it enrolled, which hold when the account was new (an existing one keeps its own).
+ */
+export async function seedAuthDevAccount(persistTo: string): Promise<string[]> {
+  const { statements, enrolment } = await devSeedSql(authVar('AUTH_TOTP_ENCRYPTION_KEY', false), ISSUER);
   executeSql(statements, { remote: false, persistTo });
+  return enrolment.backupCodes;
 }
 
 async function createAdmin(args: string[]) {

@@ -24,6 +24,8 @@ export interface WorkerdServicesOptions {
 export interface WorkerdServices {
   /** `http://127.0.0.1:PORT` of each Worker, by name (`router` included). */
   base: Record<WorkerInfo['name'], string>;
+  /** The development account's single-use backup codes (each TOTP step is accepted once). */
+  devBackupCodes: string[];
   dispose(): Promise<void>;
 }
 
@@ -42,7 +44,7 @@ export async function startWorkerdServices(options: WorkerdServicesOptions): Pro
     for (const database of workerBindings(worker).d1) applyLocalD1Migrations(worker.config, database.binding, persistTo(worker.name));
   }
   const legacy = sourceDatabaseOf(options.legacyDatabaseUrl);
-  await seedAuthDevAccount(persistTo('auth'));
+  const devBackupCodes = await seedAuthDevAccount(persistTo('auth'));
   await seedMigrateAuthAccounts(persistTo('auth'));
   seedCmsDevData(persistTo('cms'));
   await seedMigrateDevData(legacy, persistTo('migrate'));
@@ -79,5 +81,5 @@ export async function startWorkerdServices(options: WorkerdServicesOptions): Pro
   }
   const base = {} as Record<WorkerInfo['name'], string>;
   for (const { name, running: worker } of running) base[name] = (await worker.url).origin;
-  return { base, dispose };
+  return { base, devBackupCodes, dispose };
 }
