@@ -13,7 +13,7 @@ import type { Connection, RunPlan, RunProgress, TablePlan } from '../workers/mig
 
 type LocalWorker = Awaited<ReturnType<typeof startLocalWorker>>;
 
-export type ScaleContext = {
+type ScaleContext = {
   worker: LocalWorker;
   url: string;
   sourceUrl: string;
