@@ -41,6 +41,12 @@ export type PreparedTable = {
    */
   direct?: boolean;
   /**
+   * Whether an index of the destination table leads with a natural-key column: then each row's
+   * natural key is looked up by an index probe, else by one hash join over the table. Absent (older
+   * stored runs) means no.
+   */
+  naturalIndex?: boolean;
+  /**
    * The table's filter as printed from its parsed tree (condition.ts), `true` when it has none.
    * Absent (runs prepared before filters were parsed) with a filter refuses the run (`whereOf`).
    */
@@ -163,6 +169,7 @@ export async function prepareTables(
       where: preparedWhere(table, sourceSchema),
     };
     entry.direct = options.directCopy === true && directShape(entry) && (await ascendingSequence(dest, sequence!));
+    if (table.naturalKey?.length) entry.naturalIndex = await indexLeadsWith(dest, table.destTable, table.naturalKey);
     prepared.push(entry);
   }
   return prepared;
@@ -190,6 +197,18 @@ function directShape(table: PreparedTable): boolean {
     Object.keys(table.translated).length === 0 &&
     plan.columns.every((c) => CORE_TYPES.test(table.destTypes[c.dest]!))
   );
+}
+
+/** Whether a plain index of `table` has one of `columns` as its first column. */
+async function indexLeadsWith(dest: Sql, table: string, columns: string[]): Promise<boolean> {
+  const rows = await dest.query<{ yes: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+       WHERE i.indrelid = $1::regclass AND i.indpred IS NULL AND a.attname = ANY($2::text[])
+     ) AS yes`,
+    [ident(table), columns],
+  );
+  return rows[0]?.yes === true;
 }
 
 /** Whether the sequence counts upwards (new ids ascend in the order they were drawn). */
@@ -348,9 +367,17 @@ export function copyStatement(table: PreparedTable): string {
   const unresolved = cols.map((c, i) => (table.translated[c.dest] ? `(i.c${i} IS NOT NULL AND f.f${i} IS NULL)` : null)).filter(Boolean);
   const translate = lookups.length ? `CROSS JOIN LATERAL (SELECT ${lookups.join(', ')} OFFSET 0) f` : '';
   const natural = plan.naturalKey ?? [];
-  const naturalJoin = natural.length
-    ? `LEFT JOIN ${dest} d ON k.mapped_id IS NULL AND NOT k.unresolved AND ${natural.map((n) => `d.${ident(n)} = k.v${cols.findIndex((c) => c.dest === n)}`).join(' AND ')}`
-    : '';
+  // The row's natural key in the destination: with an index, one probe per row (the smallest key
+  // when several rows match); without, one hash join over the table (DISTINCT ON keeps the smallest).
+  // A hash join when an index exists reads the whole table for every chunk, so a chunk costs more
+  // the more the run has copied (a 10,000-row chunk spent 1.2 s of 2.8 s hashing 700,000 rows).
+  const naturalMatch = natural.map((n) => `d.${ident(n)} = k.v${cols.findIndex((c) => c.dest === n)}`).join(' AND ');
+  const probed = natural.length > 0 && table.naturalIndex === true;
+  const naturalJoin = !natural.length
+    ? ''
+    : probed
+      ? `LEFT JOIN LATERAL (SELECT d.${key} FROM ${dest} d WHERE k.mapped_id IS NULL AND NOT k.unresolved AND ${naturalMatch} ORDER BY d.${key} LIMIT 1) d ON true`
+      : `LEFT JOIN ${dest} d ON k.mapped_id IS NULL AND NOT k.unresolved AND ${naturalMatch}`;
   const matchedId = natural.length ? `coalesce(k.mapped_id, d.${key}::text)` : 'k.mapped_id';
   // Integer keys as numbers for the id ranges (see mappings.ts); other keys map row by row.
   const integerKey = INTEGER_TYPES.has(keyType);
@@ -386,7 +413,7 @@ export function copyStatement(table: PreparedTable): string {
   -- The page read, converted, matched (id mapping, then natural key) and given new ids, in one pass.
   rows AS (
     SELECT x.*, ${isNew} AS is_new, CASE WHEN ${isNew} THEN ${newNum} END AS new_num FROM (
-      SELECT ${natural.length ? 'DISTINCT ON (k.ord) ' : ''}k.*, ${matchedId} AS dest_id, ${byNatural} AS by_natural, ${naturalNum} AS natural_num
+      SELECT ${natural.length && !probed ? 'DISTINCT ON (k.ord) ' : ''}k.*, ${matchedId} AS dest_id, ${byNatural} AS by_natural, ${naturalNum} AS natural_num
       FROM (
         SELECT c.*, CASE WHEN NOT c.unresolved THEN ${mappedId('$1', '$2', 'c.src_id', { sourceNum: 'c.src_num', rowsMayHold: 'fl.rows_own', rangesMayHold: 'fl.ranges_own' })} END AS mapped_id
         FROM (
