@@ -1,9 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '#d1/cms/schema.ts';
-import { sessionStore } from '../../workers/cms/src/data/sessions';
-import { cmsSessions } from '../../workers/cms/src/session';
-import type { CmsConfig } from '../../workers/cms/src/context';
+import { newSession } from '../../workers/cms/src/session';
 import type { StoryDetail } from '../../workers/cms/src/story-schemas';
 import { api } from './helpers';
 
@@ -74,10 +72,9 @@ export async function directSession(role: 'ADMIN' | 'USER'): Promise<string> {
     lastName: 'Direct',
     role,
   };
-  const config = { SESSION_SECRET: env.SESSION_SECRET, SESSION_RECHECK_SECONDS: 300 } as CmsConfig;
-  const { id, row } = await cmsSessions({ var: { db, config } }).create(user, 'not-used-within-the-recheck-period');
+  const { id, row } = await newSession(env.SESSION_SECRET, user, 'not-used-within-the-recheck-period');
   // Confirmed "in an hour": no recheck with the authentication service within the test's minutes.
-  await sessionStore(db).insert({ ...row, checkedAt: Date.now() + 3_600_000 });
+  await db.insert(schema.sessions).values({ ...row, checkedAt: Date.now() + 3_600_000 });
   return `app_session=${id}`;
 }
 

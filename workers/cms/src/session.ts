@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import type { VerifiedLogin } from '#shared/auth-client.ts';
-import { BrowserSessions } from '#shared/browser-session.ts';
+import { refreshSession, type VerifiedLogin } from '#shared/auth-client.ts';
+import { BrowserSessions, newSessionRow } from '#shared/browser-session.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { openOrUndefined, type SealingKey } from '#shared/sealing.ts';
 import type { CmsContext, CmsEnv, SessionUser } from './context.ts';
@@ -22,15 +22,43 @@ export const openRefreshToken = (secret: string, idHash: string, sealed: string)
   openOrUndefined(refreshTokenKey(secret), idHash, sealed);
 
 /** The CMS's sessions: its D1 rows under its policy. */
-export function cmsSessions(c: { var: Pick<CmsEnv['Variables'], 'db' | 'config'> }): BrowserSessions<SessionUser> {
+export function cmsSessions(c: CmsContext): BrowserSessions<SessionUser> {
   return new BrowserSessions(sessionStore(c.var.db), {
     service: 'cms',
     cookie: SESSION_COOKIE,
     cookiePath: COOKIE_PATH,
     maxAgeSeconds: SESSION_MAX_AGE_SECONDS,
-    recheckSeconds: c.var.config.SESSION_RECHECK_SECONDS,
-    sealing: refreshTokenKey(c.var.config.SESSION_SECRET),
+    upstream: {
+      recheckSeconds: c.var.config.SESSION_RECHECK_SECONDS,
+      sealing: refreshTokenKey(c.var.config.SESSION_SECRET),
+      refresh: (token) => refreshSession(c, token),
+    },
   });
+}
+
+/**
+ * A session's cookie value and its row in the D1 table's shape, as a sign-in stores it (the
+ * benchmark and the tests seed signed-in editors with it).
+ */
+export async function newSession(secret: string, user: SessionUser, refreshToken: string, now = Date.now()) {
+  const { id, row } = await newSessionRow(
+    user,
+    { maxAgeSeconds: SESSION_MAX_AGE_SECONDS, upstream: { sealing: refreshTokenKey(secret) } },
+    refreshToken,
+    now,
+  );
+  const { profile, ...rest } = row;
+  return {
+    id,
+    row: {
+      ...rest,
+      userId: profile.id,
+      email: profile.email,
+      firstName: profile.firstName,
+      lastName: profile.lastName,
+      role: profile.role,
+    },
+  };
 }
 
 /** Stores a new session for a completed login and sets its cookie. */

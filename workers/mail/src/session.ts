@@ -1,7 +1,7 @@
-import type { VerifiedLogin } from '#shared/auth-client.ts';
+import { refreshSession, type VerifiedLogin } from '#shared/auth-client.ts';
 import { BrowserSessions } from '#shared/browser-session.ts';
 import { derivedKey, toBase64Url, utf8 } from '#shared/crypto.ts';
-import type { MailContext, MailEnv, SessionUser } from './context.ts';
+import type { MailContext, SessionUser } from './context.ts';
 import { sessionStore } from './data/sessions.ts';
 
 /**
@@ -27,15 +27,18 @@ export interface ActiveSession {
 }
 
 /** The mail assistant's sessions: its D1 rows under its policy (refresh tokens sealed as `mail-auth-refresh-token`). */
-function mailSessions(c: { var: Pick<MailEnv['Variables'], 'db' | 'config'> }): BrowserSessions<SessionUser> {
+function mailSessions(c: MailContext): BrowserSessions<SessionUser> {
   const { config, db } = c.var;
   return new BrowserSessions(sessionStore(db), {
     service: 'mail',
     cookie: SESSION_COOKIE,
     cookiePath: '/',
     maxAgeSeconds: config.SESSION_MAX_AGE_SECONDS,
-    recheckSeconds: config.SESSION_RECHECK_SECONDS,
-    sealing: { secret: config.MAIL_TOKEN_SECRET, label: 'mail-auth-refresh-token' },
+    upstream: {
+      recheckSeconds: config.SESSION_RECHECK_SECONDS,
+      sealing: { secret: config.MAIL_TOKEN_SECRET, label: 'mail-auth-refresh-token' },
+      refresh: (token) => refreshSession(c, token),
+    },
   });
 }
 
