@@ -1,9 +1,10 @@
 import type { LiveSession } from '#durable-objects/live-session.ts';
+import type { SessionRow, SessionStore } from './browser-session.ts';
 import { randomBytes, toBase64Url } from './crypto.ts';
 
-// Server-side session revocation for services whose session is a signed cookie (the form
-// service, the auth dashboard): the cookie carries a random session id, and the LiveSession
-// Durable Object of that id says whether it is still open. Logout ends it there.
+// Server-side sessions in LiveSession Durable Objects, for the services without a D1 table for
+// them: the form service (its store below, under the shared browser session) and the auth
+// dashboard (a signed cookie whose random session id must still be open in its object).
 
 /** A new random session id (256 bits, base64url). */
 export const newSessionId = () => toBase64Url(randomBytes(32));
@@ -12,3 +13,36 @@ export const newSessionId = () => toBase64Url(randomBytes(32));
 export const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 export const liveSession = (sessions: DurableObjectNamespace<LiveSession>, id: string) => sessions.get(sessions.idFromName(id));
+
+/**
+ * A session store (workers/shared/browser-session.ts) whose rows live in LiveSession objects, one
+ * per session; `profileOf` checks a stored profile's shape (undefined: not one of this service's).
+ * Without an upstream nothing is rechecked, so the recheck steps never run here.
+ */
+export function liveSessionStore<P>(
+  sessions: DurableObjectNamespace<LiveSession>,
+  profileOf: (stored: unknown) => P | undefined,
+): SessionStore<P> {
+  const rowOf = (stored: Record<string, unknown> | undefined): SessionRow<P> | undefined => {
+    const profile = stored ? profileOf(stored.profile) : undefined;
+    if (!stored || profile === undefined) return undefined;
+    const { idHash, checkedAt, expiresAt } = stored;
+    if (typeof idHash !== 'string' || typeof checkedAt !== 'number' || typeof expiresAt !== 'number') return undefined;
+    return { idHash, profile, refreshTokenSealed: '', checkedAt, expiresAt };
+  };
+  return {
+    async insert(row) {
+      await liveSession(sessions, row.idHash).keep(
+        { idHash: row.idHash, profile: row.profile, checkedAt: row.checkedAt, expiresAt: row.expiresAt },
+        row.expiresAt,
+      );
+    },
+    find: async (idHash) => rowOf(await liveSession(sessions, idHash).row()),
+    claimRecheck: async () => false,
+    releaseRecheck: async () => {},
+    reseal: async () => {},
+    remove: async (idHash) => rowOf(await liveSession(sessions, idHash).take()),
+    // Each object's alarm removes its own row when it expires.
+    removeExpired: async () => {},
+  };
+}

@@ -1,15 +1,16 @@
 import type { Context } from 'hono';
 import type { LiveSession } from '#durable-objects/live-session.ts';
 import type { FormEnv } from './context.ts';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { getCookie, setCookie } from 'hono/cookie';
 import { fromBase64Url, hmacKey, hmacSha256, secretsEqual, toBase64Url } from '#shared/crypto.ts';
-import { liveSession, newSessionId, SESSION_ID } from '#shared/live-session.ts';
+import { BrowserSessions } from '#shared/browser-session.ts';
+import { liveSessionStore } from '#shared/live-session.ts';
 
-// The session is a signed cookie `<payload>.<hmac>`, the payload holding the user name, the
-// expiry, a random session id and a tag of the password it was opened with. The session id must
-// be open in its LiveSession Durable Object (logout ends it there, at once), and the tag must
-// match the configured password (changing ADMIN_PASSWORD ends every session); the expiry stops a
-// copied cookie even if a browser keeps it.
+// The session is the shared browser session (workers/shared/browser-session.ts): the
+// `form_session` cookie is an opaque random id naming a row kept in its LiveSession Durable Object
+// (logout takes it away there, at once). The row holds the user name and a tag of the password the
+// session was opened with, which must match the configured password (changing ADMIN_PASSWORD ends
+// every session).
 
 export const SESSION_COOKIE = 'form_session';
 /** Login-form token cookie (double submit: the page carries its HMAC, the cookie the nonce). */
@@ -18,9 +19,6 @@ const COOKIE_PATH = '/form/';
 
 export interface Session {
   username: string;
-  expiresAt: number;
-  /** Random id of the LiveSession that must still be open. */
-  id: string;
   /** Tag of the password the session was opened with (see `passwordTag`). */
   passwordTag: string;
 }
@@ -34,7 +32,7 @@ const fromBase64url = (text: string) => (/^[A-Za-z0-9_-]*$/.test(text) ? (fromBa
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
 function purposeKey(secret: string, purpose: string): Promise<CryptoKey> {
-  // One secret, separate keys per purpose, so a login token can never pass as a session.
+  // One secret, separate keys per purpose, so a login token can never pass as a password tag.
   const material = `${purpose}:${secret}`;
   let key = hmacKeys.get(material);
   if (!key) {
@@ -57,32 +55,12 @@ async function verify(secret: string, purpose: string, value: string, signature:
   return crypto.subtle.verify('HMAC', key, bytes, encoder.encode(value));
 }
 
-export async function encodeSession(secret: string, session: Session): Promise<string> {
-  const payload = toBase64Url(
-    encoder.encode(JSON.stringify({ u: session.username, exp: session.expiresAt, sid: session.id, pw: session.passwordTag })),
-  );
-  return `${payload}.${await sign(secret, 'session', payload)}`;
-}
-
-export async function decodeSession(secret: string, cookie: string | undefined, nowSeconds: number): Promise<Session | undefined> {
-  if (!cookie || cookie.length > 1024) return undefined;
-  const [payload, signature, extra] = cookie.split('.');
-  if (!payload || !signature || extra !== undefined) return undefined;
-  if (!(await verify(secret, 'session', payload, signature))) return undefined;
-  try {
-    const bytes = fromBase64url(payload);
-    const data: unknown = bytes && JSON.parse(new TextDecoder().decode(bytes));
-    if (typeof data !== 'object' || data === null) return undefined;
-    const username = Reflect.get(data, 'u');
-    const expiresAt = Reflect.get(data, 'exp');
-    const id = Reflect.get(data, 'sid');
-    const passwordTag = Reflect.get(data, 'pw');
-    if (typeof username !== 'string' || typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
-    if (typeof id !== 'string' || !SESSION_ID.test(id) || typeof passwordTag !== 'string') return undefined;
-    return { username, expiresAt, id, passwordTag };
-  } catch {
-    return undefined;
-  }
+/** A stored profile of this service's shape, or undefined. */
+function profileOf(stored: unknown): Session | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const username: unknown = Reflect.get(stored, 'username');
+  const tag: unknown = Reflect.get(stored, 'passwordTag');
+  return typeof username === 'string' && typeof tag === 'string' ? { username, passwordTag: tag } : undefined;
 }
 
 const baseCookie = { path: COOKIE_PATH, httpOnly: true, secure: true, sameSite: 'Lax' } as const;
@@ -102,30 +80,29 @@ export const sessionSettings = (c: Context<FormEnv>): SessionSettings => ({
   sessions: c.env.SESSIONS,
 });
 
-export async function startSession(c: Context, settings: SessionSettings, username: string, maxAgeSeconds: number): Promise<void> {
-  const expiresAt = Math.floor(Date.now() / 1000) + maxAgeSeconds;
-  const id = newSessionId();
-  await liveSession(settings.sessions, id).open(expiresAt * 1000);
-  const cookie = await encodeSession(settings.secret, {
-    username,
-    expiresAt,
-    id,
-    passwordTag: await passwordTag(settings.secret, settings.password),
+const formSessions = (settings: SessionSettings, maxAgeSeconds: number) =>
+  new BrowserSessions(liveSessionStore(settings.sessions, profileOf), {
+    service: 'form',
+    cookie: SESSION_COOKIE,
+    cookiePath: COOKIE_PATH,
+    maxAgeSeconds,
   });
-  setCookie(c, SESSION_COOKIE, cookie, { ...baseCookie, maxAge: maxAgeSeconds });
+
+export async function startSession(c: Context, settings: SessionSettings, username: string, maxAgeSeconds: number): Promise<void> {
+  const tag = await passwordTag(settings.secret, settings.password);
+  await formSessions(settings, maxAgeSeconds).start(c, { username, passwordTag: tag });
 }
 
-/** The signed-in session: a valid cookie, opened under the current password, still open server-side. */
+/** The signed-in session: its row still kept server-side, opened under the current password. */
 export async function readSession(c: Context, settings: SessionSettings): Promise<Session | undefined> {
-  const session = await decodeSession(settings.secret, getCookie(c, SESSION_COOKIE), Math.floor(Date.now() / 1000));
-  if (!session || session.passwordTag !== (await passwordTag(settings.secret, settings.password))) return undefined;
-  return (await liveSession(settings.sessions, session.id).isLive()) ? session : undefined;
+  const session = await formSessions(settings, 0).read(c);
+  if (session.kind === 'none') return undefined;
+  return session.profile.passwordTag === (await passwordTag(settings.secret, settings.password)) ? session.profile : undefined;
 }
 
 /** Ends the session server-side (its cookie stops working everywhere at once) and deletes the cookie. */
-export async function endSession(c: Context, settings: SessionSettings, session: Session | undefined): Promise<void> {
-  if (session) await liveSession(settings.sessions, session.id).end();
-  deleteCookie(c, SESSION_COOKIE, baseCookie);
+export async function endSession(c: Context, settings: SessionSettings): Promise<void> {
+  await formSessions(settings, 0).end(c);
 }
 
 /** A fresh login-form token: the nonce goes in a cookie, its HMAC in the form. */

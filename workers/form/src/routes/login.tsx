@@ -68,6 +68,6 @@ login.post(
 login.get('/logout/', signedIn, async (c) => {
   // The spec logs out on GET; a cross-site navigation (a link on another site) is not allowed to.
   if (c.req.header('sec-fetch-site') === 'cross-site') return c.redirect('/form/runner/', 302);
-  await endSession(c, sessionSettings(c), c.var.session);
+  await endSession(c, sessionSettings(c));
   return c.redirect('/form/', 302);
 });
