@@ -64,7 +64,8 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     expect(await page.locator('main').innerText()).toContain(OWNER.email);
     // The stand-in validated the webhook over HTTP before answering the subscription.
     const subscriptions = (await (await fetch(`${control}/subscriptions`)).json()) as { value: { notificationUrl: string }[] };
-    expect(subscriptions.value.map((s) => s.notificationUrl)).toEqual([`${mail.url}/graph/webhook`]);
+    // the Inbox and Sent Items subscriptions
+    expect(subscriptions.value.map((s) => s.notificationUrl)).toEqual([`${mail.url}/graph/webhook`, `${mail.url}/graph/webhook`]);
 
     // Before the connection the client's first call was refused (401): only errors from here on count.
     errors.length = 0;
@@ -170,7 +171,7 @@ describe.skipIf(!haveChromium)('mail assistant in Chromium', () => {
     await page.waitForURL(`${mail.url}/mail/connect?connected=1`);
     await page.getByText('The mailbox is connected.').waitFor();
     const subscriptions = (await (await fetch(`${deskControl}/subscriptions`)).json()) as { value: { notificationUrl: string }[] };
-    expect(subscriptions.value.map((s) => s.notificationUrl)).toEqual([`${mail.url}/mail/graph/webhook`]);
+    expect(subscriptions.value.map((s) => s.notificationUrl)).toEqual([`${mail.url}/mail/graph/webhook`, `${mail.url}/mail/graph/webhook`]);
 
     await page.goto(`${mail.url}/mail/outlook`);
     await page.locator('[data-folders] a').first().waitFor();

@@ -102,11 +102,12 @@ describe('changes', () => {
     expect(oneLine(empty.stderr)).toContain('message text is required');
   });
 
-  it('subscribe replaces the inbox subscription (Graph validates the webhook over HTTP first)', async () => {
+  it('subscribe replaces the inbox subscription, Sent Items beside it (Graph validates the webhook over HTTP first)', async () => {
     const sub = await json<{ id: string; notificationUrl: string; expiresAt: string }>(['subscribe']);
     expect(sub.notificationUrl).toMatch(/\/graph\/webhook$/);
-    const live = await writer.standin<{ value: { id: string }[] }>('GET', '/subscriptions');
-    expect(live.value.map((s) => s.id)).toEqual([sub.id]);
+    const live = await writer.standin<{ value: { id: string; resource: string }[] }>('GET', '/subscriptions');
+    expect(live.value.find((s) => s.resource === "me/mailFolders('inbox')/messages")?.id).toBe(sub.id);
+    expect(live.value.map((s) => s.resource).sort()).toEqual(["me/mailFolders('inbox')/messages", "me/mailFolders('sentitems')/messages"]);
   });
 });
 

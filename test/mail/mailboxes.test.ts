@@ -77,11 +77,11 @@ describe('happy path', () => {
     expect((await get(again, '/api/folders')).status).toBe(200);
   });
 
-  it('each connection has its own subscription, mapped to its user', async () => {
-    const [aliceLive] = await liveSubscriptions(alice.mailbox);
-    const [bobLive] = await liveSubscriptions(bob.mailbox);
-    expect((await subscriptionRows(alice.session.userId)).map((r) => r.id)).toEqual([aliceLive!.id]);
-    expect((await subscriptionRows(bob.session.userId)).map((r) => r.id)).toEqual([bobLive!.id]);
+  it('each connection has its own subscriptions (Inbox, Sent Items), mapped to its user', async () => {
+    const ids = async (box: StandinMailbox) => (await liveSubscriptions(box)).map((s) => s.id).sort();
+    expect((await subscriptionRows(alice.session.userId)).map((r) => r.id).sort()).toEqual(await ids(alice.mailbox));
+    expect((await subscriptionRows(bob.session.userId)).map((r) => r.id).sort()).toEqual(await ids(bob.mailbox));
+    expect(await ids(alice.mailbox)).toHaveLength(2);
     const listed = await db().select().from(mailboxes).all();
     expect(listed.find((m) => m.userId === alice.session.userId)).toMatchObject({
       mail: alice.mailbox.mail,
