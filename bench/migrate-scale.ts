@@ -223,8 +223,8 @@ async function benchPgloader(ctx: ScaleContext): Promise<void> {
       file,
       `LOAD DATABASE FROM ${ctx.sourceUrl} INTO ${ctx.url}
   WITH include drop, create tables, create indexes, reset sequences, workers = ${workers}, concurrency = 1
-  INCLUDING ONLY TABLE NAMES MATCHING 'bench_entry'
-  ALTER TABLE NAMES MATCHING 'bench_entry' RENAME TO 'bench_runners_pgloader';\n`,
+  INCLUDING ONLY TABLE NAMES MATCHING 'bench_entry' IN SCHEMA 'public'
+  ALTER TABLE NAMES MATCHING 'bench_entry' IN SCHEMA 'public' RENAME TO 'bench_runners_pgloader';\n`,
     );
     const started = performance.now();
     const run = spawnSync('pgloader', ['--root-dir', dir, '--no-ssl-cert-verification', file], {
