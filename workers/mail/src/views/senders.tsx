@@ -100,7 +100,7 @@ export function SendersPage({ view }: { view: SendersView }) {
                   <input type="hidden" name="csrf_token" value={view.csrfToken} />
                   <input type="hidden" name="sender" value={s.address} />
                   <input type="hidden" name="sort" value={view.sort} />
-                  <button type="submit" aria-label={`Unsubscribe from ${s.address} and archive their mail`}>
+                  <button type="submit" aria-label={`Unsubscribe and archive ${s.address}`}>
                     Unsubscribe and archive
                   </button>
                 </form>
