@@ -26,13 +26,7 @@ export class LiveSession extends DurableObject {
     return row;
   }
 
-  /** A session opened without a row (the auth dashboard's). */
-  async open(expiresAt: number): Promise<void> {
-    this.ctx.storage.kv.put('expiresAt', expiresAt);
-    await this.ctx.storage.setAlarm(expiresAt);
-  }
-
-  isLive(): boolean {
+  private isLive(): boolean {
     const expiresAt = this.ctx.storage.kv.get<number>('expiresAt');
     return expiresAt !== undefined && expiresAt > Date.now();
   }

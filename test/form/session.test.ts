@@ -1,7 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '#shared/crypto.ts';
-import { liveSession } from '#shared/live-session.ts';
 import { passwordTag } from '../../workers/form/src/session';
 import { PASSWORD, USERNAME, cookiesOf, setCookies, fetchForm, loginForm, page, postLogin, sessionCookie } from './helpers';
 
@@ -154,7 +153,7 @@ describe('session', () => {
     // Rows kept under ids of the test's own: one expired, one opened under another password.
     const keep = async (id: string, profile: Record<string, unknown>, expiresAt: number) => {
       const idHash = await sha256Hex(id);
-      await liveSession(env.SESSIONS, idHash).keep({ idHash, profile, checkedAt: Date.now(), expiresAt }, expiresAt);
+      await env.SESSIONS.get(env.SESSIONS.idFromName(idHash)).keep({ idHash, profile, checkedAt: Date.now(), expiresAt }, expiresAt);
     };
     const expired = 'e'.repeat(43);
     await keep(expired, { username: USERNAME, passwordTag: await passwordTag(env.SESSION_SECRET, PASSWORD) }, Date.now() - 1_000);

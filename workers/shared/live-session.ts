@@ -1,18 +1,10 @@
 import type { LiveSession } from '#durable-objects/live-session.ts';
 import type { SessionRow, SessionStore } from './browser-session.ts';
-import { randomBytes, toBase64Url } from './crypto.ts';
 
 // Server-side sessions in LiveSession Durable Objects, for the services without a D1 table for
-// them: the form service (its store below, under the shared browser session) and the auth
-// dashboard (a signed cookie whose random session id must still be open in its object).
+// them (the form service, the auth dashboard): a session store for the shared browser session.
 
-/** A new random session id (256 bits, base64url). */
-export const newSessionId = () => toBase64Url(randomBytes(32));
-
-/** Well-formed session ids only reach a Durable Object. */
-export const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
-
-export const liveSession = (sessions: DurableObjectNamespace<LiveSession>, id: string) => sessions.get(sessions.idFromName(id));
+const liveSession = (sessions: DurableObjectNamespace<LiveSession>, id: string) => sessions.get(sessions.idFromName(id));
 
 /**
  * A session store (workers/shared/browser-session.ts) whose rows live in LiveSession objects, one

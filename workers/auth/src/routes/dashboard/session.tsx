@@ -1,13 +1,13 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
-import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
 import { credentials, users } from '#d1/auth/schema.ts';
 import { limitBody } from '#shared/body.ts';
 import { sha256Hex } from '#shared/crypto.ts';
 import { anonymous, defineGuard } from '#shared/guard.ts';
-import { liveSession, newSessionId, SESSION_ID } from '#shared/live-session.ts';
+import { BrowserSessions } from '#shared/browser-session.ts';
+import { liveSessionStore } from '#shared/live-session.ts';
 import { audit } from '../../audit.ts';
 import type { AuthAccess } from '../../client-secret.ts';
 import { authDeps, checkCode, checkPassword } from '../../login.ts';
@@ -28,7 +28,29 @@ const signInForm = defineGuard<DashboardEnv, AuthAccess>({ access: 'anonymous', 
 
 const SESSION_COOKIE = '__Host-auth_dashboard';
 const SESSION_SECONDS = 3600;
-const sessionSecret = (c: Context<DashboardEnv>) => `${c.var.config.AUTH_TOKEN_SECRET}:dashboard-session`;
+
+/** What a dashboard session keeps: the administrator, and a tag of the password they signed in with. */
+type DashboardSession = { userId: number; passwordTag: string };
+
+function profileOf(stored: unknown): DashboardSession | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const userId: unknown = Reflect.get(stored, 'userId');
+  const tag: unknown = Reflect.get(stored, 'passwordTag');
+  return typeof userId === 'number' && Number.isSafeInteger(userId) && typeof tag === 'string' ? { userId, passwordTag: tag } : undefined;
+}
+
+/**
+ * The dashboard's sessions: the shared browser session (an opaque cookie naming a row kept in its
+ * LiveSession object, so logout ends it at once everywhere), strict same-site, an hour long.
+ */
+const dashboardSessions = (c: Context<DashboardEnv>) =>
+  new BrowserSessions(liveSessionStore(c.env.SESSIONS, profileOf), {
+    service: 'auth',
+    cookie: SESSION_COOKIE,
+    cookiePath: '/',
+    sameSite: 'Strict',
+    maxAgeSeconds: SESSION_SECONDS,
+  });
 
 const LoginForm = (props: { error?: string }) => (
   <Page title="Sign in">
@@ -92,25 +114,13 @@ session.post('/admin/verify/', signInForm, async (c) => {
   if (result.kind === 'invalid_token') return c.html(<LoginForm error="The sign-in has expired; start again." />, 400);
   if (result.user.role !== 'admin') return c.html(<LoginForm error="Only administrators can use this session." />, 403);
   await audit(c.var.db, 'dashboard_login', { userId: result.user.id, email: result.user.email, ip: c.var.ip });
-  const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
-  const sessionId = newSessionId();
-  await liveSession(c.env.SESSIONS, sessionId).open(expires * 1000);
-  const tag = await passwordTag(c, result.user.id);
-  await setSignedCookie(c, SESSION_COOKIE, `${result.user.id}.${expires}.${sessionId}.${tag}`, sessionSecret(c), {
-    path: '/',
-    secure: true,
-    httpOnly: true,
-    sameSite: 'Strict',
-    maxAge: SESSION_SECONDS,
-  });
+  await dashboardSessions(c).start(c, { userId: result.user.id, passwordTag: await passwordTag(c, result.user.id) });
   return c.redirect('/admin/', 303);
 });
 
 session.post('/admin/logout/', signInForm, async (c) => {
-  const cookie = await sessionCookie(c);
   // Ended server-side: the cookie stops working at once, even where a copy of it survives.
-  if (cookie) await liveSession(c.env.SESSIONS, cookie.sessionId).end();
-  deleteCookie(c, SESSION_COOKIE, { path: '/', secure: true });
+  await dashboardSessions(c).end(c);
   return c.redirect('/admin/login/', 303);
 });
 
@@ -127,35 +137,15 @@ async function passwordTag(c: Context<DashboardEnv>, userId: number): Promise<st
   return credential ? (await sha256Hex(credential.passwordHash)).slice(0, 32) : 'none';
 }
 
-/** The signed session cookie's parts: `<account id>.<expiry>.<session id>.<password tag>`. */
-async function sessionCookie(c: Context<DashboardEnv>) {
-  const value = await getSignedCookie(c, sessionSecret(c), SESSION_COOKIE);
-  const [id, expires, sessionId, tag, extra] = typeof value === 'string' ? value.split('.') : [];
-  const userId = Number(id);
-  const expiresAt = Number(expires) * 1000;
-  if (
-    !Number.isSafeInteger(userId) ||
-    userId <= 0 ||
-    !(expiresAt > Date.now()) ||
-    !sessionId ||
-    !SESSION_ID.test(sessionId) ||
-    !tag ||
-    extra !== undefined
-  ) {
-    return undefined;
-  }
-  return { userId, sessionId, tag };
-}
-
 /**
  * Everything else needs a signed-in, still active administrator, checked on every request: a
  * session still open (not logged out), opened under the account's current password.
  */
 const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
-  const cookie = await sessionCookie(c);
-  if (cookie && (await liveSession(c.env.SESSIONS, cookie.sessionId).isLive())) {
-    const [admin] = await c.var.db.select().from(users).where(eq(users.id, cookie.userId)).limit(1);
-    if (admin?.isActive && admin.role === 'admin' && (await passwordTag(c, admin.id)) === cookie.tag) {
+  const session = await dashboardSessions(c).read(c);
+  if (session.kind === 'live') {
+    const [admin] = await c.var.db.select().from(users).where(eq(users.id, session.profile.userId)).limit(1);
+    if (admin?.isActive && admin.role === 'admin' && (await passwordTag(c, admin.id)) === session.profile.passwordTag) {
       c.set('admin', admin);
       return next();
     }
