@@ -15,7 +15,7 @@ import { historyCutoff } from '../workers/mail/src/ai/retention.ts';
 import type { TaskContext } from '../workers/mail/src/ai/task.ts';
 import { Tracer } from '../workers/mail/src/ai/trace.ts';
 import { GraphClient, inBackground } from '../workers/mail/src/graph/client.ts';
-import { mailConfig } from '../workers/mail/src/config.ts';
+import { type MailConfig, mailConfig } from '../workers/mail/src/config.ts';
 import { WELL_KNOWN_FOLDERS } from '../workers/mail/src/graph/client.ts';
 import { SharedReads } from '../workers/mail/src/graph/reads.ts';
 import { type GraphRequest, type GraphResult, Semaphore, sendGraph } from '../workers/mail/src/graph/transport.ts';
@@ -139,8 +139,12 @@ export class MailUserContext extends DurableObject<Env> {
     ctx.storage.sql.exec(RULE_JOB_TABLE);
   }
 
-  private get config() {
-    return mailConfig(this.env);
+  #config: MailConfig | undefined;
+
+  /** The object's settings, parsed once for its lifetime (its env does not change while it lives). */
+  private get config(): MailConfig {
+    this.#config ??= mailConfig(this.env);
+    return this.#config;
   }
 
   /** Stores a new connection (replacing any earlier one). */
