@@ -1,3 +1,4 @@
+import type { startLocalWorker } from '../scripts/local-worker.ts';
 import { withClient } from '../scripts/racing/pg-client.ts';
 import type { RunPlan, RunProgress } from '../workers/migrate/src/engine/types.ts';
 
@@ -10,7 +11,8 @@ import type { RunPlan, RunProgress } from '../workers/migrate/src/engine/types.t
 /** The run plan of a sync run (engine/incremental.ts's IncrementalRunPlan, as the object receives it). */
 type SyncRunPlan = RunPlan & { incremental: { sourceTable: string; method: 'xmin'; from: string; deletes: 'ignore' }[] };
 
-type BenchWorker = { fetch(url: string, init?: RequestInit): Promise<Response> };
+/** The bench's Worker (the Durable Object's host), as scripts/local-worker.ts starts it. */
+type BenchWorker = Awaited<ReturnType<typeof startLocalWorker>>;
 
 /** The source's oldest running transaction: every transaction below it has ended (the xmin method's mark). */
 async function sourceMark(sourceUrl: string): Promise<string> {

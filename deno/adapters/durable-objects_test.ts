@@ -359,7 +359,7 @@ Deno.test('DO: an alarm fires at its time; getAlarm answers null while it runs',
 Deno.test('DO: a pending alarm is re-armed by a new host over the same directory', () =>
   withDirectory(async (dir) => {
     const before = new DurableObjectNamespace(LiveSession, { directory: dir, env: undefined });
-    await before.getByName('session-1').open(Date.now() + 150);
+    await before.getByName('session-1').keep({ idHash: 'session-1' }, Date.now() + 150);
     const notebook = open(`${dir}/notes`);
     await notebook.getByName('later').schedule(Date.now() + 150, 0);
     await before.close();
@@ -369,7 +369,7 @@ Deno.test('DO: a pending alarm is re-armed by a new host over the same directory
     const notesAfter = open(`${dir}/notes`);
     // nothing calls the objects: the restored alarms alone create them and run alarm()
     await until(async () => (await notesAfter.getByName('later').alarmRuns()).length === 1);
-    await until(async () => !(await after.getByName('session-1').isLive()));
+    await until(async () => (await after.getByName('session-1').row()) === undefined);
     const id = after.idFromName('session-1').toString();
     const { DatabaseSync } = await import('node:sqlite');
     await until(() => {

@@ -13,7 +13,15 @@ export const TENANT_ID = '7f3c2a1e-5b8d-4c6f-9a0e-2d4b6c8e0f13';
 const GRAPH_RESOURCE = 'https://graph.microsoft.com/';
 const OIDC_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 /** Graph permissions the stand-in knows; `.default` grants them all. */
-export const GRAPH_SCOPES = ['User.Read', 'Mail.Read', 'Mail.ReadWrite', 'Mail.Send', 'People.Read', 'MailboxSettings.Read', 'MailboxSettings.ReadWrite'];
+export const GRAPH_SCOPES = [
+  'User.Read',
+  'Mail.Read',
+  'Mail.ReadWrite',
+  'Mail.Send',
+  'People.Read',
+  'MailboxSettings.Read',
+  'MailboxSettings.ReadWrite',
+];
 const CODE_LIFETIME_MS = 10 * 60_000;
 const REFRESH_LIFETIME_MS = 90 * 86_400_000;
 

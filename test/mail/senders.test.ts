@@ -1,4 +1,3 @@
-import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { offerOf, parseMailto, unsubscribeTargetAllowed } from '../../workers/mail/src/unsubscribe';
 import { STANDIN, type StandinMailbox, type TestSession, connectedMailbox, control, send } from './helpers';

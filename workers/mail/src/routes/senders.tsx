@@ -35,12 +35,9 @@ const SenderJobSchema = z
     job_id: z.string(),
     sender: z.string(),
     method: z.string().openapi({ description: 'How the mail lets its sender be left: one_click, mailto, link or none' }),
-    outcome: z
-      .string()
-      .openapi({
-        description:
-          'sent: the one-click POST was accepted; draft: a mailto: draft in Drafts (never sent); shown: the link is yours to open',
-      }),
+    outcome: z.string().openapi({
+      description: 'sent: the one-click POST was accepted; draft: a mailto: draft in Drafts (never sent); shown: the link is yours to open',
+    }),
     detail: z.string().openapi({ description: 'The link, the draft id, or why the POST failed' }),
     status: z.string().openapi({ description: 'queued, running, waiting (throttled: resumes by itself), done, failed' }),
     archived: z.number().int(),
