@@ -15,7 +15,7 @@ const OWNER = {
 // The mail assistant's pages at a phone's width (390 px), signed in through the real
 // authentication Worker, the mailbox on the Graph stand-in: nothing wider than the screen, no
 // critical or serious axe-core finding. /outlook is checked as its page shell; the settings page
-// has its own tests.
+// has its own tests (its rules page and the senders page are here).
 describe.skipIf(!haveChromium)('mail assistant on a phone', () => {
   let rig: MailClientRig;
   let mail: RunningWorker;
@@ -51,7 +51,17 @@ describe.skipIf(!haveChromium)('mail assistant on a phone', () => {
     expect(await problemsByPage(page, mail.url, ['/connect'])).toEqual(noProblems(['/connect']));
     await page.getByRole('button', { name: 'Connect mailbox' }).click();
     await page.waitForURL(/\/connect\?connected=1$/);
-    const paths = ['/connect', '/inbox', '/outlook', '/dashboard', '/admin', '/trace/not%20an%20id', '/no-such-page'];
+    const paths = [
+      '/connect',
+      '/inbox',
+      '/outlook',
+      '/dashboard',
+      '/admin',
+      '/settings/rules',
+      '/senders',
+      '/trace/not%20an%20id',
+      '/no-such-page',
+    ];
     expect(await problemsByPage(page, mail.url, paths, { '/trace/not%20an%20id': 400, '/no-such-page': 404 })).toEqual(noProblems(paths));
   });
 
