@@ -153,13 +153,17 @@ async function upperMark(source: Sql, method: ChangeMethod, table: string, colum
 
 /** Keys listed in a copy's condition at most; more differing rows make a full pass. */
 const MAX_LISTED_KEYS = 20_000;
+/** The key types a listed-keys condition is written for. */
+const INTEGER_KEY_TYPES = ['smallint', 'integer', 'bigint'];
 /** Terms (single keys and runs) in that condition at most. */
 const MAX_TERMS = 2_000;
 
-/** A condition selecting `keys` (ascending integers as text): runs as BETWEEN, the rest as one ANY; null when too long. */
+/** A condition selecting `keys` (ascending integers as text): runs as BETWEEN, the rest as one ANY; null when too long or not integers (a full pass then). */
 export function keysCondition(column: string, type: string, keys: readonly string[]): string | null {
   if (keys.length === 0) return 'false';
   if (keys.length > MAX_LISTED_KEYS) return null;
+  // Keys and type go into the statement's text: only integers of an integer column ever do.
+  if (!INTEGER_KEY_TYPES.includes(type) || !keys.every((key) => /^-?\d{1,19}$/.test(key))) return null;
   const singles: string[] = [];
   const runs: string[] = [];
   let start = 0;
