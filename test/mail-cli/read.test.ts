@@ -41,8 +41,8 @@ describe('help', () => {
         ' ',
       );
     for (const name of spec) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
-    // and those added since: the rules of issue 32
-    expect(COMMANDS.map((c) => c.name).sort()).toEqual([...spec, 'rules'].sort());
+    // and those added since: the rules that act, and senders in bulk
+    expect(COMMANDS.map((c) => c.name).sort()).toEqual([...spec, 'rules', 'senders', 'unsubscribe'].sort());
   });
 
   it.each(COMMANDS.map((c) => c.name))('%s --help: usage, options and an example, exit 0', async (name) => {

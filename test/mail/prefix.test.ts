@@ -172,7 +172,8 @@ describe('the connect flow under /mail', () => {
     const cleared = setCookies(res).find((c) => c.startsWith('mail_oauth='))!;
     expect(pathOf(cleared)).toBe('/mail/connect/callback');
     const live = await control<{ value: { notificationUrl: string }[] }>(box, 'GET', '/subscriptions');
-    expect(live.value.map((s) => s.notificationUrl)).toEqual([`${BASE}/mail/graph/webhook`]);
+    // The Inbox's subscription and the Sent Items' one, both to the webhook under the prefix.
+    expect(live.value.map((s) => s.notificationUrl)).toEqual([`${BASE}/mail/graph/webhook`, `${BASE}/mail/graph/webhook`]);
     const row = await drizzle(env.DB).select().from(mailboxes).where(eq(mailboxes.userId, session.userId)).get();
     expect(row?.notificationUrl).toBe(`${BASE}/mail/graph/webhook`);
 
@@ -302,6 +303,6 @@ describe('at the root nothing changes', () => {
     const connected = await connectMailbox(owner, box);
     expect(connected.headers.get('location')).toBe('/connect?connected=1');
     const live = await control<{ value: { notificationUrl: string }[] }>(box, 'GET', '/subscriptions');
-    expect(live.value.map((s) => s.notificationUrl)).toEqual([`${BASE}/graph/webhook`]);
+    expect(live.value.map((s) => s.notificationUrl)).toEqual([`${BASE}/graph/webhook`, `${BASE}/graph/webhook`]);
   });
 });

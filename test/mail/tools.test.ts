@@ -126,8 +126,11 @@ describe('happy path', () => {
       expect(status).toBe(201);
       expect(body.notificationUrl).toBe('https://mail.test/graph/webhook');
       expect(Date.parse(body.expiresAt)).toBeGreaterThan(Date.now());
-      const live = await control<{ value: { id: string }[] }>(box, 'GET', '/subscriptions');
-      expect(live.value.map((s) => s.id)).toEqual([body.id]);
+      // One subscription of the Inbox (the new one) beside the Sent Items one.
+      const live = await control<{ value: { id: string; resource: string }[] }>(box, 'GET', '/subscriptions');
+      const inbox = live.value.filter((s) => !s.resource.includes('sentitems'));
+      expect(inbox.map((s) => s.id)).toEqual([body.id]);
+      expect(live.value.filter((s) => s.resource.includes('sentitems'))).toHaveLength(1);
     } finally {
       await pump.stop();
     }

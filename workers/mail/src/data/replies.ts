@@ -89,7 +89,8 @@ export async function recordAnswer(db: MailDb, userId: number, conversationId: s
         eq(aiSentReplies.userId, userId),
         eq(aiSentReplies.conversationId, conversationId),
         eq(aiSentReplies.status, 'awaiting'),
-        lt(aiSentReplies.sentAt, receivedAt),
+        // Graph's times are whole seconds: an answer in the same second as the sent message counts.
+        lte(aiSentReplies.sentAt, receivedAt),
       ),
     )
     .returning({ messageId: aiSentReplies.messageId });
