@@ -32,6 +32,14 @@ describe.skipIf(!haveChromium)('migration app on a phone', () => {
     for (const table of ['venue', 'trainer', 'jockey', 'horse']) await page.check(`input[name="selectedTables"][value="${table}"]`);
     await page.click('form[action="/Migration/TableSelection"] button[type="submit"]');
     await page.waitForURL(/\/Migration\/SchemaImport/);
+    // A sync job, so its incremental settings page can be visited.
+    await page.goto(`${harness.url}/Sync/Create`);
+    await page.fill('input[name="Name"]', 'Phone check');
+    await page.locator('input[name="Tables"]').first().check();
+    await page.click('form[action="/Sync/Save"] button[type="submit"]');
+    await page.waitForURL(/\/Sync$/);
+    const incremental = await page.locator('a[href^="/Sync/Incremental/"]').first().getAttribute('href');
+    expect(incremental).toMatch(/^\/Sync\/Incremental\/\d+$/);
     const paths = [
       '/',
       '/Configuration',
@@ -40,8 +48,8 @@ describe.skipIf(!haveChromium)('migration app on a phone', () => {
       '/Session',
       '/Sync',
       '/Sync/Create',
-      // The seeded sync job's incremental settings.
-      '/Sync/Incremental/1',
+      // The sync job's incremental settings.
+      incremental!,
       '/Meetings',
       '/DisciplineRepair',
       '/BarrierTrials',
