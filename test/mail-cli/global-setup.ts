@@ -39,7 +39,7 @@ export default async function setup(project: TestProject) {
       SESSION_SECRET: 'cli-mail-session-secret-0123456789abcdef',
       MAIL_TOKEN_SECRET: 'cli-mail-token-secret-0123456789abcdef',
       // The assistant account may use the AI routes; the others are plain users.
-      MAIL_ASSISTANT_ADMINS: CLI_ACCOUNTS.assistant.email,
+      MAIL_ASSISTANT_ADMINS: `${CLI_ACCOUNTS.assistant.email},${CLI_ACCOUNTS.curator.email}`,
       // Short, so that Graph failures are reported in seconds.
       GRAPH_TIMEOUT_MS: '2000',
       GRAPH_DEADLINE_MS: '6000',

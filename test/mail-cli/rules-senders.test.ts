@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliFor, oneLine } from './helpers';
 
-/** The rules and senders commands over /api/rules and /api/senders, as the assistant account. */
+/** The rules and senders commands over /api/rules and /api/senders, as an assistant user of their own. */
 
-const assistant = cliFor('assistant');
+const assistant = cliFor('curator');
 const { cli, json } = assistant;
 
 type LogEntry = { method: string; path: string; status: number };
