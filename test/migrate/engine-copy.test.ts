@@ -10,7 +10,7 @@ import {
   type TestDestination,
   one,
 } from './engine-support';
-import { validateTable } from '../../workers/migrate/src/engine/copy';
+import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { orderTables } from '../../workers/migrate/src/engine/order';
 import { allMappings } from '../../workers/migrate/src/engine/mappings';

@@ -3,7 +3,7 @@ import type { Sql } from '../../workers/migrate/src/engine/db';
 import { introspectSql } from '../../workers/migrate/src/engine/introspect';
 import { backfillForeignKeys } from '../../workers/migrate/src/engine/operations';
 import { orderTables } from '../../workers/migrate/src/engine/order';
-import { validateTable } from '../../workers/migrate/src/engine/copy';
+import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { TablePlan } from '../../workers/migrate/src/engine/types';
 import { copyAll, engineEnv, forgetEngineRows, openLegacy, openLegacyDirect, openRacing, runPlan } from './engine-support';
 

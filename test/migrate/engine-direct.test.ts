@@ -1,7 +1,9 @@
 import { rejectRows } from '../../workers/migrate/src/engine/rejects';
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareTables, readCursors, validateTable } from '../../workers/migrate/src/engine/copy';
+import { readCursors } from '../../workers/migrate/src/engine/cursors';
+import { prepareTables } from '../../workers/migrate/src/engine/prepare';
+import { validateTable } from '../../workers/migrate/src/engine/validation';
 import { type CopyRows, type Sql, openUrl } from '../../workers/migrate/src/engine/db';
 import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import type { RunPlan, TablePlan } from '../../workers/migrate/src/engine/types';

@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CursorRow,
-  copyChunk,
-  openCursors,
-  prepareTables,
-  readCopyPage,
-  readCursors,
-  validateTable,
-} from '../../workers/migrate/src/engine/copy';
+import { copyChunk } from '../../workers/migrate/src/engine/copy';
+import { type CursorRow, openCursors, readCursors } from '../../workers/migrate/src/engine/cursors';
+import { readCopyPage } from '../../workers/migrate/src/engine/pages';
+import { prepareTables } from '../../workers/migrate/src/engine/prepare';
+import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { runStep } from '../../workers/migrate/src/engine/run';
 import type { RunPlan } from '../../workers/migrate/src/engine/types';

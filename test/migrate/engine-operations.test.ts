@@ -9,7 +9,7 @@ import {
   syncIdMappingsToDestination,
   testConnection,
 } from '../../workers/migrate/src/engine/operations';
-import { PlanError } from '../../workers/migrate/src/engine/copy';
+import { PlanError } from '../../workers/migrate/src/engine/prepare';
 import {
   type TestDestination,
   copyAll,

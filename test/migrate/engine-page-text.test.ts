@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateTable } from '../../workers/migrate/src/engine/copy';
+import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import type { TablePlan } from '../../workers/migrate/src/engine/types';
 import { copyAll, forgetEngineRows, openLegacy, openLegacyDirect, openRacing, runPlan } from './engine-support';

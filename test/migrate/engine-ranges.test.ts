@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunkSizeOf, copyChunk, openCursors, prepareTables, readCursors, validateTable } from '../../workers/migrate/src/engine/copy';
+import { copyChunk } from '../../workers/migrate/src/engine/copy';
+import { chunkSizeOf, openCursors, readCursors } from '../../workers/migrate/src/engine/cursors';
+import { prepareTables } from '../../workers/migrate/src/engine/prepare';
+import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { introspectSql } from '../../workers/migrate/src/engine/introspect';
 import { allMappings, countMappings } from '../../workers/migrate/src/engine/mappings';

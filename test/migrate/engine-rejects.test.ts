@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCursors } from '../../workers/migrate/src/engine/copy';
+import { readCursors } from '../../workers/migrate/src/engine/cursors';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import { RejectLimitError, rejectCounts, rejectRows } from '../../workers/migrate/src/engine/rejects';

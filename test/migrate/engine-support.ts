@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
-import { type CursorRow, type PreparedTable, openCursors, prepareTables, readCursors } from '../../workers/migrate/src/engine/copy';
+import { type CursorRow, openCursors, readCursors } from '../../workers/migrate/src/engine/cursors';
+import { type PreparedTable, prepareTables } from '../../workers/migrate/src/engine/prepare';
 import { type Sql, openDestination, openSource, openUrl } from '../../workers/migrate/src/engine/db';
 import { introspectSql } from '../../workers/migrate/src/engine/introspect';
 import { CopyPipeline, runStep, withCursor } from '../../workers/migrate/src/engine/run';

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CursorRow, openCursors, prepareTables, readCursors, validateTable } from '../../workers/migrate/src/engine/copy';
+import { type CursorRow, openCursors, readCursors } from '../../workers/migrate/src/engine/cursors';
+import { prepareTables } from '../../workers/migrate/src/engine/prepare';
+import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import {
   type DeletePolicy,

@@ -1,7 +1,8 @@
 import { connectionOf, engineEnv } from './configurations.ts';
 import type { MigrateServices } from './context.ts';
 import * as engine from './engine/index.ts';
-import { prepareTables, validateTable } from './engine/copy.ts';
+import { prepareTables } from './engine/prepare.ts';
+import { validateTable } from './engine/validation.ts';
 import { openDestination, openSource } from './engine/db.ts';
 import { firstMismatchedKeys } from './engine/mismatches.ts';
 import { sourceRowCount } from './engine/samples.ts';

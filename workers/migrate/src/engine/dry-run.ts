@@ -1,4 +1,7 @@
-import { copyParams, copyStatement, openCursors, type PreparedTable, prepareTables, readCopyPage, type SourcePage } from './copy.ts';
+import { copyParams, copyStatement } from './copy.ts';
+import { openCursors } from './cursors.ts';
+import { readCopyPage, type SourcePage } from './pages.ts';
+import { type PreparedTable, prepareTables } from './prepare.ts';
 import { type Sql, openDestination, openSource } from './db.ts';
 import { isRowError, MAX_REJECT_LIMIT, type RejectRecord, setAside } from './rejects.ts';
 import type { EngineEnv, RunPlan } from './types.ts';

@@ -1,4 +1,4 @@
-import { type PreparedTable, whereOf } from './copy.ts';
+import { type PreparedTable, whereOf } from './prepare.ts';
 import { type Sql, ident, literal } from './db.ts';
 import { readSource } from './filter.ts';
 import { type DeletePolicy, applyDeletes, compareKeyRanges, rangeComparable, softDeleteValue } from './range-compare.ts';

@@ -1,5 +1,5 @@
 // The migration engine: what the app's routes and the MigrationJob Durable Object call.
-export { PlanError } from './copy.ts';
+export { PlanError } from './prepare.ts';
 export { testFilter } from './filter.ts';
 export {
   backfillBooleanColumns,

@@ -1,4 +1,6 @@
-import { type CursorRow, type PreparedTable, backfillChunk, whereOf, chunkSizeOf, openCursors, prepareTables, PlanError } from './copy.ts';
+import { backfillChunk } from './copy.ts';
+import { type CursorRow, chunkSizeOf, openCursors } from './cursors.ts';
+import { type PreparedTable, whereOf, prepareTables, PlanError } from './prepare.ts';
 import { type Sql, ident, literal, openDestination, openSource, sourceReads, targetReads, withSql } from './db.ts';
 import { failureText, sqlStateOf } from '#shared/pg-errors.ts';
 import { readSource } from './filter.ts';

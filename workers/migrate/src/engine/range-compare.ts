@@ -1,4 +1,5 @@
-import { type PreparedTable, validationParts, whereOf } from './copy.ts';
+import { type PreparedTable, whereOf } from './prepare.ts';
+import { validationParts } from './validation.ts';
 import { type Sql, ident } from './db.ts';
 import { readSource } from './filter.ts';
 import { sourceNumber } from './mappings.ts';

@@ -1,5 +1,7 @@
 import { explainDatabaseError, sqlStateOf } from '#shared/pg-errors.ts';
-import { type CopyCounts, NOT_FRESH_MARKER, type PreparedTable, STALE_MARKER } from './copy.ts';
+import { type CopyCounts, STALE_MARKER } from './cursors.ts';
+import { NOT_FRESH_MARKER } from './direct.ts';
+import type { PreparedTable } from './prepare.ts';
 import { type Reader, type Sql, ident } from './db.ts';
 import { valueExpression } from './expressions.ts';
 

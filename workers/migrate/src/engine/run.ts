@@ -1,15 +1,7 @@
-import {
-  type ChunkResult,
-  type CursorRow,
-  type Phase,
-  type PreparedTable,
-  backfillChunk,
-  chunkSizeOf,
-  copyChunk,
-  phasesOf,
-  type SourcePage,
-  readCopyPage,
-} from './copy.ts';
+import { backfillChunk, copyChunk } from './copy.ts';
+import { type ChunkResult, type CursorRow, type Phase, chunkSizeOf, phasesOf } from './cursors.ts';
+import { type SourcePage, readCopyPage } from './pages.ts';
+import type { PreparedTable } from './prepare.ts';
 import type { Sql } from './db.ts';
 import { parallelTablesOf } from './parallel.ts';
 import type { RunPlan, TableProgress } from './types.ts';

@@ -1,16 +1,10 @@
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '#d1/migrate/schema.ts';
 import { failureText } from '#shared/pg-errors.ts';
-import {
-  type CursorRow,
-  PlanError,
-  type PreparedTable,
-  openCursors,
-  prepareTables,
-  readCursors,
-  sourceTotals,
-  validateTable,
-} from '../engine/copy.ts';
+import { type CursorRow, openCursors, readCursors } from '../engine/cursors.ts';
+import { sourceTotals } from '../engine/pages.ts';
+import { PlanError, type PreparedTable, prepareTables } from '../engine/prepare.ts';
+import { validateTable } from '../engine/validation.ts';
 import { type Sql, assertHostAllowed, openDestination, openSource } from '../engine/db.ts';
 import { parallelTablesOf } from '../engine/parallel.ts';
 import { CopyPipeline, nextPhase, tableProgress, withCursor } from '../engine/run.ts';
