@@ -6,11 +6,15 @@ import { mkdirSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { SessionQueue } from './embedded-postgres-queue.mjs';
 
 const { dataDir, port, maxConnections } = workerData;
 if (dataDir) mkdirSync(dataDir, { recursive: true });
 const db = await PGlite.create(dataDir ?? 'memory://');
 const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections });
+// The server's own queue keeps a connection's turn only inside a transaction, so another one's
+// messages could run in the middle of its Parse … Sync group: ours keeps it until the group ends.
+server.queryQueue = new SessionQueue(db);
 try {
   await server.start();
 } catch (error) {
