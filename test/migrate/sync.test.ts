@@ -5,7 +5,8 @@ import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
 import { servicesOf } from '../../workers/migrate/src/context';
 import worker from '../../workers/migrate/src/index';
 import { migrationJobStub } from '../../workers/migrate/src/jobs/stubs';
-import { nextRunAfter, runSchedule, scheduleDecisions, type SyncJob } from '../../workers/migrate/src/sync-jobs';
+import { findSyncJob, nextRunAfter, type SyncJob } from '../../workers/migrate/src/data/sync-jobs';
+import { runSchedule, scheduleDecisions } from '../../workers/migrate/src/sync-jobs';
 import { BASE, Client, signIn, legacyConfigurationForm } from './helpers';
 
 const LEGACY = legacyConfigurationForm('Legacy for sync');
@@ -54,7 +55,6 @@ function save(client: Client, fields: Fields) {
 async function jobNamed(name: string): Promise<SyncJob> {
   const row = await env.DB.prepare('SELECT id FROM sync_jobs WHERE name = ?').bind(name).first<{ id: number }>();
   expect(row, name).not.toBeNull();
-  const { findSyncJob } = await import('../../workers/migrate/src/sync-jobs');
   return (await findSyncJob(servicesOf(env).var.db, row!.id))!;
 }
 

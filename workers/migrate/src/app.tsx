@@ -19,7 +19,7 @@ import { dryRunRoutes } from './routes/dry-run.tsx';
 import { rejects } from './routes/rejects.tsx';
 import { sessionRoutes } from './routes/session.tsx';
 import { imports } from './routes/imports.tsx';
-import { sync } from './routes/sync.tsx';
+import { sync } from './routes/sync.ts';
 import { wizardJson } from './routes/wizard-json.ts';
 import { ErrorBody } from './routes/json.ts';
 import { errorAnswer } from './views/errors.tsx';

@@ -4,8 +4,8 @@ import * as engine from './engine/index.ts';
 import { type ChangeMethod, type Proposal, markColumnType } from './engine/incremental.ts';
 import { softDeleteValue } from './engine/range-compare.ts';
 import { buildPlans } from './runs.ts';
-import type { SyncJob } from './sync-jobs.ts';
-import { syncMappingDocument } from './sync-jobs.ts';
+import type { SyncJob } from './data/sync-jobs.ts';
+import { syncMappingDocument } from './data/sync-jobs.ts';
 import {
   type ChosenMethod,
   SYNC_CHANGE_METHODS,

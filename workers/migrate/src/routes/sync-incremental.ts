@@ -7,21 +7,15 @@ import { MAX_SYNC_TABLES, syncJobOr404 } from '../sync-jobs.ts';
 import { saveSyncTableSettings } from '../sync-marks.ts';
 import { SyncIncrementalPage } from '../views/sync-incremental.tsx';
 import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
+import { IdParam, pathId } from './sync-params.ts';
 
 /** A sync job's incremental settings: its page and its JSON routes (engine/incremental.ts). */
 export const syncIncremental = jsonRoutes();
 
-const idText = z
-  .string()
-  .regex(/^\d{1,10}$/, 'must be a positive integer')
-  .transform(Number)
-  .pipe(z.number().int().positive('must be a positive integer').max(2_147_483_647));
-const IdParam = z.object({ id: idText.openapi({ param: { name: 'id', in: 'path' }, type: 'string', example: '1' }) });
-
 syncIncremental.get('/Sync/Incremental/:id', guard.read('any'), async (c) => {
-  const job = await syncJobOr404(c.var.db, parsed(idText, c.req.param('id'), 'path.id'));
+  const job = await syncJobOr404(c.var.db, pathId(c));
   const tables = await incrementalView(c, job);
-  return c.html(<SyncIncrementalPage csrf={c.var.csrfToken} user={c.var.user} job={job} tables={tables} errors={{}} />);
+  return c.html(SyncIncrementalPage({ csrf: c.var.csrfToken, user: c.var.user, job, tables, errors: {} }));
 });
 
 /** The posted form's fields `<table>.<field>` as one input per table of the job (text bounded, NUL refused). */
@@ -46,15 +40,12 @@ function formInput(body: FormBody, tables: string[]): { input: IncrementalInput[
 }
 
 syncIncremental.post('/Sync/Incremental/:id', guard.write('operator'), async (c) => {
-  const job = await syncJobOr404(c.var.db, parsed(idText, c.req.param('id'), 'path.id'));
+  const job = await syncJobOr404(c.var.db, pathId(c));
   const { input, values } = formInput(await formBody(c), job.tables);
   const tables = await incrementalView(c, job);
   const checked = checkIncrementalInput(tables, input);
   if (!checked.ok) {
-    return c.html(
-      <SyncIncrementalPage csrf={c.var.csrfToken} user={c.var.user} job={job} tables={tables} errors={checked.errors} values={values} />,
-      400,
-    );
+    return c.html(SyncIncrementalPage({ csrf: c.var.csrfToken, user: c.var.user, job, tables, errors: checked.errors, values }), 400);
   }
   await saveSyncTableSettings(c.var.db, job.id, checked.settings, Date.now());
   return c.redirect(`/Sync/Incremental/${job.id}`, 302);

@@ -1,5 +1,5 @@
 import type { SessionUser } from '../context.ts';
-import type { SyncJob } from '../sync-jobs.ts';
+import type { SyncJob } from '../data/sync-jobs.ts';
 import type { IncrementalTableView } from '../sync-incremental.ts';
 import { Csrf, Layout } from './layout.tsx';
 

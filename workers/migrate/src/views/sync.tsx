@@ -1,7 +1,8 @@
 import type { SessionUser } from '../context.ts';
 import type { ConfigurationView } from '../configurations.ts';
 import type { ForeignKey, PlanIssue, TablePlan } from '../engine/types.ts';
-import { INTERVAL_MINUTES, type SyncJob } from '../sync-jobs.ts';
+import type { SyncJob } from '../data/sync-jobs.ts';
+import { INTERVAL_MINUTES } from '../sync-jobs.ts';
 import { asset, Csrf, Flash, Layout } from './layout.tsx';
 
 const when = (ms: number | null) => (ms ? `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
