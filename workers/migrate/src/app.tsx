@@ -14,7 +14,7 @@ import { configuration } from './routes/configuration.tsx';
 import { disciplineRepair } from './routes/discipline-repair.tsx';
 import { home } from './routes/home.tsx';
 import { meetings } from './routes/meetings.tsx';
-import { migration } from './routes/migration.tsx';
+import { migration } from './routes/migration.ts';
 import { dryRunRoutes } from './routes/dry-run.tsx';
 import { rejects } from './routes/rejects.tsx';
 import { sessionRoutes } from './routes/session.tsx';

@@ -4,21 +4,14 @@ import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';
-import { destinationReads } from '../engine/db.ts';
-import { rejectCounts } from '../engine/rejects.ts';
-import { FilterError, type MappingDocument } from '../engine/types.ts';
+import type { MappingDocument } from '../engine/types.ts';
 import { guard } from '../guard.ts';
-import { checkbox, formBody, identifier, indexedList, many, parsed, text } from '../input.ts';
-import { buildPlans, migrationJob, planForeignKeys, runOrder, runPlanOf, startRun } from '../runs.ts';
-import { duplicateRisks, proposeKeys, readSamples, suggestPlans, withProposedKeys } from '../wizard-suggestions.ts';
-import { revalidate, runTables } from '../wizard-runs.ts';
+import { formBody, identifier, indexedList, many, parsed, text } from '../input.ts';
+import { buildPlans } from '../runs.ts';
 import {
   FilterConfigPage,
-  ProgressPage,
   RelationshipConfigPage,
-  ResultsPage,
   ReviewMappingsPage,
-  RunConfigPage,
   SchemaImportPage,
   TableSelectionPage,
   ValidateSchemaPage,
@@ -26,58 +19,22 @@ import {
 import {
   createWizardSession,
   customForeignKeys,
-  recordRunState,
   savedSchemaFile,
   updateWizardSession,
   wizardSession,
   type WizardSession,
 } from '../wizard-sessions.ts';
+import { proposeKeys, readSamples, suggestPlans, withProposedKeys } from '../wizard-suggestions.ts';
 import { fieldMapping } from './field-mapping.tsx';
-import { rejectLimitField } from './rejects.tsx';
-import { parallelTablesField } from './run-settings.ts';
 import { applyMappingEditsFrom, schemas, withSuggestedColumns } from './mapping-edits.ts';
+import { MAX_TABLES, checkedFilters, sessionFromForm, sessionFromQuery, stepUrl } from './migration-forms.ts';
+import { migrationRun } from './migration-run.ts';
 
-/** The Migration controller: the wizard pages and their redirects (spec 002 A, Migration). */
+/**
+ * The Migration controller: the wizard pages and their redirects (spec 002 A, Migration): here the
+ * steps that build the plan, in migration-run.ts the run and its results.
+ */
 export const migration = new Hono<MigrateEnv>();
-
-const MAX_TABLES = 200;
-const progressUrl = (id: string) => `/Migration/Progress?sessionId=${id}`;
-const stepUrl = (action: string, id: string) => `/Migration/${action}?sessionId=${id}`;
-
-const sessionFromQuery = (c: MigrateContext) => wizardSession(c, c.req.query('sessionId'));
-const sessionFromForm = async (c: MigrateContext) => wizardSession(c, (await formBody(c)).sessionId);
-
-/** Filters posted as `filters[i].TableName` / `filters[i].Filter`, each checked on the source. */
-async function checkedFilters(
-  c: MigrateContext,
-  session: WizardSession,
-): Promise<{ filters: Record<string, string>; errors: Record<string, string> }> {
-  const items = parsed(
-    z.array(z.object({ TableName: identifier, Filter: text(2000).default('') })).max(MAX_TABLES),
-    indexedList(await formBody(c), 'filters'),
-    'form.filters',
-  );
-  const known = new Set(session.plans.map((p) => p.sourceTable));
-  const filters: Record<string, string> = { ...session.filters };
-  const errors: Record<string, string> = {};
-  const conn = await connectionOf(c, session.configId);
-  for (const item of items) {
-    if (!known.has(item.TableName)) throw new HttpError(400, 'invalid_request', `The table ${item.TableName} is not part of this session.`);
-    const filter = item.Filter.trim();
-    if (!filter) {
-      delete filters[item.TableName];
-      continue;
-    }
-    filters[item.TableName] = filter;
-    try {
-      await engine.testFilter(engineEnv(c), conn, item.TableName, filter);
-    } catch (err) {
-      if (!(err instanceof FilterError)) throw err;
-      errors[item.TableName] = err.message;
-    }
-  }
-  return { filters, errors };
-}
 
 migration.get('/Migration/TableSelection', guard.read('operator'), async (c) => {
   // No session is created here: the first post creates it (a visit alone leaves nothing behind).
@@ -85,7 +42,7 @@ migration.get('/Migration/TableSelection', guard.read('operator'), async (c) => 
   const session = id ? await wizardSession(c, id) : null;
   const conn = session ? await connectionOf(c, session.configId) : (await activeConnection(c)).conn;
   const tables = await engine.listTables(engineEnv(c), conn);
-  return c.html(<TableSelectionPage csrf={c.var.csrfToken} user={c.var.user} session={session} tables={tables} />);
+  return c.html(TableSelectionPage({ csrf: c.var.csrfToken, user: c.var.user, session, tables }));
 });
 
 migration.post('/Migration/TableSelection', guard.write('operator'), async (c) => {
@@ -99,26 +56,20 @@ migration.post('/Migration/TableSelection', guard.write('operator'), async (c) =
   const tables = await engine.listTables(engineEnv(c), conn);
   if (unique.length === 0 || unique.length > MAX_TABLES) {
     return c.html(
-      <TableSelectionPage
-        csrf={c.var.csrfToken}
-        user={c.var.user}
-        session={session}
-        tables={tables}
-        error={`Select between 1 and ${MAX_TABLES} tables.`}
-      />,
+      TableSelectionPage({ csrf: c.var.csrfToken, user: c.var.user, session, tables, error: `Select between 1 and ${MAX_TABLES} tables.` }),
       400,
     );
   }
   const missing = unique.filter((t) => !tables.some((s) => s.name === t));
   if (missing.length) {
     return c.html(
-      <TableSelectionPage
-        csrf={c.var.csrfToken}
-        user={c.var.user}
-        session={session}
-        tables={tables}
-        error={`Not tables of the source: ${missing.join(', ')}.`}
-      />,
+      TableSelectionPage({
+        csrf: c.var.csrfToken,
+        user: c.var.user,
+        session,
+        tables,
+        error: `Not tables of the source: ${missing.join(', ')}.`,
+      }),
       400,
     );
   }
@@ -134,7 +85,7 @@ migration.post('/Migration/TableSelection', guard.write('operator'), async (c) =
 migration.get('/Migration/SchemaImport', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
   const saved = await savedSchemaFile(c.var.db, session);
-  return c.html(<SchemaImportPage csrf={c.var.csrfToken} user={c.var.user} session={session} hasSaved={saved !== null} />);
+  return c.html(SchemaImportPage({ csrf: c.var.csrfToken, user: c.var.user, session, hasSaved: saved !== null }));
 });
 
 /**
@@ -162,10 +113,7 @@ migration.post('/Migration/SchemaImport', guard.write('operator'), async (c) => 
   } catch (err) {
     const error = `The schema file is not a valid mapping document: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2000);
     const saved = await savedSchemaFile(c.var.db, session);
-    return c.html(
-      <SchemaImportPage csrf={c.var.csrfToken} user={c.var.user} session={session} hasSaved={saved !== null} error={error} />,
-      400,
-    );
+    return c.html(SchemaImportPage({ csrf: c.var.csrfToken, user: c.var.user, session, hasSaved: saved !== null, error }), 400);
   }
   return importSchema(c, session, doc);
 });
@@ -195,17 +143,7 @@ async function reviewView(c: MigrateContext, session: WizardSession, notice?: st
     const s = suggestPlans([plan.sourceTable], source, dest, samples).get(plan.sourceTable);
     if (s) suggestions.set(plan.sourceTable, s);
   }
-  return c.html(
-    <ReviewMappingsPage
-      csrf={c.var.csrfToken}
-      user={c.var.user}
-      session={session}
-      source={source}
-      dest={dest}
-      suggestions={suggestions}
-      notice={notice}
-    />,
-  );
+  return c.html(ReviewMappingsPage({ csrf: c.var.csrfToken, user: c.var.user, session, source, dest, suggestions, notice }));
 }
 
 migration.get('/Migration/ReviewMappings', guard.read('any'), async (c) => {
@@ -272,19 +210,19 @@ migration.get('/Migration/ValidateSchema', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
   const { source, dest } = await schemas(c, session);
   const issues = engine.validatePlan(session.plans, source, dest);
-  return c.html(<ValidateSchemaPage csrf={c.var.csrfToken} user={c.var.user} session={session} issues={issues} />);
+  return c.html(ValidateSchemaPage({ csrf: c.var.csrfToken, user: c.var.user, session, issues }));
 });
 
 migration.get('/Migration/FilterConfig', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
-  return c.html(<FilterConfigPage csrf={c.var.csrfToken} user={c.var.user} session={session} errors={{}} />);
+  return c.html(FilterConfigPage({ csrf: c.var.csrfToken, user: c.var.user, session, errors: {} }));
 });
 
 migration.post('/Migration/FilterConfig', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);
   const { filters, errors } = await checkedFilters(c, session);
   if (Object.keys(errors).length) {
-    return c.html(<FilterConfigPage csrf={c.var.csrfToken} user={c.var.user} session={{ ...session, filters }} errors={errors} />, 400);
+    return c.html(FilterConfigPage({ csrf: c.var.csrfToken, user: c.var.user, session: { ...session, filters }, errors }), 400);
   }
   await updateWizardSession(c.var.db, session.id, { filters });
   return c.redirect(stepUrl('RelationshipConfig', session.id), 302);
@@ -305,14 +243,14 @@ migration.get('/Migration/RelationshipConfig', guard.read('any'), async (c) => {
   const detected = dest.foreignKeys.filter((fk) => tables.has(fk.childTable) && tables.has(fk.parentTable));
   const custom = (await customForeignKeys(c.var.db, session.id)).map((r) => ({ ...r, custom: true }));
   return c.html(
-    <RelationshipConfigPage
-      csrf={c.var.csrfToken}
-      user={c.var.user}
-      session={session}
-      fks={[...detected, ...custom]}
-      destTables={dest.tables.map((t) => t.name)}
-      proposals={proposals}
-    />,
+    RelationshipConfigPage({
+      csrf: c.var.csrfToken,
+      user: c.var.user,
+      session,
+      fks: [...detected, ...custom],
+      destTables: dest.tables.map((t) => t.name),
+      proposals,
+    }),
   );
 });
 
@@ -357,175 +295,5 @@ migration.post('/Migration/RelationshipConfig', guard.write('operator'), async (
   await updateWizardSession(c.var.db, session.id, { plans, tableOrder: [...new Set(order)] });
   return c.redirect(stepUrl('RunConfig', session.id), 302);
 });
-
-async function runConfigView(
-  c: MigrateContext,
-  session: WizardSession,
-  errors: Record<string, string>,
-  status: 200 | 400 = 200,
-  error?: string,
-) {
-  const { source, dest } = await schemas(c, session);
-  const fks = await planForeignKeys(c, session, dest);
-  const { order, deferred } = runOrder(session, fks);
-  const issues = engine.validatePlan(
-    session.plans.filter((p) => p.destTable),
-    source,
-    dest,
-  );
-  const [risks, tables] = await Promise.all([duplicateRisks(c, session), runTables(c, session)]);
-  return c.html(
-    <RunConfigPage
-      csrf={c.var.csrfToken}
-      user={c.var.user}
-      session={session}
-      order={order}
-      deferred={deferred}
-      issues={issues}
-      errors={errors}
-      risks={risks}
-      tables={tables}
-      source={source}
-      fks={fks}
-      error={error}
-    />,
-    status,
-  );
-}
-
-migration.get('/Migration/RunConfig', guard.read('any'), async (c) => runConfigView(c, await sessionFromQuery(c), {}));
-
-/** Why a start is refused for rows that would be inserted again (null: nothing at risk, or confirmed). */
-export async function duplicateRefusal(
-  c: MigrateContext,
-  session: WizardSession,
-  confirmed: boolean,
-): Promise<{ message: string; risks: Awaited<ReturnType<typeof duplicateRisks>> } | null> {
-  const risks = await duplicateRisks(c, session);
-  if (risks.length === 0 || confirmed) return null;
-  const total = risks.reduce((n, r) => n + r.rowsAtRisk, 0);
-  return {
-    risks,
-    message: `Not started: about ${total} rows of ${risks.map((r) => r.destTable).join(', ')} would be inserted again (no natural key, rows already in the destination). Choose a natural key, or tick the confirmation and start again.`,
-  };
-}
-
-migration.post('/Migration/RunConfig', guard.write('operator'), async (c) => {
-  const session = await sessionFromForm(c);
-  const { patchMode, confirmDuplicates, rejectLimit, parallelTables } = parsed(
-    z.object({ patchMode: checkbox, confirmDuplicates: checkbox, rejectLimit: rejectLimitField, parallelTables: parallelTablesField }),
-    await formBody(c),
-    'form',
-  );
-  const { filters, errors } = await checkedFilters(c, session);
-  const updated = { ...session, filters, patchMode, rejectLimit, parallelTables };
-  if (Object.keys(errors).length) return runConfigView(c, updated, errors, 400);
-  await updateWizardSession(c.var.db, session.id, { filters, patchMode });
-  const refusal = await duplicateRefusal(c, updated, confirmDuplicates);
-  if (refusal) return runConfigView(c, updated, {}, 400, refusal.message);
-  await startRun(c, updated);
-  return c.redirect(progressUrl(session.id), 302);
-});
-
-migration.get('/Migration/Progress', guard.read('any'), async (c) => {
-  const session = await sessionFromQuery(c);
-  const job = session.runId ? migrationJob(c, session.runId) : undefined;
-  const [progress, logs] = job ? await Promise.all([job.progress(), job.logs(50)]) : [null, []];
-  if (progress) await recordRunState(c.var.db, session, progress);
-  return c.html(<ProgressPage csrf={c.var.csrfToken} user={c.var.user} session={session} progress={progress} logs={logs} />);
-});
-
-migration.get('/Migration/Results', guard.read('any'), async (c) => {
-  const session = await sessionFromQuery(c);
-  const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
-  if (progress) await recordRunState(c.var.db, session, progress);
-  // The page stays usable when the destination cannot be read just now; the section says so.
-  const rejects =
-    session.runId && progress ? await rejectCounts(destinationReads(engineEnv(c)), session.runId).catch(() => null) : undefined;
-  const notice = c.req.query('notice');
-  const count = c.req.query('count');
-  return c.html(
-    <ResultsPage
-      csrf={c.var.csrfToken}
-      user={c.var.user}
-      session={session}
-      progress={progress}
-      notice={notice}
-      count={count && /^\d{1,12}$/.test(count) ? count : undefined}
-      summaries={session.matchSummaries}
-      rejects={rejects}
-    />,
-  );
-});
-
-migration.post('/Migration/ValidateAgain', guard.write('operator'), async (c) => {
-  const session = await sessionFromForm(c);
-  const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
-  if (!session.runId || !progress) throw new HttpError(409, 'not_started', 'This session has not run yet.');
-  // A copy still under way would be compared half-done: validate once it has ended.
-  if (progress.state === 'queued' || progress.state === 'running' || progress.state === 'cancelling')
-    throw new HttpError(409, 'run_in_progress', 'The run is still going: validate again once it has ended.');
-  const { plan } = await runPlanOf(c, session, session.runId);
-  const { validation, mismatches } = await revalidate(c, plan);
-  return c.html(
-    <ResultsPage
-      csrf={c.var.csrfToken}
-      user={c.var.user}
-      session={session}
-      progress={{ ...progress, validation }}
-      summaries={session.matchSummaries}
-      mismatches={mismatches}
-      revalidated
-    />,
-  );
-});
-
-const resultsUrl = (id: string, notice: string, n: number) => `/Migration/Results?sessionId=${id}&notice=${notice}&count=${n}`;
-
-/** The plan of the session's last run (Results actions work on what was copied). */
-async function lastRunPlan(c: MigrateContext, session: WizardSession) {
-  if (!session.runId) throw new HttpError(409, 'not_started', 'This session has not run yet.');
-  return (await runPlanOf(c, session, session.runId)).plan;
-}
-
-migration.post('/Migration/BackfillForeignKeys', guard.write('operator'), async (c) => {
-  const session = await sessionFromForm(c);
-  const done = await engine.backfillForeignKeys(engineEnv(c), await lastRunPlan(c, session));
-  return c.redirect(
-    resultsUrl(
-      session.id,
-      'fk',
-      done.reduce((n, d) => n + d.updated, 0),
-    ),
-    302,
-  );
-});
-
-migration.post('/Migration/BackfillBooleanColumns', guard.write('operator'), async (c) => {
-  const session = await sessionFromForm(c);
-  const done = await engine.backfillBooleanColumns(engineEnv(c), await lastRunPlan(c, session));
-  return c.redirect(
-    resultsUrl(
-      session.id,
-      'bool',
-      done.reduce((n, d) => n + d.updated, 0),
-    ),
-    302,
-  );
-});
-
-migration.post('/Migration/ClearMigrationHistory', guard.write('operator'), async (c) => {
-  const session = await sessionFromForm(c);
-  const { tableNames } = parsed(z.object({ tableNames: many(identifier) }), await formBody(c), 'form');
-  const tables = tableNames.length ? tableNames : session.plans.map((p) => p.destTable).filter(Boolean);
-  const { deleted } = await engine.clearHistory(engineEnv(c), session.configId, tables);
-  return c.redirect(resultsUrl(session.id, 'cleared', deleted), 302);
-});
-
-migration.post('/Migration/SyncIdMappingsToDestination', guard.write('operator'), async (c) => {
-  const session = await sessionFromForm(c);
-  const { synced } = await engine.syncIdMappingsToDestination(engineEnv(c), session.configId);
-  return c.redirect(resultsUrl(session.id, 'synced', synced), 302);
-});
-
+migration.route('/', migrationRun);
 migration.route('/', fieldMapping);
