@@ -1,5 +1,6 @@
 import type { KeyStats, UniqueIndex } from './samples.ts';
-import { type TableSample, typeKind, words } from './suggest.ts';
+import { words } from './name-forms.ts';
+import { type TableSample, typeKind } from './suggest.ts';
 import type { TableInfo, TablePlan } from './types.ts';
 
 // Natural keys proposed for a table plan: the destination's own unique constraints that the mapped
