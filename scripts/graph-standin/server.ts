@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { type Account, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_MAX_CONCURRENT, type Fault, LOG_LIMIT, type Reply } from './account.ts';
 import { type ControlContext, handleControl } from './control.ts';
-import { GraphApi, type GraphCall } from './graph.ts';
+import { GraphApi } from './graph.ts';
+import type { GraphCall } from './graph-call.ts';
 import { BodyTooLarge, GraphError, readBody } from './http.ts';
 import { Identity } from './identity.ts';
 import { handleChat, handleLlmControl, newLlmState } from './llm.ts';

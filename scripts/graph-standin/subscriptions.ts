@@ -1,6 +1,6 @@
 import type { Account, Delivery, Reply, Subscription } from './account.ts';
-import type { GraphCall } from './graph.ts';
-import { messageJson } from './graph.ts';
+import type { GraphCall } from './graph-call.ts';
+import { messageJson } from './message-json.ts';
 import { GraphError, isRecord, parseJsonBody } from './http.ts';
 import { TENANT_ID } from './identity.ts';
 import { guid } from './ids.ts';
