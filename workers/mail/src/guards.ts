@@ -3,13 +3,13 @@ import { limitBody as limitSharedBody, refuseTooLarge } from '#shared/body.ts';
 import { commaList } from '#shared/config.ts';
 import { basePath } from '#shared/base-path.ts';
 import { HttpError } from '#shared/http-error.ts';
-import { secretsEqual } from '#shared/crypto.ts';
+import { type AntiForgeryOptions, antiForgery, forbiddenOrigin } from '#shared/anti-forgery.ts';
 import { defineGuard } from '#shared/guard.ts';
 import { isLoopback } from './config.ts';
 import { devAutoConnect } from './connection.ts';
 import { type MailEnv, mailboxStub } from './context.ts';
 import { GraphClient } from './graph/client.ts';
-import { readSession } from './session.ts';
+import { CSRF_PURPOSE, readSession } from './session.ts';
 
 /**
  * The guards a route names in its own definition (never a list of paths elsewhere), declared
@@ -46,30 +46,27 @@ export const pageSession = defineGuard<MailEnv, MailAccess>(session, async (c, n
   await next();
 });
 
-/** A foreign Origin (or a cross-site fetch without one) may not change anything. */
-export function checkSameOrigin(origin: string | undefined, fetchSite: string | undefined, own: string): void {
-  if (origin !== undefined && origin !== own)
-    throw new HttpError(403, 'forbidden_origin', `Requests from ${origin} may not change anything here.`);
-  if (origin === undefined && fetchSite === 'cross-site')
-    throw new HttpError(403, 'forbidden_origin', 'Cross-site requests may not change anything here.');
-}
-
 /**
- * Anti-forgery on every state change (after a session guard): the same-origin check, and the
- * session's token in the `X-CSRF-Token` header (scripts) or the `csrf_token` form field (forms).
+ * Anti-forgery on every state change (after a session guard), the shared mechanism
+ * (workers/shared/anti-forgery.ts): the same-origin check (403 `forbidden_origin`), and the
+ * session's token in the `X-CSRF-Token` header (scripts) or the `csrf_token` form field (forms)
+ * (403 `csrf_failed`).
  */
-export const csrf = defineGuard<MailEnv>({ antiForgery: true }, async (c, next) => {
-  checkSameOrigin(c.req.header('origin'), c.req.header('sec-fetch-site'), new URL(c.req.url).origin);
-  let token = c.req.header('x-csrf-token');
-  if (token === undefined && (c.req.header('content-type') ?? '').match(/^(application\/x-www-form-urlencoded|multipart\/form-data)/i)) {
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    token = typeof form.csrf_token === 'string' ? form.csrf_token : undefined;
-  }
-  if (!token || token.length > 100 || !(await secretsEqual(token, c.var.csrfToken))) {
+export const sessionAntiForgery: AntiForgeryOptions<MailEnv> = {
+  token: {
+    purpose: CSRF_PURPOSE,
+    secret: (c) => c.var.config.SESSION_SECRET,
+    binding: (c) => c.var.sessionIdHash,
+    field: 'csrf_token',
+    header: 'x-csrf-token',
+  },
+  refuse: (c, refusal) => {
+    if (refusal.kind === 'cross-site') throw forbiddenOrigin(refusal);
     throw new HttpError(403, 'csrf_failed', 'The anti-forgery token is missing or wrong: reload the page and try again.');
-  }
-  await next();
-});
+  },
+};
+
+export const csrf = defineGuard<MailEnv>({ antiForgery: true }, antiForgery<MailEnv>(sessionAntiForgery));
 
 /**
  * The signed-in user's own mailbox is connected (connecting the stand-in at once in development

@@ -1,6 +1,6 @@
 import { refreshSession, type VerifiedLogin } from '#shared/auth-client.ts';
 import { BrowserSessions } from '#shared/browser-session.ts';
-import { derivedKey, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { antiForgeryToken } from '#shared/anti-forgery.ts';
 import type { MailContext, SessionUser } from './context.ts';
 import { sessionStore } from './data/sessions.ts';
 
@@ -9,16 +9,16 @@ import { sessionStore } from './data/sessions.ts';
  * `mail_session` cookie names a D1 row keyed by its SHA-256, logout deletes the row, so the cookie
  * stops working at once, copies included; every SESSION_RECHECK_SECONDS the authentication service
  * confirms it again, so a revoked session or a deactivated account stops reading the mailbox.
- * The anti-forgery token of a session is an HMAC of its id: known to its pages, never stored.
+ * The anti-forgery token of a session (workers/shared/anti-forgery.ts) is an HMAC of its id's
+ * hash: known to its pages, never stored.
  */
 
 export const SESSION_COOKIE = 'mail_session';
 
-const csrfKey = (secret: string) => derivedKey(secret, 'mail-csrf', { name: 'HMAC', hash: 'SHA-256' }, ['sign']);
+/** The purpose of the session's anti-forgery tokens (their key's label). */
+export const CSRF_PURPOSE = 'mail-csrf';
 
-export async function csrfTokenFor(secret: string, idHash: string): Promise<string> {
-  return toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', await csrfKey(secret), utf8(idHash))));
-}
+export const csrfTokenFor = (secret: string, idHash: string): Promise<string> => antiForgeryToken(secret, CSRF_PURPOSE, idHash);
 
 export interface ActiveSession {
   user: SessionUser;

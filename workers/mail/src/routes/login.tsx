@@ -2,40 +2,37 @@ import { type Context, Hono } from 'hono';
 import { anonymous } from '#shared/guard.ts';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
-import { derivedKey, randomBytes, secretsEqual, toBase64Url, utf8 } from '#shared/crypto.ts';
+import { antiForgeryToken, checkAntiForgery, formNonce, issueFormNonce, type NonceCookie } from '#shared/anti-forgery.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { finishLogin, revokeSession, startLogin } from '#shared/auth-client.ts';
 import type { MailEnv } from '../context.ts';
-import { checkSameOrigin, csrf, limitBody, pageSession } from '../guards.ts';
+import { csrf, limitBody, pageSession } from '../guards.ts';
 import { endSession, readSession, startSession } from '../session.ts';
 import { Layout } from '../views/layout.tsx';
 
 /**
  * Sign-in through the authentication service: e-mail and password, then the TOTP code. Both
  * steps post to /login (or /); the pending login waits in an HttpOnly cookie between them. The
- * form carries a double-submit token (cookie nonce + its HMAC in the form) against login CSRF.
+ * form carries the shared anti-forgery token (workers/shared/anti-forgery.ts) bound to a nonce in
+ * the `mail_login_form` cookie (there is no session yet), against login CSRF.
  */
 
-const FORM_COOKIE = 'mail_login_form';
+const FORM_COOKIE: NonceCookie = { name: 'mail_login_form', path: '/', sameSite: 'Strict', maxAge: 3600 };
+const FORM_PURPOSE = 'mail-login-form';
 const PENDING_COOKIE = 'mail_login_pending';
 const PENDING_SECONDS = 300;
 const cookieOptions = { path: '/', httpOnly: true, secure: true, sameSite: 'Strict' } as const;
 
-const formKey = (secret: string) => derivedKey(secret, 'mail-login-form', { name: 'HMAC', hash: 'SHA-256' }, ['sign']);
-const formToken = async (secret: string, nonce: string) =>
-  toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', await formKey(secret), utf8(nonce))));
+const issueFormToken = (c: Context<MailEnv>) => antiForgeryToken(c.var.config.SESSION_SECRET, FORM_PURPOSE, issueFormNonce(c, FORM_COOKIE));
 
-async function issueFormToken(c: Context<MailEnv>): Promise<string> {
-  const nonce = toBase64Url(randomBytes(24));
-  setCookie(c, FORM_COOKIE, nonce, { ...cookieOptions, maxAge: 3600 });
-  return formToken(c.var.config.SESSION_SECRET, nonce);
-}
-
-async function formTokenOk(c: Context<MailEnv>, submitted: unknown): Promise<boolean> {
-  const nonce = getCookie(c, FORM_COOKIE);
-  if (!nonce || nonce.length > 64 || typeof submitted !== 'string' || submitted.length > 64) return false;
-  return secretsEqual(submitted, await formToken(c.var.config.SESSION_SECRET, nonce));
-}
+const loginAntiForgery = {
+  token: {
+    purpose: FORM_PURPOSE,
+    secret: (c: Context<MailEnv>) => c.var.config.SESSION_SECRET,
+    binding: (c: Context<MailEnv>) => formNonce(c, FORM_COOKIE),
+    field: 'csrf_token',
+  },
+};
 
 /** Only a path of this service: never an open redirect. */
 const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?![/\\])[\x21-\x7e]{0,500}$/.test(next) ? next : '/outlook');
@@ -133,12 +130,9 @@ async function submit(c: Context<MailEnv>) {
   const email = typeof form.email === 'string' ? form.email.slice(0, 320) : '';
   const again = async (status: 400 | 403 | 429 | 502, step: Step, error: string) =>
     c.html(<LoginPage token={await issueFormToken(c)} step={step} error={error} email={email} next={next} />, status);
-  try {
-    checkSameOrigin(c.req.header('origin'), c.req.header('sec-fetch-site'), new URL(c.req.url).origin);
-  } catch {
-    return again(403, 'password', 'The login form came from another site.');
-  }
-  if (!(await formTokenOk(c, form.csrf_token))) return again(403, 'password', 'The login form expired; please try again.');
+  const refusal = await checkAntiForgery(c, loginAntiForgery);
+  if (refusal?.kind === 'cross-site') return again(403, 'password', 'The login form came from another site.');
+  if (refusal) return again(403, 'password', 'The login form expired; please try again.');
   try {
     if ('code' in form) {
       const pending = getCookie(c, PENDING_COOKIE);
