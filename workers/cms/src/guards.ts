@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
+import { antiForgery, forbiddenOrigin } from '#shared/anti-forgery.ts';
 import { limitBody } from '#shared/body.ts';
 import { defineGuard } from '#shared/guard.ts';
 import { HttpError } from '#shared/http-error.ts';
@@ -21,22 +22,17 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 /**
  * Cookie-authenticated writes must come from this service's own origin or a configured editor
  * origin, and never from a request the browser marks `Sec-Fetch-Site: cross-site`, whatever its
- * Origin says. SameSite=Lax already keeps other sites' form posts from carrying the cookie; this
- * also covers sibling hosts of the same site and the login steps (login CSRF).
+ * Origin says (the shared anti-forgery check, workers/shared/anti-forgery.ts, in its same-origin
+ * part: the API's clients send JSON, and the spec gives them no token). SameSite=Lax already keeps
+ * other sites' form posts from carrying the cookie; this also covers sibling hosts of the same site
+ * and the login steps (login CSRF).
  */
-const sameOriginWrites: MiddlewareHandler<CmsEnv> = async (c, next) => {
-  if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.method !== 'OPTIONS') {
-    const origin = c.req.header('origin');
-    const own = new URL(c.req.url).origin;
-    if (origin && origin !== own && !c.var.config.CMS_EDITOR_ORIGINS.includes(origin)) {
-      throw new HttpError(403, 'forbidden_origin', `Requests from ${origin} may not change anything here.`);
-    }
-    if (c.req.header('sec-fetch-site') === 'cross-site') {
-      throw new HttpError(403, 'forbidden_origin', 'Cross-site requests may not change anything here.');
-    }
-  }
-  await next();
-};
+const sameOriginWrites: MiddlewareHandler<CmsEnv> = antiForgery<CmsEnv>({
+  allowedOrigins: (c) => c.var.config.CMS_EDITOR_ORIGINS,
+  refuse: (_c, refusal) => {
+    throw forbiddenOrigin(refusal);
+  },
+});
 
 const jsonLimit = limitBody<CmsEnv>(MAX_JSON_BYTES, () => {
   throw new HttpError(413, 'payload_too_large', `The request body is larger than ${MAX_JSON_BYTES} bytes.`);

@@ -52,7 +52,7 @@ export const pageSession = defineGuard<MailEnv, MailAccess>(session, async (c, n
  * session's token in the `X-CSRF-Token` header (scripts) or the `csrf_token` form field (forms)
  * (403 `csrf_failed`).
  */
-export const sessionAntiForgery: AntiForgeryOptions<MailEnv> = {
+const sessionAntiForgery: AntiForgeryOptions<MailEnv> = {
   token: {
     purpose: CSRF_PURPOSE,
     secret: (c) => c.var.config.SESSION_SECRET,
@@ -60,7 +60,7 @@ export const sessionAntiForgery: AntiForgeryOptions<MailEnv> = {
     field: 'csrf_token',
     header: 'x-csrf-token',
   },
-  refuse: (c, refusal) => {
+  refuse: (_c, refusal) => {
     if (refusal.kind === 'cross-site') throw forbiddenOrigin(refusal);
     throw new HttpError(403, 'csrf_failed', 'The anti-forgery token is missing or wrong: reload the page and try again.');
   },
