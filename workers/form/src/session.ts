@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
 import type { LiveSession } from '#durable-objects/live-session.ts';
 import type { FormEnv } from './context.ts';
-import { getCookie, setCookie } from 'hono/cookie';
-import { fromBase64Url, hmacKey, hmacSha256, secretsEqual, toBase64Url } from '#shared/crypto.ts';
+import { hmacKey, hmacSha256, secretsEqual, toBase64Url } from '#shared/crypto.ts';
 import { BrowserSessions } from '#shared/browser-session.ts';
 import { liveSessionStore } from '#shared/live-session.ts';
 
@@ -13,9 +12,7 @@ import { liveSessionStore } from '#shared/live-session.ts';
 // every session).
 
 export const SESSION_COOKIE = 'form_session';
-/** Login-form token cookie (double submit: the page carries its HMAC, the cookie the nonce). */
-export const LOGIN_TOKEN_COOKIE = 'form_login';
-const COOKIE_PATH = '/form/';
+export const COOKIE_PATH = '/form/';
 
 export interface Session {
   username: string;
@@ -23,16 +20,11 @@ export interface Session {
   passwordTag: string;
 }
 
-const encoder = new TextEncoder();
-
-/** Strict base64url (no padding, no `+` or `/`): one spelling per cookie. */
-const fromBase64url = (text: string) => (/^[A-Za-z0-9_-]*$/.test(text) ? (fromBase64Url(text) ?? undefined) : undefined);
-
 /** Imported keys, kept for the isolate's life: every request checks a cookie with the same key. */
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
 function purposeKey(secret: string, purpose: string): Promise<CryptoKey> {
-  // One secret, separate keys per purpose, so a login token can never pass as a password tag.
+  // One secret, separate keys per purpose (the password tag's own key).
   const material = `${purpose}:${secret}`;
   let key = hmacKeys.get(material);
   if (!key) {
@@ -47,14 +39,6 @@ async function sign(secret: string, purpose: string, value: string): Promise<str
   return toBase64Url(await hmacSha256(key, value));
 }
 
-/** crypto.subtle.verify compares in constant time. */
-async function verify(secret: string, purpose: string, value: string, signature: string): Promise<boolean> {
-  const bytes = fromBase64url(signature);
-  if (!bytes || bytes.length !== 32) return false;
-  const key = await purposeKey(secret, purpose);
-  return crypto.subtle.verify('HMAC', key, bytes, encoder.encode(value));
-}
-
 /** A stored profile of this service's shape, or undefined. */
 function profileOf(stored: unknown): Session | undefined {
   if (typeof stored !== 'object' || stored === null) return undefined;
@@ -62,8 +46,6 @@ function profileOf(stored: unknown): Session | undefined {
   const tag: unknown = Reflect.get(stored, 'passwordTag');
   return typeof username === 'string' && typeof tag === 'string' ? { username, passwordTag: tag } : undefined;
 }
-
-const baseCookie = { path: COOKIE_PATH, httpOnly: true, secure: true, sameSite: 'Lax' } as const;
 
 /** Tag of a password, kept in the session: a session opened under another password is no session. */
 export const passwordTag = async (secret: string, password: string) => (await sign(secret, 'session-password', password)).slice(0, 22);
@@ -103,19 +85,6 @@ export async function readSession(c: Context, settings: SessionSettings): Promis
 /** Ends the session server-side (its cookie stops working everywhere at once) and deletes the cookie. */
 export async function endSession(c: Context, settings: SessionSettings): Promise<void> {
   await formSessions(settings, 0).end(c);
-}
-
-/** A fresh login-form token: the nonce goes in a cookie, its HMAC in the form. */
-export async function issueLoginToken(c: Context, secret: string): Promise<string> {
-  const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(24)));
-  setCookie(c, LOGIN_TOKEN_COOKIE, nonce, { ...baseCookie, sameSite: 'Strict', maxAge: 3600 });
-  return sign(secret, 'login-form', nonce);
-}
-
-export async function checkLoginToken(c: Context, secret: string, submitted: unknown): Promise<boolean> {
-  const nonce = getCookie(c, LOGIN_TOKEN_COOKIE);
-  if (!nonce || nonce.length > 64 || typeof submitted !== 'string' || submitted.length > 64) return false;
-  return verify(secret, 'login-form', nonce, submitted);
 }
 
 /** Equal-time comparison of a submitted credential with the configured one (hashes first, so lengths never leak). */

@@ -1,17 +1,37 @@
 import { type Context, Hono } from 'hono';
+import { antiForgeryToken, checkAntiForgery, formNonce, issueFormNonce, type NonceCookie } from '#shared/anti-forgery.ts';
 import { limitBody } from '#shared/body.ts';
 import { anonymous } from '#shared/guard.ts';
 import type { FormEnv } from '../context.ts';
 import { signedIn } from '../guards.ts';
 import { addressThrottle, clientAddress } from '#shared/throttle.ts';
-import { checkLoginToken, credentialMatches, endSession, issueLoginToken, sessionSettings, startSession } from '../session.ts';
+import { COOKIE_PATH, credentialMatches, endSession, sessionSettings, startSession } from '../session.ts';
 import { LoginPage } from '../views/login.tsx';
 
 export const login = new Hono<FormEnv>();
 
+/**
+ * The login form's anti-forgery token (workers/shared/anti-forgery.ts): there is no session yet,
+ * so it is bound to a random nonce in the `form_login` cookie; the page carries its HMAC.
+ */
+const LOGIN_COOKIE: NonceCookie = { name: 'form_login', path: COOKIE_PATH, sameSite: 'Strict', maxAge: 3600 };
+const LOGIN_PURPOSE = 'form-login-form';
+
+const issueLoginToken = (c: Context<FormEnv>) =>
+  antiForgeryToken(c.var.config.SESSION_SECRET, LOGIN_PURPOSE, issueFormNonce(c, LOGIN_COOKIE));
+
+const loginAntiForgery = {
+  token: {
+    purpose: LOGIN_PURPOSE,
+    secret: (c: Context<FormEnv>) => c.var.config.SESSION_SECRET,
+    binding: (c: Context<FormEnv>) => formNonce(c, LOGIN_COOKIE),
+    field: 'csrf_token',
+  },
+};
+
 /** The login page again, with a fresh form token and what went wrong. */
 async function loginAgain(c: Context<FormEnv>, status: 200 | 403 | 429, error: string, username: string) {
-  const token = await issueLoginToken(c, c.var.config.SESSION_SECRET);
+  const token = await issueLoginToken(c);
   return c.html(<LoginPage token={token} error={error} username={username.slice(0, 200)} />, status);
 }
 
@@ -27,26 +47,22 @@ function tooManyAttempts(c: Context<FormEnv>, retryAfterSeconds: number, usernam
 }
 
 login.get('/', anonymous, async (c) => {
-  const config = c.var.config;
   if (c.var.session) return c.redirect('/form/runner/', 302);
-  return c.html(<LoginPage token={await issueLoginToken(c, config.SESSION_SECRET)} />);
+  return c.html(<LoginPage token={await issueLoginToken(c)} />);
 });
 
 login.post(
   '/',
-  // Open to anyone; the handler checks the form's own anti-forgery token and the Origin.
+  // Open to anyone; the handler runs the anti-forgery check (same origin, the form's token).
   anonymous,
   limitBody<FormEnv>(16 * 1024, (c) => c.text('Login form too large', 413)),
   async (c) => {
     const config = c.var.config;
-    const origin = c.req.header('origin');
-    // Browsers send Origin on form posts: a foreign one is a cross-site post, whatever the token.
-    const sameOrigin = origin === undefined || origin === new URL(c.req.url).origin;
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const username = typeof form.username === 'string' ? form.username : '';
     const password = typeof form.password === 'string' ? form.password : '';
-    const tokenOk = sameOrigin && (await checkLoginToken(c, config.SESSION_SECRET, form.csrf_token));
-    if (!tokenOk) return loginAgain(c, 403, 'The login form expired or came from another site; please try again.', username);
+    if (await checkAntiForgery(c, loginAntiForgery))
+      return loginAgain(c, 403, 'The login form expired or came from another site; please try again.', username);
     const throttle = addressThrottle(c.env.LOGIN_GUARD, 'form-login', clientAddress(c));
     const locked = await throttle.lockedFor();
     if (locked !== undefined) return tooManyAttempts(c, locked, username);
