@@ -1,27 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyChunk } from '../../workers/migrate/src/engine/copy';
-import { type CursorRow, openCursors, readCursors } from '../../workers/migrate/src/engine/cursors';
+import { type CursorRow, openCursors } from '../../workers/migrate/src/engine/cursors';
+import type { Sql } from '../../workers/migrate/src/engine/db';
 import { readCopyPage } from '../../workers/migrate/src/engine/pages';
 import { prepareTables } from '../../workers/migrate/src/engine/prepare';
-import { validateTable } from '../../workers/migrate/src/engine/validation';
-import type { Sql } from '../../workers/migrate/src/engine/db';
 import { runStep } from '../../workers/migrate/src/engine/run';
 import type { RunPlan } from '../../workers/migrate/src/engine/types';
 import {
   InjectedFault,
+  type CopyTest,
   type TestDestination,
+  closeCopyTest,
   copyAll,
   copyAllPipelined,
   count,
-  createDestination,
+  cutPipelinedAtEveryStatement,
+  expectExactlyOnce as expectCopiedOnce,
   faulty,
   legacyPlans,
-  openLegacy,
-  openRacing,
-  runPlan,
   one,
+  runPlan,
+  openCopyTest,
+  openRacing,
 } from './engine-support';
-import { countMappings } from '../../workers/migrate/src/engine/mappings';
 
 // A run cut off between any two statements — before a statement reaches the database, or after
 // the database ran it but before its answer came back (a COMMIT included) — and then resumed from
@@ -32,25 +33,17 @@ let source: Sql;
 let dest: Sql;
 let target: TestDestination;
 let sourceCounts: Record<string, number>;
+let test: CopyTest;
 
 beforeAll(async () => {
-  source = openLegacy();
-  dest = openRacing();
-  target = await createDestination(dest, 'interrupt', { tables: TABLES });
-  sourceCounts = {};
-  for (const [legacy, racing] of [
+  test = await openCopyTest('interrupt', [
     ['venue', 'courses'],
     ['race_meeting', 'meetings'],
     ['race_event', 'races'],
-  ]) {
-    const { n } = await one(source.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${legacy}`));
-    sourceCounts[racing!] = n;
-  }
+  ]);
+  ({ source, dest, target, sourceCounts } = test);
 }, 60_000);
-afterAll(async () => {
-  await target.drop();
-  await Promise.all([source.end(), dest.end()]);
-});
+afterAll(() => closeCopyTest(test));
 
 async function freshPlan(): Promise<RunPlan> {
   await dest.query(`TRUNCATE ${TABLES.map((t) => `"${target.name(t)}"`).join(', ')} RESTART IDENTITY`);
@@ -60,30 +53,13 @@ async function freshPlan(): Promise<RunPlan> {
 
 /** Every source row once: counts, one mapping per source row, no natural-key duplicates, checksums equal. */
 async function expectExactlyOnce(plan: RunPlan) {
-  for (const table of TABLES) {
-    expect(await count(dest, target.name(table)), table).toBe(sourceCounts[table]);
-    const { n } = await one(
-      dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
-        plan.configId,
-        target.name(table),
-      ]),
-    );
-    expect(n, `${table} mappings`).toBe(sourceCounts[table]);
-  }
+  await expectCopiedOnce(source, dest, target, plan, sourceCounts);
   const { dupes } = await one(
     dest.query<{ dupes: number }>(
       `SELECT count(*)::int AS dupes FROM (SELECT meeting_id, race_number FROM "${target.name('races')}" GROUP BY 1, 2 HAVING count(*) > 1) d`,
     ),
   );
   expect(dupes).toBe(0);
-  const tables = await prepareTables(source, dest, plan);
-  for (const table of tables) expect((await validateTable(source, dest, plan.configId, table)).ok, table.plan.destTable).toBe(true);
-  const cursors = await readCursors(dest, plan.runId);
-  for (const cursor of cursors) {
-    expect(cursor.finished).toBe(true);
-    expect(cursor.done, cursor.dest_table).toBe(sourceCounts[cursor.dest_table.slice(target.prefix.length + 1)]);
-    expect(cursor.inserted, cursor.dest_table).toBe(cursor.done);
-  }
 }
 
 describe('interrupted runs resume exactly once', () => {
@@ -114,23 +90,12 @@ describe('interrupted runs resume exactly once', () => {
   }, 600_000);
 
   it('two chunks in flight (the Durable Object pipeline), the destination dropped at every statement, before or after', async () => {
-    const reference = await freshPlan();
-    const counter = faulty(dest, Number.POSITIVE_INFINITY);
-    const { chunks } = await copyAllPipelined(source, counter.sql, reference);
-    const statements = counter.statements();
-    expect(chunks).toBeGreaterThan(5);
-    await expectExactlyOnce(reference);
-    for (const mode of ['before', 'after'] as const) {
-      for (let at = 1; at <= statements; at++) {
-        const plan = await freshPlan();
-        const broken = faulty(dest, at, mode);
-        await expect(copyAllPipelined(source, broken.sql, plan), `${mode} statement ${at}`).rejects.toBeInstanceOf(InjectedFault);
-        // Resumed by a new object (one chunk at a time or pipelined again, alternately).
-        if (at % 2) await copyAll(source, dest, plan);
-        else await copyAllPipelined(source, dest, plan);
-        await expectExactlyOnce(plan);
-      }
-    }
+    await cutPipelinedAtEveryStatement(source, dest, {
+      fresh: freshPlan,
+      // Resumed by a new object (one chunk at a time or pipelined again, alternately).
+      resume: (plan, at) => (at % 2 ? copyAll(source, dest, plan) : copyAllPipelined(source, dest, plan)),
+      check: expectExactlyOnce,
+    });
   }, 600_000);
 
   it('a successor launched before its predecessor commits waits for it: stale when the predecessor rolls back, committed after it when it commits', async () => {

@@ -1,24 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCursors } from '../../workers/migrate/src/engine/cursors';
-import { prepareTables } from '../../workers/migrate/src/engine/prepare';
-import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { Sql } from '../../workers/migrate/src/engine/db';
-import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import { parallelTablesOf } from '../../workers/migrate/src/engine/parallel';
 import type { RunPlan } from '../../workers/migrate/src/engine/types';
 import {
-  InjectedFault,
+  type CopyTest,
   type TestDestination,
+  closeCopyTest,
   copyAll,
   copyAllPipelined,
-  count,
-  createDestination,
-  faulty,
+  cutPipelinedAtEveryStatement,
+  expectExactlyOnce as expectCopiedOnce,
   legacyPlans,
-  openLegacy,
-  openRacing,
-  one,
   runPlan,
+  openCopyTest,
 } from './engine-support';
 
 // Tables in parallel: tables with no foreign key path between them (courses, trainers, jockeys)
@@ -37,28 +31,19 @@ const CHUNK = 40;
 let source: Sql;
 let dest: Sql;
 let target: TestDestination;
-const sourceCounts: Record<string, number> = {};
+let sourceCounts: Record<string, number>;
+let test: CopyTest;
 
 beforeAll(async () => {
-  source = openLegacy();
-  dest = openRacing();
-  target = await createDestination(dest, 'parallel', { tables: TABLES });
-  for (const [legacy, racing] of SOURCES) {
-    sourceCounts[racing] = (await one(source.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${legacy}`))).n;
-  }
+  test = await openCopyTest('parallel', SOURCES);
+  ({ source, dest, target, sourceCounts } = test);
 }, 60_000);
-afterAll(async () => {
-  await target.drop();
-  await Promise.all([source.end(), dest.end()]);
-});
+afterAll(() => closeCopyTest(test));
 
 async function freshPlan(options: Partial<RunPlan> = {}, legacy = SOURCES.map(([table]) => table)): Promise<RunPlan> {
   await dest.query(`TRUNCATE ${TABLES.map((t) => `"${target.name(t)}"`).join(', ')} RESTART IDENTITY CASCADE`);
   return runPlan(await legacyPlans(dest, target, legacy), { chunkSize: CHUNK, parallelTables: 4, ...options });
 }
-
-/** The racing tables a plan copies. */
-const tablesOf = (plan: RunPlan) => plan.tables.map((t) => t.destTable.slice(target.prefix.length + 1));
 
 /** A chunk statement's life on the destination: the order its start and its end were seen in. */
 type ChunkSpan = { table: string; start: number; end: number | null };
@@ -98,27 +83,7 @@ function widest(spans: ChunkSpan[]): number {
 }
 
 /** Every source row once: counts, one mapping per row, finished cursors that counted each row once, checksums equal. */
-async function expectExactlyOnce(plan: RunPlan) {
-  for (const table of tablesOf(plan)) {
-    expect(await count(dest, target.name(table)), table).toBe(sourceCounts[table]);
-    const { n } = await one(
-      dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
-        plan.configId,
-        target.name(table),
-      ]),
-    );
-    expect(n, `${table} mappings`).toBe(sourceCounts[table]);
-  }
-  for (const cursor of await readCursors(dest, plan.runId)) {
-    const table = cursor.dest_table.slice(target.prefix.length + 1);
-    expect(cursor.finished, table).toBe(true);
-    expect(cursor.done, table).toBe(sourceCounts[table]);
-    expect(cursor.inserted, table).toBe(cursor.done);
-  }
-  for (const table of await prepareTables(source, dest, plan)) {
-    expect((await validateTable(source, dest, plan.configId, table)).ok, table.plan.destTable).toBe(true);
-  }
-}
+const expectExactlyOnce = (plan: RunPlan) => expectCopiedOnce(source, dest, target, plan, sourceCounts);
 
 describe('tables in parallel', () => {
   it('the limit comes from the run settings, 1 to 4, 4 when unset', () => {
@@ -160,22 +125,11 @@ describe('tables in parallel', () => {
   it('a parallel run cut at every destination statement, before or after the database ran it, resumes exactly once', async () => {
     // Two independent tables and a child of one of them, in bigger chunks: fewer statements to cut.
     const fresh = () => freshPlan({ chunkSize: 2 * CHUNK }, ['venue', 'trainer', 'race_meeting']);
-    const reference = await fresh();
-    const counter = faulty(dest, Number.POSITIVE_INFINITY);
-    const { chunks } = await copyAllPipelined(source, counter.sql, reference);
-    const statements = counter.statements();
-    expect(chunks).toBeGreaterThan(5);
-    await expectExactlyOnce(reference);
-    for (const mode of ['before', 'after'] as const) {
-      for (let at = 1; at <= statements; at++) {
-        const plan = await fresh();
-        const broken = faulty(dest, at, mode);
-        await expect(copyAllPipelined(source, broken.sql, plan), `${mode} statement ${at}`).rejects.toBeInstanceOf(InjectedFault);
-        // Resumed by a new object: in parallel again, or one chunk at a time, alternately.
-        if (at % 2) await copyAllPipelined(source, dest, plan);
-        else await copyAll(source, dest, plan);
-        await expectExactlyOnce(plan);
-      }
-    }
+    await cutPipelinedAtEveryStatement(source, dest, {
+      fresh,
+      // Resumed by a new object: in parallel again, or one chunk at a time, alternately.
+      resume: (plan, at) => (at % 2 ? copyAllPipelined(source, dest, plan) : copyAll(source, dest, plan)),
+      check: expectExactlyOnce,
+    });
   }, 900_000);
 });

@@ -1,11 +1,14 @@
 import { env } from 'cloudflare:workers';
+import { expect } from 'vitest';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
 import { type CursorRow, openCursors, readCursors } from '../../workers/migrate/src/engine/cursors';
 import { type PreparedTable, prepareTables } from '../../workers/migrate/src/engine/prepare';
 import { type Sql, openDestination, openSource, openUrl } from '../../workers/migrate/src/engine/db';
 import { introspectSql } from '../../workers/migrate/src/engine/introspect';
+import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import { CopyPipeline, runStep, withCursor } from '../../workers/migrate/src/engine/run';
 import type { Connection, EngineEnv, RunPlan, TablePlan } from '../../workers/migrate/src/engine/types';
+import { validateTable } from '../../workers/migrate/src/engine/validation';
 
 // What the engine tests share: the legacy source (the global setup's second database), and
 // destination tables of their own — copies of the racing tables under a per-file prefix — so a
@@ -241,4 +244,94 @@ export async function one<T>(rows: Promise<T[]> | T[]): Promise<T> {
   const [row] = await rows;
   if (row === undefined) throw new Error('expected a row');
   return row;
+}
+
+/** The rows of each legacy table, under the racing table it copies into. */
+async function sourceCountsOf(source: Sql, tables: [legacy: string, racing: string][]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const [legacy, racing] of tables) {
+    counts[racing] = (await one(source.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${legacy}`))).n;
+  }
+  return counts;
+}
+
+/** What a copy test opens once: the legacy source, the racing database, its own racing tables, the legacy tables' row counts. */
+export type CopyTest = { source: Sql; dest: Sql; target: TestDestination; sourceCounts: Record<string, number> };
+
+/** Opens a copy test for the legacy tables `sources`, each with the racing table it copies into. */
+export async function openCopyTest(label: string, sources: [legacy: string, racing: string][]): Promise<CopyTest> {
+  const source = openLegacy();
+  const dest = openRacing();
+  const target = await createDestination(dest, label, { tables: sources.map(([, racing]) => racing) });
+  return { source, dest, target, sourceCounts: await sourceCountsOf(source, sources) };
+}
+
+/** Drops a copy test's tables and closes its databases. */
+export async function closeCopyTest(test: CopyTest): Promise<void> {
+  await test.target.drop();
+  await Promise.all([test.source.end(), test.dest.end()]);
+}
+
+/**
+ * Every source row of the plan's tables in `target` once: the table's rows and one mapping per source
+ * row, finished cursors that counted each row once, as inserted, and checksums equal.
+ */
+export async function expectExactlyOnce(
+  source: Sql,
+  dest: Sql,
+  target: TestDestination,
+  plan: RunPlan,
+  sourceCounts: Record<string, number>,
+): Promise<void> {
+  const racing = (destTable: string) => destTable.slice(target.prefix.length + 1);
+  for (const table of plan.tables.map((t) => racing(t.destTable))) {
+    expect(await count(dest, target.name(table)), table).toBe(sourceCounts[table]);
+    const { n } = await one(
+      dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
+        plan.configId,
+        target.name(table),
+      ]),
+    );
+    expect(n, `${table} mappings`).toBe(sourceCounts[table]);
+  }
+  for (const cursor of await readCursors(dest, plan.runId)) {
+    const table = racing(cursor.dest_table);
+    expect(cursor.finished, table).toBe(true);
+    expect(cursor.done, table).toBe(sourceCounts[table]);
+    expect(cursor.inserted, table).toBe(cursor.done);
+  }
+  for (const table of await prepareTables(source, dest, plan)) {
+    expect((await validateTable(source, dest, plan.configId, table)).ok, table.plan.destTable).toBe(true);
+  }
+}
+
+/**
+ * A pipelined run (chunks in flight) cut at every destination statement, before or after the
+ * database ran it: counted whole first, then cut at each statement of that count on a fresh plan,
+ * resumed by `resume` (a new object, knowing only the plan) and checked by `check`.
+ */
+export async function cutPipelinedAtEveryStatement(
+  source: Sql,
+  dest: Sql,
+  options: {
+    fresh: () => Promise<RunPlan>;
+    resume: (plan: RunPlan, at: number) => Promise<unknown>;
+    check: (plan: RunPlan) => Promise<void>;
+  },
+): Promise<void> {
+  const reference = await options.fresh();
+  const counter = faulty(dest, Number.POSITIVE_INFINITY);
+  const { chunks } = await copyAllPipelined(source, counter.sql, reference);
+  const statements = counter.statements();
+  expect(chunks).toBeGreaterThan(5);
+  await options.check(reference);
+  for (const mode of ['before', 'after'] as const) {
+    for (let at = 1; at <= statements; at++) {
+      const plan = await options.fresh();
+      const broken = faulty(dest, at, mode);
+      await expect(copyAllPipelined(source, broken.sql, plan), `${mode} statement ${at}`).rejects.toBeInstanceOf(InjectedFault);
+      await options.resume(plan, at);
+      await options.check(plan);
+    }
+  }
 }
