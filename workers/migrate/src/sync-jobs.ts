@@ -110,15 +110,21 @@ export async function startSyncRun(s: MigrateServices, job: SyncJob, now: number
   return runId;
 }
 
-async function launchSyncRun(s: MigrateServices, job: SyncJob, runId: string): Promise<void> {
+/** What a sync job's plan is built from: both schemas, the configuration's mapping document and custom foreign keys. */
+export async function syncPlanInputs(s: MigrateServices, configId: number) {
   const env = engineEnv(s);
-  const source = await connectionOf(s, job.configId);
+  const source = await connectionOf(s, configId);
   const [sourceSchema, dest, doc, custom] = await Promise.all([
     engine.introspect(env, source),
     engine.introspect(env, 'destination'),
-    syncMappingDocument(s.var.db, job.configId),
-    configurationCustomForeignKeys(s.var.db, job.configId),
+    syncMappingDocument(s.var.db, configId),
+    configurationCustomForeignKeys(s.var.db, configId),
   ]);
+  return { sourceSchema, dest, doc, custom };
+}
+
+async function launchSyncRun(s: MigrateServices, job: SyncJob, runId: string): Promise<void> {
+  const { sourceSchema, dest, doc, custom } = await syncPlanInputs(s, job.configId);
   const missing = job.tables.filter((t) => !sourceSchema.tables.some((info) => info.name === t));
   if (missing.length) throw new HttpError(400, 'invalid_plan', `The source no longer has the table(s) ${missing.join(', ')}.`);
   const plans = buildPlans(job.tables, doc, sourceSchema, dest);

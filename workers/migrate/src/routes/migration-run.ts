@@ -138,31 +138,22 @@ async function lastRunPlan(c: MigrateContext, session: WizardSession) {
   return (await runPlanOf(c, session, session.runId)).plan;
 }
 
-migrationRun.post('/Migration/BackfillForeignKeys', guard.write('operator'), async (c) => {
+/** A backfill over what the session's last run copied, then back to Results with the rows it updated. */
+const backfill = (run: typeof engine.backfillForeignKeys, notice: string) => async (c: MigrateContext) => {
   const session = await sessionFromForm(c);
-  const done = await engine.backfillForeignKeys(engineEnv(c), await lastRunPlan(c, session));
+  const done = await run(engineEnv(c), await lastRunPlan(c, session));
   return c.redirect(
     resultsUrl(
       session.id,
-      'fk',
+      notice,
       done.reduce((n, d) => n + d.updated, 0),
     ),
     302,
   );
-});
+};
 
-migrationRun.post('/Migration/BackfillBooleanColumns', guard.write('operator'), async (c) => {
-  const session = await sessionFromForm(c);
-  const done = await engine.backfillBooleanColumns(engineEnv(c), await lastRunPlan(c, session));
-  return c.redirect(
-    resultsUrl(
-      session.id,
-      'bool',
-      done.reduce((n, d) => n + d.updated, 0),
-    ),
-    302,
-  );
-});
+migrationRun.post('/Migration/BackfillForeignKeys', guard.write('operator'), backfill(engine.backfillForeignKeys, 'fk'));
+migrationRun.post('/Migration/BackfillBooleanColumns', guard.write('operator'), backfill(engine.backfillBooleanColumns, 'bool'));
 
 migrationRun.post('/Migration/ClearMigrationHistory', guard.write('operator'), async (c) => {
   const session = await sessionFromForm(c);

@@ -2,19 +2,12 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { HttpError } from '#shared/http-error.ts';
 import { connectionOf, engineEnv, findConfiguration } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
-import {
-  configurationCustomForeignKeys,
-  recordSyncFailure,
-  saveSyncMappingDocument,
-  syncMappingDocument,
-  syncStatus,
-  toggleSyncJob,
-} from '../data/sync-jobs.ts';
+import { recordSyncFailure, saveSyncMappingDocument, syncMappingDocument, syncStatus, toggleSyncJob } from '../data/sync-jobs.ts';
 import * as engine from '../engine/index.ts';
 import { guard } from '../guard.ts';
 import { formBody } from '../input.ts';
 import { buildPlans } from '../runs.ts';
-import { refreshActiveSyncJobs, refreshSyncJob, startSyncRun, syncJobOr404, tableForeignKeys } from '../sync-jobs.ts';
+import { refreshActiveSyncJobs, refreshSyncJob, startSyncRun, syncJobOr404, syncPlanInputs, tableForeignKeys } from '../sync-jobs.ts';
 import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 import { ConfigQuery, IdParam, TableQuery } from './sync-params.ts';
 
@@ -320,14 +313,7 @@ syncApi.openapi(
   }),
   async (c) => {
     const { configId, table } = c.req.valid('query');
-    const env = engineEnv(c);
-    const source = await connectionOf(c, configId);
-    const [sourceSchema, dest, doc, custom] = await Promise.all([
-      engine.introspect(env, source),
-      engine.introspect(env, 'destination'),
-      syncMappingDocument(c.var.db, configId),
-      configurationCustomForeignKeys(c.var.db, configId),
-    ]);
+    const { sourceSchema, dest, doc, custom } = await syncPlanInputs(c, configId);
     if (!sourceSchema.tables.some((t) => t.name === table)) throw new HttpError(404, 'not_found', `The source has no table ${table}.`);
     const [plan] = buildPlans([table], doc, sourceSchema, dest);
     const fks = plan?.destTable ? tableForeignKeys(plan.destTable, dest, custom) : [];

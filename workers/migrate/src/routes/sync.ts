@@ -2,7 +2,6 @@ import { z } from '@hono/zod-openapi';
 import { connectionOf, engineEnv, findConfiguration, listConfigurations } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
 import {
-  configurationCustomForeignKeys,
   createSyncJob,
   deleteSyncJob,
   listSyncJobs,
@@ -15,7 +14,7 @@ import * as engine from '../engine/index.ts';
 import { guard } from '../guard.ts';
 import { checkbox, formBody, identifier, many, parsed, text, type FormBody } from '../input.ts';
 import { buildPlans, migrationJob } from '../runs.ts';
-import { INTERVAL_MINUTES, MAX_SYNC_TABLES, refreshActiveSyncJobs, syncJobOr404, tableForeignKeys } from '../sync-jobs.ts';
+import { INTERVAL_MINUTES, MAX_SYNC_TABLES, refreshActiveSyncJobs, syncJobOr404, syncPlanInputs, tableForeignKeys } from '../sync-jobs.ts';
 import { SyncFormPage, SyncListPage, SyncPreviewPage, type PreviewTable, type SyncFormValues } from '../views/sync.tsx';
 import { jsonRoutes } from './json.ts';
 import { syncApi } from './sync-api.ts';
@@ -188,14 +187,7 @@ sync.post('/Sync/Delete/:id', guard.write('operator'), async (c) => {
 sync.get('/Sync/Preview/:id', guard.read('any'), async (c) => {
   const job = await syncJobOr404(c.var.db, pathId(c));
   const config = await findConfiguration(c.var.db, job.configId);
-  const env = engineEnv(c);
-  const source = await connectionOf(c, job.configId);
-  const [sourceSchema, dest, doc, custom] = await Promise.all([
-    engine.introspect(env, source),
-    engine.introspect(env, 'destination'),
-    syncMappingDocument(c.var.db, job.configId),
-    configurationCustomForeignKeys(c.var.db, job.configId),
-  ]);
+  const { sourceSchema, dest, doc, custom } = await syncPlanInputs(c, job.configId);
   const present = job.tables.filter((t) => sourceSchema.tables.some((info) => info.name === t));
   const tables: PreviewTable[] = buildPlans(present, doc, sourceSchema, dest).map((plan) => ({
     plan,
