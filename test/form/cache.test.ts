@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CACHE_KINDS, type CacheKind, DataCache, type CacheKindSettings } from '../../workers/form/src/cache';
+import {
+  CACHE_KINDS,
+  type CacheKind,
+  type CacheKindSettings,
+  DataCache,
+  type LoadedParts,
+  type PartsRequest,
+} from '../../workers/form/src/cache';
 
 /** A cache over a real Cache API store, with a clock the test moves and writes it can wait for. */
 async function harness(kinds: Record<CacheKind, CacheKindSettings> = CACHE_KINDS) {
@@ -15,8 +22,30 @@ async function harness(kinds: Record<CacheKind, CacheKindSettings> = CACHE_KINDS
     loads += 1;
     return value;
   };
-  return { store, clock, make, settle, loader, loads: () => loads };
+  return { store, clock, make, settle, loader, loads: () => loads, writes: () => pending.length };
 }
+
+type Parts = { page: string; sales: string[] };
+
+/** A runner-page-like entry of two parts whose loader records what it was asked for. */
+function partsRequest(asked: string[][], answer: (missing: string[]) => LoadedParts<Parts>): PartsRequest<Parts> {
+  return {
+    kind: 'runner_page',
+    parts: { horse: 7 },
+    partKinds: { page: 'runner_page', sales: 'sales' },
+    load: async (missing) => {
+      asked.push(missing);
+      return answer(missing);
+    },
+  };
+}
+
+const loadedAll =
+  (page: string, sales: string[]) =>
+  (missing: string[]): LoadedParts<Parts> => ({
+    ...(missing.includes('page') ? { page: { value: page, store: true } } : {}),
+    ...(missing.includes('sales') ? { sales: { value: sales, store: true } } : {}),
+  });
 
 describe('data cache (Workers Cache API)', () => {
   it('has the spec’s timeouts per kind of data', () => {
@@ -138,5 +167,70 @@ describe('data cache (Workers Cache API)', () => {
     const stored = await h.store.match(cache.key('guide', { date: '2026-11-23' }));
     expect(stored?.headers.get('cache-control')).toBe('public, max-age=120');
     expect(stored?.headers.get('set-cookie')).toBeNull();
+  });
+});
+
+describe('data cache: one entry of several parts (the runner page and its sales)', () => {
+  it('a first view loads both parts in one call and stores them in one write; a repeat view reads them back', async () => {
+    const h = await harness();
+    const cache = h.make();
+    const asked: string[][] = [];
+    expect(await cache.getParts(partsRequest(asked, loadedAll('page 1', ['sale 1'])))).toEqual({ page: 'page 1', sales: ['sale 1'] });
+    expect(asked).toEqual([['page', 'sales']]);
+    expect(h.writes()).toBe(1);
+    await h.settle();
+    expect(await cache.getParts(partsRequest(asked, loadedAll('page 2', ['sale 2'])))).toEqual({ page: 'page 1', sales: ['sale 1'] });
+    expect(asked).toHaveLength(1);
+    expect(cache.outcomes).toEqual(['runner_page=miss', 'sales=miss', 'runner_page=hit', 'sales=hit']);
+  });
+
+  it('each part keeps its own kind’s time to live: the page data 120 s, the sales 600 s', async () => {
+    const h = await harness();
+    const cache = h.make();
+    const asked: string[][] = [];
+    await cache.getParts(partsRequest(asked, loadedAll('page 1', ['sale 1'])));
+    await h.settle();
+    h.clock.now += 120_000;
+    expect(await cache.getParts(partsRequest(asked, loadedAll('page 2', ['sale 2'])))).toEqual({ page: 'page 2', sales: ['sale 1'] });
+    expect(asked.at(-1)).toEqual(['page']);
+    await h.settle();
+    h.clock.now += 480_000; // 600 s after the sales were stored; the page 480 s after its reload
+    expect(await cache.getParts(partsRequest(asked, loadedAll('page 3', ['sale 3'])))).toEqual({ page: 'page 3', sales: ['sale 3'] });
+    expect(asked.at(-1)).toEqual(['page', 'sales']);
+    await h.settle();
+    const stored = await h.store.match(cache.key('runner_page', { horse: 7, v_page: 2, v_sales: 1 }));
+    expect(stored?.headers.get('cache-control')).toBe('public, max-age=600');
+  });
+
+  it('a part answered as a fallback (store: false) is shown but not kept; the next view loads that part alone', async () => {
+    const h = await harness();
+    const cache = h.make();
+    const asked: string[][] = [];
+    const failedSales = (missing: string[]): LoadedParts<Parts> => ({
+      ...(missing.includes('page') ? { page: { value: 'page 1', store: true } } : {}),
+      ...(missing.includes('sales') ? { sales: { value: [], store: false } } : {}),
+    });
+    expect(await cache.getParts(partsRequest(asked, failedSales))).toEqual({ page: 'page 1', sales: [] });
+    await h.settle();
+    // Nothing new worth keeping (the page is a hit, the sales failed again): no write.
+    expect(await cache.getParts(partsRequest(asked, failedSales))).toEqual({ page: 'page 1', sales: [] });
+    expect(h.writes()).toBe(0);
+    expect(await cache.getParts(partsRequest(asked, loadedAll('page 2', ['sale 1'])))).toEqual({ page: 'page 1', sales: ['sale 1'] });
+    expect(asked).toEqual([['page', 'sales'], ['sales'], ['sales']]);
+    expect(cache.outcomes.slice(-2)).toEqual(['runner_page=hit', 'sales=miss']);
+  });
+
+  it('a part’s version is part of the key: bumping the sales’ version misses the whole entry', async () => {
+    const h = await harness();
+    const asked: string[][] = [];
+    await h.make().getParts(partsRequest(asked, loadedAll('page 1', ['sale 1'])));
+    await h.settle();
+    const bumped = h.make({ ...CACHE_KINDS, sales: { ...CACHE_KINDS.sales, version: CACHE_KINDS.sales.version + 1 } });
+    expect(await bumped.getParts(partsRequest(asked, loadedAll('page 2', ['sale 2'])))).toEqual({ page: 'page 2', sales: ['sale 2'] });
+  });
+
+  it('a loader that leaves out a part it was asked for is an error, not an empty page', async () => {
+    const h = await harness();
+    await expect(h.make().getParts(partsRequest([], () => ({ page: { value: 'page', store: true } })))).rejects.toThrow(/part sales/);
   });
 });

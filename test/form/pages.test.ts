@@ -141,16 +141,20 @@ describe('GET /form/runner/<horse_id>/', () => {
       `/form/runner/${sale!.horse_id}/?tab=detailed`,
       {},
       {
-        // A real database error from the real pool: the sales query against a table that is not there.
-        salesLookup: async (db) => {
-          await db.execute(sql`select * from sales_that_do_not_exist`);
-          return [];
-        },
+        // A real database error: the sales' SQL reads a table that is not there, which fails the
+        // page's one statement; the page is then read alone and the sales apart.
+        salesSql: (horseId) => sql`(select json_agg(x) from sales_that_do_not_exist x where x.horse_id = ${horseId})`,
       },
     );
     expect(res.status).toBe(200);
     expect(html).toContain('data-sales-empty');
     expect(html).toContain('data-horse-name');
+    expect(res.headers.get('x-form-cache')).toBe('runner_page=miss, sales=miss');
+    // The page data was cached, the failed sales were not: the next view reads the sales alone.
+    const again = await callApp(`/form/runner/${sale!.horse_id}/?tab=detailed`);
+    expect(again.res.headers.get('x-form-cache')).toBe('runner_page=hit, sales=miss');
+    expect(again.html).toContain('data-sales');
+    expect(again.html).not.toContain('data-sales-empty');
   });
 
   it('an unknown horse: 200, an error page naming the horse and the id', async () => {

@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { SCHEMA_STATEMENT, watchSql } from '../support/sql-watch';
-import type { Horse, RaceCard, RunnerPageData, Sale } from '../../workers/form/src/queries';
+import type { RaceCard } from '../../workers/form/src/queries';
+import type { Horse, RunnerPageData, Sale } from '../../workers/form/src/runner-page';
 import type { Run } from '../../workers/form/src/runs';
 import type { horses, races, runners, sales } from '#shared/racing/schema.ts';
 import { fetchForm, query, sessionCookie } from './helpers';
@@ -79,7 +80,9 @@ describe('rows off their schema', () => {
     expect(res.status).toBe(500);
     expect(await res.text()).toContain('Something went wrong');
     const lines = logged.mock.calls.map((args) => String(args[0]));
-    expect(lines.some((line) => line.includes('Row 0 of the runner page does not match its schema: runs.0.distance'))).toBe(true);
+    expect(lines.some((line) => line.includes('Row 0 of the runner page with sales does not match its schema: runs.0.distance'))).toBe(
+      true,
+    );
   });
 });
 

@@ -6,7 +6,6 @@ import { limitUrlLength, MAX_URL_LENGTH, securityHeaders, STRICT_PAGE_CSP } from
 import { DataCache } from './cache.ts';
 import { formConfig } from './config.ts';
 import type { FormEnv } from './context.ts';
-import type { SalesLookup } from './data.ts';
 import { api } from './routes/api.ts';
 import { signedIn } from './guards.ts';
 import { apiDocument, OPENAPI_PATH } from './openapi.ts';
@@ -15,6 +14,7 @@ import { login } from './routes/login.tsx';
 import { personRoutes } from './routes/people.tsx';
 import { runnerRoutes } from './routes/runner.tsx';
 import { search } from './routes/search.tsx';
+import type { SalesSql } from './runner-page.ts';
 import { readSession, sessionSettings } from './session.ts';
 import { ErrorPage } from './views/layout.tsx';
 import { defaultCache } from '#shared/workers-runtime.ts';
@@ -22,8 +22,8 @@ import { defaultCache } from '#shared/workers-runtime.ts';
 const isApi = (path: string) => path.startsWith('/form/api/');
 
 export interface FormAppOptions {
-  /** The sales query; replaceable so that its failure can be exercised. */
-  salesLookup?: SalesLookup;
+  /** The sales' SQL (a JSON array expression); replaceable so that its failure can be exercised. */
+  salesSql?: SalesSql;
 }
 
 const formNotFound: NotFoundHandler<FormEnv> = (c) => {
@@ -80,7 +80,7 @@ export function createFormApp(options: FormAppOptions = {}) {
   app.use('/form/*', racingReads());
 
   app.route('/form/', login);
-  app.route('/form/runner/', runnerRoutes({ salesLookup: options.salesLookup }));
+  app.route('/form/runner/', runnerRoutes({ salesSql: options.salesSql }));
   app.route('/form/jockey/', personRoutes('jockey'));
   app.route('/form/trainer/', personRoutes('trainer'));
   app.route('/form/guide/', guide);

@@ -4,8 +4,11 @@
 // version when its query or shape changes and the old entries are simply never read again.
 
 export const CACHE_KINDS = {
-  /** Full runner page data (horse, runs, trials, toolbar). */
-  runner_page: { ttlSeconds: 120, version: 1 },
+  /**
+   * Full runner page data (horse, runs, trials, toolbar). Its entry also holds the horse's sales
+   * (kind `sales`), each part with its own expiry (see getParts).
+   */
+  runner_page: { ttlSeconds: 120, version: 2 },
   sales: { ttlSeconds: 600, version: 1 },
   dates: { ttlSeconds: 300, version: 1 },
   meetings: { ttlSeconds: 300, version: 1 },
@@ -39,6 +42,38 @@ export interface CacheRequest<T> {
 }
 
 type ValueOf<R> = R extends CacheRequest<infer T> ? T : never;
+
+/** A part as its loader answers it: `store: false` for a fallback, shown but never cached. */
+export interface LoadedPart<T> {
+  value: T;
+  store: boolean;
+}
+export type LoadedParts<P> = { [K in keyof P]?: LoadedPart<P[K]> };
+
+/** One entry holding several parts of a page (see getParts). */
+export interface PartsRequest<P extends Record<string, unknown>> {
+  /** The entry's kind: its version and key. */
+  kind: CacheKind;
+  parts: CacheKeyParts;
+  /** The kind of each part: its time to live, its version (part of the key) and its outcome's name. */
+  partKinds: { [K in keyof P]: CacheKind };
+  /** Loads the parts named (those missing or expired; at least one), all at once. */
+  load: (missing: (keyof P & string)[]) => Promise<LoadedParts<P>>;
+}
+
+type StoredParts = Record<string, { value: unknown; expires: number }>;
+
+/** The parts of a stored entry that carry an expiry (an entry of another shape has none). */
+function storedParts(value: unknown): StoredParts {
+  const parts: unknown = typeof value === 'object' && value !== null ? Reflect.get(value, 'parts') : undefined;
+  const found: StoredParts = {};
+  if (typeof parts !== 'object' || parts === null) return found;
+  for (const [name, part] of Object.entries(parts)) {
+    const expires: unknown = typeof part === 'object' && part !== null ? Reflect.get(part, 'expires') : undefined;
+    if (typeof expires === 'number') found[name] = { value: Reflect.get(part, 'value'), expires };
+  }
+  return found;
+}
 export type CacheKeyParts = Record<string, string | number | undefined>;
 
 export interface DataCacheOptions {
@@ -112,6 +147,44 @@ export class DataCache {
     return values as { -readonly [K in keyof R]: ValueOf<R[K]> };
   }
 
+  /**
+   * Several parts of one page in a single entry, each kept for its own kind's time to live: one
+   * look-up per view and at most one write per miss, instead of one of each per kind (on the local
+   * runtime every Cache API operation has a cost of its own, whatever its size). Only the parts
+   * missing or expired are loaded, by one call of `load`; the outcome is reported per part.
+   */
+  async getParts<P extends Record<string, unknown>>(request: PartsRequest<P>): Promise<P> {
+    const names = Object.keys(request.partKinds) as (keyof P & string)[];
+    const versions = Object.fromEntries(names.map((name) => [`v_${name}`, this.kinds[request.partKinds[name]].version]));
+    const key = this.key(request.kind, { ...request.parts, ...versions });
+    const stored = storedParts((await this.read(key))?.value);
+    const now = this.now();
+    const kept: StoredParts = {};
+    for (const name of names) {
+      const part = stored[name];
+      if (part && part.expires > now) kept[name] = part;
+      this.outcomes.push(`${request.partKinds[name]}=${kept[name] ? 'hit' : 'miss'}`);
+    }
+    const missing = names.filter((name) => !kept[name]);
+    const loaded: LoadedParts<P> = missing.length > 0 ? await request.load(missing) : {};
+    const values: Record<string, unknown> = {};
+    let changed = false;
+    for (const name of names) {
+      const part = kept[name] ?? loaded[name];
+      if (!part) throw new Error(`the ${request.kind} entry's loader did not answer its part ${name}`);
+      values[name] = part.value;
+      if (!kept[name] && loaded[name]?.store) {
+        kept[name] = { value: part.value, expires: this.now() + this.kinds[request.partKinds[name]].ttlSeconds * 1000 };
+        changed = true;
+      }
+    }
+    if (changed) {
+      const expires = Math.max(...Object.values(kept).map((part) => part.expires));
+      this.defer(this.write(key, { parts: kept }, Math.max(1, Math.ceil((expires - this.now()) / 1000)), expires));
+    }
+    return values as P;
+  }
+
   private async read(key: string): Promise<{ value: unknown } | undefined> {
     const response = await this.cache.match(key);
     if (!response) return undefined;
@@ -126,12 +199,12 @@ export class DataCache {
     return { value: body.value };
   }
 
-  private async write(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+  private async write(key: string, value: unknown, ttlSeconds: number, expires = this.now() + ttlSeconds * 1000): Promise<void> {
     const response = new Response(JSON.stringify({ value }), {
       headers: {
         'Content-Type': 'application/json',
         'Cache-Control': `public, max-age=${ttlSeconds}`,
-        [EXPIRES_HEADER]: String(this.now() + ttlSeconds * 1000),
+        [EXPIRES_HEADER]: String(expires),
       },
     });
     await this.cache.put(key, response);

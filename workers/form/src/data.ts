@@ -1,31 +1,31 @@
 import type { Context } from 'hono';
-import type { RacingReads } from '#shared/pg.ts';
-import type { CacheRequest } from './cache.ts';
+import type { PartsRequest } from './cache.ts';
 import type { FormEnv } from './context.ts';
-import { type RaceCard, type Sale, raceCard, salesOf, searchHorses } from './queries.ts';
-
-export type SalesLookup = (db: RacingReads, horseId: number) => Promise<Sale[]>;
+import { type RaceCard, raceCard, searchHorses } from './queries.ts';
+import { loadRunnerParts, type RunnerPageQuery, type RunnerParts, type SalesSql } from './runner-page.ts';
 
 /**
- * Sales come from their own query so that a failure there (the spec: a database error in the
- * sales lookup) leaves the page up with no sales. Failures are logged, never cached.
+ * The runner page's cache request: page data and sales in one entry (see loadRunnerParts). A failed
+ * sales read is logged; the page then shows no sales, which are not cached.
  */
-export function salesRequest(c: Context<FormEnv>, horseId: number, lookup: SalesLookup = salesOf): CacheRequest<Sale[]> {
+export function runnerPartsRequest(c: Context<FormEnv>, q: RunnerPageQuery, salesSql?: SalesSql): PartsRequest<RunnerParts> {
   return {
-    kind: 'sales',
-    parts: { horse: horseId },
-    load: () => lookup(c.var.racing, horseId),
-    onError: (err) => {
-      console.error(
-        JSON.stringify({
-          level: 'warn',
-          request_id: c.var.requestId,
-          message: 'sales lookup failed; page shown without sales',
-          error: err instanceof Error ? err.message : String(err),
-        }),
-      );
-      return [];
-    },
+    kind: 'runner_page',
+    parts: { horse: q.horseId, date: q.date, meeting: q.meetingId, race: q.raceId },
+    partKinds: { page: 'runner_page', sales: 'sales' },
+    load: (missing) =>
+      loadRunnerParts(c.var.racing, q, missing, {
+        salesSql,
+        onSalesError: (err) =>
+          console.error(
+            JSON.stringify({
+              level: 'warn',
+              request_id: c.var.requestId,
+              message: 'sales lookup failed; page shown without sales',
+              error: err instanceof Error ? err.message : String(err),
+            }),
+          ),
+      }),
   };
 }
 

@@ -1,46 +1,17 @@
 import { and, desc, eq, like, not, type SQL, sql } from 'drizzle-orm';
-import { QueryBuilder } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { escapeLike } from '#shared/like.ts';
 import { pgDate, pgInt, pgNumeric, type RacingReads, selectOne, selectRows, typedSql } from '#shared/pg.ts';
-import { courses, horses, meetings, races, sales } from '#shared/racing/schema.ts';
-import { MAX_RUNS, type Run, runSchema } from './runs.ts';
+import { courses, horses, meetings, races } from '#shared/racing/schema.ts';
+import { type Run, runSchema, runsOf } from './runs.ts';
 
 // Every page's data comes from one set-based statement (JSON built in Postgres), so a page costs
-// one round trip on the request's pool. SQL that PostgreSQL 15 and 18 both accept. Plain selects
+// one round trip (the runner page's statement is in runner-page.ts). SQL that PostgreSQL 15 and 18 both accept. Plain selects
 // are drizzle's query builder over the racing schema; the hand-written statements declare the
 // schema of their row, which every row is parsed through (see typedSql in shared/pg.ts).
 
-/** The columns of a run, over `ru` (runners) joined as below. */
-const RUN_COLUMNS = sql`
-  ru.race_id, m.date::text as date, m.id as meeting_id, co.name as course, co.country,
-  ra.race_number, ra.name as race_name, ra.distance, ra.class as class_level, ra.race_type, ra.track_condition,
-  ru.horse_id, (select h.name from horses h where h.id = ru.horse_id) as horse,
-  ru.jockey_id, (select j.name from jockeys j where j.id = ru.jockey_id) as jockey,
-  ru.trainer_id, (select t.name from trainers t where t.id = ru.trainer_id) as trainer,
-  ru.tab_number, ru.barrier, ru.weight, ru.starting_price, ru.finishing_position, ru.margin,
-  (select count(*) from runners f where f.race_id = ru.race_id and not f.scratched)::int as field_size,
-  (select st.time_seconds from sectional_times st where st.runner_id = ru.id and st.segment = 'L600' limit 1) as last_600`;
-
-// The horse's, jockey's and trainer's names are looked up by key (scalar subqueries) rather than
-// joined: the planner's join search grows steeply with each joined table, and for the few hundred
-// rows of a page its planning, not its execution, was most of the statement's time.
-const RUN_JOINS = sql`
-  from runners ru
-  join races ra on ra.id = ru.race_id
-  join meetings m on m.id = ra.meeting_id
-  join courses co on co.id = m.course_id`;
-
-/** Runs (scratchings left out), latest first, at most MAX_RUNS. */
-function runsOf(filter: SQL): SQL {
-  return sql`select ${RUN_COLUMNS} ${RUN_JOINS}
-    where ${filter} and not ru.scratched
-    order by m.date desc, ra.race_number desc, ru.race_id desc
-    limit ${MAX_RUNS}`;
-}
-
 /** A race's field as a JSON array, over race id expression `raceId`. */
-function raceCardJson(raceId: SQL): SQL {
+export function raceCardJson(raceId: SQL): SQL {
   return sql`(select coalesce(json_agg(json_build_object(
       'horse_id', ru.horse_id, 'tab_number', ru.tab_number, 'horse_name', (select h.name from horses h where h.id = ru.horse_id),
       'jockey_id', ru.jockey_id, 'jockey', (select j.name from jockeys j where j.id = ru.jockey_id),
@@ -52,31 +23,7 @@ function raceCardJson(raceId: SQL): SQL {
     where ru.race_id = ${raceId})`;
 }
 
-const horseSchema = z.object({
-  id: pgInt,
-  name: z.string(),
-  country: z.string(),
-  foaling_year: pgInt,
-  sex: z.string(),
-  sire: z.string(),
-  dam: z.string(),
-});
-export type Horse = z.output<typeof horseSchema>;
-
-const trialRunSchema = z.object({
-  date: pgDate,
-  course: z.string(),
-  heat_number: pgInt,
-  distance: pgInt,
-  jockey: z.string().nullable(),
-  barrier: pgInt,
-  finishing_position: pgInt,
-  margin: pgNumeric,
-  time_seconds: pgNumeric,
-});
-export type TrialRun = z.output<typeof trialRunSchema>;
-
-const raceCardRunnerSchema = z.object({
+export const raceCardRunnerSchema = z.object({
   horse_id: pgInt,
   tab_number: pgInt,
   horse_name: z.string(),
@@ -92,113 +39,6 @@ const raceCardRunnerSchema = z.object({
   scratched: z.boolean(),
 });
 export type RaceCardRunner = z.output<typeof raceCardRunnerSchema>;
-
-const toolbarMeetingSchema = z.object({ meeting_id: pgInt, meeting_name: z.string() });
-type ToolbarMeeting = z.output<typeof toolbarMeetingSchema>;
-
-const toolbarRaceSchema = z.object({ race_id: pgInt, race_number: pgInt, race_name: z.string(), distance: pgInt, class_level: z.string() });
-type ToolbarRace = z.output<typeof toolbarRaceSchema>;
-
-/** The runner page's one row. */
-const runnerPageRow = z.object({
-  horse: horseSchema.nullable(),
-  runs: z.array(runSchema),
-  trial_runs: z.array(trialRunSchema),
-  selected_date: pgDate.nullable(),
-  selected_meeting_id: pgInt.nullable(),
-  selected_race_id: pgInt.nullable(),
-  date_meetings: z.array(toolbarMeetingSchema),
-  meeting_races: z.array(toolbarRaceSchema),
-  selected_race_runners: z.array(raceCardRunnerSchema),
-});
-export type RunnerPageData = z.output<typeof runnerPageRow>;
-
-export interface RunnerPageQuery {
-  horseId: number;
-  date?: string;
-  meetingId?: number;
-  raceId?: number;
-}
-
-/**
- * The runner page in one statement: horse, runs, trials, and the toolbar. The toolbar's race is
- * the `race` asked for; else the horse's run on `date`; else (no date) its latest run. Its meeting
- * and date follow from the race; without a race, the `meeting` asked for or the date's first one.
- */
-export function runnerPage(db: RacingReads, q: RunnerPageQuery): Promise<RunnerPageData> {
-  return selectOne(db, typedSql('the runner page', runnerPageRow, runnerPageSql(q)));
-}
-
-/** The runner page's statement (exported for the benchmark, which runs the same SQL in psql). */
-export function runnerPageSql(q: RunnerPageQuery): SQL {
-  const date = q.date ?? null;
-  return sql`with
-    runs as (${runsOf(sql`ru.horse_id = ${q.horseId}`)}),
-    sel_race as (select coalesce(
-      (select ra.id from races ra join meetings m on m.id = ra.meeting_id
-        where ra.id = ${q.raceId ?? null}::int and (${date}::date is null or m.date = ${date}::date)
-          and (${q.meetingId ?? null}::int is null or m.id = ${q.meetingId ?? null}::int)),
-      (select race_id from runs where date = ${date}::text
-        and (${q.meetingId ?? null}::int is null or meeting_id = ${q.meetingId ?? null}::int) order by race_number limit 1),
-      (select race_id from runs where ${date}::date is null order by date desc, race_number desc limit 1)
-    ) as id),
-    sel_meeting as (select coalesce(
-      (select meeting_id from races where id = (select id from sel_race)),
-      (select m.id from meetings m where m.id = ${q.meetingId ?? null}::int and m.date = ${date}::date and not m.is_trial),
-      (select m.id from meetings m join courses co on co.id = m.course_id
-        where m.date = ${date}::date and not m.is_trial order by co.name, m.id limit 1)
-    ) as id),
-    sel_date as (select coalesce((select date from meetings where id = (select id from sel_meeting)), ${date}::date) as date)
-    select
-      (select row_to_json(x) from (select id, name, country, foaling_year, sex, sire, dam from horses where id = ${q.horseId}) x) as horse,
-      (select coalesce(json_agg(runs), '[]'::json) from runs) as runs,
-      (select coalesce(json_agg(x), '[]'::json) from (
-        select m.date::text as date, co.name as course, tr.heat_number, tr.distance, j.name as jockey, tr.barrier,
-               tr.finishing_position, tr.margin, tr.time_seconds
-        from trial_runs tr join meetings m on m.id = tr.meeting_id join courses co on co.id = m.course_id
-        left join jockeys j on j.id = tr.jockey_id
-        where tr.horse_id = ${q.horseId} order by m.date desc, tr.heat_number desc limit 50) x) as trial_runs,
-      (select date::text from sel_date) as selected_date,
-      (select id from sel_meeting) as selected_meeting_id,
-      (select id from sel_race) as selected_race_id,
-      (select coalesce(json_agg(x order by x.meeting_name, x.meeting_id), '[]'::json) from (
-        select m.id as meeting_id, co.name as meeting_name from meetings m join courses co on co.id = m.course_id
-        where m.date = (select date from sel_date) and not m.is_trial) x) as date_meetings,
-      (select coalesce(json_agg(x order by x.race_number), '[]'::json) from (
-        select id as race_id, race_number, name as race_name, distance, class as class_level
-        from races where meeting_id = (select id from sel_meeting)) x) as meeting_races,
-      ${raceCardJson(sql`(select id from sel_race)`)} as selected_race_runners`;
-}
-
-const SALE_COLUMNS = {
-  sale_name: sales.saleName,
-  lot: sales.lot,
-  sale_date: sales.saleDate,
-  price: sales.price,
-  vendor: sales.vendor,
-  purchaser: sales.purchaser,
-};
-export type Sale = { [K in keyof typeof SALE_COLUMNS]: (typeof SALE_COLUMNS)[K]['_']['data'] };
-
-const salesOrder = [desc(sales.saleDate), desc(sales.id)];
-
-/** The sales statement (for the benchmark, which runs the same SQL in psql). */
-export function salesSql(horseId: number): SQL {
-  return new QueryBuilder()
-    .select(SALE_COLUMNS)
-    .from(sales)
-    .where(eq(sales.horseId, horseId))
-    .orderBy(...salesOrder)
-    .getSQL();
-}
-
-export function salesOf(db: RacingReads, horseId: number): Promise<Sale[]> {
-  return db
-    .select(SALE_COLUMNS)
-    .from(sales)
-    .where(eq(sales.horseId, horseId))
-    .orderBy(...salesOrder);
-}
 
 export type PersonKind = 'jockey' | 'trainer';
 

@@ -1,3 +1,4 @@
+import { type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { pgDate, pgInt, pgNumeric } from '#shared/pg.ts';
 
@@ -69,3 +70,31 @@ export const runSchema = z.object({
   field_size: pgInt,
   last_600: pgNumeric.nullable(),
 }) satisfies z.ZodType<Run>;
+
+/** The columns of a run, over `ru` (runners) joined as below. */
+const RUN_COLUMNS = sql`
+  ru.race_id, m.date::text as date, m.id as meeting_id, co.name as course, co.country,
+  ra.race_number, ra.name as race_name, ra.distance, ra.class as class_level, ra.race_type, ra.track_condition,
+  ru.horse_id, (select h.name from horses h where h.id = ru.horse_id) as horse,
+  ru.jockey_id, (select j.name from jockeys j where j.id = ru.jockey_id) as jockey,
+  ru.trainer_id, (select t.name from trainers t where t.id = ru.trainer_id) as trainer,
+  ru.tab_number, ru.barrier, ru.weight, ru.starting_price, ru.finishing_position, ru.margin,
+  (select count(*) from runners f where f.race_id = ru.race_id and not f.scratched)::int as field_size,
+  (select st.time_seconds from sectional_times st where st.runner_id = ru.id and st.segment = 'L600' limit 1) as last_600`;
+
+// The horse's, jockey's and trainer's names are looked up by key (scalar subqueries) rather than
+// joined: the planner's join search grows steeply with each joined table, and for the few hundred
+// rows of a page its planning, not its execution, was most of the statement's time.
+const RUN_JOINS = sql`
+  from runners ru
+  join races ra on ra.id = ru.race_id
+  join meetings m on m.id = ra.meeting_id
+  join courses co on co.id = m.course_id`;
+
+/** Runs (scratchings left out), latest first, at most MAX_RUNS. */
+export function runsOf(filter: SQL): SQL {
+  return sql`select ${RUN_COLUMNS} ${RUN_JOINS}
+    where ${filter} and not ru.scratched
+    order by m.date desc, ra.race_number desc, ru.race_id desc
+    limit ${MAX_RUNS}`;
+}

@@ -2,14 +2,15 @@ import { Hono } from 'hono';
 import type { FormEnv } from '../context.ts';
 import { signedIn } from '../guards.ts';
 import { racingToday } from '../config.ts';
-import { type SalesLookup, salesRequest } from '../data.ts';
+import { runnerPartsRequest } from '../data.ts';
 import { BadParams, parseDate, parseId, parseTab } from '../params.ts';
-import { latestWinner, runnerPage } from '../queries.ts';
+import { latestWinner } from '../queries.ts';
+import type { SalesSql } from '../runner-page.ts';
 import { computeStats } from '../stats.ts';
 import { badRequestPage, errorPage, notFoundPage } from '../views/render.tsx';
 import { RunnerPage } from '../views/runner.tsx';
 
-export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
+export function runnerRoutes(options: { salesSql?: SalesSql } = {}) {
   const runner = new Hono<FormEnv>();
 
   runner.get('/', signedIn, async (c) => {
@@ -30,16 +31,8 @@ export function runnerRoutes(options: { salesLookup?: SalesLookup } = {}) {
     const meetingId = bad.optional('meeting', c.req.query('meeting'), parseId, 'a meeting id (a whole number from 1)');
     if (bad.problems.length > 0 || horseId === undefined) return badRequestPage(c, bad.problems);
 
-    const { cache, racing } = c.var;
-    // Both looked up in the cache at once; on a miss both are read at once (two HTTP reads in parallel).
-    const [data, sales] = await cache.getAll([
-      {
-        kind: 'runner_page',
-        parts: { horse: horseId, date, meeting: meetingId, race: raceId },
-        load: () => runnerPage(racing, { horseId, date, meetingId, raceId }),
-      },
-      salesRequest(c, horseId, options.salesLookup),
-    ] as const);
+    // Page data and sales: one cache entry; on a first view, one statement (runner-page.ts).
+    const { page: data, sales } = await c.var.cache.getParts(runnerPartsRequest(c, { horseId, date, meetingId, raceId }, options.salesSql));
     const horse = data.horse;
     if (!horse) return notFoundPage(c, 'Horse', horseId);
     return c.html(<RunnerPage data={{ ...data, horse }} stats={computeStats(data.runs)} sales={sales} activeTab={tab} />);

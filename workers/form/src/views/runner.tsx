@@ -1,5 +1,6 @@
 import type { Tab } from '../params.ts';
-import type { RaceCardRunner, RunnerPageData, Sale, TrialRun } from '../queries.ts';
+import type { RaceCardRunner } from '../queries.ts';
+import type { RunnerPageData, Sale, TrialRun } from '../runner-page.ts';
 import type { FormStats } from '../stats.ts';
 import { Layout } from './layout.tsx';
 import { DataTable, FormTabs, jockeyLink, trainerLink } from './form-parts.tsx';
