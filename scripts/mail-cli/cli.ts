@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError, EXIT, MailClient, defaultSessionFile, readSessionFile, usageError } from './client.ts';
-import { COMMANDS, type Command, type Context } from './commands.ts';
+import type { Command, Context } from './command.ts';
+import { COMMANDS } from './commands.ts';
 
 /** What the command line reads and writes: the process's own in main.ts, a recording in tests. */
 export interface CliIo {

@@ -1,5 +1,5 @@
 import { CliError, EXIT, usageError } from './client.ts';
-import type { Command, Context } from './commands.ts';
+import type { Command, Context } from './command.ts';
 
 /**
  * `rules`: what each category does to new mail (GET/PUT /api/rules), tried before it is trusted

@@ -1,5 +1,5 @@
 import { CliError, EXIT, usageError } from './client.ts';
-import type { Command } from './commands.ts';
+import type { Command } from './command.ts';
 
 /**
  * `senders`: who fills the Inbox (GET /api/senders), by volume or by how little is read;
