@@ -8,7 +8,7 @@ import {
   type SYNC_RUN_STATUSES,
 } from '#d1/migrate/schema.ts';
 import type { MigrateDb } from '../context.ts';
-import { parseMappingDocument } from '../engine/plan.ts';
+import { parseMappingDocument } from '../engine/index.ts';
 import type { ForeignKey, MappingDocument, RunState } from '../engine/types.ts';
 import { asForeignKey, latestSchemaFile } from '../wizard-sessions.ts';
 
