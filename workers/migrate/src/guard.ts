@@ -1,9 +1,15 @@
 import type { MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
-import { derivedKey, fromBase64Url, randomBytes, toBase64Url, utf8 } from '#shared/crypto.ts';
+import {
+  type AntiForgeryOptions,
+  antiForgeryToken as tokenOf,
+  checkAntiForgery,
+  formNonce,
+  issueFormNonce,
+  type NonceCookie,
+} from '#shared/anti-forgery.ts';
 import { type Access as SharedAccess, defineGuard } from '#shared/guard.ts';
 import { HttpError } from '#shared/http-error.ts';
-import type { MigrateContext, MigrateEnv, Role } from './context.ts';
+import type { MigrateEnv, Role } from './context.ts';
 import { checkSession } from './session.ts';
 
 /**
@@ -23,51 +29,36 @@ const ALLOWED: Record<Exclude<Access, 'anonymous'>, readonly Role[]> = {
   admin: ['Admin'],
 };
 
-export const CSRF_COOKIE = 'migrate_csrf';
+const CSRF_COOKIE: NonceCookie = { name: 'migrate_csrf', path: '/', sameSite: 'Lax' };
 export const CSRF_FIELD = '__RequestVerificationToken';
 export const CSRF_HEADER = 'RequestVerificationToken';
-
-const csrfKey = (secret: string) =>
-  derivedKey(secret, 'migrate-anti-forgery', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign', 'verify']);
+const CSRF_PURPOSE = 'migrate-anti-forgery';
 
 /**
- * Anti-forgery (double submit): a random nonce in an HttpOnly cookie, its HMAC in every form
- * (`__RequestVerificationToken`) and in the pages' meta tag for scripts (`RequestVerificationToken`
- * header). Sets `c.var.csrfToken` for the response, creating the nonce when missing.
+ * Anti-forgery, the shared mechanism (workers/shared/anti-forgery.ts): the same-origin check, and
+ * a token bound to this browser: the HMAC of a random nonce kept in an HttpOnly cookie (the sign-in
+ * form has it before any session), in every form (`__RequestVerificationToken`) and in the pages'
+ * meta tag for scripts (`RequestVerificationToken` header). Sets `c.var.csrfToken` for the
+ * response, creating the nonce when missing.
  */
 export function antiForgeryToken(): MiddlewareHandler<MigrateEnv> {
   return async (c, next) => {
-    let nonce = getCookie(c, CSRF_COOKIE);
-    if (!nonce || !/^[A-Za-z0-9_-]{32}$/.test(nonce)) {
-      nonce = toBase64Url(randomBytes(24));
-      setCookie(c, CSRF_COOKIE, nonce, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
-    }
-    const mac = await crypto.subtle.sign('HMAC', await csrfKey(c.var.config.SESSION_SECRET), utf8(nonce));
-    c.set('csrfToken', toBase64Url(new Uint8Array(mac)));
+    const nonce = issueFormNonce(c, CSRF_COOKIE, true);
+    c.set('csrfToken', await tokenOf(c.var.config.SESSION_SECRET, CSRF_PURPOSE, nonce));
     await next();
   };
 }
 
-async function antiForgeryValid(c: MigrateContext): Promise<boolean> {
-  const origin = c.req.header('origin');
-  // A browser names the page that sent the request: another origin is a forged post whatever it carries.
-  if (origin && origin !== new URL(c.req.url).origin) return false;
-  if (!origin && c.req.header('sec-fetch-site') === 'cross-site') return false;
-  const nonce = getCookie(c, CSRF_COOKIE);
-  if (!nonce || !/^[A-Za-z0-9_-]{32}$/.test(nonce)) return false;
-  let submitted = c.req.header(CSRF_HEADER);
-  if (!submitted) {
-    const type = c.req.header('content-type') ?? '';
-    if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
-      const form = await c.req.parseBody({ all: true }).catch(() => undefined);
-      const value = form?.[CSRF_FIELD];
-      submitted = typeof value === 'string' ? value : undefined;
-    }
-  }
-  const mac = submitted && submitted.length < 100 ? fromBase64Url(submitted) : null;
-  if (!mac || mac.length !== 32) return false;
-  return crypto.subtle.verify('HMAC', await csrfKey(c.var.config.SESSION_SECRET), mac, utf8(nonce));
-}
+const migrateAntiForgery: Omit<AntiForgeryOptions<MigrateEnv>, 'refuse'> = {
+  token: {
+    purpose: CSRF_PURPOSE,
+    secret: (c) => c.var.config.SESSION_SECRET,
+    binding: (c) => formNonce(c, CSRF_COOKIE),
+    field: CSRF_FIELD,
+    header: CSRF_HEADER,
+    formAll: true,
+  },
+};
 
 function makeGuard(access: Access, antiForgery: boolean, json: boolean): MiddlewareHandler<MigrateEnv> {
   // Every caller of this app is a browser: signed in by the session cookie, or signing in.
@@ -81,7 +72,7 @@ function makeGuard(access: Access, antiForgery: boolean, json: boolean): Middlew
         return c.redirect(session.reason ? `/Account/Login?reason=${session.reason}` : '/Account/Login', 302);
       c.set('user', session.user);
     }
-    if (antiForgery && !(await antiForgeryValid(c))) {
+    if (antiForgery && (await checkAntiForgery(c, migrateAntiForgery))) {
       throw new HttpError(
         403,
         'antiforgery_failed',
