@@ -2,7 +2,19 @@ import { exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditLog, sites, users } from '#d1/auth/schema.ts';
-import { adminCookie, codeFor, createAccount, db, ORIGIN, page, post, signInToDashboard, type TestAccount, type Tokens } from './helpers';
+import {
+  adminCookie,
+  codeFor,
+  createAccount,
+  dashboardToken,
+  db,
+  ORIGIN,
+  page,
+  post,
+  signInToDashboard,
+  type TestAccount,
+  type Tokens,
+} from './helpers';
 
 describe('admin dashboard', () => {
   it('sends the signed-out to the login page', async () => {
@@ -50,6 +62,22 @@ describe('admin dashboard', () => {
       form: { site_name: 'x', site_url: 'https://x.example' },
     });
     expect(res.status).toBe(403);
+  });
+
+  it('refuses an administrator form without its session token, or with another session one', async () => {
+    const { cookie } = await adminCookie();
+    const { cookie: otherCookie } = await adminCookie();
+    const html = await (await page('/admin/', { cookie })).text();
+    const shown = /name="csrf_token" value="([\w-]+)"/.exec(html)?.[1];
+    expect(shown).toBe(await dashboardToken(cookie.split('=')[1]!));
+    const otherToken = await dashboardToken(otherCookie.split('=')[1]!);
+    for (const csrf_token of ['', otherToken, `${shown!.slice(0, -2)}AA`]) {
+      const name = `Forged ${csrf_token.length} ${Math.random()}`;
+      const res = await page('/admin/sites/', { cookie, form: { site_name: name, site_url: 'https://x.example', csrf_token } });
+      expect(res.status, csrf_token).toBe(403);
+      expect(await res.text()).toBe('Forbidden');
+      expect(await db().select().from(sites).where(eq(sites.siteName, name))).toEqual([]);
+    }
   });
 
   it('registers, edits and deletes a site, audited, and the site works for logins', async () => {

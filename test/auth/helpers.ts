@@ -3,7 +3,8 @@ import { drizzle } from 'drizzle-orm/d1';
 import { expect } from 'vitest';
 import * as schema from '#d1/auth/schema.ts';
 import { encryptTotpSecret, hashBackupCode, stepAt, totpAt } from '../../workers/auth/src/totp';
-import { fromBase32 } from '#shared/crypto.ts';
+import { antiForgeryToken } from '#shared/anti-forgery.ts';
+import { fromBase32, sha256Hex } from '#shared/crypto.ts';
 import { hashPassword } from '../../workers/auth/src/passwords';
 
 export const CLIENT_SECRET = 'test-client-secret';
@@ -117,19 +118,28 @@ export async function signIn(account: TestAccount, options: { site?: string; off
 /** A dashboard page: GET, or a same-origin form POST when `form` is given. */
 export const ORIGIN = 'https://auth.test';
 
-export function page(path: string, init: { form?: Record<string, string>; cookie?: string; origin?: string; ip?: string } = {}) {
+export async function page(path: string, init: { form?: Record<string, string>; cookie?: string; origin?: string; ip?: string } = {}) {
   const headers: Record<string, string> = { 'cf-connecting-ip': init.ip ?? uniqueIp() };
   if (init.cookie) headers.cookie = init.cookie;
-  if (init.form) {
+  let form = init.form;
+  if (form) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
     headers.origin = init.origin ?? ORIGIN;
+    // The session's anti-forgery token, as the dashboard's pages put it in their forms.
+    const session = /(?:^|; )__Host-auth_dashboard=([\w-]+)/.exec(init.cookie ?? '')?.[1];
+    if (session && !('csrf_token' in form)) form = { ...form, csrf_token: await dashboardToken(session) };
   }
   return exports.default.fetch(`${ORIGIN}${path}`, {
-    method: init.form ? 'POST' : 'GET',
+    method: form ? 'POST' : 'GET',
     headers,
-    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+    body: form ? new URLSearchParams(form).toString() : undefined,
     redirect: 'manual',
   });
+}
+
+/** The anti-forgery token of a dashboard session (its cookie's value). */
+export async function dashboardToken(sessionId: string): Promise<string> {
+  return antiForgeryToken(env.AUTH_TOKEN_SECRET, 'auth-dashboard-csrf', await sha256Hex(sessionId));
 }
 
 export async function signInToDashboard(account: TestAccount, offsetSteps = 0): Promise<Response> {

@@ -8,7 +8,7 @@ import { createAccount, storeEnrolment } from '../../accounts-admin.ts';
 import { audit } from '../../audit.ts';
 import { enrol, qrSvg, type Enrolment } from '../../enrolment.ts';
 import { hashPassword } from '../../passwords.ts';
-import { badRequest, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
+import { badRequest, CsrfField, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
 import { adminForm, adminPage } from './session.tsx';
 import { text } from '#shared/text.ts';
 
@@ -41,12 +41,14 @@ accountRoutes.get('/admin/accounts/', adminPage, async (c) => {
               <td>
                 {user.totpSecret ? 'enrolled' : 'not enrolled'}
                 <form method="post" action={`/admin/accounts/${user.id}/enrol/`}>
+                  <CsrfField c={c} />
                   <button type="submit">{user.totpSecret ? 'Re-enrol' : 'Enrol'}</button>
                 </form>
               </td>
               <td>
                 {user.isActive ? 'active' : 'deactivated'}
                 <form method="post" action={`/admin/accounts/${user.id}/active/`}>
+                  <CsrfField c={c} />
                   <input type="hidden" name="active" value={user.isActive ? 'false' : 'true'} />
                   <button type="submit">{user.isActive ? 'Deactivate' : 'Activate'}</button>
                 </form>
@@ -58,6 +60,7 @@ accountRoutes.get('/admin/accounts/', adminPage, async (c) => {
       <h2>Create an account</h2>
       <p>The account is enrolled in two-factor authentication at once: the next page shows its authenticator QR code and backup codes.</p>
       <form method="post" action="/admin/accounts/">
+        <CsrfField c={c} />
         <label>
           E-mail <input name="email" type="email" required />
         </label>
@@ -82,6 +85,7 @@ accountRoutes.get('/admin/accounts/', adminPage, async (c) => {
       </form>
       <h2>Set a password and role for one site</h2>
       <form method="post" action="/admin/credentials/">
+        <CsrfField c={c} />
         <label>
           Account e-mail <input name="email" type="email" required />
         </label>

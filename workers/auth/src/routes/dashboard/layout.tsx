@@ -7,7 +7,11 @@ import type { User } from '../../accounts.ts';
 import type { AuthEnv } from '../../context.ts';
 
 /** Sites and accounts for administrators, behind the same two-step login as the API. */
-export type DashboardEnv = { Bindings: AuthEnv['Bindings']; Variables: AuthEnv['Variables'] & { admin: User } };
+export type DashboardEnv = {
+  Bindings: AuthEnv['Bindings'];
+  /** The administrator, their session id's hash and its anti-forgery token (set by the admin guards). */
+  Variables: AuthEnv['Variables'] & { admin: User; dashboardSession: string; csrfToken: string };
+};
 
 // The dashboard's look, inline (the service's page policy allows inline style; it serves no
 // stylesheet of its own), after the shared structural rules.
@@ -48,6 +52,9 @@ export function Page(props: { title: string; admin?: User; styles?: string[]; sc
     </PageShell>
   );
 }
+
+/** The session's anti-forgery token, a hidden field of every administrator's form. */
+export const CsrfField = (props: { c: Context<DashboardEnv> }) => <input type="hidden" name="csrf_token" value={props.c.var.csrfToken} />;
 
 export async function form(c: Context<DashboardEnv>): Promise<Record<string, string>> {
   const body = await c.req.parseBody();

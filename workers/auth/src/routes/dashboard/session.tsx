@@ -1,8 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
-import { csrf } from 'hono/csrf';
 import { credentials, users } from '#d1/auth/schema.ts';
+import { antiForgery, antiForgeryToken } from '#shared/anti-forgery.ts';
 import { limitBody } from '#shared/body.ts';
 import { sha256Hex } from '#shared/crypto.ts';
 import { anonymous, defineGuard } from '#shared/guard.ts';
@@ -17,9 +17,13 @@ import { form, Page, type DashboardEnv } from './layout.tsx';
 export const session = new Hono<DashboardEnv>();
 
 const DASHBOARD_BODY_BYTES = 16 * 1024;
-/** Every form post: refused from another origin (hono/csrf), then read through a byte cap. */
+/**
+ * Every form post: refused from another site (the shared anti-forgery check,
+ * workers/shared/anti-forgery.ts; a post naming no source at all is refused too), then read through
+ * a byte cap.
+ */
 const formChecks: MiddlewareHandler<DashboardEnv>[] = [
-  csrf(),
+  antiForgery<DashboardEnv>({ requireSource: true, refuse: (c) => c.text('Forbidden', 403) }),
   limitBody<DashboardEnv>(DASHBOARD_BODY_BYTES, (c) => c.text(`The form is larger than ${DASHBOARD_BODY_BYTES} bytes.`, 413)),
 ];
 
@@ -147,6 +151,8 @@ const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
     const [admin] = await c.var.db.select().from(users).where(eq(users.id, session.profile.userId)).limit(1);
     if (admin?.isActive && admin.role === 'admin' && (await passwordTag(c, admin.id)) === session.profile.passwordTag) {
       c.set('admin', admin);
+      c.set('dashboardSession', session.idHash);
+      c.set('csrfToken', await antiForgeryToken(c.var.config.AUTH_TOKEN_SECRET, CSRF_PURPOSE, session.idHash));
       return next();
     }
   }
@@ -156,8 +162,25 @@ const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
 /** The dashboard's pages (GET): a signed-in administrator's session, else to the sign-in form. */
 export const adminPage = defineGuard<DashboardEnv, AuthAccess>({ access: 'admin', browserSession: true }, requireAdmin);
 
-/** The dashboard's forms (POST): the form checks, then an administrator's session. */
+/** The purpose of the dashboard session's anti-forgery tokens (their key's label). */
+const CSRF_PURPOSE = 'auth-dashboard-csrf';
+
+/**
+ * The administrator's forms also carry the session's token (`csrf_token`, an HMAC of the session
+ * id's hash; workers/shared/anti-forgery.ts): 403 `Forbidden` without it or with another's.
+ */
+const sessionToken = antiForgery<DashboardEnv>({
+  token: {
+    purpose: CSRF_PURPOSE,
+    secret: (c) => c.var.config.AUTH_TOKEN_SECRET,
+    binding: (c) => c.var.dashboardSession,
+    field: 'csrf_token',
+  },
+  refuse: (c) => c.text('Forbidden', 403),
+});
+
+/** The dashboard's forms (POST): the form checks, an administrator's session, then its token. */
 export const adminForm = defineGuard<DashboardEnv, AuthAccess>(
   { access: 'admin', antiForgery: true, browserSession: true },
-  every(...formChecks, requireAdmin),
+  every(...formChecks, requireAdmin, sessionToken),
 );

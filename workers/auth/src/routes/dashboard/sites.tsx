@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { sites } from '#d1/auth/schema.ts';
 import { siteRoles } from '../../accounts.ts';
 import { audit } from '../../audit.ts';
-import { badRequest, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
+import { badRequest, CsrfField, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
 import { adminForm, adminPage } from './session.tsx';
 import { text } from '#shared/text.ts';
 
@@ -31,6 +31,7 @@ siteRoutes.get('/admin/', adminPage, async (c) => {
               </td>
               <td>
                 <form method="post" action={`/admin/sites/${site.id}/`}>
+                  <CsrfField c={c} />
                   <input name="site_url" value={site.siteUrl} aria-label="site address" size={36} />{' '}
                   <input name="roles" value={(siteRoles(site) ?? []).join(', ')} placeholder="global roles" aria-label="roles" />{' '}
                   <button type="submit">Save</button>
@@ -38,6 +39,7 @@ siteRoutes.get('/admin/', adminPage, async (c) => {
               </td>
               <td>
                 <form method="post" action={`/admin/sites/${site.id}/delete/`}>
+                  <CsrfField c={c} />
                   <button type="submit">Delete</button>
                 </form>
               </td>
@@ -47,6 +49,7 @@ siteRoutes.get('/admin/', adminPage, async (c) => {
       </table>
       <h2>Register a site</h2>
       <form method="post" action="/admin/sites/">
+        <CsrfField c={c} />
         <label>
           Site name <input name="site_name" required maxlength={200} />
         </label>
