@@ -14,14 +14,14 @@ const PUBLIC_MODULES = new Set([
   'workers/migrate/src/jobs/migration.ts',
   'workers/migrate/src/jobs/discipline-repair.ts',
   'workers/migrate/src/jobs/imports.ts',
+  'workers/mail/src/mailbox/index.ts',
 ]);
-
-/** Objects that still reach into their service's modules, until that service defines a public module for them. */
-const NOT_YET_MOVED = new Set(['durable-objects/mail-user-context.ts']);
 
 /** The job objects' bindings, and the one module of the service that may use them. */
 const JOB_BINDINGS = ['MIGRATION_JOB', 'DISCIPLINE_REPAIR_JOB', 'IMPORT_JOB'];
 const STUBS = 'workers/migrate/src/jobs/stubs.ts';
+/** The mail service's one way to its mailbox objects (binding MAILBOX). */
+const MAIL_STUBS = 'workers/mail/src/context.ts';
 
 const SPECIFIER = /(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g;
 
@@ -82,10 +82,8 @@ describe('imports of the Durable Objects', () => {
         'durable-objects/import-job.ts',
       ]),
     );
-    for (const file of NOT_YET_MOVED) expect(files).toContain(file);
-    const deep = files
-      .filter((file) => !NOT_YET_MOVED.has(file))
-      .flatMap((file) => deepImports(file, readFileSync(join(ROOT, file), 'utf8')));
+    expect(files).toContain('durable-objects/mail-user-context.ts');
+    const deep = files.flatMap((file) => deepImports(file, readFileSync(join(ROOT, file), 'utf8')));
     expect(deep).toEqual([]);
     for (const module of PUBLIC_MODULES) expect(() => readFileSync(join(ROOT, module))).not.toThrow();
   });
@@ -100,5 +98,17 @@ describe('imports of the Durable Objects', () => {
     expect(uses).toEqual([]);
     const stubs = readFileSync(join(ROOT, STUBS), 'utf8');
     for (const binding of JOB_BINDINGS) expect(stubs).toContain(`env.${binding}.get(env.${binding}.idFromName(`);
+  });
+
+  it("are reached by the mail service through its mailbox stub only, and the object's module is only exported", () => {
+    const files = sourceFiles('workers/mail/src');
+    const uses = files.filter((file) => file !== MAIL_STUBS && /\.MAILBOX\b/.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(uses).toEqual([]);
+    expect(readFileSync(join(ROOT, MAIL_STUBS), 'utf8')).toContain('env.MAILBOX.get(env.MAILBOX.idFromName(');
+    // the service's types live in the service: the object's module is named only where the Worker exports its class
+    const naming = files.filter((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(SPECIFIER)].some(([, specifier]) => specifier!.endsWith('/mail-user-context.ts')),
+    );
+    expect(naming).toEqual(['workers/mail/src/index.ts']);
   });
 });

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { MailboxAccount } from '#durable-objects/mail-user-context.ts';
+import type { MailboxAccount } from './mailbox/tokens.ts';
 import { isLoopback } from './config.ts';
 import { type MailEnv, mailboxStub, publicBase } from './context.ts';
 import { graphHttpError } from './graph/client.ts';

@@ -3,7 +3,7 @@ import { anonymous } from '#shared/guard.ts';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { subscriptions } from '#d1/mail/schema.ts';
-import { type MailboxNotification, announcesNewMessage } from '#durable-objects/mail-user-context.ts';
+import { type MailboxNotification, announcesNewMessage } from '../mailbox/notifications.ts';
 import { secretsEqual, sha256Hex } from '#shared/crypto.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { addressThrottle, clientAddress } from '#shared/throttle.ts';
