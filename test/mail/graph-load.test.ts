@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMailApp } from '../../workers/mail/src/app';
 import { SharedReads } from '../../workers/mail/src/graph/reads';
-import { Semaphore, SlotsBusy } from '../../workers/mail/src/graph/transport';
+import { type GraphRequest, type GraphResult, Semaphore, SlotsBusy } from '../../workers/mail/src/graph/transport';
 import { BASE, type StandinMailbox, type TestSession, connectedMailbox, control, mailbox, pumpWebhooks, send } from './helpers';
 
 /**
@@ -104,6 +104,49 @@ describe('50 concurrent readers of one mailbox', () => {
     const log = await graphLog(box);
     expect(log.highWater).toBeLessThanOrEqual(4);
     expect(log.requests.filter((r) => r.path.startsWith('/v1.0/me/messages/')).length).toBe(60 - busy.length);
+  });
+
+  it('Graph throttling: readers who joined a throttled call get their own retries, and are answered', async () => {
+    const { items } = (await (await read('/api/emails/inbox?top=5', session.cookie)).json()) as List;
+    const path = `/api/email/${encodeURIComponent(items[0]!.id)}`;
+    await control(box, 'DELETE', '/log');
+    // Graph refuses the message's next 4 calls (429, Retry-After: 1): all of the first reader's
+    // attempts (1 + GRAPH_MAX_RETRIES 3), then it serves the message.
+    await control(box, 'POST', '/faults', { status: 429, retryAfter: 1, count: 4, pathPrefix: '/v1.0/me/messages/', method: 'GET' });
+    const first = read(path, session.cookie);
+    // 49 more arrive while that call waits out its Retry-After: they join it, and it ends throttled
+    // with their own retries (and deadline) barely begun
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const rest = await Promise.all(Array.from({ length: 49 }, () => read(path, session.cookie)));
+    const alone = await first;
+    // the first reader had all its retries refused, as it would have alone
+    expect(alone.status).toBe(502);
+    expect(await alone.json()).toMatchObject({ error: 'graph_unavailable', graph_status: 429 });
+    expect(rest.map((r) => r.status)).toEqual(Array(49).fill(200));
+    const log = await graphLog(box);
+    const calls = log.requests.filter((r) => r.path.startsWith('/v1.0/me/messages/'));
+    // 4 refused, then one call for the 49 (a second only if one straggled past the cache)
+    expect(calls.filter((r) => r.status === 429)).toHaveLength(4);
+    expect(calls.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(calls.filter((r) => r.status === 200).length).toBeLessThanOrEqual(2);
+    expect(log.highWater).toBeLessThanOrEqual(4);
+  });
+
+  it("Graph's Retry-After holds every call of the mailbox: a read sent meanwhile waits it out instead of being refused", async () => {
+    const { items } = (await (await read('/api/emails/inbox?top=5', session.cookie)).json()) as List;
+    await control(box, 'DELETE', '/log');
+    // Retry-After: 2 (the test project's cap)
+    await control(box, 'POST', '/faults', { status: 429, retryAfter: 2, count: 1, pathPrefix: '/v1.0/me/messages/', method: 'GET' });
+    const throttled = read(`/api/email/${encodeURIComponent(items[1]!.id)}`, session.cookie, 0);
+    await expect.poll(async () => (await graphLog(box)).requests.some((r) => r.status === 429), { interval: 20 }).toBe(true);
+    const started = Date.now();
+    const other = await read(`/api/email/${encodeURIComponent(items[2]!.id)}`, session.cookie, 0);
+    // the other read went to Graph only once the wait was over (it came well inside it), and was not refused
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_200);
+    expect(other.status).toBe(200);
+    expect((await throttled).status).toBe(200);
+    const calls = (await graphLog(box)).requests.filter((r) => r.path.startsWith('/v1.0/me/messages/'));
+    expect(calls.map((r) => r.status).sort()).toEqual([200, 200, 429]);
   });
 });
 
@@ -224,6 +267,62 @@ describe('the shared reads and the slots, alone', () => {
     held();
     (await waiting)();
     (await background)();
-    expect(slots.state).toEqual({ active: 0, activeBackground: 0, waitingReads: 0, waitingBackground: 0 });
+    expect(slots.state).toEqual({ active: 0, activeBackground: 0, waitingReads: 0, waitingBackground: 0, pausedForMs: 0 });
+  });
+
+  it('a pause hands out no slot until it ends; a retry goes first and is not refused for the queue', async () => {
+    const slots = new Semaphore(2);
+    slots.pause(150);
+    const started = Date.now();
+    const order: string[] = [];
+    const fresh = slots.acquire('read', { maxWaitingReads: 1 }).then((release) => (order.push('fresh'), release));
+    // the queue is full while paused (one waiting): a new read is refused, a retry is not
+    await expect(slots.acquire('read', { maxWaitingReads: 1 })).rejects.toMatchObject({ reason: 'queue_full' });
+    const retry = slots.acquire('read', { maxWaitingReads: 1, retry: true }).then((release) => (order.push('retry'), release));
+    expect(slots.state).toMatchObject({ active: 0, waitingReads: 2 });
+    const releases = await Promise.all([retry, fresh]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(order).toEqual(['retry', 'fresh']);
+    for (const release of releases) release();
+    expect(slots.state).toMatchObject({ active: 0, waitingReads: 0, pausedForMs: 0 });
+  });
+
+  it('a caller who joined a throttled call asks again with the retries and time it has left; one there from its start does not', async () => {
+    const reads = new SharedReads();
+    const get = { method: 'GET' as const, path: '/me/messages/b' };
+    const seen: GraphRequest[] = [];
+    let finish: (result: GraphResult) => void = () => {};
+    const call = (request: GraphRequest) => {
+      seen.push(request);
+      return new Promise<GraphResult>((resolve) => {
+        finish = resolve;
+      });
+    };
+    const leader = reads.send(get, call);
+    const early = reads.send(get, call);
+    // the call began, and was first throttled, no earlier than these two came
+    const began = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const late = reads.send(get, call);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // the call's four throttled answers: two before the late caller came, two after
+    const at = [began, began + 1, Date.now() - 5, Date.now()];
+    finish({
+      ok: false,
+      kind: 'unavailable',
+      status: 429,
+      code: 'TooManyRequests',
+      message: 'throttled',
+      retryAfterSeconds: 1,
+      throttled: { at, since: began, deadlineAt: began + 6_000, maxRetries: 3 },
+    });
+    expect(await leader).toMatchObject({ ok: false, status: 429 });
+    expect(await early).toMatchObject({ ok: false, status: 429 });
+    // the late caller asks again, its own: one retry used (its second answer), its deadline from its arrival
+    await expect.poll(() => seen.length).toBe(2);
+    expect(seen[1]).toMatchObject({ path: '/me/messages/b', retriesUsed: 1 });
+    expect(seen[1]!.since).toBeGreaterThanOrEqual(began + 25);
+    finish({ ok: true, status: 200, json: { id: 'b' }, size: 10 });
+    expect(await late).toMatchObject({ ok: true, json: { id: 'b' } });
   });
 });

@@ -9,9 +9,18 @@ const READ_CACHE_MAX_AGE_MS = 30_000;
 
 type Answer = Extract<GraphResult, { ok: true }>;
 
+/** Times a caller asks again after a shared call that ended throttled (each within its own retries and deadline). */
+const MAX_ASKS_AGAIN = 4;
+
 interface Flight {
   generation: number;
   answer: Promise<GraphResult>;
+}
+
+/** The call's answer, and whether this caller started the call (false: it joined one in flight). */
+interface Read {
+  result: GraphResult;
+  led: boolean;
 }
 
 interface Entry {
@@ -31,6 +40,11 @@ interface Entry {
  * - invalidation: every write of the mailbox (any method but GET) and every change notification
  *   drops the cache and detaches the flights in progress, before the write and again after it,
  *   so no answer read before or during a change is served after it.
+ * - its own retries: a caller that joined a call in flight is owed what it would have had alone.
+ *   When the shared call ends throttled (429/503 past its retries or its deadline), a caller that
+ *   joined after some of its throttled answers asks again (leading or joining the next call), with
+ *   the retries it has left and the deadline counted from its own arrival; the mailbox's pause for
+ *   Retry-After (see Semaphore) holds that call until Graph's wait is over.
  *
  * Every caller gets its own copy of a shared answer (structured clone), so none can change another's.
  */
@@ -66,23 +80,47 @@ export class SharedReads {
         this.invalidate();
       }
     }
+    const arrivedAt = Date.now();
+    let own: Pick<GraphRequest, 'since' | 'retriesUsed'> = {};
+    /** Throttled answers this caller has had (its first answer, then its retries). */
+    let answers = 0;
+    for (let asks = 0; ; asks++) {
+      const { result, led } = await this.read(request, call, own);
+      const throttled = result.ok ? undefined : result.throttled;
+      if (led || !throttled || asks >= MAX_ASKS_AGAIN) return structuredClone(result);
+      // A call it joined ended throttled: what this caller would have had alone is the retries
+      // its own answers have not used, until its own deadline.
+      answers += throttled.at.filter((at) => at >= arrivedAt).length;
+      const retriesUsed = Math.max(0, answers - 1);
+      const deadlineAt = arrivedAt + (throttled.deadlineAt - throttled.since);
+      if (retriesUsed >= throttled.maxRetries || Date.now() >= deadlineAt) return structuredClone(result);
+      own = { since: arrivedAt, retriesUsed };
+    }
+  }
+
+  /** One read: from the cache, from a call in flight, or a new call. */
+  private async read(
+    request: GraphRequest,
+    call: (request: GraphRequest) => Promise<GraphResult>,
+    own: Pick<GraphRequest, 'since' | 'retriesUsed'>,
+  ): Promise<Read> {
     const key = `${request.accept ?? 'json'} ${request.path}`;
     const maxAge = Math.min(request.maxAgeMs ?? 0, READ_CACHE_MAX_AGE_MS);
     if (maxAge > 0) {
       const entry = this.cache.get(key);
       if (entry && this.now() - entry.at <= maxAge) {
         this.saved.cached++;
-        return structuredClone(entry.result);
+        return { result: entry.result, led: false };
       }
     }
     const background = request.priority === 'background';
     const joined = this.flights.get(`read ${key}`) ?? (background ? this.flights.get(`background ${key}`) : undefined);
     if (joined) {
       this.saved.joined++;
-      return structuredClone(await joined.answer);
+      return { result: await joined.answer, led: false };
     }
     const flightKey = `${background ? 'background' : 'read'} ${key}`;
-    const flight: Flight = { generation: this.generation, answer: call(request) };
+    const flight: Flight = { generation: this.generation, answer: call({ ...request, ...own }) };
     this.flights.set(flightKey, flight);
     let result: GraphResult;
     try {
@@ -91,7 +129,7 @@ export class SharedReads {
       if (this.flights.get(flightKey) === flight) this.flights.delete(flightKey);
     }
     if (result.ok && maxAge > 0 && request.accept !== 'bytes' && flight.generation === this.generation) this.keep(key, result);
-    return structuredClone(result);
+    return { result, led: true };
   }
 
   private keep(key: string, result: Answer): void {

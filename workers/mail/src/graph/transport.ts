@@ -18,6 +18,14 @@ export interface GraphRequest {
    * (milliseconds; 0 or none: always from Graph). See SharedReads.
    */
   maxAgeMs?: number;
+  /**
+   * Set by the mailbox's shared reads when a caller that joined another's call asks again in its
+   * own right (see SharedReads): when its time began (epoch ms; its deadline is
+   * GRAPH_DEADLINE_MS from then, never later than now) and how many throttled answers it has had
+   * already (they count against its GRAPH_MAX_RETRIES).
+   */
+  since?: number;
+  retriesUsed?: number;
 }
 
 export type GraphFailureKind =
@@ -33,7 +41,31 @@ export type GraphFailureKind =
 export type GraphResult =
   /** `size`: the answer's length in characters (JSON) or bytes. */
   | { ok: true; status: number; json?: unknown; bytes?: ArrayBuffer; contentType?: string; size?: number }
-  | { ok: false; kind: GraphFailureKind; status: number; code: string; message: string; retryAfterSeconds?: number };
+  | {
+      ok: false;
+      kind: GraphFailureKind;
+      status: number;
+      code: string;
+      message: string;
+      retryAfterSeconds?: number;
+      /**
+       * Throttled past the retries or the deadline: when each throttled answer came (epoch ms),
+       * and when the call's time began and ran out, so that a caller who joined the call later
+       * can tell what of its own retries and time it has left (SharedReads).
+       */
+      throttled?: Throttled;
+    };
+
+/** A call throttled past its retries or its deadline (see GraphResult). */
+export interface Throttled {
+  /** When each throttled answer came (epoch ms). */
+  at: number[];
+  /** When the call's time began, and when its deadline fell (epoch ms). */
+  since: number;
+  deadlineAt: number;
+  /** GRAPH_MAX_RETRIES. */
+  maxRetries: number;
+}
 
 /**
  * Whose call it is: `read` (the default) for what a person waits for — a message, a thread, a
@@ -56,6 +88,8 @@ interface SlotBounds {
   maxWaitingReads?: number;
   /** Refused (SlotsBusy) when no slot came free within this many milliseconds. */
   waitMs?: number;
+  /** A retry of a call admitted already: first in its queue, and not refused for the queue's depth. */
+  retry?: boolean;
 }
 
 interface Waiter {
@@ -68,12 +102,18 @@ interface Waiter {
  * most `backgroundLimit` slots at once, so a read never queues behind background work: it waits
  * at most for the reads ahead of it. The wait is bounded (SlotBounds): a caller is refused rather
  * than left hanging behind a queue that cannot drain in time.
+ *
+ * Graph throttles per app and mailbox, so its Retry-After holds for every call of the mailbox:
+ * `pause` hands out no slot until it has passed (a call sent meanwhile would only be refused
+ * again and spend one of its retries).
  */
 export class Semaphore {
   private active = 0;
   private activeBackground = 0;
   private readonly reads: Waiter[] = [];
   private readonly background: Waiter[] = [];
+  private pausedUntil = 0;
+  private resumeTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     private readonly limit: number,
     private readonly backgroundLimit = limit,
@@ -86,7 +126,32 @@ export class Semaphore {
       activeBackground: this.activeBackground,
       waitingReads: this.reads.length,
       waitingBackground: this.background.length,
+      pausedForMs: this.pausedForMs(),
     };
+  }
+
+  /** Milliseconds until the mailbox's calls may go to Graph again (0: now). */
+  pausedForMs(now = Date.now()): number {
+    return Math.max(0, this.pausedUntil - now);
+  }
+
+  /** No slot is handed out for `ms` from now (a longer pause in progress is kept). */
+  pause(ms: number): void {
+    const until = Date.now() + ms;
+    if (until <= this.pausedUntil) return;
+    this.pausedUntil = until;
+    this.resumeAfter(ms);
+  }
+
+  private resumeAfter(ms: number): void {
+    if (this.resumeTimer !== undefined) clearTimeout(this.resumeTimer);
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = undefined;
+      // a timer may fire a little early by the clock
+      const left = this.pausedForMs();
+      if (left > 0) this.resumeAfter(left);
+      else this.dispatch();
+    }, ms);
   }
 
   acquire(priority: GraphPriority = 'read', bounds: SlotBounds = {}): Promise<() => void> {
@@ -95,8 +160,9 @@ export class Semaphore {
     return new Promise((resolve, reject) => {
       if (
         !isBackground &&
+        !bounds.retry &&
         bounds.maxWaitingReads !== undefined &&
-        this.active >= this.limit &&
+        (this.active >= this.limit || this.pausedForMs() > 0) &&
         this.reads.length >= bounds.maxWaitingReads
       ) {
         reject(new SlotsBusy('queue_full'));
@@ -119,7 +185,8 @@ export class Semaphore {
           });
         },
       };
-      queue.push(waiter);
+      if (bounds.retry) queue.unshift(waiter);
+      else queue.push(waiter);
       this.dispatch();
       if (queue.includes(waiter) && bounds.waitMs !== undefined) {
         timer = setTimeout(
@@ -136,6 +203,8 @@ export class Semaphore {
   }
 
   private dispatch(): void {
+    // the pause's timer dispatches again when it ends
+    if (this.pausedForMs() > 0) return;
     while (this.active < this.limit) {
       const next = this.reads.shift() ?? (this.activeBackground < this.backgroundLimit ? this.background.shift() : undefined);
       if (!next) return;
@@ -143,8 +212,6 @@ export class Semaphore {
     }
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Retry-After in seconds (a number or an HTTP date), or undefined. */
 export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
@@ -175,21 +242,30 @@ export interface SendOptions {
 /**
  * Sends one Graph request: a slot from the mailbox's semaphore for each attempt, each attempt
  * bounded by GRAPH_TIMEOUT_MS and all of them by GRAPH_DEADLINE_MS; 429 and 503 are retried after
- * their Retry-After (at most GRAPH_MAX_RETRIES times, each wait capped); one 401 renews the token.
+ * their Retry-After (at most GRAPH_MAX_RETRIES times, each wait capped), which pauses every call
+ * of the mailbox (Semaphore.pause), the retry first in line when it ends; one 401 renews the token.
  */
 export async function sendGraph(request: GraphRequest, { settings, token, slots }: SendOptions): Promise<GraphResult> {
-  const deadline = Date.now() + settings.GRAPH_DEADLINE_MS;
+  const since = Math.min(Date.now(), request.since ?? Date.now());
+  const deadline = since + settings.GRAPH_DEADLINE_MS;
   const url = `${settings.GRAPH_BASE_URL}${request.path}`;
-  let retries = 0;
+  let retries = Math.max(0, Math.min(settings.GRAPH_MAX_RETRIES, request.retriesUsed ?? 0));
   let renewed = false;
+  /** When each throttled answer came (429/503). */
+  const throttledAt: number[] = [];
+  const throttledSoFar = (): Throttled => ({ at: throttledAt, since, deadlineAt: deadline, maxRetries: settings.GRAPH_MAX_RETRIES });
   for (;;) {
     const accessToken = await tokenOrFailure(token, false);
     if (typeof accessToken !== 'string') return accessToken;
     const remaining = deadline - Date.now();
     if (remaining <= 0) return unavailable('graph_timeout', `Graph did not answer within ${settings.GRAPH_DEADLINE_MS} ms`);
+    // Graph asked the mailbox to wait past this call's deadline: refused now rather than then.
+    const pausedMs = slots.pausedForMs();
+    if (pausedMs >= remaining) return stillThrottled(Math.ceil(pausedMs / 1000), throttledSoFar());
     let release: () => void;
     try {
-      release = await slots.acquire(request.priority, { maxWaitingReads: settings.GRAPH_MAX_WAITING_READS, waitMs: remaining });
+      const retry = throttledAt.length > 0;
+      release = await slots.acquire(request.priority, { maxWaitingReads: settings.GRAPH_MAX_WAITING_READS, waitMs: remaining, retry });
     } catch (err) {
       if (err instanceof SlotsBusy) return busy(err);
       throw err;
@@ -241,12 +317,14 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
       continue;
     }
     if (res.status === 429 || res.status === 503) {
+      throttledAt.push(Date.now());
       const wait = retryAfterSeconds(res.headers.get('retry-after')) ?? 1;
       const waitMs = Math.min(wait, settings.GRAPH_MAX_RETRY_AFTER_SECONDS) * 1000;
+      // Graph's limits are per app and mailbox: none of the mailbox's calls goes before the wait is over.
+      slots.pause(waitMs);
       if (retries < settings.GRAPH_MAX_RETRIES && Date.now() + waitMs < deadline) {
         retries++;
         await res.body?.cancel();
-        await sleep(waitMs);
         continue;
       }
       const { code, message } = await graphError(res);
@@ -257,6 +335,7 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
         code,
         message: `Graph is throttling or unavailable (${message})`,
         retryAfterSeconds: wait,
+        throttled: throttledSoFar(),
       };
     }
     const { code, message } = await graphError(res);
@@ -296,6 +375,19 @@ function busy(err: SlotsBusy): GraphResult {
         ? 'Too many reads of this mailbox are waiting for Microsoft Graph; try again in a moment.'
         : 'No Microsoft Graph slot of this mailbox came free in time; try again in a moment.',
     retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+  };
+}
+
+/** Not sent: the mailbox is paused for Graph's Retry-After past the call's deadline. */
+function stillThrottled(seconds: number, throttled: Throttled): GraphResult {
+  return {
+    ok: false,
+    kind: 'unavailable',
+    status: 429,
+    code: 'graph_throttled',
+    message: `Graph is throttling this mailbox for ${seconds} s more, past the request's deadline`,
+    retryAfterSeconds: seconds,
+    throttled,
   };
 }
 
