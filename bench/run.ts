@@ -17,7 +17,15 @@ import { benchDatabaseUrl } from './postgres.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 
-const OPTIONS_WITH_VALUE = new Set(['--duration', '--connections', '--timeout', '--soak', '--services', '--migrate-rows']);
+const OPTIONS_WITH_VALUE = new Set([
+  '--duration',
+  '--connections',
+  '--timeout',
+  '--soak',
+  '--soak-connections',
+  '--services',
+  '--migrate-rows',
+]);
 
 /** Each section prints its own figures; `npm run bench -- stats form` runs only those named. */
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {

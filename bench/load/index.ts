@@ -15,7 +15,7 @@ import { pickTargets, startAuth, startCms, startForm, startStats, type Started }
 import { soak } from './soak.ts';
 
 // `npm run bench -- load [--duration 10] [--connections 1,10,50,200] [--services stats,form,cms,auth,mail,migrate]
-//   [--faults] [--migrate-rows 1000000] [--soak 15m] [--scale] [--timeout 10]`:
+//   [--faults] [--migrate-rows 1000000] [--soak 15m [--soak-connections 5]] [--scale] [--timeout 10]`:
 // every service's busiest routes under a concurrency sweep (autocannon), against a PostgreSQL 15
 // server of the bench's own with the `demo` data; faults under load, a soak, and the stats and form
 // figures on ten times the data. Services run in local workerd on free loopback ports.
@@ -26,6 +26,8 @@ export interface LoadOptions {
   timeoutS: number;
   faults: boolean;
   soakS: number | undefined;
+  /** Connections per soak route (--soak-connections); by default half its knee in this run's sweep. */
+  soakConnections: number | undefined;
   scale: boolean;
   only: string[] | undefined;
   /** Rows of the copy whose workerd is killed (--migrate-rows, default 1,000,000). */
@@ -44,6 +46,7 @@ export function loadOptions(argv: readonly string[]): LoadOptions {
     timeoutS: Number(value('--timeout') ?? 10),
     faults: argv.includes('--faults'),
     soakS: soakText === undefined ? undefined : seconds(soakText),
+    soakConnections: value('--soak-connections') === undefined ? undefined : Number(value('--soak-connections')),
     scale: argv.includes('--scale'),
     only: value('--services')?.split(','),
     migrateRows: Number(value('--migrate-rows') ?? 1_000_000),

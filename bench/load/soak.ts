@@ -9,28 +9,39 @@ const WINDOW_S = 30;
 const WARM_UP_SHARE = 0.2;
 
 /**
- * Each route at half its knee (half the sweep's largest step when it had none) for the soak's
+ * Each route at half its knee (half the sweep's largest step when it had none; or --soak-connections) for the soak's
  * duration, all at once: the memory of each workerd sampled every few seconds, its growth after
  * warm-up, the error rate, and p99 per 30-second window.
  */
 export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started: Started[], options: LoadOptions) {
   const seconds = options.soakS!;
   const memory: Record<string, { atS: number; rssMiB: number }[]> = {};
+  /**
+   * When a service's workerd processes went away: wrangler's bundler watches the Worker's sources
+   * whatever `watch` says and restarts the Worker on any change, so a soak must run on a tree
+   * nobody edits (a `git archive` copy); a restart is reported, and its memory not read as growth.
+   */
+  const restartedAtS: Record<string, number> = {};
   const t0 = performance.now();
   const timer = setInterval(() => {
+    const atS = Math.round((performance.now() - t0) / 1000);
     for (const service of started) {
+      if (restartedAtS[service.name] !== undefined) continue;
       // Both of the service's workerd processes (the Worker and wrangler's proxy in front of it).
       const readings = service.pids.map((pid) => memoryOf(pid));
       if (readings.length && readings.every(Boolean)) {
         const rss = readings.reduce((sum, m) => sum + m!.rssMiB, 0);
-        (memory[service.name] ??= []).push({ atS: Math.round((performance.now() - t0) / 1000), rssMiB: Math.round(rss * 10) / 10 });
+        (memory[service.name] ??= []).push({ atS, rssMiB: Math.round(rss * 10) / 10 });
+      } else if (readings.length) {
+        restartedAtS[service.name] = atS;
+        console.log(`  ${service.name}: its workerd restarted at ${atS} s (its sources changed?); its memory is not read from then on`);
       }
     }
   }, 5_000);
   const plan = scenarios.map((scenario) => {
     const sweep = sweeps.find((s) => s.service === scenario.service && s.route === scenario.route);
     const kneeAt = sweep?.knee ?? sweep?.steps.at(-1)?.connections ?? 10;
-    return { scenario, connections: Math.max(1, Math.floor(kneeAt / 2)) };
+    return { scenario, connections: options.soakConnections ?? Math.max(1, Math.floor(kneeAt / 2)) };
   });
   console.log(
     `\nSoak: ${seconds} s, ${plan.map((p) => `${p.scenario.service} ${p.scenario.route} at ${p.connections} connections`).join('; ')}`,
@@ -68,9 +79,21 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
       const first = warm[0]?.rssMiB ?? Number.NaN;
       const last = warm.at(-1)?.rssMiB ?? Number.NaN;
       const peak = Math.max(...warm.map((p) => p.rssMiB));
+      // Less sensitive to where a collection falls: the mean of the last fifth of the samples after
+      // warm-up against the mean of their first fifth.
+      const fifth = Math.max(1, Math.floor(warm.length / 5));
+      const mean = (xs: { rssMiB: number }[]) => xs.reduce((sum, p) => sum + p.rssMiB, 0) / xs.length;
+      const meanGrowth = warm.length ? Math.round((mean(warm.slice(-fifth)) / mean(warm.slice(0, fifth)) - 1) * 1000) / 10 : Number.NaN;
       return [
         name,
-        { afterWarmUpMiB: first, endMiB: last, peakMiB: peak, growthPercent: Math.round(((last - first) / first) * 1000) / 10 },
+        {
+          afterWarmUpMiB: first,
+          endMiB: last,
+          peakMiB: peak,
+          growthPercent: Math.round(((last - first) / first) * 1000) / 10,
+          meanGrowthPercent: meanGrowth,
+          ...(restartedAtS[name] !== undefined ? { restartedAtS: restartedAtS[name] } : {}),
+        },
       ];
     }),
   );
@@ -84,7 +107,8 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
   }
   for (const [name, g] of Object.entries(growth)) {
     console.log(
-      `  ${name} workerd RSS after warm-up ${g.afterWarmUpMiB} MiB → end ${g.endMiB} MiB (peak ${g.peakMiB}; growth ${g.growthPercent} %)`,
+      `  ${name} workerd RSS after warm-up ${g.afterWarmUpMiB} MiB → end ${g.endMiB} MiB (peak ${g.peakMiB}; growth ${g.growthPercent} %, of the means of the first and last fifths ${g.meanGrowthPercent} %)` +
+        (g.restartedAtS !== undefined ? ` — restarted at ${g.restartedAtS} s, so up to then only` : ''),
     );
   }
   return { seconds, routes, memory, growth };
