@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Reply } from './account.ts';
+import { guid } from './ids.ts';
 
 /** Graph refuses request bodies above 4 MB; the stand-in does the same, counting bytes as they arrive. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -162,4 +164,45 @@ export function exchangeHtml(html: string): string {
 function rewriteText(text: string): string {
   if (/^\s*$/.test(text)) return text ? '\r\n' : '';
   return encodeText(decode(text)).replace(/\s*\n\s*/g, '\r\n');
+}
+
+/** Writes a Reply: JSON, bytes, text or nothing, never cached. */
+export function send(res: ServerResponse, reply: Reply) {
+  const headers: Record<string, string> = { 'cache-control': 'no-store', ...reply.headers };
+  if (reply.json !== undefined) {
+    res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+    res.end(JSON.stringify(reply.json));
+  } else if (reply.bytes !== undefined) {
+    res.writeHead(reply.status, {
+      'content-type': reply.contentType ?? 'application/octet-stream',
+      'content-length': String(reply.bytes.length),
+      ...headers,
+    });
+    res.end(reply.bytes);
+  } else if (reply.text !== undefined) {
+    res.writeHead(reply.status, { 'content-type': reply.contentType ?? 'text/plain; charset=utf-8', ...headers });
+    res.end(reply.text);
+  } else {
+    res.writeHead(reply.status, headers);
+    res.end();
+  }
+}
+
+/** A GraphError as Graph's error body, with the request ids it carries (or new ones). */
+export function graphError(err: GraphError): Reply {
+  return {
+    status: err.status,
+    headers: err.headers,
+    json: {
+      error: {
+        code: err.code,
+        message: err.message,
+        innerError: {
+          date: new Date().toISOString().slice(0, 19),
+          'request-id': err.headers['request-id'] ?? guid(),
+          'client-request-id': err.headers['client-request-id'] ?? guid(),
+        },
+      },
+    },
+  };
 }
