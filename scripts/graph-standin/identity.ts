@@ -1,7 +1,16 @@
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Account, Reply } from './account.ts';
-import { escapeHtml } from './http.ts';
 import { guid, randomToken } from './ids.ts';
+import {
+  OIDC_SCOPES,
+  TENANT_ID,
+  TokenSigner,
+  discoveryDocument,
+  errorPage,
+  isAbsoluteHttpUrl,
+  parseScopes,
+  tokenError,
+} from './identity-protocol.ts';
 
 /**
  * The Microsoft identity platform's authorization-code flow with PKCE, as the stand-in plays it:
@@ -9,19 +18,6 @@ import { guid, randomToken } from './ids.ts';
  * `/{tenant}/oauth2/v2.0/token` redeems codes and (rotating) refresh tokens.
  */
 
-export const TENANT_ID = '7f3c2a1e-5b8d-4c6f-9a0e-2d4b6c8e0f13';
-const GRAPH_RESOURCE = 'https://graph.microsoft.com/';
-const OIDC_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
-/** Graph permissions the stand-in knows; `.default` grants them all. */
-export const GRAPH_SCOPES = [
-  'User.Read',
-  'Mail.Read',
-  'Mail.ReadWrite',
-  'Mail.Send',
-  'People.Read',
-  'MailboxSettings.Read',
-  'MailboxSettings.ReadWrite',
-];
 const CODE_LIFETIME_MS = 10 * 60_000;
 const REFRESH_LIFETIME_MS = 90 * 86_400_000;
 
@@ -51,20 +47,10 @@ export class Identity {
   private readonly codes = new Map<string, AuthCode>();
   private readonly accessTokens = new Map<string, AccessToken>();
   private readonly refreshTokens = new Map<string, RefreshToken>();
-  private readonly signingKey: KeyObject;
-  private readonly publicJwk: Record<string, unknown>;
-  private readonly keyId: string;
+  private readonly signer = new TokenSigner();
   private tokenCounter = 0;
 
-  constructor(private readonly ctx: IdentityContext) {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    this.signingKey = privateKey;
-    this.keyId = createHash('sha256')
-      .update(publicKey.export({ type: 'spki', format: 'der' }))
-      .digest('base64url')
-      .slice(0, 27);
-    this.publicJwk = { ...publicKey.export({ format: 'jwk' }), kid: this.keyId, use: 'sig', kty: 'RSA', alg: 'RS256', x5t: this.keyId };
-  }
+  constructor(private readonly ctx: IdentityContext) {}
 
   /** The mailbox an authorize request signs in to: by `login_hint`, else the default one. */
   accountByHint(hint: string | null): Account | undefined {
@@ -293,7 +279,7 @@ export class Identity {
     const granted = graphScopes.length > 0 ? graphScopes : ['User.Read'];
     this.tokenCounter += 1;
     const user = account.mailbox.user;
-    const accessToken = this.jwt({
+    const accessToken = this.signer.jwt({
       aud: '00000003-0000-0000-c000-000000000000',
       iss: `https://sts.windows.net/${TENANT_ID}/`,
       iat: Math.floor(now / 1000),
@@ -334,7 +320,7 @@ export class Identity {
       body.refresh_token = refreshToken;
     }
     if (scopes.includes('openid')) {
-      body.id_token = this.jwt({
+      body.id_token = this.signer.jwt({
         aud: clientId,
         iss: `${this.ctx.baseUrl}/${TENANT_ID}/v2.0`,
         iat: Math.floor(now / 1000),
@@ -354,92 +340,14 @@ export class Identity {
     return { status: 200, json: body, headers: { 'cache-control': 'no-store', pragma: 'no-cache' } };
   }
 
-  private jwt(claims: Record<string, unknown>): string {
-    const header = Buffer.from(JSON.stringify({ typ: 'JWT', alg: 'RS256', kid: this.keyId })).toString('base64url');
-    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    const signature = sign('sha256', Buffer.from(`${header}.${payload}`), this.signingKey).toString('base64url');
-    return `${header}.${payload}.${signature}`;
-  }
-
   // ------------------------------------------------------------------ discovery
 
   /** OpenID configuration: for a GUID tenant its own issuer; for common/organizations the `{tenantid}` template, as Microsoft publishes it. */
   discovery(tenant: string): Reply {
-    const base = this.ctx.baseUrl;
-    const issuerTenant = /^(common|organizations|consumers)$/i.test(tenant) ? '{tenantid}' : TENANT_ID;
-    return {
-      status: 200,
-      json: {
-        issuer: `${base}/${issuerTenant}/v2.0`,
-        authorization_endpoint: `${base}/${tenant}/oauth2/v2.0/authorize`,
-        token_endpoint: `${base}/${tenant}/oauth2/v2.0/token`,
-        jwks_uri: `${base}/${tenant}/discovery/v2.0/keys`,
-        response_types_supported: ['code'],
-        response_modes_supported: ['query'],
-        subject_types_supported: ['pairwise'],
-        id_token_signing_alg_values_supported: ['RS256'],
-        scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
-        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-        code_challenge_methods_supported: ['S256'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
-        tenant_region_scope: 'OC',
-      },
-    };
+    return { status: 200, json: discoveryDocument(this.ctx.baseUrl, tenant) };
   }
 
   keys(): Reply {
-    return { status: 200, json: { keys: [this.publicJwk] } };
+    return { status: 200, json: { keys: [this.signer.publicJwk] } };
   }
-}
-
-/** Space-separated scopes; Graph's resource prefix is dropped, `.default` grants every Graph scope. */
-function parseScopes(raw: string | null): string[] | null {
-  if (!raw || !raw.trim()) return null;
-  const out = new Set<string>();
-  for (const part of raw.trim().split(/\s+/)) {
-    const name = part.startsWith(GRAPH_RESOURCE) ? part.slice(GRAPH_RESOURCE.length) : part;
-    if (name === '.default') {
-      for (const s of GRAPH_SCOPES) out.add(s);
-      continue;
-    }
-    const known =
-      GRAPH_SCOPES.find((s) => s.toLowerCase() === name.toLowerCase()) ?? [...OIDC_SCOPES].find((s) => s === name.toLowerCase());
-    if (!known) return null;
-    out.add(known);
-  }
-  return [...out];
-}
-
-function isAbsoluteHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.hash;
-  } catch {
-    return false;
-  }
-}
-
-function tokenError(status: number, error: string, code: number, description: string): Reply {
-  const traceId = guid();
-  return {
-    status,
-    headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
-    json: {
-      error,
-      error_description: `${description}\r\nTrace ID: ${traceId}\r\nCorrelation ID: ${guid()}\r\nTimestamp: ${new Date().toISOString().replace('T', ' ').slice(0, 19)}Z`,
-      error_codes: [code],
-      timestamp: new Date().toISOString().replace('T', ' ').slice(0, 19) + 'Z',
-      trace_id: traceId,
-      correlation_id: guid(),
-      error_uri: `https://login.microsoftonline.com/error?code=${code}`,
-    },
-  };
-}
-
-function errorPage(status: number, code: string, message: string): Reply {
-  return {
-    status,
-    contentType: 'text/html; charset=utf-8',
-    text: `<!doctype html><title>Sign in to your account</title><h1>Sorry, but we’re having trouble signing you in.</h1><p>${escapeHtml(code)}: ${escapeHtml(message)}</p>`,
-  };
 }
