@@ -2,9 +2,10 @@ import type { Account, Delivery, Reply, Subscription } from './account.ts';
 import type { GraphCall } from './graph-call.ts';
 import { messageJson } from './message-json.ts';
 import { GraphError, isRecord, parseJsonBody } from './http.ts';
-import { TENANT_ID } from './identity.ts';
+import { TENANT_ID } from './identity-protocol.ts';
 import { guid } from './ids.ts';
 import { isoSeconds, type MailboxChange } from './mailbox.ts';
+import { type WebhookAnswer, callWebhook } from './webhook.ts';
 
 /** Graph's longest subscription lifetime for Outlook messages. */
 export const MAX_SUBSCRIPTION_MINUTES = 10080;
@@ -16,8 +17,6 @@ export const NOTIFICATION_SLOW_MS = 3_000;
 export const NOTIFICATION_TIMEOUT_MS = 10_000;
 const CHANGE_TYPES = ['created', 'updated', 'deleted'] as const;
 const DELIVERY_LIMIT = 2000;
-
-type WebhookAnswer = { status: number | null; contentType: string; body: string; durationMs: number; error: string | null };
 
 /**
  * Webhook subscriptions: creation with the validation handshake, renewal, deletion, expiry on the
@@ -97,7 +96,15 @@ export class SubscriptionHub {
       if (url === null) continue;
       const token = `Validation: Testing client application reachability for subscription Request-Id: ${guid()}`;
       const target = `${url}${url.includes('?') ? '&' : '?'}validationToken=${encodeURIComponent(token)}`;
-      const answer = await this.call(account, 'validation', null, target, '', 'text/plain; charset=utf-8', VALIDATION_TIMEOUT_MS);
+      const answer = await callWebhook(
+        account,
+        'validation',
+        target,
+        '',
+        'text/plain; charset=utf-8',
+        VALIDATION_TIMEOUT_MS,
+        this.closing.signal,
+      );
       const echoed = answer.status === 200 && answer.body === token && answer.contentType.toLowerCase().startsWith('text/plain');
       this.record(account, { kind: 'validation', subscriptionId: null, url, answer, ok: echoed, slow: false });
       if (!echoed) {
@@ -221,14 +228,14 @@ export class SubscriptionHub {
           },
         ],
       };
-      const task = this.call(
+      const task = callWebhook(
         account,
         'notification',
-        s.id,
         s.notificationUrl,
         JSON.stringify(payload),
         'application/json; charset=utf-8',
         NOTIFICATION_TIMEOUT_MS,
+        this.closing.signal,
       ).then((answer) => {
         const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
         this.record(account, {
@@ -289,80 +296,6 @@ export class SubscriptionHub {
     for (const wake of [...this.deliveryWaiters]) {
       this.deliveryWaiters.delete(wake);
       wake();
-    }
-  }
-
-  /** One webhook call: over HTTP, or held in the account's outbox until a test answers it. */
-  private async call(
-    account: Account,
-    kind: Delivery['kind'],
-    _subscriptionId: string | null,
-    url: string,
-    body: string,
-    contentType: string,
-    timeoutMs: number,
-  ): Promise<WebhookAnswer> {
-    const started = Date.now();
-    const headers = { 'content-type': contentType };
-    if (account.webhookMode === 'queue') {
-      return new Promise<WebhookAnswer>((resolve) => {
-        const id = guid();
-        const timer = setTimeout(() => {
-          const i = account.outbox.findIndex((item) => item.id === id);
-          if (i >= 0) account.outbox.splice(i, 1);
-          resolve({ status: null, contentType: '', body: '', durationMs: Date.now() - started, error: `no answer within ${timeoutMs} ms` });
-        }, timeoutMs);
-        account.outbox.push({
-          id,
-          kind,
-          url,
-          method: 'POST',
-          headers,
-          body,
-          enqueuedAt: started,
-          resolve: (answer) => {
-            clearTimeout(timer);
-            resolve({
-              status: answer.status,
-              contentType: answer.contentType,
-              body: answer.body,
-              durationMs: Date.now() - started,
-              error: null,
-            });
-          },
-        });
-        for (const wake of [...account.outboxWaiters]) {
-          account.outboxWaiters.delete(wake);
-          wake();
-        }
-      });
-    }
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), this.closing.signal]),
-        redirect: 'manual',
-      });
-      const text = await res.text();
-      return {
-        status: res.status,
-        contentType: res.headers.get('content-type') ?? '',
-        body: text,
-        durationMs: Date.now() - started,
-        error: null,
-      };
-    } catch (err) {
-      const error =
-        err instanceof Error && err.name === 'TimeoutError'
-          ? `no answer within ${timeoutMs} ms`
-          : err instanceof Error
-            ? err.cause instanceof Error
-              ? err.cause.message
-              : err.message
-            : String(err);
-      return { status: null, contentType: '', body: '', durationMs: Date.now() - started, error };
     }
   }
 
