@@ -11,7 +11,7 @@ import { cachedEmailPage, deleteSummary, inboxZero, summaryPage, togglePinned, u
 import { awaitingReplies } from '../data/replies.ts';
 import { mergeAwaiting } from '../ai/replies.ts';
 import { categoryName } from './llm.ts';
-import { ErrorSchema, TraceId, json, jsonBody, messageId, security, text } from './api.ts';
+import { ErrorSchema, TraceId, json, jsonBody, messageId, security, text } from './api-common.ts';
 import { SummarySchema, aiErrors, iso, ok, read, readErrors, write, writeErrors, writeMail } from './assistant-common.ts';
 
 /**

@@ -8,7 +8,7 @@ import type { MailEnv } from '../context.ts';
 import { saveThreadSummary, threadSummary } from '../data/threads.ts';
 import type { GraphClient } from '../graph/client.ts';
 import { categoryName } from './llm.ts';
-import { TraceId, jsonBody, security } from './api.ts';
+import { TraceId, jsonBody, security } from './api-common.ts';
 import { aiErrors, iso, ok, readMail, write, writeMail } from './assistant-common.ts';
 import { MessageParam } from './assistant-summaries.ts';
 

@@ -7,7 +7,7 @@ import { jobView, latestJobs } from '../ai/jobs.ts';
 import { createModel, modelTitle } from '../ai/model.ts';
 import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
 import { apiSession, assistant } from '../guards.ts';
-import { errors, json, security } from './api.ts';
+import { errors, json, security } from './api-common.ts';
 import { JobSchema } from './assistant.ts';
 
 /** The dashboard's figures and the traces, as JSON (the pages render the same in assistant-pages.tsx). */

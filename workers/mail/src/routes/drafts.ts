@@ -11,7 +11,7 @@ import { aiContext, traced, tracedGraph } from '../ai/run.ts';
 import type { MailContext, MailEnv } from '../context.ts';
 import { unlessMissing } from '../graph/client.ts';
 import { apiSession, apiMailbox, assistant, csrf, limitBody } from '../guards.ts';
-import { ErrorSchema, TraceId, errors, json, jsonBody, messageId, security, text } from './api.ts';
+import { ErrorSchema, TraceId, errors, json, jsonBody, messageId, security, text } from './api-common.ts';
 
 /** The assistant's reply drafts: generated (or reused), updated, sent, found by the e-mail. */
 export const draftsApi = new OpenAPIHono<MailEnv>();

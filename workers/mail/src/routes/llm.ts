@@ -5,7 +5,7 @@ import { aiContext, traced } from '../ai/run.ts';
 import { classify, extract, replyDraft, summarise } from '../ai/task.ts';
 import type { MailEnv } from '../context.ts';
 import { apiSession, assistant, csrf, limitBody } from '../guards.ts';
-import { TraceId, errors, json, jsonBody, security, text } from './api.ts';
+import { TraceId, errors, json, jsonBody, security, text } from './api-common.ts';
 
 /**
  * The language model on a text the caller gives (the command line's llm-* commands): nothing is

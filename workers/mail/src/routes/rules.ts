@@ -8,7 +8,7 @@ import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
 import { rulesOf, setActions } from '../data/rules.ts';
 import type { GraphClient } from '../graph/client.ts';
 import { resolveFolder } from '../folders.ts';
-import { ErrorSchema, TraceId, json, jsonBody, security, text } from './api.ts';
+import { ErrorSchema, TraceId, json, jsonBody, security, text } from './api-common.ts';
 import { aiErrors, ok, read, readErrors, writeErrors, write, writeMail } from './assistant-common.ts';
 import { categoryName } from './llm.ts';
 

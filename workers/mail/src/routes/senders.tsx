@@ -5,7 +5,7 @@ import { latestSenderJobs, senderJob } from '../data/senders.ts';
 import { assistant, csrf, pageMailbox, pageSession } from '../guards.ts';
 import { rankSenders, senderJobView, unsubscribeAndArchive } from '../senders.ts';
 import { SendersPage } from '../views/senders.tsx';
-import { jsonBody, security } from './api.ts';
+import { jsonBody, security } from './api-common.ts';
 import { aiErrors, ok, readErrors, readMail, writeMail } from './assistant-common.ts';
 import { formFields, formLimit } from './settings-form.ts';
 

@@ -20,7 +20,7 @@ import {
   text,
   writeErrors,
   writeGuards,
-} from './api.ts';
+} from './api-common.ts';
 import { AttachmentSchema, FolderSchema, asHtml, attachmentView, folderView } from '../mail-views.ts';
 import { resubscribe } from '../subscriptions.ts';
 
