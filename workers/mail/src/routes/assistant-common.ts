@@ -1,9 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import { HttpError } from '#shared/http-error.ts';
 import type { MiddlewareHandler } from 'hono';
 import { createRecategoriseJob } from '../ai/jobs.ts';
+import { categoryRow } from '../data/categories.ts';
 import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
 import { apiMailbox, apiSession, assistant, csrf, limitBody } from '../guards.ts';
-import { errors, json } from './api.ts';
+import { errors, json } from './api-common.ts';
 
 /** The guards and answer shapes the assistant's JSON route files share. */
 export const read: MiddlewareHandler<MailEnv>[] = [apiSession, assistant];
@@ -39,4 +41,13 @@ export async function recategorise(c: MailContext): Promise<string> {
   const jobId = await createRecategoriseJob(c.var.db, c.var.user.id);
   await mailboxStub(c.env, c.var.user.id).startJob(c.var.user.id, jobId);
   return jobId;
+}
+
+export const noCategory = (name: string) => new HttpError(404, 'not_found', `No category ${name}.`);
+
+/** The user's category of that name; 404 when there is none. */
+export async function existingCategory(c: MailContext, name: string) {
+  const row = await categoryRow(c.var.db, c.var.user.id, name);
+  if (!row) throw noCategory(name);
+  return row;
 }

@@ -2,10 +2,8 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { HttpError } from '#shared/http-error.ts';
 import { categoriesOf } from '../ai/categories.ts';
 import { jobView } from '../ai/jobs.ts';
-import { PROMPT_NAMES, type PromptName, categoryPromptName, isPromptName } from '../ai/prompts.ts';
 import type { MailContext, MailEnv } from '../context.ts';
 import {
-  categoryRow,
   categoryView,
   categoryViews,
   createCategory,
@@ -14,19 +12,19 @@ import {
   setCategoryRule,
   updateCategory,
 } from '../data/categories.ts';
-import { categoryPrompt, generalPrompt, generalPrompts, resetPromptBody, savePromptBody } from '../data/prompts.ts';
-import { addUser, listedUsers } from '../data/users.ts';
-import { apiSession, assistantAdmin, assistantAdmins, csrf, limitBody } from '../guards.ts';
 import { categoryName } from './llm.ts';
-import { ErrorSchema, json, jsonBody, security, text } from './api.ts';
-import { ok, read, readErrors, recategorise, write, writeErrors } from './assistant-common.ts';
+import { ErrorSchema, json, jsonBody, security, text } from './api-common.ts';
+import { existingCategory, noCategory, ok, read, readErrors, recategorise, write, writeErrors } from './assistant-common.ts';
+import { promptsApi } from './assistant-prompts.ts';
 import { summariesApi } from './assistant-summaries.ts';
 import { threadsApi } from './assistant-threads.ts';
+import { usersApi } from './assistant-users.ts';
 
 /**
- * The assistant's JSON routes: categories and their rules, prompts, admin users here; the
- * summaries document store and Inbox Zero (assistant-summaries.ts) and rolling thread summaries
- * (assistant-threads.ts) mounted below. Everything is the signed-in user's own (keyed by the
+ * The assistant's JSON routes: categories and their rules, and their re-categorisation jobs, here;
+ * prompts (assistant-prompts.ts), admin users (assistant-users.ts), the summaries document store
+ * and Inbox Zero (assistant-summaries.ts) and rolling thread summaries (assistant-threads.ts)
+ * mounted below. Everything is the signed-in user's own (keyed by the
  * user's id); the queries are in ../data/.
  */
 export const assistantApi = new OpenAPIHono<MailEnv>();
@@ -36,7 +34,6 @@ const ReplyMode = z.enum(['draft', 'no_reply', 'manual']).openapi({
     '`draft`: new mail of the category gets a reply draft; `no_reply`: never (draft/generate answers no_reply); `manual`: on demand',
 });
 const Rule = text(4000);
-const PromptBody = text(20_000).pipe(z.string().trim().min(1, 'is required'));
 const CategoryParam = z.object({ name: categoryName.openapi({ param: { name: 'name', in: 'path' } }) });
 const CategorySchema = z
   .object({
@@ -68,15 +65,6 @@ function refuseReservedName(name: string): void {
     throw new HttpError(400, 'invalid_request', 'json.name: "unknown" is reserved', {
       issues: [{ field: 'json.name', message: 'reserved' }],
     });
-}
-
-const noCategory = (name: string) => new HttpError(404, 'not_found', `No category ${name}.`);
-
-/** The user's category of that name; 404 when there is none. */
-async function existingCategory(c: MailContext, name: string) {
-  const row = await categoryRow(c.var.db, c.var.user.id, name);
-  if (!row) throw noCategory(name);
-  return row;
 }
 
 async function viewOf(c: MailContext, name: string) {
@@ -251,190 +239,7 @@ assistantApi.openapi(
   },
 );
 
-// ---- prompts -----------------------------------------------------------------------------
-
-const PromptSchema = z.object({ name: z.string(), body: z.string(), custom: z.boolean(), default: z.string() }).openapi('Prompt');
-const PromptName = z.object({
-  name: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: 'name', in: 'path' }, description: PROMPT_NAMES.join(', ') }),
-});
-const CategoryPromptParam = z.object({ category: categoryName.openapi({ param: { name: 'category', in: 'path' } }) });
-
-function generalName(name: string): PromptName {
-  if (!isPromptName(name))
-    throw new HttpError(404, 'not_found', `No prompt ${name.slice(0, 64)}: the prompts are ${PROMPT_NAMES.join(', ')}.`);
-  return name;
-}
-
-assistantApi.openapi(
-  createRoute({
-    method: 'get',
-    path: '/api/admin/llm-prompts',
-    tags: ['Prompts'],
-    summary: 'The general prompts (the user’s version or the default)',
-    security,
-    middleware: read,
-    responses: { 200: ok(z.object({ items: z.array(PromptSchema) })), ...readErrors },
-  }),
-  async (c) => c.json({ items: await generalPrompts(c.var.db, c.var.user.id) }, 200),
-);
-
-assistantApi.openapi(
-  createRoute({
-    method: 'get',
-    path: '/api/admin/llm-prompts/{name}',
-    tags: ['Prompts'],
-    summary: 'A named prompt',
-    security,
-    middleware: read,
-    request: { params: PromptName },
-    responses: { 200: ok(PromptSchema), ...readErrors },
-  }),
-  async (c) => c.json(await generalPrompt(c.var.db, c.var.user.id, generalName(c.req.valid('param').name)), 200),
-);
-
-assistantApi.openapi(
-  createRoute({
-    method: 'put',
-    path: '/api/admin/llm-prompts/{name}',
-    tags: ['Prompts'],
-    summary: 'Saves a named prompt',
-    security,
-    middleware: write(),
-    request: { params: PromptName, ...jsonBody(z.object({ body: PromptBody })) },
-    responses: { 200: ok(PromptSchema), ...writeErrors },
-  }),
-  async (c) => {
-    const name = generalName(c.req.valid('param').name);
-    await savePromptBody(c.var.db, c.var.user.id, name, c.req.valid('json').body);
-    return c.json(await generalPrompt(c.var.db, c.var.user.id, name), 200);
-  },
-);
-
-assistantApi.openapi(
-  createRoute({
-    method: 'delete',
-    path: '/api/admin/llm-prompts/{name}',
-    tags: ['Prompts'],
-    summary: 'Deletes the user’s version of a prompt: the default applies again',
-    security,
-    middleware: write(1024),
-    request: { params: PromptName },
-    responses: { 200: ok(PromptSchema.extend({ deleted: z.boolean() })), ...writeErrors },
-  }),
-  async (c) => {
-    const name = generalName(c.req.valid('param').name);
-    const deleted = await resetPromptBody(c.var.db, c.var.user.id, name);
-    return c.json({ ...(await generalPrompt(c.var.db, c.var.user.id, name)), deleted }, 200);
-  },
-);
-
-assistantApi.openapi(
-  createRoute({
-    method: 'get',
-    path: '/api/admin/llm-prompts/category/{category}',
-    tags: ['Prompts'],
-    summary: 'The category’s reply-drafting prompt (the default is stored when there is none)',
-    security,
-    middleware: read,
-    request: { params: CategoryPromptParam },
-    responses: { 200: ok(PromptSchema), ...readErrors },
-  }),
-  async (c) => {
-    const { category } = c.req.valid('param');
-    await existingCategory(c, category);
-    const view = await categoryPrompt(c.var.db, c.var.user.id, category);
-    if (!view.custom) await savePromptBody(c.var.db, c.var.user.id, view.name, view.body);
-    return c.json({ ...view, custom: true }, 200);
-  },
-);
-
-assistantApi.openapi(
-  createRoute({
-    method: 'put',
-    path: '/api/admin/llm-prompts/category/{category}',
-    tags: ['Prompts'],
-    summary: 'Saves the category’s reply-drafting prompt',
-    security,
-    middleware: write(),
-    request: { params: CategoryPromptParam, ...jsonBody(z.object({ body: PromptBody })) },
-    responses: { 200: ok(PromptSchema), ...writeErrors },
-  }),
-  async (c) => {
-    const { category } = c.req.valid('param');
-    await existingCategory(c, category);
-    await savePromptBody(c.var.db, c.var.user.id, categoryPromptName(category), c.req.valid('json').body);
-    return c.json(await categoryPrompt(c.var.db, c.var.user.id, category), 200);
-  },
-);
-
-assistantApi.openapi(
-  createRoute({
-    method: 'delete',
-    path: '/api/admin/llm-prompts/category/{category}',
-    tags: ['Prompts'],
-    summary: 'Resets the category’s reply-drafting prompt to the default',
-    security,
-    middleware: write(1024),
-    request: { params: CategoryPromptParam },
-    responses: { 200: ok(PromptSchema.extend({ deleted: z.boolean() })), ...writeErrors },
-  }),
-  async (c) => {
-    const { category } = c.req.valid('param');
-    const deleted = await resetPromptBody(c.var.db, c.var.user.id, categoryPromptName(category));
-    return c.json({ ...(await categoryPrompt(c.var.db, c.var.user.id, category)), deleted }, 200);
-  },
-);
-
-// ---- admin users ---------------------------------------------------------------------------
-
-const UserSchema = z
-  .object({ email: z.string(), name: z.string(), admin: z.boolean(), added_by: z.string().nullable(), created_at: z.string().nullable() })
-  .openapi('AssistantUser');
-
-assistantApi.openapi(
-  createRoute({
-    method: 'get',
-    path: '/api/admin/users',
-    tags: ['Admin'],
-    summary: 'The accounts allowed to use the assistant (the admins from MAIL_ASSISTANT_ADMINS first)',
-    security,
-    middleware: [apiSession, assistantAdmin],
-    responses: { 200: ok(z.object({ items: z.array(UserSchema) })), ...readErrors },
-  }),
-  async (c) => {
-    const admins = assistantAdmins(c.var.config.MAIL_ASSISTANT_ADMINS);
-    return c.json(
-      {
-        items: [
-          ...admins.map((email) => ({ email, name: '', admin: true, added_by: null, created_at: null })),
-          ...(await listedUsers(c.var.db)),
-        ],
-      },
-      200,
-    );
-  },
-);
-
-assistantApi.openapi(
-  createRoute({
-    method: 'post',
-    path: '/api/admin/users',
-    tags: ['Admin'],
-    summary: 'Allows an account (by its sign-in e-mail) to use the assistant',
-    security,
-    middleware: [apiSession, limitBody(4096), csrf, assistantAdmin],
-    request: jsonBody(z.object({ email: z.email().max(320), name: text(200).default('') })),
-    responses: { 201: ok(UserSchema, 'Added'), 200: ok(UserSchema, 'Was listed already'), ...writeErrors },
-  }),
-  async (c) => {
-    const input = c.req.valid('json');
-    const { user, added } = await addUser(c.var.db, { email: input.email, name: input.name, addedBy: c.var.user.email });
-    return c.json(user, added ? 201 : 200);
-  },
-);
-
+assistantApi.route('/', promptsApi);
+assistantApi.route('/', usersApi);
 assistantApi.route('/', summariesApi);
 assistantApi.route('/', threadsApi);
