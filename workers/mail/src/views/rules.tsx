@@ -4,12 +4,12 @@ import type { RuleTestItem } from '../ai/rules-test.ts';
 import type { SessionUser } from '../context.ts';
 import type { CategoryRules } from '../data/rules.ts';
 import { Layout } from './layout.tsx';
-import type { FormState } from './settings.tsx';
+import { Csrf, type Flash, FlashNotes, type FormState, JobList } from './settings-parts.tsx';
 
 export interface RulesView {
   user: SessionUser;
   csrfToken: string;
-  flash?: { text: string; kind: 'notice' | 'error' };
+  flash?: Flash;
   mailboxConnected: boolean;
   rules: CategoryRules[];
   jobs: JobView[];
@@ -28,10 +28,6 @@ function actionValue(action: RuleAction | undefined): string {
   if (action.type === 'categorize') return action.categories.join(', ');
   if (action.type === 'forward_draft') return action.to.join(', ');
   return '';
-}
-
-function Csrf({ token }: { token: string }) {
-  return <input type="hidden" name="csrf_token" value={token} />;
 }
 
 function ErrorText({ id, text }: { id: string; text?: string }) {
@@ -166,19 +162,6 @@ function TestResults({ test }: { test: NonNullable<RulesView['test']> }) {
   );
 }
 
-function Jobs({ jobs }: { jobs: JobView[] }) {
-  if (!jobs.length) return <p class="hint">The rules have not been applied to existing mail yet.</p>;
-  return (
-    <ul class="jobs">
-      {jobs.map((j) => (
-        <li data-job={j.job_id} data-status={j.status}>
-          <strong>{j.status}</strong>: {j.done} of {j.total} messages, {j.changed} acted on{j.error ? ` — ${j.error}` : ''}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
 export function RulesPage({ view }: { view: RulesView }) {
   return (
     <Layout title="Rules" user={view.user} csrfToken={view.csrfToken} styles={['/static/mail/settings.css']}>
@@ -188,16 +171,7 @@ export function RulesPage({ view }: { view: RulesView }) {
           <p>
             <a href="/settings">Back to the settings</a>
           </p>
-          {view.flash ? (
-            <p class={`flash ${view.flash.kind}`} role={view.flash.kind === 'error' ? 'alert' : 'status'}>
-              {view.flash.text}
-            </p>
-          ) : null}
-          {view.form && !view.flash ? (
-            <p class="flash error" role="alert">
-              Not done: see the message next to the field below.
-            </p>
-          ) : null}
+          <FlashNotes flash={view.flash} form={view.form} refused="Not done" />
           <p class="hint">
             When new mail is put in a category, the category’s actions run in order. Each is recorded in the message’s trace, retried when
             Microsoft Graph is busy, and never repeated once done. Nothing is ever sent: a forward or a reply is left in Drafts.
@@ -240,7 +214,7 @@ export function RulesPage({ view }: { view: RulesView }) {
             <FolderCount prefix="apply" view={view} form="apply" count={50} max={200} />
             <button type="submit">Apply the rules</button>
           </form>
-          <Jobs jobs={view.jobs} />
+          <JobList jobs={view.jobs} none="The rules have not been applied to existing mail yet." items="messages" acted="acted on" />
           <p>
             <a href="/settings/rules">Refresh the progress</a>
           </p>

@@ -5,6 +5,7 @@ import type { PromptView } from '../data/prompts.ts';
 import type { AssistantUser } from '../data/users.ts';
 import { FollowUpPanel } from './follow-up.tsx';
 import { Layout } from './layout.tsx';
+import { Csrf, type Flash, FlashNotes, type FormState, JobList } from './settings-parts.tsx';
 
 export const REPLY_MODES = [
   { value: 'manual', label: 'Manual: a reply draft when I ask for one' },
@@ -12,17 +13,12 @@ export const REPLY_MODES = [
   { value: 'no_reply', label: 'No reply: never draft a reply' },
 ] as const;
 
-/** A form sent back: which one, what the person typed, and what is wrong with it (by field). */
-export interface FormState {
-  form: string;
-  values: Record<string, string>;
-  fields: Record<string, string>;
-}
+export type { FormState };
 
 export interface SettingsView {
   user: SessionUser;
   csrfToken: string;
-  flash?: { text: string; kind: 'notice' | 'error' };
+  flash?: Flash;
   /** After a category or rule changed: offer the re-categorisation of recent mail. */
   offerRecategorise: boolean;
   mailboxConnected: boolean;
@@ -43,10 +39,6 @@ const PROMPT_TITLES: Record<string, string> = {
   reply: 'Reply drafts (general)',
   thread: 'Conversation summaries',
 };
-
-function Csrf({ token }: { token: string }) {
-  return <input type="hidden" name="csrf_token" value={token} />;
-}
 
 /** A labelled field with its error beside it (tied to it for screen readers). */
 function Field(props: {
@@ -126,19 +118,6 @@ function RecategoriseForm({ view }: { view: SettingsView }) {
       <Csrf token={view.csrfToken} />
       <button type="submit">Re-categorise recent mail</button>
     </form>
-  );
-}
-
-function Jobs({ jobs }: { jobs: JobView[] }) {
-  if (!jobs.length) return <p class="hint">No re-categorisation has run yet.</p>;
-  return (
-    <ul class="jobs">
-      {jobs.map((j) => (
-        <li data-job={j.job_id} data-status={j.status}>
-          <strong>{j.status}</strong>: {j.done} of {j.total} stored e-mails, {j.changed} changed{j.error ? ` — ${j.error}` : ''}
-        </li>
-      ))}
-    </ul>
   );
 }
 
@@ -343,16 +322,7 @@ export function SettingsPage({ view }: { view: SettingsView }) {
       <div class="settings" data-shell="settings">
         <section class="panel">
           <h1>Assistant settings</h1>
-          {view.flash ? (
-            <p class={`flash ${view.flash.kind}`} role={view.flash.kind === 'error' ? 'alert' : 'status'}>
-              {view.flash.text}
-            </p>
-          ) : null}
-          {view.form && !view.flash ? (
-            <p class="flash error" role="alert">
-              Not saved: see the message next to the field below.
-            </p>
-          ) : null}
+          <FlashNotes flash={view.flash} form={view.form} refused="Not saved" />
           <div class={`recategorise-box${view.offerRecategorise ? ' offered' : ''}`}>
             <p>
               {view.offerRecategorise ? 'To see the effect of the change on your mail now: ' : ''}
@@ -363,7 +333,7 @@ export function SettingsPage({ view }: { view: SettingsView }) {
               . It runs in the background.
             </p>
             <RecategoriseForm view={view} />
-            <Jobs jobs={view.jobs} />
+            <JobList jobs={view.jobs} none="No re-categorisation has run yet." items="stored e-mails" acted="changed" />
             <p>
               <a href="/settings">Refresh the progress</a>
             </p>
