@@ -35,11 +35,13 @@ function violations(file: string, text: string): string[] {
     found.push(`${file}: calls the authentication service itself (use #shared/auth-client.ts)`);
   }
   if (/['"](\.\.?\/)+[^'"]*auth-client(\.ts)?['"]/.test(text)) found.push(`${file}: imports a local auth client`);
+  if (/['"]hono\/csrf['"]/.test(text) || /header\(\s*['"]origin['"]\s*\)/i.test(text))
+    found.push(`${file}: an anti-forgery check of its own (use #shared/anti-forgery.ts)`);
   return found;
 }
 
 describe('one implementation per concern, in workers/shared/', () => {
-  it('no service file imports hono/body-limit, seals with AES-GCM itself or has its own auth client', () => {
+  it('no service file imports hono/body-limit, seals with AES-GCM itself, has its own auth client or anti-forgery check', () => {
     const files = serviceFiles();
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((file) => violations(file, readFileSync(join(ROOT, file), 'utf8')));
@@ -56,10 +58,22 @@ describe('one implementation per concern, in workers/shared/', () => {
     );
     expect(violations('workers/mail/src/routes/login.tsx', "import { startLogin } from '../auth-client.ts';")).toHaveLength(1);
     expect(violations('workers/mail/src/routes/login.tsx', "import { startLogin } from '#shared/auth-client.ts';")).toEqual([]);
+    expect(violations('workers/auth/src/routes/dashboard/session.tsx', "import { csrf } from 'hono/csrf';")).toHaveLength(1);
+    expect(violations('workers/cms/src/guards.ts', "const origin = c.req.header('origin');")).toHaveLength(1);
+    expect(violations('workers/cms/src/guards.ts', "import { antiForgery } from '#shared/anti-forgery.ts';")).toEqual([]);
   });
 
   it('the shared modules exist', () => {
-    for (const module of ['auth-client.ts', 'sealing.ts', 'errors.ts', 'body.ts', 'security-headers.ts', 'config.ts']) {
+    for (const module of [
+      'auth-client.ts',
+      'sealing.ts',
+      'errors.ts',
+      'body.ts',
+      'security-headers.ts',
+      'config.ts',
+      'anti-forgery.ts',
+      'd1-sessions.ts',
+    ]) {
       expect(() => readFileSync(join(ROOT, 'workers/shared', module))).not.toThrow();
     }
   });
