@@ -73,7 +73,8 @@ describe('the same-origin check', () => {
 
   it('refuses Sec-Fetch-Site: cross-site, even beside its own Origin', async () => {
     const token = await antiForgeryToken(SECRET, PURPOSE, 's1');
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: OWN, 'sec-fetch-site': 'cross-site' }]) {
+    const cases: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { origin: OWN, 'sec-fetch-site': 'cross-site' }];
+    for (const headers of cases) {
       const res = await post(app, { ...headers, cookie: 'sid=s1', 'x-csrf-token': token });
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(await res.json()).toMatchObject({ refused: 'cross-site' });
