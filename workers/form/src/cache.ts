@@ -51,7 +51,7 @@ export interface LoadedPart<T> {
 export type LoadedParts<P> = { [K in keyof P]?: LoadedPart<P[K]> };
 
 /** One entry holding several parts of a page (see getParts). */
-export interface PartsRequest<P extends Record<string, unknown>> {
+export interface PartsRequest<P extends object> {
   /** The entry's kind: its version and key. */
   kind: CacheKind;
   parts: CacheKeyParts;
@@ -153,7 +153,7 @@ export class DataCache {
    * runtime every Cache API operation has a cost of its own, whatever its size). Only the parts
    * missing or expired are loaded, by one call of `load`; the outcome is reported per part.
    */
-  async getParts<P extends Record<string, unknown>>(request: PartsRequest<P>): Promise<P> {
+  async getParts<P extends object>(request: PartsRequest<P>): Promise<P> {
     const names = Object.keys(request.partKinds) as (keyof P & string)[];
     const versions = Object.fromEntries(names.map((name) => [`v_${name}`, this.kinds[request.partKinds[name]].version]));
     const key = this.key(request.kind, { ...request.parts, ...versions });

@@ -2,7 +2,6 @@ import { type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { asDatabaseUnavailable, sqlStateOf } from '#shared/pg-errors.ts';
 import { pgDate, pgInt, pgNumeric, type RacingReads, selectOne, typedSql } from '#shared/pg.ts';
-import type { LoadedParts } from './cache.ts';
 import { raceCardJson, raceCardRunnerSchema } from './queries.ts';
 import { runSchema, runsOf } from './runs.ts';
 
@@ -150,6 +149,10 @@ export interface RunnerParts {
   sales: Sale[];
 }
 
+/** A part as loaded (the data cache's LoadedPart): `store: false` for a fallback never cached. */
+type Loaded<T> = { value: T; store: boolean };
+type LoadedRunnerParts = { page?: Loaded<RunnerPageData>; sales?: Loaded<Sale[]> };
+
 export interface RunnerPartsOptions {
   salesSql?: SalesSql;
   /** Told of a failed sales read; the page then shows no sales, and they are not cached. */
@@ -166,9 +169,9 @@ export async function loadRunnerParts(
   q: RunnerPageQuery,
   missing: readonly (keyof RunnerParts)[],
   options: RunnerPartsOptions,
-): Promise<LoadedParts<RunnerParts>> {
+): Promise<LoadedRunnerParts> {
   const salesSql = options.salesSql ?? salesJson;
-  const readSales = async (): Promise<LoadedParts<RunnerParts>['sales']> => {
+  const readSales = async (): Promise<Loaded<Sale[]>> => {
     try {
       const row = await selectOne(db, typedSql('the sales', salesRow, sql`select ${salesSql(q.horseId)} as sales`));
       return { value: row.sales, store: true };
