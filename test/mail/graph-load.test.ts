@@ -110,13 +110,21 @@ describe('50 concurrent readers of one mailbox', () => {
     const { items } = (await (await read('/api/emails/inbox?top=5', session.cookie)).json()) as List;
     const path = `/api/email/${encodeURIComponent(items[0]!.id)}`;
     await control(box, 'DELETE', '/log');
-    // Graph refuses the message's next 4 calls (429, Retry-After: 1): all of the first reader's
-    // attempts (1 + GRAPH_MAX_RETRIES 3), then it serves the message.
-    await control(box, 'POST', '/faults', { status: 429, retryAfter: 1, count: 4, pathPrefix: '/v1.0/me/messages/', method: 'GET' });
+    // Graph refuses the message's next 4 calls (429, Retry-After: 1, each after 400 ms): all of the
+    // first reader's attempts (1 + GRAPH_MAX_RETRIES 3, about 4.6 s of the 6 s deadline), then it
+    // serves the message.
+    await control(box, 'POST', '/faults', {
+      status: 429,
+      retryAfter: 1,
+      count: 4,
+      delayMs: 400,
+      pathPrefix: '/v1.0/me/messages/',
+      method: 'GET',
+    });
     const first = read(path, session.cookie);
-    // 49 more arrive while that call waits out its Retry-After: they join it, and it ends throttled
+    // 49 more arrive once that call has had its first refusal: they join it, and it ends throttled
     // with their own retries (and deadline) barely begun
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await expect.poll(async () => (await graphLog(box)).requests.some((r) => r.status === 429), { interval: 50 }).toBe(true);
     const rest = await Promise.all(Array.from({ length: 49 }, () => read(path, session.cookie)));
     const alone = await first;
     // the first reader had all its retries refused, as it would have alone

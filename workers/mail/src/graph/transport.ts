@@ -57,7 +57,7 @@ export type GraphResult =
     };
 
 /** A call throttled past its retries or its deadline (see GraphResult). */
-export interface Throttled {
+interface Throttled {
   /** When each throttled answer came (epoch ms). */
   at: number[];
   /** When the call's time began, and when its deadline fell (epoch ms). */
