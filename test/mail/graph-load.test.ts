@@ -205,10 +205,14 @@ describe('the read cache', () => {
 
   it('a message read repeatedly within its age is answered from the cache; with the cache off every read asks Graph', async () => {
     const { items } = (await (await read('/api/emails/inbox?top=5', session.cookie)).json()) as List;
-    const path = `/api/email/${encodeURIComponent(items[0]!.id)}`;
+    // The oldest of the five: mail delivered by the tests above may still be read by the mailbox's
+    // own processing, which would count here.
+    const id = items.at(-1)!.id;
+    const path = `/api/email/${encodeURIComponent(id)}`;
     await control(box, 'DELETE', '/log');
     for (let i = 0; i < 3; i++) expect((await read(path, session.cookie, 20_000)).status).toBe(200);
-    const messageCalls = async () => (await graphLog(box)).requests.filter((r) => r.path.startsWith('/v1.0/me/messages/')).length;
+    const graphPaths = [id, encodeURIComponent(id)].map((form) => `/v1.0/me/messages/${form}`);
+    const messageCalls = async () => (await graphLog(box)).requests.filter((r) => graphPaths.some((p) => r.path.startsWith(p))).length;
     expect(await messageCalls()).toBe(1);
     for (let i = 0; i < 3; i++) expect((await read(path, session.cookie, 0)).status).toBe(200);
     expect(await messageCalls()).toBe(4);
