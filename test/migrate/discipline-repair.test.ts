@@ -5,6 +5,7 @@ import type { Sql } from '../../workers/migrate/src/engine/db';
 import { LEGACY_VALUES } from '../../workers/migrate/src/meetings';
 import { openLegacyDirect, openRacing } from './engine-support';
 import { Client, signIn, legacyConfigurationForm } from './helpers';
+import { rowsAs } from './rows-as';
 
 const LEGACY = legacyConfigurationForm('Legacy for discipline repair');
 /** Id mappings in the shared racing database are kept per configuration id: one no other file uses. */
@@ -38,7 +39,8 @@ beforeAll(async () => {
   legacy = openLegacyDirect();
   // The earliest source meetings (outside the other files' recent windows), each race paired by
   // date, course and race number: three of them get a wrong discipline in the destination.
-  const races = await legacy.query<{ d: string; venue: string; race_no: number; code: string }>(
+  const races = await rowsAs<{ d: string; venue: string; race_no: number; code: string }>(
+    legacy,
     `SELECT m.meeting_date AS d, v.venue_name AS venue, e.race_no, e.discipline_code AS code
      FROM race_meeting m JOIN venue v ON v.venue_id = m.venue_id JOIN race_event e ON e.meeting_id = m.meeting_id
      WHERE m.trial_flag = 'N' ORDER BY substr(m.meeting_date, 7, 4), substr(m.meeting_date, 4, 2), substr(m.meeting_date, 1, 2), m.meeting_id, e.race_no LIMIT 60`,
@@ -48,7 +50,8 @@ beforeAll(async () => {
     if (seeded.length === 3) break;
     if (picked.has(`${race.d}|${race.venue}`)) continue;
     const right = LEGACY_VALUES.discipline[race.code as keyof typeof LEGACY_VALUES.discipline];
-    const dest = await racing.query<{ id: number; race_type: string }>(
+    const dest = await rowsAs<{ id: number; race_type: string }>(
+      racing,
       'SELECT r.id, r.race_type FROM races r JOIN meetings m ON m.id = r.meeting_id JOIN courses c ON c.id = m.course_id WHERE m.date = $1 AND lower(c.name) = lower($2) AND r.race_number = $3',
       [iso(race.d), race.venue, race.race_no],
     );
@@ -100,7 +103,8 @@ describe('the repair (happy path)', () => {
 
     for (const s of seeded) await racing.query('UPDATE races SET race_type = $1 WHERE id = $2', [s.wrong, s.raceId]);
     // A destination race no source race pairs with (race number 99 at the first seeded race's meeting).
-    const [added] = await racing.query<{ id: number }>(
+    const [added] = await rowsAs<{ id: number }>(
+      racing,
       `INSERT INTO races (meeting_id, race_number, name, distance, class, race_type, track_condition)
        SELECT meeting_id, 99, 'Repair test race', 1200, 'Maiden', 'Steeplechase', track_condition FROM races WHERE id = $1 RETURNING id`,
       [seeded[0]!.raceId],
@@ -135,7 +139,7 @@ describe('the repair (happy path)', () => {
     expect(done.log[0]).toMatchObject({ level: expect.any(String), message: expect.any(String), timestamp: expect.any(String) });
     expect(done.log.some((l) => l.message.includes(`Race ${seeded[0]!.raceId} `))).toBe(true);
 
-    const after = await racing.query<{ id: number; race_type: string }>('SELECT id, race_type FROM races WHERE id = ANY($1::int[])', [
+    const after = await rowsAs<{ id: number; race_type: string }>(racing, 'SELECT id, race_type FROM races WHERE id = ANY($1::int[])', [
       [...seeded.map((s) => s.raceId), orphan.raceId],
     ]);
     for (const s of seeded) expect(after.find((r) => r.id === s.raceId)?.race_type).toBe(s.right);

@@ -8,6 +8,7 @@ import type { EngineEnv, RunPlan, TablePlan } from '../../workers/migrate/src/en
 import { copyAll, engineEnv, forgetEngineRows, openLegacy, openLegacyDirect, openRacing, runPlan } from './engine-support';
 import { type Client, signIn } from './helpers';
 import { newSession, ownLegacyConfiguration } from './wizard-flow';
+import { rowsAs } from './rows-as';
 
 // The dry run (engine/dry-run.ts): the plan on the first N rows of each table in one destination
 // transaction that is rolled back. Its report is checked against what the source rows must give
@@ -89,7 +90,8 @@ async function destinationState(dest: Sql, plan: RunPlan) {
 }
 
 async function tableStats(dest: Sql) {
-  return dest.query<{ relname: string; ins: number; upd: number; del: number; live: number; dead: number }>(
+  return rowsAs<{ relname: string; ins: number; upd: number; del: number; live: number; dead: number }>(
+    dest,
     `SELECT relname::text, n_tup_ins::int AS ins, n_tup_upd::int AS upd, n_tup_del::int AS del, n_live_tup::int AS live,
        n_dead_tup::int AS dead
      FROM pg_stat_user_tables WHERE relname IN ('${p}_horses', '${p}_starts') ORDER BY relname`,

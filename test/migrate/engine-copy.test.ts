@@ -14,6 +14,7 @@ import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { orderTables } from '../../workers/migrate/src/engine/order';
 import { allMappings } from '../../workers/migrate/src/engine/mappings';
+import { rowsAs } from './rows-as';
 
 // The chunked copy, legacy source → destination tables of this file: FK translation through id
 // mappings, natural-key matching against existing rows, patch mode, re-runs, validation.
@@ -57,18 +58,20 @@ describe('copy into empty tables', () => {
       ['race_meeting', 'meetings'],
       ['sectional_split', 'sectional_times'],
     ] as const) {
-      const { n } = await one(source.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${legacy}`));
+      const { n } = await one(rowsAs<{ n: number }>(source, `SELECT count(*)::int AS n FROM ${legacy}`));
       expect(await count(dest, target.name(racing)), racing).toBe(n);
       const cursor = cursors.find((c) => c.dest_table === target.name(racing))!;
       expect(cursor).toMatchObject({ done: n, inserted: n, updated: 0, skipped: 0, finished: true });
     }
     // Foreign keys point at the translated parents: a runner's horse is the same horse by name.
-    const [entry] = await source.query<{ entry_id: number; horse_name: string; venue_name: string; meeting_date: string }>(
+    const [entry] = await rowsAs<{ entry_id: number; horse_name: string; venue_name: string; meeting_date: string }>(
+      source,
       `SELECT e.entry_id, h.horse_name, v.venue_name, m.meeting_date FROM race_entry e JOIN horse h USING (horse_id)
        JOIN race_event r USING (race_id) JOIN race_meeting m ON m.meeting_id = r.meeting_id JOIN venue v USING (venue_id)
        ORDER BY e.entry_id DESC LIMIT 1`,
     );
-    const [copied] = await dest.query<{ horse: string; course: string; date: string }>(
+    const [copied] = await rowsAs<{ horse: string; course: string; date: string }>(
+      dest,
       `SELECT h.name AS horse, c.name AS course, to_char(m.date, 'DD/MM/YYYY') AS date
        FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} map
        JOIN "${target.name('runners')}" ru ON ru.id = map.dest_id::int
@@ -81,7 +84,7 @@ describe('copy into empty tables', () => {
     );
     expect(copied).toEqual({ horse: entry!.horse_name, course: entry!.venue_name, date: entry!.meeting_date });
     // Codes and flags decoded.
-    const types = await dest.query<{ race_type: string }>(`SELECT DISTINCT race_type FROM "${target.name('races')}" ORDER BY 1`);
+    const types = await rowsAs<{ race_type: string }>(dest, `SELECT DISTINCT race_type FROM "${target.name('races')}" ORDER BY 1`);
     expect(types.map((t) => t.race_type).every((t) => ['Flat', 'Hurdle', 'Steeplechase'].includes(t))).toBe(true);
 
     for (const table of tables) {
@@ -109,7 +112,7 @@ describe('natural keys and patch mode', () => {
     const target = await destination('natural', true);
     const plans = await legacyPlans(dest, target, ['venue', 'race_meeting']);
     const racingMeetings = await count(dest, 'meetings');
-    const { n: legacyMeetings } = await one(source.query<{ n: number }>('SELECT count(*)::int AS n FROM race_meeting'));
+    const { n: legacyMeetings } = await one(rowsAs<{ n: number }>(source, 'SELECT count(*)::int AS n FROM race_meeting'));
     expect(legacyMeetings).toBeGreaterThan(racingMeetings);
     const plan = runPlan(plans);
     const { cursors } = await copyAll(source, dest, plan);
@@ -123,7 +126,8 @@ describe('natural keys and patch mode', () => {
       history,
       historyMapped,
     } = await one(
-      dest.query<{ n: number; history: number; historyMapped: number }>(
+      rowsAs<{ n: number; history: number; historyMapped: number }>(
+        dest,
         `SELECT count(*)::int AS n,
               (SELECT count(*)::int FROM meetings WHERE date < (SELECT today FROM racing_dataset LIMIT 1)) AS history,
               count(*) FILTER (WHERE d.date < (SELECT today FROM racing_dataset LIMIT 1))::int AS "historyMapped"

@@ -6,6 +6,7 @@ import { orderTables } from '../../workers/migrate/src/engine/order';
 import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { TablePlan } from '../../workers/migrate/src/engine/types';
 import { copyAll, engineEnv, forgetEngineRows, openLegacy, openLegacyDirect, openRacing, runPlan } from './engine-support';
+import { rowsAs } from './rows-as';
 
 // Two tables referring to each other (a team's captain is a player, a player's team is a team):
 // the order breaks the cycle at the nullable column, copies it empty and backfills it.
@@ -90,7 +91,8 @@ describe('FK order with a cycle', () => {
     const { tables, cursors } = await copyAll(source, dest, plan);
     expect(cursors.find((c) => c.phase === 'backfill:captain_id')).toMatchObject({ finished: true, updated: 29 });
 
-    const rows = await dest.query<{ team: string; captain: string | null; captain_team: string | null }>(
+    const rows = await rowsAs<{ team: string; captain: string | null; captain_team: string | null }>(
+      dest,
       `SELECT t.name AS team, pl.name AS captain, ct.name AS captain_team FROM ${p}_teams t
        LEFT JOIN ${p}_players pl ON pl.id = t.captain_id LEFT JOIN ${p}_teams ct ON ct.id = pl.team_id
        WHERE t.name LIKE 'Team %' ORDER BY t.id`,

@@ -8,6 +8,7 @@ import { type CopyRows, type Sql, openUrl } from '../../workers/migrate/src/engi
 import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import type { RunPlan, TablePlan } from '../../workers/migrate/src/engine/types';
 import { InjectedFault, copyAll, copyAllPipelined, engineEnv, faulty, forgetEngineRows, freshConfigId, one } from './engine-support';
+import { rowsAs } from './rows-as';
 
 // The direct path of a copy chunk (copy.ts: `directShape`, `readDirectPage`, `directChunk`): rows
 // converted on the source, COPY … TO STDOUT, handed on untouched, COPY … FROM STDIN into the
@@ -96,7 +97,8 @@ function plan(destTable: string, options: Partial<RunPlan> & { filter?: string }
 /** The copied rows without their new ids, in source order (through the id mappings), as text. */
 async function copied(p: RunPlan): Promise<string[]> {
   const destTable = p.tables[0]!.destTable;
-  const rows = await db.query<{ row: string }>(
+  const rows = await rowsAs<{ row: string }>(
+    db,
     `SELECT (d.race_ref, d.tab_number, d.weight, d.scratched, d.race_date, d.comment, d.odds, d.seen_at)::text AS row
      FROM "${destTable}" d
      JOIN (SELECT r.dest_lo + g.o AS dest_id, r.source_lo + g.o AS source_id FROM migration_id_ranges r
@@ -112,7 +114,8 @@ async function copied(p: RunPlan): Promise<string[]> {
 /** How many rows a run's mappings take in each store. */
 async function mappingRows(p: RunPlan): Promise<{ ranges: number; rows: number }> {
   return one(
-    db.query<{ ranges: number; rows: number }>(
+    rowsAs<{ ranges: number; rows: number }>(
+      db,
       `SELECT (SELECT count(*) FROM migration_id_ranges WHERE config_id = $1)::int AS ranges,
               (SELECT count(*) FROM migration_id_mappings WHERE config_id = $1)::int AS rows`,
       [p.configId],
@@ -122,10 +125,13 @@ async function mappingRows(p: RunPlan): Promise<{ ranges: number; rows: number }
 
 async function expectExactlyOnce(p: RunPlan, expected: number) {
   const destTable = p.tables[0]!.destTable;
-  const { n } = await one(db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${destTable}"`));
+  const { n } = await one(rowsAs<{ n: number }>(db, `SELECT count(*)::int AS n FROM "${destTable}"`));
   expect(n, 'rows').toBe(expected);
   const { mapped } = await one(
-    db.query<{ mapped: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS mapped`, [p.configId, destTable]),
+    rowsAs<{ mapped: number }>(db, `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS mapped`, [
+      p.configId,
+      destTable,
+    ]),
   );
   expect(mapped, 'mappings').toBe(expected);
   const [table] = await prepareTables(db, db, p);
@@ -158,7 +164,7 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
               timestamptz '2024-03-01 10:00:00+11' + n * interval '17 minutes'
        FROM generate_series(1, ${Math.ceil((SOURCE_ROWS * 7) / 6)}) n WHERE n % 7 <> 0`,
     );
-    const { n } = await one(db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${sourceTable}" WHERE entry_id % 3 <> 0`));
+    const { n } = await one(rowsAs<{ n: number }>(db, `SELECT count(*)::int AS n FROM "${sourceTable}" WHERE entry_id % 3 <> 0`));
     filtered = n;
     // The statement path's result for the same plan: the direct path must write exactly the same.
     const byStatement = plan(await destination(), { filter: 'entry_id % 3 <> 0' });
@@ -173,7 +179,7 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
 
   afterAll(async () => {
     if (!db) return;
-    const tables = await db.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE tablename LIKE $1`, [`${prefix}\\_%`]);
+    const tables = await rowsAs<{ name: string }>(db, `SELECT tablename AS name FROM pg_tables WHERE tablename LIKE $1`, [`${prefix}\\_%`]);
     for (const { name } of tables) await db.query(`DROP TABLE "${name}"`);
     await forgetEngineRows(db, prefix);
     await db.end();
@@ -206,9 +212,10 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
   it('a page holding an id that is mapped already goes by the statement path, which skips that row', async () => {
     const p = plan(await destination());
     const destTable = p.tables[0]!.destTable;
-    const total = await one(db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${sourceTable}"`));
+    const total = await one(rowsAs<{ n: number }>(db, `SELECT count(*)::int AS n FROM "${sourceTable}"`));
     // An operator mapped source id 500 by hand to a row the destination already has.
-    const [{ id }] = (await db.query<{ id: number }>(
+    const [{ id }] = (await rowsAs<{ id: number }>(
+      db,
       `INSERT INTO "${destTable}" (race_ref, tab_number, scratched) VALUES (1, 1, false) RETURNING id`,
     )) as [{ id: number }];
     await db.query(
@@ -222,7 +229,7 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
     const cursor = cursors.find((c) => c.phase === 'copy')!;
     expect(cursor.done).toBe(total.n);
     expect(cursor.inserted).toBe(total.n - 1);
-    const { n } = await one(db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${destTable}"`));
+    const { n } = await one(rowsAs<{ n: number }>(db, `SELECT count(*)::int AS n FROM "${destTable}"`));
     expect(n).toBe(total.n);
   }, 60_000);
 
@@ -280,8 +287,8 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
     await db.query(`UPDATE "${sourceTable}" SET race_date = '31/02/2021' WHERE entry_id = 2`);
     try {
       await copyAll(db, db, p, { directCopy: true });
-      const { n } = await one(db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${p.tables[0]!.destTable}"`));
-      const { total } = await one(db.query<{ total: number }>(`SELECT count(*)::int AS total FROM "${sourceTable}"`));
+      const { n } = await one(rowsAs<{ n: number }>(db, `SELECT count(*)::int AS n FROM "${p.tables[0]!.destTable}"`));
+      const { total } = await one(rowsAs<{ total: number }>(db, `SELECT count(*)::int AS total FROM "${sourceTable}"`));
       expect(n).toBe(total - 1);
       const rejects = await rejectRows(db, p.runId, { limit: 10 });
       expect(rejects).toHaveLength(1);

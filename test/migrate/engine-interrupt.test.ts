@@ -23,6 +23,7 @@ import {
   openCopyTest,
   openRacing,
 } from './engine-support';
+import { rowsAs } from './rows-as';
 
 // A run cut off between any two statements — before a statement reaches the database, or after
 // the database ran it but before its answer came back (a COMMIT included) — and then resumed from
@@ -55,7 +56,8 @@ async function freshPlan(): Promise<RunPlan> {
 async function expectExactlyOnce(plan: RunPlan) {
   await expectCopiedOnce(source, dest, target, plan, sourceCounts);
   const { dupes } = await one(
-    dest.query<{ dupes: number }>(
+    rowsAs<{ dupes: number }>(
+      dest,
       `SELECT count(*)::int AS dupes FROM (SELECT meeting_id, race_number FROM "${target.name('races')}" GROUP BY 1, 2 HAVING count(*) > 1) d`,
     ),
   );

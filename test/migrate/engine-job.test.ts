@@ -16,6 +16,7 @@ import {
 } from './engine-support';
 import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import { migrationJobStub } from '../../workers/migrate/src/jobs/stubs';
+import { rowsAs } from './rows-as';
 
 // The MigrationJob Durable Object: a run driven by its alarms to the end, cancelled, and resumed
 // after the object lost its own view of the progress.
@@ -36,7 +37,7 @@ afterAll(async () => {
 });
 
 async function sourceCount(table: string): Promise<number> {
-  const { n } = await one(source.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`));
+  const { n } = await one(rowsAs<{ n: number }>(source, `SELECT count(*)::int AS n FROM ${table}`));
   return n;
 }
 
@@ -111,7 +112,7 @@ describe('MigrationJob', () => {
     expect(horses.done).toBeLessThan(horses.total);
     expect(horses.state).toBe('cancelled');
     const { n } = await one(
-      dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
+      rowsAs<{ n: number }>(dest, `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
         run.configId,
         target.name('horses'),
       ]),
@@ -169,7 +170,7 @@ describe('MigrationJob', () => {
       expect(text).not.toContain(wrong);
       expect(text).not.toContain(legacyConnection().password);
     }
-    const { n } = await one(dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1')} AS n`, [run.configId]));
+    const { n } = await one(rowsAs<{ n: number }>(dest, `SELECT ${countMappings('$t.config_id = $1')} AS n`, [run.configId]));
     expect(n).toBe(0);
   }, 60_000);
 
@@ -179,7 +180,7 @@ describe('MigrationJob', () => {
     const refused = await stub.start({ ...run, source: { ...legacyConnection(), host: '169.254.169.254' } });
     expect(refused).toMatchObject({ state: 'failed', errors: [expect.stringMatching(/not in the allowed hosts/)] });
     expect(await runDurableObjectAlarm(stub)).toBe(false);
-    const { n } = await one(dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1')} AS n`, [run.configId]));
+    const { n } = await one(rowsAs<{ n: number }>(dest, `SELECT ${countMappings('$t.config_id = $1')} AS n`, [run.configId]));
     expect(n).toBe(0);
     expect(await stubFor(crypto.randomUUID()).progress()).toBeNull();
     expect(await stubFor(crypto.randomUUID()).cancel()).toEqual({ message: 'No such migration run' });

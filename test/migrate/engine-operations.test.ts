@@ -25,6 +25,7 @@ import {
   runPlan,
 } from './engine-support';
 import { countMappings } from '../../workers/migrate/src/engine/mappings';
+import { rowsAs } from './rows-as';
 
 // The wizard's one-shot operations against the legacy source and this file's destination tables.
 
@@ -79,16 +80,16 @@ describe('natural-key matches and manual mappings', () => {
     const [courses] = await legacyPlans(dest, target, ['venue']);
     const configId = freshConfigId();
     const result = await findNaturalKeyMatches(engineEnv, legacyConnection(), configId, courses!, 5);
-    const venues = (await one(source.query<{ n: number }>('SELECT count(*)::int AS n FROM venue'))).n;
+    const venues = (await one(rowsAs<{ n: number }>(source, 'SELECT count(*)::int AS n FROM venue'))).n;
     expect(result.matches).toHaveLength(5);
     expect(result.alreadyMapped).toBe(0);
     expect(result.unmatched).toBe(0);
     const first = result.matches[0]!;
     const venue = await one(
-      source.query<{ venue_name: string }>('SELECT venue_name FROM venue WHERE venue_id = $1', [Number(first.sourceId)]),
+      rowsAs<{ venue_name: string }>(source, 'SELECT venue_name FROM venue WHERE venue_id = $1', [Number(first.sourceId)]),
     );
     const course = await one(
-      dest.query<{ name: string }>(`SELECT name FROM "${target.name('courses')}" WHERE id = $1`, [Number(first.destId)]),
+      rowsAs<{ name: string }>(dest, `SELECT name FROM "${target.name('courses')}" WHERE id = $1`, [Number(first.destId)]),
     );
     expect(course.name).toBe(venue.venue_name);
     expect(first.key).toEqual({ name: venue.venue_name });
@@ -124,22 +125,22 @@ describe('history, sync, boolean backfill and FkPatch', () => {
     const plans = await legacyPlans(dest, target, ['venue', 'race_meeting', 'jockey']);
     const plan = runPlan(plans);
     await copyAll(source, dest, plan);
-    const mapped = (await one(dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1')} AS n`, [plan.configId]))).n;
+    const mapped = (await one(rowsAs<{ n: number }>(dest, `SELECT ${countMappings('$t.config_id = $1')} AS n`, [plan.configId]))).n;
     expect(mapped).toBeGreaterThan(await count(source, 'race_meeting'));
 
     // Publish to config_id_mappings, twice: the second is an upsert of the same rows.
     expect(await syncIdMappingsToDestination(engineEnv, plan.configId)).toEqual({ synced: mapped });
     expect(await syncIdMappingsToDestination(engineEnv, plan.configId)).toEqual({ synced: mapped });
     expect(
-      (await one(dest.query<{ n: number }>('SELECT count(*)::int AS n FROM config_id_mappings WHERE config_id = $1', [plan.configId]))).n,
+      (await one(rowsAs<{ n: number }>(dest, 'SELECT count(*)::int AS n FROM config_id_mappings WHERE config_id = $1', [plan.configId]))).n,
     ).toBe(mapped);
 
     // FkPatch: a meeting's course set wrong is put back from the source through the mappings.
     const meeting = await one(
-      dest.query<{ id: number; course_id: number }>(`SELECT id, course_id FROM "${target.name('meetings')}" ORDER BY id DESC LIMIT 1`),
+      rowsAs<{ id: number; course_id: number }>(dest, `SELECT id, course_id FROM "${target.name('meetings')}" ORDER BY id DESC LIMIT 1`),
     );
     const other = await one(
-      dest.query<{ id: number }>(`SELECT id FROM "${target.name('courses')}" WHERE id <> $1 LIMIT 1`, [meeting.course_id]),
+      rowsAs<{ id: number }>(dest, `SELECT id FROM "${target.name('courses')}" WHERE id <> $1 LIMIT 1`, [meeting.course_id]),
     );
     await dest.query(`UPDATE "${target.name('meetings')}" SET course_id = $1 WHERE id = $2`, [other.id, meeting.id]);
     const patched = await patchForeignKey(engineEnv, legacyConnection(), {
@@ -156,7 +157,7 @@ describe('history, sync, boolean backfill and FkPatch', () => {
       unresolved: 0,
     });
     expect(
-      (await one(dest.query<{ course_id: number }>(`SELECT course_id FROM "${target.name('meetings')}" WHERE id = $1`, [meeting.id])))
+      (await one(rowsAs<{ course_id: number }>(dest, `SELECT course_id FROM "${target.name('meetings')}" WHERE id = $1`, [meeting.id])))
         .course_id,
     ).toBe(meeting.course_id);
     await expect(
@@ -184,7 +185,7 @@ describe('history, sync, boolean backfill and FkPatch', () => {
     expect(meetings.deleted + rest.deleted).toBe(mapped);
     expect(await syncIdMappingsToDestination(engineEnv, plan.configId)).toEqual({ synced: 0 });
     expect(
-      (await one(dest.query<{ n: number }>('SELECT count(*)::int AS n FROM config_id_mappings WHERE config_id = $1', [plan.configId]))).n,
+      (await one(rowsAs<{ n: number }>(dest, 'SELECT count(*)::int AS n FROM config_id_mappings WHERE config_id = $1', [plan.configId]))).n,
     ).toBe(0);
   }, 60_000);
 });

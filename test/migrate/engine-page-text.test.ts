@@ -3,6 +3,7 @@ import { validateTable } from '../../workers/migrate/src/engine/validation';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import type { TablePlan } from '../../workers/migrate/src/engine/types';
 import { copyAll, forgetEngineRows, openLegacy, openLegacyDirect, openRacing, runPlan } from './engine-support';
+import { rowsAs } from './rows-as';
 
 // A copy chunk carries its source rows as one text, a line per row and a tab between fields
 // (engine/copy.ts): values holding the separators, the escape character or the NULL marker, and
@@ -92,7 +93,7 @@ describe('source rows as page text', () => {
     expect(copied).toHaveLength(AWKWARD.length + 2);
     expect(copied).toEqual(expected);
     // Each source row once, and the bodies exactly the awkward texts.
-    expect((await dest.query<{ body: string | null }>(`SELECT body FROM ${p}_notes ORDER BY id`)).map((r) => r.body).sort()).toEqual(
+    expect((await rowsAs<{ body: string | null }>(dest, `SELECT body FROM ${p}_notes ORDER BY id`)).map((r) => r.body).sort()).toEqual(
       [...AWKWARD, null, null].sort(),
     );
     expect(await validateTable(source, dest, run.configId, tables[0]!)).toMatchObject({ ok: true });

@@ -10,6 +10,7 @@ import { clearHistory, saveIdMappings } from '../../workers/migrate/src/engine/o
 import { runStep, withCursor } from '../../workers/migrate/src/engine/run';
 import type { RunPlan, TablePlan } from '../../workers/migrate/src/engine/types';
 import { copyAll, engineEnv, forgetEngineRows, one, openLegacy, openLegacyDirect, openRacing, runPlan } from './engine-support';
+import { rowsAs } from './rows-as';
 
 // The id mappings' range store (engine/mappings.ts): integer source ids that became consecutive
 // destination ids are kept as one row per run; everything else row by row. These tests copy a
@@ -92,7 +93,8 @@ afterAll(async () => {
 /** Per table of a configuration: rows in each store, source ids covered, and whether any id is in both or twice. */
 async function stores(configId: number, table: string) {
   return one(
-    dest.query<{ rows: number; ranges: number; covered: number; distinct: number }>(
+    rowsAs<{ rows: number; ranges: number; covered: number; distinct: number }>(
+      dest,
       `SELECT (SELECT count(*)::int FROM migration_id_mappings WHERE config_id = $1 AND dest_table = $2) AS rows,
               (SELECT count(*)::int FROM migration_id_ranges WHERE config_id = $1 AND dest_table = $2) AS ranges,
               ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS covered,
@@ -103,12 +105,13 @@ async function stores(configId: number, table: string) {
 }
 
 async function sourceIds(table: string, key: string): Promise<string[]> {
-  return (await source.query<{ id: string }>(`SELECT ${key}::text AS id FROM ${table} ORDER BY ${key}`)).map((r) => r.id);
+  return (await rowsAs<{ id: string }>(source, `SELECT ${key}::text AS id FROM ${table} ORDER BY ${key}`)).map((r) => r.id);
 }
 
 async function mappedIds(configId: number, table: string): Promise<string[]> {
   return (
-    await dest.query<{ id: string }>(
+    await rowsAs<{ id: string }>(
+      dest,
       `SELECT source_id AS id FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} a ORDER BY source_id::bigint`,
       [configId, table],
     )
@@ -117,12 +120,14 @@ async function mappedIds(configId: number, table: string): Promise<string[]> {
 
 /** Each copied player's team, by name, as the source has it. */
 async function expectPlayersInTheirTeams(configId: number) {
-  const copied = await dest.query<{ player: string; team: string }>(
+  const copied = await rowsAs<{ player: string; team: string }>(
+    dest,
     `SELECT pl.name AS player, t.name AS team FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m
      JOIN ${p}_players pl ON pl.id = m.dest_id::int JOIN ${p}_teams t ON t.id = pl.team_id ORDER BY pl.name`,
     [configId, `${p}_players`],
   );
-  const expected = await source.query<{ player: string; team: string }>(
+  const expected = await rowsAs<{ player: string; team: string }>(
+    source,
     `SELECT pl.player_name AS player, t.team_name AS team FROM ${p}_player pl JOIN ${p}_team t USING (team_id) ORDER BY pl.player_name`,
   );
   expect(copied).toEqual(expected);
@@ -204,7 +209,8 @@ describe('id mappings as ranges', () => {
     await copyAll(source, dest, plan);
     const table = `${p}_teams`;
     const pairs = async () =>
-      dest.query<{ s: string; d: string }>(
+      rowsAs<{ s: string; d: string }>(
+        dest,
         `SELECT source_id AS s, dest_id AS d FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} a ORDER BY source_id::bigint`,
         [plan.configId, table],
       );

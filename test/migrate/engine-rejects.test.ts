@@ -18,6 +18,7 @@ import {
   openRacing,
   runPlan,
 } from './engine-support';
+import { rowsAs } from './rows-as';
 
 // Bad rows set aside (engine/rejects.ts): a chunk whose statement fails on a row's cast or a
 // constraint commits its other rows, records each bad one (key, column, value, SQLSTATE) with the
@@ -98,10 +99,10 @@ async function expectGoodOnceBadAside(plan: RunPlan, upTo = ROWS) {
   const good = upTo - bad.length;
   expect(await count(dest, `${p}_horses`)).toBe(good);
   const { n } = await one(
-    dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [plan.configId, `${p}_horses`]),
+    rowsAs<{ n: number }>(dest, `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [plan.configId, `${p}_horses`]),
   );
   expect(n).toBe(good);
-  const names = (await dest.query<{ name: string }>(`SELECT name FROM ${p}_horses`)).map((r) => r.name);
+  const names = (await rowsAs<{ name: string }>(dest, `SELECT name FROM ${p}_horses`)).map((r) => r.name);
   for (const row of bad) expect(names).not.toContain(`Horse ${row.id}`);
   const rejects = await rejectRows(dest, plan.runId, { limit: 100 });
   expect(rejects.map((r) => r.sourceId).sort((a, b) => Number(a) - Number(b))).toEqual(bad.map((b) => String(b.id)));

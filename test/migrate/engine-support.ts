@@ -9,6 +9,7 @@ import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import { CopyPipeline, runStep, withCursor } from '../../workers/migrate/src/engine/run';
 import type { Connection, EngineEnv, RunPlan, TablePlan } from '../../workers/migrate/src/engine/types';
 import { validateTable } from '../../workers/migrate/src/engine/validation';
+import { rowsAs } from './rows-as';
 
 // What the engine tests share: the legacy source (the global setup's second database), and
 // destination tables of their own — copies of the racing tables under a per-file prefix — so a
@@ -178,7 +179,7 @@ export async function copyAllPipelined(
 }
 
 export async function count(sql: Sql, table: string, where = 'true'): Promise<number> {
-  const rows = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${table}" WHERE ${where}`);
+  const rows = await rowsAs<{ n: number }>(sql, `SELECT count(*)::int AS n FROM "${table}" WHERE ${where}`);
   return rows[0]!.n;
 }
 
@@ -250,7 +251,7 @@ export async function one<T>(rows: Promise<T[]> | T[]): Promise<T> {
 async function sourceCountsOf(source: Sql, tables: [legacy: string, racing: string][]): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const [legacy, racing] of tables) {
-    counts[racing] = (await one(source.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${legacy}`))).n;
+    counts[racing] = (await one(rowsAs<{ n: number }>(source, `SELECT count(*)::int AS n FROM ${legacy}`))).n;
   }
   return counts;
 }
@@ -287,7 +288,7 @@ export async function expectExactlyOnce(
   for (const table of plan.tables.map((t) => racing(t.destTable))) {
     expect(await count(dest, target.name(table)), table).toBe(sourceCounts[table]);
     const { n } = await one(
-      dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
+      rowsAs<{ n: number }>(dest, `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [
         plan.configId,
         target.name(table),
       ]),

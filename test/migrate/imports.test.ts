@@ -10,6 +10,7 @@ import type { SheetCell } from '../../workers/migrate/src/imports/sheet/index.ts
 import worker from '../../workers/migrate/src/index';
 import { openRacing } from './engine-support';
 import { type Client, signIn } from './helpers';
+import { rowsAs } from './rows-as';
 
 const FINAL = ['completed', 'failed', 'cancelled'];
 const TRIAL_HEADER = ['Date', 'Course', 'Heat', 'Distance', 'Horse', 'Jockey', 'Trainer', 'Barrier', 'Position', 'Margin', 'Time'];
@@ -56,13 +57,15 @@ beforeAll(async () => {
   [admin, operator, viewer] = await Promise.all([signIn('importAdmin'), signIn('importOperator'), signIn('importViewer')]);
   await Promise.all([admin.page('/BarrierTrials'), operator.page('/BarrierTrials'), viewer.page('/BarrierTrials')]);
   racing = openRacing();
-  const [ids] = await racing.query<{ t: number; s: number }>(
+  const [ids] = await rowsAs<{ t: number; s: number }>(
+    racing,
     'SELECT (SELECT coalesce(max(id), 0) FROM trial_runs)::int AS t, (SELECT coalesce(max(id), 0) FROM sectional_times)::int AS s',
   );
   maxTrialRun = ids!.t;
   maxSectional = ids!.s;
   // One trial meeting's runs whose horse, trainer and jockey names are each one racing-database row.
-  trials = await racing.query<TrialRow>(
+  trials = await rowsAs<TrialRow>(
+    racing,
     `WITH unique_names AS (SELECT lower(name) AS n FROM horses GROUP BY 1 HAVING count(*) = 1),
           unique_trainers AS (SELECT lower(name) AS n FROM trainers GROUP BY 1 HAVING count(*) = 1),
           unique_jockeys AS (SELECT lower(name) AS n FROM jockeys GROUP BY 1 HAVING count(*) = 1),
@@ -76,7 +79,8 @@ beforeAll(async () => {
      ORDER BY t.heat_number, t.finishing_position LIMIT 6`,
   );
   expect(trials.length).toBeGreaterThanOrEqual(4);
-  sectionals = await racing.query<SectionalRow>(
+  sectionals = await rowsAs<SectionalRow>(
+    racing,
     `SELECT s.id, m.date::text AS date, c.name AS course, r.race_number, h.name AS horse, ru.tab_number, s.segment, s.time_seconds::text AS time_seconds
      FROM sectional_times s JOIN runners ru ON ru.id = s.runner_id JOIN races r ON r.id = ru.race_id JOIN meetings m ON m.id = r.meeting_id
      JOIN courses c ON c.id = m.course_id JOIN horses h ON h.id = ru.horse_id
@@ -86,7 +90,8 @@ beforeAll(async () => {
   expect(sectionals.length).toBe(6);
   untimed =
     (
-      await racing.query<NonNullable<typeof untimed>>(
+      await rowsAs<NonNullable<typeof untimed>>(
+        racing,
         `SELECT m.date::text AS date, c.name AS course, r.race_number, h.name AS horse, ru.tab_number, ru.id AS runner_id
      FROM runners ru JOIN races r ON r.id = ru.race_id JOIN meetings m ON m.id = r.meeting_id JOIN courses c ON c.id = m.course_id JOIN horses h ON h.id = ru.horse_id
      WHERE NOT ru.scratched AND ru.finishing_position IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sectional_times s WHERE s.runner_id = ru.id)
@@ -212,7 +217,7 @@ describe('barrier trials', () => {
       'unknown horse',
       'unknown meeting',
     ]);
-    const [inserted] = await racing.query<{ n: number }>('SELECT count(*)::int AS n FROM trial_runs WHERE id > $1 AND heat_number = 29', [
+    const [inserted] = await rowsAs<{ n: number }>(racing, 'SELECT count(*)::int AS n FROM trial_runs WHERE id > $1 AND heat_number = 29', [
       maxTrialRun,
     ]);
     expect(inserted!.n).toBe(1);
@@ -230,7 +235,8 @@ describe('barrier trials', () => {
 
   it('applies the filter and the foreign-key choices of Start', async () => {
     const [first] = trials as [TrialRow];
-    const [ids] = await racing.query<{ horse: number; trainer: number }>(
+    const [ids] = await rowsAs<{ horse: number; trainer: number }>(
+      racing,
       'SELECT (SELECT id FROM horses WHERE name = $1)::int AS horse, (SELECT id FROM trainers WHERE name = $2)::int AS trainer',
       [first.horse, first.trainer],
     );
@@ -367,7 +373,8 @@ describe('sectional times', () => {
       skipped: 4,
     });
     expect(done.summary.problems.map((p) => p.kind).sort()).toEqual(['bad segment', 'bad time', 'unknown horse', 'unknown race']);
-    const times = await racing.query<{ segment: string; t: string }>(
+    const times = await rowsAs<{ segment: string; t: string }>(
+      racing,
       'SELECT segment, time_seconds::text AS t FROM sectional_times WHERE runner_id = $1 ORDER BY segment',
       [u.runner_id],
     );
@@ -647,7 +654,7 @@ describe('ClearData', () => {
       const res = await admin.post('/Sectional/ClearData');
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('/Sectional');
-      const [left] = await racing.query<{ n: number }>('SELECT count(*)::int AS n FROM sectional_times');
+      const [left] = await rowsAs<{ n: number }>(racing, 'SELECT count(*)::int AS n FROM sectional_times');
       expect(left!.n).toBe(0);
       const after = await admin.page('/Sectional');
       expect(after.html).toMatch(/import-admin@example\.com: ClearData \(sectional_times truncated: \d+ rows removed\)/);

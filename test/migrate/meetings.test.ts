@@ -6,6 +6,7 @@ import { LEGACY_VALUES, legacyDateToIso, legacyFlag, type RaceRow, type RunnerRo
 import { sealPassword } from '../../workers/migrate/src/sealing';
 import { openLegacyDirect, openRacing } from './engine-support';
 import { Client, signIn, withEnv, legacyConfigurationForm } from './helpers';
+import { rowsAs } from './rows-as';
 
 const LEGACY = legacyConfigurationForm('Legacy');
 
@@ -36,26 +37,29 @@ beforeAll(async () => {
 
   racing = openRacing();
   legacy = openLegacyDirect();
-  const today = (await legacy.query<{ today: string }>('SELECT today::text AS today FROM legacy_dataset'))[0]!.today;
-  const lastRacingDay = (await racing.query<{ d: string }>('SELECT max(date)::text AS d FROM meetings'))[0]!.d;
-  const meetings = await legacy.query<{ id: number; d: string; venue: string; trial: string; races: number }>(
+  const today = (await rowsAs<{ today: string }>(legacy, 'SELECT today::text AS today FROM legacy_dataset'))[0]!.today;
+  const lastRacingDay = (await rowsAs<{ d: string }>(racing, 'SELECT max(date)::text AS d FROM meetings'))[0]!.d;
+  const meetings = await rowsAs<{ id: number; d: string; venue: string; trial: string; races: number }>(
+    legacy,
     `SELECT m.meeting_id AS id, m.meeting_date AS d, v.venue_name AS venue, m.trial_flag AS trial,
        (SELECT count(*) FROM race_event e WHERE e.meeting_id = m.meeting_id)::int AS races
      FROM race_meeting m JOIN venue v ON v.venue_id = m.venue_id ORDER BY m.meeting_id`,
   );
   // Inside the listing's window (14 days back), before today: results on both sides.
   const pastRow = meetings.find((m) => m.trial === 'N' && m.races > 0 && iso(m.d) < today && iso(m.d) >= addDays(today, -12))!;
-  const pastDest = await racing.query<{ id: number }>(
+  const pastDest = await rowsAs<{ id: number }>(
+    racing,
     'SELECT m.id FROM meetings m JOIN courses c ON c.id = m.course_id WHERE m.date = $1 AND c.name = $2',
     [iso(pastRow.d), pastRow.venue],
   );
   const pastRace = (
-    await legacy.query<{ race_id: number; race_no: number }>(
+    await rowsAs<{ race_id: number; race_no: number }>(
+      legacy,
       'SELECT race_id, race_no FROM race_event WHERE meeting_id = $1 AND (SELECT count(*) FROM race_entry x WHERE x.race_id = race_event.race_id) > 2 ORDER BY race_no LIMIT 1',
       [pastRow.id],
     )
   )[0]!;
-  const qdgRace = await racing.query<{ id: number }>('SELECT id FROM races WHERE meeting_id = $1 AND race_number = $2', [
+  const qdgRace = await rowsAs<{ id: number }>(racing, 'SELECT id FROM races WHERE meeting_id = $1 AND race_number = $2', [
     pastDest[0]!.id,
     pastRace.race_no,
   ]);
@@ -71,7 +75,7 @@ beforeAll(async () => {
 
   const onlyRow = meetings.find((m) => m.trial === 'N' && m.races > 0 && iso(m.d) > lastRacingDay)!;
   const onlyRace = (
-    await legacy.query<{ race_id: number }>('SELECT race_id FROM race_event WHERE meeting_id = $1 ORDER BY race_no LIMIT 1', [onlyRow.id])
+    await rowsAs<{ race_id: number }>(legacy, 'SELECT race_id FROM race_event WHERE meeting_id = $1 ORDER BY race_no LIMIT 1', [onlyRow.id])
   )[0]!;
   sourceOnly = { rsId: onlyRow.id, qdgId: null, date: iso(onlyRow.d), venue: onlyRow.venue, rsRaceId: onlyRace.race_id };
 });
@@ -247,13 +251,14 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
 
   it('marks seeded differences of a meeting, a race and a runner, and nothing else', async () => {
     const runner = (
-      await racing.query<{ id: number; tab_number: number; barrier: number }>(
+      await rowsAs<{ id: number; tab_number: number; barrier: number }>(
+        racing,
         'SELECT id, tab_number, barrier FROM runners WHERE race_id = $1 ORDER BY tab_number LIMIT 1',
         [past.qdgRaceId],
       )
     )[0]!;
-    const race = (await racing.query<{ name: string }>('SELECT name FROM races WHERE id = $1', [past.qdgRaceId]))[0]!;
-    const meeting = (await racing.query<{ track_rating: number }>('SELECT track_rating FROM meetings WHERE id = $1', [past.qdgId]))[0]!;
+    const race = (await rowsAs<{ name: string }>(racing, 'SELECT name FROM races WHERE id = $1', [past.qdgRaceId]))[0]!;
+    const meeting = (await rowsAs<{ track_rating: number }>(racing, 'SELECT track_rating FROM meetings WHERE id = $1', [past.qdgId]))[0]!;
     try {
       await racing.query('UPDATE races SET name = $2 WHERE id = $1', [past.qdgRaceId, `${race.name} (renamed)`]);
       await racing.query('UPDATE runners SET barrier = $2 WHERE id = $1', [runner.id, runner.barrier + 20]);
@@ -292,7 +297,8 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
 
   it('pairs a runner whose tab number changed by its horse, marking the tab number', async () => {
     const runner = (
-      await racing.query<{ id: number; tab_number: number }>(
+      await rowsAs<{ id: number; tab_number: number }>(
+        racing,
         'SELECT id, tab_number FROM runners WHERE race_id = $1 ORDER BY tab_number DESC LIMIT 1',
         [past.qdgRaceId],
       )
@@ -327,7 +333,7 @@ describe('meetings: the comparison (happy path)', { retry: 2 }, () => {
 
   it('compares with a named destination meeting, and follows a recorded id mapping over date and venue', async () => {
     const other = (
-      await racing.query<{ id: number }>('SELECT id FROM meetings WHERE id <> $1 AND NOT is_trial ORDER BY date DESC, id LIMIT 1', [
+      await rowsAs<{ id: number }>(racing, 'SELECT id FROM meetings WHERE id <> $1 AND NOT is_trial ORDER BY date DESC, id LIMIT 1', [
         past.qdgId,
       ])
     )[0]!.id;

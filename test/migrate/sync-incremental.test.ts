@@ -27,6 +27,7 @@ import {
   openRacing,
   runPlan,
 } from './engine-support';
+import { rowsAs } from './rows-as';
 
 // Incremental sync runs (engine/incremental.ts, engine/range-compare.ts) on a source table of their
 // own: each method reads only what changed since the last mark, deletes reach the destination once
@@ -152,7 +153,7 @@ async function expectInSync(j: Job, policy: DeletePolicy = j.setting.deletes, de
   expect(validation.ok, JSON.stringify(validation)).toBe(true);
   const sourceRows = await count(sourceAdmin, SOURCE);
   const { n } = await one(
-    dest.query<{ n: number }>(`SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [j.configId, DEST]),
+    rowsAs<{ n: number }>(dest, `SELECT ${countMappings('$t.config_id = $1 AND $t.dest_table = $2')} AS n`, [j.configId, DEST]),
   );
   expect(n, 'mappings').toBe(sourceRows);
   expect(await count(dest, DEST), 'destination rows').toBe(policy === 'delete' ? sourceRows : sourceRows + deleted);
@@ -263,7 +264,7 @@ describe('incremental sync: deletes', () => {
       expect(passOf(run).deleted).toBe(3);
       await dest.query(`UPDATE ${DEST} SET deleted = deleted_at IS NOT NULL`);
       await expectInSync(j, policy, 3);
-      const marked = await dest.query<{ at: string }>(`SELECT deleted_at::text AS at FROM ${DEST} WHERE deleted ORDER BY id`);
+      const marked = await rowsAs<{ at: string }>(dest, `SELECT deleted_at::text AS at FROM ${DEST} WHERE deleted ORDER BY id`);
       const again = await runOnce(j);
       expect(passOf(again).deleted).toBe(0);
       expect(await dest.query(`SELECT deleted_at::text AS at FROM ${DEST} WHERE deleted ORDER BY id`)).toEqual(marked);

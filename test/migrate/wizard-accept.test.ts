@@ -8,6 +8,7 @@ import type { ColumnMapping, TablePlan } from '../../workers/migrate/src/engine/
 import { engineEnv, openLegacyDirect } from './engine-support';
 import { type Client, signIn } from './helpers';
 import { newSession, ownLegacyConfiguration, storedPlans, uploadSchema, waitForRun } from './wizard-flow';
+import { rowsAs } from './rows-as';
 
 // "Accept all suggestions" (POST /Migration/AcceptSuggestions) on real sessions: legacy venue and
 // jockey rows, which all exist in the racing database already (matched by name), so a run adds
@@ -248,7 +249,7 @@ describe('the session list', () => {
 async function destCount(table: string): Promise<number> {
   const sql = openUrl(engineEnv, env.DATABASE_URL);
   try {
-    return Number((await sql.query<{ n: string }>(`SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
+    return Number((await rowsAs<{ n: string }>(sql, `SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
   } finally {
     await sql.end();
   }
@@ -259,8 +260,9 @@ async function mappedRows(sourceQuery: string, sourceTable: string, destTable: s
   const legacy = openLegacyDirect();
   const racing = openUrl(engineEnv, env.DATABASE_URL);
   try {
-    const source = await legacy.query<Record<string, string | null> & { id: string }>(sourceQuery);
-    const rows = await racing.query<Record<string, unknown> & { source_id: string }>(
+    const source = await rowsAs<Record<string, string | null> & { id: string }>(legacy, sourceQuery);
+    const rows = await rowsAs<Record<string, unknown> & { source_id: string }>(
+      racing,
       `SELECT m.source_id, ${destColumns
         .split(', ')
         .map((c) => `d.${c}`)

@@ -8,6 +8,7 @@ import type { MatchSummary } from '../../workers/migrate/src/wizard-sessions';
 import { type TestDestination, createDestination, engineEnv, freshConfigId, legacyConnection, openRacing } from './engine-support';
 import { type Client, signIn } from './helpers';
 import { newSession, ownLegacyConfiguration, uploadSchema, waitForRun } from './wizard-flow';
+import { rowsAs } from './rows-as';
 
 // "Validate again" after a run whose destination changed behind its back: the Results page reports
 // the count and checksum mismatch and lists the changed rows' source keys first; with the rows put
@@ -82,13 +83,14 @@ describe('Validate again', () => {
     expect(results.html).toContain('data-validate-again');
 
     // Behind the run's back: the row of the second source key deleted, the fifth one's name changed.
-    const mapped = await racing.query<{ source_id: string; dest_id: string }>(
+    const mapped = await rowsAs<{ source_id: string; dest_id: string }>(
+      racing,
       `SELECT m.source_id, m.dest_id FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m ORDER BY m.source_id::bigint`,
       [CONFIG_ID, courses],
     );
     expect(mapped.length).toBe(copied);
     const [deleted, changed] = [mapped[1]!, mapped[4]!];
-    const [kept] = await racing.query<{ row: unknown }>(`SELECT to_jsonb(c) AS row FROM "${courses}" c WHERE id = $1`, [deleted.dest_id]);
+    const [kept] = await rowsAs<{ row: unknown }>(racing, `SELECT to_jsonb(c) AS row FROM "${courses}" c WHERE id = $1`, [deleted.dest_id]);
     await racing.query(`DELETE FROM "${courses}" WHERE id = $1`, [deleted.dest_id]);
     await racing.query(`UPDATE "${courses}" SET name = name || ' (changed)' WHERE id = $1`, [changed.dest_id]);
 

@@ -4,6 +4,7 @@ import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
 import { openUrl } from '../../workers/migrate/src/engine/db';
 import { engineEnv } from './engine-support';
 import { signIn, type Client, legacyConfigurationForm } from './helpers';
+import { rowsAs } from './rows-as';
 
 const LEGACY = legacyConfigurationForm('Legacy');
 
@@ -459,7 +460,7 @@ describe('runs that cannot collide', () => {
 async function destCount(table: string): Promise<number> {
   const sql = openUrl(engineEnv, env.DATABASE_URL);
   try {
-    return Number((await sql.query<{ n: string }>(`SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
+    return Number((await rowsAs<{ n: string }>(sql, `SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
   } finally {
     await sql.end();
   }

@@ -5,7 +5,8 @@ import {
   COPY_CURSOR_GUARD,
   type ChunkResult,
   type CopyCounts,
-  type CursorRow,
+  backfillCountsSchema,
+  copyCountsSchema,
   STALE_CHECK,
   normaliseCursor,
   producing,
@@ -169,7 +170,7 @@ export async function copyChunk(
   let rejected = 0;
   try {
     // Someone else (an earlier attempt whose answer was lost) may have committed this chunk already.
-    result = await runGuarded<CopyCounts>(dest, text, params);
+    result = await runGuarded(dest, { text, params, row: copyCountsSchema });
   } catch (error) {
     if (!isRowError(error)) throw error;
     // A row's cast or a constraint failed: those rows are set aside, the others committed (rejects.ts).
@@ -263,7 +264,7 @@ export async function backfillChunk(
     `backfill:${fk.childColumn}`,
     cursor,
   ];
-  const result = await runGuarded<{ updated: number; cursor_row: CursorRow | null }>(dest, text, params);
+  const result = await runGuarded(dest, { text, params, row: backfillCountsSchema });
   if (!result) return { status: 'stale' };
   return { status: 'advanced', rows, finished: rows < limit, cursor: normaliseCursor(result.cursor_row!), unresolved: 0 };
 }

@@ -1,4 +1,6 @@
-import { type Sql, literal } from './db.ts';
+import { pgCount } from '#shared/pg.ts';
+import { z } from 'zod';
+import { type Sql, literal, rows } from './db.ts';
 import type { RunPlan } from './types.ts';
 
 // The run's cursor rows in the destination (one per table and phase) and the guard every chunk
@@ -11,16 +13,18 @@ const COPY_PHASE = 'copy';
 
 export type Phase = { table: string; phase: string; kind: 'copy' | 'backfill'; column?: string };
 
-export type CursorRow = {
-  dest_table: string;
-  phase: string;
-  cursor: string | null;
-  done: number;
-  inserted: number;
-  updated: number;
-  skipped: number;
-  finished: boolean;
-};
+/** A migration_run_cursors row, as a column list or inside a chunk's JSON (`row_to_json`). */
+export const cursorRowSchema = z.object({
+  dest_table: z.string(),
+  phase: z.string(),
+  cursor: z.string().nullable(),
+  done: pgCount,
+  inserted: pgCount,
+  updated: pgCount,
+  skipped: pgCount,
+  finished: z.boolean(),
+});
+export type CursorRow = z.output<typeof cursorRowSchema>;
 
 export type ChunkResult =
   | {
@@ -59,7 +63,9 @@ export async function openCursors(dest: Sql, plan: RunPlan): Promise<CursorRow[]
 }
 
 export async function readCursors(dest: Sql, runId: string): Promise<CursorRow[]> {
-  return dest.query<CursorRow>(
+  return rows(
+    dest,
+    cursorRowSchema,
     `SELECT dest_table, phase, cursor, done, inserted, updated, skipped, finished FROM migration_run_cursors WHERE run_id = $1`,
     [runId],
   );
@@ -112,20 +118,24 @@ export const COPY_CURSOR_GUARD = `waited AS (
 export const STALE_MARKER = 'migration chunk is stale';
 export const STALE_CHECK = `CASE WHEN NOT EXISTS (SELECT 1 FROM guard) THEN ('${STALE_MARKER} ' || random()::text)::int END AS stale_check`;
 
+/** A chunk's guarded statement on its own: its text, parameters and the schema of its one row. */
+export type GuardedStatement<T> = { text: string; params: unknown[]; row: z.ZodType<T> };
+/** A transaction begun with `begin` whose last statement is the guarded one: `work` returns its parsed row. */
+export type GuardedWork<T> = { begin: string; work: (tx: Sql) => Promise<T | undefined> };
+
 /**
- * A chunk's guarded statement run on its own (one statement, one transaction), or `work` in a
+ * A chunk's guarded statement run on its own (one statement, one transaction), or work in a
  * transaction whose last statement is the guarded one; null when it was stale (nothing written).
  */
 export async function runGuarded<T extends { cursor_row: CursorRow | null }>(
   dest: Sql,
-  statement: string | { begin: string },
-  work: unknown[] | ((tx: Sql) => Promise<T | undefined>),
+  guarded: GuardedStatement<T> | GuardedWork<T>,
 ): Promise<T | null> {
   try {
     const row =
-      typeof statement === 'string'
-        ? (await dest.query<T>(statement, work as unknown[]))[0]
-        : await dest.transaction(work as (tx: Sql) => Promise<T | undefined>, { begin: statement.begin });
+      'text' in guarded
+        ? (await rows(dest, guarded.row, guarded.text, guarded.params))[0]
+        : await dest.transaction(guarded.work, { begin: guarded.begin });
     if (!row?.cursor_row) throw new Error('a chunk statement returned no cursor row');
     return row;
   } catch (error) {
@@ -134,7 +144,17 @@ export async function runGuarded<T extends { cursor_row: CursorRow | null }>(
   }
 }
 
-export type CopyCounts = { inserted: number; updated: number; unresolved: number; mapped: number; cursor_row: CursorRow | null };
+/** The row a copy chunk's statement returns (its `stale_check` column is dropped). */
+export const copyCountsSchema = z.object({
+  inserted: pgCount,
+  updated: pgCount,
+  unresolved: pgCount,
+  mapped: pgCount,
+  cursor_row: cursorRowSchema.nullable(),
+});
+export type CopyCounts = z.output<typeof copyCountsSchema>;
+/** The row a backfill chunk's statement returns. */
+export const backfillCountsSchema = copyCountsSchema.pick({ updated: true, cursor_row: true });
 
 export function normaliseCursor(row: CursorRow): CursorRow {
   return {

@@ -1,9 +1,13 @@
 import { commaList, hostAllowed } from '#shared/config.ts';
-import { type RacingDbConfig, openRacingDb, openRacingReads } from '#shared/pg.ts';
+import { type RacingDbConfig, type RowSchema, openRacingDb, openRacingReads, parseRows } from '#shared/pg.ts';
+import type { z } from 'zod';
 import { type Connection, type DbTarget, type EngineEnv, HostNotAllowedError } from './types.ts';
 
 // The engine's two databases through the shared driver set-up (relay, error wrapping): raw
-// parameterised SQL, one pool per use, ended by the caller.
+// parameterised SQL, one pool per use, ended by the caller. A statement's rows come back as plain
+// `Row`s; code that reads their columns reads them through `rows(db, schema, …)`, which parses each
+// row with the zod schema the call declares (workers/shared/pg.ts's parseRows), so a row's type is
+// checked where it enters, never cast. COPY's rows stay raw bytes.
 
 export type Row = Record<string, unknown>;
 
@@ -15,12 +19,12 @@ export type CopyRows = { readonly bytes: Uint8Array; readonly count: number };
 
 /** Parameterised SQL on one database; `transaction` runs on one connection between BEGIN and COMMIT. */
 export interface Sql {
-  query<T extends Row = Row>(text: string, values?: unknown[]): Promise<T[]>;
+  query(text: string, values?: unknown[]): Promise<Row[]>;
   /**
    * In a transaction, its last statement, sent as a simple query (no parameters: `text` holds only
    * values the engine wrote) with COMMIT in the same round trip: its rows.
    */
-  queryAndCommit<T extends Row = Row>(text: string): Promise<T[]>;
+  queryAndCommit(text: string): Promise<Row[]>;
   transaction<T>(
     work: (tx: Sql) => Promise<T>,
     options?: {
@@ -43,6 +47,26 @@ export interface Sql {
 
 /** What a read needs of a database, on a connection (Sql) or over HTTP (Reads): parameterised statements. */
 export type Reader = Pick<Sql, 'query'>;
+
+/** A statement's name in a RowShapeError: its text on one line, cut short. */
+function statementName(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** Rows already read (a batch's, queryAndCommit's) each parsed through `schema`, the zod schema of one row of `text`. */
+export function parsedRows<S extends RowSchema>(schema: S, text: string, raw: readonly unknown[]): z.output<S>[] {
+  return parseRows(statementName(text), schema, raw);
+}
+
+/**
+ * The rows of a parameterised statement, each parsed through `schema` (the zod schema of one row):
+ * a row that does not match is a RowShapeError. Columns the driver hands over as text (int8,
+ * numeric) are declared as text or converted by the schema.
+ */
+export async function rows<S extends RowSchema>(db: Reader, schema: S, text: string, values?: unknown[]): Promise<z.output<S>[]> {
+  return parsedRows(schema, text, await db.query(text, values));
+}
 
 /** One statement of a batch: its text and parameters. */
 export type Statement = { text: string; values?: unknown[] };
@@ -87,6 +111,18 @@ function dbConfig(env: EngineEnv, url: string): RacingDbConfig {
     PG_QUERY_TIMEOUT_MS: QUERY_TIMEOUT_MS,
   };
 }
+
+const isRow = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A driver result's rows, checked to be row objects (not cast); anything else is a driver defect. */
+function driverRows(rows: unknown): Row[] {
+  if (!Array.isArray(rows) || !rows.every(isRow)) throw new Error('the database driver returned something other than rows');
+  return rows;
+}
+
+/** The rows of one driver result (`{ rows }`). */
+const resultRows = (result: unknown): Row[] =>
+  driverRows(typeof result === 'object' && result !== null ? Reflect.get(result, 'rows') : undefined);
 
 type Queryable = {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
@@ -208,8 +244,8 @@ function sqlOn(client: Queryable, open: () => Promise<{ client: Queryable; relea
     }
   };
   const sql: Sql = {
-    async query<T extends Row>(text: string, values?: unknown[]) {
-      return (await client.query(text, values)).rows as T[];
+    async query(text: string, values?: unknown[]) {
+      return driverRows((await client.query(text, values)).rows);
     },
     queryAndCommit: () => Promise.reject(new Error('queryAndCommit outside a transaction')),
     // A COPY holds its connection until ReadyForQuery: on a pool it runs on a client of its own.
@@ -237,17 +273,19 @@ function sqlOn(client: Queryable, open: () => Promise<{ client: Queryable; relea
         return full;
       };
       const tx: Sql = {
-        async query<T extends Row>(text: string, values?: unknown[]) {
+        async query(text: string, values?: unknown[]) {
           if (committed) throw new Error('the transaction has committed');
           if (pending) await conn.client.query(withPending('', false));
-          return (await conn.client.query(text, values)).rows as T[];
+          return driverRows((await conn.client.query(text, values)).rows);
         },
-        async queryAndCommit<T extends Row>(text: string) {
+        async queryAndCommit(text: string) {
           if (committed) throw new Error('the transaction has committed');
-          const results = (await conn.client.query(withPending(text, true))) as unknown as { rows: unknown[] }[] | { rows: unknown[] };
-          const all = Array.isArray(results) ? results : [results];
+          // Several statements in one message: the driver answers with one result per statement.
+          const results: unknown = await conn.client.query(withPending(text, true));
+          const all: unknown[] = Array.isArray(results) ? results : [results];
           // BEGIN's results come first when it went in the same message; the statement's are before COMMIT's.
-          return (all.at(-2)?.rows ?? []) as T[];
+          const last = all.at(-2);
+          return last === undefined ? [] : resultRows(last);
         },
         copyOut: (text, copyOptions) => copy(conn.client, withPending(text, copyOptions?.last)),
         async copyIn(text, rows, copyOptions) {
@@ -296,15 +334,15 @@ export function openUrl(env: EngineEnv, url: string): Sql {
 export function openReads(env: EngineEnv, url: string): Reads {
   const sql = openRacingReads(dbConfig(env, url)).$client;
   return {
-    async query<T extends Row>(text: string, values?: unknown[]) {
-      return (await sql.query(text, values ?? [])) as T[];
+    async query(text: string, values?: unknown[]) {
+      return driverRows(await sql.query(text, values ?? []));
     },
     async batch(statements, options = {}) {
       const timeout = options.statementTimeoutMs
         ? [sql.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`)]
         : [];
       const results = await sql.transaction([...timeout, ...statements.map((s) => sql.query(s.text, s.values ?? []))], { readOnly: true });
-      return results.slice(timeout.length) as Row[][];
+      return results.slice(timeout.length).map(driverRows);
     },
   };
 }

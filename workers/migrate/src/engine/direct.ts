@@ -1,8 +1,17 @@
-import { type Sql, ident, literal } from './db.ts';
+import { type Sql, ident, literal, parsedRows } from './db.ts';
 import { rangesOverlap, recordMappings, rowsExist } from './mappings.ts';
 import type { SourcePage } from './pages.ts';
 import type { PreparedTable } from './prepare.ts';
-import { COPY_CURSOR_GUARD, type ChunkResult, type CopyCounts, STALE_CHECK, normaliseCursor, producingKey, runGuarded } from './cursors.ts';
+import {
+  COPY_CURSOR_GUARD,
+  type ChunkResult,
+  type CopyCounts,
+  STALE_CHECK,
+  copyCountsSchema,
+  normaliseCursor,
+  producingKey,
+  runGuarded,
+} from './cursors.ts';
 
 // The direct path of a chunk: rows converted on the source go into the destination table by COPY,
 // then one guarded statement pairs them with their source ids and advances the cursor.
@@ -104,12 +113,13 @@ export async function directChunk(
   let result: CopyCounts | null;
   try {
     const begin = `${RELAXED_COMMIT}; SELECT pg_advisory_xact_lock(${producingKey(run.runId, plan.destTable, next)})`;
-    result = await runGuarded<CopyCounts>(dest, { begin }, async (tx) => {
-      const columns = plan.columns.map((c) => ident(c.dest)).join(', ');
-      const copied = await tx.copyIn(`COPY ${ident(plan.destTable)} (${columns}) FROM STDIN`, page.copy!);
-      if (copied !== page.rows) throw new Error(`direct copy took ${copied} of ${page.rows} rows`);
-      const [row] = await tx.queryAndCommit<CopyCounts>(
-        inlineParameters(guarded, [
+    result = await runGuarded(dest, {
+      begin,
+      work: async (tx) => {
+        const columns = plan.columns.map((c) => ident(c.dest)).join(', ');
+        const copied = await tx.copyIn(`COPY ${ident(plan.destTable)} (${columns}) FROM STDIN`, page.copy!);
+        if (copied !== page.rows) throw new Error(`direct copy took ${copied} of ${page.rows} rows`);
+        const text = inlineParameters(guarded, [
           run.configId, // $1
           plan.destTable, // $2
           plan.sourceTable, // $3
@@ -121,9 +131,9 @@ export async function directChunk(
           page.lo, // $9
           cursor, // $10 old cursor
           page.hi, // $11
-        ]),
-      );
-      return row;
+        ]);
+        return parsedRows(copyCountsSchema, text, await tx.queryAndCommit(text))[0];
+      },
     });
   } catch (error) {
     if (error instanceof Error && error.message.includes(NOT_FRESH_MARKER)) throw new NotFresh();

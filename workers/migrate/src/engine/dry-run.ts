@@ -1,8 +1,9 @@
 import { copyParams, copyStatement } from './copy.ts';
-import { openCursors } from './cursors.ts';
+import { copyCountsSchema, openCursors } from './cursors.ts';
+import { z } from 'zod';
 import { readCopyPage, type SourcePage } from './pages.ts';
 import { type PreparedTable, prepareTables } from './prepare.ts';
-import { type Sql, openDestination, openSource } from './db.ts';
+import { type Sql, openDestination, openSource, rows as readRows } from './db.ts';
 import { isRowError, MAX_REJECT_LIMIT, type RejectRecord, setAside } from './rejects.ts';
 import type { EngineEnv, RunPlan } from './types.ts';
 
@@ -53,7 +54,9 @@ async function withShadowSequences(tx: Sql, tables: PreparedTable[]): Promise<Pr
       shadowed.push(table);
       continue;
     }
-    const [state] = await tx.query<{ next: string; inc: string }>(
+    const [state] = await readRows(
+      tx,
+      z.object({ next: z.string(), inc: z.string() }),
       `SELECT (CASE WHEN s.is_called THEN s.last_value + p.seqincrement ELSE s.last_value END)::text AS next, p.seqincrement::text AS inc
        FROM ${table.sequence} s, pg_sequence p WHERE p.seqrelid = $1::regclass`,
       [table.sequence],
@@ -77,7 +80,9 @@ async function dryTable(tx: Sql, plan: RunPlan, table: PreparedTable, page: Sour
   let counts: { inserted: number; updated: number; unresolved: number };
   let rejected: RejectRecord[] = [];
   try {
-    [counts] = (await tx.query<typeof counts>(text, params)) as [typeof counts];
+    const [row] = await readRows(tx, copyCountsSchema, text, params);
+    if (!row) throw new Error('the copy statement returned no row');
+    counts = row;
   } catch (error) {
     if (!isRowError(error)) throw error;
     await tx.query('ROLLBACK TO SAVEPOINT dry_run_table');

@@ -1,5 +1,6 @@
 import { type PreparedTable, whereOf } from './prepare.ts';
-import { type Sql, ident, literal } from './db.ts';
+import { z } from 'zod';
+import { type Sql, ident, literal, rows as readRows } from './db.ts';
 import { readSource } from './filter.ts';
 import { type DeletePolicy, applyDeletes, compareKeyRanges, rangeComparable, softDeleteValue } from './range-compare.ts';
 import type { RunPlan, TableInfo } from './types.ts';
@@ -129,10 +130,15 @@ function windowCondition(
   return `(${full} >= ${lower} AND ${full} < ${upper})`;
 }
 
+/** A column's type as format_type writes it. */
+const typeRow = z.object({ type: z.string() });
+
 /** The source column's type, or null when the table has no such column. */
 async function sourceColumnType(source: Sql, table: string, column: string): Promise<string | null> {
   const rows = await readSource(source, (tx) =>
-    tx.query<{ type: string }>(
+    readRows(
+      tx,
+      typeRow,
       `SELECT format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a
        WHERE a.attrelid = to_regclass($1) AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped`,
       [ident(table), column],
@@ -147,7 +153,7 @@ async function upperMark(source: Sql, method: ChangeMethod, table: string, colum
     method === 'column'
       ? `SELECT set_config('DateStyle', 'ISO', true) IS NOT NULL AS iso, max(${ident(column!)})::text AS mark FROM ${ident(table)}`
       : 'SELECT txid_snapshot_xmin(txid_current_snapshot())::text AS mark';
-  const rows = await readSource(source, (tx) => tx.query<{ mark: string | null }>(text));
+  const rows = await readSource(source, (tx) => readRows(tx, z.object({ mark: z.string().nullable() }), text));
   return rows[0]?.mark ?? null;
 }
 
@@ -276,7 +282,9 @@ async function tablePass(
 }
 
 async function destColumnType(dest: Sql, table: string, column: string): Promise<string> {
-  const rows = await dest.query<{ type: string }>(
+  const rows = await readRows(
+    dest,
+    typeRow,
     `SELECT format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a
      WHERE a.attrelid = to_regclass($1) AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped`,
     [ident(table), column],

@@ -1,4 +1,5 @@
-import type { Reader, Reads } from './db.ts';
+import { z } from 'zod';
+import { type Reader, type Reads, parsedRows, rows } from './db.ts';
 import type { ColumnInfo, ForeignKey, SchemaInfo, TableInfo } from './types.ts';
 
 // Tables, columns, primary and foreign keys of a database's public schema, from pg_catalog in
@@ -13,21 +14,23 @@ export const ENGINE_TABLES = new Set([
   'config_id_mappings',
 ]);
 
-type ColumnRow = {
-  table_name: string;
-  column_name: string;
-  data_type: string;
-  nullable: boolean;
-  has_default: boolean;
-  estimated_rows: number | string;
-};
-type ConstraintRow = {
-  kind: 'p' | 'f';
-  table_name: string;
-  columns: string[];
-  parent_table: string | null;
-  parent_columns: string[] | null;
-};
+const columnRow = z.object({
+  table_name: z.string(),
+  column_name: z.string(),
+  data_type: z.string(),
+  nullable: z.boolean(),
+  has_default: z.boolean(),
+  estimated_rows: z.union([z.number(), z.string()]),
+});
+type ColumnRow = z.output<typeof columnRow>;
+const constraintRow = z.object({
+  kind: z.enum(['p', 'f']),
+  table_name: z.string(),
+  columns: z.unknown().transform((v) => textArray(v)),
+  parent_table: z.string().nullable(),
+  parent_columns: z.unknown().transform((v) => (v === null || v === undefined ? null : textArray(v))),
+});
+type ConstraintRow = z.output<typeof constraintRow>;
 
 const COLUMNS = `
 SELECT c.relname::text AS table_name, a.attname::text AS column_name, format_type(a.atttypid, a.atttypmod) AS data_type,
@@ -65,13 +68,13 @@ function textArray(value: unknown): string[] {
 
 /** The schema read on a connection (or any reader), one statement after the other. */
 export async function introspectSql(sql: Reader, options: { hideEngineTables?: boolean } = {}): Promise<SchemaInfo> {
-  return schemaFrom(await sql.query<ColumnRow>(COLUMNS), await sql.query<ConstraintRow>(CONSTRAINTS), options);
+  return schemaFrom(await rows(sql, columnRow, COLUMNS), await rows(sql, constraintRow, CONSTRAINTS), options);
 }
 
 /** The schema read over HTTP: both statements in one batch, one round trip, one snapshot. */
 export async function introspectReads(reads: Reads, options: { hideEngineTables?: boolean } = {}): Promise<SchemaInfo> {
   const [columns = [], constraints = []] = await reads.batch([{ text: COLUMNS }, { text: CONSTRAINTS }]);
-  return schemaFrom(columns as ColumnRow[], constraints as ConstraintRow[], options);
+  return schemaFrom(parsedRows(columnRow, COLUMNS, columns), parsedRows(constraintRow, CONSTRAINTS, constraints), options);
 }
 
 function schemaFrom(

@@ -1,7 +1,8 @@
 import { backfillChunk } from './copy.ts';
 import { type CursorRow, chunkSizeOf, openCursors } from './cursors.ts';
 import { type PreparedTable, whereOf, prepareTables, PlanError } from './prepare.ts';
-import { type Sql, ident, literal, openDestination, openSource, sourceReads, targetReads, withSql } from './db.ts';
+import { type Sql, ident, literal, openDestination, openSource, rows as readRows, sourceReads, targetReads, withSql } from './db.ts';
+import { z } from 'zod';
 import { failureText, sqlStateOf } from '#shared/pg-errors.ts';
 import { readSource } from './filter.ts';
 import { findColumn, findTable, introspectReads, introspectSql } from './introspect.ts';
@@ -28,7 +29,7 @@ import type {
 
 export async function testConnection(env: EngineEnv, conn: Connection): Promise<{ success: boolean; message: string }> {
   try {
-    const rows = await sourceReads(env, conn).query<{ version: string }>('SELECT version() AS version');
+    const rows = await readRows(sourceReads(env, conn), z.object({ version: z.string() }), 'SELECT version() AS version');
     const version = /PostgreSQL [\d.]+/.exec(rows[0]?.version ?? '')?.[0] ?? 'PostgreSQL';
     return { success: true, message: `Connected to ${conn.database} on ${conn.host}:${conn.port} (${version})` };
   } catch (error) {
@@ -111,10 +112,12 @@ export async function findNaturalKeyMatches(
       const page = await readSourcePage(source, table!, cursor, SCAN_CHUNK);
       if (page.keys.length === 0) break;
       cursor = JSON.stringify(page.keys.at(-1));
-      const rows = await dest.query<{ src_id: string; dest_id: string | null; mapped: boolean; key: Record<string, string | null> }>(
-        matchStatement(table!),
-        [configId, plan.destTable, page.keys.map((k) => k.join('\u001f')), ...page.values],
-      );
+      const rows = await readRows(dest, matchRow, matchStatement(table!), [
+        configId,
+        plan.destTable,
+        page.keys.map((k) => k.join('\u001f')),
+        ...page.values,
+      ]);
       result.scanned! += page.keys.length;
       for (const row of rows) {
         if (row.mapped) result.alreadyMapped++;
@@ -133,6 +136,16 @@ export async function findNaturalKeyMatches(
   }
 }
 
+/** A `count(*)::int AS n` row. */
+const countRow = z.object({ n: z.number() });
+
+/** A source row's match: its id, the destination row with the same natural key (if any), whether already mapped, the key's values. */
+const matchRow = z.object({
+  src_id: z.string(),
+  dest_id: z.string().nullable(),
+  mapped: z.boolean(),
+  key: z.record(z.string(), z.string().nullable()),
+});
 function matchStatement(table: PreparedTable): string {
   const plan = table.plan;
   const values = plan.columns.map((c, i) => {
@@ -186,7 +199,9 @@ export async function saveIdMappings(
   return withSql(
     () => openDestination(env),
     async (sql) => {
-      const rows = await sql.query<{ n: number }>(
+      const rows = await readRows(
+        sql,
+        countRow,
         `WITH ${splitRanges('$1', '$2', '$4::text[]')}
          saved AS (
            INSERT INTO migration_id_mappings (config_id, dest_table, source_id, source_table, dest_id)
@@ -257,7 +272,9 @@ export async function backfillBooleanColumns(env: EngineEnv, plan: RunPlan): Pro
           if (column.DataType !== 'boolean' || (!column.nullable && !column.hasDefault)) continue;
           if (!table.columns.some((c) => c.dest === column.ColumnName)) continue;
           const value = column.hasDefault ? 'DEFAULT' : 'false';
-          const rows = await dest.query<{ n: number }>(
+          const rows = await readRows(
+            dest,
+            countRow,
             `WITH upd AS (
                UPDATE ${ident(table.destTable)} t SET ${ident(column.ColumnName)} = ${value}
                FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m
@@ -285,10 +302,12 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
   const dest = openDestination(env);
   try {
     const destTableOf = async (sourceTable: string) => {
-      const rows = await dest.query<{ dest_table: string }>(mappedDestTables('$t.config_id = $1 AND $t.source_table = $2'), [
-        request.configId,
-        sourceTable,
-      ]);
+      const rows = await readRows(
+        dest,
+        z.object({ dest_table: z.string() }),
+        mappedDestTables('$t.config_id = $1 AND $t.source_table = $2'),
+        [request.configId, sourceTable],
+      );
       if (rows.length !== 1) {
         throw new PlanError(
           rows.length === 0
@@ -329,7 +348,9 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
     };
     const run: RunPlan = { ...singleTablePlan(request.configId, conn, plan), runId: 'fkpatch', patchMode: true, deferred: [fk] };
     const updated = await backfillAll(source, dest, run, table, fk);
-    const unresolved = await dest.query<{ n: number }>(
+    const unresolved = await readRows(
+      dest,
+      countRow,
       `SELECT count(*)::int AS n FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m
        JOIN ${ident(childDest)} t ON t.${ident(destKey)} = m.dest_id::${table.destTypes[destKey]}
        WHERE t.${ident(fk.childColumn)} IS NULL`,
@@ -352,7 +373,9 @@ export async function clearHistory(env: EngineEnv, configId: number, tables?: st
   return withSql(
     () => openDestination(env),
     async (sql) => {
-      const rows = await sql.query<{ n: number }>(
+      const rows = await readRows(
+        sql,
+        countRow,
         deleteMappings(
           '$t.config_id = $1 AND ($2::text[] IS NULL OR $t.dest_table = ANY($2::text[]) OR $t.source_table = ANY($2::text[]))',
         ),
@@ -373,7 +396,9 @@ export async function syncIdMappingsToDestination(env: EngineEnv, configId: numb
           `DELETE FROM config_id_mappings c WHERE c.config_id = $1 AND ${mappedId('c.config_id', 'c.table_name', 'c.source_id')} IS NULL`,
           [configId],
         );
-        const rows = await tx.query<{ n: number }>(
+        const rows = await readRows(
+          tx,
+          countRow,
           `WITH synced AS (
              INSERT INTO config_id_mappings (config_id, table_name, source_id, dest_id)
              SELECT config_id, dest_table, source_id, dest_id FROM ${allMappings('$t.config_id = $1')} m

@@ -1,4 +1,6 @@
-import { type CopyRows, type Sql, ident } from './db.ts';
+import { pgCount } from '#shared/pg.ts';
+import { z } from 'zod';
+import { type CopyRows, type Sql, ident, rows as readRows } from './db.ts';
 import { keyText, valueExpression } from './expressions.ts';
 import { COPY_READ_TIMEOUT_MS, readSource } from './filter.ts';
 import { sourceNumber } from './mappings.ts';
@@ -13,7 +15,9 @@ export async function sourceTotals(source: Sql, tables: readonly PreparedTable[]
   const totals: Record<string, number> = {};
   await readSource(source, async (tx) => {
     for (const table of tables) {
-      const rows = await tx.query<{ n: string }>(
+      const rows = await readRows(
+        tx,
+        z.object({ n: pgCount }),
         `SELECT count(*)::bigint AS n FROM ${ident(table.plan.sourceTable)} WHERE ${whereOf(table)}`,
       );
       totals[table.plan.destTable] = Number(rows[0]?.n ?? 0);
@@ -182,7 +186,9 @@ async function readDirectPage(source: Sql, table: PreparedTable, cursor: string 
   return source.transaction(
     async (tx) => {
       // The ids' list is built only when they have gaps (a subquery in CASE runs only when reached).
-      const [head] = await tx.query<{ n: number; lo: string | null; hi: string | null; keys: string | null }>(
+      const [head] = await readRows(
+        tx,
+        z.object({ n: z.number(), lo: z.string().nullable(), hi: z.string().nullable(), keys: z.string().nullable() }),
         `WITH page AS MATERIALIZED (
            SELECT ${key} AS k FROM ${ident(plan.sourceTable)} WHERE ${whereOf(table)} AND ${keyset} ORDER BY ${key} LIMIT $${params.length}
          ),

@@ -1,5 +1,6 @@
 import { conditionSql } from './condition.ts';
-import { type Sql, ident } from './db.ts';
+import { z } from 'zod';
+import { type Sql, ident, rows as readRows } from './db.ts';
 import { tableCondition } from './filter.ts';
 import { findColumn, findTable, introspectSql } from './introspect.ts';
 import { validatePlan } from './plan.ts';
@@ -94,7 +95,7 @@ export async function prepareTables(
     for (const column of [table.destKey, ...table.columns.map((c) => c.dest)]) destTypes[column] = findColumn(to, column)!.DataType;
     let sequence: string | null = null;
     if (!table.columns.some((c) => c.dest === table.destKey)) {
-      const rows = await dest.query<{ seq: string | null }>('SELECT pg_get_serial_sequence($1, $2) AS seq', [
+      const rows = await readRows(dest, z.object({ seq: z.string().nullable() }), 'SELECT pg_get_serial_sequence($1, $2) AS seq', [
         ident(table.destTable),
         table.destKey,
       ]);
@@ -151,7 +152,9 @@ function directShape(table: PreparedTable): boolean {
 
 /** Whether a plain index of `table` has one of `columns` as its first column. */
 async function indexLeadsWith(dest: Sql, table: string, columns: string[]): Promise<boolean> {
-  const rows = await dest.query<{ yes: boolean }>(
+  const rows = await readRows(
+    dest,
+    z.object({ yes: z.boolean() }),
     `SELECT EXISTS (
        SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
        WHERE i.indrelid = $1::regclass AND i.indpred IS NULL AND a.attname = ANY($2::text[])
@@ -163,9 +166,12 @@ async function indexLeadsWith(dest: Sql, table: string, columns: string[]): Prom
 
 /** Whether the sequence counts upwards (new ids ascend in the order they were drawn). */
 async function ascendingSequence(dest: Sql, sequence: string): Promise<boolean> {
-  const rows = await dest.query<{ up: boolean }>('SELECT seqincrement > 0 AS up FROM pg_sequence WHERE seqrelid = $1::regclass', [
-    sequence,
-  ]);
+  const rows = await readRows(
+    dest,
+    z.object({ up: z.boolean() }),
+    'SELECT seqincrement > 0 AS up FROM pg_sequence WHERE seqrelid = $1::regclass',
+    [sequence],
+  );
   return rows[0]?.up === true;
 }
 

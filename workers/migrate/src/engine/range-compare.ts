@@ -1,6 +1,8 @@
 import { type PreparedTable, whereOf } from './prepare.ts';
 import { validationParts } from './validation.ts';
-import { type Sql, ident } from './db.ts';
+import type { RowSchema } from '#shared/pg.ts';
+import { z } from 'zod';
+import { type Sql, ident, rows as readRows } from './db.ts';
 import { readSource } from './filter.ts';
 import { sourceNumber } from './mappings.ts';
 
@@ -87,24 +89,22 @@ const bucketQuery: RangeQuery = (rows, side) =>
 const listQuery: RangeQuery = (rows, side) =>
   `SELECT s.k::text AS k, substr(s.h, 1, 15) AS h FROM ${ranges(side)} CROSS JOIN LATERAL (${rows}) s`;
 
-type Bucket = { i: number; b: number; n: number; sum: string };
+/** A bucket of a range on one side: range and bucket numbers, row count, the sum of the rows' 60-bit hashes (text). */
+const bucketRow = z.object({ i: z.number(), b: z.number(), n: z.number(), sum: z.string() });
+type Bucket = z.output<typeof bucketRow>;
+/** A listed row: its key and hash, as text. */
+const keyHash = z.object({ k: z.string(), h: z.string() });
 
 type Side = { source: Sql; dest: Sql; configId: number; table: PreparedTable; mode: RangeMode };
 
 /** Runs a range query over `spans` on both sides at once: the source read-only, the destination through the mappings. */
-async function bothSides<T>(side: Side, spans: Span[], query: RangeQuery) {
+async function bothSides<S extends RowSchema>(side: Side, spans: Span[], query: RangeQuery, row: S) {
   const { table, mode } = side;
   const lo = spans.map((s) => s.lo.toString());
   const hi = spans.map((s) => s.hi.toString());
   const [src, dst] = await Promise.all([
-    readSource(side.source, (tx) => tx.query<T & Record<string, unknown>>(query(sourceRows(table, mode), 'source'), [lo, hi])),
-    side.dest.query<T & Record<string, unknown>>(query(destRows(table, mode), 'dest'), [
-      side.configId,
-      table.plan.destTable,
-      table.plan.sourceTable,
-      lo,
-      hi,
-    ]),
+    readSource(side.source, (tx) => readRows(tx, row, query(sourceRows(table, mode), 'source'), [lo, hi])),
+    readRows(side.dest, row, query(destRows(table, mode), 'dest'), [side.configId, table.plan.destTable, table.plan.sourceTable, lo, hi]),
   ]);
   return { src, dst };
 }
@@ -118,15 +118,18 @@ export function bucketSpan(span: Span, b: number): Span {
   return { lo: start, hi: end };
 }
 
+/** The least and greatest key of a side, as text (null when it has none). */
+const loHi = z.object({ lo: z.string().nullable(), hi: z.string().nullable() });
+
 /** The least and greatest key on either side (the source whole, the table's mappings). */
 async function outerSpan(source: Sql, dest: Sql, configId: number, table: PreparedTable): Promise<Span | null> {
   const key = ident(table.plan.sourceKey[0]!);
   const [src] = await readSource(source, (tx) =>
-    tx.query<{ lo: string | null; hi: string | null }>(
-      `SELECT min(${key})::text AS lo, max(${key})::text AS hi FROM ${ident(table.plan.sourceTable)}`,
-    ),
+    readRows(tx, loHi, `SELECT min(${key})::text AS lo, max(${key})::text AS hi FROM ${ident(table.plan.sourceTable)}`),
   );
-  const [dst] = await dest.query<{ lo: string | null; hi: string | null }>(
+  const [dst] = await readRows(
+    dest,
+    loHi,
     `SELECT least(min(lo), min(n))::text AS lo, greatest(max(hi), max(n))::text AS hi FROM (
        SELECT min(x.source_lo) AS lo, max(x.source_hi) AS hi, NULL::bigint AS n FROM migration_id_ranges x
        WHERE x.config_id = $1 AND x.dest_table = $2 AND x.source_table = $3
@@ -159,7 +162,7 @@ export async function compareKeyRanges(
   let pending: Span[] = [span];
   const leaves: Span[] = [];
   for (let level = 0; pending.length > 0 && level < MAX_LEVELS; level++) {
-    const { src, dst } = await bothSides<Bucket>(side, pending, bucketQuery);
+    const { src, dst } = await bothSides(side, pending, bucketQuery, bucketRow);
     stats.rounds++;
     stats.buckets += src.length + dst.length;
     const bySide = new Map<string, { s?: Bucket; d?: Bucket }>();
@@ -181,7 +184,7 @@ export async function compareKeyRanges(
   const dest_ = new Map<string, string>();
   leaves.sort((a, b) => (a.lo < b.lo ? -1 : 1));
   for (let at = 0; at < leaves.length; at += LIST_BATCH) {
-    const { src, dst } = await bothSides<{ k: string; h: string }>(side, leaves.slice(at, at + LIST_BATCH), listQuery);
+    const { src, dst } = await bothSides(side, leaves.slice(at, at + LIST_BATCH), listQuery, keyHash);
     stats.listed += src.length + dst.length;
     for (const row of src) source_.set(row.k, row.h);
     for (const row of dst) dest_.set(row.k, row.h);
@@ -197,7 +200,12 @@ export async function compareKeyRanges(
 async function goneFromSource(source: Sql, table: PreparedTable, keys: string[]): Promise<string[]> {
   const key = ident(table.plan.sourceKey[0]!);
   const present = await readSource(source, (tx) =>
-    tx.query<{ k: string }>(`SELECT ${key}::text AS k FROM ${ident(table.plan.sourceTable)} WHERE ${key} = ANY($1::bigint[])`, [keys]),
+    readRows(
+      tx,
+      z.object({ k: z.string() }),
+      `SELECT ${key}::text AS k FROM ${ident(table.plan.sourceTable)} WHERE ${key} = ANY($1::bigint[])`,
+      [keys],
+    ),
   );
   const have = new Set(present.map((r) => r.k));
   return keys.filter((k) => !have.has(k));
@@ -281,7 +289,7 @@ export async function applyDeletes(
     + (SELECT count(*) FROM added)::int AS ranges`;
   let applied = 0;
   for (let at = 0; at < keys.length; at += DELETE_BATCH) {
-    const rows = await dest.query<{ applied: number }>(text, [
+    const rows = await readRows(dest, z.object({ applied: z.number() }), text, [
       configId,
       plan.destTable,
       plan.sourceTable,

@@ -1,8 +1,9 @@
 import { explainDatabaseError, sqlStateOf } from '#shared/pg-errors.ts';
-import { type CopyCounts, STALE_MARKER } from './cursors.ts';
+import { z } from 'zod';
+import { type CopyCounts, STALE_MARKER, copyCountsSchema } from './cursors.ts';
 import { NOT_FRESH_MARKER } from './direct.ts';
 import type { PreparedTable } from './prepare.ts';
-import { type Reader, type Sql, ident } from './db.ts';
+import { type Reader, type Sql, ident, rows as readRows } from './db.ts';
 import { valueExpression } from './expressions.ts';
 
 // Bad rows set aside. When a copy chunk's statement fails with a data error (SQLSTATE class 22, a
@@ -123,7 +124,9 @@ async function failingConversion(
 /** The one column a CHECK constraint of the destination table reads (null when it reads several). */
 async function checkedColumn(sql: Sql, table: PreparedTable, constraint: string | null): Promise<string | null> {
   if (!constraint) return null;
-  const [row] = await sql.query<{ col: string | null }>(
+  const [row] = await readRows(
+    sql,
+    z.object({ col: z.string().nullable() }),
     `SELECT (SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1]) AS col
      FROM pg_constraint c WHERE c.conname = $1 AND c.conrelid = to_regclass($2) AND cardinality(c.conkey) = 1`,
     [constraint, ident(table.plan.destTable)],
@@ -149,7 +152,9 @@ async function describe(sql: Sql, table: PreparedTable, line: string, error: unk
 
 /** Rows the run has set aside so far (committed). */
 async function rejectedSoFar(sql: Reader, runId: string): Promise<number> {
-  const [row] = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM migration_rejects WHERE run_id = $1', [runId]);
+  const [row] = await readRows(sql, z.object({ n: z.number() }), 'SELECT count(*)::int AS n FROM migration_rejects WHERE run_id = $1', [
+    runId,
+  ]);
   return Number(row?.n ?? 0);
 }
 
@@ -247,7 +252,7 @@ export async function setAside(
     );
   }
   try {
-    const [row] = await sql.query<CopyCounts>(finalText, finalParams);
+    const [row] = await readRows(sql, copyCountsSchema, finalText, finalParams);
     if (!row?.cursor_row) throw new Error('a chunk statement returned no cursor row');
     return { row, rejects };
   } catch (error) {
@@ -272,29 +277,44 @@ export type RejectRow = RejectRecord & { table: string; sourceTable: string; cre
 
 /** A run's rejected rows per destination table, by table name. */
 export async function rejectCounts(sql: Reader, runId: string): Promise<{ table: string; rejected: number }[]> {
-  const rows = await sql.query<{ dest: string; n: number }>(
+  const rows = await readRows(
+    sql,
+    z.object({ dest: z.string(), n: z.number() }),
     'SELECT dest_table AS dest, count(*)::int AS n FROM migration_rejects WHERE run_id = $1 GROUP BY dest_table ORDER BY dest_table',
     [runId],
   );
   return rows.map((r) => ({ table: r.dest, rejected: Number(r.n) }));
 }
 
+const rejectRowSchema = z.object({
+  dest_table: z.string(),
+  source_table: z.string(),
+  source_id: z.string(),
+  column_name: z.string().nullable(),
+  value: z.string().nullable(),
+  sqlstate: z.string(),
+  message: z.string(),
+  created_at: z.string(),
+});
+
 /** A run's rejected rows (of one table, or all), by table and source key, at most `limit`. */
 export async function rejectRows(sql: Reader, runId: string, options: { table?: string; limit: number }): Promise<RejectRow[]> {
-  const rows = await sql.query<Record<string, string | null>>(
+  const rows = await readRows(
+    sql,
+    rejectRowSchema,
     `SELECT dest_table, source_table, source_id, column_name, value, sqlstate, message, created_at::text AS created_at
      FROM migration_rejects WHERE run_id = $1 AND ($2::text IS NULL OR dest_table = $2)
      ORDER BY dest_table, source_id LIMIT $3`,
     [runId, options.table ?? null, options.limit],
   );
   return rows.map((r) => ({
-    table: String(r.dest_table),
-    sourceTable: String(r.source_table),
-    sourceId: String(r.source_id),
-    column: r.column_name ?? null,
-    value: r.value ?? null,
-    sqlstate: String(r.sqlstate),
-    message: String(r.message),
-    createdAt: String(r.created_at),
+    table: r.dest_table,
+    sourceTable: r.source_table,
+    sourceId: r.source_id,
+    column: r.column_name,
+    value: r.value,
+    sqlstate: r.sqlstate,
+    message: r.message,
+    createdAt: r.created_at,
   }));
 }

@@ -1,4 +1,5 @@
-import { type Reads, ident, sourceReads, destinationReads } from './db.ts';
+import { z } from 'zod';
+import { type Reads, ident, sourceReads, destinationReads, rows as readRows } from './db.ts';
 import { countMappings } from './mappings.ts';
 import type { TableSample } from './suggest.ts';
 import type { Connection, EngineEnv, TableInfo } from './types.ts';
@@ -61,7 +62,11 @@ ORDER BY c.relname, i.relname`;
 
 /** The destination's unique constraints and unique indexes on plain columns (no expression, no predicate). */
 export async function destinationUniques(env: EngineEnv): Promise<UniqueIndex[]> {
-  const rows = await destinationReads(env).query<{ table_name: string; index_name: string; columns: unknown }>(UNIQUES);
+  const rows = await readRows(
+    destinationReads(env),
+    z.object({ table_name: z.string(), index_name: z.string(), columns: z.unknown() }),
+    UNIQUES,
+  );
   return rows.map((r) => ({
     table: r.table_name,
     name: r.index_name,

@@ -1,4 +1,6 @@
-import { type Sql, ident, literal } from './db.ts';
+import { pgCount } from '#shared/pg.ts';
+import { z } from 'zod';
+import { type Sql, ident, literal, rows } from './db.ts';
 import { canonicalText, checksumAggregate, keyText, valueExpression } from './expressions.ts';
 import { readSource } from './filter.ts';
 import { allMappings } from './mappings.ts';
@@ -6,6 +8,9 @@ import { type PreparedTable, whereOf } from './prepare.ts';
 import type { TableValidation } from './types.ts';
 
 // Validation of a copied table: the same canonical row text hashed on both sides.
+
+/** A side's row count (int8) and checksum (text). */
+const countChecksum = z.object({ n: pgCount, checksum: z.string() });
 
 /**
  * Validation of one table: count and checksum of the mapped columns over the source rows (after
@@ -16,12 +21,16 @@ export async function validateTable(source: Sql, dest: Sql, configId: number, ta
   const plan = table.plan;
   const { sourceParts, destParts, joins } = validationParts(table);
   const sourceRows = await readSource(source, (tx) =>
-    tx.query<{ n: string; checksum: string }>(
+    rows(
+      tx,
+      countChecksum,
       `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${sourceParts.join(', ')})`)} AS checksum
        FROM ${ident(plan.sourceTable)} WHERE ${whereOf(table)}`,
     ),
   );
-  const destRows = await dest.query<{ n: string; checksum: string }>(
+  const destRows = await rows(
+    dest,
+    countChecksum,
     `SELECT count(*)::bigint AS n, ${checksumAggregate(`concat_ws(E'\\x1e', ${destParts.join(', ')})`)} AS checksum
      FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2 AND $t.source_table = $3')} m
      JOIN ${ident(plan.destTable)} d ON d.${ident(plan.destKey)} = m.dest_id::${table.destTypes[plan.destKey]}
