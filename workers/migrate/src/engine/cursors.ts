@@ -14,7 +14,7 @@ const COPY_PHASE = 'copy';
 export type Phase = { table: string; phase: string; kind: 'copy' | 'backfill'; column?: string };
 
 /** A migration_run_cursors row, as a column list or inside a chunk's JSON (`row_to_json`). */
-export const cursorRowSchema = z.object({
+const cursorRowSchema = z.object({
   dest_table: z.string(),
   phase: z.string(),
   cursor: z.string().nullable(),
@@ -119,9 +119,9 @@ export const STALE_MARKER = 'migration chunk is stale';
 export const STALE_CHECK = `CASE WHEN NOT EXISTS (SELECT 1 FROM guard) THEN ('${STALE_MARKER} ' || random()::text)::int END AS stale_check`;
 
 /** A chunk's guarded statement on its own: its text, parameters and the schema of its one row. */
-export type GuardedStatement<T> = { text: string; params: unknown[]; row: z.ZodType<T> };
+type GuardedStatement<T> = { text: string; params: unknown[]; row: z.ZodType<T> };
 /** A transaction begun with `begin` whose last statement is the guarded one: `work` returns its parsed row. */
-export type GuardedWork<T> = { begin: string; work: (tx: Sql) => Promise<T | undefined> };
+type GuardedWork<T> = { begin: string; work: (tx: Sql) => Promise<T | undefined> };
 
 /**
  * A chunk's guarded statement run on its own (one statement, one transaction), or work in a
