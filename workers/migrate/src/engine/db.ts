@@ -4,10 +4,8 @@ import type { z } from 'zod';
 import { type Connection, type DbTarget, type EngineEnv, HostNotAllowedError } from './types.ts';
 
 // The engine's two databases through the shared driver set-up (relay, error wrapping): raw
-// parameterised SQL, one pool per use, ended by the caller. A statement's rows come back as plain
-// `Row`s; code that reads their columns reads them through `rows(db, schema, …)`, which parses each
-// row with the zod schema the call declares (workers/shared/pg.ts's parseRows), so a row's type is
-// checked where it enters, never cast. COPY's rows stay raw bytes.
+// parameterised SQL, one pool per use, ended by the caller. Rows are read through `rows(db, schema,
+// …)`, each parsed by the zod schema the call declares (shared/pg.ts parseRows); COPY stays raw.
 
 export type Row = Record<string, unknown>;
 
@@ -60,9 +58,8 @@ export function parsedRows<S extends RowSchema>(schema: S, text: string, raw: re
 }
 
 /**
- * The rows of a parameterised statement, each parsed through `schema` (the zod schema of one row):
- * a row that does not match is a RowShapeError. Columns the driver hands over as text (int8,
- * numeric) are declared as text or converted by the schema.
+ * The rows of a parameterised statement, each parsed through `schema` (the zod schema of one row;
+ * int8 and numeric arrive as text): a row that does not match is a RowShapeError.
  */
 export async function rows<S extends RowSchema>(db: Reader, schema: S, text: string, values?: unknown[]): Promise<z.output<S>[]> {
   return parsedRows(schema, text, await db.query(text, values));
