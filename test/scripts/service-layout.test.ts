@@ -39,7 +39,7 @@ const SERVICES: Record<string, Exceptions> = {
   cms: {
     entries: {},
     long: [],
-    sqlInRoutes: ['routes/health.ts', 'routes/lookups.ts'],
+    sqlInRoutes: [],
     jsxOutsideViews: [],
   },
   stats: {

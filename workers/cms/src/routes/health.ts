@@ -1,9 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
-import { parseConfig } from '#shared/config.ts';
-import { openRacingReads, racingDbConfigSchema } from '#shared/pg.ts';
 import { anonymous } from '#shared/guard.ts';
 import type { CmsEnv } from '../context.ts';
+import { pingCmsDatabase, pingRacingDatabase } from '../data/health.ts';
 
 /** Each check gets this long; a hanging dependency is reported unhealthy, not waited for. */
 const CHECK_TIMEOUT_MS = 3_000;
@@ -15,9 +13,7 @@ const CHECKS: Check[] = [
   {
     name: 'database',
     tags: ['db', 'ready'],
-    run: async (env) => {
-      await env.DB.prepare('select 1').first();
-    },
+    run: pingCmsDatabase,
   },
   {
     name: 'storage',
@@ -30,9 +26,7 @@ const CHECKS: Check[] = [
     // The racing database serves the horse, trainer, jockey, course and race lookups.
     name: 'racing-database',
     tags: ['db', 'racing'],
-    run: async (env) => {
-      await openRacingReads(parseConfig(racingDbConfigSchema, env)).execute(sql`select 1`);
-    },
+    run: pingRacingDatabase,
   },
 ];
 

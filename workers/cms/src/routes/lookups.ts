@@ -1,10 +1,9 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { asc, inArray } from 'drizzle-orm';
-import { authors, contributors, newsTypes, sites } from '#d1/cms/schema.ts';
 import { racingReads } from '#shared/pg.ts';
 import { isoDate } from '#shared/dates.ts';
 import { racingToday } from '#shared/racing-day.ts';
-import type { CmsContext, CmsEnv } from '../context.ts';
+import type { CmsEnv } from '../context.ts';
+import { BOOTSTRAP_KEYS, bootstrapLists, listAuthors, listContributors, listSites, newsTypesOfSites } from '../data/lookups.ts';
 import { reader } from '../guards.ts';
 import { courses, racesOfCourse, searchHorses, searchJockeys, searchTrainers } from '../racing-lookups.ts';
 import { errorResponses, idList, idText } from './openapi.ts';
@@ -18,19 +17,6 @@ const Person = z.object({ id: z.number().int(), name: z.string() });
 const Author = Person.openapi('Author');
 const Contributor = Person.openapi('Contributor');
 const NewsType = z.object({ id: z.number().int(), name: z.string(), siteId: z.number().int() }).openapi('NewsType');
-
-const BOOTSTRAP_KEYS = ['sites', 'authors', 'contributors'] as const;
-type BootstrapKey = (typeof BOOTSTRAP_KEYS)[number];
-
-const listSites = (c: CmsContext) =>
-  c.var.db.select({ id: sites.id, name: sites.name, url: sites.url }).from(sites).orderBy(asc(sites.name), asc(sites.id));
-const listAuthors = (c: CmsContext) =>
-  c.var.db.select({ id: authors.id, name: authors.name }).from(authors).orderBy(asc(authors.name), asc(authors.id));
-const listContributors = (c: CmsContext) =>
-  c.var.db
-    .select({ id: contributors.id, name: contributors.name })
-    .from(contributors)
-    .orderBy(asc(contributors.name), asc(contributors.id));
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const tags = ['Lookups'];
@@ -62,14 +48,9 @@ lookups.openapi(
         .map((key) => key.trim()),
     );
     const keys = BOOTSTRAP_KEYS.filter((key) => asked.has(key));
-    const queries = { sites: listSites(c), authors: listAuthors(c), contributors: listContributors(c) };
     if (keys.length === 0) return c.json({}, 200);
     // One D1 round trip for all of them.
-    const [first, ...rest] = keys.map((key) => queries[key]);
-    const results = await c.var.db.batch([first!, ...rest]);
-    const body: Partial<Record<BootstrapKey, unknown[]>> = {};
-    keys.forEach((key, i) => (body[key] = results[i] as unknown[]));
-    return c.json(body, 200);
+    return c.json(await bootstrapLists(c.var.db, keys), 200);
   },
 );
 
@@ -83,7 +64,7 @@ lookups.openapi(
     summary: 'Site dropdown',
     responses: { 200: json(z.array(Site), 'Sites by name'), ...errorResponses(401) },
   }),
-  async (c) => c.json(await listSites(c), 200),
+  async (c) => c.json(await listSites(c.var.db), 200),
 );
 
 lookups.openapi(
@@ -96,7 +77,7 @@ lookups.openapi(
     summary: 'Author dropdown',
     responses: { 200: json(z.array(Author), 'Authors by name'), ...errorResponses(401) },
   }),
-  async (c) => c.json(await listAuthors(c), 200),
+  async (c) => c.json(await listAuthors(c.var.db), 200),
 );
 
 lookups.openapi(
@@ -109,7 +90,7 @@ lookups.openapi(
     summary: 'Contributor dropdown',
     responses: { 200: json(z.array(Contributor), 'Contributors by name'), ...errorResponses(401) },
   }),
-  async (c) => c.json(await listContributors(c), 200),
+  async (c) => c.json(await listContributors(c.var.db), 200),
 );
 
 lookups.openapi(
@@ -126,12 +107,7 @@ lookups.openapi(
   async (c) => {
     const siteIds = c.req.valid('query').siteIds ?? [];
     if (siteIds.length === 0) return c.json([], 200);
-    const found = await c.var.db
-      .select({ id: newsTypes.id, name: newsTypes.name, siteId: newsTypes.siteId })
-      .from(newsTypes)
-      .where(inArray(newsTypes.siteId, [...new Set(siteIds)]))
-      .orderBy(asc(newsTypes.name), asc(newsTypes.id));
-    return c.json(found, 200);
+    return c.json(await newsTypesOfSites(c.var.db, siteIds), 200);
   },
 );
 
