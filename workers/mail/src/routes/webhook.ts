@@ -1,13 +1,12 @@
-import { inArray } from 'drizzle-orm';
 import { anonymous } from '#shared/guard.ts';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { subscriptions } from '#d1/mail/schema.ts';
 import { type MailboxNotification, announcesNewMessage } from '../mailbox/notifications.ts';
 import { secretsEqual, sha256Hex } from '#shared/crypto.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { addressThrottle, clientAddress } from '#shared/throttle.ts';
 import { type MailEnv, mailboxStub } from '../context.ts';
+import { subscriptionsByIds } from '../data/subscriptions.ts';
 import { limitBody, userAssistantAllowed } from '../guards.ts';
 import { SENT_RESOURCE } from '../ai/replies.ts';
 
@@ -61,18 +60,7 @@ webhook.post('/graph/webhook', anonymous, limitBody(MAX_BATCH_BYTES), async (c) 
   if (!batch.success) throw new HttpError(400, 'invalid_notification', 'The body is not a Graph change-notification batch.');
   const ids = [...new Set(batch.data.value.map((item) => item.subscriptionId))];
   const throttle = addressThrottle(c.env.WEBHOOK_GUARD, 'mail-webhook', clientAddress(c));
-  // D1 binds at most 100 parameters a statement.
-  const lookups = [];
-  for (let i = 0; i < ids.length; i += 90)
-    lookups.push(
-      c.var.db
-        .select()
-        .from(subscriptions)
-        .where(inArray(subscriptions.id, ids.slice(i, i + 90)))
-        .all(),
-    );
-  const [locked, ...found] = await Promise.all([throttle.lockedFor(), ...lookups]);
-  const rows = found.flat();
+  const [locked, rows] = await Promise.all([throttle.lockedFor(), subscriptionsByIds(c.var.db, ids)]);
   if (locked !== undefined) throw tooManyRefusals(locked);
   const known = new Map(rows.map((row) => [row.id, row]));
   const refuse = async (error: HttpError): Promise<never> => {
