@@ -1,7 +1,5 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { and, eq } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import { aiDrafts, aiSummaries } from '#d1/mail/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { categoriesOf } from '../ai/categories.ts';
 import { ensureDraft, isSuggestion, messageText, processMessage, summaryOf } from '../ai/pipeline.ts';
@@ -9,6 +7,7 @@ import { outputName } from '../ai/model.ts';
 import { replaceReply } from '../ai/reply-html.ts';
 import { aiContext, traced, tracedGraph } from '../ai/run.ts';
 import type { MailContext, MailEnv } from '../context.ts';
+import { draftById, draftOfEmail, markDraftSent, setDraftBody } from '../data/drafts.ts';
 import { unlessMissing } from '../graph/client.ts';
 import { apiSession, apiMailbox, assistant, csrf, limitBody } from '../guards.ts';
 import { ErrorSchema, TraceId, errors, json, jsonBody, messageId, security, text } from './api-common.ts';
@@ -77,11 +76,7 @@ draftsApi.openapi(
  * POST /api/drafts or in the mail client): that is checked at Graph. Neither: 404 no_draft.
  */
 async function draftRow(c: MailContext, draftId: string) {
-  const row = await c.var.db
-    .select()
-    .from(aiDrafts)
-    .where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draftId)))
-    .get();
+  const row = await draftById(c.var.db, c.var.user.id, draftId);
   if (row && isSuggestion(row.draftId))
     throw new HttpError(404, 'no_draft', 'That reply was suggested, not drafted: generate the draft first.');
   if (row) return row;
@@ -118,10 +113,7 @@ draftsApi.openapi(
     const draft = await graph.message(draft_id);
     // Graph hands back its own rewrite of the HTML: the reply is found by structure, the quoted original kept.
     await graph.update(draft_id, { body: { contentType: 'html', content: replaceReply(draft.body?.content ?? '', body_html) } });
-    await c.var.db
-      .update(aiDrafts)
-      .set({ bodyHtml: body_html, updatedAt: Date.now() })
-      .where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draft_id)));
+    await setDraftBody(c.var.db, c.var.user.id, draft_id, body_html);
     return c.json({ draft_id, updated: true as const }, 200);
   },
 );
@@ -150,16 +142,7 @@ draftsApi.openapi(
     }
     if (row.sentAt) throw new HttpError(409, 'draft_sent', 'The draft was sent already.');
     await c.var.graph.send(draft_id);
-    await c.var.db.batch([
-      c.var.db
-        .update(aiDrafts)
-        .set({ sentAt: Date.now(), updatedAt: Date.now() })
-        .where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.draftId, draft_id))),
-      c.var.db
-        .update(aiSummaries)
-        .set({ needsReply: 0, updatedAt: Date.now() })
-        .where(and(eq(aiSummaries.userId, c.var.user.id), eq(aiSummaries.messageId, row.emailId))),
-    ]);
+    await markDraftSent(c.var.db, c.var.user.id, draft_id, row.emailId);
     return c.json({ sent: true as const, draft_id }, 202);
   },
 );
@@ -180,11 +163,7 @@ draftsApi.openapi(
   }),
   async (c) => {
     const { email_id } = c.req.valid('query');
-    const row = await c.var.db
-      .select()
-      .from(aiDrafts)
-      .where(and(eq(aiDrafts.userId, c.var.user.id), eq(aiDrafts.emailId, email_id)))
-      .get();
+    const row = await draftOfEmail(c.var.db, c.var.user.id, email_id);
     // Only Graph's 404 is "no draft": an outage or a timeout answers as such (502).
     const still = row && !row.sentAt && !isSuggestion(row.draftId) ? await unlessMissing(c.var.graph.message(row.draftId)) : undefined;
     if (!row || !still?.isDraft) throw new HttpError(404, 'no_draft', 'No reply draft for that e-mail.');
