@@ -86,7 +86,7 @@ const SERVICES: Record<string, Exceptions> = {
   mail: {
     entries: {},
     long: [],
-    sqlInRoutes: ['routes/dashboard.ts'],
+    sqlInRoutes: [],
     jsxOutsideViews: [
       'app.tsx',
       'routes/assistant-pages.tsx',

@@ -1,11 +1,10 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { and, desc, eq, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import { aiDrafts, aiSummaries, aiTraceSteps, aiTraces } from '#d1/mail/schema.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { jobView, latestJobs } from '../ai/jobs.ts';
 import { createModel, modelTitle } from '../ai/model.ts';
 import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
+import { categoryCounts, draftCounts, modelCallsSince, recentTraces, summaryTotals, traceWithSteps } from '../data/dashboard.ts';
 import { apiSession, assistant } from '../guards.ts';
 import { errors, json, security } from './api-common.ts';
 import { JobSchema } from './assistant.ts';
@@ -24,57 +23,15 @@ export async function dashboardFigures(c: MailContext) {
   const since = Date.now() - 7 * 86_400_000;
   const backend = createModel(c.var.config, c.env);
   const [totals, byCategory, drafts, model, jobs, queue, recent] = await Promise.all([
-    db
-      .select({
-        emails: sql<number>`count(*)`,
-        pinned: sql<number>`coalesce(sum(${aiSummaries.pinned}), 0)`,
-        needs_reply: sql<number>`coalesce(sum(${aiSummaries.needsReply}), 0)`,
-        inbound: sql<number>`coalesce(sum(${aiSummaries.direction} = 'inbound'), 0)`,
-        outbound: sql<number>`coalesce(sum(${aiSummaries.direction} = 'outbound'), 0)`,
-      })
-      .from(aiSummaries)
-      .where(eq(aiSummaries.userId, userId))
-      .get(),
-    db
-      .select({ category: aiSummaries.category, emails: sql<number>`count(*)` })
-      .from(aiSummaries)
-      .where(eq(aiSummaries.userId, userId))
-      .groupBy(aiSummaries.category)
-      .orderBy(desc(sql`count(*)`))
-      .all(),
-    db
-      .select({
-        made: sql<number>`coalesce(sum(${aiDrafts.draftId} NOT LIKE 'suggestion:%' AND ${aiDrafts.draftId} NOT LIKE 'pending:%'), 0)`,
-        sent: sql<number>`count(${aiDrafts.sentAt})`,
-        suggested: sql<number>`coalesce(sum(${aiDrafts.draftId} LIKE 'suggestion:%'), 0)`,
-      })
-      .from(aiDrafts)
-      .where(eq(aiDrafts.userId, userId))
-      .get(),
-    db
-      .select({
-        calls: sql<number>`count(*)`,
-        failed: sql<number>`coalesce(sum(${aiTraceSteps.outcome} <> 'ok'), 0)`,
-        avg_ms: sql<number>`coalesce(avg(${aiTraceSteps.latencyMs}), 0)`,
-        tokens_in: sql<number>`coalesce(sum(${aiTraceSteps.tokensIn}), 0)`,
-        tokens_out: sql<number>`coalesce(sum(${aiTraceSteps.tokensOut}), 0)`,
-        estimated: sql<number>`coalesce(sum(${aiTraceSteps.detail} LIKE '%tokens estimated%'), 0)`,
-      })
-      .from(aiTraceSteps)
-      .innerJoin(aiTraces, eq(aiTraces.id, aiTraceSteps.traceId))
-      .where(and(eq(aiTraces.userId, userId), eq(aiTraceSteps.kind, 'model'), sql`${aiTraces.createdAt} >= ${since}`))
-      .get(),
+    summaryTotals(db, userId),
+    categoryCounts(db, userId),
+    draftCounts(db, userId),
+    modelCallsSince(db, userId, since),
     latestJobs(db, userId, 5),
     mailboxStub(c.env, userId)
       .queueState()
       .catch(() => ({ queued: 0, done: 0, failed: 0, avgMs: 0, avgModelMs: 0 })),
-    db
-      .select({ id: aiTraces.id, name: aiTraces.name, outcome: aiTraces.outcome, createdAt: aiTraces.createdAt })
-      .from(aiTraces)
-      .where(eq(aiTraces.userId, userId))
-      .orderBy(desc(aiTraces.createdAt))
-      .limit(10)
-      .all(),
+    recentTraces(db, userId, 10),
   ]);
   return {
     model: c.var.config.MAIL_MODEL,
@@ -162,13 +119,9 @@ dashboardApi.openapi(
 export const traceIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
 
 export async function traceOf(c: MailContext, traceId: string) {
-  const trace = await c.var.db
-    .select()
-    .from(aiTraces)
-    .where(and(eq(aiTraces.id, traceId), eq(aiTraces.userId, c.var.user.id)))
-    .get();
-  if (!trace) return undefined;
-  const steps = await c.var.db.select().from(aiTraceSteps).where(eq(aiTraceSteps.traceId, traceId)).orderBy(aiTraceSteps.seq).all();
+  const found = await traceWithSteps(c.var.db, c.var.user.id, traceId);
+  if (!found) return undefined;
+  const { trace, steps } = found;
   return {
     trace_id: trace.id,
     name: trace.name,
