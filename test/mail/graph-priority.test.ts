@@ -23,7 +23,7 @@ describe('the mailbox’s Graph slots', () => {
     expect(granted).toEqual(['bg1', 'bg2', 'r1', 'r2']);
     const r3 = take('r3', 'read');
     await tick();
-    expect(slots.state).toEqual({ active: 4, activeBackground: 2, waitingReads: 1, waitingBackground: 2 });
+    expect(slots.state).toEqual({ active: 4, activeBackground: 2, waitingReads: 1, waitingBackground: 2, pausedForMs: 0 });
     // a background call ends: the waiting read gets its slot, not the waiting background call
     (await bg[0]!)();
     await tick();
@@ -36,7 +36,7 @@ describe('the mailbox’s Graph slots', () => {
     await tick();
     expect(granted.at(-1)).toBe('bg4');
     (await bg[3]!)();
-    expect(slots.state).toEqual({ active: 0, activeBackground: 0, waitingReads: 0, waitingBackground: 0 });
+    expect(slots.state).toEqual({ active: 0, activeBackground: 0, waitingReads: 0, waitingBackground: 0, pausedForMs: 0 });
   });
 });
 
