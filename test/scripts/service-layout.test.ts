@@ -66,7 +66,7 @@ const SERVICES: Record<string, Exceptions> = {
   migrate: {
     entries: { 'guards.ts': 'guard.ts' },
     long: ['engine/operations.ts'],
-    sqlInRoutes: ['routes/imports/pages.tsx'],
+    sqlInRoutes: [],
     jsxOutsideViews: [
       'app.tsx',
       'routes/account.tsx',

@@ -3,10 +3,11 @@
 import { z } from '@hono/zod-openapi';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext } from '../../context.ts';
-import { destinationReads, openDestination, withSql } from '../../engine/db.ts';
+import { clearImportTable } from '../../data/imports.ts';
+import { destinationReads } from '../../engine/db.ts';
 import { engineEnv } from '../../configurations.ts';
 import { analyseSheet } from '../../imports/analyse.ts';
-import { areaDef, destinationCount, fkConfig, type ImportArea } from '../../imports/areas.ts';
+import { areaDef, fkConfig, type ImportArea } from '../../imports/areas.ts';
 import { findAutoSync, recentEvents, recordEvent } from '../../imports/auto-sync.ts';
 import {
   areaBusy,
@@ -144,16 +145,7 @@ export function importPages(app: ImportRoutes, area: ImportArea): void {
   app.post(`${page}/ClearData`, guard.write('admin'), async (c) => {
     if (await areaBusy(c, area))
       return c.redirect(withError(page, `An import is running: wait for it to end (or cancel it) before clearing ${def.table}.`), 302);
-    const removed = await withSql(
-      () => openDestination(engineEnv(c)),
-      (dest) =>
-        dest.transaction(async (tx) => {
-          await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`import:${def.table}`]);
-          const count = await destinationCount(tx, def.table);
-          await tx.query(`TRUNCATE ${def.table}`);
-          return count;
-        }),
-    );
+    const removed = await clearImportTable(engineEnv(c), def.table);
     await recordEvent(c.var.db, area, 'ClearData', `${def.table} truncated: ${removed} rows removed`, c.var.user.email, Date.now());
     console.log(
       JSON.stringify({
