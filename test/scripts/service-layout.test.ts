@@ -28,7 +28,7 @@ const SERVICES: Record<string, Exceptions> = {
   auth: {
     entries: { 'guards.ts': 'guard.ts' },
     long: [],
-    sqlInRoutes: ['routes/dashboard/accounts.tsx', 'routes/dashboard/session.tsx', 'routes/dashboard/sites.tsx'],
+    sqlInRoutes: ['routes/dashboard/accounts.tsx', 'routes/dashboard/session.tsx'],
     jsxOutsideViews: [
       'routes/dashboard/accounts.tsx',
       'routes/dashboard/layout.tsx',

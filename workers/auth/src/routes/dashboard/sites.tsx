@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { sites } from '#d1/auth/schema.ts';
 import { siteRoles } from '../../accounts.ts';
 import { audit } from '../../audit.ts';
+import { createSite, deleteSite, listSites, updateSite } from '../../data/sites.ts';
 import { badRequest, CsrfField, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
 import { adminForm, adminPage } from './session.tsx';
 import { text } from '#shared/text.ts';
@@ -12,7 +11,7 @@ import { text } from '#shared/text.ts';
 export const siteRoutes = new Hono<DashboardEnv>();
 
 siteRoutes.get('/admin/', adminPage, async (c) => {
-  const list = await c.var.db.select().from(sites).orderBy(sites.siteName);
+  const list = await listSites(c.var.db);
   return c.html(
     <Page title="Sites" admin={c.var.admin}>
       <table>
@@ -86,11 +85,7 @@ siteRoutes.post('/admin/sites/', adminForm, async (c) => {
   const parsed = newSite.safeParse(await form(c));
   if (!parsed.success) return badRequest(c, c.var.admin, firstIssue(parsed.error));
   const { site_name, site_url, roles } = parsed.data;
-  const [site] = await c.var.db
-    .insert(sites)
-    .values({ siteName: site_name, siteUrl: site_url, roles: roles.length ? JSON.stringify(roles) : null })
-    .onConflictDoNothing()
-    .returning({ id: sites.id });
+  const site = await createSite(c.var.db, { siteName: site_name, siteUrl: site_url, roles });
   if (!site) return badRequest(c, c.var.admin, `A site named ${site_name} is already registered.`);
   await audit(c.var.db, 'site_created', { userId: c.var.admin.id, siteName: site_name, ip: c.var.ip, detail: site_url });
   return c.redirect('/admin/', 303);
@@ -102,11 +97,7 @@ siteRoutes.post('/admin/sites/:id/', adminForm, async (c) => {
   if (!id.success) return badRequest(c, c.var.admin, 'No such site.');
   if (!parsed.success) return badRequest(c, c.var.admin, firstIssue(parsed.error));
   const { site_url, roles } = parsed.data;
-  const [site] = await c.var.db
-    .update(sites)
-    .set({ siteUrl: site_url, roles: roles.length ? JSON.stringify(roles) : null })
-    .where(eq(sites.id, id.data))
-    .returning({ siteName: sites.siteName });
+  const site = await updateSite(c.var.db, id.data, { siteUrl: site_url, roles });
   if (!site) return badRequest(c, c.var.admin, 'No such site.');
   await audit(c.var.db, 'site_updated', {
     userId: c.var.admin.id,
@@ -120,7 +111,7 @@ siteRoutes.post('/admin/sites/:id/', adminForm, async (c) => {
 siteRoutes.post('/admin/sites/:id/delete/', adminForm, async (c) => {
   const id = idParam(c);
   if (!id.success) return badRequest(c, c.var.admin, 'No such site.');
-  const [site] = await c.var.db.delete(sites).where(eq(sites.id, id.data)).returning({ siteName: sites.siteName });
+  const site = await deleteSite(c.var.db, id.data);
   if (site) await audit(c.var.db, 'site_deleted', { userId: c.var.admin.id, siteName: site.siteName, ip: c.var.ip });
   return c.redirect('/admin/', 303);
 });
