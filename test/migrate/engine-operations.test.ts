@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../workers/migrate/src/engine/db';
+import { findNaturalKeyMatches, saveIdMappings } from '../../workers/migrate/src/engine/key-matches';
 import {
   backfillBooleanColumns,
   clearHistory,
-  findNaturalKeyMatches,
   patchForeignKey,
-  saveIdMappings,
   syncIdMappingsToDestination,
   testConnection,
 } from '../../workers/migrate/src/engine/operations';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
 import type { Sql } from '../../workers/migrate/src/engine/db';
 import { allMappings } from '../../workers/migrate/src/engine/mappings';
-import { findNaturalKeyMatches } from '../../workers/migrate/src/engine/operations';
+import { findNaturalKeyMatches } from '../../workers/migrate/src/engine/key-matches';
 import { MatchSummaries } from '../../workers/migrate/src/views/wizard/progress';
 import type { MatchSummary } from '../../workers/migrate/src/wizard-sessions';
 import { type TestDestination, createDestination, engineEnv, freshConfigId, legacyConnection, openRacing } from './engine-support';

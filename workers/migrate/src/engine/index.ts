@@ -5,15 +5,14 @@ export {
   backfillBooleanColumns,
   backfillForeignKeys,
   clearHistory,
-  findNaturalKeyMatches,
   introspect,
   listTables,
   patchForeignKey,
-  saveIdMappings,
   syncIdMappingsToDestination,
   tableColumns,
   testConnection,
 } from './operations.ts';
+export { findNaturalKeyMatches, saveIdMappings } from './key-matches.ts';
 export { orderTables } from './order.ts';
 export { parseMappingDocument, parseMappingDocumentText, suggestTablePlan, validatePlan } from './plan.ts';
 export * from './types.ts';
