@@ -65,7 +65,7 @@ const SERVICES: Record<string, Exceptions> = {
   },
   migrate: {
     entries: { 'guards.ts': 'guard.ts' },
-    long: ['engine/operations.ts'],
+    long: [],
     sqlInRoutes: [],
     jsxOutsideViews: [
       'app.tsx',
