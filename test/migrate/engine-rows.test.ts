@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RowShapeError, pgCount } from '../../workers/shared/pg';
+import { RowShapeError, pgCount } from '#shared/pg.ts';
 import { destinationReads, parsedRows, rows } from '../../workers/migrate/src/engine/db';
 import { engineEnv, openRacing } from './engine-support';
 
