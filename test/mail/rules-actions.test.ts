@@ -160,4 +160,31 @@ describe('rule actions on new mail', () => {
       (trace as { steps: { kind: string; outcome: string }[] }).steps.filter((s) => s.kind === 'action').map((s) => s.outcome),
     ).toEqual(['ok', 'ok', 'ok', 'ok']);
   });
+
+  it('a throttled last action is retried alone: the three done before it are skipped, not repeated', async () => {
+    await control(box, 'DELETE', '/log');
+    // the move (the rule's fourth action, the message's only POST under /me/messages) is refused
+    // until the transport's retries are spent; the categories, read and flag before it succeed
+    await control(box, 'POST', '/faults', { status: 429, retryAfter: 1, count: 4, method: 'POST', pathPrefix: '/me/messages' });
+    const id = await deliver('Supplier invoice 8812', 'The supplier invoice 8812: payment by the end of the month.', 'billing@feed.test');
+    const records = await actionsDone(id, 4);
+    expect(records.map((r) => r.attempts)).toEqual([1, 1, 1, 2]);
+    const entries = await log();
+    const writes = writesOf(entries, id);
+    expect(writes.filter((r) => r.method === 'PATCH')).toHaveLength(3);
+    expect(writes.filter((r) => r.method === 'POST' && r.path.endsWith('/move'))).toHaveLength(1);
+    expect(entries.filter((r) => r.method === 'POST' && r.status === 429 && decodeURIComponent(r.path).includes(id))).toHaveLength(4);
+    const steps = async (traceId: string) =>
+      (
+        (await (await send(`/api/traces/${traceId}`, { cookie: session.cookie })).json()) as {
+          steps: { kind: string; name: string; outcome: string }[];
+        }
+      ).steps
+        .filter((s) => s.kind === 'action')
+        .map((s) => s.outcome);
+    // the first run: three done, the move deferred; the retry's trace: three skipped, the move done
+    expect(records[0]!.traceId).not.toBe(records[3]!.traceId);
+    expect(await steps(records[0]!.traceId)).toEqual(['ok', 'ok', 'ok', 'deferred']);
+    expect(await steps(records[3]!.traceId)).toEqual(['skipped', 'skipped', 'skipped', 'ok']);
+  });
 });
