@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { writeStylesheetCopies } from './scripts/asset-manifest';
 import { useWorkerdV8Flags } from './scripts/workerd-v8';
 import { PROJECT_TEST_DEFAULTS } from './test/project-defaults';
 
@@ -9,6 +10,10 @@ import { PROJECT_TEST_DEFAULTS } from './test/project-defaults';
 // holds. The process then sits at 100 % CPU and never returns to JavaScript, so no test timeout
 // fires. See scripts/workerd-v8.
 useWorkerdV8Flags(['--single-threaded']);
+
+// The shared stylesheet's copies in the services' assets are git-ignored, generated from
+// workers/shared/views/page.css: every run writes them before a Worker serves its assets.
+writeStylesheetCopies();
 
 // One project per Worker (each runs inside workerd with its own bindings), plus the Node-side
 // scripts. The racing database and its relay are started once for all of them.

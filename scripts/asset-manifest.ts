@@ -9,8 +9,11 @@ import { ROOT } from './workers.ts';
  * directory, written into `workers/<service>/src/asset-manifest.ts` (committed, so the Worker
  * needs no build step): pages link `assetUrl(ASSET_MANIFEST, '/static/x.css')`, which adds
  * `?v=<hash>`, and a changed file is a new URL. The shared structural stylesheet
- * (workers/shared/views/page.css) is copied first into each of those directories and into
- * workers/shared/views/page-css.ts for the services that inline it.
+ * (workers/shared/views/page.css) is the one source: it is generated into
+ * workers/shared/views/page-css.ts (committed) for the services that inline it, and copied into
+ * each assets directory that serves it. Those copies are git-ignored and written again by
+ * everything that serves or ships the assets: `npm run dev`, `npm run dev:deno`, deploy and every
+ * vitest run (vitest.config.ts).
  *
  * `npm run dev` and deploy regenerate everything; `--check` (and test/scripts/asset-manifest.test.ts)
  * fails when a committed file is not what this script would write.
@@ -53,17 +56,26 @@ function manifestModule(entries: [string, string][]): string {
   return `${GENERATED}// Each browser asset's URL path and the short hash of its content (assetUrl in workers/shared/views/assets.ts).\nexport const ASSET_MANIFEST = {\n${lines.join('\n')}\n} as const;\n`;
 }
 
+/** The shared stylesheet's copy in each assets directory that serves it, relative to `root` (git-ignored). */
+export function stylesheetCopies(root = ROOT): Map<string, string> {
+  const css = readFileSync(join(root, SHARED_CSS), 'utf8');
+  return new Map(ASSET_SERVICES.map(({ assets, sharedCss }) => [`${assets}/${sharedCss}`, css]));
+}
+
+/** Writes the shared stylesheet's copies that are missing or differ from the source; returns their paths. */
+export function writeStylesheetCopies(root = ROOT): string[] {
+  return writeWhereChanged(root, stylesheetCopies(root));
+}
+
 /**
- * Every generated file and its content, relative to `root`: the shared stylesheet's copies, its
- * module, and each service's manifest (hashed over the files as they will be, copies included).
+ * Every committed generated file and its content, relative to `root`: the shared stylesheet's
+ * module and each service's manifest (hashed over the files as they will be, copies included).
  */
 export function generatedFiles(root = ROOT): Map<string, string> {
   const out = new Map<string, string>();
   const css = readFileSync(join(root, SHARED_CSS), 'utf8');
   out.set(SHARED_CSS_MODULE, cssModule(css));
   for (const { service, assets, sharedCss } of ASSET_SERVICES) {
-    const copy = `${assets}/${sharedCss}`;
-    out.set(copy, css);
     const hashes = new Map<string, string>();
     for (const file of filesUnder(join(root, assets))) {
       const path = relative(join(root, assets), file).split(sep).join('/');
@@ -77,10 +89,9 @@ export function generatedFiles(root = ROOT): Map<string, string> {
   return out;
 }
 
-/** The generated files whose committed content differs from what this script would write. */
-export function staleFiles(root = ROOT): string[] {
+function differing(root: string, files: Map<string, string>): string[] {
   const stale: string[] = [];
-  for (const [path, content] of generatedFiles(root)) {
+  for (const [path, content] of files) {
     let current: string | undefined;
     try {
       current = readFileSync(join(root, path), 'utf8');
@@ -92,14 +103,20 @@ export function staleFiles(root = ROOT): string[] {
   return stale;
 }
 
-export function writeGeneratedFiles(root = ROOT): string[] {
-  const files = generatedFiles(root);
-  const written: string[] = [];
-  for (const path of staleFiles(root)) {
-    writeFileSync(join(root, path), files.get(path)!);
-    written.push(path);
-  }
+function writeWhereChanged(root: string, files: Map<string, string>): string[] {
+  const written = differing(root, files);
+  for (const path of written) writeFileSync(join(root, path), files.get(path)!);
   return written;
+}
+
+/** The committed generated files whose content differs from what this script would write. */
+export function staleFiles(root = ROOT): string[] {
+  return differing(root, generatedFiles(root));
+}
+
+/** Writes the stylesheet's copies, then every committed generated file that is stale; returns the paths written. */
+export function writeGeneratedFiles(root = ROOT): string[] {
+  return [...writeStylesheetCopies(root), ...writeWhereChanged(root, generatedFiles(root))];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
