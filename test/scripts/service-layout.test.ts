@@ -26,7 +26,7 @@ type Exceptions = {
 
 const SERVICES: Record<string, Exceptions> = {
   auth: {
-    entries: { 'guards.ts': 'guard.ts' },
+    entries: {},
     long: [],
     sqlInRoutes: ['routes/dashboard/accounts.tsx', 'routes/dashboard/session.tsx'],
     jsxOutsideViews: [
@@ -43,7 +43,7 @@ const SERVICES: Record<string, Exceptions> = {
     jsxOutsideViews: [],
   },
   stats: {
-    entries: { 'guards.ts': 'auth.ts' },
+    entries: {},
     long: [],
     sqlInRoutes: [],
     jsxOutsideViews: [

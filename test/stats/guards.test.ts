@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import app from '../../workers/stats/src/app';
-import type { StatsAccess } from '../../workers/stats/src/auth';
+import type { StatsAccess } from '../../workers/stats/src/guards';
 import type { Access } from '#shared/guard.ts';
 import { accessTable, routeGuards } from '../support/route-guards';
 import { call } from './helpers';

@@ -6,7 +6,7 @@ import { audit } from './audit.ts';
 import type { AuthConfig } from './config.ts';
 import type { AuthDb, AuthEnv } from './context.ts';
 import { randomBytes, toBase64Url } from '#shared/crypto.ts';
-import { accountGuard, pendingLogin, recordAccountFailure, takeIpBudget } from './guard.ts';
+import { accountGuard, pendingLogin, recordAccountFailure, takeIpBudget } from './guards.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.ts';
 import { decryptTotpSecret, hashBackupCode, matchTotp, TOTP_WINDOW } from './totp.ts';
 

@@ -4,7 +4,7 @@ import type { UserContext } from '#durable-objects/user-context.ts';
 import { limitBody as limitBodyBytes } from '#shared/body.ts';
 import { racingReads } from '#shared/pg.ts';
 import { clientAddress } from '#shared/throttle.ts';
-import { requireToken } from '../auth.ts';
+import { requireToken } from '../guards.ts';
 import { racingToday, statsConfig, type StatsEnv } from '../context.ts';
 import { detailError, detailSchema, validationErrorSchema } from '../errors.ts';
 import { courseIdParam, isoDate } from '../schemas.ts';
