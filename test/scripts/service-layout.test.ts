@@ -28,7 +28,7 @@ const SERVICES: Record<string, Exceptions> = {
   auth: {
     entries: {},
     long: [],
-    sqlInRoutes: ['routes/dashboard/accounts.tsx', 'routes/dashboard/session.tsx'],
+    sqlInRoutes: [],
     jsxOutsideViews: [
       'routes/dashboard/accounts.tsx',
       'routes/dashboard/layout.tsx',

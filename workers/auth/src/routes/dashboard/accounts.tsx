@@ -1,11 +1,18 @@
-import { and, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import { z } from 'zod';
-import { credentials, sites, users } from '#d1/auth/schema.ts';
 import { normaliseEmail, siteRoles, type User } from '../../accounts.ts';
 import { createAccount, storeEnrolment } from '../../accounts-admin.ts';
 import { audit } from '../../audit.ts';
+import {
+  findAccount,
+  findAccountByEmail,
+  findSite,
+  listAccounts,
+  listSiteChoices,
+  replaceSiteCredential,
+  setAccountActive,
+} from '../../data/accounts.ts';
 import { enrol, qrSvg, type Enrolment } from '../../enrolment.ts';
 import { hashPassword } from '../../passwords.ts';
 import { badRequest, CsrfField, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
@@ -16,8 +23,8 @@ import { text } from '#shared/text.ts';
 export const accountRoutes = new Hono<DashboardEnv>();
 
 accountRoutes.get('/admin/accounts/', adminPage, async (c) => {
-  const list = await c.var.db.select().from(users).orderBy(users.email);
-  const siteList = await c.var.db.select({ id: sites.id, siteName: sites.siteName }).from(sites).orderBy(sites.siteName);
+  const list = await listAccounts(c.var.db);
+  const siteList = await listSiteChoices(c.var.db);
   return c.html(
     <Page title="Accounts" admin={c.var.admin}>
       <table>
@@ -165,7 +172,7 @@ accountRoutes.post('/admin/accounts/', adminForm, async (c) => {
 
 accountRoutes.post('/admin/accounts/:id/enrol/', adminForm, async (c) => {
   const id = idParam(c);
-  const [user] = id.success ? await c.var.db.select().from(users).where(eq(users.id, id.data)).limit(1) : [];
+  const user = id.success ? await findAccount(c.var.db, id.data) : undefined;
   if (!user) return badRequest(c, c.var.admin, 'No such account.');
   const enrolment = await enrol(user.email, c.var.config.AUTH_TOTP_ISSUER, c.var.config.AUTH_TOTP_ENCRYPTION_KEY);
   await storeEnrolment(c.var.db, user.id, enrolment);
@@ -178,7 +185,7 @@ accountRoutes.post('/admin/accounts/:id/active/', adminForm, async (c) => {
   const active = (await form(c)).active === 'true';
   if (!id.success) return badRequest(c, c.var.admin, 'No such account.');
   if (id.data === c.var.admin.id && !active) return badRequest(c, c.var.admin, 'You cannot deactivate your own account.');
-  const [user] = await c.var.db.update(users).set({ isActive: active }).where(eq(users.id, id.data)).returning({ email: users.email });
+  const user = await setAccountActive(c.var.db, id.data, active);
   if (!user) return badRequest(c, c.var.admin, 'No such account.');
   await audit(c.var.db, active ? 'account_activated' : 'account_deactivated', {
     userId: id.data,
@@ -200,21 +207,14 @@ accountRoutes.post('/admin/credentials/', adminForm, async (c) => {
   const parsed = siteCredential.safeParse(await form(c));
   if (!parsed.success) return badRequest(c, c.var.admin, firstIssue(parsed.error));
   const input = parsed.data;
-  const [user] = await c.var.db
-    .select()
-    .from(users)
-    .where(eq(users.email, normaliseEmail(input.email)))
-    .limit(1);
-  const [site] = await c.var.db.select().from(sites).where(eq(sites.id, input.site_id)).limit(1);
+  const user = await findAccountByEmail(c.var.db, normaliseEmail(input.email));
+  const site = await findSite(c.var.db, input.site_id);
   if (!user || !site) return badRequest(c, c.var.admin, 'No such account or site.');
   const role = input.site_role || null;
   const vocabulary = siteRoles(site);
   if (role && !vocabulary?.includes(role)) return badRequest(c, c.var.admin, `${site.siteName} has no role ${role}.`);
   const values = { userId: user.id, siteId: site.id, passwordHash: hashPassword(input.password), siteRole: role, updatedAt: Date.now() };
-  await c.var.db.batch([
-    c.var.db.delete(credentials).where(and(eq(credentials.userId, user.id), eq(credentials.siteId, site.id))),
-    c.var.db.insert(credentials).values(values),
-  ]);
+  await replaceSiteCredential(c.var.db, values);
   await audit(c.var.db, 'site_updated', {
     userId: c.var.admin.id,
     siteName: site.siteName,

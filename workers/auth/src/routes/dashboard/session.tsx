@@ -1,7 +1,5 @@
-import { and, eq, isNull } from 'drizzle-orm';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
-import { credentials, users } from '#d1/auth/schema.ts';
 import { antiForgery, antiForgeryToken } from '#shared/anti-forgery.ts';
 import { limitBody } from '#shared/body.ts';
 import { sha256Hex } from '#shared/crypto.ts';
@@ -9,6 +7,7 @@ import { anonymous, defineGuard } from '#shared/guard.ts';
 import { BrowserSessions } from '#shared/browser-session.ts';
 import { liveSessionStore } from '#shared/live-session.ts';
 import { audit } from '../../audit.ts';
+import { findAccount, sitelessPasswordHash } from '../../data/accounts.ts';
 import type { AuthAccess } from '../../client-secret.ts';
 import { authDeps, checkCode, checkPassword } from '../../login.ts';
 import { form, Page, type DashboardEnv } from './layout.tsx';
@@ -133,12 +132,8 @@ session.post('/admin/logout/', signInForm, async (c) => {
  * session: setting a new password there ends every dashboard session opened under the old one.
  */
 async function passwordTag(c: Context<DashboardEnv>, userId: number): Promise<string> {
-  const [credential] = await c.var.db
-    .select({ passwordHash: credentials.passwordHash })
-    .from(credentials)
-    .where(and(eq(credentials.userId, userId), isNull(credentials.siteId)))
-    .limit(1);
-  return credential ? (await sha256Hex(credential.passwordHash)).slice(0, 32) : 'none';
+  const passwordHash = await sitelessPasswordHash(c.var.db, userId);
+  return passwordHash ? (await sha256Hex(passwordHash)).slice(0, 32) : 'none';
 }
 
 /**
@@ -148,7 +143,7 @@ async function passwordTag(c: Context<DashboardEnv>, userId: number): Promise<st
 const requireAdmin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
   const session = await dashboardSessions(c).read(c);
   if (session.kind === 'live') {
-    const [admin] = await c.var.db.select().from(users).where(eq(users.id, session.profile.userId)).limit(1);
+    const admin = await findAccount(c.var.db, session.profile.userId);
     if (admin?.isActive && admin.role === 'admin' && (await passwordTag(c, admin.id)) === session.profile.passwordTag) {
       c.set('admin', admin);
       c.set('dashboardSession', session.idHash);
