@@ -1,31 +1,13 @@
 // The barrier-trial and sectional import pages: live counts, the filter test, the ClearData
 // confirmation, the auto-sync buttons and the progress page, which polls the job's JSON progress
-// and updates in place until the import has ended. POSTs carry the page's anti-forgery token.
+// and updates in place until the import has ended. POSTs carry the page's anti-forgery token
+// (helpers: common.js).
 (function () {
   'use strict';
-  // Under a path prefix (meta base-path) the app's own URLs live below it.
-  var baseMeta = document.querySelector('meta[name="base-path"]');
-  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) {
-    return basePath + path;
-  }
-  var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
-  var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
-  var FINAL = ['completed', 'failed', 'cancelled'];
-
-  function getJson(url) {
-    return fetch(at(url), { credentials: 'same-origin' }).then(function (res) {
-      return res.ok ? res.json() : null;
-    });
-  }
-  function post(url) {
-    return fetch(at(url), { method: 'POST', headers: { RequestVerificationToken: token }, credentials: 'same-origin' }).then(
-      function (res) {
-        return res.json().then(function (answer) {
-          return { ok: res.ok, answer: answer };
-        });
-      },
-    );
+  var page = window.migratePage;
+  var getJson = page.getJson;
+  function post(path) {
+    return page.postForAnswer(page.at(path));
   }
   function when(ms) {
     return ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—';
@@ -108,8 +90,7 @@
   var jobId = section.getAttribute('data-import-progress');
   var progressUrl = section.getAttribute('data-prefix') + '/progress/' + encodeURIComponent(jobId);
   function set(selector, text) {
-    var el = section.querySelector(selector);
-    if (el) el.textContent = String(text);
+    page.setText(section, selector, text);
   }
   function render(p) {
     section.setAttribute('data-state', p.state);
@@ -129,27 +110,13 @@
     if (problems) {
       problems.textContent = '';
       p.summary.problems.forEach(function (pr) {
-        var row = document.createElement('tr');
+        var row = page.row([pr.line, pr.row, pr.message]);
         row.className = 'error';
-        [pr.line, pr.row, pr.message].forEach(function (v) {
-          var td = document.createElement('td');
-          td.textContent = String(v);
-          row.appendChild(td);
-        });
         problems.appendChild(row);
       });
     }
-    var log = section.querySelector('[data-log]');
-    if (log) {
-      log.textContent = '';
-      p.log.forEach(function (entry) {
-        var li = document.createElement('li');
-        li.className = entry.level;
-        li.textContent = entry.timestamp + ' ' + entry.level + ' ' + entry.message;
-        log.appendChild(li);
-      });
-    }
-    if (FINAL.indexOf(p.state) >= 0) {
+    page.renderLog(section.querySelector('[data-log]'), p.log);
+    if (page.isFinal(p.state)) {
       var cancel = section.querySelector('[data-cancel-form]');
       if (cancel) cancel.remove();
       var finished = section.querySelector('[data-finished]');
@@ -160,15 +127,12 @@
       );
     }
   }
-  function poll() {
-    getJson(progressUrl)
-      .then(function (p) {
-        if (p) render(p);
-        if (!p || FINAL.indexOf(p.state) < 0) window.setTimeout(poll, 1000);
-      })
-      .catch(function () {
-        window.setTimeout(poll, 5000);
-      });
-  }
-  if (FINAL.indexOf(section.getAttribute('data-state')) < 0) window.setTimeout(poll, 500);
+  page.pollProgress(
+    section,
+    function () {
+      return getJson(progressUrl);
+    },
+    render,
+    { first: 500, every: 1000, retry: 5000 },
+  );
 })();

@@ -2,12 +2,8 @@
 // race's runners from /Meetings/Runners, and shows each pairing field by field.
 (function () {
   'use strict';
-  // Under a path prefix (meta base-path) the app's own URLs live below it.
-  var baseMeta = document.querySelector('meta[name="base-path"]');
-  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) {
-    return basePath + path;
-  }
+  // The app's own URLs, under the prefix it is mounted at (common.js).
+  var at = window.migratePage.at;
   var section = document.querySelector('[data-races]');
   if (!section) return;
 

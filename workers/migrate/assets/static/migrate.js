@@ -1,20 +1,11 @@
 // The migration app's page behaviour: JSON calls carry the page's anti-forgery token in the
-// RequestVerificationToken header; the progress page polls its JSON route.
+// RequestVerificationToken header; the progress page polls its JSON route (helpers: common.js).
 (function () {
   'use strict';
-  // Under a path prefix (meta base-path) the app's own URLs live below it.
-  var baseMeta = document.querySelector('meta[name="base-path"]');
-  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) {
-    return basePath + path;
-  }
-  var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
-  var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
-
-  function post(url, body, type) {
-    var headers = { RequestVerificationToken: token };
-    if (type) headers['content-type'] = type;
-    return fetch(at(url), { method: 'POST', headers: headers, body: body, credentials: 'same-origin' });
+  var page = window.migratePage;
+  var at = page.at;
+  function post(path, body, type) {
+    return page.post(at(path), body, type);
   }
   function postForm(url, fields) {
     return post(url, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
@@ -111,7 +102,6 @@
   var section = document.querySelector('[data-progress]');
   if (section) {
     var sessionId = section.getAttribute('data-progress');
-    var FINAL = { completed: true, failed: true, cancelled: true };
     var cancel = section.querySelector('[data-cancel]');
     if (cancel) {
       cancel.addEventListener('click', function () {
@@ -161,34 +151,15 @@
         errors.appendChild(li);
       });
     };
-    var renderLogs = function (entries) {
-      var list = section.querySelector('[data-log]');
-      list.innerHTML = '';
-      entries.forEach(function (l) {
-        var li = document.createElement('li');
-        li.className = l.level;
-        li.textContent = l.timestamp + ' ' + l.level + ' ' + (l.tableName || '') + ' ' + l.message;
-        list.appendChild(li);
+    var load = function () {
+      return Promise.all([
+        page.getJson('/api/migration/progress/' + sessionId),
+        page.getJson('/api/migration/logs/' + sessionId + '?count=50'),
+      ]).then(function (answers) {
+        page.renderLog(section.querySelector('[data-log]'), answers[1] || []);
+        return answers[0];
       });
     };
-    var poll = function () {
-      Promise.all([
-        fetch(at('/api/migration/progress/' + sessionId), { credentials: 'same-origin' }).then(function (res) {
-          return res.ok ? res.json() : null;
-        }),
-        fetch(at('/api/migration/logs/' + sessionId + '?count=50'), { credentials: 'same-origin' }).then(function (res) {
-          return res.ok ? res.json() : [];
-        }),
-      ])
-        .then(function (answers) {
-          if (answers[0]) render(answers[0]);
-          renderLogs(answers[1]);
-          if (!answers[0] || !FINAL[answers[0].state]) window.setTimeout(poll, 1000);
-        })
-        .catch(function () {
-          window.setTimeout(poll, 3000);
-        });
-    };
-    if (!FINAL[section.getAttribute('data-state')]) window.setTimeout(poll, 500);
+    page.pollProgress(section, load, render, { first: 500, every: 1000, retry: 3000 });
   }
 })();

@@ -1,25 +1,10 @@
 // The sync job pages: toggle and run-now buttons, the status counts, the mapping document upload.
-// Every POST carries the page's anti-forgery token in the RequestVerificationToken header.
+// Every POST carries the page's anti-forgery token in the RequestVerificationToken header (common.js).
 (function () {
   'use strict';
-  // Under a path prefix (meta base-path) the app's own URLs live below it.
-  var baseMeta = document.querySelector('meta[name="base-path"]');
-  var basePath = baseMeta ? baseMeta.getAttribute('content') || '' : '';
-  function at(path) {
-    return basePath + path;
-  }
-  var tokenMeta = document.querySelector('meta[name="request-verification-token"]');
-  var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
-
-  function post(url, body) {
-    return fetch(url, { method: 'POST', headers: { RequestVerificationToken: token }, body: body, credentials: 'same-origin' }).then(
-      function (res) {
-        return res.json().then(function (answer) {
-          return { ok: res.ok, answer: answer };
-        });
-      },
-    );
-  }
+  var page = window.migratePage;
+  var at = page.at;
+  var post = page.postForAnswer;
   function say(row, text) {
     var out = row.querySelector('[data-sync-result]');
     if (out) out.textContent = text;
@@ -52,10 +37,8 @@
   var counts = document.querySelector('[data-sync-status]');
   if (counts) {
     var refresh = function () {
-      fetch(at('/api/sync/status'), { credentials: 'same-origin' })
-        .then(function (res) {
-          return res.ok ? res.json() : null;
-        })
+      page
+        .getJson('/api/sync/status')
         .then(function (status) {
           if (!status) return;
           ['total', 'enabled', 'running', 'errored'].forEach(function (key) {

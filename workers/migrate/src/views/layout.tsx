@@ -38,7 +38,7 @@ export function Layout({ title, csrf, user, styles = [], scripts = [], children 
       home="/"
       head={<meta name="request-verification-token" content={csrf} />}
       styles={['/static/page.css', '/static/migrate.css', ...styles].map((path) => asset(path as keyof typeof ASSET_MANIFEST))}
-      scripts={['/static/migrate.js', ...scripts].map((path) => asset(path as keyof typeof ASSET_MANIFEST))}
+      scripts={['/static/common.js', '/static/migrate.js', ...scripts].map((path) => asset(path as keyof typeof ASSET_MANIFEST))}
       nav={user ? NAV : undefined}
       user={
         user ? (
