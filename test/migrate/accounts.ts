@@ -22,6 +22,7 @@ export const TEST_ACCOUNTS = {
   wizardViewer: enrolled('wizard-viewer', 'user', 'MZXW6YTBOI2TEMZUGU3DOOBZGEZDGNBV', { siteRole: 'Viewer' }),
   acceptOperator: enrolled('accept-operator', 'user', 'SZCVMETCQNMVEDOTZIGU6D3UEJ2M5AGW', { siteRole: 'Operator' }),
   acceptViewer: enrolled('accept-viewer', 'user', 'AJA5GFX4VGSL2ZF3RZWYIFWHVBLJRCYZ', { siteRole: 'Viewer' }),
+  pathOperator: enrolled('path-operator', 'user', 'NWPZ5ATJVAZGJLMW4OXKZ2KHOEDWDGXU', { siteRole: 'Operator' }),
   validateOperator: enrolled('validate-operator', 'user', '36C3YLNNBUMNHTBJ3LS47PG3KVMQ3E4I', { siteRole: 'Operator' }),
   meetingsAdmin: enrolled('meetings-admin', 'admin', 'AMXPQOTT35ALDCPWZUGYZ2YFEQRIIIHE'),
   meetingsOperator: enrolled('meetings-operator', 'user', 'ZR3A3427XM7P3UZGQJPPLV5754L5Y5LH', { siteRole: 'Operator' }),
