@@ -29,12 +29,7 @@ const SERVICES: Record<string, Exceptions> = {
     entries: {},
     long: [],
     sqlInRoutes: [],
-    jsxOutsideViews: [
-      'routes/dashboard/accounts.tsx',
-      'routes/dashboard/layout.tsx',
-      'routes/dashboard/session.tsx',
-      'routes/dashboard/sites.tsx',
-    ],
+    jsxOutsideViews: [],
   },
   cms: {
     entries: {},

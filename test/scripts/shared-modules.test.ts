@@ -58,7 +58,7 @@ describe('one implementation per concern, in workers/shared/', () => {
     );
     expect(violations('workers/mail/src/routes/login.tsx', "import { startLogin } from '../auth-client.ts';")).toHaveLength(1);
     expect(violations('workers/mail/src/routes/login.tsx', "import { startLogin } from '#shared/auth-client.ts';")).toEqual([]);
-    expect(violations('workers/auth/src/routes/dashboard/session.tsx', "import { csrf } from 'hono/csrf';")).toHaveLength(1);
+    expect(violations('workers/auth/src/routes/dashboard/session.ts', "import { csrf } from 'hono/csrf';")).toHaveLength(1);
     expect(violations('workers/cms/src/guards.ts', "const origin = c.req.header('origin');")).toHaveLength(1);
     expect(violations('workers/cms/src/guards.ts', "import { antiForgery } from '#shared/anti-forgery.ts';")).toEqual([]);
   });

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
-import { raw } from 'hono/html';
 import { z } from 'zod';
-import { normaliseEmail, siteRoles, type User } from '../../accounts.ts';
+import { normaliseEmail, siteRoles } from '../../accounts.ts';
 import { createAccount, storeEnrolment } from '../../accounts-admin.ts';
 import { audit } from '../../audit.ts';
 import {
@@ -13,10 +12,11 @@ import {
   replaceSiteCredential,
   setAccountActive,
 } from '../../data/accounts.ts';
-import { enrol, qrSvg, type Enrolment } from '../../enrolment.ts';
+import { enrol } from '../../enrolment.ts';
 import { hashPassword } from '../../passwords.ts';
-import { badRequest, CsrfField, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
-import { adminForm, adminPage } from './session.tsx';
+import { accountsPage, enrolmentPage } from '../../views/dashboard/accounts.tsx';
+import { badRequest, type DashboardEnv, firstIssue, form, idParam } from './common.ts';
+import { adminForm, adminPage } from './session.ts';
 import { text } from '#shared/text.ts';
 
 /** Accounts: create and enrol in 2FA, re-enrol, (de)activate, per-site credentials. */
@@ -25,122 +25,8 @@ export const accountRoutes = new Hono<DashboardEnv>();
 accountRoutes.get('/admin/accounts/', adminPage, async (c) => {
   const list = await listAccounts(c.var.db);
   const siteList = await listSiteChoices(c.var.db);
-  return c.html(
-    <Page title="Accounts" admin={c.var.admin}>
-      <table>
-        <thead>
-          <tr>
-            <th>E-mail</th>
-            <th>Name</th>
-            <th>Role</th>
-            <th>2FA</th>
-            <th>Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((user) => (
-            <tr data-account={user.email}>
-              <td>{user.email}</td>
-              <td>
-                {user.firstName} {user.lastName}
-              </td>
-              <td>{user.role}</td>
-              <td>
-                {user.totpSecret ? 'enrolled' : 'not enrolled'}
-                <form method="post" action={`/admin/accounts/${user.id}/enrol/`}>
-                  <CsrfField c={c} />
-                  <button type="submit">{user.totpSecret ? 'Re-enrol' : 'Enrol'}</button>
-                </form>
-              </td>
-              <td>
-                {user.isActive ? 'active' : 'deactivated'}
-                <form method="post" action={`/admin/accounts/${user.id}/active/`}>
-                  <CsrfField c={c} />
-                  <input type="hidden" name="active" value={user.isActive ? 'false' : 'true'} />
-                  <button type="submit">{user.isActive ? 'Deactivate' : 'Activate'}</button>
-                </form>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <h2>Create an account</h2>
-      <p>The account is enrolled in two-factor authentication at once: the next page shows its authenticator QR code and backup codes.</p>
-      <form method="post" action="/admin/accounts/">
-        <CsrfField c={c} />
-        <label>
-          E-mail <input name="email" type="email" required />
-        </label>
-        <label>
-          First name <input name="first_name" />
-        </label>
-        <label>
-          Last name <input name="last_name" />
-        </label>
-        <label>
-          Role{' '}
-          <select name="role">
-            <option value="user">user</option>
-            <option value="developer">developer</option>
-            <option value="admin">admin</option>
-          </select>
-        </label>
-        <label>
-          Password (at least 12 characters) <input name="password" type="password" minlength={12} required autocomplete="new-password" />
-        </label>
-        <button type="submit">Create and enrol</button>
-      </form>
-      <h2>Set a password and role for one site</h2>
-      <form method="post" action="/admin/credentials/">
-        <CsrfField c={c} />
-        <label>
-          Account e-mail <input name="email" type="email" required />
-        </label>
-        <label>
-          Site{' '}
-          <select name="site_id">
-            {siteList.map((s) => (
-              <option value={String(s.id)}>{s.siteName}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Password <input name="password" type="password" minlength={12} required autocomplete="new-password" />
-        </label>
-        <label>
-          Role on the site (one of its vocabulary; empty for the account’s role) <input name="site_role" />
-        </label>
-        <button type="submit">Save credential</button>
-      </form>
-    </Page>,
-  );
+  return c.html(accountsPage({ admin: c.var.admin, csrfToken: c.var.csrfToken, accounts: list, sites: siteList }));
 });
-
-const EnrolmentPage = (props: { admin: User; email: string; enrolment: Enrolment }) => (
-  <Page title={`Enrolment of ${props.email}`} admin={props.admin}>
-    <p class="note">Shown once. Scan the code with an authenticator app, and hand the backup codes to the account holder.</p>
-    <div id="qr" style="width:240px">
-      {raw(qrSvg(props.enrolment.otpauthUri))}
-    </div>
-    <p>
-      <code id="otpauth-uri">{props.enrolment.otpauthUri}</code>
-    </p>
-    <p>
-      Secret: <code id="totp-secret">{props.enrolment.secret}</code>
-    </p>
-    <h2>Backup codes (each works once)</h2>
-    <ul id="backup-codes">
-      {props.enrolment.backupCodes.map((code) => (
-        <li>
-          <code>{code}</code>
-        </li>
-      ))}
-    </ul>
-    <p>
-      <a href="/admin/accounts/">Back to accounts</a>
-    </p>
-  </Page>
-);
 
 const newAccount = z.object({
   email: z.email('Enter a valid e-mail address.').max(254),
@@ -167,7 +53,7 @@ accountRoutes.post('/admin/accounts/', adminForm, async (c) => {
   await storeEnrolment(c.var.db, userId, enrolment);
   await audit(c.var.db, 'account_created', { userId, email, ip: c.var.ip, detail: `by ${c.var.admin.email}` });
   await audit(c.var.db, 'enrolment', { userId, email, ip: c.var.ip, detail: `by ${c.var.admin.email}` });
-  return c.html(<EnrolmentPage admin={c.var.admin} email={email} enrolment={enrolment} />, 201);
+  return c.html(enrolmentPage(c.var.admin, email, enrolment), 201);
 });
 
 accountRoutes.post('/admin/accounts/:id/enrol/', adminForm, async (c) => {
@@ -177,7 +63,7 @@ accountRoutes.post('/admin/accounts/:id/enrol/', adminForm, async (c) => {
   const enrolment = await enrol(user.email, c.var.config.AUTH_TOTP_ISSUER, c.var.config.AUTH_TOTP_ENCRYPTION_KEY);
   await storeEnrolment(c.var.db, user.id, enrolment);
   await audit(c.var.db, 'enrolment', { userId: user.id, email: user.email, ip: c.var.ip, detail: `by ${c.var.admin.email}` });
-  return c.html(<EnrolmentPage admin={c.var.admin} email={user.email} enrolment={enrolment} />);
+  return c.html(enrolmentPage(c.var.admin, user.email, enrolment));
 });
 
 accountRoutes.post('/admin/accounts/:id/active/', adminForm, async (c) => {

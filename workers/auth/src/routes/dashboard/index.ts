@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
-import { accountRoutes } from './accounts.tsx';
-import type { DashboardEnv } from './layout.tsx';
-import { session } from './session.tsx';
-import { siteRoutes } from './sites.tsx';
+import { accountRoutes } from './accounts.ts';
+import type { DashboardEnv } from './common.ts';
+import { session } from './session.ts';
+import { siteRoutes } from './sites.ts';
 
 /**
- * `/admin/`: each route names its guard (session.tsx): form posts from other origins are refused,
+ * `/admin/`: each route names its guard (session.ts): form posts from other origins are refused,
  * and all but the sign-in pages need an administrator.
  */
 export const dashboard = new Hono<DashboardEnv>();

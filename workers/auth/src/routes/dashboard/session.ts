@@ -10,7 +10,8 @@ import { audit } from '../../audit.ts';
 import { findAccount, sitelessPasswordHash } from '../../data/accounts.ts';
 import type { AuthAccess } from '../../client-secret.ts';
 import { authDeps, checkCode, checkPassword } from '../../login.ts';
-import { form, Page, type DashboardEnv } from './layout.tsx';
+import { codePage, loginPage } from '../../views/dashboard/session.tsx';
+import { type DashboardEnv, form } from './common.ts';
 
 /** Signing in (password, then code), out, and the check every other dashboard page sits behind. */
 export const session = new Hono<DashboardEnv>();
@@ -55,56 +56,20 @@ const dashboardSessions = (c: Context<DashboardEnv>) =>
     maxAgeSeconds: SESSION_SECONDS,
   });
 
-const LoginForm = (props: { error?: string }) => (
-  <Page title="Sign in">
-    {props.error ? (
-      <p class="error" role="alert">
-        {props.error}
-      </p>
-    ) : null}
-    <form method="post" action="/admin/login/">
-      <label>
-        E-mail <input name="email" type="email" autocomplete="username" required />
-      </label>
-      <label>
-        Password <input name="password" type="password" autocomplete="current-password" required />
-      </label>
-      <button type="submit">Continue</button>
-    </form>
-  </Page>
-);
-
-const CodeForm = (props: { pendingToken: string; error?: string }) => (
-  <Page title="Authenticator code">
-    {props.error ? (
-      <p class="error" role="alert">
-        {props.error}
-      </p>
-    ) : null}
-    <form method="post" action="/admin/verify/">
-      <input type="hidden" name="pending_token" value={props.pendingToken} />
-      <label>
-        6-digit code (or a backup code) <input name="code" inputmode="numeric" autocomplete="one-time-code" required />
-      </label>
-      <button type="submit">Sign in</button>
-    </form>
-  </Page>
-);
-
 session.get('/admin', anonymous, (c) => c.redirect('/admin/'));
-session.get('/admin/login/', anonymous, (c) => c.html(<LoginForm />));
+session.get('/admin/login/', anonymous, (c) => c.html(loginPage()));
 
 session.post('/admin/login/', signInForm, async (c) => {
   const fields = await form(c);
   const email = (fields.email ?? '').slice(0, 254);
   const password = (fields.password ?? '').slice(0, 1024);
-  if (!email || !password) return c.html(<LoginForm error="Enter your e-mail and password." />, 400);
+  if (!email || !password) return c.html(loginPage('Enter your e-mail and password.'), 400);
   // The dashboard signs in with the account's siteless credential.
   const result = await checkPassword(authDeps(c), { email, password, site: '' }, 'dashboard');
-  if (result.kind === 'pending') return c.html(<CodeForm pendingToken={result.pendingToken} />);
-  if (result.kind === 'throttled') return c.html(<LoginForm error="Too many attempts. Try again later." />, 429);
-  if (result.kind === 'not_enrolled') return c.html(<LoginForm error="This account is not enrolled in two-factor authentication." />, 400);
-  return c.html(<LoginForm error="Invalid e-mail or password." />, 400);
+  if (result.kind === 'pending') return c.html(codePage(result.pendingToken));
+  if (result.kind === 'throttled') return c.html(loginPage('Too many attempts. Try again later.'), 429);
+  if (result.kind === 'not_enrolled') return c.html(loginPage('This account is not enrolled in two-factor authentication.'), 400);
+  return c.html(loginPage('Invalid e-mail or password.'), 400);
 });
 
 session.post('/admin/verify/', signInForm, async (c) => {
@@ -112,10 +77,10 @@ session.post('/admin/verify/', signInForm, async (c) => {
   const pendingToken = (fields.pending_token ?? '').slice(0, 256);
   const code = (fields.code ?? '').slice(0, 32);
   const result = await checkCode(authDeps(c), { pendingToken, code }, 'dashboard');
-  if (result.kind === 'invalid_code') return c.html(<CodeForm pendingToken={pendingToken} error="Invalid code." />, 400);
-  if (result.kind === 'throttled') return c.html(<LoginForm error="Too many attempts. Try again later." />, 429);
-  if (result.kind === 'invalid_token') return c.html(<LoginForm error="The sign-in has expired; start again." />, 400);
-  if (result.user.role !== 'admin') return c.html(<LoginForm error="Only administrators can use this session." />, 403);
+  if (result.kind === 'invalid_code') return c.html(codePage(pendingToken, 'Invalid code.'), 400);
+  if (result.kind === 'throttled') return c.html(loginPage('Too many attempts. Try again later.'), 429);
+  if (result.kind === 'invalid_token') return c.html(loginPage('The sign-in has expired; start again.'), 400);
+  if (result.user.role !== 'admin') return c.html(loginPage('Only administrators can use this session.'), 403);
   await audit(c.var.db, 'dashboard_login', { userId: result.user.id, email: result.user.email, ip: c.var.ip });
   await dashboardSessions(c).start(c, { userId: result.user.id, passwordTag: await passwordTag(c, result.user.id) });
   return c.redirect('/admin/', 303);

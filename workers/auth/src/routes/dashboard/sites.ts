@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { siteRoles } from '../../accounts.ts';
 import { audit } from '../../audit.ts';
 import { createSite, deleteSite, listSites, updateSite } from '../../data/sites.ts';
-import { badRequest, CsrfField, firstIssue, form, idParam, Page, type DashboardEnv } from './layout.tsx';
-import { adminForm, adminPage } from './session.tsx';
+import { sitesPage } from '../../views/dashboard/sites.tsx';
+import { badRequest, type DashboardEnv, firstIssue, form, idParam } from './common.ts';
+import { adminForm, adminPage } from './session.ts';
 import { text } from '#shared/text.ts';
 
 /** Registering and managing the sites that log their users in here. */
@@ -12,56 +12,7 @@ export const siteRoutes = new Hono<DashboardEnv>();
 
 siteRoutes.get('/admin/', adminPage, async (c) => {
   const list = await listSites(c.var.db);
-  return c.html(
-    <Page title="Sites" admin={c.var.admin}>
-      <table>
-        <thead>
-          <tr>
-            <th>Site name</th>
-            <th>Address and roles</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((site) => (
-            <tr data-site={site.siteName}>
-              <td>
-                <code>{site.siteName}</code>
-              </td>
-              <td>
-                <form method="post" action={`/admin/sites/${site.id}/`}>
-                  <CsrfField c={c} />
-                  <input name="site_url" value={site.siteUrl} aria-label="site address" size={36} />{' '}
-                  <input name="roles" value={(siteRoles(site) ?? []).join(', ')} placeholder="global roles" aria-label="roles" />{' '}
-                  <button type="submit">Save</button>
-                </form>
-              </td>
-              <td>
-                <form method="post" action={`/admin/sites/${site.id}/delete/`}>
-                  <CsrfField c={c} />
-                  <button type="submit">Delete</button>
-                </form>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <h2>Register a site</h2>
-      <form method="post" action="/admin/sites/">
-        <CsrfField c={c} />
-        <label>
-          Site name <input name="site_name" required maxlength={200} />
-        </label>
-        <label>
-          Site address <input name="site_url" type="url" required placeholder="https://cms.example.com" />
-        </label>
-        <label>
-          Role vocabulary (comma-separated; empty for admin, developer, user) <input name="roles" />
-        </label>
-        <button type="submit">Register site</button>
-      </form>
-    </Page>,
-  );
+  return c.html(sitesPage({ admin: c.var.admin, csrfToken: c.var.csrfToken, sites: list }));
 });
 
 const siteFields = z.object({
