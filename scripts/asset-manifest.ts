@@ -19,7 +19,7 @@ import { ROOT } from './workers.ts';
  * fails when a committed file is not what this script would write.
  *
  * Stats' own scripts live in TypeScript modules and are hashed where they are served
- * (workers/stats/src/pages/asset-urls.ts); its npm assets carry their package version in the URL.
+ * (workers/stats/src/views/layout.tsx, scriptUrl); its npm assets carry their package version in the URL.
  */
 
 export const SHARED_CSS = 'workers/shared/views/page.css';

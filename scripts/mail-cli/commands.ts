@@ -3,6 +3,7 @@ import { ATTACHMENT_COMMANDS } from './attachment-commands.ts';
 import type { Command } from './command.ts';
 import { initDbCommand, webCommand } from './local-commands.ts';
 import { READ_COMMANDS } from './read-commands.ts';
+import { awaitingCommand, followUpCommand } from './replies.ts';
 import { rulesCommand } from './rules.ts';
 import { sendersCommand, unsubscribeCommand } from './senders.ts';
 import { SESSION_COMMANDS } from './session-commands.ts';
@@ -23,4 +24,6 @@ export const COMMANDS: Command[] = [
   rulesCommand,
   sendersCommand,
   unsubscribeCommand,
+  awaitingCommand,
+  followUpCommand,
 ];

@@ -29,6 +29,8 @@ export const AI_GATES: Record<string, AiGate> = {
   'POST /settings/prompts/reset': 'page-ai-csrf',
   'POST /settings/recategorise': 'page-ai-csrf',
   'POST /settings/follow-up': 'page-ai-csrf',
+  'GET /api/follow-up': 'api-ai',
+  'PUT /api/follow-up': 'api-ai-csrf',
   'GET /senders': 'page-ai-token',
   'POST /senders/unsubscribe': 'page-ai-token-csrf',
   'GET /api/senders': 'api-ai-token',

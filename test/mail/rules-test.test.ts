@@ -173,6 +173,21 @@ describe('apply to existing mail', () => {
     const started = await call<{ job_id: string; total: number }>('POST', '/api/rules/apply', { folder: 'inbox', count: 10 });
     expect(started).toMatchObject({ status: 202, body: { total: 5 } });
     expect((await call('POST', '/api/rules/apply', { folder: 'inbox', count: 10 })).status).toBe(409);
+    // while it waits out the throttling, its progress (some of the five done, the rest waiting) shows
+    // the same in the API and on the page
+    await expect
+      .poll(
+        async () => {
+          const now = (await call<Job>('GET', `/api/admin/jobs/${started.body.job_id}`)).body;
+          if (now.status !== 'running' || now.done < 1 || now.done > 4) return false;
+          const page = await (await send('/settings/rules', { cookie: session.cookie })).text();
+          return page.includes(
+            `data-job="${started.body.job_id}" data-status="running"><strong>running</strong>: ${now.done} of 5 messages`,
+          );
+        },
+        { timeout: 20_000, interval: 100 },
+      )
+      .toBe(true);
     let job: Job | undefined;
     await expect
       .poll(
@@ -230,5 +245,50 @@ describe('apply to existing mail', () => {
     await bad('POST', '/api/rules/apply', { count: 201 });
     expect((await call('PUT', '/api/rules/Invoices', { actions: [] }, false)).status).toBe(403);
     expect((await call<{ items: { category: string; actions: unknown[] }[] }>('GET', '/api/rules')).body.items[0]!.actions).toHaveLength(3);
+  });
+});
+
+describe('documentation', () => {
+  type Operation = { security?: unknown[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> };
+  it('/openapi.json documents every route of the rules, senders and follow-up settings with its body and its errors', async () => {
+    const doc = (await (await send('/openapi.json')).json()) as { paths: Record<string, Record<string, Operation>> };
+    const expected: [string, string, boolean, string[]][] = [
+      ['/api/rules', 'get', false, ['200', '401', '403']],
+      ['/api/rules/{name}', 'put', true, ['200', '400', '401', '403', '404', '413']],
+      ['/api/rules/test', 'post', true, ['200', '400', '401', '403', '404', '413', '502']],
+      ['/api/rules/apply', 'post', true, ['202', '400', '401', '403', '404', '409', '413', '502']],
+      ['/api/admin/jobs/{job_id}', 'get', false, ['200', '401', '404']],
+      ['/api/senders', 'get', false, ['200', '400', '401', '403', '502']],
+      ['/api/senders/unsubscribe', 'post', true, ['202', '400', '401', '403', '413', '502']],
+      ['/api/senders/jobs/{job_id}', 'get', false, ['200', '400', '401', '404']],
+      ['/api/inbox-zero', 'get', false, ['200', '401']],
+      ['/api/follow-up', 'get', false, ['200', '401', '403']],
+      ['/api/follow-up', 'put', true, ['200', '400', '401', '403', '413']],
+    ];
+    for (const [path, method, body, codes] of expected) {
+      const operation = doc.paths[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      expect(operation!.security, `${method} ${path}`).toEqual([{ session: [] }]);
+      expect(Object.keys(operation!.requestBody?.content ?? {}), `${method} ${path}`).toEqual(body ? ['application/json'] : []);
+      expect(Object.keys(operation!.responses), `${method} ${path}`).toEqual(expect.arrayContaining(codes));
+    }
+    const actions = JSON.stringify(doc);
+    for (const type of ['move', 'archive', 'mark_read', 'flag', 'categorize', 'forward_draft', 'draft_reply'])
+      expect(actions).toContain(`"${type}"`);
+  });
+
+  it('the follow-up setting as JSON: read, set, refused out of range, and only with the anti-forgery token', async () => {
+    expect((await call<{ days: number }>('GET', '/api/follow-up')).body).toEqual({ days: 3 });
+    expect(await call('PUT', '/api/follow-up', { days: 7 })).toEqual({ status: 200, body: { days: 7 } });
+    expect((await call<{ days: number }>('GET', '/api/follow-up')).body).toEqual({ days: 7 });
+    for (const days of [0, 61, 2.5, '4', null]) expect((await call('PUT', '/api/follow-up', { days })).status, String(days)).toBe(400);
+    expect((await call('PUT', '/api/follow-up', { days: 9 }, false)).status).toBe(403);
+    expect((await send('/api/follow-up')).status).toBe(401);
+    // the settings page shows what the JSON set
+    const settings = await (await send('/settings', { cookie: session.cookie })).text();
+    expect(settings).toContain('value="7"');
+    // the rules and senders pages are reached from the settings page
+    expect(settings).toContain('href="/settings/rules"');
+    expect(settings).toContain('href="/senders"');
   });
 });

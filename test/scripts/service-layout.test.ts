@@ -41,16 +41,7 @@ const SERVICES: Record<string, Exceptions> = {
     entries: {},
     long: [],
     sqlInRoutes: [],
-    jsxOutsideViews: [
-      'pages/api-docs.tsx',
-      'pages/api-test.tsx',
-      'pages/dashboard.tsx',
-      'pages/layout.tsx',
-      'pages/login.tsx',
-      'pages/openapi-viewers.tsx',
-      'routes/login.tsx',
-      'routes/pages.tsx',
-    ],
+    jsxOutsideViews: [],
   },
   form: {
     entries: {},

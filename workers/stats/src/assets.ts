@@ -3,9 +3,9 @@ import swaggerUiCss from 'swagger-ui-dist/swagger-ui.css';
 import swaggerUiBundle from 'swagger-ui-dist/swagger-ui-bundle.js';
 import uplotModule from 'uplot/dist/uPlot.esm.js';
 import { ASSET_VERSION } from './asset-version.ts';
-import { API_TEST_JS } from './pages/api-test.tsx';
-import { DASHBOARD_JS } from './pages/dashboard-script.ts';
-import { LOGIN_JS } from './pages/login.tsx';
+import { API_TEST_JS } from './views/api-test.tsx';
+import { DASHBOARD_JS } from './views/dashboard-script.ts';
+import { LOGIN_JS } from './views/login.tsx';
 
 // Browser assets from npm packages, bundled as text (wrangler.toml [[rules]]) and served with a
 // long cache lifetime: their URLs carry the package version, so a new version is a new URL.

@@ -350,6 +350,10 @@ export function SettingsPage({ view }: { view: SettingsView }) {
             <a href="/settings/rules">Rules: what each category does to new mail</a> (move, archive, mark read, flag, Outlook categories,
             forward or reply drafts), tried on recent mail before it is trusted.
           </p>
+          <p>
+            <a href="/senders">Senders: who fills your Inbox</a>, by volume or by how little of their mail you read, each with one button
+            to unsubscribe and archive their mail.
+          </p>
           {view.categories.length ? null : <p>No categories yet.</p>}
           {view.categories.map((category, i) => (
             <CategoryCard view={view} category={category} index={i} />

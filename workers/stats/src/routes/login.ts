@@ -5,7 +5,7 @@ import { secretsEqual } from '#shared/crypto.ts';
 import { anonymous } from '#shared/guard.ts';
 import { statsConfig, type StatsEnv } from '../context.ts';
 import { detailError, detailSchema, statsRouter, validationError, validationErrorSchema, type ValidationIssue } from '../errors.ts';
-import { LoginPage } from '../pages/login.tsx';
+import { loginPage } from '../views/login.tsx';
 import { json, limitBody } from './common.ts';
 import { text } from '#shared/text.ts';
 
@@ -110,7 +110,7 @@ export const login = statsRouter()
       if (portal && c.req.query('direct') === undefined && referer.includes(new URL(portal).host)) {
         return c.redirect(portal, 302);
       }
-      return c.html(<LoginPage />, 200);
+      return c.html(loginPage(), 200);
     },
   )
   .openapi(

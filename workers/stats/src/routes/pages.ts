@@ -4,10 +4,10 @@ import { anonymous } from '#shared/guard.ts';
 import { contentHash } from '#shared/views/assets.ts';
 import { ASSETS } from '../assets.ts';
 import { racingToday, type StatsEnv } from '../context.ts';
-import { ApiDocsPage } from '../pages/api-docs.tsx';
-import { ApiTestPage } from '../pages/api-test.tsx';
-import { DashboardPage } from '../pages/dashboard.tsx';
-import { RedocPage, SwaggerUiPage } from '../pages/openapi-viewers.tsx';
+import { apiDocsPage } from '../views/api-docs.tsx';
+import { apiTestPage } from '../views/api-test.tsx';
+import { dashboardPage } from '../views/dashboard.tsx';
+import { redocPage, swaggerUiPage } from '../views/openapi-viewers.tsx';
 
 // The documentation viewers load nothing from elsewhere (ReDoc would fetch its vendor's logo).
 const DOCS_CSP =
@@ -28,17 +28,17 @@ export const pages = new Hono<StatsEnv>()
     } catch {
       today = racingToday('Australia/Sydney');
     }
-    return c.html(<DashboardPage today={today} />);
+    return c.html(dashboardPage(today));
   })
-  .get('/api-test', anonymous, (c) => c.html(<ApiTestPage />))
-  .get('/api-docs', anonymous, (c) => c.html(<ApiDocsPage />))
-  .get('/docs', anonymous, (c) => c.html(<SwaggerUiPage base={basePath(c)} />, 200, { 'Content-Security-Policy': DOCS_CSP }))
-  .get('/redoc', anonymous, (c) => c.html(<RedocPage base={basePath(c)} />, 200, { 'Content-Security-Policy': DOCS_CSP }))
+  .get('/api-test', anonymous, (c) => c.html(apiTestPage()))
+  .get('/api-docs', anonymous, (c) => c.html(apiDocsPage()))
+  .get('/docs', anonymous, (c) => c.html(swaggerUiPage(basePath(c)), 200, { 'Content-Security-Policy': DOCS_CSP }))
+  .get('/redoc', anonymous, (c) => c.html(redocPage(basePath(c)), 200, { 'Content-Security-Policy': DOCS_CSP }))
   .get('/assets/:file', anonymous, (c) => {
     const asset = ASSETS[new URL(c.req.url).pathname];
     if (!asset) return c.notFound();
     // The package files carry their version in the URL; the service's own scripts carry the hash of
-    // their content (`?v=`, pages/layout.tsx scriptUrl) when a page links them, and only a URL with
+    // their content (`?v=`, views/layout.tsx scriptUrl) when a page links them, and only a URL with
     // the current hash may be kept for long.
     const own = OWN_SCRIPT_HASHES[c.req.path];
     const immutable = own === undefined || c.req.query('v') === own;

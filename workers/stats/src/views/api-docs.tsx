@@ -109,3 +109,6 @@ export function ApiDocsPage() {
     </Layout>
   );
 }
+
+/** The API's guide. */
+export const apiDocsPage = () => <ApiDocsPage />;

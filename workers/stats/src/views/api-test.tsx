@@ -85,3 +85,6 @@ export function ApiTestPage() {
     </Layout>
   );
 }
+
+/** The page that tries the API. */
+export const apiTestPage = () => <ApiTestPage />;

@@ -42,3 +42,6 @@ export function DashboardPage(props: { today: string }) {
     </Layout>
   );
 }
+
+/** The dashboard, its date box on the racing day `today`. */
+export const dashboardPage = (today: string) => <DashboardPage today={today} />;

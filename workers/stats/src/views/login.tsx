@@ -39,3 +39,6 @@ export function LoginPage() {
     </Layout>
   );
 }
+
+/** The login page. */
+export const loginPage = () => <LoginPage />;

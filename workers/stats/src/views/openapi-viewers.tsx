@@ -36,3 +36,9 @@ export function RedocPage(props: { base: string }) {
     </html>
   );
 }
+
+/** Swagger UI over the OpenAPI document under `base`. */
+export const swaggerUiPage = (base: string) => <SwaggerUiPage base={base} />;
+
+/** ReDoc over the OpenAPI document under `base`. */
+export const redocPage = (base: string) => <RedocPage base={base} />;
