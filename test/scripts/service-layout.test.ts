@@ -47,7 +47,7 @@ const SERVICES: Record<string, Exceptions> = {
     entries: {},
     long: [],
     sqlInRoutes: [],
-    jsxOutsideViews: ['app.tsx', 'routes/guide.tsx', 'routes/login.tsx', 'routes/people.tsx', 'routes/runner.tsx', 'routes/search.tsx'],
+    jsxOutsideViews: [],
   },
   migrate: {
     entries: { 'guards.ts': 'guard.ts' },

@@ -1,4 +1,4 @@
-import { createFormApp } from './app.tsx';
+import { createFormApp } from './app.ts';
 
 export { AccountGuard } from '#durable-objects/account-guard.ts';
 export { LiveSession } from '#durable-objects/live-session.ts';

@@ -100,3 +100,6 @@ export function GuidePage(p: GuideProps) {
     </Layout>
   );
 }
+
+/** The form guide: a day's meetings, and a race's runners when one is chosen. */
+export const guidePage = (props: GuideProps) => <GuidePage {...props} />;

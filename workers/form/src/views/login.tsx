@@ -22,3 +22,6 @@ export function LoginPage({ token, error, username = '' }: { token: string; erro
     </Layout>
   );
 }
+
+/** The login page, with its form token (and what went wrong, and the name typed, when it is shown again). */
+export const loginPage = (props: Parameters<typeof LoginPage>[0]) => <LoginPage {...props} />;

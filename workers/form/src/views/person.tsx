@@ -30,3 +30,6 @@ export function PersonPage({
     </Layout>
   );
 }
+
+/** A jockey's or trainer's page: profile, runs and stats. */
+export const personProfilePage = (props: Parameters<typeof PersonPage>[0]) => <PersonPage {...props} />;

@@ -176,3 +176,6 @@ export function RunnerPage({ data, stats, sales, activeTab }: RunnerPageProps) {
     </Layout>
   );
 }
+
+/** A horse's page: its runs, stats, sales and race card. */
+export const runnerPage = (props: RunnerPageProps) => <RunnerPage {...props} />;

@@ -28,3 +28,6 @@ export function SearchPage({
     </Layout>
   );
 }
+
+/** The search page (without script). */
+export const searchPage = (props: Parameters<typeof SearchPage>[0]) => <SearchPage {...props} />;

@@ -5,7 +5,7 @@ import { signedIn } from '../guards.ts';
 import { cachedSearch } from '../data.ts';
 import { MAX_QUERY_LENGTH } from '../params.ts';
 import { badRequestPage } from '../views/render.tsx';
-import { SearchPage } from '../views/search.tsx';
+import { searchPage } from '../views/search.tsx';
 import { MIN_SEARCH_CHARS } from './api.ts';
 
 /** The search box's page when script is off (with script, results appear as you type). */
@@ -17,5 +17,5 @@ search.get('/', signedIn, async (c) => {
   if (hasNul(query)) return badRequestPage(c, [`the search ${NUL_MESSAGE}`]);
   const tooShort = [...query].length < MIN_SEARCH_CHARS;
   const horses = tooShort ? [] : await cachedSearch(c, query);
-  return c.html(<SearchPage query={query} horses={horses} tooShort={tooShort} />);
+  return c.html(searchPage({ query, horses, tooShort }));
 });

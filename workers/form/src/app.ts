@@ -9,14 +9,14 @@ import type { FormEnv } from './context.ts';
 import { api } from './routes/api.ts';
 import { signedIn } from './guards.ts';
 import { apiDocument, OPENAPI_PATH } from './openapi.ts';
-import { guide } from './routes/guide.tsx';
-import { login } from './routes/login.tsx';
-import { personRoutes } from './routes/people.tsx';
-import { runnerRoutes } from './routes/runner.tsx';
-import { search } from './routes/search.tsx';
+import { guide } from './routes/guide.ts';
+import { login } from './routes/login.ts';
+import { personRoutes } from './routes/people.ts';
+import { runnerRoutes } from './routes/runner.ts';
+import { search } from './routes/search.ts';
 import type { SalesSql } from './runner-page.ts';
 import { readSession, sessionSettings } from './session.ts';
-import { ErrorPage } from './views/layout.tsx';
+import { errorPage } from './views/render.tsx';
 import { defaultCache } from '#shared/workers-runtime.ts';
 
 const isApi = (path: string) => path.startsWith('/form/api/');
@@ -31,7 +31,7 @@ const formNotFound: NotFoundHandler<FormEnv> = (c) => {
   // Whether a page exists is for signed-in users: anyone else goes to the login page.
   if (path.startsWith('/form/') && c.var.config && !c.var.session) return c.redirect('/form/', 302);
   if (isApi(path) || !path.startsWith('/form/')) return c.json(errorBody(c, 'not_found', `No route for ${c.req.method} ${path}`), 404);
-  return c.html(<ErrorPage title="Page not found" message={`There is no page at ${path}.`} />, 404);
+  return errorPage(c, 404, 'Page not found', `There is no page at ${path}.`);
 };
 
 const PAGE_TITLES: Partial<Record<number, string>> = { 414: 'Address too long', 503: 'Racing data unavailable' };
@@ -41,7 +41,7 @@ const formOnError: ErrorHandler<FormEnv> = errorHandler<FormEnv>(
   (c, error) => {
     if (isApi(new URL(c.req.url).pathname)) return renderJson(c, error);
     const title = PAGE_TITLES[error.status] ?? (error.status >= 500 ? 'Something went wrong' : 'Request not accepted');
-    return c.html(<ErrorPage title={title} message={error.message} signedIn={false} />, error.status);
+    return errorPage(c, error.status, title, error.message, false);
   },
   { service: 'form' },
 );

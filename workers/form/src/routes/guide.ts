@@ -5,7 +5,7 @@ import { racingToday } from '../config.ts';
 import { BadParams, COUNTRY_PATTERN, parseDate, parseId } from '../params.ts';
 import { cachedRaceCard } from '../data.ts';
 import { countriesOn, dateStrip, guideMeetings } from '../queries.ts';
-import { GuidePage } from '../views/guide.tsx';
+import { guidePage } from '../views/guide.tsx';
 import { badRequestPage } from '../views/render.tsx';
 
 export const guide = new Hono<FormEnv>();
@@ -31,16 +31,16 @@ guide.get('/', signedIn, async (c) => {
   ] as const);
   const card = raceId === undefined ? undefined : await cachedRaceCard(c, raceId);
   return c.html(
-    <GuidePage
-      selected_date={date}
-      selected_country={country}
-      dates={dates.includes(date) ? dates : [...dates, date].sort()}
-      countries={countries}
-      meetings={meetings}
-      selected_race_id={raceId}
-      selected_race_number={card?.race?.race_number}
-      selected_race_name={card?.race?.race_name}
-      runners={card?.runners ?? []}
-    />,
+    guidePage({
+      selected_date: date,
+      selected_country: country,
+      dates: dates.includes(date) ? dates : [...dates, date].sort(),
+      countries,
+      meetings,
+      selected_race_id: raceId,
+      selected_race_number: card?.race?.race_number,
+      selected_race_name: card?.race?.race_name,
+      runners: card?.runners ?? [],
+    }),
   );
 });

@@ -8,7 +8,7 @@ import { latestWinner } from '../queries.ts';
 import type { SalesSql } from '../runner-page.ts';
 import { computeStats } from '../stats.ts';
 import { badRequestPage, errorPage, notFoundPage } from '../views/render.tsx';
-import { RunnerPage } from '../views/runner.tsx';
+import { runnerPage } from '../views/runner.tsx';
 
 export function runnerRoutes(options: { salesSql?: SalesSql } = {}) {
   const runner = new Hono<FormEnv>();
@@ -35,7 +35,7 @@ export function runnerRoutes(options: { salesSql?: SalesSql } = {}) {
     const { page: data, sales } = await c.var.cache.getParts(runnerPartsRequest(c, { horseId, date, meetingId, raceId }, options.salesSql));
     const horse = data.horse;
     if (!horse) return notFoundPage(c, 'Horse', horseId);
-    return c.html(<RunnerPage data={{ ...data, horse }} stats={computeStats(data.runs)} sales={sales} activeTab={tab} />);
+    return c.html(runnerPage({ data: { ...data, horse }, stats: computeStats(data.runs), sales, activeTab: tab }));
   });
 
   return runner;

@@ -4,7 +4,7 @@ import { signedIn } from '../guards.ts';
 import { BadParams, parseId, parseTab } from '../params.ts';
 import { type PersonKind, personPage } from '../queries.ts';
 import { computeStats } from '../stats.ts';
-import { PersonPage } from '../views/person.tsx';
+import { personProfilePage } from '../views/person.tsx';
 import { badRequestPage, notFoundPage } from '../views/render.tsx';
 
 /** Jockey and trainer pages: profile, runs and stats. */
@@ -19,7 +19,7 @@ export function personRoutes(kind: PersonKind) {
     if (bad.problems.length > 0 || id === undefined) return badRequestPage(c, bad.problems);
     const { person, runs } = await c.var.cache.get('person_page', { kind, id }, () => personPage(c.var.racing, kind, id));
     if (!person) return notFoundPage(c, title, id);
-    return c.html(<PersonPage kind={kind} person={person} runs={runs} stats={computeStats(runs)} activeTab={tab} />);
+    return c.html(personProfilePage({ kind, person, runs, stats: computeStats(runs), activeTab: tab }));
   });
   return routes;
 }

@@ -6,7 +6,7 @@ import type { FormEnv } from '../context.ts';
 import { signedIn } from '../guards.ts';
 import { addressThrottle, clientAddress } from '#shared/throttle.ts';
 import { COOKIE_PATH, credentialMatches, endSession, sessionSettings, startSession } from '../session.ts';
-import { LoginPage } from '../views/login.tsx';
+import { loginPage } from '../views/login.tsx';
 
 export const login = new Hono<FormEnv>();
 
@@ -32,7 +32,7 @@ const loginAntiForgery = {
 /** The login page again, with a fresh form token and what went wrong. */
 async function loginAgain(c: Context<FormEnv>, status: 200 | 403 | 429, error: string, username: string) {
   const token = await issueLoginToken(c);
-  return c.html(<LoginPage token={token} error={error} username={username.slice(0, 200)} />, status);
+  return c.html(loginPage({ token, error, username: username.slice(0, 200) }), status);
 }
 
 /** Too many wrong pairs from this address: 429 with Retry-After, the page saying so. */
@@ -48,7 +48,7 @@ function tooManyAttempts(c: Context<FormEnv>, retryAfterSeconds: number, usernam
 
 login.get('/', anonymous, async (c) => {
   if (c.var.session) return c.redirect('/form/runner/', 302);
-  return c.html(<LoginPage token={await issueLoginToken(c)} />);
+  return c.html(loginPage({ token: await issueLoginToken(c) }));
 });
 
 login.post(
