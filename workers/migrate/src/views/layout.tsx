@@ -59,7 +59,7 @@ export function Layout({ title, csrf, user, styles = [], scripts = [], children 
 
 export const Csrf = ({ token }: { token: string }) => <input type="hidden" name={CSRF_FIELD} value={token} />;
 
-/** A job's log on its progress page (the page's script replaces the entries as it polls). */
+/** A job's log on its progress page (the page's script replaces the entries as it polls); a scrolling box that takes the keyboard's focus. */
 export const JobLogList = ({
   entries,
 }: {
@@ -67,7 +67,7 @@ export const JobLogList = ({
 }) => (
   <>
     <h2>Log</h2>
-    <ol class="log" data-log>
+    <ol class="log" data-log tabindex={0} aria-label="Log entries">
       {entries.map((l) => (
         <li class={l.level}>
           {l.timestamp} {l.level} {l.tableName ? `${l.tableName} ` : ''}

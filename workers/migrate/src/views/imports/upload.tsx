@@ -134,7 +134,7 @@ export function ImportIndexPage({
       {events.length ? (
         <>
           <h2>Log</h2>
-          <ol class="log" data-events>
+          <ol class="log" data-events tabindex={0} aria-label="Log entries">
             {events.map((e) => (
               <li>
                 {when(e.at)} {e.user}: {e.action}

@@ -87,7 +87,7 @@ export function ProgressPage({
           </a>
         </p>
         <h2>Log</h2>
-        <ol class="log" data-log>
+        <ol class="log" data-log tabindex={0} aria-label="Log entries">
           {logs.map((l) => (
             <li class={l.level}>
               {l.timestamp} {l.level} {l.tableName ?? ''} {l.message}
