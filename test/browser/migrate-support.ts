@@ -32,9 +32,17 @@ export const PREFIX_OPERATOR = {
   role: 'user' as const,
 };
 
+/** An Admin (the global admin role), for the pages only an Admin may open. */
+export const ADMIN = {
+  email: 'browser-admin@example.com',
+  password: 'browser-admin-password',
+  totpSecret: 'UJPHKPBW4OK7MUMLTYYQNZB64EUCQUZD',
+  role: 'admin' as const,
+};
+
 /**
  * The migration app in real workerd, signing in through the real authentication Worker over a
- * service binding, with one Operator, the legacy source as its active configuration, and Chromium.
+ * service binding, with two Operators and an Admin, the legacy source as its active configuration, and Chromium.
  * Each folder and process is kept as soon as it exists, so dispose() ends whatever start() got to.
  */
 export class MigrateBrowserApp {
@@ -71,7 +79,7 @@ export class MigrateBrowserApp {
       [...(await configurationSql(source, CONFIG_KEY, 'Legacy')), 'UPDATE configurations SET id = 90001'],
       { persistTo: this.state },
     );
-    this.auth = await startTestAuthService({ operator: OPERATOR, prefixOperator: PREFIX_OPERATOR }, AUTH_VARS, {
+    this.auth = await startTestAuthService({ operator: OPERATOR, prefixOperator: PREFIX_OPERATOR, admin: ADMIN }, AUTH_VARS, {
       registry: this.registry,
       sql: [...migrateSiteSql(), ...siteRoleSql(OPERATOR.email, 'Operator'), ...siteRoleSql(PREFIX_OPERATOR.email, 'Operator')],
     });
