@@ -6,10 +6,10 @@ import { INLINE_STYLE_PAGE_CSP, securityHeaders } from '#shared/security-headers
 import type { StatsEnv } from './context.ts';
 import { detailSchema, fastApiInvalid, onDetailError, onNotFound } from './errors.ts';
 import { localStats } from './routes/local-stats.ts';
-import { login } from './routes/login.tsx';
+import { login } from './routes/login.ts';
 import { meetingStats } from './routes/meeting-stats.ts';
 import { meetings } from './routes/meetings.ts';
-import { pages } from './routes/pages.tsx';
+import { pages } from './routes/pages.ts';
 import { savedStats } from './routes/saved-stats.ts';
 import { userContext } from './routes/user-context.ts';
 
