@@ -175,6 +175,22 @@ describe('unsubscribe and archive', () => {
     await control(box, 'DELETE', '/log');
     const { body } = await unsubscribe(sender);
     expect(body).toMatchObject({ method: 'none', outcome: 'none' });
+    // paused by the throttling with part of the mail moved: the same progress in the API and on the page
+    await expect
+      .poll(
+        async () => {
+          const now = (await get<Job>(`/api/senders/jobs/${body.job_id}`)).body;
+          if (now.status !== 'waiting' || now.archived < 1 || now.archived > 29) return false;
+          const page = await (await send('/senders', { cookie: session.cookie })).text();
+          const item = page.slice(page.indexOf(`data-job="${body.job_id}"`));
+          return (
+            page.includes(`data-job="${body.job_id}" data-status="waiting"`) &&
+            item.includes(`archive paused (Graph is busy) — resumes by itself: ${now.archived} archived`)
+          );
+        },
+        { timeout: 30_000, interval: 100 },
+      )
+      .toBe(true);
     const job = await finished(body.job_id, 60_000);
     expect(job).toMatchObject({ archived: 30, failed: 0 });
     expect(job.resumed).toBeGreaterThanOrEqual(1);
