@@ -122,6 +122,8 @@ export const rulesCommand: Command = {
     if (rest.length) throw usageError(`rules ${sub} takes no arguments, only options`);
     if (sub === 'test') {
       const body = folderAndTop(ctx, 10, 25);
+      // signed in first: a session that is missing is the only line on stderr
+      void ctx.client.session;
       ctx.progress(`testing the rules on the newest ${body.count} of ${body.folder} (acting on nothing)…`);
       return ctx.print(await ctx.client.post<{ folder: string; items: TestItem[]; trace_id: string }>('/api/rules/test', body), testText);
     }

@@ -48,6 +48,8 @@ export default async function setup(project: TestProject) {
       GRAPH_READ_CACHE_MS: '0',
       // The deployed default is Workers AI, which local workerd cannot run: the offline model, as `npm run dev` uses.
       MAIL_MODEL: 'offline',
+      // RFC 8058 one-click requests may reach the stand-in's list endpoint (plain http, loopback, by name)
+      UNSUBSCRIBE_ALLOWED_HOSTS: `*,${new URL(standin.url).host}`,
     },
     { registry, persistTo: state, logLevel: 'error' },
   );

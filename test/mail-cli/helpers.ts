@@ -115,7 +115,7 @@ export function cliFor(name: CliAccountName) {
     return (res.status === 204 ? undefined : await res.json()) as T;
   }
 
-  return { cli, json, login, connect, session, sessionFile, dir, account, standin, nextCode: () => nextCode(name) };
+  return { cli, json, login, connect, session, sessionFile, dir, account, standin, control, nextCode: () => nextCode(name) };
 }
 
 /** Exactly one line on stderr, no stack trace. */

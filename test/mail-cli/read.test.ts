@@ -41,8 +41,8 @@ describe('help', () => {
         ' ',
       );
     for (const name of spec) expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
-    // and those added since: the rules that act, and senders in bulk
-    expect(COMMANDS.map((c) => c.name).sort()).toEqual([...spec, 'rules', 'senders', 'unsubscribe'].sort());
+    // and those added since: the rules that act, senders in bulk, replies tracked wherever they are sent
+    expect(COMMANDS.map((c) => c.name).sort()).toEqual([...spec, 'rules', 'senders', 'unsubscribe', 'awaiting', 'follow-up'].sort());
   });
 
   it.each(COMMANDS.map((c) => c.name))('%s --help: usage, options and an example, exit 0', async (name) => {
@@ -184,6 +184,13 @@ describe('not signed in: exit 3 with one line, for every command that calls the 
     ['subscribe'],
     ['dashboard'],
     ['list-emails'],
+    ['rules'],
+    ['rules', 'test'],
+    ['senders'],
+    ['unsubscribe', 'news@list.test'],
+    ['awaiting'],
+    ['follow-up'],
+    ['follow-up', '--days', '4'],
     ['logout'],
   ];
   it.each(calls)('%s (no session file)', async (...argv) => {
