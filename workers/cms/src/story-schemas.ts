@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { ACCESS_SCOPES } from '#d1/cms/schema.ts';
+import { createSelectSchema } from 'drizzle-zod';
+import { ACCESS_SCOPES, stories } from '#d1/cms/schema.ts';
+import { plainIntegers } from '#shared/table-schemas.ts';
 import { pageOf, pagingQuery } from '#shared/paging.ts';
 import { isoDate } from '#shared/dates.ts';
 import { idList, idText } from './routes/openapi.ts';
@@ -104,18 +106,26 @@ export const StoryBody = z
   .openapi('StoryInput');
 export type StoryInput = z.output<typeof StoryBody>;
 
+// A story in an answer is its row (the schema comes from the table, drizzle-zod) with the times as
+// ISO 8601 and the ids of its sites and news types.
+const storyRow = plainIntegers(
+  createSelectSchema(stories).pick({
+    id: true,
+    title: true,
+    summary: true,
+    accessScope: true,
+    visible: true,
+    breakout: true,
+    authorId: true,
+    contributorId: true,
+    storyImageId: true,
+    parentId: true,
+    sortOrder: true,
+  }),
+);
+
 const summaryShape = {
-  id: z.number().int(),
-  title: z.string(),
-  summary: z.string(),
-  accessScope: z.enum(ACCESS_SCOPES),
-  visible: z.boolean(),
-  breakout: z.boolean(),
-  authorId: z.number().int().nullable(),
-  contributorId: z.number().int().nullable(),
-  storyImageId: z.number().int().nullable(),
-  parentId: z.number().int().nullable(),
-  sortOrder: z.number().int(),
+  ...storyRow.shape,
   publishedAt: z.string().openapi({ example: '2026-01-31T09:30:00.000Z' }),
   updatedAt: z.string(),
   siteIds: z.array(z.number().int()),

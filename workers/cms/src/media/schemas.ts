@@ -1,5 +1,8 @@
 import { z } from '@hono/zod-openapi';
+import { createSelectSchema } from 'drizzle-zod';
+import { photos, videos } from '#d1/cms/schema.ts';
 import { pageOf, pagingQuery } from '#shared/paging.ts';
+import { plainIntegers } from '#shared/table-schemas.ts';
 import { MEDIA_TYPES, UPLOAD_SLOTS } from './keys.ts';
 import { text as plainText } from '#shared/text.ts';
 
@@ -116,30 +119,35 @@ export const UpdateBody = z
   })
   .openapi('MediaUpdate');
 
-const common = {
-  id: z.number().int(),
-  title: z.string(),
-  caption: z.string(),
-  credit: z.string(),
-  contentType: z.string(),
-  sizeBytes: z.number().int(),
-  createdBy: z.number().int().nullable(),
+// A photo or video in an answer is its row (the schemas come from the tables, drizzle-zod) with the
+// times as ISO 8601, its gallery and its files' addresses.
+const photoRow = plainIntegers(createSelectSchema(photos)).shape;
+const videoRow = plainIntegers(createSelectSchema(videos)).shape;
+
+const common = (row: typeof photoRow | typeof videoRow) => ({
+  id: row.id,
+  title: row.title,
+  caption: row.caption,
+  credit: row.credit,
+  contentType: row.contentType,
+  sizeBytes: row.sizeBytes,
+  createdBy: row.createdBy,
   createdAt: z.string(),
   updatedAt: z.string(),
-};
+});
 const url = z.string().nullable();
 
 export const PhotoItem = z
   .object({
     type: z.literal('photo'),
-    ...common,
-    photoType: z.string(),
-    originalKey: z.string(),
-    thumbnailKey: z.string().nullable(),
-    mediumKey: z.string().nullable(),
-    largeKey: z.string().nullable(),
-    width: z.number().int().nullable(),
-    height: z.number().int().nullable(),
+    ...common(photoRow),
+    photoType: photoRow.photoType,
+    originalKey: photoRow.originalKey,
+    thumbnailKey: photoRow.thumbnailKey,
+    mediumKey: photoRow.mediumKey,
+    largeKey: photoRow.largeKey,
+    width: photoRow.width,
+    height: photoRow.height,
     urls: z.object({ original: z.string(), thumbnail: url, medium: url, large: url }),
   })
   .openapi('Photo');
@@ -147,10 +155,10 @@ export const PhotoItem = z
 export const VideoItem = z
   .object({
     type: z.literal('video'),
-    ...common,
-    videoKey: z.string(),
-    posterKey: z.string().nullable(),
-    durationSeconds: z.number().int().nullable(),
+    ...common(videoRow),
+    videoKey: videoRow.videoKey,
+    posterKey: videoRow.posterKey,
+    durationSeconds: videoRow.durationSeconds,
     urls: z.object({ video: z.string(), poster: url }),
   })
   .openapi('Video');

@@ -1,5 +1,8 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { createSelectSchema } from 'drizzle-zod';
+import { authors, contributors, newsTypes, sites } from '#d1/cms/schema.ts';
 import { racingReads } from '#shared/pg.ts';
+import { plainIntegers } from '#shared/table-schemas.ts';
 import { isoDate } from '#shared/dates.ts';
 import { racingToday } from '#shared/racing-day.ts';
 import type { CmsEnv } from '../context.ts';
@@ -12,11 +15,11 @@ import { text } from '#shared/text.ts';
 /** Read-only pick lists for the editing forms. */
 export const lookups = new OpenAPIHono<CmsEnv>();
 
-const Site = z.object({ id: z.number().int(), name: z.string(), url: z.string() }).openapi('Site');
-const Person = z.object({ id: z.number().int(), name: z.string() });
-const Author = Person.openapi('Author');
-const Contributor = Person.openapi('Contributor');
-const NewsType = z.object({ id: z.number().int(), name: z.string(), siteId: z.number().int() }).openapi('NewsType');
+// The lists are rows of their tables: the answers' schemas come from the tables (drizzle-zod).
+const Site = plainIntegers(createSelectSchema(sites).pick({ id: true, name: true, url: true })).openapi('Site');
+const Author = plainIntegers(createSelectSchema(authors).pick({ id: true, name: true })).openapi('Author');
+const Contributor = plainIntegers(createSelectSchema(contributors).pick({ id: true, name: true })).openapi('Contributor');
+const NewsType = plainIntegers(createSelectSchema(newsTypes).pick({ id: true, name: true, siteId: true })).openapi('NewsType');
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const tags = ['Lookups'];
