@@ -73,7 +73,12 @@ beforeAll(async () => {
     body: { category: 'Invoices', actions: [{ type: 'categorize' }, {}, {}, { folder: 'Invoices' }] },
   });
   const press = await call('PUT', '/api/rules/Press', {
-    actions: [{ type: 'forward_draft', to: ['desk@press.test'], comment: 'For the desk' }, { type: 'draft_reply' }, { type: 'archive' }],
+    actions: [
+      { type: 'categorize', categories: ['Press desk'], color: 'preset7' },
+      { type: 'forward_draft', to: ['desk@press.test'], comment: 'For the desk' },
+      { type: 'draft_reply' },
+      { type: 'archive' },
+    ],
   });
   expect(press.status).toBe(200);
   pump = pumpWebhooks(box);
@@ -117,10 +122,12 @@ describe('rule actions on new mail', () => {
     ]);
   });
 
-  it('forwards as a draft, drafts a reply and archives: nothing is sent', async () => {
+  it('sets a category in the colour the rule names, forwards as a draft, drafts a reply and archives: nothing is sent', async () => {
     const sentBefore = (await graphGet<{ totalItemCount: number }>('/me/mailFolders/sentitems?$select=totalItemCount')).totalItemCount;
     const id = await deliver('Interview and accreditation', 'Could our photographer get accreditation and an interview?', 'pat@press.test');
-    await actionsDone(id, 3);
+    await actionsDone(id, 4);
+    const master = await graphGet<{ value: { displayName: string; color: string }[] }>('/me/outlook/masterCategories');
+    expect(master.value.find((c) => c.displayName === 'Press desk')).toMatchObject({ color: 'preset7' });
     const email = (await (await send(`/api/email/${encodeURIComponent(id)}`, { cookie: session.cookie })).json()) as { folder: string };
     expect(email.folder).toBe('archive');
     const drafts = await graphGet<{
