@@ -58,8 +58,6 @@ export function Steps({ current, session }: { current: Step; session: WizardSess
   );
 }
 
-/** The step after `step` (the Next button's target). */
-
 /** A wizard page: the layout, the wizard's stylesheet and script, the step bar and the session's name. */
 export function WizardPage({
   title,
