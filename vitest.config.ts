@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { writeStylesheetCopies } from './scripts/asset-manifest';
 import { useWorkerdV8Flags } from './scripts/workerd-v8';
 import { PROJECT_TEST_DEFAULTS } from './test/project-defaults';
+import { LongestFirstSequencer } from './test/sequencer';
 
 // Every workerd of the run (the test Workers, and the auth and other services the global setups
 // start) runs V8 without background threads. With them, on a machine of two cores and anything
@@ -27,6 +28,8 @@ export default defineConfig({
     // tests. workerd's V8 runs single-threaded (above), which is what makes two at once safe on two
     // cores.
     maxWorkers: 2,
+    // Longest files first, so that neither slot idles at the end of the run (test/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     silent: 'passed-only',
     ...PROJECT_TEST_DEFAULTS,
   },

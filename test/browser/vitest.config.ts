@@ -10,8 +10,9 @@ export default defineProject({
     environment: 'node',
     include: ['test/browser/**/*.test.ts'],
     root: new URL('../..', import.meta.url).pathname,
-    // One Chromium and one workerd at a time on a 2-core machine.
-    fileParallelism: false,
+    // One Chromium and one workerd at a time on a 2-core machine, beside the other projects' files:
+    // not `fileParallelism: false`, which runs the project after all the others with one slot idle.
+    setupFiles: ['test/support/one-at-a-time.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },
