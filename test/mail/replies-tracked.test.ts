@@ -4,9 +4,9 @@ import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '#d1/mail/schema.ts';
-import { aiSentReplies } from '#d1/mail/schema.ts';
+import { aiSentReplies, subscriptions } from '#d1/mail/schema.ts';
 import worker from '../../workers/mail/src/index';
-import { type Pump, type StandinMailbox, type TestSession, connectedMailbox, control, pumpWebhooks, send } from './helpers';
+import { type Pump, type StandinMailbox, type TestSession, connectedMailbox, control, mailbox, pumpWebhooks, send } from './helpers';
 
 // Replies tracked wherever they are sent: the Sent Items subscription, needs-reply cleared by a
 // message sent straight into Sent Items ("elsewhere": Outlook, a phone), awaiting-reply until an
@@ -67,6 +67,26 @@ describe('replies tracked wherever they are sent', () => {
   it('the mailbox’s Sent Items are subscribed beside the Inbox', async () => {
     const live = await control<{ value: { resource: string; changeType: string }[] }>(box, 'GET', '/subscriptions');
     expect(live.value.find((s) => s.resource === "me/mailFolders('sentitems')/messages")).toMatchObject({ changeType: 'created' });
+  });
+
+  it('a mailbox connected before Sent Items were watched gets that subscription from the next cron run', async () => {
+    type Live = { value: { id: string; resource: string }[] };
+    const SENT = "me/mailFolders('sentitems')/messages";
+    const sent = (await control<Live>(box, 'GET', '/subscriptions')).value.find((s) => s.resource === SENT)!;
+    // as it was before: no Sent Items subscription, at Graph or here
+    const gone = await fetch(`${env.GRAPH_BASE_URL}/subscriptions/${sent.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${await mailbox(session).accessToken()}` },
+    });
+    expect(gone.ok).toBe(true);
+    await db().delete(subscriptions).where(eq(subscriptions.id, sent.id)).run();
+    await runCron(Date.now());
+    const live = (await control<Live>(box, 'GET', '/subscriptions')).value.filter((s) => s.resource === SENT);
+    expect(live).toHaveLength(1);
+    expect(live[0]!.id).not.toBe(sent.id);
+    const rows = await db().select().from(subscriptions).where(eq(subscriptions.userId, session.userId)).all();
+    expect(rows.map((r) => r.resource).sort()).toEqual(["me/mailFolders('inbox')/messages", SENT].sort());
+    expect(rows.map((r) => r.id)).toContain(live[0]!.id);
   });
 
   it('a reply sent from elsewhere clears needs-reply and puts it on the awaiting list; an answer takes it off', async () => {
