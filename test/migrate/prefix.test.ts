@@ -176,13 +176,18 @@ for (const mount of [
         expect(css.status).toBe(200);
         expect(css.headers.get('content-type')).toMatch(/^text\/css/);
         await css.body?.cancel();
-        for (const script of ['migrate', 'meetings', 'sync', 'imports', 'discipline-repair']) {
+        for (const script of ['common', 'migrate', 'meetings', 'sync', 'imports', 'discipline-repair']) {
           const js = await client.get(`${prefix}/static/${script}.js?v=3`);
           expect(js.status, script).toBe(200);
           expect(js.headers.get('content-type'), script).toMatch(/javascript/);
-          // Each script reads the mount from the page before it builds a URL of the app.
-          expect(await js.text(), script).toContain('meta[name="base-path"]');
+          // The common script reads the mount from the page; every page script builds the app's URLs through it.
+          expect(await js.text(), script).toContain(script === 'common' ? 'meta[name="base-path"]' : 'window.migratePage');
         }
+        // The pages load the common script first (deferred scripts run in document order).
+        const html = await (await new Client().get(`${prefix}/Account/Login`)).text();
+        const common = html.indexOf(`${prefix}/static/common.js?v=`);
+        expect(common).toBeGreaterThan(0);
+        expect(common).toBeLessThan(html.indexOf(`${prefix}/static/migrate.js?v=`));
       });
 
     it('names URLs in JSON under the mount: the API document, a signed-out JSON call, an unknown API route', async () => {
