@@ -11,17 +11,36 @@ import { hashPassword } from '../workers/auth/src/passwords.ts';
 import type { BenchContext } from './context.ts';
 import { median, ms, percentile, sample } from './stats.ts';
 
-const SECRETS = {
+/** The authentication Worker's secrets in the benches (each bench sets its own per-IP budget). */
+export const AUTH_BENCH_SECRETS = {
   AUTH_SSO_SHARED_SECRET: 'bench-client-secret',
   AUTH_TOKEN_SECRET: 'bench-token-secret-0123456789abcdef0123456789',
   AUTH_TOTP_ENCRYPTION_KEY: 'YmVuY2gtdG90cC1rZXktMzItYnl0ZXMtbG9uZy0tLS0=',
-  // One client address sends every login here; the per-IP budget is not what is measured.
-  AUTH_IP_LIMIT_PER_MINUTE: '1000',
 };
-const PASSWORD = 'bench password';
+// One client address sends every login here; the per-IP budget is not what is measured.
+const SECRETS = { ...AUTH_BENCH_SECRETS, AUTH_IP_LIMIT_PER_MINUTE: '1000' };
+/** The password of every account the benches enrol. */
+export const AUTH_BENCH_PASSWORD = 'bench password';
+
+/** Enrols an administrator with the benches' password in the local auth D1 at `persistTo`: its TOTP enrolment. */
+export async function enrolBenchAccount(persistTo: string, name: { email: string; firstName: string; lastName: string }) {
+  const { statements, enrolment } = await accountSql({
+    ...name,
+    role: 'admin',
+    password: AUTH_BENCH_PASSWORD,
+    totpEncryptionKey: AUTH_BENCH_SECRETS.AUTH_TOTP_ENCRYPTION_KEY,
+    issuer: 'bench',
+    mode: 'replace',
+  });
+  executeSql(statements, { remote: false, persistTo });
+  return enrolment;
+}
 
 function djangoHash(iterations: number): string {
-  const hash = pbkdf2(sha256, new TextEncoder().encode(PASSWORD), new TextEncoder().encode('benchsalt'), { c: iterations, dkLen: 32 });
+  const hash = pbkdf2(sha256, new TextEncoder().encode(AUTH_BENCH_PASSWORD), new TextEncoder().encode('benchsalt'), {
+    c: iterations,
+    dkLen: 32,
+  });
   return `pbkdf2_sha256$${iterations}$benchsalt$${Buffer.from(hash).toString('base64')}`;
 }
 
@@ -30,17 +49,7 @@ export async function benchAuth({ runs }: BenchContext) {
   const persistTo = mkdtempSync(join(tmpdir(), 'auth-bench-'));
   const config = join(ROOT, 'workers/auth/wrangler.toml');
   applyLocalD1Migrations(config, 'DB', persistTo);
-  const { statements, enrolment } = await accountSql({
-    email: 'bench@example.com',
-    firstName: 'Bench',
-    lastName: 'Account',
-    role: 'admin',
-    password: PASSWORD,
-    totpEncryptionKey: SECRETS.AUTH_TOTP_ENCRYPTION_KEY,
-    issuer: 'bench',
-    mode: 'replace',
-  });
-  executeSql(statements, { remote: false, persistTo });
+  const enrolment = await enrolBenchAccount(persistTo, { email: 'bench@example.com', firstName: 'Bench', lastName: 'Account' });
 
   const worker = await startLocalWorker({
     config,
@@ -64,7 +73,7 @@ export async function benchAuth({ runs }: BenchContext) {
   try {
     console.log(`\nAuthentication service (${runs} runs per figure where it applies)`);
     const inside = (await call(`/bench/whoami?batches=${runs}&calls=50`)) as { means: number[]; tickMs: number };
-    const login = await api('/api/login/', { email: 'bench@example.com', password: PASSWORD, site: '' });
+    const login = await api('/api/login/', { email: 'bench@example.com', password: AUTH_BENCH_PASSWORD, site: '' });
     const first = await api('/api/verify-2fa/', { pending_token: login.pending_token, code: enrolment.backupCodes[0] });
     const access = String(first.access_token);
     const overHttp = await sample(runs, () => call('/api/whoami/', { headers: { authorization: `Bearer ${access}` } }));
@@ -75,7 +84,7 @@ export async function benchAuth({ runs }: BenchContext) {
 
     const scrypt = ((await call('/bench/password?runs=5')) as { times: number[] }).times;
     const cpuStart = process.cpuUsage();
-    hashPassword(PASSWORD);
+    hashPassword(AUTH_BENCH_PASSWORD);
     const nodeCpu = process.cpuUsage(cpuStart);
     console.log(
       `  password verify, scrypt N=2^14 r=8 p=5   median ${ms(median(scrypt))} in the isolate (CPU-bound; Node: ${((nodeCpu.user + nodeCpu.system) / 1000).toFixed(0)} ms CPU)`,
@@ -97,7 +106,7 @@ export async function benchAuth({ runs }: BenchContext) {
 
     const families = await Promise.all(
       enrolment.backupCodes.slice(1, 9).map(async (code) => {
-        const pending = await api('/api/login/', { email: 'bench@example.com', password: PASSWORD, site: '' });
+        const pending = await api('/api/login/', { email: 'bench@example.com', password: AUTH_BENCH_PASSWORD, site: '' });
         return String((await api('/api/verify-2fa/', { pending_token: pending.pending_token, code })).refresh_token);
       }),
     );

@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cmsSeedSql, executeCmsSql, generateCmsSeed } from '../scripts/cms-seed.ts';
-import { unstable_startWorker } from 'wrangler';
-import { applyLocalD1Migrations } from '../scripts/local-worker.ts';
+import { applyLocalD1Migrations, startLocalWorker } from '../scripts/local-worker.ts';
 import { ROOT } from '../scripts/workers.ts';
 import type { BenchContext } from './context.ts';
 import { keepAliveClient } from './http.ts';
@@ -76,24 +75,15 @@ export async function benchCmsStories({ url, relay, runs, today }: BenchContext)
 
     started = performance.now();
     const vars = { ...SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay };
-    const worker = await unstable_startWorker({
+    const worker = await startLocalWorker({
       config,
       entrypoint: join(ROOT, 'bench/worker/cms.ts'),
-      bindings: {
-        ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: 'plain_text' as const, value }])),
-        // Signed in by a stored session, the bench never reaches the authentication service.
-        AUTH: { type: 'fetcher', fetcher: () => new Response('no authentication service in this bench', { status: 503 }) },
-      },
-      dev: {
-        server: { hostname: '127.0.0.1', port: 0 },
-        inspector: false,
-        logLevel: 'error',
-        persist: persistTo,
-        watch: false,
-        liveReload: false,
-      },
+      vars,
+      // Signed in by a stored session, the bench never reaches the authentication service.
+      fetchers: { AUTH: () => new Response('no authentication service in this bench', { status: 503 }) },
+      persistTo,
+      logLevel: 'error',
     });
-    await worker.ready;
     try {
       // Plain HTTP on one kept-alive connection (see bench/http.ts).
       const http = keepAliveClient((await worker.url).origin);

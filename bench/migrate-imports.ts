@@ -9,7 +9,8 @@ import { SEGMENT_SECONDS } from '../workers/migrate/src/imports/areas.ts';
 import { writeXlsx } from '../scripts/sheet-writers.ts';
 import { randomBytes, sha256Hex, toBase64Url, utf8 } from '#shared/crypto.ts';
 import type { BenchContext } from './context.ts';
-import { checkpoint, cpuSeconds, mb, memoryKb, postgresCpuSeconds, workerdPids } from './migrate.ts';
+import { workerdDescendants } from './load/procs.ts';
+import { checkpoint, cpuSeconds, mb, memoryKb, postgresCpuSeconds } from './migrate.ts';
 
 // npm run bench -- migrate-imports: the migration app's sectional-times spreadsheet import, end to
 // end through the migrate Worker in local workerd against the bench racing database (PostgreSQL 15).
@@ -198,14 +199,14 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
       const token = /name="request-verification-token" content="([^"]+)"/.exec(html)?.[1];
       if (!nonce || !token) throw new Error('no anti-forgery token on /Sectional');
       const cookie = `${session}; ${nonce}`;
-      const baselineKb = Math.max(0, ...workerdPids().map((pid) => memoryKb(pid, 'VmRSS')));
+      const baselineKb = Math.max(0, ...workerdDescendants().map((pid) => memoryKb(pid, 'VmRSS')));
 
       const runImport = async (): Promise<ImportFigures> => {
         let peakKb = 0;
         const cpuAt = new Map<number, number>();
         const cpuLast = new Map<number, number>();
         const sample = () => {
-          for (const pid of workerdPids()) {
+          for (const pid of workerdDescendants()) {
             if (!cpuAt.has(pid)) cpuAt.set(pid, cpuSeconds(pid));
             cpuLast.set(pid, cpuSeconds(pid));
             peakKb = Math.max(peakKb, memoryKb(pid, 'VmRSS'));
@@ -301,7 +302,7 @@ export async function benchMigrateImports({ url, relay, today }: BenchContext) {
       });
       await checkpoint(url);
       const second = await runImport();
-      const pids = workerdPids();
+      const pids = workerdDescendants();
       const hwmKb = Math.max(0, ...pids.map((pid) => memoryKb(pid, 'VmHWM')));
 
       const p = first.progress;

@@ -1,6 +1,6 @@
-import type { startLocalWorker } from '../scripts/local-worker.ts';
 import { withClient } from '../scripts/racing/pg-client.ts';
 import type { RunPlan, RunProgress } from '../workers/migrate/src/engine/types.ts';
+import { type BenchWorker, startRun } from './migrate-run.ts';
 
 // The migration bench's incremental sync lines (called by bench/migrate.ts once the Worker's full copy
 // is in the destination, with its mappings): 1 % of the source rows changed, then nothing changed,
@@ -10,9 +10,6 @@ import type { RunPlan, RunProgress } from '../workers/migrate/src/engine/types.t
 
 /** The run plan of a sync run (engine/incremental.ts's IncrementalRunPlan, as the object receives it). */
 type SyncRunPlan = RunPlan & { incremental: { sourceTable: string; method: 'xmin'; from: string; deletes: 'ignore' }[] };
-
-/** The bench's Worker (the Durable Object's host), as scripts/local-worker.ts starts it. */
-type BenchWorker = Awaited<ReturnType<typeof startLocalWorker>>;
 
 /** The source's oldest running transaction: every transaction below it has ended (the xmin method's mark). */
 async function sourceMark(sourceUrl: string): Promise<string> {
@@ -31,12 +28,7 @@ async function syncRun(worker: BenchWorker, base: RunPlan, mark: string): Promis
     incremental: [{ sourceTable: base.tables[0]!.sourceTable, method: 'xmin', from: mark, deletes: 'ignore' }],
   };
   const started = performance.now();
-  const start = await worker.fetch('http://bench/start', {
-    method: 'POST',
-    body: JSON.stringify(plan),
-    headers: { 'content-type': 'application/json' },
-  });
-  if (!start.ok) throw new Error(`incremental start: ${start.status} ${await start.text()}`);
+  await startRun(worker, plan, 'incremental start');
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const progress = (await (await worker.fetch(`http://bench/progress?runId=${plan.runId}`)).json()) as RunProgress;

@@ -2,19 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { startLocalWorker } from '../scripts/local-worker.ts';
 import { withClient } from '../scripts/racing/pg-client.ts';
 import { DEFAULT_PARALLEL_TABLES } from '../workers/migrate/src/engine/parallel.ts';
 import type { Connection, RunPlan, RunProgress, TablePlan } from '../workers/migrate/src/engine/types.ts';
+import { type BenchWorker, startRun } from './migrate-run.ts';
 
 // The migration bench's scale lines (npm run bench -- migrate, after the single-table copy): four
 // independent tables side by side against one at a time, the statement path (natural key and a
 // translated foreign key), and pgloader on the same table as the pipe and the Worker.
 
-type LocalWorker = Awaited<ReturnType<typeof startLocalWorker>>;
-
 type ScaleContext = {
-  worker: LocalWorker;
+  worker: BenchWorker;
   url: string;
   sourceUrl: string;
   source: Connection;
@@ -35,14 +33,9 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const line = (label: string, text: string) => console.log(`  ${label.padEnd(41)}${text}`);
 
 /** Starts `plan` in its own MigrationJob and polls it to the end: when each table was seen copied (ms from the start). */
-async function runOnWorker(worker: LocalWorker, plan: RunPlan): Promise<{ progress: RunProgress; copiedAt: Record<string, number> }> {
+async function runOnWorker(worker: BenchWorker, plan: RunPlan): Promise<{ progress: RunProgress; copiedAt: Record<string, number> }> {
   const started = performance.now();
-  const start = await worker.fetch('http://bench/start', {
-    method: 'POST',
-    body: JSON.stringify(plan),
-    headers: { 'content-type': 'application/json' },
-  });
-  if (!start.ok) throw new Error(`start: ${start.status} ${await start.text()}`);
+  await startRun(worker, plan);
   const copiedAt: Record<string, number> = {};
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -8,6 +8,8 @@ import { withClient } from '../scripts/racing/pg-client.ts';
 import { ROOT } from '../scripts/workers.ts';
 import type { RunPlan, RunProgress, TablePlan } from '../workers/migrate/src/engine/types.ts';
 import type { BenchContext } from './context.ts';
+import { workerdDescendants } from './load/procs.ts';
+import { connectionOf, startRun } from './migrate-run.ts';
 import { benchMigrateScale } from './migrate-scale.ts';
 import { benchMigrateIncremental } from './migrate-incremental.ts';
 import { benchSecondDatabase } from './postgres.ts';
@@ -125,28 +127,6 @@ export async function checkpoint(url: string): Promise<void> {
   });
 }
 
-/** Every workerd process started by this one (the local Worker runtime). */
-export function workerdPids(): number[] {
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
-      parents.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
-    } catch {
-      // gone
-    }
-  }
-  const mine = (pid: number): boolean => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  return [...names].filter(([pid, name]) => name.startsWith('workerd') && mine(pid)).map(([pid]) => pid);
-}
-
 export function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -240,12 +220,12 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     const warmMs = performance.now() - warmStarted;
     // Should the runtime still start another process for the object, the processes are looked up
     // again at every poll, and one seen only later counts from zero.
-    let pids = workerdPids();
+    let pids = workerdDescendants();
     const baselineKb = Math.max(0, ...pids.map((pid) => memoryKb(pid, 'VmRSS')));
     const cpuAtStart = new Map(pids.map((pid) => [pid, cpuSeconds(pid)]));
     const cpuLast = new Map(cpuAtStart);
     const sample = () => {
-      pids = workerdPids();
+      pids = workerdDescendants();
       for (const pid of pids) {
         if (!cpuAtStart.has(pid)) cpuAtStart.set(pid, 0);
         cpuLast.set(pid, cpuSeconds(pid));
@@ -257,13 +237,7 @@ export async function benchMigrate({ url, relay }: BenchContext) {
       runId: crypto.randomUUID(),
       sessionId: crypto.randomUUID(),
       configId: CONFIG_ID,
-      source: {
-        host: source.hostname,
-        port: Number(source.port || 5432),
-        database: source.pathname.slice(1),
-        username: decodeURIComponent(source.username),
-        password: decodeURIComponent(source.password),
-      },
+      source: connectionOf(source),
       tables: [PLAN_TABLE],
       deferred: [],
       patchMode: false,
@@ -271,12 +245,7 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     };
     const cpuBefore = { relay: process.cpuUsage(), postgres: postgresCpuSeconds() };
     const started = performance.now();
-    const start = await worker.fetch('http://bench/start', {
-      method: 'POST',
-      body: JSON.stringify(plan),
-      headers: { 'content-type': 'application/json' },
-    });
-    if (!start.ok) throw new Error(`start: ${start.status} ${await start.text()}`);
+    await startRun(worker, plan);
     let copiedMs = 0;
     // When the first chunk's rows were seen committed: the run's start-up (plan checks, totals, first page).
     let firstMs = 0;

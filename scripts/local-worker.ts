@@ -9,6 +9,8 @@ export interface LocalWorkerOptions {
   entrypoint?: string;
   /** Plain-text bindings overriding or adding to the config's vars and secrets. */
   vars?: Record<string, string>;
+  /** Service bindings answered in this process instead of by another Worker (a stand-in). */
+  fetchers?: Record<string, (request: Request) => Response | Promise<Response>>;
   /** Where D1, Durable Object and cache state live; in memory when absent. */
   persistTo?: string;
   logLevel?: 'error' | 'warn' | 'info';
@@ -23,9 +25,10 @@ export interface LocalWorkerOptions {
  * and benchmarks driven from Node. The caller disposes it.
  */
 export async function startLocalWorker(options: LocalWorkerOptions): Promise<Awaited<ReturnType<typeof unstable_startWorker>>> {
-  const bindings = Object.fromEntries(
-    Object.entries(options.vars ?? {}).map(([name, value]) => [name, { type: 'plain_text' as const, value }]),
-  );
+  const bindings = {
+    ...Object.fromEntries(Object.entries(options.vars ?? {}).map(([name, value]) => [name, { type: 'plain_text' as const, value }])),
+    ...Object.fromEntries(Object.entries(options.fetchers ?? {}).map(([name, fetcher]) => [name, { type: 'fetcher' as const, fetcher }])),
+  };
   const worker = await unstable_startWorker({
     config: options.config,
     ...(options.entrypoint ? { entrypoint: options.entrypoint } : {}),

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { startLocalWorker } from '../../scripts/local-worker.ts';
+import { connectionOf } from '../migrate-run.ts';
 import { ensureEngineBookkeeping } from '../../scripts/racing/migration.ts';
 import { withClient } from '../../scripts/racing/pg-client.ts';
 import { ROOT } from '../../scripts/workers.ts';
@@ -64,13 +65,7 @@ export async function migrationKill(
     runId: crypto.randomUUID(),
     sessionId: crypto.randomUUID(),
     configId: CONFIG_ID,
-    source: {
-      host: source.hostname,
-      port: Number(source.port),
-      database: source.pathname.slice(1),
-      username: 'postgres',
-      password: 'postgres',
-    },
+    source: connectionOf(source),
     tables: [{ ...PLAN_TABLE, destTable: DEST }],
     deferred: [],
     patchMode: false,

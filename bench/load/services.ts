@@ -2,13 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { unstable_startWorker } from 'wrangler';
-import { executeSql } from '../../scripts/auth-admin.ts';
 import { cmsSeedSql, executeCmsSql, generateCmsSeed } from '../../scripts/cms-seed.ts';
 import { applyLocalD1Migrations, startLocalWorker } from '../../scripts/local-worker.ts';
 import { ROOT } from '../../scripts/workers.ts';
-import { accountSql } from '../../workers/auth/src/account-sql.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
+import { AUTH_BENCH_PASSWORD, AUTH_BENCH_SECRETS, enrolBenchAccount } from '../auth.ts';
 import { workerdDescendants } from './procs.ts';
 
 // The Workers the load bench drives, each in local workerd on a free loopback port with the
@@ -114,28 +112,14 @@ export async function startCms(url: string, relay: string, stories: number): Pro
     values ('${await sha256Hex(id)}', 1, 'bench@example.com', 'Bench', 'Editor', 'ADMIN', 'v1.none.none', ${now + 7 * 86_400_000}, ${now + 86_400_000})`;
   executeCmsSql([...cmsSeedSql(generateCmsSeed({ stories, seed: 7, paragraphs: 1 })), session, 'analyze'], persistTo);
   const before = new Set(workerdDescendants());
-  const worker = await unstable_startWorker({
+  const worker = await startLocalWorker({
     config,
     entrypoint: join(ROOT, 'bench/worker/cms.ts'),
-    bindings: {
-      ...Object.fromEntries(
-        Object.entries({ ...CMS_SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay }).map(([name, value]) => [
-          name,
-          { type: 'plain_text' as const, value },
-        ]),
-      ),
-      AUTH: { type: 'fetcher', fetcher: () => new Response('no authentication service in the load bench', { status: 503 }) },
-    },
-    dev: {
-      server: { hostname: '127.0.0.1', port: 0 },
-      inspector: false,
-      logLevel: 'error',
-      persist: persistTo,
-      watch: false,
-      liveReload: false,
-    },
+    vars: { ...CMS_SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay },
+    fetchers: { AUTH: () => new Response('no authentication service in the load bench', { status: 503 }) },
+    persistTo,
+    logLevel: 'error',
   });
-  await worker.ready;
   return {
     name: 'cms',
     origin: (await worker.url).origin,
@@ -148,13 +132,7 @@ export async function startCms(url: string, relay: string, stories: number): Pro
   };
 }
 
-const AUTH_SECRETS = {
-  AUTH_SSO_SHARED_SECRET: 'bench-client-secret',
-  AUTH_TOKEN_SECRET: 'bench-token-secret-0123456789abcdef0123456789',
-  AUTH_TOTP_ENCRYPTION_KEY: 'YmVuY2gtdG90cC1rZXktMzItYnl0ZXMtbG9uZy0tLS0=',
-  AUTH_IP_LIMIT_PER_MINUTE: '100000',
-};
-const AUTH_PASSWORD = 'bench password';
+const AUTH_SECRETS = { ...AUTH_BENCH_SECRETS, AUTH_IP_LIMIT_PER_MINUTE: '100000' };
 
 /**
  * The authentication Worker with enough enrolled accounts for `families` sign-ins (each uses a
@@ -170,17 +148,7 @@ export async function startAuth(families: number) {
   const codes: { email: string; code: string }[] = [];
   for (let i = 0; i < accounts; i++) {
     const email = `load${i}@example.com`;
-    const { statements, enrolment } = await accountSql({
-      email,
-      firstName: 'Load',
-      lastName: `Account ${i}`,
-      role: 'admin',
-      password: AUTH_PASSWORD,
-      totpEncryptionKey: AUTH_SECRETS.AUTH_TOTP_ENCRYPTION_KEY,
-      issuer: 'bench',
-      mode: 'replace',
-    });
-    executeSql(statements, { remote: false, persistTo });
+    const enrolment = await enrolBenchAccount(persistTo, { email, firstName: 'Load', lastName: `Account ${i}` });
     for (const code of enrolment.backupCodes.slice(0, 8)) codes.push({ email, code });
   }
   const started = await hosted(
@@ -200,7 +168,7 @@ export async function startAuth(families: number) {
   const signIn = async () => {
     const next = codes.shift();
     if (!next) throw new Error('the load bench ran out of enrolled backup codes');
-    const pending = await api('/api/login/', { email: next.email, password: AUTH_PASSWORD, site: '' });
+    const pending = await api('/api/login/', { email: next.email, password: AUTH_BENCH_PASSWORD, site: '' });
     const tokens = await api('/api/verify-2fa/', { pending_token: pending.pending_token, code: next.code });
     return { access: String(tokens.access_token), refresh: String(tokens.refresh_token) };
   };
