@@ -28,74 +28,29 @@ type Role = 'trainer' | 'owner' | 'steward' | 'media' | 'booking' | 'colleague';
 
 const ORG = 'Southern Cross Racing Media';
 
+const person = (name: string, address: string, org: string, phone: string, role: Role): Person => ({ name, address, org, phone, role });
+
+/** Who writes to the mailbox: name, address, organisation, phone, role. */
 const PEOPLE: Person[] = [
-  { name: 'Tom Bradshaw', address: 'tom@bradshawracing.example', org: 'Bradshaw Racing', phone: '0412 555 101', role: 'trainer' },
-  {
-    name: 'Maree Kellett',
-    address: 'maree.kellett@kellettstables.example',
-    org: 'Kellett Stables',
-    phone: '0423 555 102',
-    role: 'trainer',
-  },
-  {
-    name: "Danny O'Shea",
-    address: 'danny@osheathoroughbreds.example',
-    org: "O'Shea Thoroughbreds",
-    phone: '0434 555 103',
-    role: 'trainer',
-  },
-  { name: 'Priya Raman', address: 'priya.raman@ramanracing.example', org: 'Raman Racing', phone: '0445 555 104', role: 'trainer' },
-  { name: 'Sam Whitlock', address: 'sam@whitlockequine.example', org: 'Whitlock Equine', phone: '0456 555 105', role: 'trainer' },
-  { name: 'Geoff Hadley', address: 'geoff@hadleybloodstock.example', org: 'Hadley Bloodstock', phone: '0467 555 201', role: 'owner' },
-  { name: 'Linda Osei', address: 'linda.osei@mailbox.example', org: 'Osei Family Racing', phone: '0478 555 202', role: 'owner' },
-  { name: 'Carol Finch', address: 'carol.finch@finchpartners.example', org: 'Finch Partners', phone: '0489 555 203', role: 'owner' },
-  {
-    name: 'Kate Harrington',
-    address: 'kate@harringtonsyndicate.example',
-    org: 'Harrington Syndicate',
-    phone: '0490 555 204',
-    role: 'owner',
-  },
-  {
-    name: 'Paul Renner',
-    address: 'paul.renner@racingintegrity.example',
-    org: 'Racing Integrity Stewards',
-    phone: '03 9555 0301',
-    role: 'steward',
-  },
-  {
-    name: 'Angela Moss',
-    address: 'angela.moss@racingintegrity.example',
-    org: 'Racing Integrity Stewards',
-    phone: '03 9555 0302',
-    role: 'steward',
-  },
-  { name: 'Nick Tran', address: 'nick.tran@trackwire.example', org: 'Trackwire News', phone: '0401 555 401', role: 'media' },
-  { name: 'Renée Laurent', address: 'renee@tracktalkradio.example', org: 'Track Talk Radio', phone: '0402 555 402', role: 'media' },
-  { name: 'Ben Ogilvie', address: 'ben@ogilviephoto.example', org: 'Ogilvie Photography', phone: '0403 555 403', role: 'media' },
-  {
-    name: 'Riverside Functions',
-    address: 'events@riversidefunctions.example',
-    org: 'Riverside Function Centre',
-    phone: '03 9555 0501',
-    role: 'booking',
-  },
-  {
-    name: 'Eastfield Racecourse Events',
-    address: 'bookings@eastfieldracecourse.example',
-    org: 'Eastfield Racecourse',
-    phone: '03 9555 0502',
-    role: 'booking',
-  },
-  {
-    name: 'Coastline Catering',
-    address: 'orders@coastlinecatering.example',
-    org: 'Coastline Catering',
-    phone: '03 9555 0503',
-    role: 'booking',
-  },
-  { name: 'Marcus Webb', address: 'marcus.webb@southerncross-racing.example', org: ORG, phone: '03 9555 0601', role: 'colleague' },
-  { name: 'Aisha Khan', address: 'aisha.khan@southerncross-racing.example', org: ORG, phone: '03 9555 0602', role: 'colleague' },
+  person('Tom Bradshaw', 'tom@bradshawracing.example', 'Bradshaw Racing', '0412 555 101', 'trainer'),
+  person('Maree Kellett', 'maree.kellett@kellettstables.example', 'Kellett Stables', '0423 555 102', 'trainer'),
+  person("Danny O'Shea", 'danny@osheathoroughbreds.example', "O'Shea Thoroughbreds", '0434 555 103', 'trainer'),
+  person('Priya Raman', 'priya.raman@ramanracing.example', 'Raman Racing', '0445 555 104', 'trainer'),
+  person('Sam Whitlock', 'sam@whitlockequine.example', 'Whitlock Equine', '0456 555 105', 'trainer'),
+  person('Geoff Hadley', 'geoff@hadleybloodstock.example', 'Hadley Bloodstock', '0467 555 201', 'owner'),
+  person('Linda Osei', 'linda.osei@mailbox.example', 'Osei Family Racing', '0478 555 202', 'owner'),
+  person('Carol Finch', 'carol.finch@finchpartners.example', 'Finch Partners', '0489 555 203', 'owner'),
+  person('Kate Harrington', 'kate@harringtonsyndicate.example', 'Harrington Syndicate', '0490 555 204', 'owner'),
+  person('Paul Renner', 'paul.renner@racingintegrity.example', 'Racing Integrity Stewards', '03 9555 0301', 'steward'),
+  person('Angela Moss', 'angela.moss@racingintegrity.example', 'Racing Integrity Stewards', '03 9555 0302', 'steward'),
+  person('Nick Tran', 'nick.tran@trackwire.example', 'Trackwire News', '0401 555 401', 'media'),
+  person('Renée Laurent', 'renee@tracktalkradio.example', 'Track Talk Radio', '0402 555 402', 'media'),
+  person('Ben Ogilvie', 'ben@ogilviephoto.example', 'Ogilvie Photography', '0403 555 403', 'media'),
+  person('Riverside Functions', 'events@riversidefunctions.example', 'Riverside Function Centre', '03 9555 0501', 'booking'),
+  person('Eastfield Racecourse Events', 'bookings@eastfieldracecourse.example', 'Eastfield Racecourse', '03 9555 0502', 'booking'),
+  person('Coastline Catering', 'orders@coastlinecatering.example', 'Coastline Catering', '03 9555 0503', 'booking'),
+  person('Marcus Webb', 'marcus.webb@southerncross-racing.example', ORG, '03 9555 0601', 'colleague'),
+  person('Aisha Khan', 'aisha.khan@southerncross-racing.example', ORG, '03 9555 0602', 'colleague'),
 ];
 
 const HORSES = [

@@ -3,6 +3,7 @@
 
 import type pg from 'pg';
 import { SEGMENT_SECONDS } from '../../workers/migrate/src/imports/areas.ts';
+import { lastSixHundred, sectionalTimes } from '../racing/market.ts';
 import { Random } from '../racing/random.ts';
 import { dayCell, type ExampleSheets, hundredths, type Row, sample, SEED, tally } from './rows.ts';
 
@@ -41,17 +42,9 @@ export async function buildSectional(client: pg.ClientBase, from: string, today:
   ).rows;
   for (const race of races) {
     // The generator's sectionals(): the race's last 600 m by the going, each runner's by its margin.
-    const lastSix = 34 + (Number(race.track_rating) - 4) * 0.45 + random.normal(0, 0.6);
+    const lastSix = lastSixHundred(random, Number(race.track_rating));
     for (const runner of runners.filter((r) => r.race_id === race.id)) {
-      const margin = Number(runner.margin);
-      const l600 = lastSix + margin * 0.17 * (0.3 + random.next() * 0.6) + random.normal(0, 0.15);
-      const l400 = l600 * (0.645 + random.next() * 0.02);
-      const l200 = l400 * (0.495 + random.next() * 0.025);
-      for (const [segment, time] of [
-        ['L600', l600],
-        ['L400', l400],
-        ['L200', l200],
-      ] as const) {
+      for (const [segment, time] of sectionalTimes(random, lastSix, Number(runner.margin))) {
         rows.push([
           dayCell(race.date),
           race.course,

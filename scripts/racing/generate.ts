@@ -1,7 +1,7 @@
 import { type Day, monthOf, utcTimestamp, weekday } from './calendar.ts';
 import { REGIONS, type Region } from './courses.ts';
 import type { Horse } from './horses.ts';
-import { runRace, startingPrices } from './market.ts';
+import { lastSixHundred, runRace, sectionalTimes, startingPrices } from './market.ts';
 import type { RegionRoster } from './people.ts';
 import { type RaceClass, allottedWeight, chooseClass, chooseDistance, classLabel, jumpsRace, raceName } from './programme.ts';
 import type { Random } from './random.ts';
@@ -280,18 +280,11 @@ class RacingSimulation extends SimulationState {
 
   private sectionals(starters: Starter[], trackRating: number): void {
     const random = this.market;
-    const lastSix = 34 + (trackRating - 4) * 0.45 + random.normal(0, 0.6);
+    const lastSix = lastSixHundred(random, trackRating);
     for (const s of starters) {
       const { margin } = s.row;
       if (margin === null) continue;
-      const l600 = lastSix + margin * 0.17 * (0.3 + random.next() * 0.6) + random.normal(0, 0.15);
-      const l400 = l600 * (0.645 + random.next() * 0.02);
-      const l200 = l400 * (0.495 + random.next() * 0.025);
-      for (const [segment, time] of [
-        ['L600', l600],
-        ['L400', l400],
-        ['L200', l200],
-      ] as const) {
+      for (const [segment, time] of sectionalTimes(random, lastSix, margin)) {
         this.output.rows.sectional_times.push({ id: ++this.ids.sectional, runnerId: s.row.id, segment, timeSeconds: hundredths(time) });
       }
     }

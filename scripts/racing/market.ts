@@ -73,3 +73,20 @@ export function runRace(strengths: readonly number[], random: Random, lengthsPer
   });
   return placings;
 }
+
+/** A race's time over its last 600 m, by the going (track rating 1–10); drawn once per race. */
+export function lastSixHundred(random: Random, trackRating: number): number {
+  return 34 + (trackRating - 4) * 0.45 + random.normal(0, 0.6);
+}
+
+/** A starter's L600, L400 and L200 times in seconds, from its race's last-600 m time and its margin in lengths. */
+export function sectionalTimes(random: Random, lastSix: number, margin: number): [segment: 'L600' | 'L400' | 'L200', seconds: number][] {
+  const l600 = lastSix + margin * 0.17 * (0.3 + random.next() * 0.6) + random.normal(0, 0.15);
+  const l400 = l600 * (0.645 + random.next() * 0.02);
+  const l200 = l400 * (0.495 + random.next() * 0.025);
+  return [
+    ['L600', l600],
+    ['L400', l400],
+    ['L200', l200],
+  ];
+}
