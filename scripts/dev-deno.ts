@@ -9,11 +9,9 @@
 // Every other option goes to the host as it is (`--no-crons`, `--var NAME:VALUE`, …; deno/README.md).
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
-import { devDependencies, devLifecycle, devState, selectedWorkers, shown, step, type DevDependencies } from './dev-dependencies.ts';
-import { assertPortsFree, devPortOffset, devStackPorts } from './ports.ts';
+import { devDependencies, devLifecycle, prepareDevStack, step, type DevDependencies } from './dev-dependencies.ts';
 import { spawnWatched, stopWatched, sweepWatched } from './watched-process.ts';
-import { writeGeneratedFiles } from './asset-manifest.ts';
-import { ROOT, landedWorkers } from './workers.ts';
+import { ROOT } from './workers.ts';
 
 const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
 /** The launcher's own options and how many values each takes; the rest is the host's. */
@@ -42,30 +40,8 @@ function hostArguments(argv: readonly string[]): string[] {
 
 async function main() {
   const argv = process.argv.slice(2);
-  // Browser assets are linked by content hash: a stylesheet or script edited since the last run
-  // gets its new hash before the Workers start.
-  for (const path of writeGeneratedFiles()) console.log(`• regenerated ${path}`);
-  const offset = devPortOffset(argv);
-  const state = devState(argv, process.env, offset);
-  const selected = selectedWorkers(landedWorkers(), argv);
-  await assertPortsFree(
-    devStackPorts({
-      workers: selected,
-      offset,
-      embeddedDatabase: !process.env.DATABASE_URL,
-      embeddedLegacy: !process.env.LEGACY_DATABASE_URL,
-      graphStandin: selected.some((worker) => worker.name === 'mail'),
-      inspectors: false,
-    }),
-  );
-  if (state.dir) step(`state      ${shown(state.dir)}${offset ? `; every port moved by ${offset}` : ''}`);
-
-  dependencies = devDependencies({
-    offset,
-    state,
-    forceReload: argv.includes('--reload-data'),
-    graphStandin: selected.some((worker) => worker.name === 'mail'),
-  });
+  const { offset, state, selected, graphStandin } = await prepareDevStack(argv, { inspectors: false });
+  dependencies = devDependencies({ offset, state, forceReload: argv.includes('--reload-data'), graphStandin });
   const running = await dependencies.start();
 
   const args = ['run', '--no-prompt', '--allow-all', '--unstable-cron', 'deno/host/main.ts'];

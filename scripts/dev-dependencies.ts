@@ -8,13 +8,22 @@ import { join, relative, resolve } from 'node:path';
 import { whenLaunchersGone } from './dev-launchers.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { type GraphStandin, startGraphStandin } from './graph-standin/server.ts';
-import { DEV_GRAPH_STANDIN_PORT, DEV_LEGACY_PORT, DEV_PG_PORT, DEV_RELAY_PORT } from './ports.ts';
+import { writeGeneratedFiles } from './asset-manifest.ts';
+import {
+  DEV_GRAPH_STANDIN_PORT,
+  DEV_LEGACY_PORT,
+  DEV_PG_PORT,
+  DEV_RELAY_PORT,
+  assertPortsFree,
+  devPortOffset,
+  devStackPorts,
+} from './ports.ts';
 import { racingToday } from './racing-today.ts';
 import { DEV_LEGACY_CONNECTION, legacyDatasetInfo, loadLegacy } from './racing/legacy-load.ts';
 import { type PasswordFront, startPasswordFront } from './racing/legacy-password.ts';
 import { loadRacing, racingDatasetInfo } from './racing/load.ts';
 import { startRelay } from './relay.ts';
-import { ROOT, type WorkerInfo } from './workers.ts';
+import { ROOT, type WorkerInfo, landedWorkers } from './workers.ts';
 
 const STALE_AFTER_DAYS = 3;
 /** However a stop goes (a hung close, say), a dev command exits within this. */
@@ -75,6 +84,32 @@ export const shown = (path: string) => (path.startsWith(`${ROOT}/`) ? relative(R
 
 export function step(message: string) {
   console.log(`• ${message}`);
+}
+
+/**
+ * What both dev commands do first: bring the generated asset files up to date (pages link browser
+ * assets by content hash, so an edited stylesheet or script gets its new hash before the Workers
+ * start), read the port offset, the state folder and the Workers to serve from the command line,
+ * and refuse to start when a port of the stack is taken (`inspectors`: the Workers' debugger ports too).
+ */
+export async function prepareDevStack(argv: readonly string[], options: { inspectors: boolean }) {
+  for (const path of writeGeneratedFiles()) step(`regenerated ${path}`);
+  const offset = devPortOffset(argv);
+  const state = devState(argv, process.env, offset);
+  const selected = selectedWorkers(landedWorkers(), argv);
+  const graphStandin = selected.some((worker) => worker.name === 'mail');
+  await assertPortsFree(
+    devStackPorts({
+      workers: selected,
+      offset,
+      embeddedDatabase: !process.env.DATABASE_URL,
+      embeddedLegacy: !process.env.LEGACY_DATABASE_URL,
+      graphStandin,
+      inspectors: options.inspectors,
+    }),
+  );
+  if (state.dir) step(`state      ${shown(state.dir)}${offset ? `; every port moved by ${offset}` : ''}`);
+  return { offset, state, selected, graphStandin };
 }
 
 export function redact(url: string) {

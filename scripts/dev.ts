@@ -13,26 +13,15 @@ import {
   devLifecycle,
   devState,
   legacyConnection,
-  selectedWorkers,
-  shown,
+  prepareDevStack,
   step,
 } from './dev-dependencies.ts';
-import { assertPortsFree, devPortOffset, devStackPorts, inspectorPort } from './ports.ts';
+import { inspectorPort } from './ports.ts';
 import { spawnWatched, stopWatched, sweepWatched } from './watched-process.ts';
 import { useWorkerdV8Flags } from './workerd-v8/index.ts';
 // Nothing here may import the wrangler package: loading it installs a SIGINT handler that exits
 // at once, and Ctrl-C would leave every `wrangler dev` running.
-import { writeGeneratedFiles } from './asset-manifest.ts';
-import {
-  ROOT,
-  applyLocalD1Migrations,
-  devStateDir,
-  landedWorkers,
-  localDevConfig,
-  workerBindings,
-  wranglerBin,
-  type WorkerInfo,
-} from './workers.ts';
+import { ROOT, applyLocalD1Migrations, devStateDir, localDevConfig, workerBindings, wranglerBin, type WorkerInfo } from './workers.ts';
 
 /**
  * How far this stack's ports are moved from the fixed ones (`--port-offset N` or DEV_PORT_OFFSET):
@@ -85,26 +74,12 @@ const lifecycle = devLifecycle(
 
 async function main() {
   const forceReload = process.argv.includes('--reload-data');
-  // Browser assets are linked by content hash: a stylesheet or script edited since the last run
-  // gets its new hash before the Workers start.
-  for (const path of writeGeneratedFiles()) console.log(`• regenerated ${path}`);
   // Seven workerd processes and the embedded databases share the machine: V8 without background
   // threads cannot livelock between them (see vitest.config.ts and scripts/workerd-v8).
   useWorkerdV8Flags(['--single-threaded']);
-  offset = devPortOffset(process.argv);
-  state = devState(process.argv, process.env, offset);
-  const selected = selectedWorkers(landedWorkers(), process.argv);
-  await assertPortsFree(
-    devStackPorts({
-      workers: selected,
-      offset,
-      embeddedDatabase: !process.env.DATABASE_URL,
-      embeddedLegacy: !process.env.LEGACY_DATABASE_URL,
-      graphStandin: selected.some((worker) => worker.name === 'mail'),
-    }),
-  );
-  const workers = selected.map((worker) => ({ ...worker, port: worker.port + offset }));
-  if (state.dir) step(`state      ${shown(state.dir)}${offset ? `; every port moved by ${offset}` : ''}`);
+  const prepared = await prepareDevStack(process.argv, { inspectors: true });
+  ({ offset, state } = prepared);
+  const workers = prepared.selected.map((worker) => ({ ...worker, port: worker.port + offset }));
   for (const worker of workers) createDevVars(worker);
 
   dependencies = devDependencies({ offset, state, forceReload, graphStandin: workers.some((worker) => worker.name === 'mail') });
