@@ -12,6 +12,8 @@ export interface DevServiceVarsOptions {
   embeddedRacingDatabase: boolean;
   /** The stand-in's origin: the identity platform at its root, Graph under /v1.0. */
   graphStandin: string;
+  /** workers/mail/.dev.vars (its MAIL_MODEL, OPENAI_BASE_URL, OPENAI_MODEL choose the local model). */
+  mailDevVars?: Record<string, string>;
 }
 
 export function devServiceVars(options: DevServiceVarsOptions): { migrate: Record<string, string>; mail: Record<string, string> } {
@@ -27,9 +29,30 @@ export function devServiceVars(options: DevServiceVarsOptions): { migrate: Recor
       IDENTITY_BASE_URL: standin,
       MAIL_DEV_AUTO_CONNECT: 'true',
       MAIL_ASSISTANT_ADMINS: 'demo@example.com',
-      // Workers AI runs only at Cloudflare: locally the offline model (templates, keywords).
-      MAIL_MODEL: 'offline',
+      ...localMailModel(options.mailDevVars ?? {}, standin),
     },
+  };
+}
+
+/**
+ * The assistant's model locally, as workers/mail/.dev.vars chooses it (passed as vars: a
+ * wrangler.toml with `secrets.required` loads only the secrets it names from .dev.vars). Workers
+ * AI runs only at Cloudflare, so locally: `offline` (the default: template replies, keyword
+ * categories) or `openai` — the stand-in's OpenAI-compatible endpoint unless OPENAI_BASE_URL
+ * names another (with OPENAI_API_KEY for it).
+ */
+export function localMailModel(devVars: Record<string, string>, standin: string): Record<string, string> {
+  const model = devVars.MAIL_MODEL || 'offline';
+  if (model === 'offline') return { MAIL_MODEL: 'offline' };
+  if (model !== 'openai')
+    throw new Error(
+      `workers/mail/.dev.vars: MAIL_MODEL=${model} cannot run locally; use "offline" or "openai" (Workers AI runs only at Cloudflare)`,
+    );
+  return {
+    MAIL_MODEL: 'openai',
+    OPENAI_BASE_URL: devVars.OPENAI_BASE_URL || `${standin}/v1`,
+    OPENAI_MODEL: devVars.OPENAI_MODEL || 'standin-chat',
+    ...(devVars.OPENAI_API_KEY ? { OPENAI_API_KEY: devVars.OPENAI_API_KEY } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { seedAuthDevAccount } from './auth-admin.ts';
 import { asVarFlags, devServiceVars } from './dev-service-vars.ts';
+import { readDevVars } from './dev-vars.ts';
 import { seedCmsDevData } from './cms-seed.ts';
 import { seedMigrateExampleSheets } from './migrate-example-sheets.ts';
 import { seedMigrateAuthAccounts, seedMigrateDevData } from './migrate-seed.ts';
@@ -100,6 +101,7 @@ async function main() {
     legacyDatabaseUrl: legacyUrl,
     embeddedRacingDatabase: running.embeddedDatabase,
     graphStandin: running.graphStandinUrl,
+    mailDevVars: readDevVars(join(ROOT, 'workers', 'mail')).vars,
   });
   const serviceVars: Partial<Record<WorkerInfo['name'], string[]>> = {
     // `--test-scheduled` serves /__scheduled, through which the tick below reaches the Cron Trigger's handler.
