@@ -1,5 +1,5 @@
 // Seconds each test file took (its tests, without its start-up) in a full run on a quiet two-core machine:
-// the order of a run on a fresh clone (test/sequencer.ts). `npm run test:durations -- <report.json>` rewrites it.
+// the order of a run on a fresh clone (test/sequencer.ts). `npx tsx scripts/test-durations.ts <report.json>` rewrites it.
 export const FILE_SECONDS: Readonly<Record<string, number>> = {
   'test/mail/fuzz.test.ts': 78.6,
   'test/deno/adapters.test.ts': 71.2,

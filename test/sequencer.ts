@@ -11,7 +11,7 @@ import { FILE_SECONDS } from './file-durations';
  * test/support/one-at-a-time.ts).
  *
  * A file's expected time is the last run's on this machine (vitest's cache, in
- * node_modules/.vite) or, on a fresh clone, the committed FILE_SECONDS (`npm run test:durations`
+ * node_modules/.vite) or, on a fresh clone, the committed FILE_SECONDS (`scripts/test-durations.ts`
  * refreshes them), else a guess; each file also costs its project's fixed start-up.
  */
 export class LongestFirstSequencer extends BaseSequencer {

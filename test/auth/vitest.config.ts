@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineProject } from 'vitest/config';
-import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, prebundled } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/auth/migrations`);
@@ -44,6 +44,8 @@ export default defineProject({
   test: {
     ...PROJECT_TEST_DEFAULTS,
     name: 'auth',
+    // The hash modules are bundled above (resolve.alias), not by the optimizer.
+    deps: prebundled(root, ['workers/auth/src', 'workers/shared', 'test/auth'], { exclude: Object.keys(noble) }),
     include: ['test/auth/**/*.test.ts'],
     setupFiles: ['test/auth/setup.ts'],
     testTimeout: 30_000,

@@ -2,7 +2,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-worker
 import { defineProject } from 'vitest/config';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
-import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, prebundled } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/mail/migrations`);
@@ -71,6 +71,7 @@ export default defineProject({
   test: {
     ...PROJECT_TEST_DEFAULTS,
     name: 'mail',
+    deps: prebundled(root, ['workers/mail/src', 'workers/shared', 'durable-objects', 'test/mail']),
     // Sign-in goes through the real auth service (scrypt) and Graph retries wait out Retry-After.
     testTimeout: 30_000,
     // Notifications reach the mailbox object after the webhook has answered (waitUntil), behind

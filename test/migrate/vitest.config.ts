@@ -4,7 +4,7 @@ import { executeSql } from '../../scripts/auth-admin';
 import { MIGRATE_SITE, siteRoleSql } from '../../scripts/migrate-seed';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
-import { PROJECT_TEST_DEFAULTS } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, prebundled } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/migrate/migrations`);
@@ -62,6 +62,7 @@ export default defineProject({
   test: {
     ...PROJECT_TEST_DEFAULTS,
     name: 'migrate',
+    deps: prebundled(root, ['workers/migrate/src', 'workers/shared', 'durable-objects', 'test/migrate']),
     // Sign-in goes through the real auth service (scrypt) and runs copy jobs: seconds, not milliseconds.
     testTimeout: 30_000,
     include: ['test/migrate/**/*.test.ts'],
