@@ -1,3 +1,4 @@
+import { writeStylesheetCopies } from '../scripts/asset-manifest.ts';
 import { racingToday } from '../scripts/racing-today.ts';
 import { loadRacing, racingDatasetInfo } from '../scripts/racing/load.ts';
 import { startRelay } from '../scripts/relay.ts';
@@ -62,6 +63,8 @@ async function ensureBenchData(url: string): Promise<string> {
 }
 
 async function main() {
+  // The Workers serve the shared stylesheet's git-ignored copies (scripts/asset-manifest.ts).
+  writeStylesheetCopies();
   // Options that take a value (the load section's): the value is not a section's name.
   const args = process.argv.slice(2);
   const named = args.filter((arg, i) => !arg.startsWith('--') && !OPTIONS_WITH_VALUE.has(args[i - 1] ?? ''));
