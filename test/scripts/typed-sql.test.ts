@@ -90,8 +90,8 @@ const REQUEST_READ_MODULES = [
   'workers/migrate/src/imports/areas/lookups.ts',
   'workers/migrate/src/imports/areas/barrier-trials.ts',
   'workers/migrate/src/imports/areas/sectional.ts',
-  'workers/migrate/src/routes/imports.tsx',
-  'workers/migrate/src/routes/imports/pages.tsx',
+  'workers/migrate/src/routes/imports.ts',
+  'workers/migrate/src/routes/imports/pages.ts',
   'workers/migrate/src/routes/imports/json.ts',
 ];
 

@@ -1,5 +1,5 @@
 import { servedUnder } from '#shared/base-path.ts';
-import { createMigrateApp } from './app.tsx';
+import { createMigrateApp } from './app.ts';
 import { scheduled } from './sync-jobs.ts';
 
 export { DisciplineRepairJob } from '#durable-objects/discipline-repair-job.ts';

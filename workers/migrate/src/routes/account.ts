@@ -60,13 +60,13 @@ async function step<T>(run: Promise<T>): Promise<{ ok: true; value: T } | { ok: 
 
 account.get('/Account/Login', guard.read('anonymous'), (c) => {
   const reason = c.req.query('reason');
-  return c.html(<LoginPage csrf={c.var.csrfToken} notice={reason ? REASONS[reason] : undefined} />);
+  return c.html(LoginPage({ csrf: c.var.csrfToken, notice: reason ? REASONS[reason] : undefined }));
 });
 
 account.post('/Account/Login', guard.write('anonymous'), async (c) => {
   const input = LoginForm.safeParse(await formBody(c));
   if (!input.success) {
-    return c.html(<LoginPage csrf={c.var.csrfToken} error="Enter your e-mail address and password." />, 400);
+    return c.html(LoginPage({ csrf: c.var.csrfToken, error: 'Enter your e-mail address and password.' }), 400);
   }
   const { email, password } = input.data;
   const outcome = await step(startLogin(c, email, password, c.var.config.MIGRATE_AUTH_SITE));
@@ -74,16 +74,13 @@ account.post('/Account/Login', guard.write('anonymous'), async (c) => {
     const next = new URLSearchParams({ pendingToken: outcome.value, email });
     return c.redirect(`/Account/Verify?${next}`, 302);
   }
-  return c.html(
-    <LoginPage csrf={c.var.csrfToken} error={refusalText(outcome.error, { email })} email={email} />,
-    failureStatus(outcome.error, c),
-  );
+  return c.html(LoginPage({ csrf: c.var.csrfToken, error: refusalText(outcome.error, { email }), email }), failureStatus(outcome.error, c));
 });
 
 account.get('/Account/Verify', guard.read('anonymous'), (c) => {
   const input = VerifyQuery.safeParse({ pendingToken: c.req.query('pendingToken'), email: c.req.query('email') });
   if (!input.success) return c.redirect('/Account/Login', 302);
-  return c.html(<VerifyPage csrf={c.var.csrfToken} pendingToken={input.data.pendingToken} email={input.data.email} />);
+  return c.html(VerifyPage({ csrf: c.var.csrfToken, pendingToken: input.data.pendingToken, email: input.data.email }));
 });
 
 account.post('/Account/Verify', guard.write('anonymous'), async (c) => {
@@ -94,12 +91,7 @@ account.post('/Account/Verify', guard.write('anonymous'), async (c) => {
       typeof body.pendingToken === 'string' && !body.pendingToken.includes('\u0000') ? body.pendingToken.slice(0, 512) : '';
     if (!pendingToken) return c.redirect('/Account/Login', 302);
     return c.html(
-      <VerifyPage
-        csrf={c.var.csrfToken}
-        pendingToken={pendingToken}
-        email=""
-        error="Enter the 6-digit code from your authenticator app."
-      />,
+      VerifyPage({ csrf: c.var.csrfToken, pendingToken, email: '', error: 'Enter the 6-digit code from your authenticator app.' }),
       400,
     );
   }
@@ -107,7 +99,7 @@ account.post('/Account/Verify', guard.write('anonymous'), async (c) => {
   const outcome = await step(finishLogin(c, pendingToken, code));
   if (!outcome.ok) {
     return c.html(
-      <VerifyPage csrf={c.var.csrfToken} pendingToken={pendingToken} email={email} error={refusalText(outcome.error, { email, code })} />,
+      VerifyPage({ csrf: c.var.csrfToken, pendingToken, email, error: refusalText(outcome.error, { email, code }) }),
       failureStatus(outcome.error, c),
     );
   }
@@ -115,7 +107,7 @@ account.post('/Account/Verify', guard.write('anonymous'), async (c) => {
   if (!role) {
     await revokeSession(c, outcome.value.refresh_token).catch(() => false);
     return c.html(
-      <LoginPage csrf={c.var.csrfToken} error="Your account has no role (Admin, Operator or Viewer) in the migration app." email={email} />,
+      LoginPage({ csrf: c.var.csrfToken, error: 'Your account has no role (Admin, Operator or Viewer) in the migration app.', email }),
       403,
     );
   }

@@ -7,7 +7,7 @@ import { guard } from '../guard.ts';
 import { identifier, intId, text } from '../input.ts';
 import { migrationJob } from '../runs.ts';
 import { recordRunState, wizardSession, withinRateLimit } from '../wizard-sessions.ts';
-import { hostName } from './configuration.tsx';
+import { hostName } from './configuration.ts';
 import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
 
 /** The three dedicated API controllers (spec 002 A, Dedicated API controllers). */

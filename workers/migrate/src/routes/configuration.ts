@@ -79,21 +79,18 @@ configuration.get('/Configuration', guard.read('any'), async (c) => {
     c.req.query('deleted') === '1'
       ? `The configuration was deleted.${made ? ` ${made.name} is now the active configuration.` : ''}`
       : undefined;
-  return c.html(
-    <ConfigurationList csrf={c.var.csrfToken} user={c.var.user} rows={rows} allowed={c.var.config.MIGRATE_ALLOWED_HOSTS} notice={notice} />,
-  );
+  return c.html(ConfigurationList({ csrf: c.var.csrfToken, user: c.var.user, rows, allowed: c.var.config.MIGRATE_ALLOWED_HOSTS, notice }));
 });
 // Conventional routing: /Configuration/Index is the list too.
 configuration.get('/Configuration/Index', guard.read('any'), (c) => c.redirect('/Configuration', 302));
 
 configuration.get('/Configuration/Create', guard.read('operator'), (c) =>
-  c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="create" values={{ Port: '5432' }} errors={{}} />),
+  c.html(ConfigurationForm({ csrf: c.var.csrfToken, user: c.var.user, mode: 'create', values: { Port: '5432' }, errors: {} })),
 );
 
 configuration.post('/Configuration/Create', guard.write('operator'), async (c) => {
   const { values, errors, input } = await readForm(c, true);
-  if (!input)
-    return c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="create" values={values} errors={errors} />, 400);
+  if (!input) return c.html(ConfigurationForm({ csrf: c.var.csrfToken, user: c.var.user, mode: 'create', values, errors }), 400);
   await createConfiguration(c, input);
   return c.redirect('/Configuration', 302);
 });
@@ -110,7 +107,7 @@ configuration.get('/Configuration/Edit/:id', guard.read('operator'), async (c) =
     Database: row.database,
     Username: row.username,
   };
-  return c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="edit" values={values} errors={{}} />);
+  return c.html(ConfigurationForm({ csrf: c.var.csrfToken, user: c.var.user, mode: 'edit', values, errors: {} }));
 });
 
 configuration.post('/Configuration/Edit', guard.write('operator'), async (c) => {
@@ -118,7 +115,7 @@ configuration.post('/Configuration/Edit', guard.write('operator'), async (c) => 
   const { values, errors, input } = await readForm(c, false);
   if (!id.success) errors.Id = 'must be a configuration id';
   if (!input || !id.success)
-    return c.html(<ConfigurationForm csrf={c.var.csrfToken} user={c.var.user} mode="edit" values={values} errors={errors} />, 400);
+    return c.html(ConfigurationForm({ csrf: c.var.csrfToken, user: c.var.user, mode: 'edit', values, errors }), 400);
   if (!(await updateConfiguration(c, id.data, input))) return notFoundPage(c, 'There is no such configuration.');
   return c.redirect('/Configuration', 302);
 });
@@ -130,7 +127,7 @@ configuration.get('/Configuration/Delete/:id', guard.read('admin'), async (c) =>
   const row = id.success ? await findConfiguration(c.var.db, id.data) : undefined;
   if (!row) return notFoundPage(c, 'There is no such configuration.');
   const [syncJobs, all] = await Promise.all([syncJobNamesOf(c.var.db, row.id), listConfigurations(c.var.db)]);
-  return c.html(<ConfigurationDeletePage csrf={c.var.csrfToken} user={c.var.user} row={row} syncJobs={syncJobs} others={all.length - 1} />);
+  return c.html(ConfigurationDeletePage({ csrf: c.var.csrfToken, user: c.var.user, row, syncJobs, others: all.length - 1 }));
 });
 
 configuration.post('/Configuration/Delete', guard.write('admin'), async (c) => {

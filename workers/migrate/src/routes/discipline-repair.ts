@@ -56,14 +56,7 @@ disciplineRepair.get('/DisciplineRepair', guard.read('any'), async (c) => {
     }
   }
   return c.html(
-    <DisciplineRepairIndexPage
-      csrf={c.var.csrfToken}
-      user={c.var.user}
-      configuration={config ?? null}
-      preview={preview}
-      previewError={previewError}
-      jobs={jobs}
-    />,
+    DisciplineRepairIndexPage({ csrf: c.var.csrfToken, user: c.var.user, configuration: config ?? null, preview, previewError, jobs }),
   );
 });
 
@@ -85,9 +78,7 @@ disciplineRepair.get('/DisciplineRepair/Progress', guard.read('any'), async (c) 
   const { jobId } = query(c, JobQuery);
   const progress = await jobProgress(c, jobId);
   const row = await findRepairJob(c.var.db, progress.jobId);
-  return c.html(
-    <DisciplineRepairProgressPage csrf={c.var.csrfToken} user={c.var.user} progress={progress} startedBy={row?.startedBy ?? ''} />,
-  );
+  return c.html(DisciplineRepairProgressPage({ csrf: c.var.csrfToken, user: c.var.user, progress, startedBy: row?.startedBy ?? '' }));
 });
 
 disciplineRepair.post('/DisciplineRepair/Cancel', guard.write('operator'), async (c) => {

@@ -29,5 +29,5 @@ dryRunRoutes.post('/Migration/DryRun', guard.write('operator'), async (c) => {
   if (plan.tables.length === 0) throw new HttpError(400, 'nothing_to_copy', 'No selected table is mapped to a destination table.');
   // A plan that does not fit the schemas or a refused filter: PlanError or FilterError, a 400 with the reasons.
   const report = await dryRun(engineEnv(c), plan, rows);
-  return c.html(<DryRunPage csrf={c.var.csrfToken} user={c.var.user} session={session} report={report} />);
+  return c.html(DryRunPage({ csrf: c.var.csrfToken, user: c.var.user, session, report }));
 });

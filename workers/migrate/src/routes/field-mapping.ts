@@ -34,7 +34,7 @@ const sessionFromForm = async (c: MigrateContext) => wizardSession(c, (await for
 
 fieldMapping.get('/Migration/FieldMapping', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
-  return c.html(<FieldMappingPage csrf={c.var.csrfToken} user={c.var.user} session={session} />);
+  return c.html(FieldMappingPage({ csrf: c.var.csrfToken, user: c.var.user, session }));
 });
 
 const columnList = text(500).transform((v) => [
@@ -102,9 +102,7 @@ fieldMapping.post('/Migration/FindNaturalKeyMatches', guard.write('operator'), a
 fieldMapping.get('/Migration/PendingMappings', guard.read('any'), async (c) => {
   const session = await sessionFromQuery(c);
   const rows = await listPendingMappings(c.var.db, session.id);
-  return c.html(
-    <PendingMappingsPage csrf={c.var.csrfToken} user={c.var.user} session={session} rows={rows} summaries={session.matchSummaries} />,
-  );
+  return c.html(PendingMappingsPage({ csrf: c.var.csrfToken, user: c.var.user, session, rows, summaries: session.matchSummaries }));
 });
 
 async function reviewedMapping(c: MigrateContext, session: WizardSession) {
@@ -154,10 +152,7 @@ fieldMapping.post('/Migration/AddManualMapping', guard.write('operator'), async 
 async function summaryView(c: MigrateContext, session: WizardSession, error?: string) {
   const pending = await pendingCounts(c.var.db, session.id);
   const risks = await duplicateRisks(c, session);
-  return c.html(
-    <SummaryPage csrf={c.var.csrfToken} user={c.var.user} session={session} pending={pending} risks={risks} error={error} />,
-    error ? 400 : 200,
-  );
+  return c.html(SummaryPage({ csrf: c.var.csrfToken, user: c.var.user, session, pending, risks, error }), error ? 400 : 200);
 }
 
 fieldMapping.get('/Migration/Summary', guard.read('any'), async (c) => summaryView(c, await sessionFromQuery(c)));
@@ -187,7 +182,7 @@ fieldMapping.get('/Migration/FkPatch', guard.read('any'), (c) => {
       (c.req.query(k) ?? '').replace(/\u0000/g, '').slice(0, 128),
     ]),
   );
-  return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} />);
+  return c.html(FkPatchPage({ csrf: c.var.csrfToken, user: c.var.user, values }));
 });
 
 fieldMapping.post('/Migration/FkPatch', guard.write('operator'), async (c) => {
@@ -205,21 +200,21 @@ fieldMapping.post('/Migration/FkPatch', guard.write('operator'), async (c) => {
   );
   if (!input.success) {
     return c.html(
-      <FkPatchPage
-        csrf={c.var.csrfToken}
-        user={c.var.user}
-        values={values}
-        error="Name the child source table, its foreign-key column and the parent source table."
-      />,
+      FkPatchPage({
+        csrf: c.var.csrfToken,
+        user: c.var.user,
+        values,
+        error: 'Name the child source table, its foreign-key column and the parent source table.',
+      }),
       400,
     );
   }
   const { config, conn } = await activeConnection(c);
   try {
     const result = await engine.patchForeignKey(engineEnv(c), conn, { configId: config.id, ...input.data });
-    return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} result={result} />);
+    return c.html(FkPatchPage({ csrf: c.var.csrfToken, user: c.var.user, values, result }));
   } catch (err) {
     if (err instanceof HttpError || !(err instanceof Error) || err.name !== 'PlanError') throw err;
-    return c.html(<FkPatchPage csrf={c.var.csrfToken} user={c.var.user} values={values} error={err.message} />, 400);
+    return c.html(FkPatchPage({ csrf: c.var.csrfToken, user: c.var.user, values, error: err.message }), 400);
   }
 });

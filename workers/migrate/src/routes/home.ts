@@ -11,10 +11,12 @@ export const home = new Hono<MigrateEnv>();
 for (const path of ['/', '/Home', '/Home/Index']) {
   home.get(path, guard.read('any'), async (c) => {
     const active = await activeConfiguration(c.var.db);
-    return c.html(<HomePage csrf={c.var.csrfToken} user={c.var.user} active={active} />);
+    return c.html(HomePage({ csrf: c.var.csrfToken, user: c.var.user, active }));
   });
 }
 
 home.get('/Home/Error', guard.read('any'), (c) =>
-  c.html(<ErrorPage title="Error" message="An error occurred while processing your request." csrf={c.var.csrfToken} user={c.var.user} />),
+  c.html(
+    ErrorPage({ title: 'Error', message: 'An error occurred while processing your request.', csrf: c.var.csrfToken, user: c.var.user }),
+  ),
 );

@@ -60,11 +60,11 @@ meetings.get('/Meetings', guard.read('any'), async (c) => {
       config,
       listing: await recentMeetings(db, racingToday(RACING_TIMEZONE)),
     }));
-    return c.html(<MeetingListPage csrf={c.var.csrfToken} user={c.var.user} configuration={config} listing={listing} />);
+    return c.html(MeetingListPage({ csrf: c.var.csrfToken, user: c.var.user, configuration: config, listing }));
   }
   const { config, pair } = await withMeetingsDb(c, async (db, config) => ({ config, pair: await meetingPair(db, rsId, qdgId) }));
   return c.html(
-    <MeetingPairPage csrf={c.var.csrfToken} user={c.var.user} configuration={config} pair={pair} namedDestination={qdgId !== undefined} />,
+    MeetingPairPage({ csrf: c.var.csrfToken, user: c.var.user, configuration: config, pair, namedDestination: qdgId !== undefined }),
   );
 });
 

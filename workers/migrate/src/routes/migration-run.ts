@@ -15,7 +15,7 @@ import { revalidate, runTables } from '../wizard-runs.ts';
 import { duplicateRisks } from '../wizard-suggestions.ts';
 import { schemas } from './mapping-edits.ts';
 import { checkedFilters, progressUrl, sessionFromForm, sessionFromQuery } from './migration-forms.ts';
-import { rejectLimitField } from './rejects.tsx';
+import { rejectLimitField } from './rejects.ts';
 import { parallelTablesField } from './run-settings.ts';
 
 /** The wizard's run: its settings and start, its progress and results, and the actions on what it copied. */

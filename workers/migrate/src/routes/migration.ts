@@ -25,7 +25,7 @@ import {
   type WizardSession,
 } from '../wizard-sessions.ts';
 import { proposeKeys, readSamples, suggestPlans, withProposedKeys } from '../wizard-suggestions.ts';
-import { fieldMapping } from './field-mapping.tsx';
+import { fieldMapping } from './field-mapping.ts';
 import { applyMappingEditsFrom, schemas, withSuggestedColumns } from './mapping-edits.ts';
 import { MAX_TABLES, checkedFilters, sessionFromForm, sessionFromQuery, stepUrl } from './migration-forms.ts';
 import { migrationRun } from './migration-run.ts';

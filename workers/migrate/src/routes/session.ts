@@ -23,7 +23,7 @@ sessionRoutes.get('/Session', guard.read('any'), async (c) => {
   const q = query(c, ListQuery);
   const options = { status: q.status || undefined, sortBy: q.sortBy, descending: q.descending === 'true' };
   const list = await listWizardSessions(c.var.db, options);
-  return c.html(<SessionListPage csrf={c.var.csrfToken} user={c.var.user} {...list} options={options} />);
+  return c.html(SessionListPage({ csrf: c.var.csrfToken, user: c.var.user, ...list, options }));
 });
 sessionRoutes.get('/Session/Index', guard.read('any'), (c) => c.redirect('/Session', 302));
 

@@ -40,17 +40,17 @@ export function autoSyncPages(app: ImportRoutes, area: ImportArea): void {
       }
     }
     return c.html(
-      <ImportAutoSyncPage
-        csrf={c.var.csrfToken}
-        user={c.var.user}
-        def={def}
-        autoSync={auto}
-        sheetHosts={c.var.config.MIGRATE_SHEET_HOSTS}
-        preview={preview}
-        previewError={previewError}
-        error={c.req.query('error')}
-        saved={c.req.query('saved') === '1'}
-      />,
+      ImportAutoSyncPage({
+        csrf: c.var.csrfToken,
+        user: c.var.user,
+        def,
+        autoSync: auto,
+        sheetHosts: c.var.config.MIGRATE_SHEET_HOSTS,
+        preview,
+        previewError,
+        error: c.req.query('error'),
+        saved: c.req.query('saved') === '1',
+      }),
     );
   });
 

@@ -40,17 +40,17 @@ export function importPages(app: ImportRoutes, area: ImportArea): void {
       exampleSheets(c.env.SHEETS, area),
     ]);
     return c.html(
-      <ImportIndexPage
-        csrf={c.var.csrfToken}
-        user={c.var.user}
-        def={def}
-        jobs={jobs}
-        upload={upload ?? null}
-        autoSync={auto ?? null}
-        events={events}
-        examples={examples}
-        error={c.req.query('error')}
-      />,
+      ImportIndexPage({
+        csrf: c.var.csrfToken,
+        user: c.var.user,
+        def,
+        jobs,
+        upload: upload ?? null,
+        autoSync: auto ?? null,
+        events,
+        examples,
+        error: c.req.query('error'),
+      }),
     );
   };
   app.get(page, guard.read('any'), index);
@@ -89,17 +89,7 @@ export function importPages(app: ImportRoutes, area: ImportArea): void {
       },
       Date.now(),
     );
-    return c.html(
-      <ImportPreviewPage
-        csrf={c.var.csrfToken}
-        user={c.var.user}
-        def={def}
-        tempPath={tempPath}
-        fileName={file.name}
-        analysis={analysis}
-        fk={fk}
-      />,
-    );
+    return c.html(ImportPreviewPage({ csrf: c.var.csrfToken, user: c.var.user, def, tempPath, fileName: file.name, analysis, fk }));
   });
 
   app.post(`${page}/Start`, guard.write('operator'), async (c) => {
@@ -132,7 +122,7 @@ export function importPages(app: ImportRoutes, area: ImportArea): void {
   app.get(`${page}/Progress`, guard.read('any'), async (c) => {
     const { jobId } = query(c, JobQuery);
     const progress = await importProgress(c, area, jobId);
-    return c.html(<ImportProgressPage csrf={c.var.csrfToken} user={c.var.user} def={def} progress={progress} />);
+    return c.html(ImportProgressPage({ csrf: c.var.csrfToken, user: c.var.user, def, progress }));
   });
 
   app.post(`${page}/Cancel`, guard.write('operator'), async (c) => {
