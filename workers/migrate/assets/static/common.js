@@ -42,6 +42,21 @@
     var el = root.querySelector(selector);
     if (el) el.textContent = String(text);
   }
+  /**
+   * A job's progress section: its data-state, the state's text (`selectors.state`), the count done
+   * so far (`selectors.done`), the total (data-total) and the progress bar (data-bar).
+   */
+  function showProgress(section, selectors, state, done, total) {
+    section.setAttribute('data-state', state);
+    setText(section, selectors.state, state);
+    setText(section, selectors.done, done);
+    setText(section, '[data-total]', total);
+    var bar = section.querySelector('[data-bar]');
+    if (bar) {
+      bar.max = Math.max(total, 1);
+      bar.value = done;
+    }
+  }
   /** A table row with a cell for each value. */
   function row(values) {
     var tr = document.createElement('tr');
@@ -90,6 +105,7 @@
     post: post,
     postForAnswer: postForAnswer,
     setText: setText,
+    showProgress: showProgress,
     row: row,
     renderLog: renderLog,
     pollProgress: pollProgress,

@@ -11,16 +11,8 @@
   }
 
   function render(p) {
-    section.setAttribute('data-state', p.state);
-    set('[data-repair-state]', p.state);
-    set('[data-checked]', p.checked);
-    set('[data-total]', p.total);
+    page.showProgress(section, { state: '[data-repair-state]', done: '[data-checked]' }, p.state, p.checked, p.total);
     set('[data-changed]', p.changed);
-    var bar = section.querySelector('[data-bar]');
-    if (bar) {
-      bar.max = Math.max(p.total, 1);
-      bar.value = p.checked;
-    }
     Object.keys(p.summary).forEach(function (key) {
       set('[data-count="' + key + '"]', p.summary[key]);
     });

@@ -93,19 +93,11 @@
     page.setText(section, selector, text);
   }
   function render(p) {
-    section.setAttribute('data-state', p.state);
-    set('[data-import-state]', p.state);
-    set('[data-processed]', p.processed);
-    set('[data-total]', p.total);
+    page.showProgress(section, { state: '[data-import-state]', done: '[data-processed]' }, p.state, p.processed, p.total);
     ['inserted', 'updated', 'unchanged', 'skipped'].forEach(function (key) {
       set('[data-count="' + key + '"]', p[key]);
     });
     set('[data-count="filteredOut"]', p.summary.filteredOut);
-    var bar = section.querySelector('[data-bar]');
-    if (bar) {
-      bar.max = Math.max(p.total, 1);
-      bar.value = p.processed;
-    }
     var problems = section.querySelector('[data-problems]');
     if (problems) {
       problems.textContent = '';
