@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMigrateApp } from '../../workers/migrate/src/app';
-import type { Access } from '../../workers/migrate/src/guard';
+import type { Access } from '../../workers/migrate/src/guards.ts';
 import { accessTable, routeGuards, unprotectedBrowserWrites } from '../support/route-guards';
 import { signIn } from './helpers';
 

@@ -50,7 +50,7 @@ const SERVICES: Record<string, Exceptions> = {
     jsxOutsideViews: [],
   },
   migrate: {
-    entries: { 'guards.ts': 'guard.ts' },
+    entries: {},
     long: [],
     sqlInRoutes: [],
     jsxOutsideViews: [],

@@ -7,7 +7,7 @@ import { basePath } from '#shared/base-path.ts';
 import { errorHandler } from '#shared/errors.ts';
 import { migrateServices, type MigrateEnv } from './context.ts';
 import { FilterError, HostNotAllowedError, PlanError } from './engine/index.ts';
-import { antiForgeryToken } from './guard.ts';
+import { antiForgeryToken } from './guards.ts';
 import { account } from './routes/account.ts';
 import { api } from './routes/api.ts';
 import { configuration } from './routes/configuration.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { finishLogin, revokeSession, startLogin } from '#shared/auth-client.ts';
 import { HttpError } from '#shared/http-error.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { formBody, text } from '../input.ts';
 import { endSession, roleFromPermissions, startSession } from '../session.ts';
 import { LoginPage, VerifyPage } from '../views/account.tsx';

@@ -3,7 +3,7 @@ import { activeConnection, connectionOf, engineEnv, hostAllowed } from '../confi
 import type { Connection } from '../engine/types.ts';
 import * as engine from '../engine/index.ts';
 import { FilterError } from '../engine/types.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { identifier, intId, text } from '../input.ts';
 import { migrationJob } from '../runs.ts';
 import { recordRunState, wizardSession, withinRateLimit } from '../wizard-sessions.ts';

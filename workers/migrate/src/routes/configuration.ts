@@ -12,7 +12,7 @@ import {
   updateConfiguration,
   type ConfigurationInput,
 } from '../configurations.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { form, formBody, intId, parsed, text } from '../input.ts';
 import { ConfigurationDeletePage, ConfigurationForm, ConfigurationList, type FormValues } from '../views/configuration.tsx';
 import { notFoundPage } from '../views/errors.tsx';

@@ -13,7 +13,7 @@ import {
   type RepairProgress,
 } from '../discipline-repair.ts';
 import { destinationReads, sourceReads } from '../engine/db.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { GUID, formBody, parsed, query, sessionId } from '../input.ts';
 import { sourceQuery } from '../meetings.ts';
 import { DisciplineRepairIndexPage, DisciplineRepairProgressPage } from '../views/discipline-repair.tsx';

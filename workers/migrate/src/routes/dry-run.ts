@@ -4,7 +4,7 @@ import { HttpError } from '#shared/http-error.ts';
 import { engineEnv } from '../configurations.ts';
 import type { MigrateEnv } from '../context.ts';
 import { DEFAULT_DRY_RUN_ROWS, MAX_DRY_RUN_ROWS, dryRun } from '../engine/dry-run.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { formBody, parsed, text } from '../input.ts';
 import { runPlanOf } from '../runs.ts';
 import { DryRunPage } from '../views/wizard/dry-run.tsx';

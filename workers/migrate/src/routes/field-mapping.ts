@@ -4,7 +4,7 @@ import { HttpError } from '#shared/http-error.ts';
 import { activeConnection, connectionOf, engineEnv } from '../configurations.ts';
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { checkbox, formBody, identifier, indexedList, intId, parsed, text } from '../input.ts';
 import { startRun } from '../runs.ts';
 import { FieldMappingPage, FkPatchPage, PendingMappingsPage, SummaryPage } from '../views/wizard/index.ts';

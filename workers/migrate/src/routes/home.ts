@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { activeConfiguration } from '../configurations.ts';
 import type { MigrateEnv } from '../context.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { ErrorPage } from '../views/layout.tsx';
 import { HomePage } from '../views/home.tsx';
 

@@ -4,7 +4,7 @@ import { racingToday } from '#shared/racing-day.ts';
 import { activeConnection, engineEnv, type ConfigurationView } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
 import { destinationReads, sourceReads } from '../engine/db.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { query } from '../input.ts';
 import { type MeetingsDb, sourceQuery } from '../meetings.ts';
 import { meetingPair, recentMeetings } from '../meetings/meeting-pairs.ts';

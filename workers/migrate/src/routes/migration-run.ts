@@ -6,7 +6,7 @@ import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';
 import { destinationReads } from '../engine/db.ts';
 import { rejectCounts } from '../engine/rejects.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { checkbox, formBody, identifier, many, parsed } from '../input.ts';
 import { migrationJob, planForeignKeys, runOrder, runPlanOf, startRun } from '../runs.ts';
 import { ProgressPage, ResultsPage, RunConfigPage } from '../views/wizard/index.ts';

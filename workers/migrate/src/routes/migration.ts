@@ -5,7 +5,7 @@ import { activeConnection, connectionOf, engineEnv } from '../configurations.ts'
 import type { MigrateContext, MigrateEnv } from '../context.ts';
 import * as engine from '../engine/index.ts';
 import type { MappingDocument } from '../engine/types.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { formBody, identifier, indexedList, many, parsed, text } from '../input.ts';
 import { buildPlans } from '../runs.ts';
 import {

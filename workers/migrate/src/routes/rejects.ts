@@ -5,7 +5,7 @@ import { engineEnv } from '../configurations.ts';
 import type { MigrateEnv } from '../context.ts';
 import { destinationReads } from '../engine/db.ts';
 import { DEFAULT_REJECT_LIMIT, MAX_REJECT_LIMIT, type RejectRow, rejectRows } from '../engine/rejects.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { identifier, parsed, text } from '../input.ts';
 import { wizardSession } from '../wizard-sessions.ts';
 

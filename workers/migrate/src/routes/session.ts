@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { SESSION_STATUSES } from '#d1/migrate/schema.ts';
 import type { MigrateEnv } from '../context.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { formBody, query } from '../input.ts';
 import { migrationJob } from '../runs.ts';
 import { SessionListPage } from '../views/session.tsx';

@@ -4,7 +4,7 @@ import { connectionOf, engineEnv, findConfiguration } from '../configurations.ts
 import type { MigrateContext } from '../context.ts';
 import { recordSyncFailure, saveSyncMappingDocument, syncMappingDocument, syncStatus, toggleSyncJob } from '../data/sync-jobs.ts';
 import * as engine from '../engine/index.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { formBody } from '../input.ts';
 import { buildPlans } from '../runs.ts';
 import { refreshActiveSyncJobs, refreshSyncJob, startSyncRun, syncJobOr404, syncPlanInputs, tableForeignKeys } from '../sync-jobs.ts';

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { HttpError } from '#shared/http-error.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { type FormBody, formBody, identifier, parsed, text } from '../input.ts';
 import { type IncrementalInput, checkIncrementalInput, incrementalView } from '../sync-incremental.ts';
 import { MAX_SYNC_TABLES, syncJobOr404 } from '../sync-jobs.ts';

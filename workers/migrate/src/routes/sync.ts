@@ -11,7 +11,7 @@ import {
   type SyncJob,
 } from '../data/sync-jobs.ts';
 import * as engine from '../engine/index.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { checkbox, formBody, identifier, many, parsed, text, type FormBody } from '../input.ts';
 import { buildPlans, migrationJob } from '../runs.ts';
 import { INTERVAL_MINUTES, MAX_SYNC_TABLES, refreshActiveSyncJobs, syncJobOr404, syncPlanInputs, tableForeignKeys } from '../sync-jobs.ts';

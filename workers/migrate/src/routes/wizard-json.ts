@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { HttpError } from '#shared/http-error.ts';
 import { engineEnv } from '../configurations.ts';
 import * as engine from '../engine/index.ts';
-import { guard } from '../guard.ts';
+import { guard } from '../guards.ts';
 import { identifier, intId, sessionId } from '../input.ts';
 import { migrationJob } from '../runs.ts';
 import { addCustomRelationship, deleteCustomRelationship, ownRelationshipSession, wizardSession } from '../wizard-sessions.ts';

@@ -3,7 +3,7 @@ import { assetUrl } from '#shared/views/assets.ts';
 import { ErrorPage as SharedErrorPage, PageShell } from '#shared/views/page.tsx';
 import { ASSET_MANIFEST } from '../asset-manifest.ts';
 import type { SessionUser } from '../context.ts';
-import { CSRF_FIELD } from '../guard.ts';
+import { CSRF_FIELD } from '../guards.ts';
 
 /** An asset's URL carrying its content hash (`/static/x.js?v=…`). */
 export const asset = (path: keyof typeof ASSET_MANIFEST) => assetUrl(ASSET_MANIFEST, path);

@@ -6,7 +6,7 @@ import { analyseSheet } from '../../imports/analyse.ts';
 import { areaDef, type ImportArea } from '../../imports/areas.ts';
 import { AUTO_SYNC_INTERVAL, findAutoSync, hasSheet, refreshAutoSync, saveAutoSync } from '../../imports/auto-sync.ts';
 import { fetchSheet, isSheetUrl, sheetUrlRefusal, storeAutoSyncSheet } from '../../imports/storage.ts';
-import { guard } from '../../guard.ts';
+import { guard } from '../../guards.ts';
 import { formBody } from '../../input.ts';
 import { ImportAutoSyncPage } from '../../views/imports/index.ts';
 import { checkedFilter, fileField, fkOf, type ImportRoutes, one, sheetProblem, withError } from './forms.ts';

@@ -11,7 +11,7 @@ import { findUpload, importProgress, latestUpload } from '../../imports/jobs.ts'
 import { readRecords } from '../../imports/records.ts';
 import { readSheet } from '../../imports/sheet/index.ts';
 import { fetchSheet, TEMP_PATH } from '../../imports/storage.ts';
-import { guard } from '../../guard.ts';
+import { guard } from '../../guards.ts';
 import { GUID } from '../../input.ts';
 import { ErrorBody, guardedResponses, json, security } from '../json.ts';
 import { checkedFilter, type ImportRoutes, sheetProblem } from './forms.ts';

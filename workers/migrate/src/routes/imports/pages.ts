@@ -20,7 +20,7 @@ import {
   startImport,
 } from '../../imports/jobs.ts';
 import { exampleSheets, storeUpload, TEMP_PATH } from '../../imports/storage.ts';
-import { guard } from '../../guard.ts';
+import { guard } from '../../guards.ts';
 import { formBody, parsed, query, sessionId } from '../../input.ts';
 import { ImportIndexPage, ImportPreviewPage, ImportProgressPage } from '../../views/imports/index.ts';
 import { checkedFilter, exampleSheet, fileField, fkOf, type ImportRoutes, JobQuery, last, one, sheetProblem, withError } from './forms.ts';
