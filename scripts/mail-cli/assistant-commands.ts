@@ -29,9 +29,13 @@ export const ASSISTANT_COMMANDS: Command[] = [
     async run(ctx) {
       const ids = await targetIds(ctx);
       const done = await each(ctx, ids, 'summarising', (id) =>
-        ctx.client.post<{ message_id: string; summary: string; category?: string }>('/api/save-summary-direct', { message_id: id }),
+        ctx.client.post<{ message_id: string; summary: string; category?: string; generated_by?: string }>('/api/save-summary-direct', {
+          message_id: id,
+        }),
       );
-      ctx.print(done, (list) => list.map((s) => `${s.message_id}\n  [${s.category ?? 'unknown'}] ${s.summary}`).join('\n'));
+      ctx.print(done, (list) =>
+        list.map((s) => `${s.message_id}\n  [${s.category ?? 'unknown'}] ${s.summary}${madeBy(s.generated_by)}`).join('\n'),
+      );
     },
   },
   {
@@ -44,9 +48,11 @@ export const ASSISTANT_COMMANDS: Command[] = [
     async run(ctx) {
       const ids = await targetIds(ctx);
       const done = await each(ctx, ids, 'classifying', (id) =>
-        ctx.client.post<{ message_id: string; category: string; trace_id: string }>(`/api/email/${enc(id)}/classify`),
+        ctx.client.post<{ message_id: string; category: string; generated_by?: string; trace_id: string }>(
+          `/api/email/${enc(id)}/classify`,
+        ),
       );
-      ctx.print(done, (list) => list.map((c) => `${c.category.padEnd(20)} ${c.message_id}`).join('\n'));
+      ctx.print(done, (list) => list.map((c) => `${c.category.padEnd(20)} ${c.message_id}${madeBy(c.generated_by)}`).join('\n'));
     },
   },
   {
@@ -59,10 +65,13 @@ export const ASSISTANT_COMMANDS: Command[] = [
     async run(ctx) {
       const m = await ctx.client.get<MessageView>(`/api/email/${enc(ctx.args[0]!)}`);
       const text = `Subject: ${m.subject}\nFrom: ${who(m.from)}\n\n${m.body.contentType.toLowerCase() === 'html' ? htmlToText(m.body.content) : m.body.content}`;
-      const answer = await ctx.client.post<{ values: Record<string, string>; trace_id: string }>('/api/llm/kv-extract', {
-        text: text.slice(0, 100_000),
-        ...keys(ctx),
-      });
+      const answer = await ctx.client.post<{ values: Record<string, string>; generated_by?: string; trace_id: string }>(
+        '/api/llm/kv-extract',
+        {
+          text: text.slice(0, 100_000),
+          ...keys(ctx),
+        },
+      );
       ctx.print({ message_id: m.id, ...answer }, kvText);
     },
   },
@@ -78,10 +87,13 @@ export const ASSISTANT_COMMANDS: Command[] = [
       'cat note.txt | npm run mail -- llm-summarise',
     ],
     async run(ctx) {
-      const answer = await ctx.client.post<{ summary: string; bullets: string[]; trace_id: string }>('/api/llm/summarise', {
-        text: await inputText(ctx),
-      });
-      ctx.print(answer, (d) => `${d.summary}\n${d.bullets.map((b) => `  - ${b}`).join('\n')}\n(trace ${d.trace_id})`);
+      const answer = await ctx.client.post<{ summary: string; bullets: string[]; generated_by?: string; trace_id: string }>(
+        '/api/llm/summarise',
+        {
+          text: await inputText(ctx),
+        },
+      );
+      ctx.print(answer, (d) => `${d.summary}\n${d.bullets.map((b) => `  - ${b}`).join('\n')}\n(${by(d)}trace ${d.trace_id})`);
     },
   },
   {
@@ -92,8 +104,10 @@ export const ASSISTANT_COMMANDS: Command[] = [
     options: { file: FILE_OPTION },
     examples: ['llm-classify "Please confirm the nomination for race 4"'],
     async run(ctx) {
-      const answer = await ctx.client.post<{ category: string; trace_id: string }>('/api/llm/classify', { text: await inputText(ctx) });
-      ctx.print(answer, (d) => `${d.category}\n(trace ${d.trace_id})`);
+      const answer = await ctx.client.post<{ category: string; generated_by?: string; trace_id: string }>('/api/llm/classify', {
+        text: await inputText(ctx),
+      });
+      ctx.print(answer, (d) => `${d.category}\n(${by(d)}trace ${d.trace_id})`);
     },
   },
   {
@@ -104,10 +118,13 @@ export const ASSISTANT_COMMANDS: Command[] = [
     options: { file: FILE_OPTION, key: KEY_OPTION },
     examples: ['llm-kv-extract --file nomination.txt --json', 'llm-kv-extract "Trainer: Jane Doe. Race: 4" --key trainer'],
     async run(ctx) {
-      const answer = await ctx.client.post<{ values: Record<string, string>; trace_id: string }>('/api/llm/kv-extract', {
-        text: await inputText(ctx),
-        ...keys(ctx),
-      });
+      const answer = await ctx.client.post<{ values: Record<string, string>; generated_by?: string; trace_id: string }>(
+        '/api/llm/kv-extract',
+        {
+          text: await inputText(ctx),
+          ...keys(ctx),
+        },
+      );
       ctx.print(answer, kvText);
     },
   },
@@ -120,11 +137,11 @@ export const ASSISTANT_COMMANDS: Command[] = [
     examples: ['llm-reply-draft "Can the float leave at 5am?" --category Logistics'],
     async run(ctx) {
       const category = str(ctx, 'category');
-      const answer = await ctx.client.post<{ body: string; trace_id: string }>('/api/llm/reply-draft', {
+      const answer = await ctx.client.post<{ body: string; generated_by?: string; trace_id: string }>('/api/llm/reply-draft', {
         text: await inputText(ctx),
         ...(category ? { category } : {}),
       });
-      ctx.print(answer, (d) => `${d.body}\n(trace ${d.trace_id})`);
+      ctx.print(answer, (d) => `${d.body}\n(${by(d)}trace ${d.trace_id})`);
     },
   },
 ];
@@ -184,10 +201,14 @@ export const STORE_COMMANDS: Command[] = [
   },
 ];
 
-function kvText(d: { values: Record<string, string>; trace_id: string }): string {
+/** What made an answer, as the service names it ("template reply", "keyword category", "AI reply (<model>)"). */
+const by = (d: { generated_by?: string }) => (d.generated_by ? `${d.generated_by}; ` : '');
+const madeBy = (generatedBy?: string) => (generatedBy ? ` (${generatedBy})` : '');
+
+function kvText(d: { values: Record<string, string>; generated_by?: string; trace_id: string }): string {
   const entries = Object.entries(d.values);
   const width = Math.max(0, ...entries.map(([k]) => k.length));
-  return `${entries.length ? entries.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') : '(nothing found)'}\n(trace ${d.trace_id})`;
+  return `${entries.length ? entries.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') : '(nothing found)'}\n(${by(d)}trace ${d.trace_id})`;
 }
 
 /** Nested metrics as `a.b: value` lines. */

@@ -17,7 +17,8 @@ export const WRITE_COMMANDS: Command[] = [
       html: { type: 'boolean', description: 'The body is HTML' },
       for: {
         type: 'string',
-        description: 'Generate the AI reply draft to this message (POST /api/draft/generate)',
+        description:
+          'Generate the assistant’s reply draft to this message (POST /api/draft/generate; a template reply with the offline model)',
         argument: 'message_id',
       },
       ...BODY_OPTIONS,
@@ -34,12 +35,13 @@ export const WRITE_COMMANDS: Command[] = [
           reused?: boolean;
           category?: string;
           no_reply?: boolean;
+          generated_by?: string;
           trace_id?: string;
         }>('/api/draft/generate', { email_id: replyTo });
         ctx.print(draft, (d) =>
           d.no_reply
             ? `No reply draft: the message's category (${d.category}) is in no-reply mode`
-            : `${d.reused ? 'Existing' : 'New'} reply draft ${d.draft_id} (category ${d.category ?? 'unknown'}; trace ${d.trace_id})\n\n${htmlToText(d.body_html ?? '')}`,
+            : `${d.reused ? 'Existing' : 'New'} reply draft ${d.draft_id}: ${d.generated_by ?? 'reply'} (category ${d.category ?? 'unknown'}; trace ${d.trace_id})\n\n${htmlToText(d.body_html ?? '')}`,
         );
         return;
       }

@@ -32,12 +32,16 @@ describe('the model on a text', () => {
     const piped = await cli(['llm-summarise'], { stdin: NOTE });
     expect(piped.code).toBe(0);
     expect(piped.stdout).toContain('Silver Arrow');
-    expect(piped.stdout).toMatch(/\(trace tr_\S+\)/);
+    expect(piped.stdout).toMatch(/\(first-sentences summary; trace tr_\S+\)/);
   });
 
   it('llm-classify answers one of the user’s categories or unknown', async () => {
-    const answer = await json<{ category: string }>(['llm-classify', NOTE]);
-    expect(answer.category).toBe('unknown');
+    const answer = await json<{ category: string; generated_by: string }>(['llm-classify', NOTE]);
+    expect(answer).toMatchObject({ category: 'unknown', generated_by: 'keyword category' });
+    // the offline model's output is named for what it is, never AI
+    const text = await cli(['llm-classify', NOTE]);
+    expect(text.stdout).toMatch(/^\(keyword category; trace tr_\S+\)$/m);
+    expect(text.stdout).not.toMatch(/\bAI\b/);
   });
 
   it('llm-kv-extract: every key-value fact, or only the keys asked for', async () => {
@@ -54,6 +58,8 @@ describe('the model on a text', () => {
     const answer = await json<{ body: string }>(['llm-reply-draft', NOTE, '--category', 'Entries']);
     expect(answer.body).toMatch(/^Hello Jane,/);
     expect((await json<List>(['mail', 'drafts', '--top', '1'])).folder.total).toBe(drafts);
+    const text = await cli(['llm-reply-draft', NOTE, '--category', 'Entries']);
+    expect(text.stdout).toMatch(/^\(template reply; trace tr_\S+\)$/m);
   });
 
   it('extract reads a message of the mailbox and extracts its facts', async () => {
@@ -98,8 +104,9 @@ describe('summaries, categories, drafts and the dashboard (the assistant over th
   it('classify stores a category for each message', async () => {
     const id = await entries(`Entries classified ${Date.now()}`);
     const [answer] = await json<{ message_id: string; category: string; trace_id: string }[]>(['classify', id]);
-    expect(answer).toMatchObject({ message_id: id, category: 'unknown' });
+    expect(answer).toMatchObject({ message_id: id, category: 'unknown', generated_by: 'keyword category' });
     expect(answer!.trace_id).toMatch(/^tr_/);
+    expect((await cli(['classify', id])).stdout).toContain(`${id} (keyword category)`);
   });
 
   it('create-draft --for makes the reply draft; update-draft changes it; send-draft sends it once', async () => {
@@ -107,8 +114,8 @@ describe('summaries, categories, drafts and the dashboard (the assistant over th
     const draft = await json<{ draft_id: string; body_html: string; reused: boolean; no_reply: boolean }>(['create-draft', '--for', id]);
     expect(draft.no_reply).toBe(false);
     expect(draft.draft_id).toBeTruthy();
-    const again = await json<{ draft_id: string; reused: boolean }>(['create-draft', '--for', id]);
-    expect(again).toMatchObject({ draft_id: draft.draft_id, reused: true });
+    const again = await cli(['create-draft', '--for', id]);
+    expect(again.stdout).toContain(`Existing reply draft ${draft.draft_id}: template reply`);
     expect((await cli(['update-draft', draft.draft_id, '--text', '--body', 'Entered: barrier draw Thursday.'])).code).toBe(0);
     const edited = await json<{ text: string; isDraft: boolean }>(['read', draft.draft_id]);
     expect(edited.isDraft).toBe(true);

@@ -1,6 +1,7 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { categoriesOf } from '../ai/categories.ts';
 import { jobView, latestJobs } from '../ai/jobs.ts';
+import { createModel, modelTitle } from '../ai/model.ts';
 import { summaryRow } from '../ai/pipeline.ts';
 import { PROMPT_NAMES, promptFor } from '../ai/prompts.ts';
 import type { MailEnv } from '../context.ts';
@@ -11,6 +12,17 @@ import { dashboardFigures, traceIdParam, traceOf } from './dashboard.ts';
 
 /** The assistant's pages (server-rendered from SQL): dashboard, admin, a trace, the latest summaries. */
 export const assistantPages = new Hono<MailEnv>();
+
+/** Which model works now; the offline one's categories and summaries are named for what they are. */
+const ModelLine = ({ c }: { c: Context<MailEnv> }) => {
+  const model = createModel(c.var.config, c.env);
+  return (
+    <p data-model data-model-kind={model.kind}>
+      Model: <strong>{modelTitle(model)}</strong>
+      {model.kind === 'template' ? ' — its categories are keyword categories and its summaries the first sentences.' : ''}
+    </p>
+  );
+};
 
 const percent = (done: number, total: number) => (total ? Math.round((done / total) * 100) : 100);
 
@@ -149,6 +161,7 @@ assistantPages.get('/admin', pageSession, assistant, async (c) => {
       {running ? <meta http-equiv="refresh" content="2" /> : null}
       <section class="panel" data-shell="admin">
         <h1>Admin</h1>
+        <ModelLine c={c} />
         <p>
           Categories, prompts and who may use the assistant are changed on the <a href="/settings">settings page</a> (or through the JSON
           routes under <code>/api/admin/</code>, see <a href="/openapi.json">the API</a>).
@@ -207,6 +220,7 @@ assistantPages.get('/admin/docdb-latest', pageSession, assistant, async (c) => {
     <Layout title="Latest summaries" user={c.var.user} csrfToken={c.var.csrfToken}>
       <section class="panel" data-shell="docdb-latest">
         <h1>The 20 most recent summaries</h1>
+        <ModelLine c={c} />
         <table class="summaries">
           <thead>
             <tr>

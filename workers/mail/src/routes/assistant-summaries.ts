@@ -3,6 +3,7 @@ import { basePath } from '#shared/base-path.ts';
 import { HttpError } from '#shared/http-error.ts';
 import { categoriesOf, setCategory } from '../ai/categories.ts';
 import { messageText, processMessage, summaryOf, summaryRow } from '../ai/pipeline.ts';
+import { outputName } from '../ai/model.ts';
 import { aiContext, traced, tracedGraph } from '../ai/run.ts';
 import { classify } from '../ai/task.ts';
 import { type MailContext, type MailEnv, mailboxStub } from '../context.ts';
@@ -10,7 +11,7 @@ import { resolveFolder } from '../folders.ts';
 import { cachedEmailPage, deleteSummary, inboxZero, summaryPage, togglePinned, updateSummary } from '../data/summaries.ts';
 import { awaitingReplies } from '../data/replies.ts';
 import { mergeAwaiting } from '../ai/replies.ts';
-import { categoryName } from './llm.ts';
+import { GeneratedBy, categoryName } from './llm.ts';
 import { ErrorSchema, TraceId, json, jsonBody, messageId, security, text } from './api-common.ts';
 import { SummarySchema, aiErrors, iso, ok, read, readErrors, write, writeErrors, writeMail } from './assistant-common.ts';
 
@@ -269,7 +270,7 @@ summariesApi.openapi(
     middleware: write(1024 * 1024),
     request: jsonBody(DirectInput),
     responses: {
-      200: ok(SummarySchema.extend({ trace_id: TraceId, enriched: z.boolean() })),
+      200: ok(SummarySchema.extend({ generated_by: GeneratedBy, trace_id: TraceId, enriched: z.boolean() })),
       ...aiErrors,
       502: json(ErrorSchema, 'The model or Graph failed'),
     },
@@ -302,7 +303,10 @@ summariesApi.openapi(
       } as const;
       result = await traced(ctx, () => processMessage(ctx, undefined, message, { draft: false }));
     }
-    return c.json({ ...result.summary, trace_id: ctx.tracer.id, enriched: status.connected }, 200);
+    return c.json(
+      { ...result.summary, generated_by: outputName(ctx.model, 'summarise'), trace_id: ctx.tracer.id, enriched: status.connected },
+      200,
+    );
   },
 );
 
@@ -315,7 +319,10 @@ summariesApi.openapi(
     security,
     middleware: writeMail(1024),
     request: { params: MessageParam },
-    responses: { 200: ok(z.object({ message_id: z.string(), category: z.string(), trace_id: TraceId })), ...aiErrors },
+    responses: {
+      200: ok(z.object({ message_id: z.string(), category: z.string(), generated_by: GeneratedBy, trace_id: TraceId })),
+      ...aiErrors,
+    },
   }),
   async (c) => {
     const { message_id } = c.req.valid('param');
@@ -332,7 +339,7 @@ summariesApi.openapi(
       await setCategory(ctx.db, ctx.userId, message_id, found, categories);
       return found;
     });
-    return c.json({ message_id, category, trace_id: ctx.tracer.id }, 200);
+    return c.json({ message_id, category, generated_by: outputName(ctx.model, 'classify'), trace_id: ctx.tracer.id }, 200);
   },
 );
 

@@ -1,6 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { categoriesOf } from '../ai/categories.ts';
+import { outputName } from '../ai/model.ts';
 import { aiContext, traced } from '../ai/run.ts';
 import { classify, extract, replyDraft, summarise } from '../ai/task.ts';
 import type { MailEnv } from '../context.ts';
@@ -16,6 +17,11 @@ export const llm = new OpenAPIHono<MailEnv>();
 const MAX_TEXT = 100_000;
 const llmGuards: MiddlewareHandler<MailEnv>[] = [apiSession, limitBody(256 * 1024), csrf, assistant];
 const llmErrors = errors(400, 401, 403, 413, 502);
+/** What made the answer: a language model's is "AI … (<model>)", the offline model's a "template reply", "keyword category", … */
+const GeneratedBy = z.string().openapi({
+  description:
+    'What made the answer: "AI <task> (<model>)", or with the offline model "template reply", "keyword category", "first-sentences summary", "pattern extraction" (never AI)',
+});
 const Text = text(MAX_TEXT).pipe(z.string().trim().min(1, 'is required'));
 // trimmed before the checks: the model answers a name without its outer spaces
 const categoryName = z
@@ -35,14 +41,17 @@ llm.openapi(
     middleware: llmGuards,
     request: jsonBody(z.object({ text: Text })),
     responses: {
-      200: json(z.object({ summary: z.string(), bullets: z.array(z.string()), trace_id: TraceId }), 'The summary'),
+      200: json(
+        z.object({ summary: z.string(), bullets: z.array(z.string()), generated_by: GeneratedBy, trace_id: TraceId }),
+        'The summary',
+      ),
       ...llmErrors,
     },
   }),
   async (c) => {
     const ctx = aiContext(c, 'llm summarise');
     const answer = await traced(ctx, () => summarise(ctx, c.req.valid('json').text));
-    return c.json({ ...answer, trace_id: ctx.tracer.id }, 200);
+    return c.json({ ...answer, generated_by: outputName(ctx.model, 'summarise'), trace_id: ctx.tracer.id }, 200);
   },
 );
 
@@ -55,12 +64,15 @@ llm.openapi(
     security,
     middleware: llmGuards,
     request: jsonBody(z.object({ text: Text })),
-    responses: { 200: json(z.object({ category: z.string(), trace_id: TraceId }), 'The category'), ...llmErrors },
+    responses: {
+      200: json(z.object({ category: z.string(), generated_by: GeneratedBy, trace_id: TraceId }), 'The category'),
+      ...llmErrors,
+    },
   }),
   async (c) => {
     const ctx = aiContext(c, 'llm classify');
     const category = await traced(ctx, async () => classify(ctx, c.req.valid('json').text, await categoriesOf(ctx.db, ctx.userId)));
-    return c.json({ category, trace_id: ctx.tracer.id }, 200);
+    return c.json({ category, generated_by: outputName(ctx.model, 'classify'), trace_id: ctx.tracer.id }, 200);
   },
 );
 
@@ -81,13 +93,16 @@ llm.openapi(
           .optional(),
       }),
     ),
-    responses: { 200: json(z.object({ values: z.record(z.string(), z.string()), trace_id: TraceId }), 'The values'), ...llmErrors },
+    responses: {
+      200: json(z.object({ values: z.record(z.string(), z.string()), generated_by: GeneratedBy, trace_id: TraceId }), 'The values'),
+      ...llmErrors,
+    },
   }),
   async (c) => {
     const ctx = aiContext(c, 'llm kv-extract');
     const { text: input, keys } = c.req.valid('json');
     const values = await traced(ctx, () => extract(ctx, input, keys));
-    return c.json({ values, trace_id: ctx.tracer.id }, 200);
+    return c.json({ values, generated_by: outputName(ctx.model, 'extract'), trace_id: ctx.tracer.id }, 200);
   },
 );
 
@@ -100,14 +115,14 @@ llm.openapi(
     security,
     middleware: llmGuards,
     request: jsonBody(z.object({ text: Text, category: categoryName.optional() })),
-    responses: { 200: json(z.object({ body: z.string(), trace_id: TraceId }), 'The reply body'), ...llmErrors },
+    responses: { 200: json(z.object({ body: z.string(), generated_by: GeneratedBy, trace_id: TraceId }), 'The reply body'), ...llmErrors },
   }),
   async (c) => {
     const ctx = aiContext(c, 'llm reply-draft');
     const { text: input, category } = c.req.valid('json');
     const reply = await traced(ctx, () => replyDraft(ctx, input, category));
-    return c.json({ body: reply, trace_id: ctx.tracer.id }, 200);
+    return c.json({ body: reply, generated_by: outputName(ctx.model, 'reply'), trace_id: ctx.tracer.id }, 200);
   },
 );
 
-export { categoryName };
+export { GeneratedBy, categoryName };
