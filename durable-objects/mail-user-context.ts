@@ -11,6 +11,7 @@ import {
   type MailboxStatus,
   MailboxWork,
   type QueueState,
+  ReadActivity,
   Semaphore,
   SharedReads,
   type StoredConnection,
@@ -36,6 +37,8 @@ export class MailUserContext extends DurableObject<Env> {
   private readonly slots = new Semaphore(MAX_CONCURRENT_GRAPH_REQUESTS, MAX_BACKGROUND_GRAPH_REQUESTS);
   /** Identical reads in flight share one call; a short-lived cache, dropped by writes and notifications. */
   private readonly reads = new SharedReads();
+  /** The person's reads (not the background work's): background work waits for a quiet moment between messages. */
+  private readonly readActivity = new ReadActivity();
   private wellKnownLoading: Promise<Record<string, string>> | undefined;
   private readonly work: MailboxWork;
   #config: MailConfig | undefined;
@@ -52,7 +55,13 @@ export class MailUserContext extends DurableObject<Env> {
   }
 
   private get host(): MailboxHost {
-    return { env: this.env, config: this.config, transport: this, ownAddress: async () => (await this.status()).account?.mail };
+    return {
+      env: this.env,
+      config: this.config,
+      transport: this,
+      ownAddress: async () => (await this.status()).account?.mail,
+      readsQuiet: () => this.readActivity.quiet(),
+    };
   }
 
   /** Stores a new connection (replacing any earlier one). */
@@ -149,7 +158,9 @@ export class MailUserContext extends DurableObject<Env> {
   /** One Graph request with the mailbox's token (see sendGraph), its reads shared (see SharedReads). */
   async graph(request: GraphRequest): Promise<GraphResult> {
     const settings = this.config;
-    return this.reads.send(request, (r) => sendGraph(r, { settings, slots: this.slots, token: (renew) => this.accessToken(renew) }));
+    const send = () =>
+      this.reads.send(request, (r) => sendGraph(r, { settings, slots: this.slots, token: (renew) => this.accessToken(renew) }));
+    return request.priority === 'background' ? send() : this.readActivity.around(send);
   }
 
   /** A valid access token, refreshed first when it is (nearly) expired or `renew` is asked; undefined when not connected. */

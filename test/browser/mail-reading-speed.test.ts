@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningWorker, haveChromium } from '../support/browser';
 import { pageProblems, phoneContext } from '../support/page-checks';
@@ -11,14 +11,44 @@ const OWNER = {
   role: 'admin' as const,
 };
 
+// The promise: a clicked message's text on screen within 500 ms at the median and 1.5 s at p95 on
+// the dev stack, with the rest of the test suite running beside it.
+const MEDIAN_BOUND_MS = 500;
+const P95_BOUND_MS = 1_500;
+
+interface ReadingMarks {
+  clicks: number[];
+  frames: { at: number; src: string }[];
+}
+
+/** The text of a message's body as shown: inside the sandboxed frame for HTML mail, else the text view. */
+async function bodyTextShown(article: Locator): Promise<string> {
+  const frame = article.locator('iframe[data-mail-frame]');
+  if (await frame.count())
+    return (
+      (await frame
+        .contentFrame()
+        .locator('body')
+        .textContent({ timeout: 50 })
+        .catch(() => '')) ?? ''
+    ).trim();
+  return (
+    (await article
+      .locator('[data-body-text]')
+      .textContent({ timeout: 50 })
+      .catch(() => '')) ?? ''
+  ).trim();
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * How long a message takes to open in /outlook: 20 clicks, each timed from the click to the
  * message's text on screen, while new mail arrives and the assistant works on it (webhook, the
  * mailbox object's queue: Graph reads, summaries, categories, suggested replies). The dev set-up:
- * the mailbox connects by itself (MAIL_DEV_AUTO_CONNECT), the offline model. The bounds are
- * generous (the machine is shared with the rest of the suite); the figures are printed (run with
+ * the mailbox connects by itself (MAIL_DEV_AUTO_CONNECT), the offline model. The clock stops when
+ * the body's own text is on screen (inside the sandboxed frame for HTML mail), not at the headers.
+ * The bounds are the promised ones (median 500 ms, p95 1.5 s); the figures are printed (run with
  * `--silent=false` to see them; READING_NO_MAIL=1 reads without new mail arriving, to compare).
  */
 describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
@@ -87,7 +117,28 @@ describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
       }
     })();
 
+    // The browser's own clock: the click on a list item, the load of the current message's frame
+    // (its body drawn), and the requests between (the driver's round trips are not counted).
+    await page.evaluate(() => {
+      const marks: ReadingMarks = { clicks: [], frames: [] };
+      (window as unknown as { __reading: ReadingMarks }).__reading = marks;
+      document.addEventListener(
+        'click',
+        (e) => (e.target as Element).closest?.('[data-messages] li') && marks.clicks.push(performance.now()),
+        true,
+      );
+      document.addEventListener(
+        'load',
+        (e) => {
+          const t = e.target;
+          if (t instanceof HTMLIFrameElement && t.matches('article.message.current iframe[data-mail-frame]'))
+            marks.frames.push({ at: performance.now(), src: t.src });
+        },
+        true,
+      );
+    });
     const times: number[] = [];
+    const split: string[] = [];
     const reader = page.locator('[data-reader]');
     for (let i = 0; i < 20; i++) {
       // the list as loaded at first: new mail shows when it is reloaded, not under the pointer
@@ -96,11 +147,43 @@ describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
       const started = performance.now();
       await item.click();
       // opening replaces the pane at once ("Loading…"): the message shown next is the one clicked
-      await reader.locator('article.message.current').waitFor({ state: 'visible', timeout: 30_000 });
-      await expect
-        .poll(async () => (await reader.locator('article.message.current').innerText()).trim().length, { timeout: 30_000, interval: 20 })
-        .toBeGreaterThan(0);
-      times.push(performance.now() - started);
+      const article = reader.locator('article.message.current');
+      await article.waitFor({ state: 'visible', timeout: 30_000 });
+      // the message's own text: an HTML body's inside its sandboxed frame, once the frame has loaded
+      await expect.poll(async () => (await bodyTextShown(article)).length, { timeout: 30_000, interval: 20 }).toBeGreaterThan(0);
+      const driver = performance.now() - started;
+      const src = await article
+        .locator('iframe[data-mail-frame]')
+        .getAttribute('src', { timeout: 50 })
+        .catch(() => null);
+      const inPage = await page.evaluate((frameSrc) => {
+        const marks = (window as unknown as { __reading: ReadingMarks }).__reading;
+        const click = marks.clicks.at(-1)!;
+        const frame = frameSrc ? marks.frames.find((f) => f.at > click && f.src.endsWith(frameSrc)) : undefined;
+        const request = (part: string) =>
+          performance.getEntriesByType('resource').find((r) => r.startTime >= click && r.name.includes(part)) as
+            | PerformanceResourceTiming
+            | undefined;
+        const thread = request('/api/thread/');
+        const html = request('/html');
+        return {
+          total: frame ? frame.at - click : undefined,
+          // click → thread asked; the thread's request; its answer → the frame asked; the frame's request; its answer → loaded
+          parts:
+            thread && html && frame
+              ? [
+                  thread.startTime - click,
+                  thread.duration,
+                  html.startTime - thread.responseEnd,
+                  html.duration,
+                  frame.at - html.responseEnd,
+                ].map((ms) => Math.round(ms))
+              : undefined,
+        };
+      }, src);
+      // an HTML body: click to its frame loaded; a text body: as the driver saw it
+      times.push(inPage.total ?? driver);
+      split.push(`${(inPage.total ?? driver).toFixed(0)}${inPage.parts ? ` (${inPage.parts.join('+')})` : ''}`);
     }
     delivering = false;
     await deliveries;
@@ -109,10 +192,10 @@ describe.skipIf(!haveChromium)('reading mail in /outlook', () => {
     const median = percentile(sorted, 50);
     const p95 = percentile(sorted, 95);
     console.log(
-      `reading speed, 20 messages, click to text: median ${median.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms (all: ${times.map((t) => t.toFixed(0)).join(', ')})`,
+      `reading speed, 20 messages, click to the body's text: median ${median.toFixed(0)} ms (bound ${MEDIAN_BOUND_MS} ms), p95 ${p95.toFixed(0)} ms (bound ${P95_BOUND_MS} ms), max ${sorted.at(-1)!.toFixed(0)} ms; each as click→thread asked + thread request + →frame asked + frame request + →frame loaded: ${split.join(', ')}`,
     );
-    expect(median).toBeLessThan(2_500);
-    expect(p95).toBeLessThan(5_000);
+    expect(median).toBeLessThan(MEDIAN_BOUND_MS);
+    expect(p95).toBeLessThan(P95_BOUND_MS);
     await context.close();
   }, 180_000);
 });

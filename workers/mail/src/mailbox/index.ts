@@ -8,6 +8,7 @@ export type { TokenSet } from '../oauth.ts';
 export { MAX_BACKGROUND_GRAPH_REQUESTS, MAX_CONCURRENT_GRAPH_REQUESTS, lookUpWellKnownFolders } from './gateway.ts';
 export type { MailboxNotification } from './notifications.ts';
 export type { QueueState } from './queue.ts';
+export { ReadActivity } from './read-activity.ts';
 export {
   type MailboxAccount,
   type MailboxStatus,

@@ -25,6 +25,8 @@ export interface MailboxHost {
   transport: GraphTransport;
   /** The mailbox owner's address, when connected. */
   ownAddress(): Promise<string | undefined>;
+  /** Resolves when the person has not read through the mailbox for a moment (bounded: see ReadActivity). */
+  readsQuiet?(): Promise<unknown>;
 }
 
 /**
@@ -112,6 +114,9 @@ export class MailboxWork {
       let next = 0;
       const worker = async () => {
         while (next < due.length) {
+          // the person's reads first: the next message waits for a quiet moment (at most 2 s)
+          await host.readsQuiet?.();
+          if (next >= due.length) break;
           const item = due[next++]!;
           await this.queue.process(taskContext(host, userId, 'new mail'), background, graphBase, item, ownAddress, categories);
           await new Promise((resolve) => setTimeout(resolve, 0));

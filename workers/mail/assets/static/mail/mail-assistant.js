@@ -6,8 +6,21 @@
   'use strict';
   const { api, el, say } = window.MailClient;
 
-  /** The category chip (the markup other pages test for). */
-  const categoryChip = (name) => el('span', { class: 'chip category', 'data-category': name, text: name });
+  /** The offline model (templates and keyword matches) is at work: its output is named so. */
+  const templateModel = document.querySelector('[data-client]')?.getAttribute('data-model-kind') === 'template';
+  const KEYWORD_CATEGORY = 'keyword category (no language model)';
+
+  /** The category chip (the markup other pages test for); the offline model's says it is a keyword match. */
+  const categoryChip = (name) =>
+    el('span', {
+      class: 'chip category',
+      'data-category': name,
+      ...(templateModel ? { title: KEYWORD_CATEGORY, 'data-category-kind': 'keyword' } : {}),
+      text: name,
+    });
+  /** Under a summary: what made it, when that was the offline model. */
+  const templateNote = (what) =>
+    templateModel ? el('p', { class: 'muted', 'data-template-note': '', text: `${what} (template, no language model)` }) : null;
   const originChip = (origin) =>
     el('span', { class: `chip origin ${origin === 'template reply' ? 'template' : 'model'}`, 'data-draft-origin': origin, text: origin });
 
@@ -42,6 +55,7 @@
           onclick: () => onPick(f.key),
         }),
       ),
+      ...(templateModel ? [el('span', { class: 'filter-note', 'data-template-note': '', text: 'Categories: keyword matches' })] : []),
     );
   }
 
@@ -83,6 +97,7 @@
         a.category ? categoryChip(a.category) : null,
         el('p', { text: a.summary || '(empty)' }),
         bulletList(a.bullets),
+        templateNote(a.category ? 'First sentences and a keyword category' : 'First sentences'),
       );
     };
     if (m.assistant) fill(m.assistant);
@@ -149,6 +164,7 @@
           ? el('p', { 'data-thread-summary-text': '', text: s.summary })
           : el('p', { class: 'muted', text: 'No summary of this conversation yet.' }),
         s ? bulletList(s.bullets) : null,
+        s ? templateNote('First sentences of the conversation') : null,
         s
           ? el('p', {
               class: 'muted',
@@ -161,5 +177,14 @@
     fill(thread.threadSummary);
     return box;
   }
-  Object.assign(window.MailClient, { categoryChip, listChips, FILTERS, renderFilters, filteredItems, messageSummary, threadSummary });
+  Object.assign(window.MailClient, {
+    templateModel,
+    categoryChip,
+    listChips,
+    FILTERS,
+    renderFilters,
+    filteredItems,
+    messageSummary,
+    threadSummary,
+  });
 })();

@@ -9,8 +9,12 @@
   const REMOTE_IMAGE = /<img\b[^>]*\bsrc\s*=\s*["']?\s*https?:|\bbackground\s*=\s*["']?\s*https?:|url\(\s*["']?\s*https?:/i;
   const frameUrl = (id, remote) => at(`/api/email/${encodeURIComponent(id)}/html${remote ? '?images=remote' : ''}`);
 
-  /** The body of message `m`: a frame for HTML (with its image and text switches), text as it is otherwise. */
-  function renderBody(m) {
+  /**
+   * The body of message `m`: a frame for HTML (with its image and text switches), text as it is
+   * otherwise. `later`: the frame is not loaded yet (`loadFrames` starts it), so the message the
+   * reader opened loads first and the others of its thread wait for it.
+   */
+  function renderBody(m, later = false) {
     const text = el('div', { class: 'body', 'data-body-text': '', text: bodyText(m.body) });
     if (m.body.contentType !== 'html') return text;
     text.hidden = true;
@@ -20,7 +24,7 @@
       sandbox: 'allow-popups allow-popups-to-escape-sandbox',
       referrerpolicy: 'no-referrer',
       title: `Message from ${m.from?.name || m.from?.address || 'unknown sender'}`,
-      src: frameUrl(m.id, false),
+      [later ? 'data-src' : 'src']: frameUrl(m.id, false),
     });
     const showImages = REMOTE_IMAGE.test(m.body.content)
       ? el('button', {
@@ -52,5 +56,25 @@
     });
     return el('div', { class: 'body-view' }, el('div', { class: 'body-tools' }, notice, showImages, toggle), frame, text);
   }
-  Object.assign(window.MailClient, { renderBody });
+  /** Starts the frames `renderBody` left waiting under `root`. */
+  function loadFrames(root) {
+    for (const frame of root.querySelectorAll('iframe[data-mail-frame][data-src]')) {
+      frame.src = frame.getAttribute('data-src');
+      frame.removeAttribute('data-src');
+    }
+  }
+
+  /** `then()` once the frame has loaded (at once without one), or after `waitMs` at the latest. */
+  function afterFrame(frame, then, waitMs = 3000) {
+    if (!frame) return then();
+    let done = false;
+    const once = () => {
+      if (done) return;
+      done = true;
+      then();
+    };
+    frame.addEventListener('load', once, { once: true });
+    setTimeout(once, waitMs);
+  }
+  Object.assign(window.MailClient, { renderBody, loadFrames, afterFrame });
 })();

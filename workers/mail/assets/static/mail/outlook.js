@@ -6,7 +6,7 @@
 (() => {
   'use strict';
   const { listChips, filteredItems, messageSummary, renderFilters, threadSummary } = window.MailClient;
-  const { renderBody } = window.MailClient;
+  const { afterFrame, loadFrames, renderBody } = window.MailClient;
   const { openCompose, showReply: replyForm, wireCompose } = window.MailClient;
   const { draftLabel, showAiDraft } = window.MailClient;
   const { $, api, at, el, say, when, who, whoFull } = window.MailClient;
@@ -155,7 +155,8 @@
     reader.replaceChildren(el('p', { class: 'empty', text: 'Loading…' }));
     let thread;
     try {
-      thread = await api(`/api/thread/${encodeURIComponent(id)}`);
+      const known = state.items.find((m) => m.id === id)?.conversationId;
+      thread = await api(`/api/thread/${encodeURIComponent(id)}${known ? `?conversation=${encodeURIComponent(known)}` : ''}`);
     } catch (err) {
       reader.replaceChildren(el('p', { class: 'error', role: 'alert', text: err.message }));
       return;
@@ -169,16 +170,21 @@
     const current = thread.messages.find((m) => m.id === id) ?? thread.messages[thread.messages.length - 1];
     renderThread(thread, current);
     reader.focus();
-    if (current && !current.isRead && !current.isDraft) {
-      api(`/api/mark-read/${encodeURIComponent(current.id)}`, { method: 'POST', body: JSON.stringify({ isRead: true }) })
-        .then(() => {
-          const item = state.items.find((m) => m.id === current.id);
-          if (item) item.isRead = true;
-          renderList();
-          loadFolders().catch(() => {});
-        })
-        .catch(() => {});
-    }
+    // The opened message's body first: the rest of the thread's bodies, and marking it read (a
+    // write, which would also drop the mailbox's short read cache the body is served from), after.
+    afterFrame(reader.querySelector('article.message.current iframe[data-mail-frame]'), () => {
+      if (state.openId === id) loadFrames(reader);
+      if (current && !current.isRead && !current.isDraft) {
+        api(`/api/mark-read/${encodeURIComponent(current.id)}`, { method: 'POST', body: JSON.stringify({ isRead: true }) })
+          .then(() => {
+            const item = state.items.find((m) => m.id === current.id);
+            if (item) item.isRead = true;
+            renderList();
+            loadFolders().catch(() => {});
+          })
+          .catch(() => {});
+      }
+    });
   }
 
   function moveOptions() {
@@ -241,7 +247,7 @@
           ),
         ),
         messageSummary(m, thread.assistant),
-        renderBody(m),
+        renderBody(m, m.id !== current.id),
         m.attachments.length
           ? el(
               'ul',
