@@ -1,3 +1,8 @@
+/** Quiet this long (no read of the person's) before the next message of background work starts. */
+const QUIET_MS = 300;
+/** Background work waits at most this long for quiet before each message. */
+const MAX_YIELD_MS = 2_000;
+
 /**
  * When the mailbox's person last read through it. The assistant's background work (new mail:
  * Graph read, cleaning, summary, category, D1 writes) shares the object, the isolate's CPU and the
@@ -40,8 +45,3 @@ export class ReadActivity {
     }
   }
 }
-
-/** Quiet this long (no read of the person's) before the next message of background work starts. */
-export const QUIET_MS = 300;
-/** Background work waits at most this long for quiet before each message. */
-export const MAX_YIELD_MS = 2_000;
