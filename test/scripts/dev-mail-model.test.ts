@@ -30,7 +30,13 @@ describe('the local model of the mail assistant', () => {
 
   it('reaches the mail Worker’s vars through devServiceVars', () => {
     const base = { legacyDatabaseUrl: 'postgres://u:p@127.0.0.1:5499/legacy', embeddedRacingDatabase: true, graphStandin: `${STANDIN}/` };
-    expect(devServiceVars(base).mail.MAIL_MODEL).toBe('offline');
+    // and, as `npm run dev` needs, the stand-in's mailbox connects by itself before the first page
+    expect(devServiceVars(base).mail).toMatchObject({
+      MAIL_MODEL: 'offline',
+      MAIL_DEV_AUTO_CONNECT: 'true',
+      GRAPH_BASE_URL: `${STANDIN}/v1.0`,
+      IDENTITY_BASE_URL: STANDIN,
+    });
     expect(devServiceVars({ ...base, mailDevVars: { MAIL_MODEL: 'openai' } }).mail).toMatchObject({
       MAIL_MODEL: 'openai',
       OPENAI_BASE_URL: `${STANDIN}/v1`,
