@@ -79,6 +79,12 @@ describe.skipIf(!haveChromium)('the assistant in the mail client', () => {
     await summary.locator('p').first().waitFor();
     expect(await summary.innerText()).toContain('stewards report an inquiry');
     expect(await summary.locator('span.chip.category[data-category="Stewards"]').count()).toBe(1);
+    // the offline model's work is named for what it is: a keyword category and first sentences
+    expect(await summary.locator('span.chip.category').getAttribute('title')).toBe('keyword category (no language model)');
+    expect(await summary.locator('[data-template-note]').innerText()).toBe(
+      'First sentences and a keyword category (template, no language model)',
+    );
+    expect(await page.locator('[data-filters] [data-template-note]').innerText()).toBe('Categories: keyword matches');
 
     // The conversation's rolling summary above the thread: made on request, kept for the next visit.
     const thread = page.locator('[data-thread-summary]');
@@ -86,6 +92,8 @@ describe.skipIf(!haveChromium)('the assistant in the mail client', () => {
     await thread.getByRole('button', { name: 'Summarise conversation' }).click();
     await thread.locator('[data-thread-summary-text]').waitFor();
     expect(await thread.locator('[data-thread-summary-text]').innerText()).toContain('stewards');
+    expect(await thread.locator('[data-template-note]').innerText()).toContain('(template, no language model)');
+    expect(await page.locator('[data-reader]').innerText()).not.toMatch(/\bAI\b/);
     expect(await pageProblems(page)).toEqual([]);
 
     // The reply draft: a template with the offline model, and labelled so.
