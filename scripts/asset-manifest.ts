@@ -12,8 +12,8 @@ import { ROOT } from './workers.ts';
  * (workers/shared/views/page.css) is the one source: it is generated into
  * workers/shared/views/page-css.ts (committed) for the services that inline it, and copied into
  * each assets directory that serves it. Those copies are git-ignored and written again by
- * everything that serves or ships the assets: `npm run dev`, `npm run dev:deno`, deploy and every
- * vitest run (vitest.config.ts).
+ * everything that serves or ships the assets: `npm run dev`, `npm run dev:deno`, deploy,
+ * `npm run bench` and every vitest run (vitest.config.ts).
  *
  * `npm run dev` and deploy regenerate everything; `--check` (and test/scripts/asset-manifest.test.ts)
  * fails when a committed file is not what this script would write.
