@@ -60,11 +60,7 @@ const SERVICES: Record<string, Exceptions> = {
     long: [],
     sqlInRoutes: [],
     jsxOutsideViews: [
-      'app.tsx',
       'routes/assistant-pages.tsx',
-      'routes/connect.tsx',
-      'routes/login.tsx',
-      'routes/pages.tsx',
       'routes/rules-pages.tsx',
       'routes/senders.tsx',
       'routes/settings-follow-up.tsx',

@@ -49,15 +49,15 @@ describe('one implementation per concern, in workers/shared/', () => {
   });
 
   it('the check finds each of them', () => {
-    expect(violations('workers/mail/src/app.tsx', "import { bodyLimit } from 'hono/body-limit';")).toHaveLength(1);
+    expect(violations('workers/mail/src/app.ts', "import { bodyLimit } from 'hono/body-limit';")).toHaveLength(1);
     expect(violations('workers/cms/src/session.ts', 'await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, data)')).toHaveLength(1);
     expect(violations('workers/auth/src/totp.ts', 'await crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, data)')).toEqual([]);
     expect(violations('workers/migrate/src/auth-client.ts', '')).toHaveLength(1);
     expect(violations('workers/mail/src/login.ts', "await c.env.AUTH.fetch('https://auth.internal' + '/api/token/refresh/')")).toHaveLength(
       1,
     );
-    expect(violations('workers/mail/src/routes/login.tsx', "import { startLogin } from '../auth-client.ts';")).toHaveLength(1);
-    expect(violations('workers/mail/src/routes/login.tsx', "import { startLogin } from '#shared/auth-client.ts';")).toEqual([]);
+    expect(violations('workers/mail/src/routes/login.ts', "import { startLogin } from '../auth-client.ts';")).toHaveLength(1);
+    expect(violations('workers/mail/src/routes/login.ts', "import { startLogin } from '#shared/auth-client.ts';")).toEqual([]);
     expect(violations('workers/auth/src/routes/dashboard/session.ts', "import { csrf } from 'hono/csrf';")).toHaveLength(1);
     expect(violations('workers/cms/src/guards.ts', "const origin = c.req.header('origin');")).toHaveLength(1);
     expect(violations('workers/cms/src/guards.ts', "import { antiForgery } from '#shared/anti-forgery.ts';")).toEqual([]);

@@ -7,12 +7,12 @@ import { type MailEnv, mailServices } from './context.ts';
 import { api } from './routes/api.ts';
 import { assistantApi } from './routes/assistant.ts';
 import { assistantPages } from './routes/assistant-pages.tsx';
-import { connect } from './routes/connect.tsx';
+import { connect } from './routes/connect.ts';
 import { dashboardApi } from './routes/dashboard.ts';
 import { draftsApi } from './routes/drafts.ts';
 import { llm } from './routes/llm.ts';
-import { login } from './routes/login.tsx';
-import { pages } from './routes/pages.tsx';
+import { login } from './routes/login.ts';
+import { pages } from './routes/pages.ts';
 import { rulesApi } from './routes/rules.ts';
 import { rulesPages } from './routes/rules-pages.tsx';
 import { sendersApi } from './routes/senders.tsx';
@@ -21,7 +21,7 @@ import { settingsPages } from './routes/settings.tsx';
 import { status } from './routes/status.ts';
 import { tools } from './routes/tools.ts';
 import { webhook } from './routes/webhook.ts';
-import { ErrorPage } from './views/layout.tsx';
+import { errorPage } from './views/layout.tsx';
 
 const isJson = (path: string) => path.startsWith('/api/') || path === '/openapi.json' || path.startsWith('/graph/');
 
@@ -42,7 +42,7 @@ const mailNotFound: NotFoundHandler<MailEnv> = (c) => {
   const asked = `${basePath(c)}${path}`;
   if (isJson(path))
     return c.json({ error: 'not_found', message: `No route for ${c.req.method} ${asked}`, request_id: c.var.requestId }, 404);
-  return c.html(<ErrorPage title="Page not found" message={`There is no page at ${asked}.`} />, 404);
+  return c.html(errorPage('Page not found', `There is no page at ${asked}.`), 404);
 };
 
 // The shared handler decides status and wording; JSON routes get the platform's body, pages a page.
@@ -50,7 +50,7 @@ const mailOnError: ErrorHandler<MailEnv> = errorHandler<MailEnv>(
   (c, error) => {
     if (isJson(new URL(c.req.url).pathname)) return renderJson(c, error);
     const title = error.status === 502 ? 'The mail service failed' : error.status >= 500 ? 'Something went wrong' : 'Request not accepted';
-    return c.html(<ErrorPage title={title} message={error.message} />, error.status);
+    return c.html(errorPage(title, error.message), error.status);
   },
   { service: 'mail' },
 );

@@ -1,5 +1,5 @@
 import { servedUnder } from '#shared/base-path.ts';
-import { createMailApp } from './app.tsx';
+import { createMailApp } from './app.ts';
 import { makeFollowUps } from './ai/replies.ts';
 import { pruneAssistantHistory } from './ai/retention.ts';
 import { mailConfig } from './config.ts';

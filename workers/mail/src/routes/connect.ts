@@ -7,7 +7,8 @@ import { type MailEnv, mailboxStub } from '../context.ts';
 import { csrf, limitBody, pageSession } from '../guards.ts';
 import { GrantRefused, finishAuthorization, startAuthorization } from '../oauth.ts';
 import { open, seal } from '../sealing.ts';
-import { ErrorPage, Layout } from '../views/layout.tsx';
+import { connectPage } from '../views/connect.tsx';
+import { errorPage } from '../views/layout.tsx';
 
 /**
  * "Connect mailbox": the authorization-code flow with PKCE. The verifier and state travel in a
@@ -28,42 +29,7 @@ connect.get('/connect', pageSession, async (c) => {
     c.req.query('subscription') === 'failed'
       ? 'Connected, but Graph refused the change-notification subscription; the cron retries it.'
       : undefined;
-  return c.html(
-    <Layout title="Mailbox" user={c.var.user} csrfToken={c.var.csrfToken}>
-      <section class="panel">
-        <h1>Mailbox</h1>
-        {flash ? (
-          <p class="notice" role="status">
-            {flash}
-          </p>
-        ) : null}
-        {warning ? (
-          <p class="error" role="alert">
-            {warning}
-          </p>
-        ) : null}
-        {status.connected ? (
-          <p>
-            Connected to <strong>{status.account?.displayName}</strong> &lt;{status.account?.mail}&gt;.
-          </p>
-        ) : (
-          <p>Your mailbox is not connected. Connecting asks Microsoft for access to read, organise and send this mailbox's mail.</p>
-        )}
-        <form method="post" action="/connect">
-          <input type="hidden" name="csrf_token" value={c.var.csrfToken} />
-          <button type="submit">{status.connected ? 'Connect again' : 'Connect mailbox'}</button>
-        </form>
-        {status.connected ? (
-          <form method="post" action="/disconnect">
-            <input type="hidden" name="csrf_token" value={c.var.csrfToken} />
-            <button type="submit" class="secondary">
-              Disconnect
-            </button>
-          </form>
-        ) : null}
-      </section>
-    </Layout>,
-  );
+  return c.html(connectPage({ user: c.var.user, csrfToken: c.var.csrfToken, status, flash, warning }));
 });
 
 connect.post('/connect', pageSession, limitBody(4096), csrf, async (c) => {
@@ -84,8 +50,7 @@ connect.post('/connect', pageSession, limitBody(4096), csrf, async (c) => {
 connect.get(CALLBACK_PATH, pageSession, async (c) => {
   const sealed = getCookie(c, FLOW_COOKIE);
   deleteCookie(c, FLOW_COOKIE, flowCookie);
-  const fail = (status: 400 | 502, message: string) =>
-    c.html(<ErrorPage title="Mailbox not connected" message={message} user={c.var.user} />, status);
+  const fail = (status: 400 | 502, message: string) => c.html(errorPage('Mailbox not connected', message, c.var.user), status);
   const error = c.req.query('error');
   if (error) return fail(400, `Microsoft answered ${error.slice(0, 100)}: ${(c.req.query('error_description') ?? '').slice(0, 300)}`);
   const plain = sealed ? await open(c.var.config.MAIL_TOKEN_SECRET, 'oauth-flow', c.var.sessionIdHash, sealed) : undefined;

@@ -8,7 +8,7 @@ import { finishLogin, revokeSession, startLogin } from '#shared/auth-client.ts';
 import type { MailEnv } from '../context.ts';
 import { csrf, limitBody, pageSession } from '../guards.ts';
 import { endSession, readSession, startSession } from '../session.ts';
-import { Layout } from '../views/layout.tsx';
+import { loginPage, type Step } from '../views/login.tsx';
 
 /**
  * Sign-in through the authentication service: e-mail and password, then the TOTP code. Both
@@ -37,64 +37,6 @@ const loginAntiForgery = {
 /** Only a path of this service: never an open redirect. */
 const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?![/\\])[\x21-\x7e]{0,500}$/.test(next) ? next : '/outlook');
 
-type Step = 'password' | 'code';
-
-function LoginPage(props: { token: string; step: Step; error?: string; email?: string; next: string }) {
-  return (
-    <Layout title="Sign in" bodyClass="login">
-      <section class="panel login-panel">
-        <h1>Mail assistant</h1>
-        <p class="hint">
-          {props.step === 'password'
-            ? 'Sign in with your back-office account.'
-            : 'Enter the 6-digit code from your authenticator app (or a backup code).'}
-        </p>
-        {props.error ? (
-          <p class="error" role="alert">
-            {props.error}
-          </p>
-        ) : null}
-        <form method="post" action="/login">
-          <input type="hidden" name="csrf_token" value={props.token} />
-          <input type="hidden" name="next" value={props.next} />
-          {props.step === 'password' ? (
-            <>
-              <label for="email">E-mail</label>
-              <input
-                id="email"
-                name="email"
-                type="email"
-                autocomplete="username"
-                required
-                maxlength={320}
-                value={props.email ?? ''}
-                autofocus
-              />
-              <label for="password">Password</label>
-              <input id="password" name="password" type="password" autocomplete="current-password" required maxlength={1024} />
-            </>
-          ) : (
-            <>
-              <label for="code">Code</label>
-              <input
-                id="code"
-                name="code"
-                inputmode="numeric"
-                autocomplete="one-time-code"
-                required
-                maxlength={9}
-                pattern="\d{6}|[A-Za-z0-9]{4}-[A-Za-z0-9]{4}"
-                autofocus
-              />
-            </>
-          )}
-          <button type="submit">{props.step === 'password' ? 'Continue' : 'Sign in'}</button>
-        </form>
-      </section>
-    </Layout>
-  );
-}
-
 const PasswordStep = z.object({
   email: z
     .string()
@@ -121,7 +63,7 @@ async function showForm(c: Context<MailEnv>) {
   const next = safeNext(c.req.query('next'));
   if (await readSession(c)) return c.redirect(next, 302);
   const step: Step = getCookie(c, PENDING_COOKIE) && c.req.query('step') === 'code' ? 'code' : 'password';
-  return c.html(<LoginPage token={await issueFormToken(c)} step={step} next={next} />);
+  return c.html(loginPage({ token: await issueFormToken(c), step, next }));
 }
 
 async function submit(c: Context<MailEnv>) {
@@ -129,7 +71,7 @@ async function submit(c: Context<MailEnv>) {
   const next = safeNext(form.next);
   const email = typeof form.email === 'string' ? form.email.slice(0, 320) : '';
   const again = async (status: 400 | 403 | 429 | 502, step: Step, error: string) =>
-    c.html(<LoginPage token={await issueFormToken(c)} step={step} error={error} email={email} next={next} />, status);
+    c.html(loginPage({ token: await issueFormToken(c), step, error, email, next }), status);
   const refusal = await checkAntiForgery(c, loginAntiForgery);
   if (refusal?.kind === 'cross-site') return again(403, 'password', 'The login form came from another site.');
   if (refusal) return again(403, 'password', 'The login form expired; please try again.');
@@ -153,7 +95,7 @@ async function submit(c: Context<MailEnv>) {
     if (!parsed.success) return again(400, 'password', parsed.error.issues[0]!.message);
     const pending = await startLogin(c, parsed.data.email, parsed.data.password, c.var.config.MAIL_AUTH_SITE);
     setCookie(c, PENDING_COOKIE, pending, { ...cookieOptions, maxAge: PENDING_SECONDS });
-    return c.html(<LoginPage token={await issueFormToken(c)} step="code" email={email} next={next} />, 200);
+    return c.html(loginPage({ token: await issueFormToken(c), step: 'code', email, next }), 200);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     const step: Step = 'code' in form && err.status === 400 ? 'code' : 'password';

@@ -75,3 +75,6 @@ export function ErrorPage({ title, message, user }: { title: string; message: st
     />
   );
 }
+
+/** The error page as a response body; with the signed-in user it shows the navigation. */
+export const errorPage = (title: string, message: string, user?: SessionUser) => <ErrorPage title={title} message={message} user={user} />;
