@@ -5,13 +5,15 @@ import { haveChromium } from '../support/browser';
 import { pageProblems, phoneContext } from '../support/page-checks';
 import { MigrateBrowserApp, OPERATOR, PREFIX_OPERATOR, signIn, watchPage } from './migrate-support';
 
-const courseCount = () =>
-  withClient(inject('racingDatabaseUrl'), async (client) =>
-    Number((await client.query<{ n: string }>('SELECT count(*)::bigint AS n FROM courses')).rows[0]!.n),
-  );
+/** The destination tables the walk copies into, and their row counts now. */
+const destCounts = () =>
+  withClient(inject('racingDatabaseUrl'), async (client) => ({
+    courses: Number((await client.query<{ n: string }>('SELECT count(*)::bigint AS n FROM courses')).rows[0]!.n),
+    jockeys: Number((await client.query<{ n: string }>('SELECT count(*)::bigint AS n FROM jockeys')).rows[0]!.n),
+  }));
 
 /**
- * The wizard from TableSelection to Results taking every default: `venue` only, no schema file
+ * The wizard from TableSelection to Results taking every default: `venue` and `jockey`, no schema file
  * (the suggested mappings), no filter, the proposed natural key, a dry run of five rows before the
  * start. `check` runs on every wizard page.
  */
@@ -19,6 +21,7 @@ async function walkWithDefaults(page: Page, url: string, check: (name: string) =
   await page.goto(`${url}/Migration/TableSelection`);
   await check('TableSelection');
   await page.check('input[name="selectedTables"][value="venue"]');
+  await page.check('input[name="selectedTables"][value="jockey"]');
   await page.click('form[action="/Migration/TableSelection"] button[type="submit"]');
 
   await page.waitForURL(/\/Migration\/SchemaImport/);
@@ -27,13 +30,16 @@ async function walkWithDefaults(page: Page, url: string, check: (name: string) =
 
   await page.waitForURL(/\/Migration\/ReviewMappings/);
   await check('ReviewMappings');
-  expect(await page.locator('select[name="Mappings[0].DestTable"]').inputValue()).toBe('courses');
-  for (const [source, dest] of [
-    ['venue_name', 'name'],
-    ['country_code', 'country'],
-    ['category_code', 'category'],
+  expect(await page.locator('fieldset[data-table="venue"] select[name$=".DestTable"]').inputValue()).toBe('courses');
+  expect(await page.locator('fieldset[data-table="jockey"] select[name$=".DestTable"]').inputValue()).toBe('jockeys');
+  for (const [column, dest] of [
+    ['venue.venue_name', 'name'],
+    ['venue.country_code', 'country'],
+    ['venue.category_code', 'category'],
+    ['jockey.full_name', 'name'],
+    ['jockey.home_state', 'state'],
   ]) {
-    expect(await page.locator(`select[aria-label="Destination column for venue.${source}"]`).inputValue()).toBe(dest);
+    expect(await page.locator(`select[aria-label="Destination column for ${column}"]`).inputValue(), column).toBe(dest);
   }
   await page.click('form[action="/Migration/ReviewMappings"] button[type="submit"]');
 
@@ -44,6 +50,7 @@ async function walkWithDefaults(page: Page, url: string, check: (name: string) =
   await page.waitForURL(/\/Migration\/RelationshipConfig/);
   await check('RelationshipConfig');
   expect(await page.locator('[data-natural-key="venue"] input[value="name"]').isChecked()).toBe(true);
+  expect(await page.locator('[data-natural-key="jockey"] input[value="name"]').isChecked()).toBe(true);
   await page.click('form[action="/Migration/RelationshipConfig"] button[type="submit"]');
 
   await page.waitForURL(/\/Migration\/RunConfig/);
@@ -78,13 +85,13 @@ describe.skipIf(!haveChromium)('the migration wizard with its defaults, in Chrom
   beforeAll(() => harness.start(), 180_000);
   afterAll(() => harness.dispose());
 
-  it('copies venue into courses (already there) without adding a row', async () => {
+  it('copies venue into courses and jockey into jockeys (already there) without adding a row', async () => {
     const page = await harness.browser!.newPage();
     const { foreign, errors } = watchPage(page, harness.url);
     await signIn(page, harness.url, OPERATOR);
-    const before = await courseCount();
+    const before = await destCounts();
     await walkWithDefaults(page, harness.url, async () => {});
-    expect(await courseCount()).toBe(before);
+    expect(await destCounts()).toEqual(before);
     expect(foreign).toEqual([]);
     expect(errors).toEqual([]);
   }, 180_000);
@@ -95,14 +102,14 @@ describe.skipIf(!haveChromium)('the migration wizard with its defaults, in Chrom
     const page = await context.newPage();
     const { errors } = watchPage(page, harness.url);
     await signIn(page, harness.url, PREFIX_OPERATOR);
-    const before = await courseCount();
+    const before = await destCounts();
     const problems: Record<string, string[]> = {};
     await walkWithDefaults(page, harness.url, async (name) => {
       problems[name] = await pageProblems(page);
     });
     expect(Object.keys(problems)).toHaveLength(9);
     for (const [name, found] of Object.entries(problems)) expect(found, name).toEqual([]);
-    expect(await courseCount()).toBe(before);
+    expect(await destCounts()).toEqual(before);
     expect(errors).toEqual([]);
     await context.close();
   }, 180_000);
