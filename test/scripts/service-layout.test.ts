@@ -59,15 +59,7 @@ const SERVICES: Record<string, Exceptions> = {
     entries: {},
     long: [],
     sqlInRoutes: [],
-    jsxOutsideViews: [
-      'routes/assistant-pages.tsx',
-      'routes/rules-pages.tsx',
-      'routes/senders.tsx',
-      'routes/settings-follow-up.tsx',
-      'routes/settings-render.tsx',
-      'routes/settings-users.tsx',
-      'routes/settings.tsx',
-    ],
+    jsxOutsideViews: [],
   },
 };
 

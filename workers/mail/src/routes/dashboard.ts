@@ -9,7 +9,7 @@ import { apiSession, assistant } from '../guards.ts';
 import { errors, json, security } from './api-common.ts';
 import { JobSchema } from './assistant.ts';
 
-/** The dashboard's figures and the traces, as JSON (the pages render the same in assistant-pages.tsx). */
+/** The dashboard's figures and the traces, as JSON (the pages render the same in assistant-pages.ts). */
 export const dashboardApi = new OpenAPIHono<MailEnv>();
 
 const read: MiddlewareHandler<MailEnv>[] = [apiSession, assistant];

@@ -18,7 +18,7 @@ pages.get('/outlook', pageSession, async (c) => {
   return c.html(outlookPage({ user: c.var.user, csrfToken: c.var.csrfToken, modelKind: createModel(c.var.config, c.env).kind }));
 });
 
-// /admin, /dashboard, /trace/<id> and /admin/docdb-latest: assistant-pages.tsx.
+// /admin, /dashboard, /trace/<id> and /admin/docdb-latest: assistant-pages.ts (their views in views/assistant.tsx).
 
 const PAGE_SIZE = 50;
 

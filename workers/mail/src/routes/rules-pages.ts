@@ -12,7 +12,7 @@ import { resolveFolder } from '../folders.ts';
 import { GraphClient } from '../graph/client.ts';
 import { assistant, csrf, pageSession } from '../guards.ts';
 import type { FormState } from '../views/settings.tsx';
-import { RulesPage, type RulesView } from '../views/rules.tsx';
+import { type RulesView, rulesPage } from '../views/rules.tsx';
 import { MAX_TEST_MESSAGES, startApply } from './rules.ts';
 import { categoryField, formFields, formLimit, formState, redirectWithFlash, takeFlash, textProblem } from './settings-form.ts';
 
@@ -28,17 +28,15 @@ async function render(c: MailContext, extra: Partial<RulesView> = {}, status: 20
   const [rules, jobs, mailbox] = await Promise.all([rulesOf(db, user.id), applyJobs(db, user.id), mailboxStub(c.env, user.id).status()]);
   const flash = extra.flash ?? takeFlash(c);
   return c.html(
-    <RulesPage
-      view={{
-        user,
-        csrfToken: c.var.csrfToken,
-        flash: flash && { text: flash.text, kind: flash.kind },
-        mailboxConnected: mailbox.connected,
-        rules,
-        jobs: jobs.map(jobView),
-        ...extra,
-      }}
-    />,
+    rulesPage({
+      user,
+      csrfToken: c.var.csrfToken,
+      flash: flash && { text: flash.text, kind: flash.kind },
+      mailboxConnected: mailbox.connected,
+      rules,
+      jobs: jobs.map(jobView),
+      ...extra,
+    }),
     status,
   );
 }

@@ -4,7 +4,7 @@ import type { MailContext, MailEnv } from '../context.ts';
 import { latestSenderJobs, senderJob } from '../data/senders.ts';
 import { assistant, csrf, pageMailbox, pageSession } from '../guards.ts';
 import { rankSenders, senderJobView, unsubscribeAndArchive } from '../senders.ts';
-import { SendersPage } from '../views/senders.tsx';
+import { sendersPage } from '../views/senders.tsx';
 import { jsonBody, security } from './api-common.ts';
 import { aiErrors, ok, readErrors, readMail, writeMail } from './assistant-common.ts';
 import { formFields, formLimit } from './settings-form.ts';
@@ -106,17 +106,15 @@ sendersApi.openapi(
 async function renderSenders(c: MailContext, options: { sort: 'volume' | 'read'; error?: string; status?: 200 | 400 }) {
   const [ranking, jobs] = await Promise.all([rankSenders(c, options.sort, 50), latestSenderJobs(c.var.db, c.var.user.id, 10)]);
   return c.html(
-    <SendersPage
-      view={{
-        user: c.var.user,
-        csrfToken: c.var.csrfToken,
-        sort: options.sort,
-        senders: ranking.items,
-        scanned: ranking.scanned,
-        jobs: jobs.map(senderJobView),
-        error: options.error,
-      }}
-    />,
+    sendersPage({
+      user: c.var.user,
+      csrfToken: c.var.csrfToken,
+      sort: options.sort,
+      senders: ranking.items,
+      scanned: ranking.scanned,
+      jobs: jobs.map(senderJobView),
+      error: options.error,
+    }),
     options.status ?? 200,
   );
 }

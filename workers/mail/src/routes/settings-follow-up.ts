@@ -5,7 +5,7 @@ import { assistant, csrf, pageSession } from '../guards.ts';
 import { jsonBody, security } from './api-common.ts';
 import { ok, read, readErrors, write, writeErrors } from './assistant-common.ts';
 import { formFields, formLimit, redirectWithFlash } from './settings-form.ts';
-import { renderSettings } from './settings-render.tsx';
+import { renderSettings } from './settings-render.ts';
 
 /**
  * The follow-up setting (replies tracked wherever they are sent, ai/replies.ts): the settings

@@ -6,7 +6,7 @@ import { categoryPrompt, generalPrompts } from '../data/prompts.ts';
 import { listedUsers } from '../data/users.ts';
 import { followUpDays as followUpDaysOf } from '../data/replies.ts';
 import { assistantAdmins } from '../guards.ts';
-import { type FormState, SettingsPage } from '../views/settings.tsx';
+import { type FormState, settingsPage } from '../views/settings.tsx';
 import { type Flash, adminEntryFor } from './settings-form.ts';
 
 /** Renders the page; with a form sent back, at that status. */
@@ -27,21 +27,19 @@ export async function renderSettings(
   const users = admin ? { admins: assistantAdmins(c.var.config.MAIL_ASSISTANT_ADMINS), listed: await listedUsers(db) } : undefined;
   const flash = options.flash;
   return c.html(
-    <SettingsPage
-      view={{
-        user,
-        csrfToken: c.var.csrfToken,
-        flash: flash && { text: flash.text, kind: flash.kind },
-        offerRecategorise: flash?.offer === true,
-        mailboxConnected: status.connected,
-        categories: withPrompts,
-        prompts,
-        jobs: jobs.map(jobView),
-        users,
-        form: options.form,
-        followUp: options.followUp ?? { days: String(followUpDays) },
-      }}
-    />,
+    settingsPage({
+      user,
+      csrfToken: c.var.csrfToken,
+      flash: flash && { text: flash.text, kind: flash.kind },
+      offerRecategorise: flash?.offer === true,
+      mailboxConnected: status.connected,
+      categories: withPrompts,
+      prompts,
+      jobs: jobs.map(jobView),
+      users,
+      form: options.form,
+      followUp: options.followUp ?? { days: String(followUpDays) },
+    }),
     options.status ?? 200,
   );
 }

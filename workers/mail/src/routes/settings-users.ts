@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { MailEnv } from '../context.ts';
 import { addUser, listedUser, removeUser } from '../data/users.ts';
 import { assistantAdmin, assistantAdmins, csrf, pageSession } from '../guards.ts';
-import { renderSettings } from './settings-render.tsx';
+import { renderSettings } from './settings-render.ts';
 import { adminEntryFor, formFields, formState, redirectWithFlash, textProblem, userFormLimit } from './settings-form.ts';
 
 /** The settings page's forms for who may use the assistant (its admins only). */

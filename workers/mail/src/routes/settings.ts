@@ -11,12 +11,12 @@ import { REPLY_MODES } from '../views/settings.tsx';
 import { recategorise } from './assistant-common.ts';
 import { categoryName } from './llm.ts';
 import { categoryField, formFields, formState, formLimit, redirectWithFlash, takeFlash, textProblem } from './settings-form.ts';
-import { renderSettings } from './settings-render.tsx';
-import { settingsUsers } from './settings-users.tsx';
+import { renderSettings } from './settings-render.ts';
+import { settingsUsers } from './settings-users.ts';
 
 /**
  * The assistant's settings page: categories (name, rule, reply mode, reply prompt), the general
- * prompts, re-categorising recent mail, and (for its admins, settings-users.tsx) who may use it.
+ * prompts, re-categorising recent mail, and (for its admins, settings-users.ts) who may use it.
  * Forms post here and are redirected back with a flash message; a form with a mistake is shown
  * again (400) with the person's input and the message beside the field.
  */

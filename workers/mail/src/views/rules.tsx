@@ -223,3 +223,6 @@ export function RulesPage({ view }: { view: RulesView }) {
     </Layout>
   );
 }
+
+/** The rules page as a response body. */
+export const rulesPage = (view: RulesView) => <RulesPage view={view} />;

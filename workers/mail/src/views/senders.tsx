@@ -112,3 +112,6 @@ export function SendersPage({ view }: { view: SendersView }) {
     </Layout>
   );
 }
+
+/** The senders page as a response body. */
+export const sendersPage = (view: SendersView) => <SendersPage view={view} />;

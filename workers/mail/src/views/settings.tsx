@@ -351,8 +351,8 @@ export function SettingsPage({ view }: { view: SettingsView }) {
             forward or reply drafts), tried on recent mail before it is trusted.
           </p>
           <p>
-            <a href="/senders">Senders: who fills your Inbox</a>, by volume or by how little of their mail you read, each with one button
-            to unsubscribe and archive their mail.
+            <a href="/senders">Senders: who fills your Inbox</a>, by volume or by how little of their mail you read, each with one button to
+            unsubscribe and archive their mail.
           </p>
           {view.categories.length ? null : <p>No categories yet.</p>}
           {view.categories.map((category, i) => (
@@ -372,3 +372,6 @@ export function SettingsPage({ view }: { view: SettingsView }) {
     </Layout>
   );
 }
+
+/** The settings page as a response body. */
+export const settingsPage = (view: SettingsView) => <SettingsPage view={view} />;
