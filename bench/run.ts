@@ -10,6 +10,7 @@ import { benchForm } from './form.ts';
 import { benchLoad } from './load/index.ts';
 import { benchMail } from './mail.ts';
 import { benchMailAi } from './mail-ai.ts';
+import { benchMailReading } from './mail-reading.ts';
 import { benchStats } from './meeting-stats.ts';
 import { benchMigrate } from './migrate.ts';
 import { benchMigrateImports } from './migrate-imports.ts';
@@ -40,6 +41,7 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   'migrate-imports': benchMigrateImports,
   mail: benchMail,
   'mail-ai': benchMailAi,
+  'mail-reading': benchMailReading,
   load: benchLoad,
 };
 
@@ -47,7 +49,7 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
 const OWN_DATA = new Set(['migrate']);
 
 /** Sections that need no racing database (they start what they measure themselves). */
-const WITHOUT_DATABASE = new Set(['mail', 'mail-ai', 'load']);
+const WITHOUT_DATABASE = new Set(['mail', 'mail-ai', 'mail-reading', 'load']);
 
 async function ensureBenchData(url: string): Promise<string> {
   const info = await racingDatasetInfo(url);
