@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Sql, ident, literal, openDestination, openSource, rows as readRows, withSql } from './db.ts';
+import { type Reader, type Sql, ident, literal, openDestination, openSource, rows as readRows, withSql } from './db.ts';
 import { valueExpression } from './expressions.ts';
 import { readSource } from './filter.ts';
 import { mappedId, splitRanges } from './mappings.ts';
@@ -15,7 +15,12 @@ export function singleTablePlan(configId: number, source: Connection, table: Tab
 }
 
 /** A `count(*)::int AS n` row. */
-export const countRow = z.object({ n: z.number() });
+const countRow = z.object({ n: z.number() });
+
+/** The `n` of a statement that answers one `count(*)::int AS n` row (0 when it answers none). */
+export async function readCount(db: Reader, text: string, values: unknown[]): Promise<number> {
+  return (await readRows(db, countRow, text, values))[0]?.n ?? 0;
+}
 
 const SCAN_LIMIT = 50_000;
 const SCAN_CHUNK = 5_000;
@@ -148,10 +153,9 @@ export async function saveIdMappings(
   if (pairs.length === 0) return 0;
   return withSql(
     () => openDestination(env),
-    async (sql) => {
-      const rows = await readRows(
+    (sql) =>
+      readCount(
         sql,
-        countRow,
         `WITH ${splitRanges('$1', '$2', '$4::text[]')}
          saved AS (
            INSERT INTO migration_id_mappings (config_id, dest_table, source_id, source_table, dest_id)
@@ -160,8 +164,6 @@ export async function saveIdMappings(
            RETURNING 1)
          SELECT count(*)::int AS n FROM saved`,
         [configId, destTable, sourceTable, pairs.map((p) => p.sourceId), pairs.map((p) => p.destId)],
-      );
-      return rows[0]?.n ?? 0;
-    },
+      ),
   );
 }

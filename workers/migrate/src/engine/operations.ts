@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { failureText, sqlStateOf } from '#shared/pg-errors.ts';
 import { findColumn, findTable, introspectReads, introspectSql } from './introspect.ts';
 import { allMappings, deleteMappings, mappedDestTables, mappedId } from './mappings.ts';
-import { countRow, singleTablePlan } from './key-matches.ts';
+import { readCount, singleTablePlan } from './key-matches.ts';
 import type {
   ColumnInfo,
   Connection,
@@ -112,9 +112,8 @@ export async function backfillBooleanColumns(env: EngineEnv, plan: RunPlan): Pro
           if (column.DataType !== 'boolean' || (!column.nullable && !column.hasDefault)) continue;
           if (!table.columns.some((c) => c.dest === column.ColumnName)) continue;
           const value = column.hasDefault ? 'DEFAULT' : 'false';
-          const rows = await readRows(
+          const updated = await readCount(
             dest,
-            countRow,
             `WITH upd AS (
                UPDATE ${ident(table.destTable)} t SET ${ident(column.ColumnName)} = ${value}
                FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m
@@ -124,7 +123,7 @@ export async function backfillBooleanColumns(env: EngineEnv, plan: RunPlan): Pro
              SELECT count(*)::int AS n FROM upd`,
             [plan.configId, table.destTable],
           );
-          results.push({ table: table.destTable, column: column.ColumnName, updated: rows[0]?.n ?? 0 });
+          results.push({ table: table.destTable, column: column.ColumnName, updated });
         }
       }
       return results;
@@ -188,9 +187,8 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
     };
     const run: RunPlan = { ...singleTablePlan(request.configId, conn, plan), runId: 'fkpatch', patchMode: true, deferred: [fk] };
     const updated = await backfillAll(source, dest, run, table, fk);
-    const unresolved = await readRows(
+    const unresolved = await readCount(
       dest,
-      countRow,
       `SELECT count(*)::int AS n FROM ${allMappings('$t.config_id = $1 AND $t.dest_table = $2')} m
        JOIN ${ident(childDest)} t ON t.${ident(destKey)} = m.dest_id::${table.destTypes[destKey]}
        WHERE t.${ident(fk.childColumn)} IS NULL`,
@@ -201,7 +199,7 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
       destColumn: fk.childColumn,
       parentDestTable: parentDest,
       updated,
-      unresolved: unresolved[0]?.n ?? 0,
+      unresolved,
     };
   } finally {
     await Promise.all([source.end(), dest.end()]);
@@ -212,17 +210,15 @@ export async function patchForeignKey(env: EngineEnv, conn: Connection, request:
 export async function clearHistory(env: EngineEnv, configId: number, tables?: string[]): Promise<{ deleted: number }> {
   return withSql(
     () => openDestination(env),
-    async (sql) => {
-      const rows = await readRows(
+    async (sql) => ({
+      deleted: await readCount(
         sql,
-        countRow,
         deleteMappings(
           '$t.config_id = $1 AND ($2::text[] IS NULL OR $t.dest_table = ANY($2::text[]) OR $t.source_table = ANY($2::text[]))',
         ),
         [configId, tables && tables.length > 0 ? tables : null],
-      );
-      return { deleted: rows[0]?.n ?? 0 };
-    },
+      ),
+    }),
   );
 }
 
@@ -236,9 +232,8 @@ export async function syncIdMappingsToDestination(env: EngineEnv, configId: numb
           `DELETE FROM config_id_mappings c WHERE c.config_id = $1 AND ${mappedId('c.config_id', 'c.table_name', 'c.source_id')} IS NULL`,
           [configId],
         );
-        const rows = await readRows(
+        const synced = await readCount(
           tx,
-          countRow,
           `WITH synced AS (
              INSERT INTO config_id_mappings (config_id, table_name, source_id, dest_id)
              SELECT config_id, dest_table, source_id, dest_id FROM ${allMappings('$t.config_id = $1')} m
@@ -247,7 +242,7 @@ export async function syncIdMappingsToDestination(env: EngineEnv, configId: numb
            SELECT count(*)::int AS n FROM synced`,
           [configId],
         );
-        return { synced: rows[0]?.n ?? 0 };
+        return { synced };
       }),
   );
 }
