@@ -14,10 +14,10 @@ import {
 } from '../discipline-repair.ts';
 import { destinationReads, sourceReads } from '../engine/db.ts';
 import { guard } from '../guards.ts';
-import { GUID, formBody, parsed, query, sessionId } from '../input.ts';
+import { formBody, parsed, query, sessionId } from '../input.ts';
 import { sourceQuery } from '../meetings.ts';
 import { DisciplineRepairIndexPage, DisciplineRepairProgressPage } from '../views/discipline-repair.tsx';
-import { ErrorBody, guardedResponses, json, jsonRoutes, security } from './json.ts';
+import { ErrorBody, guardedResponses, JobIdParam, json, jsonRoutes, security } from './json.ts';
 
 /** Discipline repair: set destination races' discipline from the source (spec 002 A, Discipline repair). */
 export const disciplineRepair = jsonRoutes();
@@ -138,14 +138,7 @@ disciplineRepair.openapi(
     summary: "A discipline repair job's progress, log and summary",
     security,
     middleware: [guard.read('any', { json: true })],
-    request: {
-      params: z.object({
-        jobId: z
-          .string()
-          .regex(GUID, 'must be a GUID')
-          .openapi({ param: { name: 'jobId', in: 'path' }, example: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' }),
-      }),
-    },
+    request: { params: JobIdParam },
     responses: { 200: json(RepairProgressBody, 'Progress'), 404: json(ErrorBody, 'No such job'), ...guardedResponses },
   }),
   async (c) => c.json(await jobProgress(c, c.req.valid('param').jobId), 200),

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { MigrateEnv } from '../context.ts';
-import { invalid } from '../input.ts';
+import { GUID, invalid } from '../input.ts';
 
 /** A group of JSON routes: invalid input is the platform's 400 `{error: "invalid_request", issues}`. */
 export function jsonRoutes() {
@@ -23,3 +23,11 @@ export const guardedResponses = {
 };
 
 export const security = [{ authToken: [] }];
+
+/** A job's GUID in the path (imports, discipline repairs). */
+export const JobIdParam = z.object({
+  jobId: z
+    .string()
+    .regex(GUID, 'must be a GUID')
+    .openapi({ param: { name: 'jobId', in: 'path' }, example: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' }),
+});

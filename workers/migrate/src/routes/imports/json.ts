@@ -12,8 +12,7 @@ import { readRecords } from '../../imports/records.ts';
 import { readSheet } from '../../imports/sheet/index.ts';
 import { fetchSheet, TEMP_PATH } from '../../imports/storage.ts';
 import { guard } from '../../guards.ts';
-import { GUID } from '../../input.ts';
-import { ErrorBody, guardedResponses, json, security } from '../json.ts';
+import { ErrorBody, guardedResponses, JobIdParam, json, security } from '../json.ts';
 import { checkedFilter, type ImportRoutes, sheetProblem } from './forms.ts';
 
 const LogEntry = z.object({ level: z.enum(['Information', 'Warning', 'Error']), message: z.string(), timestamp: z.string() });
@@ -191,14 +190,7 @@ export function importJsonRoutes(app: ImportRoutes, area: ImportArea): void {
       summary: `A ${def.title.toLowerCase()} import's progress, log, problems and summary`,
       security,
       middleware: [guard.read('any', { json: true })],
-      request: {
-        params: z.object({
-          jobId: z
-            .string()
-            .regex(GUID, 'must be a GUID')
-            .openapi({ param: { name: 'jobId', in: 'path' }, example: '3f2504e0-4f89-41d3-9a0c-0305e82c3301' }),
-        }),
-      },
+      request: { params: JobIdParam },
       responses: { 200: json(ImportProgressBody, 'Progress'), 404: json(ErrorBody, 'No such job'), ...guardedResponses },
     }),
     async (c) => c.json(await importProgress(c, area, c.req.valid('param').jobId), 200),
