@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import { HttpError } from '#shared/http-error.ts';
 import { connectionOf, engineEnv, findConfiguration } from '../configurations.ts';
 import type { MigrateContext } from '../context.ts';
@@ -16,20 +16,39 @@ export const syncApi = jsonRoutes();
 
 const Message = z.object({ message: z.string() }).openapi('SyncMessage');
 
-syncApi.openapi(
+/** What a route below states itself: where it is, what it does, its input and its own answers. */
+type RouteParts = Pick<RouteConfig, 'path' | 'summary' | 'description' | 'request' | 'responses'>;
+
+/** A GET route any signed-in role may call, with the answers every guarded JSON route can give. */
+const readRoute = <R extends RouteParts>(parts: R) =>
   createRoute({
+    ...parts,
+    method: 'get',
+    security,
+    middleware: [guard.read('any', { json: true })] as const,
+    responses: { ...parts.responses, ...guardedResponses },
+  });
+
+/** A POST route for operators (anti-forgery checked by the guard), with the answers every guarded JSON route can give. */
+const operatorRoute = <R extends RouteParts>(parts: R) =>
+  createRoute({
+    ...parts,
     method: 'post',
+    security,
+    middleware: [guard.write('operator', { json: true })] as const,
+    responses: { ...parts.responses, ...guardedResponses },
+  });
+
+syncApi.openapi(
+  operatorRoute({
     path: '/Sync/UploadSchema',
     summary: "Stores a mapping document (the wizard's schema file) for the configuration's sync jobs",
     description: "multipart/form-data with the file in `schemaFile`; replaces the configuration's document.",
-    security,
-    middleware: [guard.write('operator', { json: true })],
     request: { query: ConfigQuery },
     responses: {
       200: json(Message, 'Stored'),
       404: json(ErrorBody, 'No such configuration'),
       415: json(ErrorBody, 'Not a form'),
-      ...guardedResponses,
     },
   }),
   async (c) => {
@@ -58,14 +77,11 @@ const Toggle = z.object({ enabled: z.boolean(), nextRunAt: z.string().nullable()
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 syncApi.openapi(
-  createRoute({
-    method: 'post',
+  operatorRoute({
     path: '/api/sync/{id}/toggle',
     summary: 'Enables or disables a sync job; enabling schedules its next run one interval from now',
-    security,
-    middleware: [guard.write('operator', { json: true })],
     request: { params: IdParam },
-    responses: { 200: json(Toggle, 'The new state'), 404: json(ErrorBody, 'No such sync job'), ...guardedResponses },
+    responses: { 200: json(Toggle, 'The new state'), 404: json(ErrorBody, 'No such sync job') },
   }),
   async (c) => {
     const { id } = c.req.valid('param');
@@ -76,18 +92,14 @@ syncApi.openapi(
 );
 
 syncApi.openapi(
-  createRoute({
-    method: 'post',
+  operatorRoute({
     path: '/api/sync/{id}/run-now',
     summary: 'Starts a run of the sync job now, in its own MigrationJob (409 while a run is in progress)',
-    security,
-    middleware: [guard.write('operator', { json: true })],
     request: { params: IdParam },
     responses: {
       200: json(Message, 'Started'),
       404: json(ErrorBody, 'No such sync job'),
       409: json(ErrorBody, 'A run of the job is in progress'),
-      ...guardedResponses,
     },
   }),
   async (c) => {
@@ -107,14 +119,11 @@ syncApi.openapi(
 const SessionStatus = z.object({ currentSessionGuid: z.string().nullable(), status: z.string().nullable() }).openapi('SyncSessionStatus');
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/{id}/session-status',
     summary: "The job's current or last run and its state (nulls when it never ran)",
-    security,
-    middleware: [guard.read('any', { json: true })],
     request: { params: IdParam },
-    responses: { 200: json(SessionStatus, 'The run'), 404: json(ErrorBody, 'No such sync job'), ...guardedResponses },
+    responses: { 200: json(SessionStatus, 'The run'), 404: json(ErrorBody, 'No such sync job') },
   }),
   async (c) => {
     const job = await refreshSyncJob(c, await syncJobOr404(c.var.db, c.req.valid('param').id));
@@ -127,13 +136,10 @@ const Status = z
   .openapi('SyncStatus');
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/status',
     summary: 'Counts of sync jobs: with a run in progress, whose last start or run failed, enabled, all',
-    security,
-    middleware: [guard.read('any', { json: true })],
-    responses: { 200: json(Status, 'The counts'), ...guardedResponses },
+    responses: { 200: json(Status, 'The counts') },
   }),
   async (c) => {
     await refreshActiveSyncJobs(c);
@@ -163,14 +169,11 @@ const Names = z.array(z.string());
 const Column = z.object({ ColumnName: z.string(), DataType: z.string() }).openapi('SyncColumnInfo');
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/tables',
     summary: "The configuration's source tables",
-    security,
-    middleware: [guard.read('any', { json: true })],
     request: { query: ConfigQuery },
-    responses: { 200: json(Names, 'Table names'), 404: json(ErrorBody, 'No such configuration'), ...guardedResponses },
+    responses: { 200: json(Names, 'Table names'), 404: json(ErrorBody, 'No such configuration') },
   }),
   async (c) => {
     const source = await connectionOf(c, c.req.valid('query').configId);
@@ -182,14 +185,11 @@ syncApi.openapi(
 );
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/columns',
     summary: 'Columns of a source table of the configuration',
-    security,
-    middleware: [guard.read('any', { json: true })],
     request: { query: TableQuery },
-    responses: { 200: json(z.array(Column), 'The columns'), 404: json(ErrorBody, 'No such configuration or table'), ...guardedResponses },
+    responses: { 200: json(z.array(Column), 'The columns'), 404: json(ErrorBody, 'No such configuration or table') },
   }),
   async (c) => {
     const { configId, table } = c.req.valid('query');
@@ -198,14 +198,11 @@ syncApi.openapi(
 );
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/destination-tables',
     summary: 'The destination tables',
-    security,
-    middleware: [guard.read('any', { json: true })],
     request: { query: ConfigQuery },
-    responses: { 200: json(Names, 'Table names'), 404: json(ErrorBody, 'No such configuration'), ...guardedResponses },
+    responses: { 200: json(Names, 'Table names'), 404: json(ErrorBody, 'No such configuration') },
   }),
   async (c) => {
     await configurationOr404(c, c.req.valid('query').configId);
@@ -217,14 +214,11 @@ syncApi.openapi(
 );
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/destination-columns',
     summary: 'Columns of a destination table',
-    security,
-    middleware: [guard.read('any', { json: true })],
     request: { query: TableQuery },
-    responses: { 200: json(z.array(Column), 'The columns'), 404: json(ErrorBody, 'No such configuration or table'), ...guardedResponses },
+    responses: { 200: json(z.array(Column), 'The columns'), 404: json(ErrorBody, 'No such configuration or table') },
   }),
   async (c) => {
     const { configId, table } = c.req.valid('query');
@@ -234,17 +228,13 @@ syncApi.openapi(
 );
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/schema-status',
     summary: 'Whether the configuration has a mapping document (uploaded here, or saved by the wizard)',
-    security,
-    middleware: [guard.read('any', { json: true })],
     request: { query: ConfigQuery },
     responses: {
       200: json(z.object({ exists: z.boolean() }).openapi('SyncSchemaStatus'), 'Whether it exists'),
       404: json(ErrorBody, 'No such configuration'),
-      ...guardedResponses,
     },
   }),
   async (c) => {
@@ -263,17 +253,13 @@ const TableMappings = z
   .openapi('SyncTableMappings');
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/table-mappings',
     summary: "A source table's mapping in the configuration's mapping document",
-    security,
-    middleware: [guard.read('any', { json: true })],
     request: { query: TableQuery },
     responses: {
       200: json(TableMappings, 'The mapping (found: false when the document does not name the table)'),
       404: json(ErrorBody, 'No such configuration'),
-      ...guardedResponses,
     },
   }),
   async (c) => {
@@ -297,18 +283,14 @@ const SyncForeignKey = z
   .openapi('SyncForeignKey');
 
 syncApi.openapi(
-  createRoute({
-    method: 'get',
+  readRoute({
     path: '/api/sync/table-fks',
     summary:
       'Foreign keys of the destination table a source table maps to: detected in the destination, and custom ones of the configuration',
-    security,
-    middleware: [guard.read('any', { json: true })],
     request: { query: TableQuery },
     responses: {
       200: json(z.array(SyncForeignKey), 'The foreign keys'),
       404: json(ErrorBody, 'No such configuration or source table'),
-      ...guardedResponses,
     },
   }),
   async (c) => {
