@@ -88,6 +88,11 @@ export async function uploadAddress(
   };
 }
 
+/** The fields photos and videos share: the title, and the caption and credit ('' when not given). */
+function described(body: z.output<typeof CreateBody>) {
+  return { title: body.title, caption: body.caption ?? '', credit: body.credit ?? '' };
+}
+
 /**
  * Step 2: checks the uploads, promotes them out of the pending prefix (a photo with its
  * variants) and stores the record. Whatever was written is deleted again if anything fails.
@@ -100,9 +105,7 @@ export async function createItem({ db, bucket, config, base }: Library, body: z.
       const [row] = await db
         .insert(photos)
         .values({
-          title: body.title,
-          caption: body.caption ?? '',
-          credit: body.credit ?? '',
+          ...described(body),
           photoType: body.photoType ?? 'general',
           ...photoFiles(photo),
           createdBy,
@@ -126,9 +129,7 @@ export async function createItem({ db, bucket, config, base }: Library, body: z.
     const [row] = await db
       .insert(videos)
       .values({
-        title: body.title,
-        caption: body.caption ?? '',
-        credit: body.credit ?? '',
+        ...described(body),
         videoKey: video.key,
         posterKey: poster?.key ?? null,
         contentType: video.contentType,

@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { createSelectSchema } from 'drizzle-zod';
 import { authors, contributors, newsTypes, sites } from '#d1/cms/schema.ts';
 import { racingReads } from '#shared/pg.ts';
@@ -9,7 +9,7 @@ import type { CmsEnv } from '../context.ts';
 import { BOOTSTRAP_KEYS, bootstrapLists, listAuthors, listContributors, listSites, newsTypesOfSites } from '../data/lookups.ts';
 import { reader } from '../guards.ts';
 import { courses, racesOfCourse, searchHorses, searchJockeys, searchTrainers } from '../racing-lookups.ts';
-import { errorResponses, idList, idText } from './openapi.ts';
+import { errorResponses, idList, idText, json, sessionRoutes } from './openapi.ts';
 import { text } from '#shared/text.ts';
 
 /** Read-only pick lists for the editing forms. */
@@ -21,17 +21,13 @@ const Author = plainIntegers(createSelectSchema(authors).pick({ id: true, name: 
 const Contributor = plainIntegers(createSelectSchema(contributors).pick({ id: true, name: true })).openapi('Contributor');
 const NewsType = plainIntegers(createSelectSchema(newsTypes).pick({ id: true, name: true, siteId: true })).openapi('NewsType');
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
-const tags = ['Lookups'];
-const security = [{ session: [] }];
+const route = sessionRoutes('Lookups');
 
 lookups.openapi(
-  createRoute({
+  route({
     method: 'get',
     middleware: [reader] as const,
     path: '/bootstrap',
-    tags,
-    security,
     summary: 'Several lists in one call',
     description: 'Comma-separated `keys` from `sites`, `authors`, `contributors`; unknown keys are left out of the answer, not rejected.',
     request: { query: z.object({ keys: text().max(500, 'is too long').default('').openapi({ example: 'sites,authors' }) }) },
@@ -57,52 +53,29 @@ lookups.openapi(
   },
 );
 
-lookups.openapi(
-  createRoute({
+/** A dropdown's route: every row of one table, by name. */
+const dropdownRoute = <T extends z.ZodType>(path: string, item: T, summary: string, description: string) =>
+  route({
     method: 'get',
     middleware: [reader] as const,
-    path: '/sites',
-    tags,
-    security,
-    summary: 'Site dropdown',
-    responses: { 200: json(z.array(Site), 'Sites by name'), ...errorResponses(401) },
-  }),
-  async (c) => c.json(await listSites(c.var.db), 200),
+    path,
+    summary,
+    responses: { 200: json(z.array(item), description), ...errorResponses(401) },
+  });
+
+lookups.openapi(dropdownRoute('/sites', Site, 'Site dropdown', 'Sites by name'), async (c) => c.json(await listSites(c.var.db), 200));
+lookups.openapi(dropdownRoute('/authors', Author, 'Author dropdown', 'Authors by name'), async (c) =>
+  c.json(await listAuthors(c.var.db), 200),
+);
+lookups.openapi(dropdownRoute('/contributors', Contributor, 'Contributor dropdown', 'Contributors by name'), async (c) =>
+  c.json(await listContributors(c.var.db), 200),
 );
 
 lookups.openapi(
-  createRoute({
-    method: 'get',
-    middleware: [reader] as const,
-    path: '/authors',
-    tags,
-    security,
-    summary: 'Author dropdown',
-    responses: { 200: json(z.array(Author), 'Authors by name'), ...errorResponses(401) },
-  }),
-  async (c) => c.json(await listAuthors(c.var.db), 200),
-);
-
-lookups.openapi(
-  createRoute({
-    method: 'get',
-    middleware: [reader] as const,
-    path: '/contributors',
-    tags,
-    security,
-    summary: 'Contributor dropdown',
-    responses: { 200: json(z.array(Contributor), 'Contributors by name'), ...errorResponses(401) },
-  }),
-  async (c) => c.json(await listContributors(c.var.db), 200),
-);
-
-lookups.openapi(
-  createRoute({
+  route({
     method: 'get',
     middleware: [reader] as const,
     path: '/news-types',
-    tags,
-    security,
     summary: 'News types of the given sites',
     request: { query: z.object({ siteIds: idList.optional().openapi({ example: '1,2', type: 'string' }) }) },
     responses: { 200: json(z.array(NewsType), 'News types by name; [] when siteIds is empty or missing'), ...errorResponses(400, 401) },
@@ -121,11 +94,9 @@ const SearchQuery = z.object({
 });
 
 function searchRoute(path: string, item: z.ZodType, summary: string) {
-  return createRoute({
+  return route({
     method: 'get',
     path,
-    tags,
-    security,
     summary,
     description:
       'Names starting with the query first, then names containing it; at most 20. An empty query answers [] without a database call.',
@@ -165,11 +136,9 @@ const Course = z
   .openapi('Course');
 
 lookups.openapi(
-  createRoute({
+  route({
     method: 'get',
     path: '/courses',
-    tags,
-    security,
     summary: 'Courses, optionally only those racing on a date',
     middleware: [reader, racingReads()] as const,
     request: { query: z.object({ date: isoDate.optional().openapi({ example: '2026-11-23' }) }) },
@@ -197,11 +166,9 @@ const RacesQuery = z.object({
 });
 
 lookups.openapi(
-  createRoute({
+  route({
     method: 'get',
     path: '/races',
-    tags,
-    security,
     summary: 'Races of a course',
     description:
       'On `date`, or without it from 30 days ago onwards, latest meeting first (at most 200); [] for a course without races. `courseId` is required.',

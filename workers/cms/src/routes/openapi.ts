@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi';
+import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 
 /** The shared error body (workers/shared/errors.ts); invalid input adds `issues`. */
 export const ErrorSchema = z
@@ -29,6 +29,16 @@ export function errorResponses(...statuses: (keyof typeof DESCRIPTIONS)[]) {
       { description: DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: ErrorSchema } } },
     ]),
   );
+}
+
+/** An answer with a JSON body. */
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+/** `createRoute` for the routes of one tag, all signed in by the session cookie. */
+export function sessionRoutes(tag: string) {
+  const tags = [tag];
+  const security = [{ session: [] }];
+  return <R extends Omit<RouteConfig, 'tags' | 'security'>>(config: R) => createRoute({ ...config, tags, security });
 }
 
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({

@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { HttpError } from '#shared/http-error.ts';
 import { paged } from '#shared/paging.ts';
 import type { CmsEnv } from '../context.ts';
@@ -14,14 +14,12 @@ import {
   StorySummary,
 } from '../story-schemas.ts';
 import { createStory, deleteStory, missingRestrictedTags, updateStory } from '../story-writes.ts';
-import { ErrorSchema, errorResponses, IdParam, jsonBody } from './openapi.ts';
+import { ErrorSchema, errorResponses, IdParam, json, jsonBody, sessionRoutes } from './openapi.ts';
 
 /** Stories: list, detail, parent, children, link-search, create, update, delete. */
 export const stories = new OpenAPIHono<CmsEnv>();
 
-const tags = ['Stories'];
-const security = [{ session: [] }];
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const route = sessionRoutes('Stories');
 const notFound = (id: number) => new HttpError(404, 'not_found', `No story ${id}`);
 const badInput = json(
   z.union([ErrorSchema, RestrictedStoryError]),
@@ -30,12 +28,10 @@ const badInput = json(
 
 // Registered before `/{id}` so that `link-search` is never read as an id.
 stories.openapi(
-  createRoute({
+  route({
     method: 'get',
     middleware: [reader] as const,
     path: '/link-search',
-    tags,
-    security,
     summary: 'Stories that can be linked, on any of the given sites',
     description: `A numeric \`query\` matches the story id exactly; any other text matches the title by substring (LIKE, wildcards taken literally). Latest first, at most 20.`,
     request: { query: LinkSearchQuery },
@@ -48,12 +44,10 @@ stories.openapi(
 );
 
 stories.openapi(
-  createRoute({
+  route({
     method: 'get',
     middleware: [reader] as const,
     path: '/',
-    tags,
-    security,
     summary: 'Paged, filtered list of stories',
     request: { query: StoryListQuery },
     responses: { 200: json(StoryPage, 'One page of stories and the totals'), ...errorResponses(400, 401) },
@@ -66,12 +60,10 @@ stories.openapi(
 );
 
 stories.openapi(
-  createRoute({
+  route({
     method: 'get',
     middleware: [reader] as const,
     path: '/{id}',
-    tags,
-    security,
     summary: 'One story in full',
     request: { params: IdParam },
     responses: { 200: json(StoryDetail, 'The story'), ...errorResponses(400, 401, 404) },
@@ -85,12 +77,10 @@ stories.openapi(
 );
 
 stories.openapi(
-  createRoute({
+  route({
     method: 'get',
     middleware: [reader] as const,
     path: '/{id}/parent',
-    tags,
-    security,
     summary: 'The parent story (for the linked-story widget)',
     request: { params: IdParam },
     responses: { 200: json(StorySummary.nullable(), 'The parent, or null when the story has none'), ...errorResponses(400, 401, 404) },
@@ -104,12 +94,10 @@ stories.openapi(
 );
 
 stories.openapi(
-  createRoute({
+  route({
     method: 'get',
     middleware: [reader] as const,
     path: '/{id}/children',
-    tags,
-    security,
     summary: 'Child stories by sort order (then id)',
     request: { params: IdParam },
     responses: { 200: json(z.array(StorySummary), 'The children; [] when none'), ...errorResponses(400, 401, 404) },
@@ -123,12 +111,10 @@ stories.openapi(
 );
 
 stories.openapi(
-  createRoute({
+  route({
     method: 'post',
     middleware: [editor] as const,
     path: '/',
-    tags,
-    security,
     summary: 'Creates a story and its site and news-type mappings',
     request: { body: jsonBody(StoryBody) },
     responses: { 201: json(StoryDetail, 'The stored story'), 400: badInput, ...errorResponses(401, 403, 409, 413, 415) },
@@ -142,12 +128,10 @@ stories.openapi(
 );
 
 stories.openapi(
-  createRoute({
+  route({
     method: 'put',
     middleware: [editor] as const,
     path: '/{id}',
-    tags,
-    security,
     summary: 'Replaces a story and resyncs its mappings',
     description: 'The body is the whole story, as for create; an omitted `publishedAt` keeps the stored one.',
     request: { params: IdParam, body: jsonBody(StoryBody) },
@@ -165,12 +149,10 @@ stories.openapi(
 );
 
 stories.openapi(
-  createRoute({
+  route({
     method: 'delete',
     middleware: [editor] as const,
     path: '/{id}',
-    tags,
-    security,
     summary: 'Deletes a story and its mappings in one transaction; its children lose their parent',
     request: { params: IdParam },
     responses: { 204: { description: 'Deleted' }, ...errorResponses(400, 401, 403, 404) },
