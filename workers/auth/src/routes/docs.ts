@@ -1,25 +1,14 @@
 import { Hono } from 'hono';
 import { basePath } from '#shared/base-path.ts';
 import { anonymous } from '#shared/guard.ts';
+import { swaggerUiPage } from '#shared/swagger-ui.ts';
 import openapi from '../../openapi.json' with { type: 'json' };
 import type { AuthEnv } from '../context.ts';
 
 /** Swagger UI over the checked-in OpenAPI file; the UI's files come from swagger-ui-dist (static assets). */
 export const docs = new Hono<AuthEnv>();
 
-const page = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Authentication service API</title>
-<link rel="stylesheet" href="swagger-ui.css">
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="swagger-ui-bundle.js"></script>
-<script src="swagger-init.js"></script>
-</body>
-</html>`;
+const page = swaggerUiPage('Authentication service API', '', 'swagger-init.js');
 
 docs.get('/api/docs', anonymous, (c) => c.redirect('/api/docs/', 301));
 docs.get('/api/docs/', anonymous, (c) => c.html(page));

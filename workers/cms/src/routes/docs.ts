@@ -1,24 +1,12 @@
 import { Hono } from 'hono';
 import { anonymous } from '#shared/guard.ts';
+import { swaggerUiPage } from '#shared/swagger-ui.ts';
 import type { CmsEnv } from '../context.ts';
 
 /** Interactive API docs at the service root: Swagger UI (swagger-ui-dist, static assets) over /openapi.json. */
 export const docs = new Hono<CmsEnv>();
 
-const page = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Content management API</title>
-<link rel="stylesheet" href="/swagger-ui.css">
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="/swagger-ui-bundle.js"></script>
-<script src="/docs.js"></script>
-</body>
-</html>`;
+const page = swaggerUiPage('Content management API', '/', '/docs.js');
 
 // Sent with credentials so "Try it out" carries the session cookie once signed in. The document is
 // read under the prefix the page was served under (the meta tag names it; absent at the root).
