@@ -1,20 +1,6 @@
 import { htmlToText } from '../../workers/mail/src/attachment-text.ts';
 import type { MessageView } from '../../workers/mail/src/mail-views.ts';
-import {
-  enc,
-  str,
-  flag,
-  int,
-  who,
-  inputText,
-  targetIds,
-  each,
-  TARGET_OPTIONS,
-  KEY_OPTION,
-  keys,
-  FILE_OPTION,
-  type Command,
-} from './command.ts';
+import { enc, str, flag, int, who, inputText, targetIds, each, TARGETS, KEY_OPTION, keys, FILE_OPTION, type Command } from './command.ts';
 
 /** The assistant's work: summaries, categories, extracted facts, the model on any text, and what it has stored. */
 
@@ -22,9 +8,7 @@ export const ASSISTANT_COMMANDS: Command[] = [
   {
     name: 'summarise',
     summary: 'Summarise messages and keep the summaries (POST /api/save-summary-direct)',
-    usage: '<message_id>… | --folder f [--top n]',
-    args: [0, 100],
-    options: TARGET_OPTIONS,
+    ...TARGETS,
     examples: ['summarise <message_id>', 'summarise --folder inbox --top 20'],
     async run(ctx) {
       const ids = await targetIds(ctx);
@@ -41,9 +25,7 @@ export const ASSISTANT_COMMANDS: Command[] = [
   {
     name: 'classify',
     summary: 'Categorise messages by the category rules and store the category',
-    usage: '<message_id>… | --folder f [--top n]',
-    args: [0, 100],
-    options: TARGET_OPTIONS,
+    ...TARGETS,
     examples: ['classify <message_id>', 'classify --folder inbox --top 50'],
     async run(ctx) {
       const ids = await targetIds(ctx);

@@ -158,11 +158,15 @@ export const FOLDER_OPTION: OptionSpec = {
   description: 'Folder: inbox, sentitems, drafts, archive, … or a folder’s name',
   argument: 'folder',
 };
-/** Which messages a command works on besides ids: the newest of a folder. */
-export const TARGET_OPTIONS = {
-  folder: FOLDER_OPTION,
-  top: { type: 'string', description: 'With --folder: how many of the newest (default 10)', argument: 'n' },
-} as const;
+/** A command over messages given by id or as the newest of a folder (read by `targetIds`): its usage, arguments and options. */
+export const TARGETS = {
+  usage: '<message_id>… | --folder f [--top n]',
+  args: [0, 100] as [number, number],
+  options: {
+    folder: FOLDER_OPTION,
+    top: { type: 'string', description: 'With --folder: how many of the newest (default 10)', argument: 'n' },
+  },
+} as const satisfies Pick<Command, 'usage' | 'args' | 'options'>;
 export const TOP_OPTION: OptionSpec = { type: 'string', description: 'Messages per page, 1–100', argument: 'n' };
 export const BODY_OPTIONS: Record<string, OptionSpec> = {
   body: { type: 'string', description: 'The text (else --body-file or stdin)', argument: 'text' },
