@@ -5,26 +5,10 @@ import { z } from 'zod';
 import { parseRows } from '#shared/pg.ts';
 import type { ColumnDef } from '../records.ts';
 import type { ImportAreaDef, WriteRow } from '../areas.ts';
-import { key, problem, trialMeeting, writeCounts, personResolver, count } from './lookups.ts';
+import { key, problem, trialMeeting, writeCounts, personResolver, count, meetingColumns } from './lookups.ts';
 
 const TRIAL_COLUMNS: readonly ColumnDef[] = [
-  {
-    key: 'date',
-    heading: 'Date',
-    aliases: ['Trial Date', 'Meeting Date'],
-    kind: 'date',
-    required: true,
-    help: 'The trial meeting day: YYYY-MM-DD, DD/MM/YYYY or a date cell',
-  },
-  {
-    key: 'course',
-    heading: 'Course',
-    aliases: ['Venue', 'Track'],
-    kind: 'text',
-    required: true,
-    max: 100,
-    help: 'The course of a barrier-trial meeting that day',
-  },
+  ...meetingColumns('Trial Date', 'The trial meeting day', 'a barrier-trial meeting'),
   { key: 'heat', heading: 'Heat', aliases: ['Heat No', 'Heat Number'], kind: 'int', required: true, min: 1, max: 30, help: '1 to 30' },
   {
     key: 'distance',

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { parseRows, pgInt } from '#shared/pg.ts';
 import type { Reader } from '../../engine/db.ts';
-import type { Problem, SheetRecord } from '../records.ts';
+import type { ColumnDef, Problem, SheetRecord } from '../records.ts';
 
 export const key = (...parts: unknown[]) => parts.map((p) => String(p).toLowerCase()).join('\u001f');
 export const problem = (column: string, kind: Problem['kind'], message: string): Problem => ({ column, kind, message });
@@ -14,6 +14,29 @@ const idName = z.object({ id: pgInt, name: z.string() });
 const idOnly = z.object({ id: pgInt });
 export const trialMeeting = z.object({ id: pgInt, date: z.string(), course: z.string() });
 export const writeCounts = z.object({ inserted: pgInt, updated: pgInt });
+
+/** A sheet's first two columns, which find each row's meeting: its day and its course (by name). */
+export function meetingColumns(dateAlias: string, day: string, meeting: string): ColumnDef[] {
+  return [
+    {
+      key: 'date',
+      heading: 'Date',
+      aliases: [dateAlias, 'Meeting Date'],
+      kind: 'date',
+      required: true,
+      help: `${day}: YYYY-MM-DD, DD/MM/YYYY or a date cell`,
+    },
+    {
+      key: 'course',
+      heading: 'Course',
+      aliases: ['Venue', 'Track'],
+      kind: 'text',
+      required: true,
+      max: 100,
+      help: `The course of ${meeting} that day`,
+    },
+  ];
+}
 
 /** Rows of `table` whose name (any case) is one of `names`, grouped by lower-cased name. */
 async function idsByName(dest: Reader, table: 'horses' | 'trainers' | 'jockeys', names: Iterable<string>): Promise<Map<string, number[]>> {

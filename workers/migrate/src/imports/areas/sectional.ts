@@ -5,29 +5,13 @@ import { z } from 'zod';
 import { parseRows, pgInt } from '#shared/pg.ts';
 import type { ColumnDef } from '../records.ts';
 import type { ImportAreaDef, WriteRow } from '../areas.ts';
-import { key, problem, writeCounts, count } from './lookups.ts';
+import { key, problem, writeCounts, count, meetingColumns } from './lookups.ts';
 
 /** Plausible times of each segment, seconds: outside them a row has a bad time. */
 export const SEGMENT_SECONDS: Record<string, [number, number]> = { L600: [26, 50], L400: [17, 34], L200: [8, 18] };
 
 const SECTIONAL_COLUMNS: readonly ColumnDef[] = [
-  {
-    key: 'date',
-    heading: 'Date',
-    aliases: ['Race Date', 'Meeting Date'],
-    kind: 'date',
-    required: true,
-    help: 'The race day: YYYY-MM-DD, DD/MM/YYYY or a date cell',
-  },
-  {
-    key: 'course',
-    heading: 'Course',
-    aliases: ['Venue', 'Track'],
-    kind: 'text',
-    required: true,
-    max: 100,
-    help: 'The course of a race meeting that day',
-  },
+  ...meetingColumns('Race Date', 'The race day', 'a race meeting'),
   {
     key: 'race',
     heading: 'Race',
