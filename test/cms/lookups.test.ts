@@ -69,9 +69,11 @@ describe('D1 lookups', () => {
   });
 
   it('bootstrap answers the lists asked for and leaves out unknown keys', async () => {
-    const body = await get<Record<string, { name: string }[]>>('/api/v1/lookup/bootstrap?keys=sites, contributors,horses,SITES,nonsense');
+    const body = await get<Record<string, { id: number; name: string }[]>>(
+      '/api/v1/lookup/bootstrap?keys=sites, contributors,horses,SITES,nonsense',
+    );
     expect(Object.keys(body).sort()).toEqual(['contributors', 'sites']);
-    expect(ownSites(body.sites as { id: number }[])).toHaveLength(3);
+    expect(ownSites(body.sites ?? [])).toHaveLength(3);
     expect(ownNames(body.contributors!, CONTRIBUTORS)).toEqual(['Analyst Ann', 'Tipster Tom']);
     expect(await get('/api/v1/lookup/bootstrap?keys=authors,sites,contributors')).toEqual({
       authors: await get('/api/v1/lookup/authors'),
