@@ -183,6 +183,16 @@ export async function count(sql: Sql, table: string, where = 'true'): Promise<nu
   return rows[0]!.n;
 }
 
+/** Rows of a racing (destination) table, counted on a connection of its own. */
+export async function destCount(table: string): Promise<number> {
+  const sql = openUrl(engineEnv, env.DATABASE_URL);
+  try {
+    return Number((await rowsAs<{ n: string }>(sql, `SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
+  } finally {
+    await sql.end();
+  }
+}
+
 export class InjectedFault extends Error {
   constructor(at: number) {
     super(`injected connection drop at statement ${at}`);

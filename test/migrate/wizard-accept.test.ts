@@ -5,7 +5,7 @@ import { LEGACY_CODES } from '../../scripts/racing/legacy';
 import { openUrl } from '../../workers/migrate/src/engine/db';
 import { allMappings } from '../../workers/migrate/src/engine/mappings';
 import type { ColumnMapping, TablePlan } from '../../workers/migrate/src/engine/types';
-import { engineEnv, openLegacyDirect } from './engine-support';
+import { destCount, engineEnv, openLegacyDirect } from './engine-support';
 import { type Client, signIn } from './helpers';
 import { newSession, ownLegacyConfiguration, storedPlans, uploadSchema, waitForRun } from './wizard-flow';
 import { rowsAs } from './rows-as';
@@ -244,16 +244,6 @@ describe('the session list', () => {
     );
   });
 });
-
-/** Rows of a racing table, counted directly. */
-async function destCount(table: string): Promise<number> {
-  const sql = openUrl(engineEnv, env.DATABASE_URL);
-  try {
-    return Number((await rowsAs<{ n: string }>(sql, `SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
-  } finally {
-    await sql.end();
-  }
-}
 
 /** Source rows (`id` their key as text) and, by source id, the destination row its id mapping of this configuration names. */
 async function mappedRows(sourceQuery: string, sourceTable: string, destTable: string, destColumns: string) {

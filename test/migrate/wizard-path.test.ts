@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
-import { openUrl, type Sql } from '../../workers/migrate/src/engine/db';
-import { createDestination, engineEnv, openLegacyDirect, openRacing, type TestDestination } from './engine-support';
+import type { Sql } from '../../workers/migrate/src/engine/db';
+import { createDestination, destCount, openLegacyDirect, openRacing, type TestDestination } from './engine-support';
 import { type Client, type FormFields, signIn } from './helpers';
 import { ownLegacyConfiguration, uploadSchema, waitForRun } from './wizard-flow';
 import { rowsAs } from './rows-as';
@@ -137,15 +137,6 @@ async function next(html: string, action: string, extra: FormFields = {}): Promi
   const res = await operator.post(action, { ...(await formFields(html, action)), ...extra });
   expect(res.status, `${action}: ${res.status}`).toBe(302);
   return res.headers.get('location') ?? '';
-}
-
-async function destCount(table: string): Promise<number> {
-  const sql = openUrl(engineEnv, env.DATABASE_URL);
-  try {
-    return Number((await rowsAs<{ n: string }>(sql, `SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
-  } finally {
-    await sql.end();
-  }
 }
 
 async function legacyCount(text: string): Promise<number> {

@@ -1,10 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_MAPPING } from '../../scripts/racing/legacy-mapping';
-import { openUrl } from '../../workers/migrate/src/engine/db';
-import { engineEnv } from './engine-support';
+import { destCount } from './engine-support';
 import { signIn, type Client, legacyConfigurationForm } from './helpers';
-import { rowsAs } from './rows-as';
 
 const LEGACY = legacyConfigurationForm('Legacy');
 
@@ -455,16 +453,6 @@ describe('runs that cannot collide', () => {
     });
   });
 });
-
-/** Rows of a destination table, read directly. */
-async function destCount(table: string): Promise<number> {
-  const sql = openUrl(engineEnv, env.DATABASE_URL);
-  try {
-    return Number((await rowsAs<{ n: string }>(sql, `SELECT count(*)::bigint AS n FROM ${table}`))[0]!.n);
-  } finally {
-    await sql.end();
-  }
-}
 
 const countRows = async (sql: string, ...values: unknown[]) =>
   (await env.DB.prepare(sql)
