@@ -64,23 +64,27 @@ export function createMailApp() {
   // A file answer keeps the sandbox policy its route set (workers/shared/downloads.ts). Everything
   // here is per-session or carries a credential: never stored by a browser or cache.
   app.use('*', securityHeaders({ csp: (c) => mailCsp(c.env), noStore: true }), limitUrlLength(MAX_URL_LENGTH), mailServices());
-  app.route('/', login);
-  app.route('/', status);
-  app.route('/', connect);
-  app.route('/', pages);
-  app.route('/', assistantPages);
-  app.route('/', settingsPages);
-  app.route('/', sendersApi);
-  app.route('/', settingsFollowUp);
-  app.route('/', rulesPages);
-  app.route('/', api);
-  app.route('/', llm);
-  app.route('/', assistantApi);
-  app.route('/', draftsApi);
-  app.route('/', dashboardApi);
-  app.route('/', rulesApi);
-  app.route('/', tools);
-  app.route('/', webhook);
+  // In this order: a path two groups both answer goes to the first.
+  for (const routes of [
+    login,
+    status,
+    connect,
+    pages,
+    assistantPages,
+    settingsPages,
+    sendersApi,
+    settingsFollowUp,
+    rulesPages,
+    api,
+    llm,
+    assistantApi,
+    draftsApi,
+    dashboardApi,
+    rulesApi,
+    tools,
+    webhook,
+  ])
+    app.route('/', routes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'mail_session' });
   serveApiDocument(app, (c) => ({

@@ -88,19 +88,23 @@ export function createMigrateApp() {
   });
   app.use('*', (c, next) => (c.req.method === 'POST' && SHEET_UPLOAD.test(c.req.path) ? sheetLimit(c, next) : formLimit(c, next)));
 
-  app.route('/', account);
-  app.route('/', home);
-  app.route('/', configuration);
-  app.route('/', migration);
-  app.route('/', rejects);
-  app.route('/', dryRunRoutes);
-  app.route('/', meetings);
-  app.route('/', sessionRoutes);
-  app.route('/', wizardJson);
-  app.route('/', api);
-  app.route('/', sync);
-  app.route('/', disciplineRepair);
-  app.route('/', imports);
+  // In this order: a path two groups both answer goes to the first.
+  for (const routes of [
+    account,
+    home,
+    configuration,
+    migration,
+    rejects,
+    dryRunRoutes,
+    meetings,
+    sessionRoutes,
+    wizardJson,
+    api,
+    sync,
+    disciplineRepair,
+    imports,
+  ])
+    app.route('/', routes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'authToken', { type: 'apiKey', in: 'cookie', name: 'AuthToken' });
   serveApiDocument(app, (c) => ({

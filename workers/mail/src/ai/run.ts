@@ -26,17 +26,17 @@ export function tracedGraph(c: MailContext, ctx: TaskContext): GraphClient {
   return new GraphClient(ctx.tracer.graphTransport(inBackground(c.var.mailbox)), c.var.config.GRAPH_BASE_URL);
 }
 
+/** The error code of each kind of model failure. */
+const MODEL_ERROR_CODES: Record<ModelError['kind'], string> = {
+  malformed: 'model_unusable',
+  timeout: 'model_timeout',
+  unconfigured: 'model_unconfigured',
+  unavailable: 'model_unavailable',
+};
+
 /** A model failure as this service's answer: 502 with the trace to look at, never a 500. */
 function modelHttpError(err: ModelError, traceId: string): HttpError {
-  const code =
-    err.kind === 'malformed'
-      ? 'model_unusable'
-      : err.kind === 'timeout'
-        ? 'model_timeout'
-        : err.kind === 'unconfigured'
-          ? 'model_unconfigured'
-          : 'model_unavailable';
-  return new HttpError(502, code, err.message, { trace_id: traceId });
+  return new HttpError(502, MODEL_ERROR_CODES[err.kind], err.message, { trace_id: traceId });
 }
 
 /**

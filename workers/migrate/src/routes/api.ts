@@ -5,6 +5,7 @@ import * as engine from '../engine/index.ts';
 import { FilterError } from '../engine/types.ts';
 import { guard } from '../guards.ts';
 import { identifier, intId, text } from '../input.ts';
+import type { JobState } from '../jobs/step.ts';
 import { migrationJob } from '../runs.ts';
 import { recordRunState, wizardSession, withinRateLimit } from '../wizard-sessions.ts';
 import { hostName } from './configuration.ts';
@@ -127,6 +128,9 @@ const Progress = z
   })
   .openapi('MigrationProgress');
 
+/** The status word of a run's end state; every other state is `Running`. */
+const RUN_STATUS: Partial<Record<JobState, string>> = { completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
+
 api.openapi(
   createRoute({
     method: 'get',
@@ -142,14 +146,7 @@ api.openapi(
     const progress = session.runId ? await migrationJob(c, session.runId).progress() : null;
     if (!progress) return c.json({ error: 'not_found', message: 'This session has not started a run.' }, 404);
     await recordRunState(c.var.db, session, progress);
-    const status =
-      progress.state === 'completed'
-        ? 'Completed'
-        : progress.state === 'failed'
-          ? 'Failed'
-          : progress.state === 'cancelled'
-            ? 'Cancelled'
-            : 'Running';
+    const status = RUN_STATUS[progress.state] ?? 'Running';
     return c.json({ sessionId: session.id, status, ...progress }, 200);
   },
 );
