@@ -31,13 +31,20 @@ export async function seedDevData(
   if (service.name === 'auth') {
     const { devSeedSql, DEV_ACCOUNT } = await load('workers/auth/src/account-sql.ts');
     const issuer = env.AUTH_TOTP_ISSUER ?? 'Racing back-office';
-    const statements: string[] = [...(await devSeedSql(env.AUTH_TOTP_ENCRYPTION_KEY, issuer)).statements];
+    // The seed leaves an existing account's backup codes as they are: these are its codes only on a first start.
+    const hadCodes = await db
+      .prepare('SELECT count(*) AS n FROM backup_codes WHERE user_id = (SELECT id FROM users WHERE email = ?)')
+      .bind(DEV_ACCOUNT.email)
+      .first<number>('n');
+    const { statements: devStatements, enrolment } = await devSeedSql(env.AUTH_TOTP_ENCRYPTION_KEY, issuer);
+    const statements: string[] = [...devStatements];
     if (options.withMigrate) {
       const { migrateAuthAccountsSql } = await load('scripts/migrate-seed.ts');
       statements.push(...(await migrateAuthAccountsSql(env.AUTH_TOTP_ENCRYPTION_KEY, issuer)));
     }
     await runStatements(db, statements);
-    return `development account ${DEV_ACCOUNT.email}${options.withMigrate ? ", the migration app's Operator and Viewer" : ''}`;
+    const codes = hadCodes ? '' : `; its backup codes (each works once, shown on this first start only): ${enrolment.backupCodes.join(' ')}`;
+    return `development account ${DEV_ACCOUNT.email}${options.withMigrate ? ", the migration app's Operator and Viewer" : ''}${codes}`;
   }
   if (service.name === 'cms') {
     const { generateCmsSeed, cmsSeedSql } = await load('scripts/cms-seed.ts');

@@ -32,3 +32,14 @@ export function freshCodes<Name extends string>(
     return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(totpSecret(name)) }).generate({ timestamp: step * 30_000 });
   };
 }
+
+/**
+ * The development account's backup codes that the Deno host prints on its first start (its
+ * `• seed auth:` line, deno/host/seed.ts): all ten, or an error naming what it printed instead.
+ */
+export function printedBackupCodes(output: string): string[] {
+  const line = /backup codes \(each works once[^)]*\): ([^\n]*)/.exec(output)?.[1] ?? '';
+  const codes = line.match(/\b[a-z0-9]{4}-[a-z0-9]{4}\b/g) ?? [];
+  if (codes.length !== 10) throw new Error(`expected the demo account's ten backup codes in the seed output:\n${output.slice(-3000)}`);
+  return codes;
+}
