@@ -43,7 +43,9 @@ export async function seedDevData(
       statements.push(...(await migrateAuthAccountsSql(env.AUTH_TOTP_ENCRYPTION_KEY, issuer)));
     }
     await runStatements(db, statements);
-    const codes = hadCodes ? '' : `; its backup codes (each works once, shown on this first start only): ${enrolment.backupCodes.join(' ')}`;
+    const codes = hadCodes
+      ? ''
+      : `; its backup codes (each works once, shown on this first start only): ${enrolment.backupCodes.join(' ')}`;
     return `development account ${DEV_ACCOUNT.email}${options.withMigrate ? ", the migration app's Operator and Viewer" : ''}${codes}`;
   }
   if (service.name === 'cms') {
