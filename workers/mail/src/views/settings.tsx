@@ -1,3 +1,4 @@
+import type { Child } from 'hono/jsx';
 import type { JobView } from '../ai/jobs.ts';
 import type { SessionUser } from '../context.ts';
 import type { CategoryView } from '../data/categories.ts';
@@ -112,6 +113,84 @@ function stateFor(view: SettingsView, form: string, stored: Record<string, strin
   return { values: mine ? { ...stored, ...mine.values } : stored, errors: mine?.fields ?? {} };
 }
 
+/** A category's name, rule and reply mode: the new category's form (with hints) and each category's own. */
+function CategoryFields({ id, state, hints }: { id: string; state: ReturnType<typeof stateFor>; hints?: boolean }) {
+  const { values, errors } = state;
+  return (
+    <>
+      <Field
+        id={`${id}-name`}
+        label="Name"
+        name="name"
+        value={values.name!}
+        error={errors.name}
+        maxlength={64}
+        required
+        hint={hints ? "Letters, digits, spaces, _ & ' - (at most 64)." : undefined}
+      />
+      <Field
+        id={`${id}-rule`}
+        label="Rule"
+        name="rule"
+        value={values.rule!}
+        error={errors.rule}
+        kind="textarea"
+        maxlength={4000}
+        hint={hints ? 'In plain language: which e-mails belong here.' : undefined}
+      />
+      <ReplyModeField id={`${id}-mode`} value={values.reply_mode!} error={errors.reply_mode} />
+    </>
+  );
+}
+
+/** A form of one button that posts `name` = `value` (and the anti-forgery token) to `action`. */
+function ButtonForm(props: { action: string; csrfToken: string; name: string; value: string; class: string; children: Child }) {
+  return (
+    <form method="post" action={props.action}>
+      <Csrf token={props.csrfToken} />
+      <input type="hidden" name={props.name} value={props.value} />
+      <button type="submit" class={props.class}>
+        {props.children}
+      </button>
+    </form>
+  );
+}
+
+/**
+ * A prompt's text, saved through /settings/prompts: a category's reply prompt (`field` "category")
+ * or a task's prompt (`field` "prompt"), as typed with its problem when it is the form sent back.
+ */
+function PromptForm(props: {
+  view: SettingsView;
+  prompt: PromptView;
+  field: 'category' | 'prompt';
+  value: string;
+  id: string;
+  label: string;
+  dataForm?: string;
+  children: Child;
+}) {
+  const { values, errors } = stateFor(props.view, `prompt:${props.prompt.name}`, { body: props.prompt.body });
+  return (
+    <form method="post" action="/settings/prompts" data-form={props.dataForm}>
+      <Csrf token={props.view.csrfToken} />
+      <input type="hidden" name={props.field} value={props.value} />
+      <Field
+        id={props.id}
+        label={props.label}
+        name="body"
+        value={values.body!}
+        error={errors.body}
+        kind="textarea"
+        rows={5}
+        maxlength={20000}
+        required
+      />
+      {props.children}
+    </form>
+  );
+}
+
 function RecategoriseForm({ view }: { view: SettingsView }) {
   return (
     <form method="post" action="/settings/recategorise" class="recategorise">
@@ -122,32 +201,12 @@ function RecategoriseForm({ view }: { view: SettingsView }) {
 }
 
 function NewCategory({ view }: { view: SettingsView }) {
-  const { values, errors } = stateFor(view, 'create', { name: '', rule: '', reply_mode: 'manual' });
+  const state = stateFor(view, 'create', { name: '', rule: '', reply_mode: 'manual' });
   return (
     <form method="post" action="/settings/categories" class="card" data-form="create" aria-labelledby="new-category">
       <h3 id="new-category">New category</h3>
       <Csrf token={view.csrfToken} />
-      <Field
-        id="new-name"
-        label="Name"
-        name="name"
-        value={values.name!}
-        error={errors.name}
-        maxlength={64}
-        required
-        hint="Letters, digits, spaces, _ & ' - (at most 64)."
-      />
-      <Field
-        id="new-rule"
-        label="Rule"
-        name="rule"
-        value={values.rule!}
-        error={errors.rule}
-        kind="textarea"
-        maxlength={4000}
-        hint="In plain language: which e-mails belong here."
-      />
-      <ReplyModeField id="new-mode" value={values.reply_mode!} error={errors.reply_mode} />
+      <CategoryFields id="new" state={state} hints />
       <button type="submit">Create category</button>
     </form>
   );
@@ -156,7 +215,6 @@ function NewCategory({ view }: { view: SettingsView }) {
 function CategoryCard({ view, category, index }: { view: SettingsView; category: SettingsView['categories'][number]; index: number }) {
   const id = `cat-${index}`;
   const edit = stateFor(view, `update:${category.name}`, { name: category.name, rule: category.rule, reply_mode: category.reply_mode });
-  const prompt = stateFor(view, `prompt:${category.prompt.name}`, { body: category.prompt.body });
   return (
     <section class="card" data-category={category.name} aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>
@@ -165,54 +223,31 @@ function CategoryCard({ view, category, index }: { view: SettingsView; category:
       <form method="post" action="/settings/categories/update" data-form="update">
         <Csrf token={view.csrfToken} />
         <input type="hidden" name="category" value={category.name} />
-        <Field id={`${id}-name`} label="Name" name="name" value={edit.values.name!} error={edit.errors.name} maxlength={64} required />
-        <Field
-          id={`${id}-rule`}
-          label="Rule"
-          name="rule"
-          value={edit.values.rule!}
-          error={edit.errors.rule}
-          kind="textarea"
-          maxlength={4000}
-        />
-        <ReplyModeField id={`${id}-mode`} value={edit.values.reply_mode!} error={edit.errors.reply_mode} />
+        <CategoryFields id={id} state={edit} />
         <button type="submit">Save {category.name}</button>
       </form>
-      <form method="post" action="/settings/prompts" data-form="category-prompt">
-        <Csrf token={view.csrfToken} />
-        <input type="hidden" name="category" value={category.name} />
-        <Field
-          id={`${id}-prompt`}
-          label={`Reply prompt${category.prompt.custom ? ' (changed)' : ' (default)'}`}
-          name="body"
-          value={prompt.values.body!}
-          error={prompt.errors.body}
-          kind="textarea"
-          rows={5}
-          maxlength={20000}
-          required
-        />
+      <PromptForm
+        view={view}
+        prompt={category.prompt}
+        field="category"
+        value={category.name}
+        id={`${id}-prompt`}
+        label={`Reply prompt${category.prompt.custom ? ' (changed)' : ' (default)'}`}
+        dataForm="category-prompt"
+      >
         <div class="buttons">
           <button type="submit">Save reply prompt</button>
         </div>
-      </form>
+      </PromptForm>
       <div class="buttons">
         {category.prompt.custom ? (
-          <form method="post" action="/settings/prompts/reset">
-            <Csrf token={view.csrfToken} />
-            <input type="hidden" name="category" value={category.name} />
-            <button type="submit" class="secondary">
-              Reset reply prompt of {category.name}
-            </button>
-          </form>
+          <ButtonForm action="/settings/prompts/reset" csrfToken={view.csrfToken} name="category" value={category.name} class="secondary">
+            Reset reply prompt of {category.name}
+          </ButtonForm>
         ) : null}
-        <form method="post" action="/settings/categories/delete">
-          <Csrf token={view.csrfToken} />
-          <input type="hidden" name="category" value={category.name} />
-          <button type="submit" class="danger">
-            Delete {category.name}
-          </button>
-        </form>
+        <ButtonForm action="/settings/categories/delete" csrfToken={view.csrfToken} name="category" value={category.name} class="danger">
+          Delete {category.name}
+        </ButtonForm>
       </div>
     </section>
   );
@@ -220,36 +255,18 @@ function CategoryCard({ view, category, index }: { view: SettingsView; category:
 
 function PromptCard({ view, prompt, index }: { view: SettingsView; prompt: PromptView; index: number }) {
   const id = `prompt-${index}`;
-  const state = stateFor(view, `prompt:${prompt.name}`, { body: prompt.body });
   return (
     <section class="card" data-prompt={prompt.name} aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>
         {PROMPT_TITLES[prompt.name] ?? prompt.name} <span class="count">({prompt.custom ? 'changed' : 'default'})</span>
       </h3>
-      <form method="post" action="/settings/prompts">
-        <Csrf token={view.csrfToken} />
-        <input type="hidden" name="prompt" value={prompt.name} />
-        <Field
-          id={id}
-          label={`Prompt “${prompt.name}”`}
-          name="body"
-          value={state.values.body!}
-          error={state.errors.body}
-          kind="textarea"
-          rows={5}
-          maxlength={20000}
-          required
-        />
+      <PromptForm view={view} prompt={prompt} field="prompt" value={prompt.name} id={id} label={`Prompt “${prompt.name}”`}>
         <button type="submit">Save prompt</button>
-      </form>
+      </PromptForm>
       {prompt.custom ? (
-        <form method="post" action="/settings/prompts/reset">
-          <Csrf token={view.csrfToken} />
-          <input type="hidden" name="prompt" value={prompt.name} />
-          <button type="submit" class="secondary">
-            Reset “{prompt.name}” to the default
-          </button>
-        </form>
+        <ButtonForm action="/settings/prompts/reset" csrfToken={view.csrfToken} name="prompt" value={prompt.name} class="secondary">
+          Reset “{prompt.name}” to the default
+        </ButtonForm>
       ) : null}
     </section>
   );
@@ -276,13 +293,9 @@ function Users({ view, users }: { view: SettingsView; users: NonNullable<Setting
           <li data-user={u.email}>
             <span class="address">{u.email}</span>
             {u.name ? ` (${u.name})` : ''}
-            <form method="post" action="/settings/users/remove">
-              <Csrf token={view.csrfToken} />
-              <input type="hidden" name="email" value={u.email} />
-              <button type="submit" class="danger">
-                Remove {u.email}
-              </button>
-            </form>
+            <ButtonForm action="/settings/users/remove" csrfToken={view.csrfToken} name="email" value={u.email} class="danger">
+              Remove {u.email}
+            </ButtonForm>
             {removeError?.values.email === u.email ? (
               <p class="field-error" role="alert">
                 {removeError.fields.email}
