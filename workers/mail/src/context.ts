@@ -2,6 +2,7 @@ import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Context, MiddlewareHandler } from 'hono';
 import * as schema from '#d1/mail/schema.ts';
 import { basePath } from '#shared/base-path.ts';
+import type { SessionVariables } from '#shared/session-variables.ts';
 import { type MailConfig, mailConfig } from './config.ts';
 import type { GraphClient } from './graph/client.ts';
 
@@ -12,14 +13,7 @@ export type MailDb = DrizzleD1Database<typeof schema>;
 
 export type MailEnv = {
   Bindings: Env;
-  Variables: {
-    requestId: string;
-    config: MailConfig;
-    db: MailDb;
-    /** Set by the session guard. */
-    user: SessionUser;
-    /** The session's anti-forgery token, for pages and the client script. */
-    csrfToken: string;
+  Variables: SessionVariables<MailConfig, MailDb, SessionUser> & {
     /** Hash of the session cookie (the session row's key). */
     sessionIdHash: string;
     /** Set by the mailbox guard: the signed-in user's mailbox object. */

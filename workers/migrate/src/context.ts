@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import * as schema from '#d1/migrate/schema.ts';
 import { commaListSetting, parseConfig } from '#shared/config.ts';
+import type { SessionVariables } from '#shared/session-variables.ts';
 
 /** `host` (any port) or `host:port`, lower-cased: hosts a configuration (or a sheet address) may name. */
 export const allowedHosts = commaListSetting('', (entry) => entry.toLowerCase());
@@ -38,13 +39,7 @@ export type MigrateDb = DrizzleD1Database<typeof schema>;
 
 export type MigrateEnv = {
   Bindings: Env;
-  Variables: {
-    requestId: string;
-    config: MigrateConfig;
-    db: MigrateDb;
-    user: SessionUser;
-    /** The anti-forgery token every form and script of this response carries. */
-    csrfToken: string;
+  Variables: SessionVariables<MigrateConfig, MigrateDb, SessionUser> & {
     /** Set by the route's guard: errors answer JSON rather than a page. */
     answerJson: boolean;
   };
