@@ -1,8 +1,8 @@
 import { SESSION_STATUSES, type SessionStatus } from '#d1/migrate/schema.ts';
 import type { SessionUser } from '../context.ts';
 import { sessionName, type SortBy, type WizardSession } from '../wizard-sessions.ts';
+import { Grid } from './grid.tsx';
 import { Csrf, Layout } from './layout.tsx';
-import { Scroll } from './wizard/common.tsx';
 
 const when = (ms: number | null) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '');
 
@@ -70,50 +70,38 @@ export function SessionListPage({
         </label>
         <button type="submit">Show</button>
       </form>
-      <Scroll label="Sessions">
-        <table class="grid" data-sessions>
-          <thead>
-            <tr>
-              <th>Session</th>
-              <th>Status</th>
-              <th>Tables</th>
-              <th>Created</th>
-              <th>Started</th>
-              <th>Finished</th>
-              <th>By</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.map((s) => (
-              <tr data-session={s.id}>
-                <td>
-                  <a href={`/Migration/${s.runId ? 'Progress' : 'SchemaImport'}?sessionId=${s.id}`} data-session-link>
-                    {sessionName(s)}
-                  </a>
-                </td>
-                <td>{s.status}</td>
-                <td>{s.selectedTables.join(', ')}</td>
-                <td>{when(s.createdAt)}</td>
-                <td>{when(s.startedAt)}</td>
-                <td>{when(s.finishedAt)}</td>
-                <td>{s.createdBy}</td>
-                <td>
-                  {canDelete ? (
-                    <form method="post" action="/Session/Delete" data-confirm={`Delete the session ${sessionName(s)}?`}>
-                      <Csrf token={csrf} />
-                      <input type="hidden" name="sessionId" value={s.id} />
-                      <button type="submit" class="danger" aria-label={`Delete ${sessionName(s)}`}>
-                        Delete
-                      </button>
-                    </form>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Scroll>
+      <Grid
+        scroll="Sessions"
+        data={{ 'data-sessions': true }}
+        columns={['Session', 'Status', 'Tables', 'Created', 'Started', 'Finished', 'By', '']}
+        rows={sessions}
+        row={(s) => (
+          <tr data-session={s.id}>
+            <td>
+              <a href={`/Migration/${s.runId ? 'Progress' : 'SchemaImport'}?sessionId=${s.id}`} data-session-link>
+                {sessionName(s)}
+              </a>
+            </td>
+            <td>{s.status}</td>
+            <td>{s.selectedTables.join(', ')}</td>
+            <td>{when(s.createdAt)}</td>
+            <td>{when(s.startedAt)}</td>
+            <td>{when(s.finishedAt)}</td>
+            <td>{s.createdBy}</td>
+            <td>
+              {canDelete ? (
+                <form method="post" action="/Session/Delete" data-confirm={`Delete the session ${sessionName(s)}?`}>
+                  <Csrf token={csrf} />
+                  <input type="hidden" name="sessionId" value={s.id} />
+                  <button type="submit" class="danger" aria-label={`Delete ${sessionName(s)}`}>
+                    Delete
+                  </button>
+                </form>
+              ) : null}
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   );
 }

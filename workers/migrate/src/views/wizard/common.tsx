@@ -93,9 +93,24 @@ export function ColumnSelect({ name, value, columns, label }: { name: string; va
   );
 }
 
-/** A wide table that scrolls sideways in its own box on a narrow screen. */
-export const Scroll = ({ children, label }: { children?: Child; label: string }) => (
-  <div class="table-scroll" role="region" aria-label={label} tabindex={0}>
-    {children}
-  </div>
-);
+/** A whole-number setting of the RunConfig step's form: its label, then the input from `min` to `max`. */
+export function WholeNumberField({
+  label,
+  name,
+  min,
+  max,
+  value,
+}: {
+  label: string;
+  name: string;
+  min: number;
+  max: number;
+  value: number;
+}) {
+  return (
+    <label>
+      {label}
+      <input type="number" name={name} min={String(min)} max={String(max)} step="1" inputmode="numeric" value={String(value)} />
+    </label>
+  );
+}

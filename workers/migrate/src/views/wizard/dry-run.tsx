@@ -3,23 +3,19 @@ import { DEFAULT_DRY_RUN_ROWS, MAX_DRY_RUN_ROWS } from '../../engine/dry-run.ts'
 import { DEFAULT_REJECT_LIMIT, MAX_REJECT_LIMIT } from '../../engine/rejects.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf } from '../layout.tsx';
-import { type Base, Scroll, WizardPage, q } from './common.tsx';
+import { Grid } from '../grid.tsx';
+import { type Base, WholeNumberField, WizardPage, q } from './common.tsx';
 
 /** RunConfig's reject threshold (inside the start form). */
 export function RejectLimitField({ value }: { value?: number }) {
   return (
-    <label>
-      Reject threshold: rows that may be set aside (their cast or a constraint failed) before the run fails
-      <input
-        type="number"
-        name="rejectLimit"
-        min="0"
-        max={String(MAX_REJECT_LIMIT)}
-        step="1"
-        inputmode="numeric"
-        value={String(value ?? DEFAULT_REJECT_LIMIT)}
-      />
-    </label>
+    <WholeNumberField
+      label="Reject threshold: rows that may be set aside (their cast or a constraint failed) before the run fails"
+      name="rejectLimit"
+      min={0}
+      max={MAX_REJECT_LIMIT}
+      value={value ?? DEFAULT_REJECT_LIMIT}
+    />
   );
 }
 
@@ -34,18 +30,7 @@ export function DryRunForm({ csrf, session, disabled }: { csrf: string; session:
       </p>
       <Csrf token={csrf} />
       <input type="hidden" name="sessionId" value={session.id} />
-      <label>
-        Dry run (first N rows per table)
-        <input
-          type="number"
-          name="rows"
-          min="1"
-          max={String(MAX_DRY_RUN_ROWS)}
-          step="1"
-          inputmode="numeric"
-          value={String(DEFAULT_DRY_RUN_ROWS)}
-        />
-      </label>
+      <WholeNumberField label="Dry run (first N rows per table)" name="rows" min={1} max={MAX_DRY_RUN_ROWS} value={DEFAULT_DRY_RUN_ROWS} />
       <button type="submit" disabled={disabled}>
         Dry run
       </button>
@@ -81,69 +66,49 @@ export function DryRunPage({ csrf, user, session, report }: Base & { session: Wi
         The first {report.rowsPerTable} source rows of each table{report.patchMode ? ', patch mode' : ''}, run and rolled back: nothing was
         written to the destination.
       </p>
-      <Scroll label="Dry run by table">
-        <table class="grid" data-dry-run>
-          <thead>
-            <tr>
-              <th>Table</th>
-              <th>Rows read</th>
-              <th>Would insert</th>
-              <th>Would update</th>
-              <th>Would skip</th>
-              <th>Would reject</th>
-              <th>Why</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.tables.map((t) => (
-              <tr data-table={t.table}>
-                <td>
-                  {t.sourceTable} → {t.table}
-                </td>
-                <td data-read>{t.read}</td>
-                <td data-inserted>{t.inserted}</td>
-                <td data-updated>{t.updated}</td>
-                <td data-skipped>{t.matched + t.unresolved}</td>
-                <td data-rejected>{t.rejected.length}</td>
-                <td>
-                  <ul class="plain">
-                    {reasons(t, report.patchMode).map((r) => (
-                      <li>{r}</li>
-                    ))}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Scroll>
+      <Grid
+        scroll="Dry run by table"
+        data={{ 'data-dry-run': true }}
+        columns={['Table', 'Rows read', 'Would insert', 'Would update', 'Would skip', 'Would reject', 'Why']}
+        rows={report.tables}
+        row={(t) => (
+          <tr data-table={t.table}>
+            <td>
+              {t.sourceTable} → {t.table}
+            </td>
+            <td data-read>{t.read}</td>
+            <td data-inserted>{t.inserted}</td>
+            <td data-updated>{t.updated}</td>
+            <td data-skipped>{t.matched + t.unresolved}</td>
+            <td data-rejected>{t.rejected.length}</td>
+            <td>
+              <ul class="plain">
+                {reasons(t, report.patchMode).map((r) => (
+                  <li>{r}</li>
+                ))}
+              </ul>
+            </td>
+          </tr>
+        )}
+      />
       {rejected.length ? (
         <>
           <h2>Rows that would be set aside</h2>
-          <Scroll label="Rows that would be set aside">
-            <table class="grid" data-dry-run-rejects>
-              <thead>
-                <tr>
-                  <th>Table</th>
-                  <th>Source key</th>
-                  <th>Column</th>
-                  <th>Value</th>
-                  <th>Why</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rejected.map((r) => (
-                  <tr>
-                    <td>{r.table}</td>
-                    <td>{r.sourceId}</td>
-                    <td>{r.column ?? '(not named)'}</td>
-                    <td>{r.value ?? '(empty)'}</td>
-                    <td>{r.message}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </Scroll>
+          <Grid
+            scroll="Rows that would be set aside"
+            data={{ 'data-dry-run-rejects': true }}
+            columns={['Table', 'Source key', 'Column', 'Value', 'Why']}
+            rows={rejected}
+            row={(r) => (
+              <tr>
+                <td>{r.table}</td>
+                <td>{r.sourceId}</td>
+                <td>{r.column ?? '(not named)'}</td>
+                <td>{r.value ?? '(empty)'}</td>
+                <td>{r.message}</td>
+              </tr>
+            )}
+          />
         </>
       ) : null}
       <p>

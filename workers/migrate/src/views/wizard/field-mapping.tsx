@@ -1,6 +1,7 @@
 import type { MatchSummary, WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash, Layout } from '../layout.tsx';
-import { type Base, q, Scroll, WizardPage } from './common.tsx';
+import { Grid } from '../grid.tsx';
+import { type Base, q, WizardPage } from './common.tsx';
 import { MatchSummaries } from './progress.tsx';
 
 /** FieldMapping: the column mappings as text; natural keys are shown here and chosen on the Relationships step. */
@@ -61,51 +62,41 @@ export function PendingMappingsPage({
       <h1>Pending mappings</h1>
       {summaries.length === 0 ? <p class="muted">No natural-key matching has been run for this session.</p> : null}
       <MatchSummaries summaries={summaries} />
-      <Scroll label="Pending mappings">
-        <table class="grid" data-pending>
-          <thead>
-            <tr>
-              <th>Table</th>
-              <th>Source id</th>
-              <th>Destination id</th>
-              <th>Matched on</th>
-              <th>State</th>
-              <th>Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr data-mapping={String(r.id)}>
-                <td>{r.tableName}</td>
-                <td>{r.sourceId}</td>
-                <td>{r.destId}</td>
-                <td>{r.matchedOn}</td>
-                <td>{r.state}</td>
-                <td class="actions">
-                  {r.state === 'Pending' ? (
-                    <>
-                      <form method="post" action="/Migration/ConfirmMapping">
-                        <Csrf token={csrf} />
-                        <input type="hidden" name="sessionId" value={session.id} />
-                        <input type="hidden" name="mappingId" value={String(r.id)} />
-                        <button type="submit">Confirm</button>
-                      </form>
-                      <form method="post" action="/Migration/RejectMapping">
-                        <Csrf token={csrf} />
-                        <input type="hidden" name="sessionId" value={session.id} />
-                        <input type="hidden" name="mappingId" value={String(r.id)} />
-                        <button type="submit" class="secondary">
-                          Reject
-                        </button>
-                      </form>
-                    </>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Scroll>
+      <Grid
+        scroll="Pending mappings"
+        data={{ 'data-pending': true }}
+        columns={['Table', 'Source id', 'Destination id', 'Matched on', 'State', 'Action']}
+        rows={rows}
+        row={(r) => (
+          <tr data-mapping={String(r.id)}>
+            <td>{r.tableName}</td>
+            <td>{r.sourceId}</td>
+            <td>{r.destId}</td>
+            <td>{r.matchedOn}</td>
+            <td>{r.state}</td>
+            <td class="actions">
+              {r.state === 'Pending' ? (
+                <>
+                  <form method="post" action="/Migration/ConfirmMapping">
+                    <Csrf token={csrf} />
+                    <input type="hidden" name="sessionId" value={session.id} />
+                    <input type="hidden" name="mappingId" value={String(r.id)} />
+                    <button type="submit">Confirm</button>
+                  </form>
+                  <form method="post" action="/Migration/RejectMapping">
+                    <Csrf token={csrf} />
+                    <input type="hidden" name="sessionId" value={session.id} />
+                    <input type="hidden" name="mappingId" value={String(r.id)} />
+                    <button type="submit" class="secondary">
+                      Reject
+                    </button>
+                  </form>
+                </>
+              ) : null}
+            </td>
+          </tr>
+        )}
+      />
       <h2>Add a mapping by hand</h2>
       <form method="post" action="/Migration/AddManualMapping" class="inline">
         <Csrf token={csrf} />

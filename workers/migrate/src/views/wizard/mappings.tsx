@@ -2,7 +2,8 @@ import { describeTransform, type PlanSuggestion } from '../../engine/suggest.ts'
 import type { SchemaInfo } from '../../engine/types.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
-import { type Base, ColumnSelect, q, Scroll, WizardPage } from './common.tsx';
+import { Scroll } from '../grid.tsx';
+import { type Base, ColumnSelect, q, WizardPage } from './common.tsx';
 
 /** Whether a plan differs from its suggestion (so accepting the suggestions changes something). */
 function differs(session: WizardSession, suggestions: Map<string, PlanSuggestion>): boolean {

@@ -1,7 +1,8 @@
 import type { LogEntry, RunProgress } from '../../engine/types.ts';
 import type { MatchSummary, WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
-import { type Base, q, Scroll, WizardPage } from './common.tsx';
+import { Grid } from '../grid.tsx';
+import { type Base, q, WizardPage } from './common.tsx';
 import { RejectSummary } from './rejects.tsx';
 
 const ACTIVE = new Set(['queued', 'running', 'cancelling']);
@@ -39,38 +40,27 @@ export function ProgressPage({
           State: <strong data-run-state>{progress.state}</strong> · <span data-rate>{Math.round(progress.rowsPerSecond)}</span> rows/s · ETA{' '}
           <span data-eta>{progress.etaSeconds != null ? `${Math.round(progress.etaSeconds)} s` : '—'}</span>
         </p>
-        <Scroll label="Tables">
-          <table class="grid">
-            <thead>
-              <tr>
-                <th>Table</th>
-                <th>Progress</th>
-                <th>Rows</th>
-                <th>Inserted</th>
-                <th>Updated</th>
-                <th>Skipped</th>
-                <th>State</th>
-              </tr>
-            </thead>
-            <tbody data-tables>
-              {progress.tables.map((t) => (
-                <tr data-table={t.table}>
-                  <td>{t.table}</td>
-                  <td>
-                    <progress max={Math.max(t.total, 1)} value={t.done} aria-label={`${t.table} progress`}></progress>
-                  </td>
-                  <td>
-                    {t.done} / {t.total}
-                  </td>
-                  <td>{t.inserted}</td>
-                  <td>{t.updated}</td>
-                  <td>{t.skipped}</td>
-                  <td>{t.state}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Scroll>
+        <Grid
+          scroll="Tables"
+          body={{ 'data-tables': true }}
+          columns={['Table', 'Progress', 'Rows', 'Inserted', 'Updated', 'Skipped', 'State']}
+          rows={progress.tables}
+          row={(t) => (
+            <tr data-table={t.table}>
+              <td>{t.table}</td>
+              <td>
+                <progress max={Math.max(t.total, 1)} value={t.done} aria-label={`${t.table} progress`}></progress>
+              </td>
+              <td>
+                {t.done} / {t.total}
+              </td>
+              <td>{t.inserted}</td>
+              <td>{t.updated}</td>
+              <td>{t.skipped}</td>
+              <td>{t.state}</td>
+            </tr>
+          )}
+        />
         <ul class="errors" data-errors>
           {progress.errors.map((e) => (
             <li>{e}</li>
@@ -112,41 +102,30 @@ export function MatchSummaries({ summaries }: { summaries: MatchSummary[] }) {
   return (
     <section data-match-summaries>
       <h2>Natural-key matching</h2>
-      <Scroll label="Natural-key matching">
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>Table</th>
-              <th>Already mapped</th>
-              <th>Matched</th>
-              <th>Unmatched (new)</th>
-              <th>Scanned</th>
-              <th>Limit reached</th>
-            </tr>
-          </thead>
-          <tbody>
-            {summaries.map((s) => (
-              <tr data-match-table={s.sourceTable} data-scan-capped={String(s.scanCapped)} data-match-capped={String(s.matchCapped)}>
-                <td>
-                  {s.sourceTable} → {s.destTable}
-                </td>
-                <td>{s.alreadyMapped}</td>
-                <td>{s.matched}</td>
-                <td>{s.unmatched}</td>
-                <td>{s.scanned}</td>
-                <td>
-                  {[
-                    s.scanCapped ? `scan stopped at ${s.scanLimit} source rows` : '',
-                    s.matchCapped ? `only the first ${s.matchLimit} matches kept for review` : '',
-                  ]
-                    .filter(Boolean)
-                    .join('; ') || 'none'}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Scroll>
+      <Grid
+        scroll="Natural-key matching"
+        columns={['Table', 'Already mapped', 'Matched', 'Unmatched (new)', 'Scanned', 'Limit reached']}
+        rows={summaries}
+        row={(s) => (
+          <tr data-match-table={s.sourceTable} data-scan-capped={String(s.scanCapped)} data-match-capped={String(s.matchCapped)}>
+            <td>
+              {s.sourceTable} → {s.destTable}
+            </td>
+            <td>{s.alreadyMapped}</td>
+            <td>{s.matched}</td>
+            <td>{s.unmatched}</td>
+            <td>{s.scanned}</td>
+            <td>
+              {[
+                s.scanCapped ? `scan stopped at ${s.scanLimit} source rows` : '',
+                s.matchCapped ? `only the first ${s.matchLimit} matches kept for review` : '',
+              ]
+                .filter(Boolean)
+                .join('; ') || 'none'}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -200,40 +179,37 @@ export function ResultsPage({
           <p data-validated={allOk ? 'all' : 'differences'}>
             {allOk ? 'Every table validated: counts and checksums match.' : 'Some tables differ between source and destination.'}
           </p>
-          <Scroll label="Validation">
-            <table class="grid" data-validation>
-              <thead>
-                <tr>
-                  <th>Table</th>
-                  <th>Source rows</th>
-                  <th>Destination rows</th>
-                  <th>Source checksum</th>
-                  <th>Destination checksum</th>
-                  <th>Result</th>
-                  <th>First mismatched keys</th>
-                </tr>
-              </thead>
-              <tbody>
-                {validation.map((v) => (
-                  <tr data-table={v.table} data-ok={String(v.ok)}>
-                    <td>{v.table}</td>
-                    <td>{v.sourceCount}</td>
-                    <td>{v.destCount}</td>
-                    <td>
-                      <code>{v.sourceChecksum}</code>
-                    </td>
-                    <td>
-                      <code>{v.destChecksum}</code>
-                    </td>
-                    <td>{v.ok ? 'OK' : 'DIFFERENT'}</td>
-                    <td data-mismatched-keys={mismatches?.[v.table]?.join(',') ?? ''}>
-                      {v.ok ? '' : mismatches?.[v.table] ? mismatches[v.table]!.join(', ') || 'none found' : 'validate again to list them'}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </Scroll>
+          <Grid
+            scroll="Validation"
+            data={{ 'data-validation': true }}
+            columns={[
+              'Table',
+              'Source rows',
+              'Destination rows',
+              'Source checksum',
+              'Destination checksum',
+              'Result',
+              'First mismatched keys',
+            ]}
+            rows={validation}
+            row={(v) => (
+              <tr data-table={v.table} data-ok={String(v.ok)}>
+                <td>{v.table}</td>
+                <td>{v.sourceCount}</td>
+                <td>{v.destCount}</td>
+                <td>
+                  <code>{v.sourceChecksum}</code>
+                </td>
+                <td>
+                  <code>{v.destChecksum}</code>
+                </td>
+                <td>{v.ok ? 'OK' : 'DIFFERENT'}</td>
+                <td data-mismatched-keys={mismatches?.[v.table]?.join(',') ?? ''}>
+                  {v.ok ? '' : mismatches?.[v.table] ? mismatches[v.table]!.join(', ') || 'none found' : 'validate again to list them'}
+                </td>
+              </tr>
+            )}
+          />
           {/* Offered after a clean validation too: the destination can change after the run. */}
           <form method="post" action="/Migration/ValidateAgain">
             <Csrf token={csrf} />

@@ -1,4 +1,5 @@
-import { Scroll, q } from './common.tsx';
+import { Scroll } from '../grid.tsx';
+import { q } from './common.tsx';
 
 /** Results: the rows the run set aside, per table, each with its download (null: the destination could not be read). */
 export function RejectSummary({ sessionId, rejects }: { sessionId: string; rejects: { table: string; rejected: number }[] | null }) {

@@ -2,7 +2,8 @@ import type { KeyProposal } from '../../engine/natural-keys.ts';
 import type { ForeignKey } from '../../engine/types.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf } from '../layout.tsx';
-import { type Base, Scroll, WizardPage } from './common.tsx';
+import { Grid } from '../grid.tsx';
+import { type Base, WizardPage } from './common.tsx';
 
 export type RelationshipRow = ForeignKey & { id?: number };
 
@@ -23,38 +24,30 @@ export function RelationshipConfigPage({
     <WizardPage title="Relationships" csrf={csrf} user={user} step="RelationshipConfig" session={session}>
       <h1>Natural keys, relationships and table order</h1>
       <h2>Foreign keys</h2>
-      <Scroll label="Foreign keys">
-        <table class="grid" data-relationships>
-          <thead>
-            <tr>
-              <th>Child</th>
-              <th>Parent</th>
-              <th>Kind</th>
-              <th>Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {fks.map((fk) => (
-              <tr>
-                <td>
-                  {fk.childTable}.{fk.childColumn}
-                </td>
-                <td>
-                  {fk.parentTable}.{fk.parentColumn}
-                </td>
-                <td>{fk.custom ? 'custom' : 'detected'}</td>
-                <td>
-                  {fk.id !== undefined ? (
-                    <button type="button" class="secondary" data-session={session.id} data-delete-relationship={String(fk.id)}>
-                      Delete
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Scroll>
+      <Grid
+        scroll="Foreign keys"
+        data={{ 'data-relationships': true }}
+        columns={['Child', 'Parent', 'Kind', 'Action']}
+        rows={fks}
+        row={(fk) => (
+          <tr>
+            <td>
+              {fk.childTable}.{fk.childColumn}
+            </td>
+            <td>
+              {fk.parentTable}.{fk.parentColumn}
+            </td>
+            <td>{fk.custom ? 'custom' : 'detected'}</td>
+            <td>
+              {fk.id !== undefined ? (
+                <button type="button" class="secondary" data-session={session.id} data-delete-relationship={String(fk.id)}>
+                  Delete
+                </button>
+              ) : null}
+            </td>
+          </tr>
+        )}
+      />
       <form class="inline" data-add-relationship data-session={session.id}>
         <select name="childTable" aria-label="Child table" data-columns-for="childColumn">
           {destTables.map((t) => (

@@ -2,7 +2,8 @@ import type { ForeignKey, PlanIssue, SchemaInfo, TablePlan } from '../../engine/
 import type { DuplicateRisk } from '../../wizard-suggestions.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
-import { type Base, Scroll, WizardPage } from './common.tsx';
+import { Scroll } from '../grid.tsx';
+import { type Base, WizardPage } from './common.tsx';
 import { DryRunForm, RejectLimitField } from './dry-run.tsx';
 import { FilterFields } from './filters.tsx';
 import { ParallelTablesField } from './parallel.tsx';

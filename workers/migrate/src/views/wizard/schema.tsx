@@ -1,7 +1,8 @@
 import type { PlanIssue } from '../../engine/types.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
-import { type Base, q, Scroll, WizardPage } from './common.tsx';
+import { Scroll } from '../grid.tsx';
+import { type Base, q, WizardPage } from './common.tsx';
 
 export function SchemaImportPage({
   csrf,
