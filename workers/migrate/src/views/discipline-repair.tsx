@@ -1,6 +1,14 @@
 import type { ConfigurationView } from '../configurations.ts';
 import type { SessionUser } from '../context.ts';
-import { PREVIEW_LIMIT, TERMINAL_REPAIR_STATES, type RepairJobRow, type RepairPreview, type RepairProgress } from '../discipline-repair.ts';
+import {
+  type DisciplineDifference,
+  PREVIEW_LIMIT,
+  type RepairJobRow,
+  type RepairPreview,
+  type RepairProgress,
+  TERMINAL_REPAIR_STATES,
+} from '../discipline-repair.ts';
+import { Grid } from './grid.tsx';
 import { asset, CancelJobForm, Csrf, JobLogList, Layout } from './layout.tsx';
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
@@ -8,6 +16,20 @@ const canWrite = (user: SessionUser) => user.role !== 'Viewer';
 const RepairScript = () => <script src={asset('/static/discipline-repair.js')} defer />;
 
 type Base = { csrf: string; user: SessionUser };
+
+/** The columns both lists of races start with: the preview's and the job's changes. */
+const RACE_COLUMNS = ['Race', 'Meeting', 'Race no.'] as const;
+
+/** A race of either list: which race, then its discipline before and after. */
+const RaceChangeCells = ({ race }: { race: DisciplineDifference }) => (
+  <>
+    <td>{race.raceId}</td>
+    <td>{race.meeting}</td>
+    <td>{race.raceNumber}</td>
+    <td>{race.from}</td>
+    <td>{race.to}</td>
+  </>
+);
 
 export function DisciplineRepairIndexPage({
   csrf,
@@ -49,30 +71,16 @@ export function DisciplineRepairIndexPage({
                 .{preview.count > preview.races.length ? ` The first ${PREVIEW_LIMIT} are listed.` : ''}
               </p>
               {preview.races.length ? (
-                <table class="grid">
-                  <thead>
-                    <tr>
-                      <th>Race</th>
-                      <th>Meeting</th>
-                      <th>Race no.</th>
-                      <th>Now</th>
-                      <th>Source</th>
-                      <th>Paired by</th>
+                <Grid
+                  columns={[...RACE_COLUMNS, 'Now', 'Source', 'Paired by']}
+                  rows={preview.races}
+                  row={(r) => (
+                    <tr data-preview-race={String(r.raceId)}>
+                      <RaceChangeCells race={r} />
+                      <td>{r.pairedBy}</td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {preview.races.map((r) => (
-                      <tr data-preview-race={String(r.raceId)}>
-                        <td>{r.raceId}</td>
-                        <td>{r.meeting}</td>
-                        <td>{r.raceNumber}</td>
-                        <td>{r.from}</td>
-                        <td>{r.to}</td>
-                        <td>{r.pairedBy}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                  )}
+                />
               ) : null}
             </section>
           ) : null}
@@ -87,34 +95,23 @@ export function DisciplineRepairIndexPage({
         </>
       )}
       <h2>Recent repair jobs</h2>
-      {jobs.length === 0 ? (
-        <p>No repair jobs yet.</p>
-      ) : (
-        <table class="grid" data-repair-jobs>
-          <thead>
-            <tr>
-              <th>Job</th>
-              <th>Started by</th>
-              <th>Created</th>
-              <th>State</th>
-              <th>Changed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {jobs.map((job) => (
-              <tr data-repair-job={job.jobId}>
-                <td>
-                  <a href={`/DisciplineRepair/Progress?jobId=${job.jobId}`}>{job.jobId}</a>
-                </td>
-                <td>{job.startedBy}</td>
-                <td>{when(job.createdAt)}</td>
-                <td>{job.state}</td>
-                <td>{job.changed}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        empty="No repair jobs yet."
+        data={{ 'data-repair-jobs': true }}
+        columns={['Job', 'Started by', 'Created', 'State', 'Changed']}
+        rows={jobs}
+        row={(job) => (
+          <tr data-repair-job={job.jobId}>
+            <td>
+              <a href={`/DisciplineRepair/Progress?jobId=${job.jobId}`}>{job.jobId}</a>
+            </td>
+            <td>{job.startedBy}</td>
+            <td>{when(job.createdAt)}</td>
+            <td>{job.state}</td>
+            <td>{job.changed}</td>
+          </tr>
+        )}
+      />
     </Layout>
   );
 }
@@ -154,28 +151,16 @@ export function DisciplineRepairProgressPage({ csrf, user, progress, startedBy }
         </dl>
         {canWrite(user) && !finished ? <CancelJobForm action="/DisciplineRepair/Cancel" jobId={progress.jobId} csrf={csrf} /> : null}
         <h2>Changes</h2>
-        <table class="grid">
-          <thead>
+        <Grid
+          body={{ 'data-changes': true }}
+          columns={[...RACE_COLUMNS, 'From', 'To']}
+          rows={progress.summary.changes}
+          row={(change) => (
             <tr>
-              <th>Race</th>
-              <th>Meeting</th>
-              <th>Race no.</th>
-              <th>From</th>
-              <th>To</th>
+              <RaceChangeCells race={change} />
             </tr>
-          </thead>
-          <tbody data-changes>
-            {progress.summary.changes.map((ch) => (
-              <tr>
-                <td>{ch.raceId}</td>
-                <td>{ch.meeting}</td>
-                <td>{ch.raceNumber}</td>
-                <td>{ch.from}</td>
-                <td>{ch.to}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          )}
+        />
         <JobLogList entries={progress.log} />
         <p>
           <a href="/DisciplineRepair">Back to the discipline repair</a>

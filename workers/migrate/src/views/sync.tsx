@@ -3,6 +3,7 @@ import type { ConfigurationView } from '../configurations.ts';
 import type { ForeignKey, PlanIssue, TablePlan } from '../engine/types.ts';
 import type { SyncJob } from '../data/sync-jobs.ts';
 import { INTERVAL_MINUTES } from '../sync-jobs.ts';
+import { Grid } from './grid.tsx';
 import { asset, Csrf, Flash, Layout } from './layout.tsx';
 
 const when = (ms: number | null) => (ms ? `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
@@ -33,63 +34,49 @@ export function SyncListPage({ csrf, user, jobs }: { csrf: string; user: Session
           </a>
         </p>
       ) : null}
-      {jobs.length === 0 ? (
-        <p>No sync jobs yet.</p>
-      ) : (
-        <table class="grid" data-sync-jobs>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Configuration</th>
-              <th>Tables</th>
-              <th>Interval</th>
-              <th>Enabled</th>
-              <th>Last run</th>
-              <th>Next run</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {jobs.map((job) => (
-              <tr data-sync-job={job.id}>
-                <td>{job.name}</td>
-                <td>{job.configName}</td>
-                <td>{job.tables.join(', ')}</td>
-                <td>{`${job.intervalMinutes} min`}</td>
-                <td data-enabled>{job.enabled ? 'yes' : 'no'}</td>
-                <td data-last-status>
-                  {job.lastStatus ?? 'never run'}
-                  {job.lastRunAt ? <span class="muted">{` (${when(job.lastRunAt)})`}</span> : null}
-                  {job.lastError ? <span class="field-error">{` ${job.lastError}`}</span> : null}
-                </td>
-                <td data-next-run>{job.enabled ? when(job.nextRunAt) : '—'}</td>
-                <td class="actions">
-                  <a href={`/Sync/Preview/${job.id}`}>Preview</a>
-                  <a href={`/Sync/Incremental/${job.id}`}>Incremental</a>
-                  {canWrite(user) ? (
-                    <>
-                      <a href={`/Sync/Edit/${job.id}`}>Edit</a>
-                      <button type="button" class="secondary" data-sync-toggle={String(job.id)}>
-                        {job.enabled ? 'Disable' : 'Enable'}
-                      </button>
-                      <button type="button" class="secondary" data-sync-run={String(job.id)}>
-                        Run now
-                      </button>
-                      <form method="post" action={`/Sync/Delete/${job.id}`} data-confirm="Delete this sync job?">
-                        <Csrf token={csrf} />
-                        <button type="submit" class="danger">
-                          Delete
-                        </button>
-                      </form>
-                    </>
-                  ) : null}
-                  <span data-sync-result role="status" aria-live="polite"></span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        empty="No sync jobs yet."
+        data={{ 'data-sync-jobs': true }}
+        columns={['Name', 'Configuration', 'Tables', 'Interval', 'Enabled', 'Last run', 'Next run', 'Actions']}
+        rows={jobs}
+        row={(job) => (
+          <tr data-sync-job={job.id}>
+            <td>{job.name}</td>
+            <td>{job.configName}</td>
+            <td>{job.tables.join(', ')}</td>
+            <td>{`${job.intervalMinutes} min`}</td>
+            <td data-enabled>{job.enabled ? 'yes' : 'no'}</td>
+            <td data-last-status>
+              {job.lastStatus ?? 'never run'}
+              {job.lastRunAt ? <span class="muted">{` (${when(job.lastRunAt)})`}</span> : null}
+              {job.lastError ? <span class="field-error">{` ${job.lastError}`}</span> : null}
+            </td>
+            <td data-next-run>{job.enabled ? when(job.nextRunAt) : '—'}</td>
+            <td class="actions">
+              <a href={`/Sync/Preview/${job.id}`}>Preview</a>
+              <a href={`/Sync/Incremental/${job.id}`}>Incremental</a>
+              {canWrite(user) ? (
+                <>
+                  <a href={`/Sync/Edit/${job.id}`}>Edit</a>
+                  <button type="button" class="secondary" data-sync-toggle={String(job.id)}>
+                    {job.enabled ? 'Disable' : 'Enable'}
+                  </button>
+                  <button type="button" class="secondary" data-sync-run={String(job.id)}>
+                    Run now
+                  </button>
+                  <form method="post" action={`/Sync/Delete/${job.id}`} data-confirm="Delete this sync job?">
+                    <Csrf token={csrf} />
+                    <button type="submit" class="danger">
+                      Delete
+                    </button>
+                  </form>
+                </>
+              ) : null}
+              <span data-sync-result role="status" aria-live="polite"></span>
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   );
 }
@@ -273,24 +260,17 @@ export function SyncPreviewPage({
                 : 'No destination table found.'}
             {` Source key ${plan.sourceKey.join(', ') || '—'}; destination key ${plan.destKey}${plan.naturalKey?.length ? `; natural key ${plan.naturalKey.join(', ')}` : ''}.`}
           </p>
-          <table class="grid">
-            <thead>
+          <Grid
+            columns={['Source column', 'Destination column', 'Transform']}
+            rows={plan.columns}
+            row={(col) => (
               <tr>
-                <th>Source column</th>
-                <th>Destination column</th>
-                <th>Transform</th>
+                <td>{col.source}</td>
+                <td>{col.dest}</td>
+                <td>{col.transform ? col.transform.kind : ''}</td>
               </tr>
-            </thead>
-            <tbody>
-              {plan.columns.map((col) => (
-                <tr>
-                  <td>{col.source}</td>
-                  <td>{col.dest}</td>
-                  <td>{col.transform ? col.transform.kind : ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+          />
           <h3>Foreign keys</h3>
           {foreignKeys.length ? (
             <ul data-foreign-keys>

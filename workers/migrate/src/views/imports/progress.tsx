@@ -2,6 +2,7 @@
 
 import type { AutoSync } from '../../imports/auto-sync.ts';
 import { type ImportProgress, TERMINAL_IMPORT_STATES } from '../../imports/jobs.ts';
+import { Grid } from '../grid.tsx';
 import { CancelJobForm, Csrf, JobLogList, Layout } from '../layout.tsx';
 import { type Base, canWrite, FilterInput, FkSelects, ImportScript, when } from './common.tsx';
 
@@ -40,24 +41,18 @@ export function ImportProgressPage({ csrf, user, def, progress }: Base & { progr
           </p>
         </div>
         <h2>Skipped rows</h2>
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>Row</th>
-              <th>What</th>
-              <th>Problem</th>
+        <Grid
+          body={{ 'data-problems': true }}
+          columns={['Row', 'What', 'Problem']}
+          rows={progress.summary.problems}
+          row={(p) => (
+            <tr class="error">
+              <td>{p.line}</td>
+              <td>{p.row}</td>
+              <td>{p.message}</td>
             </tr>
-          </thead>
-          <tbody data-problems>
-            {progress.summary.problems.map((p) => (
-              <tr class="error">
-                <td>{p.line}</td>
-                <td>{p.row}</td>
-                <td>{p.message}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          )}
+        />
         <JobLogList entries={progress.log} />
         <p>
           <a href={page}>Back to {def.title.toLowerCase()}</a>

@@ -2,6 +2,7 @@
 
 import type { AutoSync, ImportEvent } from '../../imports/auto-sync.ts';
 import type { ImportJobRow, UploadRow } from '../../imports/jobs.ts';
+import { Grid } from '../grid.tsx';
 import { Csrf, Layout } from '../layout.tsx';
 import { type Base, canWrite, Columns, FkSelects, ImportScript, when } from './common.tsx';
 
@@ -93,44 +94,28 @@ export function ImportIndexPage({
         </p>
       ) : null}
       <h2>Recent imports</h2>
-      {jobs.length === 0 ? (
-        <p>No imports yet.</p>
-      ) : (
-        <table class="grid" data-import-jobs>
-          <thead>
-            <tr>
-              <th>Job</th>
-              <th>Sheet</th>
-              <th>How</th>
-              <th>By</th>
-              <th>Created</th>
-              <th>State</th>
-              <th>Inserted</th>
-              <th>Updated</th>
-              <th>Unchanged</th>
-              <th>Skipped</th>
-            </tr>
-          </thead>
-          <tbody>
-            {jobs.map((job) => (
-              <tr data-import-job={job.jobId}>
-                <td>
-                  <a href={`${page}/Progress?jobId=${job.jobId}`}>{job.jobId.slice(0, 8)}</a>
-                </td>
-                <td>{job.fileName}</td>
-                <td>{job.trigger}</td>
-                <td>{job.startedBy}</td>
-                <td>{when(job.createdAt)}</td>
-                <td>{job.state}</td>
-                <td>{job.inserted}</td>
-                <td>{job.updated}</td>
-                <td>{job.unchanged}</td>
-                <td>{job.skipped}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        empty="No imports yet."
+        data={{ 'data-import-jobs': true }}
+        columns={['Job', 'Sheet', 'How', 'By', 'Created', 'State', 'Inserted', 'Updated', 'Unchanged', 'Skipped']}
+        rows={jobs}
+        row={(job) => (
+          <tr data-import-job={job.jobId}>
+            <td>
+              <a href={`${page}/Progress?jobId=${job.jobId}`}>{job.jobId.slice(0, 8)}</a>
+            </td>
+            <td>{job.fileName}</td>
+            <td>{job.trigger}</td>
+            <td>{job.startedBy}</td>
+            <td>{when(job.createdAt)}</td>
+            <td>{job.state}</td>
+            <td>{job.inserted}</td>
+            <td>{job.updated}</td>
+            <td>{job.unchanged}</td>
+            <td>{job.skipped}</td>
+          </tr>
+        )}
+      />
       {events.length ? (
         <>
           <h2>Log</h2>
