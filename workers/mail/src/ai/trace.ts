@@ -52,28 +52,14 @@ export class Tracer {
       graph: async (request: GraphRequest): Promise<GraphResult> => {
         const started = Date.now();
         const name = `${request.method} ${request.path.split('?')[0]}`;
+        const step = (outcome: string, detail: string) =>
+          this.record({ kind: 'graph', name, latencyMs: Date.now() - started, tokensIn: 0, tokensOut: 0, outcome, detail });
         try {
           const result = await inner.graph(request);
-          this.record({
-            kind: 'graph',
-            name,
-            latencyMs: Date.now() - started,
-            tokensIn: 0,
-            tokensOut: 0,
-            outcome: result.ok ? 'ok' : `error ${result.status ?? ''}`.trim(),
-            detail: result.ok ? '' : result.message,
-          });
+          step(result.ok ? 'ok' : `error ${result.status ?? ''}`.trim(), result.ok ? '' : result.message);
           return result;
         } catch (err) {
-          this.record({
-            kind: 'graph',
-            name,
-            latencyMs: Date.now() - started,
-            tokensIn: 0,
-            tokensOut: 0,
-            outcome: 'error',
-            detail: err instanceof Error ? err.message : String(err),
-          });
+          step('error', err instanceof Error ? err.message : String(err));
           throw err;
         }
       },
