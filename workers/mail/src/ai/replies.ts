@@ -6,6 +6,7 @@ import { mailboxStub } from '../context.ts';
 import type { MailDb } from '../context.ts';
 import { claimFollowUp, followUpsDue, recordAnswer, recordSent, settleFollowUp } from '../data/replies.ts';
 import { GraphClient, type GraphTransport, inBackground } from '../graph/client.ts';
+import { MessageQueue, backoffMs } from '../mailbox/message-queue.ts';
 import type { SummaryRow } from './pipeline.ts';
 import { withReply } from './reply-html.ts';
 
@@ -28,70 +29,22 @@ const SENT_MAX_ATTEMPTS = 4;
 const addressOf = (r: Recipient) => ({ name: r.emailAddress?.name ?? '', address: r.emailAddress?.address ?? '' });
 
 /** The mailbox object's queue of sent messages to record (its own SQLite). */
-export class SentQueue {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS sent_queue (
-        message_id TEXT PRIMARY KEY,
-        state TEXT NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        next_at INTEGER NOT NULL,
-        error TEXT,
-        updated_at INTEGER NOT NULL
-      )`,
-    );
-  }
-
-  /** Queues a sent message (once: a repeated notification is ignored). */
-  add(messageId: string, now = Date.now()): void {
-    this.sql.exec(
-      "INSERT OR IGNORE INTO sent_queue (message_id, state, next_at, updated_at) VALUES (?, 'queued', ?, ?)",
-      messageId,
-      now,
-      now,
-    );
-  }
-
-  /** When the next queued message is due, or null. */
-  nextAt(): number | null {
-    return this.sql.exec<{ at: number | null }>("SELECT MIN(next_at) AS at FROM sent_queue WHERE state = 'queued'").one().at;
+export class SentQueue extends MessageQueue {
+  constructor(sql: SqlStorage) {
+    super(sql, 'sent_queue', SENT_BATCH);
   }
 
   /** Records the due sent messages; processed rows older than `cutoff` are dropped. */
   async drain(db: MailDb, graph: GraphClient, userId: number, cutoff: number): Promise<void> {
-    const now = Date.now();
-    const due = this.sql
-      .exec<{ message_id: string; attempts: number }>(
-        "SELECT message_id, attempts FROM sent_queue WHERE state = 'queued' AND next_at <= ? ORDER BY next_at LIMIT ?",
-        now,
-        SENT_BATCH,
-      )
-      .toArray();
-    for (const item of due) {
+    for (const item of this.due(Date.now())) {
       try {
         const message = await graph.message(item.message_id);
-        const state = await recordSentMessage(db, userId, message);
-        this.sql.exec(
-          'UPDATE sent_queue SET state = ?, error = NULL, updated_at = ? WHERE message_id = ?',
-          state,
-          Date.now(),
-          item.message_id,
-        );
+        this.settle(item.message_id, await recordSentMessage(db, userId, message));
       } catch (err) {
-        const gone = err instanceof HttpError && err.status === 404;
-        const failed = gone || item.attempts + 1 >= SENT_MAX_ATTEMPTS;
-        this.sql.exec(
-          'UPDATE sent_queue SET state = ?, attempts = ?, error = ?, next_at = ?, updated_at = ? WHERE message_id = ?',
-          failed ? 'failed' : 'queued',
-          item.attempts + 1,
-          (err instanceof Error ? err.message : String(err)).slice(0, 500),
-          Date.now() + 2_000 * 4 ** item.attempts,
-          Date.now(),
-          item.message_id,
-        );
+        this.retry(item, err, SENT_MAX_ATTEMPTS, backoffMs(item.attempts));
       }
     }
-    this.sql.exec("DELETE FROM sent_queue WHERE state <> 'queued' AND updated_at < ?", cutoff);
+    this.prune(cutoff);
   }
 }
 

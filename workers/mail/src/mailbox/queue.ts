@@ -1,5 +1,4 @@
 import type { Message } from '@microsoft/microsoft-graph-types';
-import { HttpError } from '#shared/http-error.ts';
 import type { Category } from '../ai/categories.ts';
 import { processMessage } from '../ai/pipeline.ts';
 import { recordInbound } from '../ai/replies.ts';
@@ -8,6 +7,7 @@ import { runCategoryRules } from '../ai/rules-job.ts';
 import type { TaskContext } from '../ai/task.ts';
 import type { GraphTransport } from '../graph/client.ts';
 import { GraphClient } from '../graph/client.ts';
+import { type DueMessage, MessageQueue, backoffMs } from './message-queue.ts';
 
 /** The assistant's work queue of new mail, as `queueState` reports it. */
 export interface QueueState {
@@ -24,65 +24,20 @@ export const MAX_ATTEMPTS = 3;
 /** Messages processed per alarm run. */
 export const QUEUE_BATCH = 20;
 
-export type DueMessage = { message_id: string; attempts: number };
-
 /**
  * New mail waiting for the assistant (summary, category, draft), in the mailbox object's SQLite
  * storage (table `ai_queue`): one row per message, kept after it is done so that a repeated
  * notification is not processed twice.
  */
-export class NewMailQueue {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS ai_queue (
-        message_id TEXT PRIMARY KEY,
-        state TEXT NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        next_at INTEGER NOT NULL,
-        error TEXT,
-        total_ms INTEGER,
-        model_ms INTEGER,
-        trace_id TEXT,
-        updated_at INTEGER NOT NULL
-      )`,
-    );
+export class NewMailQueue extends MessageQueue {
+  constructor(sql: SqlStorage) {
+    super(sql, 'ai_queue', QUEUE_BATCH, ['total_ms INTEGER', 'model_ms INTEGER', 'trace_id TEXT']);
     sql.exec('CREATE INDEX IF NOT EXISTS ai_queue_due ON ai_queue (state, next_at)');
-  }
-
-  /** Queues a message once (a message seen before, in whatever state, is not queued again). */
-  add(messageId: string, now: number): void {
-    this.sql.exec(
-      "INSERT OR IGNORE INTO ai_queue (message_id, state, next_at, updated_at) VALUES (?, 'queued', ?, ?)",
-      messageId,
-      now,
-      now,
-    );
   }
 
   /** Forgets the messages still waiting (the mailbox was disconnected). */
   dropQueued(): void {
     this.sql.exec("DELETE FROM ai_queue WHERE state = 'queued'");
-  }
-
-  /** The next QUEUE_BATCH messages due at `now`, the longest waiting first. */
-  due(now: number): DueMessage[] {
-    return this.sql
-      .exec<DueMessage>(
-        "SELECT message_id, attempts FROM ai_queue WHERE state = 'queued' AND next_at <= ? ORDER BY next_at LIMIT ?",
-        now,
-        QUEUE_BATCH,
-      )
-      .toArray();
-  }
-
-  /** When the next queued message is due, or null when none waits. */
-  nextAt(): number | null {
-    return this.sql.exec<{ at: number | null }>("SELECT MIN(next_at) AS at FROM ai_queue WHERE state = 'queued'").one().at;
-  }
-
-  /** Drops the processed records older than `cutoff` (kept as long as the rest of the assistant's history). */
-  prune(cutoff: number): void {
-    this.sql.exec("DELETE FROM ai_queue WHERE state <> 'queued' AND updated_at < ?", cutoff);
   }
 
   /** Counts, and the average timings of the newest processed messages. */
@@ -108,38 +63,13 @@ export class NewMailQueue {
     };
   }
 
-  private skipped(messageId: string): void {
-    this.sql.exec("UPDATE ai_queue SET state = 'skipped', updated_at = ? WHERE message_id = ?", Date.now(), messageId);
-  }
-
   private done(item: DueMessage, totalMs: number, modelMs: number, traceId: string): void {
-    this.sql.exec(
-      "UPDATE ai_queue SET state = 'done', attempts = ?, error = NULL, total_ms = ?, model_ms = ?, trace_id = ?, updated_at = ? WHERE message_id = ?",
-      item.attempts + 1,
-      totalMs,
-      modelMs,
-      traceId,
-      Date.now(),
-      item.message_id,
-    );
+    this.settle(item.message_id, 'done', { attempts: item.attempts + 1, total_ms: totalMs, model_ms: modelMs, trace_id: traceId });
   }
 
   /** A failed attempt: queued again later (Graph's Retry-After when it throttled, else 2 s, 8 s), or failed for good. */
   private failed(item: DueMessage, err: unknown, traceId: string): void {
-    const failed = item.attempts + 1 >= MAX_ATTEMPTS;
-    const error = err instanceof Error ? err.message : String(err);
-    // Not found at Graph (moved, deleted): nothing to retry.
-    const gone = err instanceof HttpError && err.status === 404;
-    this.sql.exec(
-      'UPDATE ai_queue SET state = ?, attempts = ?, error = ?, next_at = ?, trace_id = ?, updated_at = ? WHERE message_id = ?',
-      failed || gone ? 'failed' : 'queued',
-      item.attempts + 1,
-      error.slice(0, 500),
-      Date.now() + retryDelayMs(err, 2_000 * 4 ** item.attempts),
-      traceId,
-      Date.now(),
-      item.message_id,
-    );
+    this.retry(item, err, MAX_ATTEMPTS, retryDelayMs(err, backoffMs(item.attempts)), { trace_id: traceId });
   }
 
   /**
@@ -161,7 +91,7 @@ export class NewMailQueue {
       const message: Message = await graph.message(item.message_id);
       // an answer in a conversation stops the owner's sent messages of it waiting
       await recordInbound(ctx.db, ctx.userId, message, ownAddress);
-      if (message.isDraft) this.skipped(item.message_id);
+      if (message.isDraft) this.settle(item.message_id, 'skipped');
       else {
         const processed = await processMessage(ctx, graph, message, { ownAddress, draft: true, categories });
         await runCategoryRules({ ctx, graph, transport, message, category: processed.category, clean: processed.clean, ownAddress });
