@@ -16,6 +16,7 @@ import {
   writeErrors,
   writeGuards,
 } from './api-common.ts';
+import { newMessage } from './new-message.ts';
 
 /** Sending: a new message, and a reply to one. */
 export const composeApi = new OpenAPIHono<MailEnv>();
@@ -44,13 +45,7 @@ composeApi.openapi(
   }),
   async (c) => {
     const mail = c.req.valid('json');
-    await c.var.graph.sendMail({
-      subject: mail.subject,
-      body: { contentType: 'html', content: asHtml(mail.body) },
-      toRecipients: recipients(mail.to),
-      ccRecipients: recipients(mail.cc),
-      bccRecipients: recipients(mail.bcc),
-    });
+    await c.var.graph.sendMail(newMessage(mail, asHtml(mail.body)));
     return c.json({ sent: true as const, recipients: mail.to.length + mail.cc.length + mail.bcc.length }, 202);
   },
 );

@@ -15,12 +15,12 @@ import {
   messageId,
   readErrors,
   readGuards,
-  recipients,
   security,
   text,
   writeErrors,
   writeGuards,
 } from './api-common.ts';
+import { newMessage } from './new-message.ts';
 import { AttachmentSchema, FolderSchema, asHtml, attachmentView, folderView } from '../mail-views.ts';
 import { resubscribe } from '../subscriptions.ts';
 
@@ -157,14 +157,7 @@ tools.openapi(
   }),
   async (c) => {
     const draft = c.req.valid('json');
-    const content = draft.html ? draft.body : asHtml(draft.body);
-    const created = await c.var.graph.createDraft({
-      subject: draft.subject,
-      body: { contentType: 'html', content },
-      toRecipients: recipients(draft.to),
-      ccRecipients: recipients(draft.cc),
-      bccRecipients: recipients(draft.bcc),
-    });
+    const created = await c.var.graph.createDraft(newMessage(draft, draft.html ? draft.body : asHtml(draft.body)));
     if (!created?.id) throw new HttpError(502, 'graph_unavailable', 'Graph answered a draft without an id.');
     return c.json(
       {
