@@ -1,23 +1,9 @@
 import type { DryRunReport, DryRunTable } from '../../engine/dry-run.ts';
 import { DEFAULT_DRY_RUN_ROWS, MAX_DRY_RUN_ROWS } from '../../engine/dry-run.ts';
-import { DEFAULT_REJECT_LIMIT, MAX_REJECT_LIMIT } from '../../engine/rejects.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf } from '../layout.tsx';
 import { Grid } from '../grid.tsx';
 import { type Base, WholeNumberField, WizardPage, q } from './common.tsx';
-
-/** RunConfig's reject threshold (inside the start form). */
-export function RejectLimitField({ value }: { value?: number }) {
-  return (
-    <WholeNumberField
-      label="Reject threshold: rows that may be set aside (their cast or a constraint failed) before the run fails"
-      name="rejectLimit"
-      min={0}
-      max={MAX_REJECT_LIMIT}
-      value={value ?? DEFAULT_REJECT_LIMIT}
-    />
-  );
-}
 
 /** RunConfig's dry run: the plan on the first N rows of each table, rolled back. */
 export function DryRunForm({ csrf, session, disabled }: { csrf: string; session: WizardSession; disabled: boolean }) {

@@ -1,12 +1,13 @@
+import { DEFAULT_PARALLEL_TABLES, MAX_PARALLEL_TABLES } from '../../engine/parallel.ts';
+import { DEFAULT_REJECT_LIMIT, MAX_REJECT_LIMIT } from '../../engine/rejects.ts';
 import type { ForeignKey, PlanIssue, SchemaInfo, TablePlan } from '../../engine/types.ts';
 import type { DuplicateRisk } from '../../wizard-suggestions.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
 import { Scroll } from '../grid.tsx';
-import { type Base, WizardPage } from './common.tsx';
-import { DryRunForm, RejectLimitField } from './dry-run.tsx';
+import { type Base, WholeNumberField, WizardPage } from './common.tsx';
+import { DryRunForm } from './dry-run.tsx';
 import { FilterFields } from './filters.tsx';
-import { ParallelTablesField } from './parallel.tsx';
 
 /** The duplicate warning and the confirmation Start needs while it stands. */
 export function DuplicateWarning({ risks }: { risks: DuplicateRisk[] }) {
@@ -29,6 +30,25 @@ export function DuplicateWarning({ risks }: { risks: DuplicateRisk[] }) {
     </section>
   );
 }
+
+/** The whole-number settings of the start form, as the run's plan takes them (the session keeps the last ones posted). */
+const RUN_SETTINGS = [
+  {
+    name: 'rejectLimit',
+    label: 'Reject threshold: rows that may be set aside (their cast or a constraint failed) before the run fails',
+    min: 0,
+    max: MAX_REJECT_LIMIT,
+    fallback: DEFAULT_REJECT_LIMIT,
+  },
+  {
+    name: 'parallelTables',
+    label:
+      'Tables copied at the same time (tables with no foreign key between them; a table still waits for the tables its foreign keys point at)',
+    min: 1,
+    max: MAX_PARALLEL_TABLES,
+    fallback: DEFAULT_PARALLEL_TABLES,
+  },
+] as const;
 
 export type RunTable = { plan: TablePlan; rows: number | null };
 
@@ -137,8 +157,15 @@ export function RunConfigPage({
           <input type="checkbox" name="patchMode" value="true" checked={session.patchMode} /> Patch mode: update rows that already exist
           (matched by id mapping or natural key) instead of skipping them
         </label>
-        <RejectLimitField value={session.rejectLimit} />
-        <ParallelTablesField value={session.parallelTables} />
+        {RUN_SETTINGS.map((setting) => (
+          <WholeNumberField
+            label={setting.label}
+            name={setting.name}
+            min={setting.min}
+            max={setting.max}
+            value={session[setting.name] ?? setting.fallback}
+          />
+        ))}
         <button type="submit" disabled={blocking.length > 0}>
           Start migration
         </button>
