@@ -8,31 +8,13 @@ import { meetingPair } from './meeting-pairs.ts';
 import { mappedIdsSql, mappingsOf, pairRows } from './pairing.ts';
 import { rowFields, RUNNER_FIELDS, SOURCE_RACE_COLUMNS, type SourceRace, sourceRace } from './races.ts';
 
-type SourceRunner = { id: number; tabNumber: number; horse: string | null; values: Value[] };
-type DestinationRunner = { id: number; tabNumber: number; horse: string | null; values: Value[] };
+type Runner = { id: number; tabNumber: number; horse: string | null; values: Value[] };
 
-function sourceRunner(row: Row): SourceRunner {
-  const horse = trimmed(row.horse);
-  return {
-    id: Number(row.entry_id),
-    tabNumber: Number(row.tab_no),
-    horse,
-    values: [
-      Number(row.tab_no),
-      horse,
-      trimmed(row.jockey),
-      trimmed(row.trainer),
-      numberOf(row.barrier_no),
-      numberOf(row.weight_kg),
-      numberOf(row.sp_odds),
-      legacyFlag(text(row.scratched_flag)),
-      numberOf(row.placing),
-      numberOf(row.margin_lengths),
-    ],
-  };
-}
-
-function destinationRunner(row: Row): DestinationRunner {
+/**
+ * A runner of either side. The source query names its columns as the racing database does, so one
+ * reading serves both; only the scratched flag differs (the source's Y/N text, the destination's boolean).
+ */
+function runnerOf(row: Row, scratched: Value): Runner {
   const horse = trimmed(row.horse);
   return {
     id: Number(row.id),
@@ -46,18 +28,17 @@ function destinationRunner(row: Row): DestinationRunner {
       numberOf(row.barrier),
       numberOf(row.weight),
       numberOf(row.starting_price),
-      row.scratched === null ? null : row.scratched === true,
+      scratched,
       numberOf(row.finishing_position),
       numberOf(row.margin),
     ],
   };
 }
 
-function runnerRow(pair: {
-  source: SourceRunner | null;
-  destination: DestinationRunner | null;
-  pairedBy: RunnerRow['pairedBy'];
-}): RunnerRow {
+const sourceRunner = (row: Row) => runnerOf(row, legacyFlag(text(row.scratched_flag)));
+const destinationRunner = (row: Row) => runnerOf(row, row.scratched === null ? null : row.scratched === true);
+
+function runnerRow(pair: { source: Runner | null; destination: Runner | null; pairedBy: RunnerRow['pairedBy'] }): RunnerRow {
   const { source: s, destination: d } = pair;
   const fields = rowFields(RUNNER_FIELDS, s?.values, d?.values);
   return {
@@ -82,8 +63,9 @@ export async function runnerComparison(db: MeetingsDb, rsRaceId: number, qdgRace
   if (!race) throw new HttpError(404, 'not_found', `The source has no race ${rsRaceId}.`);
   const [sourceRows, destRaceId] = await Promise.all([
     db.source(
-      `SELECT x.entry_id, x.tab_no, x.barrier_no, x.weight_kg::text AS weight_kg, x.sp_odds::text AS sp_odds, x.scratched_flag, x.placing,
-         x.margin_lengths::text AS margin_lengths, h.horse_name AS horse, j.full_name AS jockey, t.full_name AS trainer
+      `SELECT x.entry_id AS id, x.tab_no AS tab_number, x.barrier_no AS barrier, x.weight_kg::text AS weight, x.sp_odds::text AS starting_price,
+         x.scratched_flag, x.placing AS finishing_position, x.margin_lengths::text AS margin, h.horse_name AS horse, j.full_name AS jockey,
+         t.full_name AS trainer
        FROM race_entry x LEFT JOIN horse h ON h.horse_id = x.horse_id LEFT JOIN jockey j ON j.jockey_id = x.jockey_id LEFT JOIN trainer t ON t.trainer_id = x.trainer_id
        WHERE x.race_id = $1 ORDER BY x.tab_no, x.entry_id`,
       [rsRaceId],
@@ -102,7 +84,7 @@ export async function runnerComparison(db: MeetingsDb, rsRaceId: number, qdgRace
   );
   const ownRace = new Set(destRows.filter((r) => destRaceId !== null && Number(r.race_id) === destRaceId).map((r) => Number(r.id)));
   const destinations = destRows.map(destinationRunner);
-  const inRace = (d: DestinationRunner) => ownRace.has(d.id);
+  const inRace = (d: Runner) => ownRace.has(d.id);
   const pairs = pairRows(
     sources.map((row) => ({ row, id: row.id })),
     destinations.map((row) => ({ row, id: row.id })),
