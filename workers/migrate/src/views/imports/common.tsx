@@ -11,6 +11,14 @@ export const ImportScript = () => <script src={asset('/static/imports.js')} defe
 export const PREVIEW_ROWS = 200;
 export const PREVIEW_PROBLEM_ROWS = 500;
 
+/** Why the last request was refused (an unusable sheet, a setting out of range), cut to a length a page can show. */
+export const ImportError = ({ message }: { message?: string }) =>
+  message ? (
+    <p class="field-error" role="alert" data-error>
+      {message.slice(0, 700)}
+    </p>
+  ) : null;
+
 export type Base = { csrf: string; user: SessionUser; def: ImportAreaDef };
 
 export function FkSelects({ def, fk }: { def: ImportAreaDef; fk: Record<string, string> }) {

@@ -4,7 +4,7 @@ import type { AutoSync } from '../../imports/auto-sync.ts';
 import { type ImportProgress, TERMINAL_IMPORT_STATES } from '../../imports/jobs.ts';
 import { Grid } from '../grid.tsx';
 import { CancelJobForm, Csrf, JobLogList, Layout } from '../layout.tsx';
-import { type Base, canWrite, FilterInput, FkSelects, ImportScript, when } from './common.tsx';
+import { type Base, canWrite, ImportError, FilterInput, FkSelects, ImportScript, when } from './common.tsx';
 
 export function ImportProgressPage({ csrf, user, def, progress }: Base & { progress: ImportProgress }) {
   const finished = TERMINAL_IMPORT_STATES.includes(progress.state);
@@ -89,11 +89,7 @@ export function ImportAutoSyncPage({
         Imports the saved sheet, or the sheet at an https:// address, every interval while enabled. A run never overlaps the previous one; a
         failure shows here and the schedule goes on.
       </p>
-      {error ? (
-        <p class="field-error" role="alert" data-error>
-          {error.slice(0, 700)}
-        </p>
-      ) : null}
+      <ImportError message={error} />
       {saved ? <p data-saved>Settings saved.</p> : null}
       <section data-auto-sync={def.prefix}>
         <dl class="stats">

@@ -4,7 +4,7 @@ import type { AutoSync, ImportEvent } from '../../imports/auto-sync.ts';
 import type { ImportJobRow, UploadRow } from '../../imports/jobs.ts';
 import { Grid } from '../grid.tsx';
 import { Csrf, Layout } from '../layout.tsx';
-import { type Base, canWrite, Columns, FkSelects, ImportScript, when } from './common.tsx';
+import { type Base, canWrite, ImportError, Columns, FkSelects, ImportScript, when } from './common.tsx';
 
 export function ImportIndexPage({
   csrf,
@@ -34,11 +34,7 @@ export function ImportIndexPage({
         written; the import then writes the valid rows and reports the rest. A row that is already there is left alone, so importing the
         same sheet again changes nothing.
       </p>
-      {error ? (
-        <p class="field-error" role="alert" data-error>
-          {error.slice(0, 700)}
-        </p>
-      ) : null}
+      <ImportError message={error} />
       {canWrite(user) ? (
         <section>
           <h2>Upload a sheet</h2>
