@@ -1,12 +1,13 @@
-import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
+import { z, type RouteHandler } from '@hono/zod-openapi';
 import { publicUser } from '../accounts.ts';
 import { audit } from '../audit.ts';
 import type { Context } from 'hono';
 import type { AuthEnv } from '../context.ts';
-import { clientSecret, THROTTLED } from '../client-secret.ts';
+import { THROTTLED } from '../client-secret.ts';
 import { authDeps, checkCode, checkPassword } from '../login.ts';
 import { startFamily } from '../refresh-families.ts';
-import { clientIpHeader, clientSecretHeader, fail, failure, jsonBody, TokenPair, User } from '../schemas.ts';
+import { clientIpHeader, clientSecretHeader, fail, failure, TokenPair, User } from '../schemas.ts';
+import { clientRoute } from './client-route.ts';
 import { text } from '#shared/text.ts';
 
 const IP = /^[0-9A-Fa-f:.]{2,45}$/;
@@ -24,24 +25,18 @@ function clientIp(c: Context<AuthEnv>): string {
 export const GENERIC_LOGIN_FAILURE = 'Invalid email, password or site.';
 export { THROTTLED };
 
-export const loginRoute = createRoute({
-  method: 'post',
+export const loginRoute = clientRoute({
   path: '/api/login/',
   summary: 'Step one: e-mail, password and site; answers a pending token for the code step',
-  middleware: [clientSecret] as const,
-  request: {
-    headers: clientSecretHeader.extend(clientIpHeader),
-    body: jsonBody(
-      z.object({
-        email: text().min(1).max(254),
-        password: text().min(1).max(1024),
-        site: text()
-          .max(200)
-          .default('')
-          .openapi({ description: 'a registered site_name (exact match); otherwise, or when absent, the siteless credential is used' }),
-      }),
-    ),
-  },
+  headers: clientSecretHeader.extend(clientIpHeader),
+  body: z.object({
+    email: text().min(1).max(254),
+    password: text().min(1).max(1024),
+    site: text()
+      .max(200)
+      .default('')
+      .openapi({ description: 'a registered site_name (exact match); otherwise, or when absent, the siteless credential is used' }),
+  }),
   responses: {
     200: {
       description: 'password correct, account enrolled in 2FA',
@@ -52,8 +47,6 @@ export const loginRoute = createRoute({
       },
     },
     400: failure('wrong e-mail, password or site (one answer for all three), account not enrolled in 2FA, or invalid input'),
-    401: failure('X-Auth-Client-Secret missing or wrong'),
-    413: failure('request body too large'),
     429: failure('too many attempts from this address, or the account is locked for a while'),
   },
 });
@@ -73,25 +66,17 @@ export const loginHandler: RouteHandler<typeof loginRoute, AuthEnv> = async (c) 
   }
 };
 
-export const verifyRoute = createRoute({
-  method: 'post',
+export const verifyRoute = clientRoute({
   path: '/api/verify-2fa/',
   summary: 'Step two: the pending token and a 6-digit TOTP code (or a backup code); answers the tokens',
-  middleware: [clientSecret] as const,
-  request: {
-    headers: clientSecretHeader.extend(clientIpHeader),
-    body: jsonBody(
-      z.object({
-        pending_token: text().min(1).max(256),
-        code: text().min(1).max(32).openapi({ description: '6-digit TOTP code, or one of the account’s backup codes' }),
-      }),
-    ),
-  },
+  headers: clientSecretHeader.extend(clientIpHeader),
+  body: z.object({
+    pending_token: text().min(1).max(256),
+    code: text().min(1).max(32).openapi({ description: '6-digit TOTP code, or one of the account’s backup codes' }),
+  }),
   responses: {
     200: { description: 'tokens issued', content: { 'application/json': { schema: TokenPair.extend({ user: User }) } } },
     400: failure('invalid code (wrong, replayed or used backup code), expired, used or unknown pending token, or invalid input'),
-    401: failure('X-Auth-Client-Secret missing or wrong'),
-    413: failure('request body too large'),
     429: failure('too many attempts from this address, or the account is locked for a while'),
   },
 });

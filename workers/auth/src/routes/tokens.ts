@@ -1,16 +1,14 @@
-import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
-import { clientSecret } from '../client-secret.ts';
+import { z, type RouteHandler } from '@hono/zod-openapi';
 import type { AuthEnv } from '../context.ts';
 import { authDeps } from '../login.ts';
 import { revoke, rotate } from '../refresh-families.ts';
-import { clientSecretHeader, fail, failure, jsonBody, RefreshTokenBody, TokenPair } from '../schemas.ts';
+import { fail, failure, RefreshTokenBody, TokenPair } from '../schemas.ts';
+import { clientRoute } from './client-route.ts';
 
-export const refreshRoute = createRoute({
-  method: 'post',
+export const refreshRoute = clientRoute({
   path: '/api/token/refresh/',
   summary: 'Rotates a refresh token: answers a new access token and a new refresh token that replaces the one sent',
-  middleware: [clientSecret] as const,
-  request: { headers: clientSecretHeader, body: jsonBody(RefreshTokenBody) },
+  body: RefreshTokenBody,
   responses: {
     200: { description: 'rotated', content: { 'application/json': { schema: TokenPair } } },
     400: failure('invalid input'),
@@ -18,7 +16,6 @@ export const refreshRoute = createRoute({
       'refresh token invalid, expired, revoked or already rotated (a rotated token also revokes its family); or X-Auth-Client-Secret missing or wrong',
     ),
     403: failure('the account is deactivated; the token is left as it was'),
-    413: failure('request body too large'),
     429: failure('too many wrong client secrets from this address'),
   },
 });
@@ -35,20 +32,16 @@ export const refreshHandler: RouteHandler<typeof refreshRoute, AuthEnv> = async 
   }
 };
 
-export const revokeRoute = createRoute({
-  method: 'post',
+export const revokeRoute = clientRoute({
   path: '/api/token/revoke/',
   summary: 'Revokes a refresh token and its family (logout)',
-  middleware: [clientSecret] as const,
-  request: { headers: clientSecretHeader, body: jsonBody(RefreshTokenBody) },
+  body: RefreshTokenBody,
   responses: {
     200: {
       description: 'success true when the token was live and is now dead; false when it was already dead',
       content: { 'application/json': { schema: z.object({ success: z.boolean() }) } },
     },
     400: failure('invalid input'),
-    401: failure('X-Auth-Client-Secret missing or wrong'),
-    413: failure('request body too large'),
     429: failure('too many wrong client secrets from this address'),
   },
 });
