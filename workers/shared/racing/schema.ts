@@ -1,19 +1,6 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  boolean,
-  date,
-  index,
-  integer,
-  jsonb,
-  numeric,
-  pgTable,
-  primaryKey,
-  smallint,
-  text,
-  timestamp,
-  uniqueIndex,
-} from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, numeric, pgTable, primaryKey, smallint, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { counter, day, identity, instant, nameSearchIndex, reference, writtenAt } from './columns.ts';
 
 // The racing database (PostgreSQL). The one definition of its schema: Workers query it with
 // drizzle, drizzle-kit derives the SQL migration from it, and the data generator fills it.
@@ -26,8 +13,16 @@ export type HorseSex = 'colt' | 'filly' | 'gelding' | 'mare' | 'horse';
 export type RaceType = 'Flat' | 'Hurdle' | 'Steeplechase';
 export type SectionalSegment = 'L600' | 'L400' | 'L200';
 
+/** A trainer or a jockey: the person's columns. */
+const person = () => ({
+  id: identity(),
+  name: text('name').notNull(),
+  /** Home state, or "NZ". */
+  state: text('state').notNull(),
+});
+
 export const courses = pgTable('courses', {
-  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  id: identity(),
   name: text('name').notNull(),
   /** Australian state or territory; null for New Zealand courses. */
   state: text('state').$type<AustralianState>(),
@@ -38,11 +33,9 @@ export const courses = pgTable('courses', {
 export const meetings = pgTable(
   'meetings',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    date: date('date', { mode: 'string' }).notNull(),
-    courseId: integer('course_id')
-      .notNull()
-      .references(() => courses.id),
+    id: identity(),
+    date: day('date').notNull(),
+    courseId: reference('course_id', () => courses.id),
     /** e.g. "Good 4", "Soft 6", "Heavy 8". */
     trackCondition: text('track_condition').notNull(),
     /** 1 (firm) to 10 (heaviest). */
@@ -56,10 +49,8 @@ export const meetings = pgTable(
 export const races = pgTable(
   'races',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    meetingId: integer('meeting_id')
-      .notNull()
-      .references(() => meetings.id),
+    id: identity(),
+    meetingId: reference('meeting_id', () => meetings.id),
     raceNumber: smallint('race_number').notNull(),
     name: text('name').notNull(),
     /** Metres. */
@@ -68,7 +59,7 @@ export const races = pgTable(
     class: text('class').notNull(),
     raceType: text('race_type').$type<RaceType>().notNull(),
     trackCondition: text('track_condition').notNull(),
-    startTime: timestamp('start_time', { withTimezone: true, mode: 'string' }),
+    startTime: instant('start_time'),
   },
   (t) => [uniqueIndex('races_meeting_id_race_number_key').on(t.meetingId, t.raceNumber)],
 );
@@ -76,30 +67,24 @@ export const races = pgTable(
 export const trainers = pgTable(
   'trainers',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    name: text('name').notNull(),
-    /** Home state, or "NZ". */
-    state: text('state').notNull(),
+    ...person(),
   },
-  (t) => [index('trainers_name_lower_idx').on(sql`lower(${t.name}) text_pattern_ops`)],
+  (t) => [nameSearchIndex('trainers', t.name)],
 );
 
 export const jockeys = pgTable(
   'jockeys',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    name: text('name').notNull(),
-    /** Home state, or "NZ". */
-    state: text('state').notNull(),
+    ...person(),
     apprentice: boolean('apprentice').notNull().default(false),
   },
-  (t) => [index('jockeys_name_lower_idx').on(sql`lower(${t.name}) text_pattern_ops`)],
+  (t) => [nameSearchIndex('jockeys', t.name)],
 );
 
 export const horses = pgTable(
   'horses',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    id: identity(),
     name: text('name').notNull(),
     /** Country of birth. */
     country: text('country').$type<HorseCountry>().notNull(),
@@ -108,24 +93,23 @@ export const horses = pgTable(
     sire: text('sire').notNull(),
     dam: text('dam').notNull(),
   },
-  (t) => [index('horses_name_lower_idx').on(sql`lower(${t.name}) text_pattern_ops`)],
+  (t) => [nameSearchIndex('horses', t.name)],
 );
+
+/** Who ran: the horse, its rider and its trainer (of a race's runner or a barrier trial's run). */
+const starter = () => ({
+  horseId: reference('horse_id', () => horses.id),
+  /** Null while the rider is still to be declared. */
+  jockeyId: integer('jockey_id').references(() => jockeys.id),
+  trainerId: reference('trainer_id', () => trainers.id),
+});
 
 export const runners = pgTable(
   'runners',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    raceId: integer('race_id')
-      .notNull()
-      .references(() => races.id),
-    horseId: integer('horse_id')
-      .notNull()
-      .references(() => horses.id),
-    /** Null while the rider is still to be declared. */
-    jockeyId: integer('jockey_id').references(() => jockeys.id),
-    trainerId: integer('trainer_id')
-      .notNull()
-      .references(() => trainers.id),
+    id: identity(),
+    raceId: reference('race_id', () => races.id),
+    ...starter(),
     tabNumber: smallint('tab_number').notNull(),
     barrier: smallint('barrier').notNull(),
     /** Kilograms. */
@@ -152,19 +136,11 @@ export const runners = pgTable(
 export const trialRuns = pgTable(
   'trial_runs',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    meetingId: integer('meeting_id')
-      .notNull()
-      .references(() => meetings.id),
+    id: identity(),
+    meetingId: reference('meeting_id', () => meetings.id),
     heatNumber: smallint('heat_number').notNull(),
     distance: integer('distance').notNull(),
-    horseId: integer('horse_id')
-      .notNull()
-      .references(() => horses.id),
-    jockeyId: integer('jockey_id').references(() => jockeys.id),
-    trainerId: integer('trainer_id')
-      .notNull()
-      .references(() => trainers.id),
+    ...starter(),
     barrier: smallint('barrier').notNull(),
     finishingPosition: smallint('finishing_position').notNull(),
     margin: numeric('margin', { precision: 6, scale: 2, mode: 'number' }).notNull(),
@@ -176,13 +152,11 @@ export const trialRuns = pgTable(
 export const sales = pgTable(
   'sales',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    horseId: integer('horse_id')
-      .notNull()
-      .references(() => horses.id),
+    id: identity(),
+    horseId: reference('horse_id', () => horses.id),
     saleName: text('sale_name').notNull(),
     lot: integer('lot').notNull(),
-    saleDate: date('sale_date', { mode: 'string' }).notNull(),
+    saleDate: day('sale_date').notNull(),
     /** Hammer price in AUD. */
     price: integer('price').notNull(),
     vendor: text('vendor').notNull(),
@@ -194,10 +168,8 @@ export const sales = pgTable(
 export const sectionalTimes = pgTable(
   'sectional_times',
   {
-    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    runnerId: integer('runner_id')
-      .notNull()
-      .references(() => runners.id),
+    id: identity(),
+    runnerId: reference('runner_id', () => runners.id),
     /** Time over the last 600, 400 or 200 metres of the race. */
     segment: text('segment').$type<SectionalSegment>().notNull(),
     timeSeconds: numeric('time_seconds', { precision: 5, scale: 2, mode: 'number' }).notNull(),
@@ -212,11 +184,11 @@ export const sectionalTimes = pgTable(
 export const meetingStatsPayloads = pgTable(
   'meeting_stats_payloads',
   {
-    date: date('date', { mode: 'string' }).notNull(),
+    date: day('date').notNull(),
     courseId: integer('course_id').notNull(),
     trainerStats: jsonb('trainer_stats').notNull(),
     jockeyStats: jsonb('jockey_stats').notNull(),
-    savedAt: timestamp('saved_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    savedAt: writtenAt('saved_at'),
   },
   (t) => [primaryKey({ columns: [t.date, t.courseId] })],
 );
@@ -225,7 +197,7 @@ export const meetingStatsPayloads = pgTable(
 const bandCounts = () =>
   Object.fromEntries(
     (['starts', 'wins', 'places'] as const).flatMap((kind) =>
-      [1, 2, 3, 4, 5, 6].map((band) => [`${kind}${band}`, integer(`${kind}_${band}`).notNull().default(0)]),
+      [1, 2, 3, 4, 5, 6].map((band) => [`${kind}${band}`, counter(`${kind}_${band}`)]),
     ),
   ) as Record<`${'starts' | 'wins' | 'places'}${1 | 2 | 3 | 4 | 5 | 6}`, ReturnType<typeof integer>>;
 
@@ -236,17 +208,22 @@ const bandCounts = () =>
 
 /** All starts of a date, by price band: the statistics' baselines are a year of these rows summed. */
 export const meetingStatsDays = pgTable('meeting_stats_days', {
-  date: date('date', { mode: 'string' }).primaryKey(),
+  date: day('date').primaryKey(),
   ...bandCounts(),
+});
+
+/** The key every person's daily aggregate starts with: the role, the trainer's or jockey's id, the date. */
+const personDay = () => ({
+  role: text('role').$type<'trainer' | 'jockey'>().notNull(),
+  personId: integer('person_id').notNull(),
+  date: day('date').notNull(),
 });
 
 /** One trainer's or jockey's starts of a date: totals, distinct meetings, finishing positions, bands. */
 export const meetingStatsPersonDays = pgTable(
   'meeting_stats_person_days',
   {
-    role: text('role').$type<'trainer' | 'jockey'>().notNull(),
-    personId: integer('person_id').notNull(),
-    date: date('date', { mode: 'string' }).notNull(),
+    ...personDay(),
     starts: integer('starts').notNull(),
     wins: integer('wins').notNull(),
     meetings: integer('meetings').notNull(),
@@ -260,9 +237,7 @@ export const meetingStatsPersonDays = pgTable(
 export const meetingStatsPersonHorses = pgTable(
   'meeting_stats_person_horses',
   {
-    role: text('role').$type<'trainer' | 'jockey'>().notNull(),
-    personId: integer('person_id').notNull(),
-    date: date('date', { mode: 'string' }).notNull(),
+    ...personDay(),
     horseId: integer('horse_id').notNull(),
     starts: integer('starts').notNull(),
     wins: integer('wins').notNull(),
@@ -274,12 +249,30 @@ export const meetingStatsPersonHorses = pgTable(
 export const racingDataset = pgTable('racing_dataset', {
   size: text('size').notNull(),
   seed: integer('seed').notNull(),
-  today: date('today', { mode: 'string' }).notNull(),
-  loadedAt: timestamp('loaded_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+  today: day('today').notNull(),
+  loadedAt: writtenAt('loaded_at'),
 });
 
 // The migration app's bookkeeping in the destination (the racing database). Kept here, beside the
 // rows they describe, so a chunk's rows, its id mappings and its cursor commit in one transaction.
+
+/** A configuration's rows about one destination table. */
+const configTable = () => ({
+  configId: integer('config_id').notNull(),
+  destTable: text('dest_table').notNull(),
+});
+
+/** A run's rows about one destination table. */
+const runTable = () => ({
+  runId: text('run_id').notNull(),
+  destTable: text('dest_table').notNull(),
+});
+
+/** The source row a row speaks of: its key as text (composite keys joined by U+001F) and its table. */
+const sourceRow = () => ({
+  sourceId: text('source_id').notNull(),
+  sourceTable: text('source_table').notNull(),
+});
 
 /**
  * Which destination row each copied or matched source row became, per configuration. Ids are text
@@ -288,14 +281,12 @@ export const racingDataset = pgTable('racing_dataset', {
 export const migrationIdMappings = pgTable(
   'migration_id_mappings',
   {
-    configId: integer('config_id').notNull(),
-    destTable: text('dest_table').notNull(),
-    sourceId: text('source_id').notNull(),
-    sourceTable: text('source_table').notNull(),
+    ...configTable(),
+    ...sourceRow(),
     destId: text('dest_id').notNull(),
     /** The run that recorded it; null for mappings an operator confirmed or added by hand. */
     runId: text('run_id'),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    createdAt: writtenAt('created_at'),
   },
   // No index on dest_id: reverse look-ups (validation) hash the table's mappings; each index costs
   // every copied row a write.
@@ -311,14 +302,13 @@ export const migrationIdMappings = pgTable(
 export const migrationIdRanges = pgTable(
   'migration_id_ranges',
   {
-    configId: integer('config_id').notNull(),
-    destTable: text('dest_table').notNull(),
+    ...configTable(),
     sourceLo: bigint('source_lo', { mode: 'number' }).notNull(),
     sourceHi: bigint('source_hi', { mode: 'number' }).notNull(),
     destLo: bigint('dest_lo', { mode: 'number' }).notNull(),
     sourceTable: text('source_table').notNull(),
     runId: text('run_id'),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    createdAt: writtenAt('created_at'),
   },
   (t) => [primaryKey({ columns: [t.configId, t.destTable, t.sourceLo] })],
 );
@@ -330,17 +320,16 @@ export const migrationIdRanges = pgTable(
 export const migrationRunCursors = pgTable(
   'migration_run_cursors',
   {
-    runId: text('run_id').notNull(),
-    destTable: text('dest_table').notNull(),
+    ...runTable(),
     phase: text('phase').notNull(),
     /** JSON array of the last copied row's source key values; null before the first chunk. */
     cursor: text('cursor'),
-    done: integer('done').notNull().default(0),
-    inserted: integer('inserted').notNull().default(0),
-    updated: integer('updated').notNull().default(0),
-    skipped: integer('skipped').notNull().default(0),
+    done: counter('done'),
+    inserted: counter('inserted'),
+    updated: counter('updated'),
+    skipped: counter('skipped'),
     finished: boolean('finished').notNull().default(false),
-    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    updatedAt: writtenAt('updated_at'),
   },
   (t) => [primaryKey({ columns: [t.runId, t.destTable, t.phase] })],
 );
@@ -353,17 +342,15 @@ export const migrationRunCursors = pgTable(
 export const migrationRejects = pgTable(
   'migration_rejects',
   {
-    runId: text('run_id').notNull(),
-    destTable: text('dest_table').notNull(),
-    sourceId: text('source_id').notNull(),
-    sourceTable: text('source_table').notNull(),
+    ...runTable(),
+    ...sourceRow(),
     /** The destination column the error names, or whose conversion failed; null when neither says. */
     columnName: text('column_name'),
     /** That column's source value as text (null: the value was NULL, or no column is known). */
     value: text('value'),
     sqlstate: text('sqlstate').notNull(),
     message: text('message').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    createdAt: writtenAt('created_at'),
   },
   (t) => [primaryKey({ columns: [t.runId, t.destTable, t.sourceId] })],
 );
@@ -376,7 +363,7 @@ export const configIdMappings = pgTable(
     tableName: text('table_name').notNull(),
     sourceId: text('source_id').notNull(),
     destId: text('dest_id').notNull(),
-    syncedAt: timestamp('synced_at', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+    syncedAt: writtenAt('synced_at'),
   },
   (t) => [primaryKey({ columns: [t.configId, t.tableName, t.sourceId] })],
 );
