@@ -1,5 +1,6 @@
 import type { SessionUser } from '../context.ts';
 import type { ConfigurationView } from '../configurations.ts';
+import { Grid } from './grid.tsx';
 import { Csrf, Layout } from './layout.tsx';
 
 export type FormValues = Partial<Record<'Id' | 'Name' | 'Host' | 'Port' | 'Database' | 'Username', string>>;
@@ -35,46 +36,32 @@ export function ConfigurationList({
           </a>
         </p>
       ) : null}
-      {rows.length === 0 ? (
-        <p>No configurations yet.</p>
-      ) : (
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Host</th>
-              <th>Port</th>
-              <th>Database</th>
-              <th>Username</th>
-              <th>Active</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr data-configuration={row.id}>
-                <td>{row.name}</td>
-                <td>{row.host}</td>
-                <td>{row.port}</td>
-                <td>{row.database}</td>
-                <td>{row.username}</td>
-                <td>{row.isActive ? 'Active' : ''}</td>
-                <td class="actions">
-                  {canEdit(user) ? <a href={`/Configuration/Edit/${row.id}`}>Edit</a> : null}
-                  {canEdit(user) && !row.isActive ? (
-                    <form method="post" action="/Configuration/SetActive">
-                      <Csrf token={csrf} />
-                      <input type="hidden" name="id" value={String(row.id)} />
-                      <button type="submit">Set active</button>
-                    </form>
-                  ) : null}
-                  {user.role === 'Admin' ? <a href={`/Configuration/Delete/${row.id}`}>Delete</a> : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        empty="No configurations yet."
+        columns={['Name', 'Host', 'Port', 'Database', 'Username', 'Active', 'Actions']}
+        rows={rows}
+        row={(row) => (
+          <tr data-configuration={row.id}>
+            <td>{row.name}</td>
+            <td>{row.host}</td>
+            <td>{row.port}</td>
+            <td>{row.database}</td>
+            <td>{row.username}</td>
+            <td>{row.isActive ? 'Active' : ''}</td>
+            <td class="actions">
+              {canEdit(user) ? <a href={`/Configuration/Edit/${row.id}`}>Edit</a> : null}
+              {canEdit(user) && !row.isActive ? (
+                <form method="post" action="/Configuration/SetActive">
+                  <Csrf token={csrf} />
+                  <input type="hidden" name="id" value={String(row.id)} />
+                  <button type="submit">Set active</button>
+                </form>
+              ) : null}
+              {user.role === 'Admin' ? <a href={`/Configuration/Delete/${row.id}`}>Delete</a> : null}
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   );
 }

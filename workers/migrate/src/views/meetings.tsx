@@ -1,6 +1,7 @@
 import type { ConfigurationView } from '../configurations.ts';
 import type { SessionUser } from '../context.ts';
 import type { FieldComparison, MeetingPair, Value } from '../meetings.ts';
+import { Grid } from './grid.tsx';
 import { asset, Layout } from './layout.tsx';
 
 /** Labels of the compared fields (the JSON routes name them by these keys). */
@@ -59,41 +60,32 @@ export function MeetingListPage({
         Source meetings from {listing.from} to {listing.to}, newest first
         {listing.pairs.length >= listing.limit ? ` (the first ${listing.limit})` : ''}, each beside its destination meeting.
       </p>
-      <table class="grid" data-meetings>
-        <thead>
-          <tr>
-            <th>Date</th>
-            <th>Venue</th>
-            <th>Source meeting</th>
-            <th>Races</th>
-            <th>Destination meeting</th>
-            <th>Comparison</th>
+      <Grid
+        data={{ 'data-meetings': true }}
+        columns={['Date', 'Venue', 'Source meeting', 'Races', 'Destination meeting', 'Comparison']}
+        rows={listing.pairs}
+        row={(pair) => (
+          <tr
+            data-rs-meeting={String(pair.source.id)}
+            data-qdg-meeting={pair.destination ? String(pair.destination.id) : ''}
+            data-status={pair.destination ? (pair.differs ? 'differs' : 'same') : 'source only'}
+            class={pair.differs ? 'differs' : ''}
+          >
+            <td>{pair.source.date ?? pair.source.rawDate}</td>
+            <td>
+              {pair.source.venue ?? '—'} {pair.source.venueCode ? <span class="muted">({pair.source.venueCode})</span> : null}
+            </td>
+            <td>
+              <a href={`/Meetings?rsId=${pair.source.id}`}>{pair.source.id}</a>
+            </td>
+            <td>{pair.source.races}</td>
+            <td>{pair.destination ? `${pair.destination.id} (${pair.matchedBy})` : <em>not in destination</em>}</td>
+            <td>
+              {!pair.destination ? 'source only' : pair.differs ? `${pair.fields.filter((f) => !f.same).length} field(s) differ` : 'same'}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {listing.pairs.map((pair) => (
-            <tr
-              data-rs-meeting={String(pair.source.id)}
-              data-qdg-meeting={pair.destination ? String(pair.destination.id) : ''}
-              data-status={pair.destination ? (pair.differs ? 'differs' : 'same') : 'source only'}
-              class={pair.differs ? 'differs' : ''}
-            >
-              <td>{pair.source.date ?? pair.source.rawDate}</td>
-              <td>
-                {pair.source.venue ?? '—'} {pair.source.venueCode ? <span class="muted">({pair.source.venueCode})</span> : null}
-              </td>
-              <td>
-                <a href={`/Meetings?rsId=${pair.source.id}`}>{pair.source.id}</a>
-              </td>
-              <td>{pair.source.races}</td>
-              <td>{pair.destination ? `${pair.destination.id} (${pair.matchedBy})` : <em>not in destination</em>}</td>
-              <td>
-                {!pair.destination ? 'source only' : pair.differs ? `${pair.fields.filter((f) => !f.same).length} field(s) differ` : 'same'}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        )}
+      />
       {listing.pairs.length === 0 ? <p class="muted">The source has no meetings in these days.</p> : null}
     </Layout>
   );

@@ -2,6 +2,7 @@
 
 import type { SessionUser } from '../../context.ts';
 import type { FkChoice, ImportAreaDef } from '../../imports/areas.ts';
+import { Grid } from '../grid.tsx';
 import { asset } from '../layout.tsx';
 
 export const when = (ms: number | null) => (ms === null ? '—' : `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
@@ -68,25 +69,18 @@ export function FilterInput({ def, value, tempPath }: { def: ImportAreaDef; valu
 
 export function Columns({ def }: { def: ImportAreaDef }) {
   return (
-    <table class="grid" data-columns>
-      <thead>
+    <Grid
+      data={{ 'data-columns': true }}
+      columns={['Heading', 'Also accepted', 'Required', 'Value']}
+      rows={def.columns}
+      row={(c) => (
         <tr>
-          <th>Heading</th>
-          <th>Also accepted</th>
-          <th>Required</th>
-          <th>Value</th>
+          <td>{c.heading}</td>
+          <td>{c.aliases.join(', ')}</td>
+          <td>{c.required ? 'yes' : 'no'}</td>
+          <td>{c.help}</td>
         </tr>
-      </thead>
-      <tbody>
-        {def.columns.map((c) => (
-          <tr>
-            <td>{c.heading}</td>
-            <td>{c.aliases.join(', ')}</td>
-            <td>{c.required ? 'yes' : 'no'}</td>
-            <td>{c.help}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      )}
+    />
   );
 }

@@ -1,6 +1,7 @@
 // The preview of an uploaded sheet: every row checked before anything is written.
 
 import type { Analysis } from '../../imports/analyse.ts';
+import { Grid } from '../grid.tsx';
 import { Csrf, Layout } from '../layout.tsx';
 import { type Base, FilterInput, FkSelects, ImportScript, PREVIEW_PROBLEM_ROWS, PREVIEW_ROWS } from './common.tsx';
 
@@ -56,32 +57,24 @@ export function ImportPreviewPage({
           </button>
         </form>
         <h2>Rows{analysis.records.length > PREVIEW_ROWS ? ` (the first ${PREVIEW_ROWS})` : ''}</h2>
-        <table class="grid" data-preview-rows>
-          <thead>
-            <tr>
-              <th>Row</th>
+        <Grid
+          data={{ 'data-preview-rows': true }}
+          columns={['Row', ...def.columns.map((c) => c.heading), 'Problems']}
+          rows={listed}
+          row={(r) => (
+            <tr
+              class={r.problems.length ? 'error' : undefined}
+              data-line={String(r.line)}
+              data-problems={r.problems.map((p) => p.kind).join(',')}
+            >
+              <td>{r.line}</td>
               {def.columns.map((c) => (
-                <th>{c.heading}</th>
+                <td>{r.values[c.key] === null ? '' : String(r.values[c.key])}</td>
               ))}
-              <th>Problems</th>
+              <td>{r.problems.map((p) => p.message).join('; ')}</td>
             </tr>
-          </thead>
-          <tbody>
-            {listed.map((r) => (
-              <tr
-                class={r.problems.length ? 'error' : undefined}
-                data-line={String(r.line)}
-                data-problems={r.problems.map((p) => p.kind).join(',')}
-              >
-                <td>{r.line}</td>
-                {def.columns.map((c) => (
-                  <td>{r.values[c.key] === null ? '' : String(r.values[c.key])}</td>
-                ))}
-                <td>{r.problems.map((p) => p.message).join('; ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          )}
+        />
         {laterProblems.length ? (
           <>
             <h2>Later rows with problems</h2>

@@ -1,4 +1,4 @@
-import { Scroll } from '../grid.tsx';
+import { Grid } from '../grid.tsx';
 import { q } from './common.tsx';
 
 /** Results: the rows the run set aside, per table, each with its download (null: the destination could not be read). */
@@ -24,30 +24,22 @@ export function RejectSummary({ sessionId, rejects }: { sessionId: string; rejec
             {total} source rows were not copied: their cast or a constraint failed, so each chunk committed without them. Validation counts
             them as differences. Correct them in the source (or the mapping) and run again; a new run copies them once they pass.
           </p>
-          <Scroll label="Rows set aside by table">
-            <table class="grid">
-              <thead>
-                <tr>
-                  <th>Table</th>
-                  <th>Rows set aside</th>
-                  <th>Download</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rejects.map((r) => (
-                  <tr data-table={r.table} data-rejected={String(r.rejected)}>
-                    <td>{r.table}</td>
-                    <td>{r.rejected}</td>
-                    <td>
-                      <a href={csv(r.table)} download>
-                        CSV of {r.table}
-                      </a>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </Scroll>
+          <Grid
+            scroll="Rows set aside by table"
+            columns={['Table', 'Rows set aside', 'Download']}
+            rows={rejects}
+            row={(r) => (
+              <tr data-table={r.table} data-rejected={String(r.rejected)}>
+                <td>{r.table}</td>
+                <td>{r.rejected}</td>
+                <td>
+                  <a href={csv(r.table)} download>
+                    CSV of {r.table}
+                  </a>
+                </td>
+              </tr>
+            )}
+          />
           <p>
             <a href={csv()} download>
               Download every row set aside (CSV)

@@ -4,7 +4,7 @@ import type { ForeignKey, PlanIssue, SchemaInfo, TablePlan } from '../../engine/
 import type { DuplicateRisk } from '../../wizard-suggestions.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
-import { Scroll } from '../grid.tsx';
+import { Grid } from '../grid.tsx';
 import { type Base, WholeNumberField, WizardPage } from './common.tsx';
 import { DryRunForm } from './dry-run.tsx';
 import { FilterFields } from './filters.tsx';
@@ -91,46 +91,34 @@ export function RunConfigPage({
           <li>{t}</li>
         ))}
       </ol>
-      <Scroll label="What the run copies">
-        <table class="grid" data-run-summary>
-          <thead>
-            <tr>
-              <th>Source → destination</th>
-              <th>Rows after the row filter</th>
-              <th>Mapped columns</th>
-              <th>Not copied</th>
-              <th>Natural key</th>
-              <th>Foreign keys</th>
+      <Grid
+        scroll="What the run copies"
+        data={{ 'data-run-summary': true }}
+        columns={['Source → destination', 'Rows after the row filter', 'Mapped columns', 'Not copied', 'Natural key', 'Foreign keys']}
+        rows={ordered}
+        row={({ plan, rows }) => {
+          const columns = source.tables.find((t) => t.name === plan.sourceTable)?.columns ?? [];
+          const unmapped = columns.filter(
+            (c) => !plan.columns.some((m) => m.source === c.ColumnName) && !plan.sourceKey.includes(c.ColumnName),
+          );
+          const tableFks = fks.filter((fk) => fk.childTable === plan.destTable);
+          return (
+            <tr data-table={plan.destTable}>
+              <td>
+                {plan.sourceTable} → {plan.destTable}
+              </td>
+              <td data-estimated-rows={rows === null ? '' : String(rows)}>
+                {rows === null ? 'unknown' : rows}
+                {session.filters[plan.sourceTable] ? <span class="muted"> (filtered)</span> : null}
+              </td>
+              <td>{plan.columns.map((c) => `${c.source} → ${c.dest}`).join(', ') || 'none'}</td>
+              <td>{unmapped.map((c) => c.ColumnName).join(', ') || 'none'}</td>
+              <td data-natural-key={(plan.naturalKey ?? []).join(',')}>{plan.naturalKey?.length ? plan.naturalKey.join(' + ') : 'none'}</td>
+              <td>{tableFks.map((fk) => `${fk.childColumn} → ${fk.parentTable}`).join(', ') || 'none'}</td>
             </tr>
-          </thead>
-          <tbody>
-            {ordered.map(({ plan, rows }) => {
-              const columns = source.tables.find((t) => t.name === plan.sourceTable)?.columns ?? [];
-              const unmapped = columns.filter(
-                (c) => !plan.columns.some((m) => m.source === c.ColumnName) && !plan.sourceKey.includes(c.ColumnName),
-              );
-              const tableFks = fks.filter((fk) => fk.childTable === plan.destTable);
-              return (
-                <tr data-table={plan.destTable}>
-                  <td>
-                    {plan.sourceTable} → {plan.destTable}
-                  </td>
-                  <td data-estimated-rows={rows === null ? '' : String(rows)}>
-                    {rows === null ? 'unknown' : rows}
-                    {session.filters[plan.sourceTable] ? <span class="muted"> (filtered)</span> : null}
-                  </td>
-                  <td>{plan.columns.map((c) => `${c.source} → ${c.dest}`).join(', ') || 'none'}</td>
-                  <td>{unmapped.map((c) => c.ColumnName).join(', ') || 'none'}</td>
-                  <td data-natural-key={(plan.naturalKey ?? []).join(',')}>
-                    {plan.naturalKey?.length ? plan.naturalKey.join(' + ') : 'none'}
-                  </td>
-                  <td>{tableFks.map((fk) => `${fk.childColumn} → ${fk.parentTable}`).join(', ') || 'none'}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </Scroll>
+          );
+        }}
+      />
       {unmappedTables.length ? (
         <p class="muted">Not copied (no destination table): {unmappedTables.map((p) => p.sourceTable).join(', ')}.</p>
       ) : null}
@@ -187,30 +175,20 @@ export function SummaryPage({
     <WizardPage title="Summary" csrf={csrf} user={user} step="RunConfig" session={session}>
       <h1>Summary</h1>
       <Flash message={error} kind="error" />
-      <Scroll label="Plans">
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>Source table</th>
-              <th>Destination</th>
-              <th>Columns</th>
-              <th>Natural key</th>
-              <th>Row filter</th>
-            </tr>
-          </thead>
-          <tbody>
-            {session.plans.map((p: TablePlan) => (
-              <tr>
-                <td>{p.sourceTable}</td>
-                <td>{p.destTable || '(not copied)'}</td>
-                <td>{p.columns.length}</td>
-                <td>{(p.naturalKey ?? []).join(', ')}</td>
-                <td>{session.filters[p.sourceTable] ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Scroll>
+      <Grid
+        scroll="Plans"
+        columns={['Source table', 'Destination', 'Columns', 'Natural key', 'Row filter']}
+        rows={session.plans}
+        row={(p: TablePlan) => (
+          <tr>
+            <td>{p.sourceTable}</td>
+            <td>{p.destTable || '(not copied)'}</td>
+            <td>{p.columns.length}</td>
+            <td>{(p.naturalKey ?? []).join(', ')}</td>
+            <td>{session.filters[p.sourceTable] ?? ''}</td>
+          </tr>
+        )}
+      />
       <p>
         Mappings: {pending.Pending ?? 0} pending, {pending.Confirmed ?? 0} confirmed, {pending.Rejected ?? 0} rejected,{' '}
         {pending.Manual ?? 0} added by hand.

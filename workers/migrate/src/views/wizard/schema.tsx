@@ -1,7 +1,7 @@
 import type { PlanIssue } from '../../engine/types.ts';
 import type { WizardSession } from '../../wizard-sessions.ts';
 import { Csrf, Flash } from '../layout.tsx';
-import { Scroll } from '../grid.tsx';
+import { Grid } from '../grid.tsx';
 import { type Base, q, WizardPage } from './common.tsx';
 
 export function SchemaImportPage({
@@ -45,28 +45,20 @@ export function ValidateSchemaPage({ csrf, user, session, issues }: Base & { ses
           No problems found.
         </p>
       ) : (
-        <Scroll label="Problems">
-          <table class="grid" data-valid="false">
-            <thead>
-              <tr>
-                <th>Level</th>
-                <th>Table</th>
-                <th>Column</th>
-                <th>Problem</th>
-              </tr>
-            </thead>
-            <tbody>
-              {issues.map((i) => (
-                <tr class={i.level}>
-                  <td>{i.level}</td>
-                  <td>{i.table}</td>
-                  <td>{i.column ?? ''}</td>
-                  <td>{i.message}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Scroll>
+        <Grid
+          scroll="Problems"
+          data={{ 'data-valid': 'false' }}
+          columns={['Level', 'Table', 'Column', 'Problem']}
+          rows={issues}
+          row={(i) => (
+            <tr class={i.level}>
+              <td>{i.level}</td>
+              <td>{i.table}</td>
+              <td>{i.column ?? ''}</td>
+              <td>{i.message}</td>
+            </tr>
+          )}
+        />
       )}
       <p>
         <a href={`/Migration/ReviewMappings?${q(session.id)}`}>Back to the mappings</a>
