@@ -19,12 +19,24 @@ import {
   repairStep,
 } from '../workers/migrate/src/jobs/discipline-repair.ts';
 import type { StepContext } from '../workers/migrate/src/jobs/step.ts';
-import { JobObject } from './job-base.ts';
-
-/** Log entries the progress answer carries (the newest). */
-const LOG_SHOWN = 200;
+import { type JobKind, JobObject } from './job-base.ts';
 
 type RepairEnv = EngineEnv & { DB: D1Database };
+
+const REPAIR: JobKind<RepairEnv, RepairPlan, RepairRecord> = {
+  recordKey: 'job',
+  noun: 'repair',
+  unknown: 'No such repair job',
+  boundary: 'before its next batch',
+  logKeep: 1_000,
+  newRecord: newRepairRecord,
+  queuedMessage: repairQueuedMessage,
+  admit: admitRepair,
+  failure: repairFailure,
+  withoutSecrets: repairPlanWithoutSecrets,
+  endMessage: repairEndMessage,
+  ended: (env, plan, record) => recordRepairEnd(env.DB, plan, record),
+};
 
 /**
  * One discipline repair job (one object per job id): each alarm runs one batch of a few racing days
@@ -35,7 +47,7 @@ export class DisciplineRepairJob extends JobObject<RepairEnv, RepairPlan, Repair
   private readonly changes: RepairChanges;
 
   constructor(ctx: DurableObjectState, env: RepairEnv) {
-    super(ctx, env, { recordKey: 'job', noun: 'repair', unknown: 'No such repair job', boundary: 'before its next batch', logKeep: 1_000 });
+    super(ctx, env, REPAIR);
     const sql = ctx.storage.sql;
     sql.exec(
       `CREATE TABLE IF NOT EXISTS changes (race_id INTEGER PRIMARY KEY, source_race_id INTEGER NOT NULL, meeting TEXT NOT NULL, race_number INTEGER NOT NULL,
@@ -81,39 +93,11 @@ export class DisciplineRepairJob extends JobObject<RepairEnv, RepairPlan, Repair
     };
   }
 
-  protected newRecord(): RepairRecord {
-    return newRepairRecord();
-  }
-
-  protected queuedMessage(plan: RepairPlan): string {
-    return repairQueuedMessage(plan);
-  }
-
-  protected override admit(plan: RepairPlan): void {
-    admitRepair(this.env, plan);
-  }
-
   protected step(plan: RepairPlan, record: RepairRecord, job: StepContext<RepairRecord>) {
     return repairStep(this.env, plan, record, job, this.changes);
   }
 
-  protected failure(error: unknown) {
-    return repairFailure(error);
-  }
-
-  protected withoutSecrets(plan: RepairPlan): RepairPlan {
-    return repairPlanWithoutSecrets(plan);
-  }
-
-  protected endMessage(record: RepairRecord): string {
-    return repairEndMessage(record);
-  }
-
-  protected ended(plan: RepairPlan, record: RepairRecord): Promise<void> {
-    return recordRepairEnd(this.env.DB, plan, record);
-  }
-
   protected progressOf(plan: RepairPlan, record: RepairRecord): RepairProgress {
-    return repairProgress(plan, record, this.journal.recent(LOG_SHOWN), this.changes.first(CHANGES_SHOWN));
+    return repairProgress(plan, record, this.recentLog(), this.changes.first(CHANGES_SHOWN));
   }
 }

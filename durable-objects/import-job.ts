@@ -17,12 +17,23 @@ import {
   recordImportEnd,
 } from '../workers/migrate/src/jobs/imports.ts';
 import type { StepContext } from '../workers/migrate/src/jobs/step.ts';
-import { JobObject } from './job-base.ts';
-
-/** Log entries the progress answer carries (the newest). */
-const LOG_SHOWN = 200;
+import { type JobKind, JobObject } from './job-base.ts';
 
 type ImportJobEnv = ImportEnv & { DB: D1Database };
+
+const IMPORT: JobKind<ImportJobEnv, ImportPlan, ImportRecord> = {
+  recordKey: 'job',
+  noun: 'import',
+  unknown: 'No such import job',
+  boundary: 'before its next chunk',
+  logKeep: 1_000,
+  newRecord: newImportRecord,
+  queuedMessage: importQueuedMessage,
+  failure: importFailure,
+  withoutSecrets: importPlanWithoutSecrets,
+  endMessage: importEndMessage,
+  ended: (env, plan, record) => recordImportEnd(env.DB, plan, record),
+};
 
 /**
  * One barrier-trial or sectional import (one object per job id): its alarm reads, checks and
@@ -31,38 +42,14 @@ type ImportJobEnv = ImportEnv & { DB: D1Database };
  */
 export class ImportJob extends JobObject<ImportJobEnv, ImportPlan, ImportRecord, ImportProgress> implements ImportJobRpc {
   constructor(ctx: DurableObjectState, env: ImportJobEnv) {
-    super(ctx, env, { recordKey: 'job', noun: 'import', unknown: 'No such import job', boundary: 'before its next chunk', logKeep: 1_000 });
+    super(ctx, env, IMPORT);
     ctx.storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS problems (id INTEGER PRIMARY KEY AUTOINCREMENT, line INTEGER NOT NULL, row TEXT NOT NULL, col TEXT, kind TEXT NOT NULL, message TEXT NOT NULL)`,
     );
   }
 
-  protected newRecord(): ImportRecord {
-    return newImportRecord();
-  }
-
-  protected queuedMessage(plan: ImportPlan): string {
-    return importQueuedMessage(plan);
-  }
-
   protected step(plan: ImportPlan, record: ImportRecord, job: StepContext<ImportRecord>) {
     return importStep(this.env, plan, record, job, (problems) => this.recordProblems(problems));
-  }
-
-  protected failure(error: unknown) {
-    return importFailure(error);
-  }
-
-  protected withoutSecrets(plan: ImportPlan): ImportPlan {
-    return importPlanWithoutSecrets(plan);
-  }
-
-  protected endMessage(record: ImportRecord): string {
-    return importEndMessage(record);
-  }
-
-  protected ended(plan: ImportPlan, record: ImportRecord): Promise<void> {
-    return recordImportEnd(this.env.DB, plan, record);
   }
 
   protected progressOf(plan: ImportPlan, record: ImportRecord): ImportProgress {
@@ -73,7 +60,7 @@ export class ImportJob extends JobObject<ImportJobEnv, ImportPlan, ImportRecord,
       )
       .toArray()
       .map((p) => ({ line: p.line, row: p.row, column: p.col, kind: p.kind, message: p.message }));
-    return importJobProgress(plan, record, this.journal.recent(LOG_SHOWN), problems);
+    return importJobProgress(plan, record, this.recentLog(), problems);
   }
 
   private recordProblems(problems: ImportProblem[]): void {

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import {
+  type JobLogEntry,
   type JobRecord,
   type JobState,
   type StepContext,
@@ -36,6 +37,9 @@ export const STEP_LEASE_MS = 60_000;
 /** Why a job was cancelled when the caller gave no reason. */
 export const DEFAULT_CANCEL_REASON = 'asked for by a user';
 
+/** Log entries a progress answer carries (the newest). */
+const PROGRESS_LOG_SHOWN = 200;
+
 const PLAN_KEY = 'plan';
 /** `true` (jobs stored before a reason was kept) or the reason. */
 const CANCEL_KEY = 'cancel';
@@ -56,12 +60,25 @@ export type JobShape = {
   logTables?: boolean;
 };
 
+/** A kind of job: its words and storage, and the service's functions the base calls at each point of a job's life. */
+export type JobKind<E, P, R extends JobRecord> = JobShape & {
+  newRecord(plan: P): R;
+  queuedMessage(plan: P): string;
+  /** Throws to refuse a plan at start (the job then exists, failed, with the reason). */
+  admit?(env: E, plan: P): void;
+  failure(error: unknown, plan: P, record: R): StepFailure;
+  withoutSecrets(plan: P): P;
+  endMessage(record: R): string;
+  /** Tells the service that the job has ended (its lists in D1); failures here are the hook's own. */
+  ended(env: E, plan: P, record: R): Promise<void>;
+};
+
 /**
  * A job hosted by a Durable Object (one object per job id): the stored plan (`plan`) and record,
  * the alarm loop (one step per alarm), retries with RETRY_POLICY, cancel at the next step
  * boundary with its reason, the log, and the plan's secrets cleared however the job ends. A job
- * class supplies its step and the few words and hooks below; the work itself is the service's
- * (workers/migrate/src/jobs).
+ * class supplies its kind (JobKind), its step and its progress answer; the work itself is the
+ * service's (workers/migrate/src/jobs).
  */
 export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObject<E> {
   protected readonly journal: JobLog;
@@ -71,34 +88,25 @@ export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObj
   protected constructor(
     ctx: DurableObjectState,
     env: E,
-    private readonly shape: JobShape,
+    private readonly kind: JobKind<E, P, R>,
   ) {
     super(ctx, env);
-    this.journal = new JobLog(ctx.storage.sql, shape.logKeep, shape.logTables ?? false);
+    this.journal = new JobLog(ctx.storage.sql, kind.logKeep, kind.logTables ?? false);
   }
 
-  protected abstract newRecord(plan: P): R;
-  protected abstract queuedMessage(plan: P): string;
-  /** Throws to refuse a plan at start (the job then exists, failed, with the reason). */
-  protected admit(_plan: P): void {}
   protected abstract step(plan: P, record: R, job: StepContext<R>): Promise<StepResult<R>>;
-  protected abstract failure(error: unknown, plan: P, record: R): StepFailure;
-  protected abstract withoutSecrets(plan: P): P;
-  protected abstract endMessage(record: R): string;
-  /** Tells the service that the job has ended (its lists in D1); failures here are the hook's own. */
-  protected abstract ended(plan: P, record: R): Promise<void>;
   protected abstract progressOf(plan: P, record: R): G;
 
   /** Stores the plan and schedules the first step; a second start of the same job changes nothing. */
   start(plan: P): G {
     const existing = this.record();
     if (existing) return this.progressOf(this.plan() ?? plan, existing);
-    const record = this.newRecord(plan);
+    const record = this.kind.newRecord(plan);
     this.ctx.storage.kv.put(PLAN_KEY, plan);
-    this.ctx.storage.kv.put(this.shape.recordKey, record);
-    this.journal.append('Information', this.queuedMessage(plan));
+    this.ctx.storage.kv.put(this.kind.recordKey, record);
+    this.journal.append('Information', this.kind.queuedMessage(plan));
     try {
-      this.admit(plan);
+      this.kind.admit?.(this.env, plan);
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       this.finish({ ...record, errors: [text] }, 'failed', text);
@@ -106,6 +114,11 @@ export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObj
     }
     void this.ctx.storage.setAlarm(Date.now());
     return this.progressOf(plan, record);
+  }
+
+  /** The newest log entries, for a progress answer. */
+  protected recentLog(): JobLogEntry[] {
+    return this.journal.recent(PROGRESS_LOG_SHOWN);
   }
 
   /** Null when the object never received a plan (an unknown job). */
@@ -118,17 +131,17 @@ export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObj
   /** Asks the job to stop at its next step boundary; the reason is logged and kept as the job's end reason. */
   cancel(reason?: string): { message: string } {
     const record = this.record();
-    if (!record) return { message: this.shape.unknown };
+    if (!record) return { message: this.kind.unknown };
     if (TERMINAL_JOB_STATES.includes(record.state)) {
-      return { message: `The ${this.shape.noun} has already ${record.state === 'cancelled' ? 'been cancelled' : record.state}` };
+      return { message: `The ${this.kind.noun} has already ${record.state === 'cancelled' ? 'been cancelled' : record.state}` };
     }
     const why = (typeof reason === 'string' ? reason.trim().slice(0, 200) : '') || DEFAULT_CANCEL_REASON;
     this.ctx.storage.kv.put(CANCEL_KEY, why);
     this.save({ ...record, state: 'cancelling' });
-    this.journal.append('Warning', `Cancellation requested (${why}): stopping ${this.shape.boundary}`);
+    this.journal.append('Warning', `Cancellation requested (${why}): stopping ${this.kind.boundary}`);
     // Between steps (queued, or waiting to retry) the next boundary is now.
     if (!this.stepping) void this.ctx.storage.setAlarm(Date.now());
-    return { message: `Cancellation requested: the ${this.shape.noun} stops ${this.shape.boundary}` };
+    return { message: `Cancellation requested: the ${this.kind.noun} stops ${this.kind.boundary}` };
   }
 
   override async alarm(): Promise<void> {
@@ -169,14 +182,14 @@ export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObj
   }
 
   private async failStep(plan: P, record: R, error: unknown): Promise<void> {
-    const failure = this.failure(error, plan, record);
+    const failure = this.kind.failure(error, plan, record);
     // The full text stays in the Worker's log; the job's own log and errors carry the failure's words.
     console.error(
       JSON.stringify({
         level: 'error',
         service: 'migrate',
         event: 'job_step_failed',
-        job: this.shape.noun,
+        job: this.kind.noun,
         error: error instanceof Error ? error.message : String(error),
       }),
     );
@@ -200,14 +213,14 @@ export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObj
   /** Ends the job: its record, its reason in the log, no further alarm, and no secret left in its plan. */
   private finish(record: R, state: JobState, reason?: string, tableName?: string | null): void {
     const finished: R = { ...record, state, finishedAt: new Date().toISOString(), endReason: reason ?? null };
-    this.ctx.storage.kv.put(this.shape.recordKey, finished);
+    this.ctx.storage.kv.put(this.kind.recordKey, finished);
     const plan = this.plan();
-    if (plan) this.ctx.storage.kv.put(PLAN_KEY, this.withoutSecrets(plan));
+    if (plan) this.ctx.storage.kv.put(PLAN_KEY, this.kind.withoutSecrets(plan));
     void this.ctx.storage.deleteAlarm();
     if (state === 'failed' && reason) this.journal.append('Error', `Failed: ${reason}`, tableName ?? null);
     if (state === 'cancelled') this.journal.append('Warning', `Cancelled (${reason ?? DEFAULT_CANCEL_REASON})`);
-    this.journal.append(state === 'failed' ? 'Error' : state === 'cancelled' ? 'Warning' : 'Information', this.endMessage(finished));
-    if (plan) this.ctx.waitUntil(this.ended(this.withoutSecrets(plan), finished));
+    this.journal.append(state === 'failed' ? 'Error' : state === 'cancelled' ? 'Warning' : 'Information', this.kind.endMessage(finished));
+    if (plan) this.ctx.waitUntil(this.kind.ended(this.env, this.kind.withoutSecrets(plan), finished));
   }
 
   private plan(): P | undefined {
@@ -215,7 +228,7 @@ export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObj
   }
 
   private record(): R | undefined {
-    return this.ctx.storage.kv.get<R>(this.shape.recordKey);
+    return this.ctx.storage.kv.get<R>(this.kind.recordKey);
   }
 
   private cancelRequested(): boolean {
@@ -231,6 +244,6 @@ export abstract class JobObject<E, P, R extends JobRecord, G> extends DurableObj
   private save(record: R): void {
     // A cancel that arrived while a step was waiting on the database is not overwritten.
     const state = (record.state === 'running' || record.state === 'queued') && this.cancelRequested() ? 'cancelling' : record.state;
-    this.ctx.storage.kv.put(this.shape.recordKey, { ...record, state });
+    this.ctx.storage.kv.put(this.kind.recordKey, { ...record, state });
   }
 }

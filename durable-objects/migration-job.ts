@@ -16,10 +16,28 @@ import {
   runQueuedMessage,
 } from '../workers/migrate/src/jobs/migration.ts';
 import type { StepContext } from '../workers/migrate/src/jobs/step.ts';
-import { JobObject } from './job-base.ts';
+import { type JobKind, JobObject } from './job-base.ts';
 
 /** The benches host this class without the app's D1; there a run's end is learnt from its progress only. */
 type MigrationEnv = EngineEnv & { DB?: D1Database };
+
+const MIGRATION: JobKind<MigrationEnv, RunPlan, RunRecord> = {
+  recordKey: 'run',
+  noun: 'migration',
+  unknown: 'No such migration run',
+  boundary: 'after the current chunk',
+  logKeep: 2_000,
+  logTables: true,
+  newRecord: newRunRecord,
+  queuedMessage: runQueuedMessage,
+  admit: admitRun,
+  failure: migrationFailure,
+  withoutSecrets: runPlanWithoutSecrets,
+  endMessage: (record) => runEndMessage(record.state),
+  ended: async (env, plan, record) => {
+    if (env.DB) await recordMigrationEnd(env.DB, plan, record);
+  },
+};
 
 /**
  * One migration run (one object per run id): its plan, record, log tail and cancel flag. Each
@@ -30,14 +48,7 @@ type MigrationEnv = EngineEnv & { DB?: D1Database };
  */
 export class MigrationJob extends JobObject<MigrationEnv, RunPlan, RunRecord, RunProgress> implements MigrationJobRpc {
   constructor(ctx: DurableObjectState, env: MigrationEnv) {
-    super(ctx, env, {
-      recordKey: 'run',
-      noun: 'migration',
-      unknown: 'No such migration run',
-      boundary: 'after the current chunk',
-      logKeep: 2_000,
-      logTables: true,
-    });
+    super(ctx, env, MIGRATION);
   }
 
   /** The newest `count` entries, oldest first (default 50, at most 500). */
@@ -45,36 +56,8 @@ export class MigrationJob extends JobObject<MigrationEnv, RunPlan, RunRecord, Ru
     return this.journal.recentWithTables(Math.min(500, Math.max(1, Math.floor(count))));
   }
 
-  protected newRecord(): RunRecord {
-    return newRunRecord();
-  }
-
-  protected queuedMessage(plan: RunPlan): string {
-    return runQueuedMessage(plan);
-  }
-
-  protected override admit(plan: RunPlan): void {
-    admitRun(this.env, plan);
-  }
-
   protected step(plan: RunPlan, record: RunRecord, job: StepContext<RunRecord>) {
     return migrationStep(this.env, plan, record, job);
-  }
-
-  protected failure(error: unknown, plan: RunPlan, record: RunRecord) {
-    return migrationFailure(error, plan, record);
-  }
-
-  protected withoutSecrets(plan: RunPlan): RunPlan {
-    return runPlanWithoutSecrets(plan);
-  }
-
-  protected endMessage(record: RunRecord): string {
-    return runEndMessage(record.state);
-  }
-
-  protected async ended(plan: RunPlan, record: RunRecord): Promise<void> {
-    if (this.env.DB) await recordMigrationEnd(this.env.DB, plan, record);
   }
 
   protected progressOf(plan: RunPlan, record: RunRecord): RunProgress {
