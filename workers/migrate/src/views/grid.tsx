@@ -1,7 +1,7 @@
 import type { Child } from 'hono/jsx';
 
 /** The `data-*` hooks a table or its body is found by (page scripts, tests). */
-export type DataAttributes = Record<`data-${string}`, string | boolean>;
+type DataAttributes = Record<`data-${string}`, string | boolean>;
 
 /** A wide table that scrolls sideways in its own box on a narrow screen. */
 export const Scroll = ({ children, label }: { children?: Child; label: string }) => (
