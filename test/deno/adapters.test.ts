@@ -10,12 +10,23 @@ const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
 
 let state: string;
 
+type Run = { code: number | null; output: string };
+/** The adapters' Deno tests and `deno task check`, started together with the file: each test below awaits its own. */
+let adapterTests: Promise<Run>;
+let taskCheck: Promise<Run>;
+
 beforeAll(async () => {
   state = await mkdtemp(join(tmpdir(), 'deno-adapters-'));
   await mkdir(join(state, 'tmp'));
+  // Reads within the repository (sources, node_modules, migrations); writes only in the run's temporary directory.
+  // --no-check: `deno task check` below type-checks these files, the tests among them (`deno check deno/adapters/`).
+  adapterTests = deno(['test', '--no-prompt', '--no-check', `--allow-read=${ROOT},${state}`, `--allow-write=${state}`, 'deno/adapters/']);
+  taskCheck = deno(['task', 'check']);
+  for (const run of [adapterTests, taskCheck]) run.catch(() => undefined);
 });
 
 afterAll(async () => {
+  await Promise.allSettled([adapterTests, taskCheck]);
   await rm(state, { recursive: true, force: true });
 });
 
@@ -36,8 +47,7 @@ function deno(args: string[]): Promise<{ code: number | null; output: string }> 
 }
 
 it("passes the adapters' Deno tests", { timeout: 300_000 }, async () => {
-  // Reads within the repository (sources, node_modules, migrations); writes only in the run's temporary directory.
-  const test = await deno(['test', '--no-prompt', `--allow-read=${ROOT},${state}`, `--allow-write=${state}`, 'deno/adapters/']);
+  const test = await adapterTests;
   expect(test.code, `deno test failed:\n${test.output}`).toBe(0);
   expect(test.output).toMatch(/ok \| \d+ passed \| 0 failed/);
 });
@@ -77,7 +87,7 @@ describe('deno task', () => {
       `${DENO_IN_TASK} check deno/adapters/ deno/host/ deno/shims/`,
       ...WORKERS.map((worker) => `${DENO_IN_TASK} check deno/check/${worker}.ts`),
     ]);
-    const run = await deno(['task', 'check']);
+    const run = await taskCheck;
     expect(run.code, `deno task check failed:\n${run.output}`).toBe(0);
     // Every command ran: deno prints one "Check" line per root it checks.
     for (const worker of WORKERS) expect(run.output).toContain(`Check deno/check/${worker}.ts`);

@@ -78,7 +78,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `deno test deno/host/`, started with the file so that it runs while the host and workerd start. */
+/**
+ * `deno test deno/host/`, started with the file so that it runs while the host and workerd start.
+ * --no-check: test/deno/adapters.test.ts type-checks these files, the tests among them, through
+ * `deno task check` (`deno check … deno/host/ …`).
+ */
 async function runModuleTests(): Promise<{ code: number | null; output: string }> {
   const tmp = join(state, 'tmp');
   await mkdir(tmp, { recursive: true });
@@ -88,6 +92,7 @@ async function runModuleTests(): Promise<{ code: number | null; output: string }
       [
         'test',
         '--no-prompt',
+        '--no-check',
         '--unstable-cron',
         '--allow-net=127.0.0.1',
         `--allow-read=${ROOT},${state}`,
