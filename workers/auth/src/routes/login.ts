@@ -1,4 +1,4 @@
-import { z, type RouteHandler } from '@hono/zod-openapi';
+import { type RouteConfig, type RouteHandler, z } from '@hono/zod-openapi';
 import { publicUser } from '../accounts.ts';
 import { audit } from '../audit.ts';
 import type { Context } from 'hono';
@@ -22,13 +22,29 @@ function clientIp(c: Context<AuthEnv>): string {
   return forwarded && IP.test(forwarded) ? forwarded : c.var.ip;
 }
 
+/**
+ * A step of the login: a client route that may name its end user's address (X-Auth-Client-IP),
+ * whose attempts are limited per address and per account (429).
+ */
+function loginStep<const P extends string, B extends z.ZodType, R extends RouteConfig['responses']>(config: {
+  path: P;
+  summary: string;
+  body: B;
+  responses: R;
+}) {
+  return clientRoute({
+    ...config,
+    headers: clientSecretHeader.extend(clientIpHeader),
+    responses: { ...config.responses, 429: failure('too many attempts from this address, or the account is locked for a while') },
+  });
+}
+
 export const GENERIC_LOGIN_FAILURE = 'Invalid email, password or site.';
 export { THROTTLED };
 
-export const loginRoute = clientRoute({
+export const loginRoute = loginStep({
   path: '/api/login/',
   summary: 'Step one: e-mail, password and site; answers a pending token for the code step',
-  headers: clientSecretHeader.extend(clientIpHeader),
   body: z.object({
     email: text().min(1).max(254),
     password: text().min(1).max(1024),
@@ -47,7 +63,6 @@ export const loginRoute = clientRoute({
       },
     },
     400: failure('wrong e-mail, password or site (one answer for all three), account not enrolled in 2FA, or invalid input'),
-    429: failure('too many attempts from this address, or the account is locked for a while'),
   },
 });
 
@@ -66,10 +81,9 @@ export const loginHandler: RouteHandler<typeof loginRoute, AuthEnv> = async (c) 
   }
 };
 
-export const verifyRoute = clientRoute({
+export const verifyRoute = loginStep({
   path: '/api/verify-2fa/',
   summary: 'Step two: the pending token and a 6-digit TOTP code (or a backup code); answers the tokens',
-  headers: clientSecretHeader.extend(clientIpHeader),
   body: z.object({
     pending_token: text().min(1).max(256),
     code: text().min(1).max(32).openapi({ description: '6-digit TOTP code, or one of the account’s backup codes' }),
@@ -77,7 +91,6 @@ export const verifyRoute = clientRoute({
   responses: {
     200: { description: 'tokens issued', content: { 'application/json': { schema: TokenPair.extend({ user: User }) } } },
     400: failure('invalid code (wrong, replayed or used backup code), expired, used or unknown pending token, or invalid input'),
-    429: failure('too many attempts from this address, or the account is locked for a while'),
   },
 });
 
