@@ -25,6 +25,18 @@ export interface TestAccount {
   backupCodes: string[];
 }
 
+/**
+ * A password's hash, made once per password and file: an account's set-up then costs no scrypt
+ * (hundreds of milliseconds on a busy machine), and the service still verifies a real hash at
+ * each sign-in. Accounts of one file with the same password share the salt; nothing here reads it.
+ */
+const hashes = new Map<string, string>();
+function hashOf(password: string): string {
+  let hash = hashes.get(password);
+  if (hash === undefined) hashes.set(password, (hash = hashPassword(password)));
+  return hash;
+}
+
 export async function createAccount(options: {
   email?: string;
   password?: string;
@@ -51,7 +63,7 @@ export async function createAccount(options: {
     .returning();
   await db()
     .insert(schema.credentials)
-    .values({ userId: user!.id, siteId: null, passwordHash: options.passwordHash ?? hashPassword(password) });
+    .values({ userId: user!.id, siteId: null, passwordHash: options.passwordHash ?? hashOf(password) });
   const backupCodes = ['abcd-efgh', 'jkmn-pqrs'];
   if (enrolled) {
     await db()
