@@ -1,6 +1,5 @@
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '#d1/migrate/schema.ts';
-import { failureText } from '#shared/pg-errors.ts';
 import {
   type DisciplineDifference,
   destinationRaceCount,
@@ -15,14 +14,7 @@ import {
 } from './discipline-repair.ts';
 import { type Sql, assertHostAllowed, openDestination, openSource } from './engine/db.ts';
 import { type EngineEnv, HostNotAllowedError } from './engine/types.ts';
-import {
-  type JobLogEntry,
-  type JobRecord,
-  type StepContext,
-  type StepFailure,
-  type StepResult,
-  isMissingSchemaOrLogin,
-} from './jobs/step.ts';
+import { type JobLogEntry, type JobRecord, type StepContext, type StepFailure, type StepResult, stepFailure } from './jobs/step.ts';
 import type { MeetingsDb } from './meetings.ts';
 
 // One batch of a discipline repair (the DisciplineRepairJob object's step): the first counts the
@@ -154,7 +146,7 @@ export async function repairStep(
 
 /** A refused login, an unknown database, missing legacy tables or a host off the list fail the job at once. */
 export function repairFailure(error: unknown): StepFailure {
-  return { text: failureText(error), permanent: error instanceof HostNotAllowedError || isMissingSchemaOrLogin(error) };
+  return stepFailure(error, error instanceof HostNotAllowedError);
 }
 
 /** The source password is no longer needed once the job has ended. */

@@ -1,17 +1,9 @@
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from '#d1/migrate/schema.ts';
-import { failureText } from '#shared/pg-errors.ts';
 import { allowedHosts } from '../context.ts';
 import { type Sql, openDestination } from '../engine/db.ts';
 import type { EngineEnv } from '../engine/types.ts';
-import {
-  type JobLogEntry,
-  type JobRecord,
-  type StepContext,
-  type StepFailure,
-  type StepResult,
-  isMissingSchemaOrLogin,
-} from '../jobs/step.ts';
+import { type JobLogEntry, type JobRecord, type StepContext, type StepFailure, type StepResult, stepFailure } from '../jobs/step.ts';
 import { analyseSheet } from './analyse.ts';
 import { areaDef } from './areas.ts';
 import { recordAutoSyncOutcome } from './auto-sync.ts';
@@ -161,12 +153,7 @@ export async function importStep(
 
 /** An unusable sheet or filter, an expired upload, a failed fetch, a refused login or a missing table fail the job at once. */
 export function importFailure(error: unknown): StepFailure {
-  const permanent =
-    error instanceof SheetError ||
-    error instanceof SheetFilterError ||
-    error instanceof SheetUnavailableError ||
-    isMissingSchemaOrLogin(error);
-  return { text: failureText(error), permanent };
+  return stepFailure(error, error instanceof SheetError || error instanceof SheetFilterError || error instanceof SheetUnavailableError);
 }
 
 /** An address's credentials are no longer needed once the job has ended. */

@@ -1,3 +1,4 @@
+import { failureText } from '#shared/pg-errors.ts';
 import type { LogEntry } from '../engine/types.ts';
 
 export type { LogEntry };
@@ -60,7 +61,13 @@ export function isRefusedLogin(error: unknown): boolean {
 }
 
 /** The login is refused, or a table or column the job reads is missing: retrying cannot help. */
-export function isMissingSchemaOrLogin(error: unknown): boolean {
+function isMissingSchemaOrLogin(error: unknown): boolean {
   const code = codeOf(error);
   return isRefusedLogin(error) || code === '42P01' || code === '42703';
+}
+
+/** A step's failure as the log shows it; permanent when the job's own check says so (`refused`)
+ * or when retrying cannot help (a refused login, a missing table or column). */
+export function stepFailure(error: unknown, refused: boolean): StepFailure {
+  return { text: failureText(error), permanent: refused || isMissingSchemaOrLogin(error) };
 }
