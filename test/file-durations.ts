@@ -2,15 +2,15 @@
 // the order of a run on a fresh clone (test/sequencer.ts). `npx tsx scripts/test-durations.ts <report.json>` rewrites it.
 export const FILE_SECONDS: Readonly<Record<string, number>> = {
   'test/mail/fuzz.test.ts': 78.6,
-  'test/deno/adapters.test.ts': 71.2,
   'test/cms/fuzz.test.ts': 64.8,
-  'test/auth/login.test.ts': 56.4,
+  'test/deno/adapters.test.ts': 64.0,
   'test/scripts/dev-stop.test.ts': 50.0,
   'test/migrate/engine-rejects.test.ts': 39.4,
   'test/deno/dev-deno.test.ts': 37.4,
-  'test/deno/host.test.ts': 33.5,
   'test/migrate/engine-interrupt.test.ts': 33.2,
+  'test/auth/login.test.ts': 32.7,
   'test/mail/failures.test.ts': 24.7,
+  'test/deno/host.test.ts': 23.8,
   'test/faults/pg-outage.test.ts': 20.9,
   'test/migrate/fuzz.test.ts': 19.6,
   'test/auth/dashboard.test.ts': 19.0,
