@@ -1,6 +1,8 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import worker from '../../workers/auth/src/index';
 import { FUZZ_TIMEOUT_MS, fuzzDocument, operationsOf, type OpenApiDocument } from '../support/openapi-fuzz';
+import { workerHandler } from '../support/worker-handler';
 import { CLIENT_SECRET, createAccount, signIn, uniqueIp } from './helpers';
 
 describe('the authentication API against its OpenAPI document', () => {
@@ -12,7 +14,7 @@ describe('the authentication API against its OpenAPI document', () => {
       const report = await fuzzDocument({
         doc,
         base: 'https://auth.test',
-        send: (request) => exports.default.fetch(request),
+        send: workerHandler(worker),
         credentials: [
           { name: 'client secret', headers: { 'x-auth-client-secret': CLIENT_SECRET } },
           {

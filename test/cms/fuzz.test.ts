@@ -1,6 +1,7 @@
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import worker from '../../workers/cms/src/index';
 import { FUZZ_TIMEOUT_MS, fuzzDocument, operationsOf, type OpenApiDocument } from '../support/openapi-fuzz';
+import { workerHandler } from '../support/worker-handler';
 import { api, BASE, signIn } from './helpers';
 
 describe('the CMS API against its OpenAPI document', () => {
@@ -12,7 +13,7 @@ describe('the CMS API against its OpenAPI document', () => {
       const report = await fuzzDocument({
         doc,
         base: BASE,
-        send: (request) => exports.default.fetch(request),
+        send: workerHandler(worker),
         credentials: [{ name: 'session', headers: { cookie } }],
         // Logging out ends the session the other operations use: last.
         last: ['POST /api/v1/auth/logout'],

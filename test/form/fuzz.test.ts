@@ -1,8 +1,9 @@
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import worker from '../../workers/form/src/index';
 import { createFormApp } from '../../workers/form/src/app';
 import { formApiDocument, OPENAPI_PATH } from '../../workers/form/src/openapi';
 import { FUZZ_TIMEOUT_MS, fuzzDocument, fuzzRuns, operationsOf, type OpenApiDocument } from '../support/openapi-fuzz';
+import { workerHandler } from '../support/worker-handler';
 import { BASE, fetchForm, sessionCookie } from './helpers';
 
 describe('the JSON lookups against their OpenAPI document', () => {
@@ -41,7 +42,7 @@ describe('the JSON lookups against their OpenAPI document', () => {
       const report = await fuzzDocument({
         doc,
         base: BASE,
-        send: (request) => exports.default.fetch(request),
+        send: workerHandler(worker),
         credentials: [{ name: 'session', headers: { cookie } }],
       });
       expect(report.operations).toHaveLength(operationsOf(doc).length);

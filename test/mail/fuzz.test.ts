@@ -1,6 +1,7 @@
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import worker from '../../workers/mail/src/index';
 import { FUZZ_TIMEOUT_MS, fuzzDocument, operationsOf, type OpenApiDocument } from '../support/openapi-fuzz';
+import { workerHandler } from '../support/worker-handler';
 import { BASE, directSession, send } from './helpers';
 
 describe('the mail assistant’s JSON routes against its OpenAPI document', () => {
@@ -12,7 +13,7 @@ describe('the mail assistant’s JSON routes against its OpenAPI document', () =
       const report = await fuzzDocument({
         doc,
         base: BASE,
-        send: (request) => exports.default.fetch(request),
+        send: workerHandler(worker),
         credentials: [{ name: 'session', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } }],
       });
       expect(operationsOf(doc).length).toBeGreaterThan(30);

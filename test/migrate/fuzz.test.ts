@@ -1,6 +1,7 @@
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import worker from '../../workers/migrate/src/index';
 import { FUZZ_TIMEOUT_MS, fuzzDocument, operationsOf, type OpenApiDocument } from '../support/openapi-fuzz';
+import { workerHandler } from '../support/worker-handler';
 import { BASE, signIn } from './helpers';
 
 describe('the migration app’s JSON routes against its OpenAPI document', () => {
@@ -13,7 +14,7 @@ describe('the migration app’s JSON routes against its OpenAPI document', () =>
       const report = await fuzzDocument({
         doc,
         base: BASE,
-        send: (request) => exports.default.fetch(request),
+        send: workerHandler(worker),
         credentials: async () => [{ name: 'session', headers: { cookie: cookie(), requestverificationtoken: client.csrf } }],
         credentialHeaders: ['cookie', 'requestverificationtoken'],
       });

@@ -1,6 +1,7 @@
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import worker from '../../workers/stats/src/index';
 import { FUZZ_TIMEOUT_MS, fuzzDocument, operationsOf, type OpenApiDocument } from '../support/openapi-fuzz';
+import { workerHandler } from '../support/worker-handler';
 import { call, TOKEN } from './helpers';
 
 describe('the statistics API against its OpenAPI document', () => {
@@ -11,7 +12,7 @@ describe('the statistics API against its OpenAPI document', () => {
       const report = await fuzzDocument({
         doc,
         base: 'http://stats',
-        send: (request) => exports.default.fetch(request),
+        send: workerHandler(worker),
         credentials: [
           { name: 'token', headers: { authorization: `Bearer ${TOKEN}` } },
           { name: 'wrong token', headers: { authorization: 'Bearer not-the-token' } },
