@@ -17,8 +17,8 @@ import {
   repairProgress,
   repairQueuedMessage,
   repairStep,
-} from '../workers/migrate/src/jobs/discipline-repair.ts';
-import type { StepContext } from '../workers/migrate/src/jobs/step.ts';
+} from '#migrate/jobs/discipline-repair.ts';
+import type { StepContext } from '#migrate/jobs/step.ts';
 import { type JobKind, JobObject } from './job-base.ts';
 
 type RepairEnv = EngineEnv & { DB: D1Database };

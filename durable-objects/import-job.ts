@@ -15,8 +15,8 @@ import {
   importStep,
   newImportRecord,
   recordImportEnd,
-} from '../workers/migrate/src/jobs/imports.ts';
-import type { StepContext } from '../workers/migrate/src/jobs/step.ts';
+} from '#migrate/jobs/imports.ts';
+import type { StepContext } from '#migrate/jobs/step.ts';
 import { type JobKind, JobObject } from './job-base.ts';
 
 type ImportJobEnv = ImportEnv & { DB: D1Database };

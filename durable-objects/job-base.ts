@@ -7,7 +7,7 @@ import {
   type StepFailure,
   type StepResult,
   TERMINAL_JOB_STATES,
-} from '../workers/migrate/src/jobs/step.ts';
+} from '#migrate/jobs/step.ts';
 import { JobLog } from './job-log.ts';
 
 /**

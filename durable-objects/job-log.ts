@@ -1,4 +1,4 @@
-import type { JobLogEntry, JobLogLevel, LogEntry } from '../workers/migrate/src/jobs/step.ts';
+import type { JobLogEntry, JobLogLevel, LogEntry } from '#migrate/jobs/step.ts';
 
 /**
  * The log of a job's Durable Object in its SQLite storage (table `log`): entries in order, the

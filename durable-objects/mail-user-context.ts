@@ -23,7 +23,7 @@ import {
   refreshedConnection,
   sendGraph,
   statusOf,
-} from '../workers/mail/src/mailbox/index.ts';
+} from '#mail/mailbox/index.ts';
 
 /**
  * One back-office user's mailbox connection ("user context", named after the user's id): its access

@@ -14,8 +14,8 @@ import {
   runEndMessage,
   runPlanWithoutSecrets,
   runQueuedMessage,
-} from '../workers/migrate/src/jobs/migration.ts';
-import type { StepContext } from '../workers/migrate/src/jobs/step.ts';
+} from '#migrate/jobs/migration.ts';
+import type { StepContext } from '#migrate/jobs/step.ts';
 import { type JobKind, JobObject } from './job-base.ts';
 
 /** The benches host this class without the app's D1; there a run's end is learnt from its progress only. */
