@@ -18,6 +18,11 @@ export interface LocalWorkerOptions {
   registry?: string;
   /** Serves `/__scheduled`, which runs the Worker's scheduled handler (`wrangler dev --test-scheduled`). */
   testScheduled?: boolean;
+  /**
+   * Opens the Worker's V8 inspector on a free loopback port (`worker.inspectorUrl`), as `wrangler dev`
+   * does; off by default (the load bench's soak reads the isolate's heap through it).
+   */
+  inspector?: boolean;
 }
 
 /**
@@ -40,7 +45,7 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Awa
       server: { hostname: '127.0.0.1', port: 0 },
       // Local only: a Workers AI binding (the mail Worker's) would otherwise need a Cloudflare login to start.
       remote: false,
-      inspector: false,
+      inspector: options.inspector ? { hostname: '127.0.0.1', port: 0 } : false,
       logLevel: options.logLevel ?? 'warn',
       persist: options.persistTo ?? false,
       watch: false,

@@ -78,9 +78,11 @@ export async function benchLoad(_ctx: BenchContext) {
     const targets = await pickTargets(demo.url, demo.today);
     const want = (name: string) => !options.only || options.only.includes(name);
     const running = {} as Running;
-    if (want('stats')) started.push((running.stats = await startStats(demo.url, relay.address)));
-    if (want('form')) started.push((running.form = await startForm(demo.url, relay.address)));
-    if (want('cms')) started.push((running.cms = await startCms(demo.url, relay.address, 2_000)));
+    // A soak reads each Worker's heap through its V8 inspector, opened only then.
+    const inspector = options.soakS !== undefined;
+    if (want('stats')) started.push((running.stats = await startStats(demo.url, relay.address, inspector)));
+    if (want('form')) started.push((running.form = await startForm(demo.url, relay.address, inspector)));
+    if (want('cms')) started.push((running.cms = await startCms(demo.url, relay.address, 2_000, inspector)));
     if (want('auth')) started.push((running.auth = await startAuth(2 + options.connections.reduce((sum, c) => sum + Math.min(c, 50), 0))));
     const scenarios: Scenario[] = [
       ...(running.stats ? statsScenarios(running.stats, targets) : []),
@@ -110,11 +112,15 @@ export async function benchLoad(_ctx: BenchContext) {
     if (options.faults && want('cms')) results.authOutage = await authOutage(demo.url, relay.address, options);
     if (options.faults && want('migrate'))
       results.migrationKill = await migrationKill(instance, demo.url, relay.address, options.migrateRows, options);
-    if (options.soakS && running.stats && running.form && running.cms) {
+    if (options.soakS && (running.stats || running.form || running.cms)) {
       results.soak = await soak(
-        [statsScenarios(running.stats, targets)[0]!, formScenarios(running.form, targets)[1]!, cmsScenarios(running.cms)[0]!],
+        [
+          ...(running.stats ? [statsScenarios(running.stats, targets)[0]!] : []),
+          ...(running.form ? [formScenarios(running.form, targets)[1]!] : []),
+          ...(running.cms ? [cmsScenarios(running.cms)[0]!] : []),
+        ],
         sweeps,
-        started,
+        started.filter((s) => s.name !== 'auth'),
         options,
       );
     }

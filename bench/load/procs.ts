@@ -65,3 +65,15 @@ export function serverCpuSeconds(postmaster: number): number {
   }
   return total;
 }
+
+/**
+ * Which of a service's two workerd processes this is: the Worker's own (started with an inspector
+ * address when the Worker has one) or wrangler's proxy in front of it; undefined once it is gone.
+ */
+export function workerdRole(pid: number): 'worker' | 'proxy' | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--inspector-addr') ? 'worker' : 'proxy';
+  } catch {
+    return undefined;
+  }
+}

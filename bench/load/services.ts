@@ -23,6 +23,8 @@ export interface Started {
    * workerd, so a request crosses two (both are counted).
    */
   pids: number[];
+  /** The Worker's V8 inspector when it was started with one (the soak reads its heap through it). */
+  inspectorUrl?: URL;
   dispose(): Promise<void>;
 }
 
@@ -32,11 +34,13 @@ type Worker = Awaited<ReturnType<typeof startLocalWorker>>;
 async function hosted(name: ServiceName, start: () => Promise<Worker>, cleanup?: () => void): Promise<Started> {
   const before = new Set(workerdDescendants());
   const worker = await start();
-  const pids = workerdDescendants().filter((p) => !before.has(p));
+  const pids = await newWorkerds(worker, before);
+  const inspectorUrl = await worker.inspectorUrl;
   return {
     name,
     origin: (await worker.url).origin,
     pids,
+    ...(inspectorUrl ? { inspectorUrl } : {}),
     dispose: async () => {
       await worker.dispose();
       cleanup?.();
@@ -44,11 +48,22 @@ async function hosted(name: ServiceName, start: () => Promise<Worker>, cleanup?:
   };
 }
 
+/**
+ * The workerd processes that appeared with a Worker. wrangler reports it ready once its proxy is, and
+ * may still be starting the Worker's own workerd: one request first, so that both are there.
+ */
+async function newWorkerds(worker: Worker, before: Set<number>): Promise<number[]> {
+  await fetch(await worker.url)
+    .then((res) => res.body?.cancel())
+    .catch(() => {});
+  return workerdDescendants().filter((p) => !before.has(p));
+}
+
 const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0] ?? '');
 
 export const STATS_TOKEN = 'load-bench-static-token-0123456789';
 
-export async function startStats(url: string, relay: string): Promise<Started> {
+export async function startStats(url: string, relay: string, inspector = false): Promise<Started> {
   return hosted('stats', () =>
     startLocalWorker({
       config: join(ROOT, 'workers/stats/wrangler.toml'),
@@ -60,12 +75,13 @@ export async function startStats(url: string, relay: string): Promise<Started> {
         ADMIN_PASSWORD: 'bench-password',
       },
       logLevel: 'error',
+      inspector,
     }),
   );
 }
 
 /** The form Worker and a signed-in session cookie. */
-export async function startForm(url: string, relay: string): Promise<Started & { cookie: string }> {
+export async function startForm(url: string, relay: string, inspector = false): Promise<Started & { cookie: string }> {
   const started = await hosted('form', () =>
     startLocalWorker({
       config: join(ROOT, 'workers/form/wrangler.toml'),
@@ -77,6 +93,7 @@ export async function startForm(url: string, relay: string): Promise<Started & {
         SESSION_SECRET: 'bench-only-session-secret-0123456789abcdef',
       },
       logLevel: 'error',
+      inspector,
     }),
   );
   const loginPage = await fetch(`${started.origin}/form/`);
@@ -100,7 +117,7 @@ const CMS_SECRETS = { AUTH_CLIENT_SECRET: 'bench-client-secret', SESSION_SECRET:
  * The CMS with its demo stories in local D1 and a stored editor session confirmed "in the future"
  * (as bench/cms-stories.ts does): the load never reaches the authentication service.
  */
-export async function startCms(url: string, relay: string, stories: number): Promise<Started & { cookie: string }> {
+export async function startCms(url: string, relay: string, stories: number, inspector = false): Promise<Started & { cookie: string }> {
   const persistTo = mkdtempSync(join(tmpdir(), 'load-cms-'));
   const config = join(ROOT, 'workers/cms/wrangler.toml');
   applyLocalD1Migrations(config, 'DB', persistTo);
@@ -119,11 +136,14 @@ export async function startCms(url: string, relay: string, stories: number): Pro
     fetchers: { AUTH: () => new Response('no authentication service in the load bench', { status: 503 }) },
     persistTo,
     logLevel: 'error',
+    inspector,
   });
+  const inspectorUrl = await worker.inspectorUrl;
   return {
     name: 'cms',
     origin: (await worker.url).origin,
-    pids: workerdDescendants().filter((p) => !before.has(p)),
+    pids: await newWorkerds(worker, before),
+    ...(inspectorUrl ? { inspectorUrl } : {}),
     cookie: `app_session=${id}`,
     dispose: async () => {
       await worker.dispose();

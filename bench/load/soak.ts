@@ -1,6 +1,7 @@
 import { drive, type Sample, type Scenario } from './drive.ts';
 import type { LoadOptions } from './index.ts';
-import { memoryOf } from './procs.ts';
+import { HEAP_EVERY_S, heapGrowthPercent, watchHeaps } from './heap.ts';
+import { memoryOf, workerdRole } from './procs.ts';
 import type { RouteSweep } from './report.ts';
 import type { Started } from './services.ts';
 
@@ -15,7 +16,8 @@ const WARM_UP_SHARE = 0.2;
  */
 export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started: Started[], options: LoadOptions) {
   const seconds = options.soakS!;
-  const memory: Record<string, { atS: number; rssMiB: number }[]> = {};
+  /** Both processes' RSS summed, and each: the Worker's own workerd and wrangler's proxy in front of it. */
+  const memory: Record<string, { atS: number; rssMiB: number; workerMiB?: number; proxyMiB?: number }[]> = {};
   /**
    * When a service's workerd processes went away: wrangler's bundler watches the Worker's sources
    * whatever `watch` says and restarts the Worker on any change, so a soak must run on a tree
@@ -31,7 +33,12 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
       const readings = service.pids.map((pid) => memoryOf(pid));
       if (readings.length && readings.every(Boolean)) {
         const rss = readings.reduce((sum, m) => sum + m!.rssMiB, 0);
-        (memory[service.name] ??= []).push({ atS, rssMiB: Math.round(rss * 10) / 10 });
+        const point: (typeof memory)[string][number] = { atS, rssMiB: round(rss) };
+        service.pids.forEach((pid, i) => {
+          const role = workerdRole(pid);
+          if (role) point[`${role}MiB`] = round((point[`${role}MiB`] ?? 0) + readings[i]!.rssMiB);
+        });
+        (memory[service.name] ??= []).push(point);
       } else if (readings.length) {
         restartedAtS[service.name] = atS;
         console.log(`  ${service.name}: its workerd restarted at ${atS} s (its sources changed?); its memory is not read from then on`);
@@ -46,12 +53,17 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
   console.log(
     `\nSoak: ${seconds} s, ${plan.map((p) => `${p.scenario.service} ${p.scenario.route} at ${p.connections} connections`).join('; ')}`,
   );
+  console.log(
+    `  each Worker's JS heap is read after a forced full collection (V8 inspector) at the end of warm-up, every ${HEAP_EVERY_S} s and at the end: the isolate serves nothing during a collection`,
+  );
+  const heapWatch = await watchHeaps(started, seconds, Math.round(seconds * WARM_UP_SHARE));
   let runs: { samples: Sample[] }[];
   try {
     runs = await Promise.all(plan.map((p) => drive(p.scenario, p.connections, seconds, { timeoutS: options.timeoutS })));
   } finally {
     clearInterval(timer);
   }
+  const heaps = await heapWatch.stop();
   const routes = plan.map((p, i) => {
     const samples = runs[i]!.samples;
     const failed = samples.filter((s) => s.status === 0 || s.status >= 400).length;
@@ -79,6 +91,19 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
       const first = warm[0]?.rssMiB ?? Number.NaN;
       const last = warm.at(-1)?.rssMiB ?? Number.NaN;
       const peak = Math.max(...warm.map((p) => p.rssMiB));
+      const processes = Object.fromEntries(
+        (['workerMiB', 'proxyMiB'] as const).map((key) => {
+          const a = warm[0]?.[key];
+          const b = warm.at(-1)?.[key];
+          return [
+            key.replace('MiB', ''),
+            a === undefined || b === undefined ? undefined : { afterWarmUpMiB: a, endMiB: b, growthPercent: pct(a, b) },
+          ];
+        }),
+      );
+      // Under load, from the end of warm-up to the last reading before the load ended.
+      const heapUnderLoad = (heaps.readings[name] ?? []).filter((r) => !r.idle && r.atS >= Math.round(seconds * WARM_UP_SHARE));
+      const heapIdle = (heaps.readings[name] ?? []).find((r) => r.idle);
       // Less sensitive to where a collection falls: the mean of the last fifth of the samples after
       // warm-up against the mean of their first fifth.
       const fifth = Math.max(1, Math.floor(warm.length / 5));
@@ -90,8 +115,17 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
           afterWarmUpMiB: first,
           endMiB: last,
           peakMiB: peak,
-          growthPercent: Math.round(((last - first) / first) * 1000) / 10,
+          growthPercent: pct(first, last),
           meanGrowthPercent: meanGrowth,
+          processes,
+          heapAfterGc: {
+            afterWarmUpMiB: heapUnderLoad[0]?.usedMiB,
+            endMiB: heapUnderLoad.at(-1)?.usedMiB,
+            growthPercent: heapGrowthPercent(heapUnderLoad),
+            afterLoadMiB: heapIdle?.usedMiB,
+            maxPauseMs: Math.max(...(heaps.readings[name] ?? []).map((r) => r.pauseMs)),
+            ...(heaps.failures[name] ? { failure: heaps.failures[name] } : {}),
+          },
           ...(restartedAtS[name] !== undefined ? { restartedAtS: restartedAtS[name] } : {}),
         },
       ];
@@ -110,6 +144,30 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
       `  ${name} workerd RSS after warm-up ${g.afterWarmUpMiB} MiB → end ${g.endMiB} MiB (peak ${g.peakMiB}; growth ${g.growthPercent} %, of the means of the first and last fifths ${g.meanGrowthPercent} %)` +
         (g.restartedAtS !== undefined ? ` — restarted at ${g.restartedAtS} s, so up to then only` : ''),
     );
+    const { worker, proxy } = g.processes;
+    if (worker && proxy)
+      console.log(
+        `    the Worker's workerd ${worker.afterWarmUpMiB} → ${worker.endMiB} MiB (${worker.growthPercent} %), wrangler's proxy ${proxy.afterWarmUpMiB} → ${proxy.endMiB} MiB (${proxy.growthPercent} %)`,
+      );
+    console.log(`    ${heapVerdict(g.heapAfterGc, g.growthPercent)}`);
   }
-  return { seconds, routes, memory, growth };
+  return { seconds, routes, memory, heap: heaps.readings, growth };
+}
+
+const round = (n: number) => Math.round(n * 10) / 10;
+const pct = (from: number, to: number) => Math.round(((to - from) / from) * 1000) / 10;
+
+/** Growth of the heap after collection under this share counts as stable (the issue's bound for RSS). */
+const STABLE_PERCENT = 10;
+
+function heapVerdict(
+  heap: { afterWarmUpMiB?: number; endMiB?: number; growthPercent: number; afterLoadMiB?: number; maxPauseMs: number; failure?: string },
+  rssGrowth: number,
+): string {
+  if (heap.afterWarmUpMiB === undefined || heap.endMiB === undefined || Number.isNaN(heap.growthPercent))
+    return `heap after GC not read${heap.failure ? ` (${heap.failure})` : ''}`;
+  const figures = `JS heap after GC ${heap.afterWarmUpMiB} → ${heap.endMiB} MiB${heap.afterLoadMiB === undefined ? '' : `, ${heap.afterLoadMiB} MiB once the load ended`}; longest collection pause ${heap.maxPauseMs} ms`;
+  if (Math.abs(heap.growthPercent) < STABLE_PERCENT)
+    return `heap after GC stable (growth ${heap.growthPercent} %): ${figures}${rssGrowth >= STABLE_PERCENT ? `; the RSS growth (${rssGrowth} %) is not a leak of the Worker's code` : ''}`;
+  return `heap after GC grew ${heap.growthPercent} % (a leak if it keeps rising with requests): ${figures}`;
 }
