@@ -26,9 +26,10 @@ export interface TestAccount {
 }
 
 /**
- * A password's hash, made once per password and file: an account's set-up then costs no scrypt
- * (hundreds of milliseconds on a busy machine), and the service still verifies a real hash at
- * each sign-in. Accounts of one file with the same password share the salt; nothing here reads it.
+ * A password's hash, made once per password and workerd (the files of a worker slot share this
+ * module): an account's set-up then costs no scrypt (hundreds of milliseconds on a busy machine),
+ * and the service still verifies a real hash at each sign-in. Accounts with the same password
+ * share the salt; nothing here reads it.
  */
 const hashes = new Map<string, string>();
 function hashOf(password: string): string {

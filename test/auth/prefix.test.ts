@@ -1,8 +1,10 @@
 import { exports } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { sites } from '#d1/auth/schema.ts';
 import { rootRelativeUrls } from '../support/page-urls';
 import checkedIn from '../../workers/auth/openapi.json';
-import { codeFor, createAccount, ORIGIN, page, post, uniqueIp, type Tokens } from './helpers';
+import { codeFor, createAccount, db, ORIGIN, page, post, uniqueIp, type Tokens } from './helpers';
 
 /**
  * The service's main flows at the root of its own host and under its path prefix on a shared
@@ -80,9 +82,12 @@ for (const base of ['', '/auth'] as const) {
       });
       expect(created.status).toBe(303);
       expect(created.headers.get('location')).toBe(`${base}/admin/`);
+      // This test's own site (the list holds every site the database has, other tests' too).
+      const [site] = await db().select({ id: sites.id }).from(sites).where(eq(sites.siteName, siteName));
+      expect(site).toBeDefined();
+      const siteId = site!.id;
       const home = await (await page(`${base}/admin/`, { cookie })).text();
-      const siteId = new RegExp(`action="${base}/admin/sites/(\\d+)/"`).exec(home)?.[1];
-      expect(siteId).toBeDefined();
+      expect(home).toContain(`action="${base}/admin/sites/${siteId}/"`);
       expect(home).toContain(`action="${base}/admin/sites/${siteId}/delete/"`);
       const forged = await page(`${base}/admin/sites/`, {
         cookie,
@@ -91,6 +96,7 @@ for (const base of ['', '/auth'] as const) {
       });
       expect(forged.status).toBe(403);
       expect((await page(`${base}/admin/sites/${siteId}/delete/`, { cookie, form: {} })).headers.get('location')).toBe(`${base}/admin/`);
+      expect(await db().select().from(sites).where(eq(sites.id, siteId))).toEqual([]);
 
       const out = await page(`${base}/admin/logout/`, { cookie, form: {} });
       expect(out.status).toBe(303);
