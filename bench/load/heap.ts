@@ -12,7 +12,7 @@ export interface HeapReading {
   /** `Runtime.getHeapUsage` after `HeapProfiler.collectGarbage`, in MiB. */
   usedMiB: number;
   totalMiB: number;
-  /** How long the collection and the reading took (the isolate serves nothing meanwhile). */
+  /** From asking for the collection to the heap's figures (the collection itself, a stop of the isolate, is part of it). */
   pauseMs: number;
   /** Read once the load had ended (the others while it ran). */
   idle?: boolean;
@@ -38,6 +38,7 @@ export async function openHeapProbe(inspectorUrl: URL): Promise<HeapProbe> {
   let nextId = 1;
   const pending = new Map<number, { resolve: (result: unknown) => void; reject: (err: Error) => void }>();
   ws.on('message', (data) => {
+    if (pending.size === 0) return; // the runtime's events (console lines, network), taken and dropped
     const message = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
     const waiting = message.id === undefined ? undefined : pending.get(message.id);
     if (!waiting) return; // an event, or the relay's own keep-alive
@@ -74,14 +75,14 @@ export async function openHeapProbe(inspectorUrl: URL): Promise<HeapProbe> {
     async read(atS, poke) {
       const start = performance.now();
       const collected = call('HeapProfiler.collectGarbage');
-      // V8 runs the collection as a task on the isolate's thread, which workerd only turns to while
-      // it serves something: an idle Worker gets a request now and then until the answer comes.
+      // V8 runs the collection as a task on the isolate's thread, which workerd turns to when a
+      // request enters the isolate (an idle Worker never answered): a request every 200 ms until
+      // the answer comes.
       let done = false;
       const poking = (async () => {
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
         while (!done && poke) {
-          await poke().catch(() => {});
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          if (!done) await poke().catch(() => {});
         }
       })();
       try {
@@ -113,22 +114,16 @@ export const HEAP_EVERY_S = 60;
 /**
  * Reads each service's heap after collection every HEAP_EVERY_S seconds of a `seconds`-long soak,
  * at the end of its warm-up (`warmUpS`) and a few seconds before its end, while the load runs;
- * `stop()` takes one more once the load has ended and closes the sessions.
+ * `stop()` takes one more once the load has ended.
  */
-export async function watchHeaps(services: { name: string; origin: string; inspectorUrl?: URL }[], seconds: number, warmUpS: number) {
+export async function watchHeaps(services: { name: string; origin: string; heap?: HeapProbe | Error }[], seconds: number, warmUpS: number) {
   const readings: Record<string, HeapReading[]> = {};
   const failures: Record<string, string> = {};
   const probes = new Map<string, HeapProbe>();
   for (const service of services) {
-    if (!service.inspectorUrl) {
-      failures[service.name] = 'started without an inspector';
-      continue;
-    }
-    try {
-      probes.set(service.name, await openHeapProbe(service.inspectorUrl));
-    } catch (err) {
-      failures[service.name] = (err as Error).message;
-    }
+    if (service.heap instanceof Error) failures[service.name] = service.heap.message;
+    else if (service.heap) probes.set(service.name, service.heap);
+    else failures[service.name] = 'started without an inspector';
   }
   const at = [...new Set([warmUpS, Math.max(warmUpS, seconds - 5)])];
   for (let t = HEAP_EVERY_S; t < seconds - 5; t += HEAP_EVERY_S) if (!at.includes(t)) at.push(t);
@@ -138,7 +133,7 @@ export async function watchHeaps(services: { name: string; origin: string; inspe
       services.map(async (service) => {
         const probe = probes.get(service.name);
         if (!probe || failures[service.name]) return;
-        const poke = idle ? () => fetch(service.origin).then((res) => res.body?.cancel()) : undefined;
+        const poke = () => fetch(service.origin).then((res) => res.body?.cancel());
         try {
           (readings[service.name] ??= []).push({ ...(await probe.read(atS, poke)), ...(idle ? { idle: true } : {}) });
         } catch (err) {
@@ -154,7 +149,6 @@ export async function watchHeaps(services: { name: string; origin: string; inspe
       for (const timer of timers) clearTimeout(timer);
       await Promise.all(inFlight);
       await readAll(Math.round((performance.now() - t0) / 1000), true);
-      for (const probe of probes.values()) probe.close();
       return { readings, failures };
     },
   };

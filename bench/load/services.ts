@@ -7,6 +7,7 @@ import { applyLocalD1Migrations, startLocalWorker } from '../../scripts/local-wo
 import { ROOT } from '../../scripts/workers.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '#shared/crypto.ts';
 import { AUTH_BENCH_PASSWORD, AUTH_BENCH_SECRETS, enrolBenchAccount } from '../auth.ts';
+import { type HeapProbe, openHeapProbe } from './heap.ts';
 import { workerdDescendants } from './procs.ts';
 
 // The Workers the load bench drives, each in local workerd on a free loopback port with the
@@ -23,8 +24,13 @@ export interface Started {
    * workerd, so a request crosses two (both are counted).
    */
   pids: number[];
-  /** The Worker's V8 inspector when it was started with one (the soak reads its heap through it). */
-  inspectorUrl?: URL;
+  /**
+   * A devtools session on the Worker's isolate when it was started with an inspector (the soak reads
+   * its heap through it), or why none could be opened. It is opened at once: wrangler's inspector
+   * relay keeps every message of the Worker's runtime (each console line, each subrequest's network
+   * events) in its proxy's workerd until a devtools client takes them.
+   */
+  heap?: HeapProbe | Error;
   dispose(): Promise<void>;
 }
 
@@ -35,13 +41,14 @@ async function hosted(name: ServiceName, start: () => Promise<Worker>, cleanup?:
   const before = new Set(workerdDescendants());
   const worker = await start();
   const pids = await newWorkerds(worker, before);
-  const inspectorUrl = await worker.inspectorUrl;
+  const heap = await heapProbeOf(worker);
   return {
     name,
     origin: (await worker.url).origin,
     pids,
-    ...(inspectorUrl ? { inspectorUrl } : {}),
+    ...(heap ? { heap } : {}),
     dispose: async () => {
+      if (!(heap instanceof Error)) heap?.close();
       await worker.dispose();
       cleanup?.();
     },
@@ -57,6 +64,13 @@ async function newWorkerds(worker: Worker, before: Set<number>): Promise<number[
     .then((res) => res.body?.cancel())
     .catch(() => {});
   return workerdDescendants().filter((p) => !before.has(p));
+}
+
+/** A devtools session on the Worker when it has an inspector, the reason when none opens, else undefined. */
+async function heapProbeOf(worker: Worker): Promise<HeapProbe | Error | undefined> {
+  const url = await worker.inspectorUrl;
+  if (!url) return undefined;
+  return openHeapProbe(url).catch((err: Error) => err);
 }
 
 const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0] ?? '');
@@ -138,14 +152,16 @@ export async function startCms(url: string, relay: string, stories: number, insp
     logLevel: 'error',
     inspector,
   });
-  const inspectorUrl = await worker.inspectorUrl;
+  const pids = await newWorkerds(worker, before);
+  const heap = await heapProbeOf(worker);
   return {
     name: 'cms',
     origin: (await worker.url).origin,
-    pids: await newWorkerds(worker, before),
-    ...(inspectorUrl ? { inspectorUrl } : {}),
+    pids,
+    ...(heap ? { heap } : {}),
     cookie: `app_session=${id}`,
     dispose: async () => {
+      if (!(heap instanceof Error)) heap?.close();
       await worker.dispose();
       rmSync(persistTo, { recursive: true, force: true });
     },
