@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineProject } from 'vitest/config';
-import { PROJECT_TEST_DEFAULTS, prebundled } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, prebundled, SHARED_WORKERD } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/auth/migrations`);
@@ -44,6 +44,9 @@ export default defineProject({
   resolve: { alias: noble },
   test: {
     ...PROJECT_TEST_DEFAULTS,
+    // The files take turns in one workerd per worker slot, over one database: each makes its own
+    // accounts, sites, addresses and tokens, and counts only its own rows.
+    ...SHARED_WORKERD,
     name: 'auth',
     // The hash modules are bundled above (resolve.alias), not by the optimizer.
     deps: prebundled(root, ['workers/auth/src', 'workers/shared', 'test/auth'], { exclude: Object.keys(noble) }),
