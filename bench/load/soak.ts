@@ -54,7 +54,7 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
     `\nSoak: ${seconds} s, ${plan.map((p) => `${p.scenario.service} ${p.scenario.route} at ${p.connections} connections`).join('; ')}`,
   );
   console.log(
-    `  each Worker's JS heap is read after a forced full collection (V8 inspector) at the end of warm-up, every ${HEAP_EVERY_S} s and at the end: the isolate serves nothing during a collection`,
+    `  each Worker's JS heap is read after a forced full collection (V8 inspector) at the end of warm-up, every ${HEAP_EVERY_S} s and at the end: the isolate serves nothing during a collection, so not more often`,
   );
   const heapWatch = await watchHeaps(started, seconds, Math.round(seconds * WARM_UP_SHARE));
   let runs: { samples: Sample[] }[];
@@ -123,6 +123,8 @@ export async function soak(scenarios: Scenario[], sweeps: RouteSweep[], started:
             endMiB: heapUnderLoad.at(-1)?.usedMiB,
             growthPercent: heapGrowthPercent(heapUnderLoad),
             afterLoadMiB: heapIdle?.usedMiB,
+            backingStoreAfterWarmUpMiB: heapUnderLoad[0]?.backingStoreMiB,
+            backingStoreEndMiB: heapUnderLoad.at(-1)?.backingStoreMiB,
             maxPauseMs: Math.max(...(heaps.readings[name] ?? []).map((r) => r.pauseMs)),
             ...(heaps.failures[name] ? { failure: heaps.failures[name] } : {}),
           },
@@ -161,12 +163,25 @@ const pct = (from: number, to: number) => Math.round(((to - from) / from) * 1000
 const STABLE_PERCENT = 10;
 
 function heapVerdict(
-  heap: { afterWarmUpMiB?: number; endMiB?: number; growthPercent: number; afterLoadMiB?: number; maxPauseMs: number; failure?: string },
+  heap: {
+    afterWarmUpMiB?: number;
+    endMiB?: number;
+    growthPercent: number;
+    afterLoadMiB?: number;
+    backingStoreAfterWarmUpMiB?: number;
+    backingStoreEndMiB?: number;
+    maxPauseMs: number;
+    failure?: string;
+  },
   rssGrowth: number,
 ): string {
   if (heap.afterWarmUpMiB === undefined || heap.endMiB === undefined || Number.isNaN(heap.growthPercent))
     return `heap after GC not read${heap.failure ? ` (${heap.failure})` : ''}`;
-  const figures = `JS heap after GC ${heap.afterWarmUpMiB} → ${heap.endMiB} MiB${heap.afterLoadMiB === undefined ? '' : `, ${heap.afterLoadMiB} MiB once the load ended`}; longest collection pause ${heap.maxPauseMs} ms`;
+  const figures =
+    `JS heap after GC ${heap.afterWarmUpMiB} → ${heap.endMiB} MiB${heap.afterLoadMiB === undefined ? '' : `, ${heap.afterLoadMiB} MiB once the load ended`}` +
+    `; ArrayBuffers' backing stores ${heap.backingStoreAfterWarmUpMiB} → ${heap.backingStoreEndMiB} MiB; longest wait for a collection ${heap.maxPauseMs} ms` +
+    (heap.failure ? `; not read ${heap.failure}` : '');
+  if (heap.growthPercent <= -STABLE_PERCENT) return `heap after GC fell ${-heap.growthPercent} % (no leak): ${figures}`;
   if (Math.abs(heap.growthPercent) < STABLE_PERCENT)
     return `heap after GC stable (growth ${heap.growthPercent} %): ${figures}${rssGrowth >= STABLE_PERCENT ? `; the RSS growth (${rssGrowth} %) is not a leak of the Worker's code` : ''}`;
   return `heap after GC grew ${heap.growthPercent} % (a leak if it keeps rising with requests): ${figures}`;
