@@ -579,6 +579,8 @@ describe('auto-sync', () => {
     }
     const res = await operator.postJson('/api/sectional/autosync/run-now', {});
     expect([200, 409]).toContain(res.status);
+    // The job it started (or the one running) ends before the next test starts one of its own.
+    await untilFinished(viewer, '/api/sectional', (await res.json<{ jobId: string }>()).jobId);
   });
 
   it('holds a sheet address to MIGRATE_SHEET_HOSTS: refused on save, never fetched by a run; an allowed one is fetched and imported', async () => {
