@@ -91,7 +91,8 @@ describe('POST /api/login/', () => {
     expect(await res.json()).toEqual({ success: false, error: 'Invalid email, password or site.' });
   });
 
-  it('locks an account after repeated failures, for known and unknown e-mails alike', async () => {
+  // About 22 scrypt verifications in a row: seconds on a quiet machine, far more when the cores are shared.
+  it('locks an account after repeated failures, for known and unknown e-mails alike', { timeout: 120_000 }, async () => {
     const account = await createAccount({});
     for (let i = 0; i < 10; i++) {
       expect((await post('/api/login/', { email: account.email, password: `wrong-${i}`, site: '' })).status).toBe(400);
