@@ -4,7 +4,7 @@ import { executeSql } from '../../scripts/auth-admin';
 import { MIGRATE_SITE, siteRoleSql } from '../../scripts/migrate-seed';
 import { AUTH_TEST_VARS, TEST_ACCOUNTS } from './accounts';
 import './global-setup';
-import { PROJECT_TEST_DEFAULTS, prebundled } from '../project-defaults';
+import { PROJECT_TEST_DEFAULTS, prebundled, SHARED_WORKERD } from '../project-defaults';
 
 const root = new URL('../..', import.meta.url).pathname;
 const migrations = await readD1Migrations(`${root}d1/migrate/migrations`);
@@ -61,6 +61,8 @@ export default defineProject({
   resolve: { preserveSymlinks: true },
   test: {
     ...PROJECT_TEST_DEFAULTS,
+    // The files take turns in one workerd per worker slot; setup.ts empties its storage before each.
+    ...SHARED_WORKERD,
     name: 'migrate',
     deps: prebundled(root, ['workers/migrate/src', 'workers/shared', 'durable-objects', 'test/migrate']),
     // Sign-in goes through the real auth service (scrypt) and runs copy jobs: seconds, not milliseconds.
