@@ -142,30 +142,21 @@ export async function startCms(url: string, relay: string, stories: number, insp
   const session = `insert into sessions (id_hash, user_id, email, first_name, last_name, role, refresh_token_sealed, checked_at, expires_at)
     values ('${await sha256Hex(id)}', 1, 'bench@example.com', 'Bench', 'Editor', 'ADMIN', 'v1.none.none', ${now + 7 * 86_400_000}, ${now + 86_400_000})`;
   executeCmsSql([...cmsSeedSql(generateCmsSeed({ stories, seed: 7, paragraphs: 1 })), session, 'analyze'], persistTo);
-  const before = new Set(workerdDescendants());
-  const worker = await startLocalWorker({
-    config,
-    entrypoint: join(ROOT, 'bench/worker/cms.ts'),
-    vars: { ...CMS_SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay },
-    fetchers: { AUTH: () => new Response('no authentication service in the load bench', { status: 503 }) },
-    persistTo,
-    logLevel: 'error',
-    inspector,
-  });
-  const pids = await newWorkerds(worker, before);
-  const heap = await heapProbeOf(worker);
-  return {
-    name: 'cms',
-    origin: (await worker.url).origin,
-    pids,
-    ...(heap ? { heap } : {}),
-    cookie: `app_session=${id}`,
-    dispose: async () => {
-      if (!(heap instanceof Error)) heap?.close();
-      await worker.dispose();
-      rmSync(persistTo, { recursive: true, force: true });
-    },
-  };
+  const started = await hosted(
+    'cms',
+    () =>
+      startLocalWorker({
+        config,
+        entrypoint: join(ROOT, 'bench/worker/cms.ts'),
+        vars: { ...CMS_SECRETS, DATABASE_URL: url, PG_WS_PROXY: relay },
+        fetchers: { AUTH: () => new Response('no authentication service in the load bench', { status: 503 }) },
+        persistTo,
+        logLevel: 'error',
+        inspector,
+      }),
+    () => rmSync(persistTo, { recursive: true, force: true }),
+  );
+  return { ...started, cookie: `app_session=${id}` };
 }
 
 const AUTH_SECRETS = { ...AUTH_BENCH_SECRETS, AUTH_IP_LIMIT_PER_MINUTE: '100000' };

@@ -8,8 +8,9 @@ type FetchHandler = (request: Request, env: never, ctx: ExecutionContext) => Res
  * without its per-call cost. Through `exports.default`, vitest-pool-workers imports the Worker's
  * main module again through vitest's module runner on every call (a round trip to Node), and that
  * cost grows with every request the isolate has served: the mail fuzz took 80 s
- * that way and 6 s this way. For the files that send thousands of requests (the fuzz files); the
- * rest keep `exports.default.fetch`, which also passes the request and answer through the runtime.
+ * that way and 6 s this way. For the files that send thousands of requests (the fuzz files) and
+ * for projects whose files share one isolate (the migrate test client); the rest keep
+ * `exports.default.fetch`, which also passes the request and answer through the runtime.
  */
 export function workerHandler(worker: { fetch?: unknown }): (request: Request) => Promise<Response> {
   const fetch = worker.fetch as FetchHandler | undefined;
