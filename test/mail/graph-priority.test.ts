@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMailApp } from '../../workers/mail/src/app';
-import { Semaphore } from '../../workers/mail/src/graph/transport';
+import { Semaphore, SlotsBusy, sendGraph } from '../../workers/mail/src/graph/transport';
 import { BASE, type StandinMailbox, type TestSession, connectedMailbox, control, directSession, mailbox, send } from './helpers';
 
 /** Reading the mailbox never waits behind background work (new mail, drafts, renewals) for Graph's slots. */
@@ -37,6 +37,41 @@ describe('the mailbox’s Graph slots', () => {
     expect(granted.at(-1)).toBe('bg4');
     (await bg[3]!)();
     expect(slots.state).toEqual({ active: 0, activeBackground: 0, waitingReads: 0, waitingBackground: 0, pausedForMs: 0 });
+  });
+});
+
+describe('a retry that runs out of time waiting for Graph’s pause', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('is answered as Graph throttling with Graph’s Retry-After, not as a busy mailbox', async () => {
+    // The slot of the retry never comes in time (as when timers fire late on a loaded machine).
+    class LateSlots extends Semaphore {
+      override acquire(...args: Parameters<Semaphore['acquire']>): Promise<() => void> {
+        return args[1]?.retry ? Promise.reject(new SlotsBusy('wait_timeout')) : super.acquire(...args);
+      }
+    }
+    const fetches: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      fetches.push(url);
+      return new Response('{"error":{"code":"TooManyRequests","message":"slow down"}}', {
+        status: 429,
+        headers: { 'retry-after': '30', 'content-type': 'application/json' },
+      });
+    });
+    const settings = {
+      GRAPH_BASE_URL: 'http://graph.test',
+      GRAPH_TIMEOUT_MS: 1_000,
+      GRAPH_DEADLINE_MS: 6_000,
+      GRAPH_MAX_RETRIES: 3,
+      GRAPH_MAX_RETRY_AFTER_SECONDS: 2,
+      GRAPH_MAX_WAITING_READS: 8,
+    };
+    const result = await sendGraph(
+      { method: 'GET', path: '/v1.0/me/mailFolders' },
+      { settings, token: async () => 'token', slots: new LateSlots(4, 2) },
+    );
+    expect(fetches).toHaveLength(1);
+    expect(result).toMatchObject({ ok: false, kind: 'unavailable', status: 429, code: 'graph_throttled', retryAfterSeconds: 30 });
   });
 });
 

@@ -253,6 +253,9 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
   let renewed = false;
   /** When each throttled answer came (429/503). */
   const throttledAt: number[] = [];
+  /** Graph's last Retry-After, in seconds: what a caller refused for throttling is told to wait. */
+  let graphWait = 0;
+  const waitSeconds = () => Math.max(1, graphWait, Math.ceil(slots.pausedForMs() / 1000));
   const throttledSoFar = (): Throttled => ({ at: throttledAt, since, deadlineAt: deadline, maxRetries: settings.GRAPH_MAX_RETRIES });
   for (;;) {
     const accessToken = await tokenOrFailure(token, false);
@@ -261,12 +264,16 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
     if (remaining <= 0) return unavailable('graph_timeout', `Graph did not answer within ${settings.GRAPH_DEADLINE_MS} ms`);
     // Graph asked the mailbox to wait past this call's deadline: refused now rather than then.
     const pausedMs = slots.pausedForMs();
-    if (pausedMs >= remaining) return stillThrottled(Math.ceil(pausedMs / 1000), throttledSoFar());
+    if (pausedMs >= remaining) return stillThrottled(waitSeconds(), throttledSoFar());
     let release: () => void;
     try {
       const retry = throttledAt.length > 0;
       release = await slots.acquire(request.priority, { maxWaitingReads: settings.GRAPH_MAX_WAITING_READS, waitMs: remaining, retry });
     } catch (err) {
+      // A retry that ran out of its deadline waiting for Graph's pause to end is still Graph throttling.
+      if (err instanceof SlotsBusy && err.reason === 'wait_timeout' && throttledAt.length > 0) {
+        return stillThrottled(waitSeconds(), throttledSoFar());
+      }
       if (err instanceof SlotsBusy) return busy(err);
       throw err;
     }
@@ -319,6 +326,7 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
     if (res.status === 429 || res.status === 503) {
       throttledAt.push(Date.now());
       const wait = retryAfterSeconds(res.headers.get('retry-after')) ?? 1;
+      graphWait = wait;
       const waitMs = Math.min(wait, settings.GRAPH_MAX_RETRY_AFTER_SECONDS) * 1000;
       // Graph's limits are per app and mailbox: none of the mailbox's calls goes before the wait is over.
       slots.pause(waitMs);
