@@ -101,9 +101,7 @@ interface Waiter {
  * waiting read first, then to the oldest waiting background call, and background calls hold at
  * most `backgroundLimit` slots at once, so a read never queues behind background work: it waits
  * at most for the reads ahead of it. The wait is bounded (SlotBounds): a caller is refused rather
- * than left hanging behind a queue that cannot drain in time.
- *
- * Graph throttles per app and mailbox, so its Retry-After holds for every call of the mailbox:
+ * than left hanging behind a queue that cannot drain in time. Graph throttles per app and mailbox, so its Retry-After holds for every call of the mailbox:
  * `pause` hands out no slot until it has passed (a call sent meanwhile would only be refused
  * again and spend one of its retries).
  */
@@ -253,8 +251,7 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
   let renewed = false;
   /** When each throttled answer came (429/503). */
   const throttledAt: number[] = [];
-  /** Graph's last Retry-After, in seconds: what a caller refused for throttling is told to wait. */
-  let graphWait = 0;
+  let graphWait = 0; // Graph's last Retry-After (s): what a caller refused for throttling is told to wait
   const waitSeconds = () => Math.max(1, graphWait, Math.ceil(slots.pausedForMs() / 1000));
   const throttledSoFar = (): Throttled => ({ at: throttledAt, since, deadlineAt: deadline, maxRetries: settings.GRAPH_MAX_RETRIES });
   for (;;) {
@@ -270,12 +267,9 @@ export async function sendGraph(request: GraphRequest, { settings, token, slots 
       const retry = throttledAt.length > 0;
       release = await slots.acquire(request.priority, { maxWaitingReads: settings.GRAPH_MAX_WAITING_READS, waitMs: remaining, retry });
     } catch (err) {
-      // A retry that ran out of its deadline waiting for Graph's pause to end is still Graph throttling.
-      if (err instanceof SlotsBusy && err.reason === 'wait_timeout' && throttledAt.length > 0) {
-        return stillThrottled(waitSeconds(), throttledSoFar());
-      }
-      if (err instanceof SlotsBusy) return busy(err);
-      throw err;
+      if (!(err instanceof SlotsBusy)) throw err;
+      // A retry out of time waiting for Graph's pause to end is still Graph throttling, not a busy mailbox.
+      return err.reason === 'wait_timeout' && throttledAt.length > 0 ? stillThrottled(waitSeconds(), throttledSoFar()) : busy(err);
     }
     let res: Response;
     try {
