@@ -284,7 +284,11 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     const counts = await withClient(url, async (client) => {
       const worker = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM bench_runners_worker');
       const piped = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM bench_runners_pipe');
-      return { worker: worker.rows[0]!.n, pipe: piped.rows[0]!.n };
+      const ranges = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM migration_id_ranges WHERE run_id = $1 AND dest_table = $2',
+        [plan.runId, PLAN_TABLE.destTable],
+      );
+      return { worker: worker.rows[0]!.n, pipe: piped.rows[0]!.n, ranges: ranges.rows[0]!.n };
     });
     if (counts.worker !== ROWS || counts.pipe !== ROWS)
       throw new Error(`row counts: worker ${counts.worker}, pipe ${counts.pipe}, expected ${ROWS}`);
@@ -310,11 +314,15 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     );
     const logs = (await (await worker.fetch(`http://bench/logs?runId=${plan.runId}&count=500`)).json()) as { message: string }[];
     const stale = logs.filter((l) => /already committed/.test(l.message)).length;
+    console.log(
+      `  id ranges recorded                 ${counts.ranges} for ${Math.ceil(ROWS / CHUNK)} chunks (one each when no two COPYs of the table overlap)`,
+    );
     console.log(`  chunks gone stale (redone)          ${stale} (two chunks in flight; each waits for the one before it)`);
     console.log(`  load average (1 min)               ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     console.log(
       `  workerd memory (hosts the DO)      peak RSS ${mb(Math.max(peakKb, hwmKb))} (sampled ${mb(peakKb)}, before the run ${mb(baselineKb)})`,
     );
+    if (process.env.BENCH_MIGRATE_DIRECT_ONLY === '1') return; // the lines above only
     // Incremental sync on the copy just made (its mappings): bench/migrate-incremental.ts.
     await benchMigrateIncremental({ worker, sourceUrl, plan, fullMs: copiedMs, rows: ROWS });
     // Tables in parallel, the statement path and pgloader: bench/migrate-scale.ts.

@@ -282,6 +282,67 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
     expect(faults).toBeGreaterThan(statements / 2);
   }, 300_000);
 
+  /** Waits (at most 10 s) until `ready` says so. */
+  async function until(ready: () => Promise<boolean>): Promise<void> {
+    const started = Date.now();
+    while (!(await ready())) {
+      if (Date.now() - started > 10_000) throw new Error('still not so after 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Sessions holding the lock by which the COPYs of `p`'s table take turns (see directChunk). */
+  async function copyTurnHolders(p: RunPlan, granted: boolean): Promise<number> {
+    const { n } = await one(
+      rowsAs<{ n: number }>(
+        db,
+        `SELECT count(*)::int AS n FROM pg_locks l, (SELECT hashtextextended($1, 0) AS k) x
+         WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted = $2
+           AND l.classid::bigint = (x.k >> 32) & 4294967295 AND l.objid::bigint = x.k & 4294967295`,
+        [`copy:${p.runId}:${p.tables[0]!.destTable}`, granted],
+      ),
+    );
+    return n;
+  }
+
+  it('the COPYs of one table take turns, so each chunk’s new ids are consecutive: as few ranges as one chunk at a time', async () => {
+    const total = await one(rowsAs<{ n: number }>(db, `SELECT count(*)::int AS n FROM "${sourceTable}"`));
+    const serial = plan(await destination(), { chunkSize: 200 });
+    await copyAll(db, db, serial, { directCopy: true });
+    const p = plan(await destination(), { chunkSize: 200 });
+    // Another session holds the table's turn: the run's first chunk waits for it before its COPY.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holder = db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`copy:${p.runId}:${p.tables[0]!.destTable}`]);
+      await held;
+    });
+    await until(async () => (await copyTurnHolders(p, true)) > 0);
+    const run = copyAllPipelined(db, db, p, 2, { directCopy: true });
+    await until(async () => (await copyTurnHolders(p, false)) > 0);
+    const { n: early } = await one(rowsAs<{ n: number }>(db, `SELECT count(*)::int AS n FROM "${p.tables[0]!.destTable}"`));
+    expect(early).toBe(0);
+    release();
+    await holder;
+    const { chunks } = await run;
+    expect(chunks).toBeGreaterThan(8);
+    await expectExactlyOnce(p, total.n);
+    expect(await mappingRows(p)).toEqual(await mappingRows(serial));
+  }, 120_000);
+
+  it('a chunk cut at any statement while it holds its turn to COPY gives the turn back with its connection', async () => {
+    const counter = faulty(db, Number.POSITIVE_INFINITY);
+    await copyAllPipelined(db, counter.sql, plan(await destination(), { chunkSize: 500 }), 2, { directCopy: true });
+    const statements = counter.statements();
+    for (const mode of ['before', 'after'] as const) {
+      for (let at = 1; at <= statements; at++) {
+        const p = plan(await destination(), { chunkSize: 500 });
+        await copyAllPipelined(db, faulty(db, at, mode).sql, p, 2, { directCopy: true }).catch(() => undefined);
+        expect(await copyTurnHolders(p, true), `${mode} statement ${at}`).toBe(0);
+      }
+    }
+  }, 300_000);
+
   it('a value the source cannot convert is set aside with its column, and the rest of its chunk is written', async () => {
     const p = plan(await destination());
     await db.query(`UPDATE "${sourceTable}" SET race_date = '31/02/2021' WHERE entry_id = 2`);

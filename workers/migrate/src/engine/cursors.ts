@@ -121,7 +121,7 @@ export const STALE_CHECK = `CASE WHEN NOT EXISTS (SELECT 1 FROM guard) THEN ('${
 /** A chunk's guarded statement on its own: its text, parameters and the schema of its one row. */
 type GuardedStatement<T> = { text: string; params: unknown[]; row: z.ZodType<T> };
 /** A transaction begun with `begin` whose last statement is the guarded one: `work` returns its parsed row. */
-type GuardedWork<T> = { begin: string; work: (tx: Sql) => Promise<T | undefined> };
+type GuardedWork<T> = { begin: string; sessionLocks?: boolean; work: (tx: Sql) => Promise<T | undefined> };
 
 /**
  * A chunk's guarded statement run on its own (one statement, one transaction), or work in a
@@ -135,7 +135,7 @@ export async function runGuarded<T extends { cursor_row: CursorRow | null }>(
     const row =
       'text' in guarded
         ? (await rows(dest, guarded.row, guarded.text, guarded.params))[0]
-        : await dest.transaction(guarded.work, { begin: guarded.begin });
+        : await dest.transaction(guarded.work, { begin: guarded.begin, sessionLocks: guarded.sessionLocks });
     if (!row?.cursor_row) throw new Error('a chunk statement returned no cursor row');
     return row;
   } catch (error) {

@@ -31,6 +31,8 @@ export interface Sql {
       statementTimeoutMs?: number;
       /** SQL without parameters sent with BEGIN, in the same round trip. */
       begin?: string;
+      /** The work takes session locks (and releases them): on a failure its connection is closed, which frees them. */
+      sessionLocks?: boolean;
     },
   ): Promise<T>;
   /**
@@ -296,16 +298,15 @@ function sqlOn(client: Queryable, open: () => Promise<{ client: Queryable; relea
         if (!committed && !pending) await conn.client.query('COMMIT');
         return result;
       } catch (error) {
-        if (!pending) {
-          try {
-            await conn.client.query('ROLLBACK');
-          } catch {
-            broken = true;
-          }
-        }
+        if (options.sessionLocks) broken = true;
+        else if (!pending)
+          broken = await conn.client.query('ROLLBACK').then(
+            () => false,
+            () => true,
+          );
         throw error;
       } finally {
-        // A connection whose rollback failed is not handed back to the pool.
+        // A connection whose rollback failed, or that may hold a session lock, is not handed back to the pool.
         (conn.release as (err?: boolean) => void)(broken || undefined);
       }
     },

@@ -112,9 +112,17 @@ export async function directChunk(
   const next = page.last ?? cursor;
   let result: CopyCounts | null;
   try {
-    const begin = `${RELAXED_COMMIT}; SELECT pg_advisory_xact_lock(${producingKey(run.runId, plan.destTable, next)})`;
+    // The COPYs of one table take turns (a session lock, released before the statement): the ids a
+    // chunk draws from the sequence are then consecutive, and its mappings one range (`whole`).
+    const copying = `hashtextextended(${literal(`copy:${run.runId}:${plan.destTable}`)}, 0)`;
+    const begin = [
+      RELAXED_COMMIT,
+      `SELECT pg_advisory_xact_lock(${producingKey(run.runId, plan.destTable, next)})`,
+      `SELECT pg_advisory_lock(${copying})`,
+    ].join('; ');
     result = await runGuarded(dest, {
       begin,
+      sessionLocks: true,
       work: async (tx) => {
         const columns = plan.columns.map((c) => ident(c.dest)).join(', ');
         const copied = await tx.copyIn(`COPY ${ident(plan.destTable)} (${columns}) FROM STDIN`, page.copy!);
@@ -132,7 +140,8 @@ export async function directChunk(
           cursor, // $10 old cursor
           page.hi, // $11
         ]);
-        return parsedRows(copyCountsSchema, text, await tx.queryAndCommit(text))[0];
+        const unlocked = `SELECT pg_advisory_unlock(${copying}); ${text}`;
+        return parsedRows(copyCountsSchema, text, await tx.queryAndCommit(unlocked))[0];
       },
     });
   } catch (error) {
