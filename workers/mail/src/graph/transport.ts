@@ -101,9 +101,9 @@ interface Waiter {
  * waiting read first, then to the oldest waiting background call, and background calls hold at
  * most `backgroundLimit` slots at once, so a read never queues behind background work: it waits
  * at most for the reads ahead of it. The wait is bounded (SlotBounds): a caller is refused rather
- * than left hanging behind a queue that cannot drain in time. Graph throttles per app and mailbox, so its Retry-After holds for every call of the mailbox:
- * `pause` hands out no slot until it has passed (a call sent meanwhile would only be refused
- * again and spend one of its retries).
+ * than left hanging behind a queue that cannot drain in time. Graph throttles per app and mailbox,
+ * so its Retry-After holds for every call of the mailbox: `pause` hands out no slot until it has
+ * passed (a call sent meanwhile would only be refused again and spend one of its retries).
  */
 export class Semaphore {
   private active = 0;
