@@ -283,10 +283,10 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
   }, 300_000);
 
   /** Waits (at most 10 s) until `ready` says so. */
-  async function until(ready: () => Promise<boolean>): Promise<void> {
+  async function until(ready: () => Promise<boolean>, what = 'still not so'): Promise<void> {
     const started = Date.now();
     while (!(await ready())) {
-      if (Date.now() - started > 10_000) throw new Error('still not so after 10 s');
+      if (Date.now() - started > 10_000) throw new Error(`${what} after 10 s`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -338,7 +338,8 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
       for (let at = 1; at <= statements; at++) {
         const p = plan(await destination(), { chunkSize: 500 });
         await copyAllPipelined(db, faulty(db, at, mode).sql, p, 2, { directCopy: true }).catch(() => undefined);
-        expect(await copyTurnHolders(p, true), `${mode} statement ${at}`).toBe(0);
+        // A closed connection's server process ends a moment later; a lock left on a pooled one never would.
+        await until(async () => (await copyTurnHolders(p, true)) === 0, `${mode} statement ${at}: the turn is still held`);
       }
     }
   }, 300_000);
