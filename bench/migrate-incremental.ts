@@ -54,14 +54,16 @@ async function syncRun(worker: BenchWorker, base: RunPlan, mark: string, how: Me
   }
 }
 
-export async function benchMigrateIncremental(options: {
+type IncrementalOptions = {
   worker: BenchWorker;
   sourceUrl: string;
   /** The full copy's plan (its table, configuration and source) and time. */
   plan: RunPlan;
   fullMs: number;
   rows: number;
-}): Promise<void> {
+};
+
+export async function benchMigrateIncremental(options: IncrementalOptions): Promise<void> {
   // A failure here is printed, not thrown: the bench's other lines still run after it.
   await measure(options).catch((error: unknown) => {
     console.log(`  incremental sync                        FAILED: ${error instanceof Error ? error.message : String(error)}`);
@@ -71,7 +73,7 @@ export async function benchMigrateIncremental(options: {
 /** The bench table's updated-at column, added once (a constant default: no rewrite) with its index. */
 const UPDATED_AT = 'updated_at';
 
-async function measure(options: Parameters<typeof benchMigrateIncremental>[0]): Promise<void> {
+async function measure(options: IncrementalOptions): Promise<void> {
   const { sourceUrl, plan } = options;
   const table = plan.tables[0]!.sourceTable;
   await withClient(sourceUrl, async (client) => {
@@ -84,7 +86,7 @@ async function measure(options: Parameters<typeof benchMigrateIncremental>[0]): 
   await measureMethod(options, { method: 'column', column: UPDATED_AT }, () => columnMark(sourceUrl, table, UPDATED_AT));
 }
 
-async function measureMethod(options: Parameters<typeof benchMigrateIncremental>[0], how: Method, mark: () => Promise<string>) {
+async function measureMethod(options: IncrementalOptions, how: Method, mark: () => Promise<string>) {
   const { worker, sourceUrl, plan, fullMs, rows } = options;
   const table = plan.tables[0]!;
   const key = table.sourceKey[0]!;

@@ -5,6 +5,7 @@ import { readCursors } from '../../workers/migrate/src/engine/cursors';
 import { prepareTables } from '../../workers/migrate/src/engine/prepare';
 import { validateTable } from '../../workers/migrate/src/engine/validation';
 import { type CopyRows, type Sql, openUrl } from '../../workers/migrate/src/engine/db';
+import { copyTurnName } from '../../workers/migrate/src/engine/direct';
 import { countMappings } from '../../workers/migrate/src/engine/mappings';
 import type { RunPlan, TablePlan } from '../../workers/migrate/src/engine/types';
 import { InjectedFault, copyAll, copyAllPipelined, engineEnv, faulty, forgetEngineRows, freshConfigId, one } from './engine-support';
@@ -299,7 +300,7 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
         `SELECT count(*)::int AS n FROM pg_locks l, (SELECT hashtextextended($1, 0) AS k) x
          WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted = $2
            AND l.classid::bigint = (x.k >> 32) & 4294967295 AND l.objid::bigint = x.k & 4294967295`,
-        [`copy:${p.runId}:${p.tables[0]!.destTable}`, granted],
+        [copyTurnName(p.runId, p.tables[0]!.destTable), granted],
       ),
     );
     return n;
@@ -314,7 +315,7 @@ describe.skipIf(!url)('the direct path (COPY) on a real PostgreSQL server', () =
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const holder = db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`copy:${p.runId}:${p.tables[0]!.destTable}`]);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [copyTurnName(p.runId, p.tables[0]!.destTable)]);
       await held;
     });
     await until(async () => (await copyTurnHolders(p, true)) > 0);

@@ -23,6 +23,9 @@ import {
  */
 const RELAXED_COMMIT = 'SET LOCAL synchronous_commit = off';
 
+/** The text whose hash is the advisory lock by which the COPYs of one table in one run take turns. */
+export const copyTurnName = (runId: string, table: string) => `copy:${runId}:${table}`;
+
 /** A direct chunk's page overlaps mappings already recorded: it goes by the statement path. */
 export class NotFresh extends Error {}
 export const NOT_FRESH_MARKER = 'migration chunk is not fresh';
@@ -114,7 +117,7 @@ export async function directChunk(
   try {
     // The COPYs of one table take turns (a session lock, released before the statement): the ids a
     // chunk draws from the sequence are then consecutive, and its mappings one range (`whole`).
-    const copying = `hashtextextended(${literal(`copy:${run.runId}:${plan.destTable}`)}, 0)`;
+    const copying = `hashtextextended(${literal(copyTurnName(run.runId, plan.destTable))}, 0)`;
     const begin = [
       RELAXED_COMMIT,
       `SELECT pg_advisory_xact_lock(${producingKey(run.runId, plan.destTable, next)})`,
