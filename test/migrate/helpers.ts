@@ -26,11 +26,9 @@ export function tokenIn(html: string): string | undefined {
 }
 
 /**
- * The app's fetch handler, called directly (its background work awaited before the answer). Not
- * `exports.default.fetch`: vitest-pool-workers 0.15 builds a wrapper object per call whose class
- * puts one more Proxy layer on its prototype each time, so every call costs more than the one
- * before for the life of the isolate (measured: 50 requests took 0.4 s at first and 4.7 s after
- * 350). The project's files share one isolate per worker slot, so the later ones crawled.
+ * The app's fetch handler, called directly (see test/support/worker-handler.ts). The project's files
+ * share one isolate per worker slot, where each `exports.default.fetch` call cost more than the one
+ * before (50 requests took 0.4 s at first and 4.7 s after 350), so the later files crawled.
  */
 const send = workerHandler(worker);
 
