@@ -4,10 +4,15 @@
  * sessions, TOTP codes and signatures. No service keeps its own copy.
  */
 
-export function toBase64Url(bytes: Uint8Array): string {
+/** Standard base64, padded. */
+export function toBase64(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(binary);
+}
+
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** Null for anything that is not base64/base64url. */

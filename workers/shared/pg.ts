@@ -5,6 +5,7 @@ import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { parseConfig } from './config.ts';
+import { PBKDF2_MAX_ITERATIONS, parseServerFirst, scramClientFinal } from './scram.ts';
 import * as racingSchema from './racing/schema.ts';
 
 export const racingDbConfigSchema = z.object({
@@ -46,6 +47,12 @@ const withDriverErrors =
 
 const clientClasses = new Map<string, typeof Client>();
 
+type ScramSession = { message: string; clientNonce: string; response: string };
+const isScramSession = (value: unknown): value is ScramSession =>
+  typeof value === 'object' &&
+  value !== null &&
+  ['message', 'clientNonce', 'response'].every((name) => typeof Reflect.get(value, name) === 'string');
+
 /** One client class per relay setting for the isolate's life, not one per request. */
 function racingClient(config: RacingDbConfig): typeof Client {
   const key = config.PG_WS_PROXY ?? '';
@@ -83,6 +90,26 @@ function makeRacingClient(proxy: string | undefined): typeof Client {
       return super.connect().catch((err: unknown) => {
         throw asDriverError(err);
       });
+    }
+
+    /**
+     * A password login's SCRAM-SHA-256 step (see scram.ts): PBKDF2 in one call of the runtime, not
+     * the driver's 4,096 awaited HMAC rounds; the driver's own code only for a count the runtime refuses.
+     */
+    override async _handleAuthSASLContinue(msg: { data: string }): Promise<void> {
+      const session: unknown = this.saslSession;
+      if (!isScramSession(session) || typeof this.password !== 'string') return super._handleAuthSASLContinue(msg);
+      try {
+        if (session.message !== 'SASLInitialResponse') throw new Error('SASL: protocol error');
+        const server = parseServerFirst(msg.data, session.clientNonce);
+        if (server.iterations > PBKDF2_MAX_ITERATIONS) return await super._handleAuthSASLContinue(msg);
+        const final = await scramClientFinal(this.password, session.response.replace(/^n,,/, ''), msg.data, server);
+        Object.assign(session, { message: 'SASLResponse', ...final });
+        this.connection.sendSCRAMClientFinalMessage(final.response);
+      } catch (err) {
+        // The driver's connection turns an 'error' into the connect's failure.
+        this.connection.emit('error', err);
+      }
     }
 
     // pg's query takes (text | config, values?, callback?); without a callback it returns a promise.
