@@ -322,9 +322,12 @@ export async function benchMigrate({ url, relay }: BenchContext) {
     console.log(
       `  workerd memory (hosts the DO)      peak RSS ${mb(Math.max(peakKb, hwmKb))} (sampled ${mb(peakKb)}, before the run ${mb(baselineKb)})`,
     );
-    if (process.env.BENCH_MIGRATE_DIRECT_ONLY === '1') return; // the lines above only
+    // BENCH_MIGRATE_UNTIL=direct stops after the lines above, =incremental after the incremental sync's.
+    const until = process.env.BENCH_MIGRATE_UNTIL;
+    if (until === 'direct') return;
     // Incremental sync on the copy just made (its mappings): bench/migrate-incremental.ts.
     await benchMigrateIncremental({ worker, sourceUrl, plan, fullMs: copiedMs, rows: ROWS });
+    if (until === 'incremental') return;
     // Tables in parallel, the statement path and pgloader: bench/migrate-scale.ts.
     await benchMigrateScale({
       worker,
