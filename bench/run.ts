@@ -15,6 +15,7 @@ import { benchStats } from './meeting-stats.ts';
 import { benchMigrate } from './migrate.ts';
 import { benchMigrateImports } from './migrate-imports.ts';
 import { benchPlatform } from './platform.ts';
+import { benchRuntimeMemory } from './runtime-memory.ts';
 import { benchDatabaseUrl } from './postgres.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -43,13 +44,14 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   'mail-ai': benchMailAi,
   'mail-reading': benchMailReading,
   load: benchLoad,
+  'runtime-memory': benchRuntimeMemory,
 };
 
 /** Sections that fill their own tables and need no racing `bench` data. */
 const OWN_DATA = new Set(['migrate']);
 
 /** Sections that need no racing database (they start what they measure themselves). */
-const WITHOUT_DATABASE = new Set(['mail', 'mail-ai', 'mail-reading', 'load']);
+const WITHOUT_DATABASE = new Set(['mail', 'mail-ai', 'mail-reading', 'load', 'runtime-memory']);
 
 async function ensureBenchData(url: string): Promise<string> {
   const info = await racingDatasetInfo(url);
