@@ -98,12 +98,14 @@ function makeRacingClient(proxy: string | undefined): typeof Client {
      */
     override async _handleAuthSASLContinue(msg: { data: string }): Promise<void> {
       const session: unknown = this.saslSession;
-      if (!isScramSession(session) || typeof this.password !== 'string') return super._handleAuthSASLContinue(msg);
+      // Only the exchange this covers: SCRAM-SHA-256 without channel binding ("n,,"), a password given.
+      if (!isScramSession(session) || !session.response.startsWith('n,,') || typeof this.password !== 'string')
+        return super._handleAuthSASLContinue(msg);
       try {
         if (session.message !== 'SASLInitialResponse') throw new Error('SASL: protocol error');
         const server = parseServerFirst(msg.data, session.clientNonce);
         if (server.iterations > PBKDF2_MAX_ITERATIONS) return await super._handleAuthSASLContinue(msg);
-        const final = await scramClientFinal(this.password, session.response.replace(/^n,,/, ''), msg.data, server);
+        const final = await scramClientFinal(this.password, session.response.slice(3), msg.data, server);
         Object.assign(session, { message: 'SASLResponse', ...final });
         this.connection.sendSCRAMClientFinalMessage(final.response);
       } catch (err) {
