@@ -146,8 +146,11 @@ describe.skipIf(!haveChromium)('CMS in Chromium', () => {
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
 
-    await page.goto(`${cms.url}/cms/`);
-    await page.getByText('/api/v1/auth/totp-verify').first().waitFor();
+    // The document, not every subresource's load event: the operations' text below appears only once
+    // Swagger UI's script has run, and waiting for it is the check (one fresh-clone run timed out
+    // at 30 s in `goto`'s wait for load on a loaded machine, with nothing else wrong).
+    await page.goto(`${cms.url}/cms/`, { waitUntil: 'domcontentloaded' });
+    await page.getByText('/api/v1/auth/totp-verify').first().waitFor({ timeout: 60_000 });
     // Swagger UI's "try it" sends the request under the prefix (the document's servers entry).
     const health = page.locator('.opblock-get', { hasText: '/health' }).first();
     await health.locator('.opblock-summary').first().click();
