@@ -5,6 +5,8 @@ import { Miniflare } from 'miniflare';
 import { startLocalWorker } from '../scripts/local-worker.ts';
 import { ROOT } from '../scripts/workers.ts';
 import { memoryOf, workerdDescendants } from './load/procs.ts';
+import { newWorkerds } from './load/services.ts';
+import { WARM_UP_SHARE } from './load/soak.ts';
 
 // `npm run bench -- runtime-memory`: the resident memory of the local runtime under steady load with
 // a Worker that does nothing (bench/worker/runtime-floor.ts), served as the load bench serves the
@@ -15,8 +17,6 @@ import { memoryOf, workerdDescendants } from './load/procs.ts';
 
 const ENTRY = join(ROOT, 'bench/worker/runtime-floor.ts');
 const SAMPLE_S = 15;
-/** As in the soak (bench/load/soak.ts): readings before this share of the run are warm-up. */
-const WARM_UP_SHARE = 0.2;
 
 type Reading = { atS: number; requests: number; rssMiB: Record<string, number> };
 
@@ -42,6 +42,7 @@ async function measure(origin: string, pids: number[], seconds: number): Promise
 
 function report(host: string, readings: Reading[], seconds: number) {
   const sum = (r: Reading) => Object.values(r.rssMiB).reduce((a, b) => a + b, 0);
+  // Readings before the soak's warm-up share (bench/load/soak.ts) are warm-up here too.
   const warm = readings.filter((r) => r.atS >= seconds * WARM_UP_SHARE);
   const first = warm[0];
   const last = warm.at(-1);
@@ -66,9 +67,8 @@ export async function benchRuntimeMemory() {
   const before = new Set(workerdDescendants());
   const worker = await startLocalWorker({ config: join(ROOT, 'bench/worker/wrangler.toml'), entrypoint: ENTRY, logLevel: 'error' });
   try {
+    const pids = await newWorkerds(worker, before);
     const origin = (await worker.url).origin;
-    await (await fetch(origin)).text();
-    const pids = workerdDescendants().filter((pid) => !before.has(pid));
     report('wrangler (proxy + Worker workerd)', await measure(origin, pids, seconds), seconds);
   } finally {
     await worker.dispose();

@@ -59,7 +59,7 @@ async function hosted(name: ServiceName, start: () => Promise<Worker>, cleanup?:
  * The workerd processes that appeared with a Worker. wrangler reports it ready once its proxy is, and
  * may still be starting the Worker's own workerd: one request first, so that both are there.
  */
-async function newWorkerds(worker: Worker, before: Set<number>): Promise<number[]> {
+export async function newWorkerds(worker: Worker, before: Set<number>): Promise<number[]> {
   await fetch(await worker.url)
     .then((res) => res.body?.cancel())
     .catch(() => {});

@@ -7,7 +7,7 @@ import type { Started } from './services.ts';
 
 const WINDOW_S = 30;
 /** Memory before this share of the soak is warm-up. */
-const WARM_UP_SHARE = 0.2;
+export const WARM_UP_SHARE = 0.2;
 
 /**
  * Each route at half its knee (half the sweep's largest step when it had none; or --soak-connections) for the soak's
